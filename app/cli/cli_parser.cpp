@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/cli_parser.h"
+
+#include "app/cli/cli_command.h"
+
+#include <cstdio>
+
+namespace stratex::cli {
+
+CliParser::CliParser(const QString& command, const QString& description)
+    : m_command(command)
+{
+    m_parser.setApplicationDescription(description);
+    m_parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    m_parser.addHelpOption();
+}
+
+void CliParser::flag(const QString& name, const QString& help)
+{
+    m_parser.addOption(QCommandLineOption(name, help));
+}
+
+void CliParser::option(const QString& name, const QString& valueName, const QString& help)
+{
+    m_parser.addOption(QCommandLineOption(name, help, valueName));
+}
+
+void CliParser::positional(const QString& name, const QString& help, const QString& syntax)
+{
+    m_parser.addPositionalArgument(name, help, syntax);
+}
+
+void CliParser::parse(const QStringList& args)
+{
+    QStringList withProgram = args;
+    withProgram.prepend(QStringLiteral("stratex-cli ") + m_command);
+    if (!m_parser.parse(withProgram))
+        usageError(m_parser.errorText());
+    if (m_parser.isSet(QStringLiteral("help"))) {
+        const QByteArray help = m_parser.helpText().toUtf8();
+        std::fwrite(help.constData(), 1, std::size_t(help.size()), stdout);
+        throw HelpShown {};
+    }
+}
+
+void CliParser::usageError(const QString& message) const
+{
+    throw UsageError(message.toStdString());
+}
+
+std::optional<int> CliParser::optionalInt(const QString& name, int minimum) const
+{
+    if (!m_parser.isSet(name))
+        return std::nullopt;
+    bool ok = false;
+    const int value = m_parser.value(name).toInt(&ok);
+    if (!ok)
+        usageError(QStringLiteral("--%1 expects an integer, got \"%2\"").arg(name, m_parser.value(name)));
+    if (value < minimum)
+        usageError(QStringLiteral("--%1 must be at least %2, got %3").arg(name).arg(minimum).arg(value));
+    return value;
+}
+
+int CliParser::intValue(const QString& name, int fallback, int minimum) const
+{
+    return optionalInt(name, minimum).value_or(fallback);
+}
+
+double CliParser::doubleValue(const QString& name, double fallback) const
+{
+    if (!m_parser.isSet(name))
+        return fallback;
+    bool ok = false;
+    const double value = m_parser.value(name).toDouble(&ok);
+    if (!ok)
+        usageError(QStringLiteral("--%1 expects a number, got \"%2\"").arg(name, m_parser.value(name)));
+    return value;
+}
+
+QString CliParser::choice(const QString& name, const QStringList& allowed, const QString& fallback) const
+{
+    if (!m_parser.isSet(name))
+        return fallback;
+    const QString value = m_parser.value(name);
+    if (!allowed.contains(value))
+        usageError(QStringLiteral("--%1 must be one of %2, got \"%3\"")
+                       .arg(name, allowed.join(QStringLiteral(", ")), value));
+    return value;
+}
+
+} // namespace stratex::cli

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// stratex-cli: the command-line twin of the GUI. Dispatches to the registered commands.
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_output.h"
+#include "app/cli/cli_parser.h"
+#include "core/common/error.h"
+
+#include <QCoreApplication>
+
+namespace {
+
+using namespace stratex::cli;
+
+QString overview()
+{
+    QString text = QStringLiteral(
+        "Usage: stratex-cli <command> [options]\n"
+        "Explore distributed LLM-training strategies without a display.\n\n"
+        "Commands:\n");
+    for (const CliCommand& command : CommandRegistry::all())
+        text += QStringLiteral("  %1%2\n").arg(command.name.leftJustified(14), command.summary);
+    text += QStringLiteral(
+        "\nRun 'stratex-cli <command> --help' for a command's options.\n"
+        "Exit codes: 0 success, 1 invalid configuration or input, 2 usage error.\n");
+    return text;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("stratex-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(STRATEX_VERSION));
+
+    QStringList args = QCoreApplication::arguments();
+    args.removeFirst();
+    if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")
+        || args.first() == QLatin1String("help")) {
+        printOut(overview().toStdString());
+        return args.isEmpty() ? kExitUsage : kExitOk;
+    }
+    if (args.first() == QLatin1String("--version")) {
+        printOut("stratex-cli " STRATEX_VERSION "\n");
+        return kExitOk;
+    }
+
+    const QString name = args.takeFirst();
+    const CliCommand* command = CommandRegistry::find(name);
+    if (!command) {
+        printErr(QStringLiteral("stratex-cli: unknown command \"%1\"\n\n").arg(name).toStdString());
+        printErr(overview().toStdString());
+        return kExitUsage;
+    }
+    try {
+        return command->run(args);
+    } catch (const HelpShown&) {
+        return kExitOk;
+    } catch (const UsageError& error) {
+        printErr(QStringLiteral("stratex-cli %1: %2\nTry 'stratex-cli %1 --help'.\n")
+                     .arg(name, QString::fromUtf8(error.what()))
+                     .toStdString());
+        return kExitUsage;
+    } catch (const stratex::Error& error) {
+        printErr(QStringLiteral("stratex-cli %1: error: %2\n").arg(name, QString::fromUtf8(error.what())).toStdString());
+        return kExitInvalidInput;
+    } catch (const std::bad_alloc&) {
+        printErr(QStringLiteral("stratex-cli %1: error: out of memory\n").arg(name).toStdString());
+        return kExitInvalidInput;
+    }
+}

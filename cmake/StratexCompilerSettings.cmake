@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Warnings and sanitizers for every target of the project, applied through interface targets so
+# that third-party code (Qt, nlohmann_json) is not affected.
+add_library(stratex_compiler_settings INTERFACE)
+target_compile_options(stratex_compiler_settings INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
+    -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough)
+target_compile_definitions(stratex_compiler_settings INTERFACE
+    QT_NO_KEYWORDS QT_NO_FOREACH STRATEX_VERSION="${PROJECT_VERSION}")
+
+if(STRATEX_SANITIZE)
+    target_compile_options(stratex_compiler_settings INTERFACE
+        -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    target_link_options(stratex_compiler_settings INTERFACE -fsanitize=address,undefined)
+endif()
+
+# Product code (app/, ui/) spells out every string conversion; tests may use plain literals.
+add_library(stratex_qt_strict INTERFACE)
+target_link_libraries(stratex_qt_strict INTERFACE stratex_compiler_settings)
+target_compile_definitions(stratex_qt_strict INTERFACE
+    QT_NO_CAST_FROM_ASCII QT_NO_CAST_TO_ASCII QT_USE_QSTRINGBUILDER QT_NO_URL_CAST_FROM_STRING)

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/ranks/batch_config.h"
+#include "core/ranks/rank_grid.h"
+
+#include <string>
+#include <vector>
+
+namespace stratex::ranks {
+
+// Which ranks a fake-rank workload tracer must run (megatron-ranks-and-tracers.md §3.3).
+enum class TraceSelection {
+    Dense, // one rank per pipeline stage: tp = cp = dp = 0
+    Moe, // one rank per (pipeline stage, expert-parallel rank): etp = edp = 0
+};
+
+std::vector<int> selectTraceRanks(const RankGrid& grid, TraceSelection selection);
+
+// Everything of a tracer run that is not in the "WORLD_SIZE PP TP" line.
+struct TracerSettings {
+    std::string model = "485"; // as in the seed tracer's log directories
+    int cp = 1;
+    int ep = 1;
+    int etp = 0;
+    std::string order = kDefaultOrder;
+    int gpusPerNode = 8;
+    TraceSelection selection = TraceSelection::Dense;
+    int microBatchSize = 1;
+    int microBatches = 0; // 0: derived from globalBatch, or 1
+    int globalBatch = 0; // 0: microBatches * microBatchSize * DP
+};
+
+// The plan for one batch config: valid with its ranks, or invalid with the reason.
+struct TraceConfigPlan {
+    int index = 0; // 1-based position in the list ("Config<i>")
+    BatchConfig input;
+    bool valid = false;
+    std::string error;
+    int dp = 0;
+    int microBatches = 0;
+    int globalBatch = 0;
+    std::vector<int> ranks;
+    int originalRanks = 0;
+    double savingPercent = 0; // rounded to one decimal
+    std::string logDir;
+};
+
+// SIM_GPT_<model>_Config<i>_WS<W>_PP<pp>_TP<tp>_DP<dp>_nMICROB<n>_MICROB_SIZE<mbs>_GLOBAL_BATCH<gbs>
+std::string traceLogDirName(const std::string& model, int index, int world, int pp, int tp, int dp, int microBatches,
+    int microBatchSize, int globalBatch);
+
+TraceConfigPlan planTraceConfig(int index, const BatchConfig& input, const TracerSettings& settings);
+
+// Plans every config; an empty list falls back to the default config, as the seed tracer does.
+std::vector<TraceConfigPlan> planTracer(const std::vector<BatchConfig>& configs, const TracerSettings& settings);
+
+} // namespace stratex::ranks

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Sets up a fresh Debian 12 machine, builds Stratex and runs the main job: the GUI on the bundled
+# example. Without a display it runs the same job headless: it saves a screenshot of the window
+# and the CLI output of the same job under out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packaging/bootstrap.sh
+cmake --preset release
+cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)"
+
+bin=build/release/bin
+if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+    exec "$bin/stratex" "$@"
+fi
+
+mkdir -p out
+echo "No display: running the main job headless."
+"$bin/stratex" --screenshot out/stratex-main.png "$@"
+# The bundled example's rank layout and tracer plan, as the window shows them.
+"$bin/stratex-cli" ranks --world 64 --tp 4 --pp 4 --gpus-per-node 8 | tee out/ranks.txt
+"$bin/stratex-cli" trace-ranks --batch-file resources/examples/tracer-batch.txt | tee out/trace-ranks.txt
+echo "Saved out/stratex-main.png, out/ranks.txt and out/trace-ranks.txt"
