@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// stratex: the GUI. `stratex [--page NAME] [--screenshot FILE.png] [FILES...]`.
+#include "ui/common/theme.h"
+#include "ui/main_window.h"
+#include "ui/page.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSettings>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+// With --screenshot and no display, Qt would abort trying to reach an X server: choose the
+// offscreen platform before QApplication exists.
+void chooseHeadlessPlatform(int argc, char** argv)
+{
+    bool screenshot = false;
+    for (int i = 1; i < argc; ++i)
+        screenshot = screenshot || QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot=");
+    const bool hasDisplay = qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
+    if (screenshot && !hasDisplay && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+void printError(const QString& message)
+{
+    const QByteArray bytes = (QStringLiteral("stratex: ") + message + QLatin1Char('\n')).toUtf8();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    chooseHeadlessPlatform(argc, argv);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Stratex"));
+    QApplication::setApplicationName(QStringLiteral("stratex"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Stratex"));
+    QApplication::setApplicationVersion(QStringLiteral(STRATEX_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("stratex"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Strategy explorer for distributed LLM training."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption pageOption(QStringLiteral("page"), QStringLiteral("Open this page (ranks)."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+        QStringLiteral("Open the window (offscreen without a display), finish the startup work, save the window "
+                       "to FILE and exit."),
+        QStringLiteral("FILE.png"));
+    parser.addOption(pageOption);
+    parser.addOption(screenshotOption);
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Files to open (tracer batch configs)."),
+        QStringLiteral("[FILES...]"));
+    parser.process(app);
+
+    const bool screenshot = parser.isSet(screenshotOption);
+    if (!screenshot)
+        stratex::ui::applyTheme(
+            stratex::ui::themeFromName(QSettings().value(QStringLiteral("theme"), QStringLiteral("system")).toString()));
+
+    stratex::ui::MainWindow window(stratex::ui::MainWindow::Options { !screenshot });
+    int status = EXIT_SUCCESS;
+    for (const QString& file : parser.positionalArguments()) {
+        QString error;
+        if (!window.openFile(file, &error)) {
+            printError(error);
+            status = EXIT_FAILURE;
+        }
+    }
+    if (parser.isSet(pageOption) && !window.setCurrentPage(parser.value(pageOption))) {
+        QStringList ids;
+        for (const stratex::ui::Page* page : window.pages())
+            ids << page->pageId();
+        printError(QStringLiteral("unknown page \"%1\" (pages: %2)").arg(parser.value(pageOption), ids.join(QStringLiteral(", "))));
+        return 2;
+    }
+    if (screenshot)
+        window.resize(1400, 900);
+    window.show();
+
+    if (screenshot) {
+        const QString path = parser.value(screenshotOption);
+        window.whenIdle([&window, &app, path, status] {
+            const bool saved = window.grab().save(path);
+            if (!saved)
+                printError(QStringLiteral("cannot save the screenshot to %1").arg(path));
+            app.exit(saved ? status : EXIT_FAILURE);
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/main_window.h"
+
+#include <QImage>
+#include <QSet>
+#include <QTest>
+
+namespace stratex::test {
+
+// Waits until no page of the window has a job running or scheduled.
+inline bool waitUntilIdle(ui::MainWindow& window, int timeoutMs = 20000)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    int quiet = 0;
+    while (!deadline.hasExpired()) {
+        QTest::qWait(20);
+        quiet = window.isBusy() ? 0 : quiet + 1;
+        if (quiet >= 3)
+            return true;
+    }
+    return false;
+}
+
+inline int distinctColours(const QImage& image, int step = 3)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += step) {
+        for (int x = 0; x < image.width(); x += step)
+            colours.insert(image.pixel(x, y));
+    }
+    return int(colours.size());
+}
+
+} // namespace stratex::test

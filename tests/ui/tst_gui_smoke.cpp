@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The stratex executable as the README's main job runs it: --screenshot with no display.
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestGuiSmoke : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void screenshotWithoutDisplay_data();
+    void screenshotWithoutDisplay();
+    void unknownPageIsAUsageError();
+};
+
+void TestGuiSmoke::screenshotWithoutDisplay_data()
+{
+    QTest::addColumn<QStringList>("extraArgs");
+    QTest::newRow("default") << QStringList {};
+    QTest::newRow("ranks-page-with-file")
+        << QStringList { "--page", "ranks", QStringLiteral(STRATEX_SOURCE_DIR) + "/resources/examples/tracer-batch.txt" };
+}
+
+void TestGuiSmoke::screenshotWithoutDisplay()
+{
+    QFETCH(QStringList, extraArgs);
+    QTemporaryDir dir;
+    const QString png = dir.filePath("main.png");
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM"); // the executable must choose offscreen itself
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, QStringList { "--screenshot", png } + extraArgs);
+    QVERIFY(gui.waitForFinished(60000));
+    QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 800 && image.height() >= 600);
+}
+
+void TestGuiSmoke::unknownPageIsAUsageError()
+{
+    QTemporaryDir dir;
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, { "--page", "nope", "--screenshot", dir.filePath("x.png") });
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 2);
+    QVERIFY(gui.readAllStandardError().contains("unknown page"));
+}
+
+QTEST_GUILESS_MAIN(TestGuiSmoke)
+#include "tst_gui_smoke.moc"

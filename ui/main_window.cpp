@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/main_window.h"
+
+#include "app/jobs/job_runner.h"
+#include "ui/common/theme.h"
+#include "ui/page.h"
+#include "ui/ranks/ranks_page.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolButton>
+
+#include <memory>
+
+namespace stratex::ui {
+
+namespace {
+constexpr int kMaxRecentFiles = 10;
+const QString kRecentKey = QStringLiteral("recentFiles");
+} // namespace
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent)
+    , m_sidebar(new QListWidget(this))
+    , m_stack(new QStackedWidget(this))
+    , m_status(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_cancel(new QToolButton(this))
+    , m_options(options)
+{
+    setWindowTitle(tr("Stratex — Strategy Explorer"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/stratex.svg")));
+    setAcceptDrops(true);
+
+    m_sidebar->setObjectName(QStringLiteral("pageList"));
+    m_sidebar->setViewMode(QListView::IconMode);
+    m_sidebar->setFlow(QListView::TopToBottom);
+    m_sidebar->setMovement(QListView::Static);
+    m_sidebar->setIconSize(QSize(32, 32));
+    m_sidebar->setGridSize(QSize(84, 64));
+    m_sidebar->setFixedWidth(92);
+    m_sidebar->setSpacing(2);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QHBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_sidebar);
+    layout->addWidget(m_stack, 1);
+    setCentralWidget(central);
+
+    m_status->setObjectName(QStringLiteral("jobStatus"));
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->setVisible(false);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(tr("Cancel the running job (Esc)"));
+    m_cancel->setVisible(false);
+    statusBar()->addPermanentWidget(m_status);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
+
+    addPage(new RanksPage(this));
+
+    connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
+        m_stack->setCurrentIndex(row);
+        rebuildExportMenu();
+    });
+    createMenus();
+    m_sidebar->setCurrentRow(0);
+    if (m_options.persistSettings)
+        restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addPage(Page* page)
+{
+    m_pages << page;
+    m_stack->addWidget(page);
+    auto* item = new QListWidgetItem(page->icon(), page->title(), m_sidebar);
+    item->setTextAlignment(Qt::AlignHCenter);
+    item->setToolTip(page->title());
+    connect(page, &Page::statusMessage, this, &MainWindow::showStatus);
+    for (app::JobRunner* runner : page->jobRunners())
+        watchJobs(runner);
+}
+
+Page* MainWindow::page(const QString& id) const
+{
+    for (Page* page : m_pages) {
+        if (page->pageId() == id)
+            return page;
+    }
+    return nullptr;
+}
+
+Page* MainWindow::currentPage() const
+{
+    return qobject_cast<Page*>(m_stack->currentWidget());
+}
+
+bool MainWindow::setCurrentPage(const QString& id)
+{
+    const int index = int(m_pages.indexOf(page(id)));
+    if (index < 0)
+        return false;
+    m_sidebar->setCurrentRow(index);
+    return true;
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openFileWithDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    m_exportMenu = file->addMenu(tr("&Export"));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_pages.size(); ++i) {
+        QAction* action = view->addAction(m_pages[i]->title(), this, [this, i] { m_sidebar->setCurrentRow(i); });
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
+    QMenu* themes = view->addMenu(tr("&Theme"));
+    auto* group = new QActionGroup(this);
+    const QString current = QSettings().value(QStringLiteral("theme"), QStringLiteral("system")).toString();
+    for (Theme theme : { Theme::System, Theme::Light, Theme::Dark }) {
+        const QString name = themeName(theme);
+        QAction* action = themes->addAction(name == QLatin1String("system") ? tr("System")
+                : name == QLatin1String("light")                          ? tr("Light")
+                                                                          : tr("Dark"));
+        action->setCheckable(true);
+        action->setChecked(name == current);
+        group->addAction(action);
+        connect(action, &QAction::triggered, this, [theme] {
+            applyTheme(theme);
+            QSettings().setValue(QStringLiteral("theme"), themeName(theme));
+        });
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Stratex"), this, [this] {
+        QMessageBox::about(this, tr("About Stratex"),
+            tr("<h3>Stratex %1</h3><p>Strategy explorer for distributed LLM training: Megatron rank grids and "
+               "workload-tracer planning, strategy search and pipeline planning.</p><p>GPL-3.0-or-later.</p>")
+                .arg(QStringLiteral(STRATEX_VERSION)));
+    });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::rebuildExportMenu()
+{
+    if (!m_exportMenu)
+        return;
+    m_exportMenu->clear();
+    if (Page* page = currentPage()) {
+        for (QAction* action : page->exportActions())
+            m_exportMenu->addAction(action);
+    }
+    m_exportMenu->setEnabled(!m_exportMenu->isEmpty());
+}
+
+void MainWindow::watchJobs(app::JobRunner* runner)
+{
+    m_runners << runner;
+    connect(runner, &app::JobRunner::started, this, [this](const QString& title) {
+        m_status->setText(title);
+        updateJobIndicator();
+    });
+    connect(runner, &app::JobRunner::progressChanged, this, [this](int permille, const QString& message) {
+        m_progress->setValue(permille);
+        if (!message.isEmpty())
+            m_progress->setToolTip(message);
+    });
+    connect(runner, &app::JobRunner::failed, this, [this](const QString& message) { showStatus(message); });
+    connect(runner, &app::JobRunner::cancelled, this, [this] { showStatus(tr("Cancelled")); });
+    connect(runner, &app::JobRunner::runningChanged, this, [this] { updateJobIndicator(); });
+}
+
+void MainWindow::updateJobIndicator()
+{
+    const bool busy = isBusy();
+    m_progress->setVisible(busy);
+    m_cancel->setVisible(busy);
+    if (busy)
+        m_progress->setValue(0);
+    else
+        m_status->clear();
+}
+
+bool MainWindow::isBusy() const
+{
+    for (const app::JobRunner* runner : m_runners) {
+        if (runner->isRunning())
+            return true;
+    }
+    for (const Page* page : m_pages) {
+        if (page->hasPendingWork())
+            return true;
+    }
+    return false;
+}
+
+void MainWindow::whenIdle(std::function<void()> callback)
+{
+    // Polled rather than signalled: a finished job may schedule another (a layout change
+    // re-plans the tracer), so "idle" must hold for two consecutive looks.
+    auto* poll = new QTimer(this);
+    auto quietLooks = std::make_shared<int>(0);
+    connect(poll, &QTimer::timeout, this, [this, poll, quietLooks, callback = std::move(callback)] {
+        *quietLooks = isBusy() ? 0 : *quietLooks + 1;
+        if (*quietLooks < 2)
+            return;
+        poll->stop();
+        poll->deleteLater();
+        callback();
+    });
+    poll->start(25);
+}
+
+void MainWindow::cancelJobs()
+{
+    for (app::JobRunner* runner : m_runners)
+        runner->cancel();
+}
+
+void MainWindow::showStatus(const QString& message)
+{
+    statusBar()->showMessage(message, 8000);
+}
+
+bool MainWindow::openFile(const QString& path, QString* error)
+{
+    if (!QFileInfo::exists(path)) {
+        if (error)
+            *error = tr("%1: no such file").arg(path);
+        return false;
+    }
+    for (Page* page : m_pages) {
+        if (!page->canOpen(path))
+            continue;
+        if (!page->openFile(path, error))
+            return false;
+        setCurrentPage(page->pageId());
+        rememberRecentFile(path);
+        setWindowTitle(tr("%1 — Stratex").arg(QFileInfo(path).fileName()));
+        return true;
+    }
+    if (error)
+        *error = tr("%1: no page opens this kind of file").arg(path);
+    return false;
+}
+
+void MainWindow::openFileWithDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open"), QString(),
+        tr("Tracer batch configs (*.txt *.conf *.cfg);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!openFile(path, &error))
+        QMessageBox::warning(this, tr("Open"), error);
+}
+
+void MainWindow::rememberRecentFile(const QString& path)
+{
+    if (!m_options.persistSettings)
+        return;
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecentFiles)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    QStringList recent = QSettings().value(kRecentKey).toStringList();
+    recent.erase(std::remove_if(recent.begin(), recent.end(), [](const QString& path) { return !QFileInfo::exists(path); }),
+        recent.end());
+    for (const QString& path : recent) {
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            QString error;
+            if (!openFile(path, &error))
+                QMessageBox::warning(this, tr("Open"), error);
+        })->setToolTip(path);
+    }
+    if (recent.isEmpty())
+        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (!url.isLocalFile())
+            continue;
+        QString error;
+        if (!openFile(url.toLocalFile(), &error))
+            showStatus(error);
+    }
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    for (Page* page : m_pages)
+        page->restoreSettings(settings);
+    setCurrentPage(settings.value(QStringLiteral("window/page")).toString());
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    if (Page* page = currentPage())
+        settings.setValue(QStringLiteral("window/page"), page->pageId());
+    for (Page* page : m_pages)
+        page->saveSettings(settings);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    cancelJobs();
+    if (m_options.persistSettings)
+        saveSettings();
+    event->accept();
+}
+
+} // namespace stratex::ui

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/ranks/rank_grid_widget.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace stratex::ui {
+
+using namespace stratex::ranks;
+
+namespace {
+QString membersText(const std::vector<int>& members)
+{
+    constexpr std::size_t kShown = 8;
+    if (members.empty())
+        return QStringLiteral("—");
+    QStringList parts;
+    for (std::size_t i = 0; i < std::min(members.size(), kShown); ++i)
+        parts << QString::number(members[i]);
+    QString text = parts.join(QLatin1Char(','));
+    if (members.size() > kShown)
+        text += QStringLiteral(",… (%1 ranks)").arg(members.size());
+    return QLatin1Char('[') + text + QLatin1Char(']');
+}
+} // namespace
+
+RankGridWidget::RankGridWidget(QWidget* parent)
+    : QAbstractScrollArea(parent)
+{
+    setMouseTracking(true);
+    viewport()->setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(240, 160);
+    setAccessibleName(tr("Rank grid"));
+}
+
+void RankGridWidget::setView(std::shared_ptr<const RankGridView> view)
+{
+    if (!m_view || !view || view->ranksPerBand != m_view->ranksPerBand)
+        m_style.columns = 0; // a new band size: back to the default wrapping until the next fit
+    m_view = std::move(view);
+    m_style.hoveredRank = -1;
+    if (!m_view || m_style.selectedRank >= m_view->world())
+        m_style.selectedRank = -1;
+    updateScrollBars();
+    viewport()->update();
+}
+
+void RankGridWidget::setColourKind(GroupKind kind)
+{
+    m_style.colourKind = kind;
+    viewport()->update();
+}
+
+void RankGridWidget::setHighlightKind(GroupKind kind)
+{
+    m_style.highlightKind = kind;
+    viewport()->update();
+}
+
+void RankGridWidget::setSelectedRank(int rank)
+{
+    if (!m_view || rank >= m_view->world())
+        rank = -1;
+    if (rank == m_style.selectedRank)
+        return;
+    m_style.selectedRank = rank;
+    viewport()->update();
+    Q_EMIT rankSelected(rank);
+}
+
+void RankGridWidget::setCellSize(int size, QPoint anchor)
+{
+    size = std::clamp(size, kMinCellSize, kMaxCellSize);
+    if (size == m_style.cellSize)
+        return;
+    if (anchor.x() < 0)
+        anchor = viewport()->rect().center();
+    // Keep the content point under the anchor where it is (zoom around the cursor).
+    const QPointF content = QPointF(anchor + scrollOffset());
+    const double factor = double(size) / double(m_style.cellSize);
+    m_style.cellSize = size;
+    updateScrollBars();
+    const QPointF scaled(RankGridGeometry::kLabelWidth + (content.x() - RankGridGeometry::kLabelWidth) * factor,
+        content.y() * factor);
+    horizontalScrollBar()->setValue(int(std::lround(scaled.x())) - anchor.x());
+    verticalScrollBar()->setValue(int(std::lround(scaled.y())) - anchor.y());
+    viewport()->update();
+    Q_EMIT cellSizeChanged(size);
+}
+
+void RankGridWidget::zoomToFit()
+{
+    if (!m_view)
+        return;
+    const auto [columns, cell] = RankGridGeometry::fit(*m_view, viewport()->size(), kMinCellSize, kMaxCellSize);
+    m_style.columns = columns;
+    m_style.cellSize = 0; // force the change signal
+    setCellSize(cell, QPoint(0, 0));
+    horizontalScrollBar()->setValue(0);
+    verticalScrollBar()->setValue(0);
+}
+
+int RankGridWidget::columns() const
+{
+    return m_view ? geometry().columns() : 0;
+}
+
+RankGridGeometry RankGridWidget::geometry() const
+{
+    return RankGridGeometry(*m_view, m_style.cellSize, m_style.columns);
+}
+
+QRect RankGridWidget::rankRect(int rank) const
+{
+    if (!m_view || rank < 0 || rank >= m_view->world())
+        return {};
+    return geometry().rankRect(rank);
+}
+
+QPoint RankGridWidget::viewportPointOf(int rank) const
+{
+    return rankRect(rank).center() - scrollOffset();
+}
+
+int RankGridWidget::rankAtViewport(QPoint point) const
+{
+    if (!m_view)
+        return -1;
+    return geometry().rankAt(point + scrollOffset());
+}
+
+QString RankGridWidget::toolTipFor(int rank) const
+{
+    if (!m_view || rank < 0)
+        return {};
+    const RankGrid& grid = m_view->grid;
+    const RankCoordinates c = grid.coordinates(rank);
+    QString text = QStringLiteral("<b>Rank %1</b> — node %2, local rank %3").arg(rank).arg(c.node).arg(c.localRank);
+    if (m_view->traced[std::size_t(rank)])
+        text += tr(" · <i>traced</i>");
+    text += QStringLiteral("<br>tp %1 · cp %2 · dp %3 · pp %4 &nbsp; expert: etp %5 · ep %6 · edp %7")
+                .arg(c.tp)
+                .arg(c.cp)
+                .arg(c.dp)
+                .arg(c.pp)
+                .arg(c.etp)
+                .arg(c.ep)
+                .arg(c.edp);
+    text += QStringLiteral("<table>");
+    for (GroupKind kind : kAllGroupKinds) {
+        text += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>")
+                    .arg(QString::fromUtf8(groupKindName(kind).data()), membersText(grid.groupOf(kind, rank)));
+    }
+    return text + QStringLiteral("</table>");
+}
+
+QSize RankGridWidget::exportSize(int maxSide) const
+{
+    if (!m_view)
+        return {};
+    return RankGridGeometry(*m_view, exportCellSize(maxSide), m_style.columns).contentSize();
+}
+
+int RankGridWidget::exportCellSize(int maxSide) const
+{
+    if (!m_view)
+        return m_style.cellSize;
+    int size = std::max(m_style.cellSize, 12);
+    while (size > kMinCellSize) {
+        const QSize content = RankGridGeometry(*m_view, size, m_style.columns).contentSize();
+        if (std::max(content.width(), content.height()) <= maxSide)
+            break;
+        --size;
+    }
+    return size;
+}
+
+void RankGridWidget::renderAll(QPainter& painter, int cellSize) const
+{
+    if (!m_view)
+        return;
+    RankGridStyle style = currentStyle();
+    style.cellSize = cellSize;
+    style.hoveredRank = -1;
+    paintRankGrid(painter, *m_view, style,
+        QRect(QPoint(0, 0), RankGridGeometry(*m_view, cellSize, m_style.columns).contentSize()));
+}
+
+RankGridStyle RankGridWidget::currentStyle() const
+{
+    RankGridStyle style = m_style;
+    style.palette = palette();
+    return style;
+}
+
+QPoint RankGridWidget::scrollOffset() const
+{
+    return QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value());
+}
+
+void RankGridWidget::updateScrollBars()
+{
+    const QSize content = m_view ? geometry().contentSize() : QSize();
+    const QSize area = viewport()->size();
+    horizontalScrollBar()->setRange(0, std::max(0, content.width() - area.width()));
+    verticalScrollBar()->setRange(0, std::max(0, content.height() - area.height()));
+    horizontalScrollBar()->setPageStep(area.width());
+    verticalScrollBar()->setPageStep(area.height());
+    horizontalScrollBar()->setSingleStep(std::max(1, m_style.cellSize));
+    verticalScrollBar()->setSingleStep(std::max(1, m_style.cellSize));
+}
+
+void RankGridWidget::paintEvent(QPaintEvent* event)
+{
+    QPainter painter(viewport());
+    if (!m_view) {
+        painter.fillRect(event->rect(), palette().color(QPalette::Base));
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(viewport()->rect(), Qt::AlignCenter, tr("Enter a valid parallel configuration"));
+        return;
+    }
+    const QPoint offset = scrollOffset();
+    painter.translate(-offset);
+    paintRankGrid(painter, *m_view, currentStyle(), event->rect().translated(offset));
+}
+
+void RankGridWidget::resizeEvent(QResizeEvent* event)
+{
+    QAbstractScrollArea::resizeEvent(event);
+    updateScrollBars();
+}
+
+bool RankGridWidget::viewportEvent(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int rank = rankAtViewport(help->pos());
+        if (rank >= 0)
+            QToolTip::showText(help->globalPos(), toolTipFor(rank), viewport(), rankRect(rank).translated(-scrollOffset()));
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(event);
+}
+
+void RankGridWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    const int rank = rankAtViewport(event->position().toPoint());
+    if (rank != m_style.hoveredRank) {
+        m_style.hoveredRank = rank;
+        viewport()->update();
+        Q_EMIT rankHovered(rank);
+    }
+    QAbstractScrollArea::mouseMoveEvent(event);
+}
+
+void RankGridWidget::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton) {
+        const int rank = rankAtViewport(event->position().toPoint());
+        // Clicking the selected rank again clears the selection.
+        setSelectedRank(rank == m_style.selectedRank ? -1 : rank);
+        event->accept();
+        return;
+    }
+    QAbstractScrollArea::mousePressEvent(event);
+}
+
+void RankGridWidget::wheelEvent(QWheelEvent* event)
+{
+    if (event->modifiers() & Qt::ControlModifier) {
+        const int steps = event->angleDelta().y() / 120;
+        if (steps != 0) {
+            const int size = m_style.cellSize;
+            const int next = steps > 0 ? std::max(size + 1, int(std::lround(size * std::pow(1.25, steps))))
+                                       : std::min(size - 1, int(std::lround(size * std::pow(0.8, -steps))));
+            setCellSize(next, event->position().toPoint());
+        }
+        event->accept();
+        return;
+    }
+    QAbstractScrollArea::wheelEvent(event);
+}
+
+void RankGridWidget::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        setCellSize(std::max(m_style.cellSize + 1, int(std::lround(m_style.cellSize * 1.25))));
+        return;
+    case Qt::Key_Minus:
+        setCellSize(std::min(m_style.cellSize - 1, int(std::lround(m_style.cellSize * 0.8))));
+        return;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+        zoomToFit();
+        return;
+    case Qt::Key_Escape:
+        setSelectedRank(-1);
+        return;
+    default:
+        QAbstractScrollArea::keyPressEvent(event);
+    }
+}
+
+void RankGridWidget::leaveEvent(QEvent* event)
+{
+    if (m_style.hoveredRank >= 0) {
+        m_style.hoveredRank = -1;
+        viewport()->update();
+        Q_EMIT rankHovered(-1);
+    }
+    QAbstractScrollArea::leaveEvent(event);
+}
+
+} // namespace stratex::ui

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/ranks/ranks_page.h"
+
+#include "app/jobs/job_runner.h"
+#include "core/ranks/batch_config.h"
+#include "ui/common/image_export.h"
+#include "ui/ranks/batch_config_model.h"
+#include "ui/ranks/parallel_config_form.h"
+#include "ui/ranks/rank_details.h"
+#include "ui/ranks/rank_grid_view.h"
+#include "ui/ranks/rank_grid_widget.h"
+#include "ui/ranks/tracer_panel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPainter>
+#include <QSettings>
+#include <QSplitter>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace stratex::ui {
+
+using namespace stratex::ranks;
+
+namespace {
+constexpr int kExportMaxSide = 8192;
+
+void fillKinds(QComboBox* box)
+{
+    for (GroupKind kind : kAllGroupKinds) {
+        box->addItem(QString::fromUtf8(groupKindName(kind).data()), int(kind));
+        box->setItemData(box->count() - 1, QString::fromUtf8(info(kind).description.data()), Qt::ToolTipRole);
+    }
+}
+
+QString derivedText(const RankGrid& grid)
+{
+    const ParallelSizes& s = grid.sizes();
+    return QObject::tr("DP %1 · expert-DP %2 · %3 node(s) · %4 ranks per stage")
+        .arg(s.dp)
+        .arg(s.edp)
+        .arg(grid.nodeCount())
+        .arg(grid.world() / s.pp);
+}
+
+std::vector<BatchConfig> bundledBatchConfigs()
+{
+    QFile file(QStringLiteral(":/examples/tracer-batch.txt"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return parseBatchConfigs(file.readAll().toStdString());
+}
+} // namespace
+
+RanksPage::RanksPage(QWidget* parent)
+    : Page(parent)
+    , m_form(new ParallelConfigForm(this))
+    , m_warnings(new QListWidget(this))
+    , m_details(new RankDetails(this))
+    , m_colourBy(new QComboBox(this))
+    , m_highlight(new QComboBox(this))
+    , m_grid(new RankGridWidget(this))
+    , m_tracer(new TracerPanel(this))
+    , m_debounce(new QTimer(this))
+    , m_gridRunner(new app::JobRunner(this))
+    , m_exportImage(new QAction(tr("Rank Grid Image…"), this))
+    , m_exportScript(new QAction(tr("Tracer Script…"), this))
+{
+    m_warnings->setObjectName(QStringLiteral("warningsList"));
+    m_warnings->setWordWrap(true);
+    m_warnings->setMaximumHeight(120);
+    m_grid->setObjectName(QStringLiteral("rankGrid"));
+    m_colourBy->setObjectName(QStringLiteral("colourByBox"));
+    m_highlight->setObjectName(QStringLiteral("highlightBox"));
+    fillKinds(m_colourBy);
+    fillKinds(m_highlight);
+    m_colourBy->setToolTip(tr("Colour every rank by its group of this kind"));
+    m_highlight->setToolTip(tr("When a rank is selected, highlight its group of this kind"));
+
+    // Left: the form, warnings and the selected rank.
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    auto* configBox = new QGroupBox(tr("Parallel configuration"), left);
+    auto* configLayout = new QVBoxLayout(configBox);
+    configLayout->addWidget(m_form);
+    leftLayout->addWidget(configBox);
+    leftLayout->addWidget(new QLabel(tr("Warnings"), left));
+    leftLayout->addWidget(m_warnings);
+    leftLayout->addWidget(new QLabel(tr("Selected rank"), left));
+    leftLayout->addWidget(m_details, 1);
+
+    // Centre: grid toolbar and grid.
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    auto* toolbar = new QHBoxLayout;
+    toolbar->addWidget(new QLabel(tr("Colour by"), centre));
+    toolbar->addWidget(m_colourBy);
+    toolbar->addWidget(new QLabel(tr("Highlight"), centre));
+    toolbar->addWidget(m_highlight);
+    toolbar->addStretch();
+    const auto addTool = [&](const QString& text, const QString& tip, auto slot) {
+        auto* button = new QToolButton(centre);
+        button->setText(text);
+        button->setToolTip(tip);
+        connect(button, &QToolButton::clicked, this, slot);
+        toolbar->addWidget(button);
+    };
+    addTool(QStringLiteral("−"), tr("Zoom out (−, Ctrl+wheel)"), [this] { m_grid->setCellSize(m_grid->cellSize() * 4 / 5); });
+    addTool(QStringLiteral("+"), tr("Zoom in (+, Ctrl+wheel)"),
+        [this] { m_grid->setCellSize(std::max(m_grid->cellSize() + 1, m_grid->cellSize() * 5 / 4)); });
+    addTool(tr("Fit"), tr("Fit the grid to the window (0)"), [this] { m_grid->zoomToFit(); });
+    addTool(tr("Export…"), tr("Save the grid as PNG or SVG"), [this] { exportGridImageWithDialog(); });
+    auto* legend = new QLabel(tr("Cells: ranks, coloured by group · bands: pipeline stages · thick lines: node "
+                                 "boundaries · corner dot: traced by the workload tracer"),
+        centre);
+    legend->setWordWrap(true);
+    centreLayout->addLayout(toolbar);
+    centreLayout->addWidget(m_grid, 1);
+    centreLayout->addWidget(legend);
+
+    auto* tracerBox = new QGroupBox(tr("Workload tracer: batch configs"), this);
+    auto* tracerLayout = new QVBoxLayout(tracerBox);
+    tracerLayout->addWidget(m_tracer);
+
+    auto* vertical = new QSplitter(Qt::Vertical, this);
+    vertical->addWidget(centre);
+    vertical->addWidget(tracerBox);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 2);
+    auto* horizontal = new QSplitter(Qt::Horizontal, this);
+    horizontal->addWidget(left);
+    horizontal->addWidget(vertical);
+    horizontal->setStretchFactor(1, 1);
+    horizontal->setSizes({ 300, 900 });
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(horizontal);
+
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150);
+    connect(m_debounce, &QTimer::timeout, this, &RanksPage::rebuild);
+    connect(m_form, &ParallelConfigForm::configChanged, this, &RanksPage::scheduleRebuild);
+    connect(m_colourBy, &QComboBox::currentIndexChanged, this,
+        [this] { m_grid->setColourKind(static_cast<GroupKind>(m_colourBy->currentData().toInt())); });
+    connect(m_highlight, &QComboBox::currentIndexChanged, this,
+        [this] { m_grid->setHighlightKind(static_cast<GroupKind>(m_highlight->currentData().toInt())); });
+    connect(m_grid, &RankGridWidget::rankSelected, this, [this](int rank) { m_details->showRank(m_grid->view(), rank); });
+    connect(m_details, &RankDetails::highlightKindRequested, this,
+        [this](GroupKind kind) { m_highlight->setCurrentIndex(m_highlight->findData(int(kind))); });
+    connect(m_tracer, &TracerPanel::configActivated, this, [this](int world, int pp, int tp) {
+        ParallelConfig config = m_form->config();
+        config.world = world;
+        config.pp = pp;
+        config.tp = tp;
+        m_form->setConfig(config);
+    });
+    connect(m_tracer, &TracerPanel::statusMessage, this, &Page::statusMessage);
+    connect(m_gridRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+        m_form->setValidation(message, QString());
+        m_warnings->clear();
+        m_grid->setView(nullptr);
+        m_details->showRank(nullptr, -1);
+    });
+    connect(m_exportImage, &QAction::triggered, this, &RanksPage::exportGridImageWithDialog);
+    connect(m_exportScript, &QAction::triggered, m_tracer, &TracerPanel::exportScriptWithDialog);
+
+    m_tracer->model()->setConfigs(bundledBatchConfigs());
+    scheduleRebuild();
+}
+
+RanksPage::~RanksPage() = default;
+
+QIcon RanksPage::icon() const
+{
+    return QIcon(QStringLiteral(":/icons/ranks.svg"));
+}
+
+QList<app::JobRunner*> RanksPage::jobRunners() const
+{
+    return { m_gridRunner, m_tracer->jobRunner(), m_tracer->exportRunner() };
+}
+
+bool RanksPage::hasPendingWork() const
+{
+    return m_debounce->isActive() || m_tracer->hasPendingWork();
+}
+
+QList<QAction*> RanksPage::exportActions() const
+{
+    return { m_exportImage, m_exportScript };
+}
+
+void RanksPage::scheduleRebuild()
+{
+    m_debounce->start();
+}
+
+void RanksPage::rebuild()
+{
+    const ParallelConfig config = m_form->config();
+    m_tracer->setLayout(config);
+    m_gridRunner->start<std::shared_ptr<const RankGridView>>(
+        tr("Laying out %1 ranks").arg(config.world),
+        [config](ProgressSink& progress) {
+            progress.report(0.0, "laying out ranks");
+            auto view = std::make_shared<const RankGridView>(buildRankGridView(config, TraceSelection::Dense));
+            progress.throwIfCancelled();
+            progress.report(1.0, "laid out ranks");
+            return std::shared_ptr<const RankGridView>(std::move(view));
+        },
+        [this](std::shared_ptr<const RankGridView> view) { showView(std::move(view)); });
+}
+
+void RanksPage::showView(std::shared_ptr<const RankGridView> view)
+{
+    m_form->setValidation(QString(), derivedText(view->grid));
+    m_warnings->clear();
+    for (const LayoutWarning& warning : view->warnings) {
+        auto* item = new QListWidgetItem(style()->standardIcon(warning.severity == Severity::Warning
+                                             ? QStyle::SP_MessageBoxWarning
+                                             : QStyle::SP_MessageBoxInformation),
+            QString::fromStdString(warning.message), m_warnings);
+        item->setToolTip(QString::fromStdString(warning.code));
+    }
+    if (view->warnings.empty())
+        new QListWidgetItem(tr("No warnings for this layout"), m_warnings);
+    // A new band shape (world or pipeline size changed) gets a fresh fit; other edits keep the zoom.
+    const RankGridView* previous = m_grid->view();
+    const bool refit = !previous || previous->ranksPerBand != view->ranksPerBand || previous->stages() != view->stages();
+    m_grid->setView(view);
+    if (refit)
+        m_grid->zoomToFit();
+    m_details->showRank(m_grid->view(), m_grid->selectedRank());
+}
+
+bool RanksPage::exportGridImage(const QString& path, QString* error) const
+{
+    if (!m_grid->view()) {
+        if (error)
+            *error = tr("no valid rank grid to export");
+        return false;
+    }
+    const int cell = m_grid->exportCellSize(kExportMaxSide);
+    const QSize size = m_grid->exportSize(kExportMaxSide);
+    return saveRendering(
+        path, size, [&](QPainter& painter) { m_grid->renderAll(painter, cell); },
+        tr("Rank grid, %1").arg(QString::fromStdString(describe(m_grid->view()->grid.config()))), error);
+}
+
+void RanksPage::exportGridImageWithDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export rank grid"), QStringLiteral("rank-grid.png"),
+        imageFileFilter());
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (exportGridImage(path, &error))
+        Q_EMIT statusMessage(tr("Saved %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export rank grid"), error);
+}
+
+void RanksPage::saveSettings(QSettings& settings) const
+{
+    const ParallelConfig config = m_form->config();
+    settings.beginGroup(QStringLiteral("ranks"));
+    settings.setValue(QStringLiteral("world"), config.world);
+    settings.setValue(QStringLiteral("tp"), config.tp);
+    settings.setValue(QStringLiteral("pp"), config.pp);
+    settings.setValue(QStringLiteral("cp"), config.cp);
+    settings.setValue(QStringLiteral("ep"), config.ep);
+    settings.setValue(QStringLiteral("etp"), config.etp);
+    settings.setValue(QStringLiteral("order"), QString::fromStdString(config.order));
+    settings.setValue(QStringLiteral("gpusPerNode"), config.gpusPerNode);
+    settings.setValue(QStringLiteral("colourBy"), m_colourBy->currentText());
+    settings.setValue(QStringLiteral("highlight"), m_highlight->currentText());
+    const TracerSettings tracer = m_tracer->settings();
+    settings.setValue(QStringLiteral("tracerConfigs"), m_tracer->model()->toLines());
+    settings.setValue(QStringLiteral("tracerModel"), QString::fromStdString(tracer.model));
+    settings.setValue(QStringLiteral("tracerMicroBatchSize"), tracer.microBatchSize);
+    settings.setValue(QStringLiteral("tracerMicroBatches"), tracer.microBatches);
+    settings.setValue(QStringLiteral("tracerGlobalBatch"), tracer.globalBatch);
+    settings.setValue(QStringLiteral("tracerMoe"), tracer.selection == TraceSelection::Moe);
+    settings.setValue(QStringLiteral("tracerCommand"), m_tracer->commandTemplate());
+    settings.endGroup();
+}
+
+void RanksPage::restoreSettings(QSettings& settings)
+{
+    settings.beginGroup(QStringLiteral("ranks"));
+    if (settings.contains(QStringLiteral("world"))) {
+        ParallelConfig config;
+        config.world = settings.value(QStringLiteral("world"), 64).toInt();
+        config.tp = settings.value(QStringLiteral("tp"), 1).toInt();
+        config.pp = settings.value(QStringLiteral("pp"), 1).toInt();
+        config.cp = settings.value(QStringLiteral("cp"), 1).toInt();
+        config.ep = settings.value(QStringLiteral("ep"), 1).toInt();
+        config.etp = settings.value(QStringLiteral("etp"), 0).toInt();
+        config.order = settings.value(QStringLiteral("order"), QString::fromLatin1(kDefaultOrder)).toString().toStdString();
+        config.gpusPerNode = settings.value(QStringLiteral("gpusPerNode"), 8).toInt();
+        m_form->setConfig(config);
+    }
+    if (const int index = m_colourBy->findText(settings.value(QStringLiteral("colourBy")).toString()); index >= 0)
+        m_colourBy->setCurrentIndex(index);
+    if (const int index = m_highlight->findText(settings.value(QStringLiteral("highlight")).toString()); index >= 0)
+        m_highlight->setCurrentIndex(index);
+    if (settings.contains(QStringLiteral("tracerConfigs"))) {
+        std::vector<BatchConfig> configs;
+        for (const QString& line : settings.value(QStringLiteral("tracerConfigs")).toStringList())
+            configs.push_back(parseBatchConfigLine(line.toStdString()));
+        m_tracer->model()->setConfigs(std::move(configs));
+        TracerSettings tracer;
+        tracer.model = settings.value(QStringLiteral("tracerModel"), QStringLiteral("485")).toString().toStdString();
+        tracer.microBatchSize = settings.value(QStringLiteral("tracerMicroBatchSize"), 1).toInt();
+        tracer.microBatches = settings.value(QStringLiteral("tracerMicroBatches"), 0).toInt();
+        tracer.globalBatch = settings.value(QStringLiteral("tracerGlobalBatch"), 0).toInt();
+        tracer.selection = settings.value(QStringLiteral("tracerMoe"), false).toBool() ? TraceSelection::Moe
+                                                                                         : TraceSelection::Dense;
+        m_tracer->setSettings(tracer);
+        m_tracer->setCommandTemplate(settings.value(QStringLiteral("tracerCommand"), m_tracer->commandTemplate()).toString());
+    }
+    settings.endGroup();
+}
+
+bool RanksPage::canOpen(const QString& path) const
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    return suffix == QLatin1String("txt") || suffix == QLatin1String("conf") || suffix == QLatin1String("cfg");
+}
+
+bool RanksPage::openFile(const QString& path, QString* error)
+{
+    return m_tracer->loadBatchFile(path, error);
+}
+
+} // namespace stratex::ui
