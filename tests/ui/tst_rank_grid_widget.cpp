@@ -42,6 +42,8 @@ private Q_SLOTS:
     void fitChoosesColumnsForTheArea_data();
     void fitChoosesColumnsForTheArea();
     void zoomKeysAndWheel();
+    void drawsNodeBoundaries_data();
+    void drawsNodeBoundaries();
     void paintsLargeGrid();
 };
 
@@ -213,6 +215,45 @@ void TestRankGridWidget::zoomKeysAndWheel()
     QTest::keyClick(&widget, Qt::Key_0); // fit
     QCOMPARE(widget.horizontalScrollBar()->maximum(), 0);
     QCOMPARE(widget.verticalScrollBar()->maximum(), 0);
+}
+
+void TestRankGridWidget::drawsNodeBoundaries_data()
+{
+    QTest::addColumn<int>("columns");
+    QTest::addColumn<int>("left"); // rank whose right edge is checked
+    QTest::addColumn<bool>("boundary");
+    // World 64, PP 4: 16 ranks per band on nodes of 8.
+    QTest::newRow("one-row-7|8") << 16 << 7 << true;
+    QTest::newRow("one-row-6|7") << 16 << 6 << false;
+    QTest::newRow("wrapped-3|4-same-node") << 4 << 3 << false; // 3 is at a row end; no right neighbour
+}
+
+void TestRankGridWidget::drawsNodeBoundaries()
+{
+    QFETCH(int, columns);
+    QFETCH(int, left);
+    QFETCH(bool, boundary);
+    const RankGridView view = buildRankGridView(config(64, 4, 4), TraceSelection::Dense);
+    RankGridStyle style;
+    style.cellSize = 20;
+    style.columns = columns;
+    style.palette.setColor(QPalette::Text, Qt::black);
+    style.palette.setColor(QPalette::Base, Qt::white);
+    style.palette.setColor(QPalette::AlternateBase, Qt::white);
+    const RankGridGeometry geometry(view, style.cellSize, columns);
+    QImage image(geometry.contentSize(), QImage::Format_ARGB32_Premultiplied);
+    QPainter painter(&image);
+    paintRankGrid(painter, view, style, image.rect());
+    painter.end();
+    const QRect cell = geometry.rankRect(left);
+    const QColor edge = image.pixelColor(cell.right(), cell.center().y() + 4);
+    QCOMPARE(edge == QColor(Qt::black), boundary);
+    if (columns == 4) {
+        // Wrapped rows: rank 3 sits above rank 7, same node, no line; rank 7 above 11, other node, a line.
+        QVERIFY(image.pixelColor(cell.center().x(), cell.bottom()) != QColor(Qt::black));
+        const QRect seven = geometry.rankRect(7);
+        QCOMPARE(image.pixelColor(seven.center().x() - 4, seven.bottom()), QColor(Qt::black));
+    }
 }
 
 void TestRankGridWidget::paintsLargeGrid()

@@ -4,7 +4,12 @@
 #include "ui/common/categorical_palette.h"
 #include "ui/ranks/rank_grid_view.h"
 
+#include <QImage>
+#include <QPaintEngine>
 #include <QPainter>
+
+#include <array>
+#include <functional>
 
 namespace stratex::ui {
 
@@ -124,97 +129,239 @@ QColor dimmed(const QColor& colour, const QColor& background)
         colour.greenF() * 0.25 + background.greenF() * 0.75, colour.blueF() * 0.25 + background.blueF() * 0.75);
 }
 
+// Everything that decides a cell's fill, resolved once per paint so the per-cell work is a few
+// array reads.
+class CellFill {
+public:
+    CellFill(const RankGridView& view, const RankGridStyle& style)
+        : m_colourIndex(view.groupIndex[std::size_t(style.colourKind)])
+        , m_highlightIndex(view.groupIndex[std::size_t(style.highlightKind)])
+        , m_selectedRank(style.selectedRank)
+        , m_selectedGroup(style.selectedRank >= 0 ? m_highlightIndex[std::size_t(style.selectedRank)] : -1)
+    {
+        const QColor background = style.palette.color(QPalette::Base);
+        for (int i = 0; i < kCategoricalColorCount; ++i) {
+            m_normal[std::size_t(i)] = categoricalColor(i).rgb();
+            m_dimmed[std::size_t(i)] = dimmed(categoricalColor(i), background).rgb();
+        }
+        const QColor noGroup = style.palette.color(QPalette::Mid);
+        m_normal[kCategoricalColorCount] = noGroup.rgb();
+        m_dimmed[kCategoricalColorCount] = dimmed(noGroup, background).rgb();
+    }
+
+    QRgb operator()(int rank) const
+    {
+        const int group = m_colourIndex[std::size_t(rank)];
+        const std::size_t slot = group >= 0 ? std::size_t(group % kCategoricalColorCount) : kCategoricalColorCount;
+        const bool active = m_selectedRank < 0 || rank == m_selectedRank
+            || (m_selectedGroup >= 0 && m_highlightIndex[std::size_t(rank)] == m_selectedGroup);
+        return active ? m_normal[slot] : m_dimmed[slot];
+    }
+
+private:
+    const std::vector<int>& m_colourIndex;
+    const std::vector<int>& m_highlightIndex;
+    int m_selectedRank;
+    int m_selectedGroup;
+    std::array<QRgb, kCategoricalColorCount + 1> m_normal {};
+    std::array<QRgb, kCategoricalColorCount + 1> m_dimmed {};
+};
+
+struct VisibleCells {
+    int firstRow = 0;
+    int lastRow = -1;
+    int firstColumn = 0;
+    int lastColumn = -1;
+};
+
+// Raster fast path: writes the cell blocks straight into an image of the exposed area. A QPainter
+// call per cell costs more than the pixels of a small cell.
+void fillCellsRaster(QPainter& painter, const RankGridGeometry& geometry, const VisibleCells& cells,
+    const CellFill& fill, const QRect& exposed, int gap, const std::function<void(QPainter&)>& underlay)
+{
+    // Premultiplied ARGB is what raster back buffers use, so drawImage() below is a plain copy.
+    QImage image(exposed.size(), QImage::Format_ARGB32_Premultiplied);
+    {
+        QPainter background(&image);
+        background.translate(-exposed.topLeft());
+        underlay(background);
+    }
+    uchar* const bits = image.bits(); // detaches once, not per scan line
+    const qsizetype stride = image.bytesPerLine();
+    for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
+        for (int column = cells.firstColumn; column <= cells.lastColumn; ++column) {
+            const int rank = geometry.rankAt(row, column);
+            if (rank < 0)
+                continue;
+            const QRect r = geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap).intersected(exposed).translated(
+                -exposed.topLeft());
+            if (r.isEmpty())
+                continue;
+            const QRgb colour = fill(rank);
+            for (int y = r.top(); y <= r.bottom(); ++y) {
+                auto* line = reinterpret_cast<QRgb*>(bits + y * stride);
+                std::fill(line + r.left(), line + r.right() + 1, colour);
+            }
+        }
+    }
+    painter.drawImage(exposed.topLeft(), image);
+}
+
+// Vector path (SVG export, scaled or high-DPI painters): one rectangle per cell.
+void fillCellsVector(QPainter& painter, const RankGridGeometry& geometry, const VisibleCells& cells,
+    const CellFill& fill, int gap)
+{
+    for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
+        for (int column = cells.firstColumn; column <= cells.lastColumn; ++column) {
+            const int rank = geometry.rankAt(row, column);
+            if (rank >= 0)
+                painter.fillRect(geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap), QColor::fromRgb(fill(rank)));
+        }
+    }
+}
+
+bool canPaintRaster(const QPainter& painter)
+{
+    return painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster
+        && painter.device()->devicePixelRatioF() == 1.0 && painter.transform().type() <= QTransform::TxTranslate;
+}
+
+// A line wherever two neighbouring cells sit on different nodes. Small cells get thin, muted,
+// vertical-only lines so the boundaries stay readable instead of hatching the grid. Segments that
+// continue each other are merged: a few long lines instead of one per cell edge.
+void drawNodeBoundaries(QPainter& painter, const RankGridView& view, const RankGridGeometry& geometry,
+    const VisibleCells& cells, const QPalette& palette)
+{
+    const int cell = geometry.cellSize();
+    const int gpn = view.grid.gpusPerNode();
+    const bool smallCells = cell < 6;
+    if (smallCells && cell * gpn < 16)
+        return;
+    std::vector<QLine> lines;
+    const int columnCount = cells.lastColumn - cells.firstColumn + 1;
+    // Open vertical runs per column boundary: the first row of the run, or -1.
+    std::vector<int> verticalRunStart(std::size_t(std::max(0, columnCount)), -1);
+    const auto closeVertical = [&](int column, int lastRow) {
+        int& start = verticalRunStart[std::size_t(column - cells.firstColumn)];
+        if (start < 0)
+            return;
+        const int x = geometry.cellRect(start, column).right();
+        lines.emplace_back(x, geometry.cellRect(start, column).top(), x, geometry.cellRect(lastRow, column).bottom());
+        start = -1;
+    };
+    for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
+        const bool bandEnds = (row + 1) % geometry.rowsPerBand() == 0;
+        int horizontalRunStart = -1;
+        for (int column = cells.firstColumn; column <= cells.lastColumn; ++column) {
+            const int rank = geometry.rankAt(row, column);
+            const int right = rank >= 0 ? geometry.rankAt(row, column + 1) : -1;
+            if (right >= 0 && right / gpn != rank / gpn) {
+                int& start = verticalRunStart[std::size_t(column - cells.firstColumn)];
+                if (start < 0)
+                    start = row;
+            } else {
+                closeVertical(column, row - 1);
+            }
+            const int below = rank >= 0 && !bandEnds && !smallCells ? geometry.rankAt(row + 1, column) : -1;
+            const bool boundaryBelow = below >= 0 && below / gpn != rank / gpn;
+            if (boundaryBelow && horizontalRunStart < 0)
+                horizontalRunStart = column;
+            if ((!boundaryBelow || column == cells.lastColumn) && horizontalRunStart >= 0) {
+                const int lastColumn = boundaryBelow ? column : column - 1;
+                const int y = geometry.cellRect(row, horizontalRunStart).bottom();
+                lines.emplace_back(geometry.cellRect(row, horizontalRunStart).left(), y,
+                    geometry.cellRect(row, lastColumn).right(), y);
+                horizontalRunStart = -1;
+            }
+        }
+        if (bandEnds) {
+            for (int column = cells.firstColumn; column <= cells.lastColumn; ++column)
+                closeVertical(column, row);
+        }
+    }
+    for (int column = cells.firstColumn; column <= cells.lastColumn; ++column)
+        closeVertical(column, cells.lastRow);
+
+    QPen pen(smallCells ? palette.color(QPalette::Dark) : palette.color(QPalette::Text));
+    pen.setWidth(cell >= 12 ? 2 : 1);
+    painter.setPen(pen);
+    painter.drawLines(lines.data(), int(lines.size()));
+}
+
+// The tracer's ranks: a corner mark, or the whole cell in the text colour when too small for one.
+// Rank numbers on cells large enough to hold them.
+void drawCellDecorations(QPainter& painter, const RankGridView& view, const RankGridGeometry& geometry,
+    const VisibleCells& cells, const CellFill& fill, const QPalette& palette, int gap)
+{
+    const int cell = geometry.cellSize();
+    const QColor text = palette.color(QPalette::Text);
+    for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
+        for (int column = cells.firstColumn; column <= cells.lastColumn; ++column) {
+            const int rank = geometry.rankAt(row, column);
+            if (rank < 0)
+                continue;
+            const bool traced = view.traced[std::size_t(rank)] != 0;
+            if (!traced && cell < 30)
+                continue;
+            const QRect r = geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap);
+            const QColor contrast = contrastingTextColor(QColor::fromRgb(fill(rank)));
+            if (traced && cell >= 8) {
+                const int dot = std::max(3, cell / 3);
+                painter.fillRect(QRect(r.right() - dot, r.top() + 1, dot, dot), contrast);
+            } else if (traced) {
+                painter.fillRect(r, text);
+            }
+            if (cell >= 30) {
+                painter.setPen(contrast);
+                painter.drawText(r, Qt::AlignCenter, QString::number(rank));
+            }
+        }
+    }
+}
+
 } // namespace
 
 void paintRankGrid(QPainter& painter, const RankGridView& view, const RankGridStyle& style, const QRect& exposed)
 {
     const RankGridGeometry geometry(view, style.cellSize, style.columns);
     const QPalette& palette = style.palette;
-    const QColor background = palette.color(QPalette::Base);
-    const QColor text = palette.color(QPalette::Text);
-    const QColor noGroup = palette.color(QPalette::Mid);
     const int cell = geometry.cellSize();
+    const int gap = cell >= 6 ? 1 : 0;
 
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, false);
-    painter.fillRect(exposed, background);
 
-    // Stage labels and band backgrounds.
+    const auto underlay = [&](QPainter& p) {
+        p.fillRect(exposed, palette.color(QPalette::Base));
+        for (int stage = 0; stage < view.stages(); ++stage) {
+            const QRect band = geometry.bandRect(stage).adjusted(-2, -2, 2, 2);
+            if (band.intersects(exposed))
+                p.fillRect(band, palette.color(QPalette::AlternateBase));
+        }
+    };
+
+    VisibleCells cells;
+    geometry.visibleCells(exposed, cells.firstRow, cells.lastRow, cells.firstColumn, cells.lastColumn);
+    const CellFill fill(view, style);
+    if (canPaintRaster(painter) && !exposed.isEmpty()) {
+        fillCellsRaster(painter, geometry, cells, fill, exposed, gap, underlay);
+    } else {
+        underlay(painter);
+        fillCellsVector(painter, geometry, cells, fill, gap);
+    }
+
+    // Stage labels.
+    painter.setPen(palette.color(QPalette::Text));
     for (int stage = 0; stage < view.stages(); ++stage) {
         const QRect band = geometry.bandRect(stage);
-        if (!band.adjusted(-RankGridGeometry::kLabelWidth, 0, 0, 0).intersects(exposed))
-            continue;
-        painter.fillRect(band.adjusted(-2, -2, 2, 2), palette.color(QPalette::AlternateBase));
-        painter.setPen(text);
         const QRect label(RankGridGeometry::kMargin, band.top(), RankGridGeometry::kLabelWidth - 10,
             std::max(band.height(), painter.fontMetrics().height()));
-        painter.drawText(label, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("stage %1").arg(stage));
+        if (label.intersects(exposed))
+            painter.drawText(label, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("stage %1").arg(stage));
     }
 
-    int firstRow = 0, lastRow = -1, firstColumn = 0, lastColumn = -1;
-    geometry.visibleCells(exposed, firstRow, lastRow, firstColumn, lastColumn);
-
-    const std::vector<int>& colourIndex = view.groupIndex[std::size_t(style.colourKind)];
-    const std::vector<int>& highlightIndex = view.groupIndex[std::size_t(style.highlightKind)];
-    const int selectedGroup = style.selectedRank >= 0 ? highlightIndex[std::size_t(style.selectedRank)] : -1;
-    const bool selecting = style.selectedRank >= 0;
-    const int gap = cell >= 6 ? 1 : 0;
-
-    // Cells.
-    for (int row = firstRow; row <= lastRow; ++row) {
-        for (int column = firstColumn; column <= lastColumn; ++column) {
-            const int rank = geometry.rankAt(row, column);
-            if (rank < 0)
-                continue;
-            const int group = colourIndex[std::size_t(rank)];
-            QColor fill = group >= 0 ? categoricalColor(group) : noGroup;
-            const bool member = selecting
-                && (rank == style.selectedRank
-                    || (selectedGroup >= 0 && highlightIndex[std::size_t(rank)] == selectedGroup));
-            if (selecting && !member)
-                fill = dimmed(fill, background);
-            const QRect r = geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap);
-            painter.fillRect(r, fill);
-            if (cell >= 8 && view.traced[std::size_t(rank)]) {
-                // The tracer runs this rank: a dot in the corner, visible on every fill colour.
-                const int dot = std::max(3, cell / 3);
-                const QRect marker(r.right() - dot, r.top() + 1, dot, dot);
-                painter.fillRect(marker, contrastingTextColor(fill));
-            } else if (view.traced[std::size_t(rank)]) {
-                painter.fillRect(r, text);
-            }
-            if (cell >= 30) {
-                painter.setPen(contrastingTextColor(fill));
-                painter.drawText(r, Qt::AlignCenter, QString::number(rank));
-            }
-        }
-    }
-
-    // Node boundaries: a line wherever two neighbouring cells sit on different nodes. Small cells
-    // get thin, muted, vertical-only lines so the boundaries stay readable instead of hatching.
-    const int gpn = view.grid.gpusPerNode();
-    const bool smallCells = cell < 6;
-    if (!smallCells || cell * gpn >= 16) {
-        QPen nodePen(smallCells ? palette.color(QPalette::Dark) : text);
-        nodePen.setWidth(cell >= 12 ? 2 : 1);
-        painter.setPen(nodePen);
-        for (int row = firstRow; row <= lastRow; ++row) {
-            for (int column = firstColumn; column <= lastColumn; ++column) {
-                const int rank = geometry.rankAt(row, column);
-                if (rank < 0)
-                    continue;
-                const QRect r = geometry.cellRect(row, column);
-                const int right = geometry.rankAt(row, column + 1);
-                if (right >= 0 && right / gpn != rank / gpn)
-                    painter.drawLine(r.right(), r.top(), r.right(), r.bottom());
-                if (smallCells)
-                    continue;
-                const int below = (row + 1) % geometry.rowsPerBand() != 0 ? geometry.rankAt(row + 1, column) : -1;
-                if (below >= 0 && below / gpn != rank / gpn)
-                    painter.drawLine(r.left(), r.bottom(), r.right(), r.bottom());
-            }
-        }
-    }
+    drawNodeBoundaries(painter, view, geometry, cells, palette);
+    drawCellDecorations(painter, view, geometry, cells, fill, palette, gap);
 
     // Hover and selection outlines on top.
     const auto outline = [&](int rank, const QColor& colour, int width) {
@@ -231,7 +378,7 @@ void paintRankGrid(QPainter& painter, const RankGridView& view, const RankGridSt
         painter.drawRect(r.adjusted(width / 2, width / 2, -(width + 1) / 2, -(width + 1) / 2));
     };
     outline(style.hoveredRank, palette.color(QPalette::Highlight), std::max(1, std::min(3, cell / 5)));
-    outline(style.selectedRank, text, std::max(2, std::min(4, cell / 4)));
+    outline(style.selectedRank, palette.color(QPalette::Text), std::max(2, std::min(4, cell / 4)));
     painter.restore();
 }
 
