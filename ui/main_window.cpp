@@ -5,6 +5,7 @@
 #include "ui/common/theme.h"
 #include "ui/page.h"
 #include "ui/ranks/ranks_page.h"
+#include "ui/timeline/timeline_page.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -78,6 +79,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
 
     addPage(new RanksPage(this));
+    addPage(new TimelinePage(this));
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);
@@ -277,7 +279,7 @@ bool MainWindow::openFile(const QString& path, QString* error)
 void MainWindow::openFileWithDialog()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open"), QString(),
-        tr("Tracer batch configs (*.txt *.conf *.cfg);;All files (*)"));
+        tr("Tracer batch configs (*.txt *.conf *.cfg);;Simulation cases (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     QString error;

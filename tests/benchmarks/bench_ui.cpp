@@ -10,6 +10,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
+
 using namespace stratex::ranks;
 using namespace stratex::ui;
 
@@ -89,5 +91,81 @@ void BM_PaintGrid131072Frame(benchmark::State& state)
     paintGrid(state, 131072, 3, QSize(1400, 900));
 }
 BENCHMARK(BM_PaintGrid131072Frame)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+// ---- Pipeline timeline ----------------------------------------------------------------------
+
+#include "core/planner/simulator.h"
+#include "ui/timeline/timeline_document.h"
+#include "ui/timeline/timeline_painter.h"
+
+namespace {
+
+using namespace stratex::planner;
+
+// 8 devices, one layer each, `microbatches` micro-batches of varying cost with transfers: about
+// 44 ops per micro-batch (8 F, 8 B, 14 sends, 14 receives).
+const TimelineDocument& bigTimeline(int microbatches)
+{
+    static std::map<int, TimelineDocument> cache;
+    auto it = cache.find(microbatches);
+    if (it != cache.end())
+        return it->second;
+    SimulationInput input;
+    for (int d = 0; d < 8; ++d)
+        input.device_assignment.push_back(d);
+    input.comm.intra_node_bw_gbps = 400;
+    input.comm.intra_node_lat_us = 5;
+    for (int m = 0; m < microbatches; ++m) {
+        MicrobatchSpec mb;
+        mb.id = m;
+        LayerCost layer;
+        layer.fw_us = 800 + (m * 37) % 500;
+        layer.bw_us = 2 * layer.fw_us;
+        layer.stored_mb = 50;
+        layer.peak_mb = 80;
+        layer.fw_comm_mb = 4;
+        layer.bw_comm_mb = 4;
+        mb.layers.assign(8, layer);
+        input.microbatches.push_back(mb);
+    }
+    TimelineDocument document;
+    SimulationResult result = simulate(input, ScheduleKind::OneFOneB);
+    document.plans.push_back(makeTimelinePlanView(QStringLiteral("big"), std::move(result.timeline)));
+    return cache.emplace(microbatches, std::move(document)).first->second;
+}
+
+void paintTimelineFrame(benchmark::State& state, double visibleFraction)
+{
+    guiApp();
+    const TimelineDocument& document = bigTimeline(int(state.range(0)));
+    TimelineStyle style;
+    style.zoom.setTrace({ 0, document.makespanUs() });
+    const double middle = document.makespanUs() / 2;
+    const double span = document.makespanUs() * visibleFraction;
+    style.zoom.setVisible({ middle - span / 2, middle + span / 2 });
+    const QSize size(1400, 900);
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    for (auto _ : state) {
+        QPainter painter(&image);
+        paintTimeline(painter, document, style, size);
+    }
+    state.counters["ops"] = double(document.opCount());
+}
+
+// The whole step in one frame: every op is in range; sub-pixel ops merge per pixel.
+void BM_PaintTimelineFitted(benchmark::State& state)
+{
+    paintTimelineFrame(state, 1.0);
+}
+BENCHMARK(BM_PaintTimelineFitted)->Arg(2300)->Unit(benchmark::kMillisecond);
+
+// Zoomed to 2 % of the step: culling skips everything else.
+void BM_PaintTimelineZoomed(benchmark::State& state)
+{
+    paintTimelineFrame(state, 0.02);
+}
+BENCHMARK(BM_PaintTimelineZoomed)->Arg(2300)->Unit(benchmark::kMillisecond);
 
 } // namespace

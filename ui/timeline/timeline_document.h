@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/planner/timeline.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace stratex::ui {
+
+// One simulated plan as the Gantt shows it. Sends and receives are split into lanes of their own
+// because a receive may overlap a send on the full-duplex link; each lane is then sorted and free
+// of overlaps, which is what the painter's binary search needs.
+struct TimelinePlanView {
+    QString name;
+    planner::Timeline timeline;
+    std::vector<planner::DeviceUtilization> utilization;
+    double memoryLimitMb = 0; // drawn as a line under each device; 0 = none
+    std::vector<std::vector<planner::TimelineOp>> sends; // per device
+    std::vector<std::vector<planner::TimelineOp>> recvs; // per device
+    double maxPeakMemoryMb = 0;
+
+    int deviceCount() const { return int(timeline.devices.size()); }
+    double averageBubblePercent() const;
+};
+
+TimelinePlanView makeTimelinePlanView(QString name, planner::Timeline timeline, double memoryLimitMb = 0);
+
+// One or more plans on a shared time axis (compare mode shows two).
+struct TimelineDocument {
+    std::vector<TimelinePlanView> plans;
+
+    double makespanUs() const; // the longest plan's
+    // Common range of every memory curve: from the smallest model state (memory that never moves)
+    // to the largest peak or limit, so the activations' rise and fall fill the lane.
+    double memoryFloorMb() const;
+    double memoryScaleMb() const;
+    std::size_t opCount() const;
+};
+
+} // namespace stratex::ui

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/planner/timeline.h"
+#include "ui/timeline/timeline_zoom.h"
+
+#include <QColor>
+#include <QPalette>
+#include <QSize>
+
+#include <utility>
+#include <vector>
+
+class QPainter;
+
+namespace stratex::ui {
+
+struct TimelineDocument;
+
+struct TimelineStyle {
+    TimelineZoom zoom;
+    int scrollY = 0; // vertical scroll of the rows (the ruler stays put)
+    int selectedMicrobatch = -1; // highlighted on every device of every plan; -1 = none
+    QPalette palette;
+};
+
+// Colour of an op: a hue per kind (F blue, B orange, W green, send purple, receive teal) and a
+// lightness step per micro-batch so neighbours stay apart.
+QColor timelineOpColor(const planner::TimelineOp& op);
+
+// The index range [first, last) of ops overlapping [t0, t1] in a lane sorted by start whose ops
+// do not overlap each other (so their ends are sorted too).
+std::pair<std::size_t, std::size_t> visibleOps(const std::vector<planner::TimelineOp>& ops, double t0_us, double t1_us);
+
+// The op of a lane under `time_us`, within `tolerance_us` of its edges, or nullptr.
+const planner::TimelineOp* opAtTime(const std::vector<planner::TimelineOp>& ops, double time_us, double tolerance_us);
+
+// Paints the view of size `size`: ruler, labels with busy/bubble %, plans and devices, ops
+// (culled to the visible time range, sub-pixel ops merged per pixel), memory curves.
+void paintTimeline(QPainter& painter, const TimelineDocument& document, const TimelineStyle& style, QSize size);
+
+} // namespace stratex::ui
