@@ -364,6 +364,25 @@ void TestTimeline::pageExportsImages()
     QFile file(svg);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(file.readAll().contains("<svg"));
+
+    // Both shown plans as one Chrome trace: X slices on a shared time axis, a process per device.
+    QSignalSpy exported(page, &TimelinePage::traceExported);
+    const QString trace = dir.filePath(QStringLiteral("timeline.trace.json"));
+    page->exportChromeTrace(trace);
+    QVERIFY(exported.wait(10000));
+    QFile traceFile(trace);
+    QVERIFY(traceFile.open(QIODevice::ReadOnly));
+    const QJsonArray events = QJsonDocument::fromJson(traceFile.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
+    int slices = 0;
+    QSet<int> processes;
+    for (const QJsonValue& event : events) {
+        if (event.toObject().value(QStringLiteral("ph")).toString() == QLatin1String("X")) {
+            ++slices;
+            processes.insert(event.toObject().value(QStringLiteral("pid")).toInt());
+        }
+    }
+    QCOMPARE(std::size_t(slices), page->timeline()->document()->opCount());
+    QCOMPARE(processes.size(), 8); // two plans of four devices
 }
 
 QTEST_MAIN(TestTimeline)

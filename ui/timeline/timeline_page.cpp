@@ -2,7 +2,9 @@
 #include "ui/timeline/timeline_page.h"
 
 #include "app/jobs/job_runner.h"
+#include "core/common/atomic_file.h"
 #include "core/common/json_reader.h"
+#include "core/export/chrome_trace.h"
 #include "ui/common/image_export.h"
 #include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_painter.h"
@@ -65,7 +67,9 @@ TimelinePage::TimelinePage(QWidget* parent)
     , m_summary(new QLabel(this))
     , m_loadRunner(new app::JobRunner(this))
     , m_simulateRunner(new app::JobRunner(this))
+    , m_exportRunner(new app::JobRunner(this))
     , m_exportImage(new QAction(tr("Timeline Image…"), this))
+    , m_exportTrace(new QAction(tr("Timeline as Chrome Trace (Perfetto)…"), this))
 {
     m_first->setObjectName(QStringLiteral("firstPlanBox"));
     m_second->setObjectName(QStringLiteral("secondPlanBox"));
@@ -81,6 +85,8 @@ TimelinePage::TimelinePage(QWidget* parent)
     fit->setToolTip(tr("Show the whole step (0 or Home)"));
     auto* exportButton = new QPushButton(tr("Export…"), this);
     exportButton->setToolTip(tr("Save the current view as PNG or SVG"));
+    auto* traceButton = new QPushButton(tr("Chrome trace…"), this);
+    traceButton->setToolTip(tr("Save the shown plans as Chrome-trace JSON, to open in ui.perfetto.dev"));
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(new QLabel(tr("Plan"), this));
     toolbar->addWidget(m_first);
@@ -90,6 +96,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     toolbar->addWidget(open);
     toolbar->addWidget(fit);
     toolbar->addWidget(exportButton);
+    toolbar->addWidget(traceButton);
 
     auto* legend = new QHBoxLayout;
     legend->addWidget(legendSwatch(tr("forward"), OpKind::Forward, this));
@@ -114,6 +121,11 @@ TimelinePage::TimelinePage(QWidget* parent)
     connect(fit, &QPushButton::clicked, m_widget, &TimelineWidget::fit);
     connect(exportButton, &QPushButton::clicked, this, &TimelinePage::exportImageWithDialog);
     connect(m_exportImage, &QAction::triggered, this, &TimelinePage::exportImageWithDialog);
+    connect(traceButton, &QPushButton::clicked, this, &TimelinePage::exportChromeTraceWithDialog);
+    connect(m_exportTrace, &QAction::triggered, this, &TimelinePage::exportChromeTraceWithDialog);
+    connect(m_exportRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+        Q_EMIT statusMessage(tr("Chrome trace not written: %1").arg(message));
+    });
     connect(m_first, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updatingBoxes)
             simulateSelection();
@@ -144,12 +156,12 @@ QIcon TimelinePage::icon() const
 
 QList<app::JobRunner*> TimelinePage::jobRunners() const
 {
-    return { m_loadRunner, m_simulateRunner };
+    return { m_loadRunner, m_simulateRunner, m_exportRunner };
 }
 
 QList<QAction*> TimelinePage::exportActions() const
 {
-    return { m_exportImage };
+    return { m_exportImage, m_exportTrace };
 }
 
 bool TimelinePage::canOpen(const QString& path) const
@@ -327,6 +339,41 @@ void TimelinePage::exportImageWithDialog()
         Q_EMIT statusMessage(tr("Saved %1").arg(path));
     else
         QMessageBox::warning(this, tr("Export timeline"), error);
+}
+
+} // namespace stratex::ui
+
+namespace stratex::ui {
+
+void TimelinePage::exportChromeTrace(const QString& path)
+{
+    // The document is immutable and shared: the worker reads it while the page goes on.
+    std::shared_ptr<const TimelineDocument> document = m_widget->sharedDocument();
+    if (!document) {
+        Q_EMIT statusMessage(tr("No timeline to export"));
+        return;
+    }
+    m_exportRunner->start<QString>(
+        tr("Writing Chrome trace"),
+        [document, file = path.toStdString()](ProgressSink&) {
+            std::vector<exporting::ChromeTraceSection> sections;
+            for (const TimelinePlanView& plan : document->plans)
+                sections.push_back({ plan.name.toStdString(), &plan.timeline });
+            exporting::writeChromeTrace(file, sections);
+            return QString::fromStdString(file);
+        },
+        [this](const QString& written) {
+            Q_EMIT statusMessage(tr("Wrote %1 (open it in ui.perfetto.dev)").arg(written));
+            Q_EMIT traceExported(written);
+        });
+}
+
+void TimelinePage::exportChromeTraceWithDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("timeline.trace.json"),
+        tr("Chrome trace (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        exportChromeTrace(path);
 }
 
 } // namespace stratex::ui

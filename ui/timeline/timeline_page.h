@@ -46,10 +46,17 @@ public:
     QString summaryText() const;
 
     bool exportImage(const QString& path, QString* error) const;
+    // Writes the shown plans as a Chrome trace (opens in Perfetto) on a worker thread;
+    // traceExported() or the runner's failed() follows.
+    void exportChromeTrace(const QString& path);
 
 public Q_SLOTS:
     void openCasesWithDialog();
     void exportImageWithDialog();
+    void exportChromeTraceWithDialog();
+
+Q_SIGNALS:
+    void traceExported(const QString& path);
 
 private:
     struct Source {
@@ -71,7 +78,9 @@ private:
     QLabel* m_summary;
     app::JobRunner* m_loadRunner;
     app::JobRunner* m_simulateRunner;
+    app::JobRunner* m_exportRunner;
     QAction* m_exportImage;
+    QAction* m_exportTrace;
     bool m_updatingBoxes = false;
 };
 

@@ -30,6 +30,7 @@ public:
 
     void setDocument(std::shared_ptr<const TimelineDocument> document);
     const TimelineDocument* document() const { return m_document.get(); }
+    std::shared_ptr<const TimelineDocument> sharedDocument() const { return m_document; }
 
     const TimelineZoom& zoom() const { return m_style.zoom; }
     void setVisibleRange(TimeRange range);
