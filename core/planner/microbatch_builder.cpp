@@ -71,8 +71,8 @@ MicroBatchBuildResult buildMicroBatches(const std::vector<Sample>& samples, cons
             SubProgress step(progress, double(attempt) / attempts, double(attempt + 1) / attempts);
             ++attempt;
             const ModelParameterSizes params = model.parameterSizes(config.tp, type);
-            const double state
-                = bottleneckModelStateMb(params, config.layers_per_stage, config.chunks_per_device, optimizer);
+            const double state = bottleneckModelStateMb(
+                params, config.layers_per_stage, config.chunks_per_device, optimizer, model.isEncoderDecoder());
             const ActivationLimits limits
                 = activationLimits(config.device_memory_mb, state, config.num_stages, config.per_mb_memory_fraction);
             if (!(limits.available_mb > 0))
@@ -97,7 +97,7 @@ MicroBatchBuildResult buildMicroBatches(const std::vector<Sample>& samples, cons
     }
     if (!result.feasible) {
         const double state = bottleneckModelStateMb(model.parameterSizes(config.tp, types.front()),
-            config.layers_per_stage, config.chunks_per_device, optimizer);
+            config.layers_per_stage, config.chunks_per_device, optimizer, model.isEncoderDecoder());
         result.infeasible_reason = state >= config.device_memory_mb
             ? "the model state alone (" + std::to_string(static_cast<long long>(state)) + " MB) does not fit in "
                 + std::to_string(static_cast<long long>(config.device_memory_mb)) + " MB"

@@ -94,11 +94,16 @@ SegmentCost SegmentCostCache::compute(int mbs, int paddedSeqlen, int paddedDecod
         // Encoder and decoder are assumed to sit on different stages: the slower one bounds.
         result.time_ms = std::max(encT, decT);
         storedPerLayer = std::max(encStored, decStored);
-    } else {
+    } else if (m_encoderDecoder) {
         // Interleaved: each device holds chunks/2 encoder and chunks/2 decoder chunks.
         const int half = chunks / 2;
         result.time_ms = (encT + decT) * half;
         storedPerLayer = (encStored + decStored) * half;
+    } else {
+        // DynaPipe rejects interleaved decoder-only placements (its chunks/2 formula assumes
+        // encoder-decoder); here each device simply holds `chunks` stages of the same layers.
+        result.time_ms = encT * chunks;
+        storedPerLayer = encStored * chunks;
     }
     result.stored_mb = storedPerLayer * layers;
     result.peak_mb = std::max(encPeak, decPeak) + storedPerLayer * (layers - 1);

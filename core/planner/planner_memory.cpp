@@ -18,11 +18,13 @@ double modelStateMb(double fp16ParamMb, const OptimizerStateConfig& config)
     return fp16ParamMb * (param + grad + optimizer);
 }
 
-double bottleneckModelStateMb(
-    const ModelParameterSizes& params, int layersPerStage, int chunksPerDevice, const OptimizerStateConfig& config)
+double bottleneckModelStateMb(const ModelParameterSizes& params, int layersPerStage, int chunksPerDevice,
+    const OptimizerStateConfig& config, bool encoderDecoder)
 {
     double paramMb = params.embedding_param_mb;
-    if (chunksPerDevice > 1) {
+    if (chunksPerDevice > 1 && !encoderDecoder) {
+        paramMb += params.encoder_layer_param_mb * chunksPerDevice * layersPerStage;
+    } else if (chunksPerDevice > 1) {
         paramMb
             += (params.encoder_layer_param_mb + params.decoder_layer_param_mb) * (chunksPerDevice / 2) * layersPerStage;
     } else {

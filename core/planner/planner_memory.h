@@ -19,9 +19,10 @@ double modelStateMb(double fp16ParamMb, const OptimizerStateConfig& config);
 // The model state of the bottleneck device (assumed to be the first one, which holds the
 // embedding): embedding + layers_per_stage * max(encoder, decoder) layer, or for interleaved
 // placements (chunks > 1) the embedding + (encoder + decoder) * chunks/2 * layers_per_stage
-// (integer chunks/2, as DynaPipe).
-double bottleneckModelStateMb(
-    const ModelParameterSizes& params, int layersPerStage, int chunksPerDevice, const OptimizerStateConfig& config);
+// (integer chunks/2, as DynaPipe) -- for decoder-only models, which DynaPipe does not interleave,
+// the embedding + encoder * chunks * layers_per_stage.
+double bottleneckModelStateMb(const ModelParameterSizes& params, int layersPerStage, int chunksPerDevice,
+    const OptimizerStateConfig& config, bool encoderDecoder = false);
 
 // The activation limits the micro-batch DP runs under: available = device - model state; the
 // per-micro-batch stored-activation limit is the "preferred" available/p (about p micro-batches
