@@ -80,16 +80,27 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
             if (lane.device == d)
                 inflight = inflightAtPeak(lane);
         }
-        const auto raisable = [&](const BackwardRedundancy& entry) {
-            return entry.device == d && plan.at(entry.microbatch, d) != RecomputeType::Full;
-        };
+        // This device's ranking; micro-batches in flight at the peak that have no entry (their
+        // backward is the device's last op) join at redundancy 0.
+        std::vector<BackwardRedundancy> candidates;
+        for (const BackwardRedundancy& entry : ranking) {
+            if (entry.device == d)
+                candidates.push_back(entry);
+        }
+        for (int id : inflight) {
+            if (std::none_of(candidates.begin(), candidates.end(),
+                    [id](const BackwardRedundancy& entry) { return entry.microbatch == id; }))
+                candidates.push_back({ d, id, 0.0 });
+        }
+        const auto raisable
+            = [&](const BackwardRedundancy& entry) { return plan.at(entry.microbatch, d) != RecomputeType::Full; };
         const auto atPeak = [&](const BackwardRedundancy& entry) {
             return std::find(inflight.begin(), inflight.end(), entry.microbatch) != inflight.end();
         };
-        const bool focus = std::any_of(ranking.begin(), ranking.end(),
+        const bool focus = std::any_of(candidates.begin(), candidates.end(),
             [&](const BackwardRedundancy& entry) { return raisable(entry) && atPeak(entry); });
         int raised = 0;
-        for (const BackwardRedundancy& entry : ranking) {
+        for (const BackwardRedundancy& entry : candidates) {
             if (raised >= options.microbatches_per_device)
                 break;
             if (!raisable(entry) || (focus && !atPeak(entry)))

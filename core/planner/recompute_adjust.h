@@ -48,8 +48,11 @@ struct RecomputeAdjustment {
 std::vector<int> inflightAtPeak(const DeviceTimeline& device);
 
 // One round. On each over-limit device, the micro-batches in flight at its peak are ranked by
-// backward redundancy and the first `microbatches_per_device` not yet at full are raised (when
-// none of the in-flight ones can be raised, the device's whole ranking is used).
+// backward redundancy (one whose backward is the device's last op counts as 0) and the first
+// `microbatches_per_device` not yet at full are raised (when none of the in-flight ones can be
+// raised, the device's whole ranking is used). Restricting the raise to the micro-batches that
+// make up the peak is our refinement of the fork's rule, which ranks all of them: a raise
+// elsewhere cannot lower the peak and wastes a round.
 // `available(id, type)` says whether the cost model can price the micro-batch under the type (a
 // raise to an unavailable type tries the next stronger one). Returns the changes made to
 // `plan`; none means nothing more can be done.

@@ -22,6 +22,31 @@ std::optional<int> inflightWindow(ScheduleKind schedule, int stage, int stages, 
     }
 }
 
+std::optional<double> windowPeakMb(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
+    const RecomputePlan& plan, ScheduleKind schedule, int device, RecomputeType modelStateRecompute)
+{
+    if (builder.pipeline().chunks_per_device != 1)
+        return std::nullopt;
+    const int m = static_cast<int>(order.size());
+    const std::optional<int> window = inflightWindow(schedule, device, builder.deviceCount(), m);
+    if (!window)
+        return std::nullopt;
+    const double state = builder.deviceModelStateMb(device, modelStateRecompute);
+    double peak = state;
+    double inflight = 0; // stored activation of the window's earlier micro-batches
+    std::vector<double> stored;
+    for (int j = 0; j < m; ++j) {
+        const int id = order[static_cast<std::size_t>(j)];
+        const auto footprint = builder.footprint(id, plan.at(id, device), device);
+        if (j >= *window)
+            inflight -= stored[static_cast<std::size_t>(j - *window)];
+        peak = std::max(peak, state + inflight + footprint.forward_peak_mb);
+        stored.push_back(footprint.stored_mb);
+        inflight += footprint.stored_mb;
+    }
+    return peak;
+}
+
 std::optional<PreplanResult> memoryFittedPlan(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
     const RecomputePlan& start, ScheduleKind schedule, double memoryLimitMb, RecomputeType modelStateRecompute)
 {

@@ -24,6 +24,11 @@ namespace stratex::planner {
 // or nothing when the schedule's in-flight set is not such a window.
 std::optional<int> inflightWindow(ScheduleKind schedule, int stage, int stages, int microbatches);
 
+// The modelled peak (MB, with model state) of `device` under the plan and order, or nothing
+// without a window model. Exact for unthrottled linear schedules with the window property.
+std::optional<double> windowPeakMb(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
+    const RecomputePlan& plan, ScheduleKind schedule, int device, RecomputeType modelStateRecompute);
+
 struct PreplanResult {
     RecomputePlan plan;
     int raised = 0; // (micro-batch, device) pairs raised
