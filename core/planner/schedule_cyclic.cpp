@@ -121,8 +121,10 @@ private:
         const auto device = static_cast<std::size_t>(deviceOfExecutor(op.executor));
         if (heldCount(device, op.position) > 0)
             return true; // not a new micro-batch on this device
-        if (m_options.memory_limit_mb > 0
-            && m_current[device] + op.peak_mb > m_options.memory_limit_mb + kMemoryToleranceMb)
+        // DynaPipe checks current + peak; the level after the op is bounded too, so the limit
+        // also holds for layers that store more than their forward peak.
+        const double highest = m_current[device] + std::max(op.peak_mb, op.stored_delta_mb);
+        if (m_options.memory_limit_mb > 0 && highest > m_options.memory_limit_mb + kMemoryToleranceMb)
             return false;
         if (m_options.max_inflight_microbatches > 0 && m_inflight[device] >= m_options.max_inflight_microbatches)
             return false;

@@ -11,8 +11,9 @@
 // become available in the next one. The next cycle starts when the slowest executor is done.
 //
 // With a memory limit, the forward of a micro-batch that holds nothing on the device yet is
-// skipped for the cycle when the device's memory at that point plus the op's peak would exceed
-// the limit, or when the device already holds max_inflight micro-batches. When a cycle can run
+// skipped for the cycle when the device's memory at that point plus the op's peak (or plus what
+// it stores, if that is more) would exceed the limit, or when the device already holds
+// max_inflight micro-batches. When a cycle can run
 // nothing, the pass fails (DynaPipe reports makespan None).
 
 #include "core/planner/sim_engine.h"

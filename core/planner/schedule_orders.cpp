@@ -63,24 +63,22 @@ ExecutorOrders oneFOneB(const SimGraph& graph, const PipelineLayout& layout, boo
 }
 
 struct ChunkSlot {
-    int microbatch;
+    int microbatch; // >= m: a slot of a missing micro-batch of the last group, skipped
     int chunk;
 };
 
-// Megatron's slot sequence of one rank: groups of p micro-batches, each group visiting every
-// chunk (forward: 0..c-1, backward: c-1..0) for its p micro-batches.
+// Megatron's slot grid of one rank: groups of p micro-batches, each group visiting every chunk
+// (forward: 0..c-1, backward: c-1..0) for its p micro-batches. The last group keeps the slots of
+// its missing micro-batches, so warm-up and F/B pairing line up as for a full group.
 std::vector<ChunkSlot> chunkSlots(int m, int p, int c, bool backward)
 {
     std::vector<ChunkSlot> slots;
-    slots.reserve(static_cast<std::size_t>(m) * static_cast<std::size_t>(c));
     const int groups = (m + p - 1) / p;
+    slots.reserve(static_cast<std::size_t>(groups) * static_cast<std::size_t>(p * c));
     for (int g = 0; g < groups; ++g) {
         for (int within = 0; within < p * c; ++within) {
-            const int microbatch = g * p + within % p;
-            if (microbatch >= m)
-                continue;
             const int chunk = backward ? c - 1 - within / p : within / p;
-            slots.push_back({ microbatch, chunk });
+            slots.push_back({ g * p + within % p, chunk });
         }
     }
     return slots;
@@ -112,24 +110,22 @@ ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& la
         auto& order = computeOrder(orders, device);
         int warmup = std::min((p - rank - 1) * 2 + (c - 1) * p, (m / p) * p * c);
         if (warmup == 0)
-            warmup = m * c;
-        warmup = std::min(warmup, total);
-        auto fw = [&](int t) {
-            const ChunkSlot& slot = forward[static_cast<std::size_t>(t)];
-            return graph.forwardOp(slot.microbatch, slot.chunk * p + rank);
-        };
-        auto bw = [&](int t) {
-            const ChunkSlot& slot = backward[static_cast<std::size_t>(t)];
-            return graph.backwardOp(slot.microbatch, slot.chunk * p + rank);
+            warmup = total;
+        auto push = [&](const ChunkSlot& slot, bool isForward) {
+            if (slot.microbatch >= m)
+                return;
+            const int stage = slot.chunk * p + rank;
+            order.push_back(
+                isForward ? graph.forwardOp(slot.microbatch, stage) : graph.backwardOp(slot.microbatch, stage));
         };
         for (int t = 0; t < warmup; ++t)
-            order.push_back(fw(t));
+            push(forward[static_cast<std::size_t>(t)], true);
         for (int i = 0; i < total - warmup; ++i) {
-            order.push_back(fw(warmup + i));
-            order.push_back(bw(i));
+            push(forward[static_cast<std::size_t>(warmup + i)], true);
+            push(backward[static_cast<std::size_t>(i)], false);
         }
         for (int i = total - warmup; i < total; ++i)
-            order.push_back(bw(i));
+            push(backward[static_cast<std::size_t>(i)], false);
     }
     return orders;
 }

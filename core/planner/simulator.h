@@ -12,6 +12,16 @@
 //   SimulationResult r = simulate(input, ScheduleKind::WaitFreeCyclic);
 //   r.makespan_us; r.peak_memory_mb_per_device; r.timeline;
 //
+// Related headers: sim_spec.h (the input), schedule_kind.h (names), schedule_assignment.h
+// (placement classification, valid schedules), timeline.h (Gantt data, busy/bubble shares),
+// instructions.h (per-rank instruction lists, deadlock check), sim_cases.h (the JSON case
+// format of `stratex-cli simulate`), core/export/chrome_trace.h (Perfetto export).
+//
+// Conventions: LayerCost::bw_us is indexed by model layer (DynaPipe lists backward times in
+// backward-execution order; reverse such lists). Ties between events within 1e-6 us are
+// processed together; results are deterministic and thread-independent (simulate() keeps no
+// shared state, so several threads may simulate at once).
+//
 // API stability: the planner helper builds on this header; it only ever grows.
 
 #include <string>

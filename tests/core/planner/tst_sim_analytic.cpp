@@ -236,10 +236,12 @@ void TestSimAnalytic::interleavedWithoutFullGroups_data()
     QTest::addColumn<int>("p");
     QTest::addColumn<int>("v");
     QTest::addColumn<int>("m");
-    for (int p : { 2, 4 }) {
-        for (int m : { 1, p - 1, p + 1, 2 * p + 1, 5 * p - 1 }) {
-            if (m >= 1)
-                QTest::newRow(qPrintable(name("p=%d v=%d m=%d", p, 2, m))) << p << 2 << m;
+    for (int p = 2; p <= 6; ++p) {
+        for (int v = 2; v <= 4; ++v) {
+            for (int m = 1; m <= 4 * p; ++m) {
+                if (m % p != 0)
+                    QTest::newRow(qPrintable(name("p=%d v=%d m=%d", p, v, m))) << p << v << m;
+            }
         }
     }
 }
