@@ -58,7 +58,8 @@ SearchLimits searchLimits(PlannerMode resolvedMode)
         limits.all_recompute_types = false;
         limits.plain_start = false;
         limits.max_adjust_rounds = 3;
-        limits.microbatches_per_round = 2;
+        limits.microbatches_per_device = 2;
+        limits.max_microbatches_per_round = 2;
     }
     return limits;
 }

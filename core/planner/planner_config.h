@@ -17,8 +17,8 @@ namespace stratex::planner {
 //   recompute adjustment until it converges;
 // - Fast: wait-free-cyclic only (or the first valid schedule where it cannot run), the weakest
 //   recompute type as start (stronger ones only if nothing fits), permutations kept, one
-//   memory-fitted starting plan per permutation, at most 3 adjustment rounds of at most 2
-//   micro-batches per over-limit device per permutation;
+//   memory-fitted starting plan per permutation, at most 3 adjustment rounds per permutation,
+//   each raising at most 2 micro-batches;
 // - Auto: Fast when the global batch has more than 16 micro-batches, else Normal.
 enum class PlannerMode { Normal, Fast, Auto };
 
@@ -40,7 +40,8 @@ struct SearchLimits {
     // exists. Normal mode adjusts from both and keeps the better; fast mode only from the second.
     bool plain_start = true;
     int max_adjust_rounds = 0; // per permutation; 0 = until convergence (bounded by the plan size)
-    int microbatches_per_round = 1; // per over-limit device
+    int microbatches_per_device = 1; // raised per over-limit device and round
+    int max_microbatches_per_round = 0; // distinct micro-batches per round over all devices; 0 = any
 };
 
 SearchLimits searchLimits(PlannerMode resolvedMode);

@@ -144,7 +144,8 @@ Evaluation GroupSearch::evaluate(
     const int budget = roundBudget();
     RecomputeAdjustOptions adjust;
     adjust.memory_limit_mb = m_limit;
-    adjust.microbatches_per_device = m_input.limits.microbatches_per_round;
+    adjust.microbatches_per_device = m_input.limits.microbatches_per_device;
+    adjust.max_microbatches_per_round = m_input.limits.max_microbatches_per_round;
     const auto available = [this](int id, RecomputeType type) { return m_builder.available(id, type); };
 
     auto record = [&](const SimulationResult& result, bool throttled) {

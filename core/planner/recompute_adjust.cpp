@@ -68,6 +68,7 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
     const std::function<bool(int, RecomputeType)>& available)
 {
     std::vector<RecomputeAdjustment> changes;
+    std::vector<int> raisedIds; // distinct micro-batches raised this round
     const std::vector<BackwardRedundancy> ranking = backwardRedundancy(timeline);
     for (std::size_t device = 0; device < peakMemoryMbPerDevice.size(); ++device) {
         if (!(peakMemoryMbPerDevice[device] > options.memory_limit_mb))
@@ -105,6 +106,10 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
                 break;
             if (!raisable(entry) || (focus && !atPeak(entry)))
                 continue;
+            const bool newId = std::find(raisedIds.begin(), raisedIds.end(), entry.microbatch) == raisedIds.end();
+            if (newId && options.max_microbatches_per_round > 0
+                && static_cast<int>(raisedIds.size()) >= options.max_microbatches_per_round)
+                continue;
             const RecomputeType current = plan.at(entry.microbatch, d);
             RecomputeType target
                 = current == RecomputeType::Selective || entry.redundancy >= options.full_recompute_redundancy
@@ -118,6 +123,8 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
                 continue;
             plan.set(entry.microbatch, d, *candidate);
             changes.push_back({ d, entry.microbatch, current, *candidate });
+            if (newId)
+                raisedIds.push_back(entry.microbatch);
             ++raised;
         }
     }

@@ -31,6 +31,9 @@ struct RecomputeAdjustOptions {
     double memory_limit_mb = 0;
     // Micro-batches raised per over-limit device and round (the fork's topk).
     int microbatches_per_device = 1;
+    // Distinct micro-batches one round may raise over all devices (one raised on several devices
+    // counts once); 0 = no cap. Fast mode's "at most 2 micro-batches per round".
+    int max_microbatches_per_round = 0;
     // At or above this redundancy a micro-batch jumps straight to full recompute; below it it
     // goes to selective (a micro-batch already at selective always goes to full).
     double full_recompute_redundancy = 0.5;

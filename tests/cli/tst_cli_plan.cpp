@@ -2,14 +2,14 @@
 // `stratex-cli plan` and `stratex-cli plan-compare`, run as processes: the public JSON and CSV
 // contract, the --trace and --plan files, mode selection (flag, STRATEX_FAST_MODE, auto), exit
 // codes and error messages.
-#include "cli_runner.h"
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "cli_runner.h"
 
 using namespace stratex::test;
 
@@ -71,8 +71,8 @@ private Q_SLOTS:
 
 void TestCliPlan::planJsonContract()
 {
-    const CliResult r = runCli(planArgs(QStringLiteral("plan"), { QStringLiteral("--mode"), QStringLiteral("fast"),
-                                                                    QStringLiteral("--json") }));
+    const CliResult r = runCli(planArgs(
+        QStringLiteral("plan"), { QStringLiteral("--mode"), QStringLiteral("fast"), QStringLiteral("--json") }));
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith(R"({"feasible":true,"mode":"fast","requested_mode":"fast","planning_time_ms":)"));
     const QJsonObject root = r.json().object();
@@ -102,7 +102,8 @@ void TestCliPlan::planJsonContract()
 
 void TestCliPlan::planText()
 {
-    const CliResult r = runCli(planArgs(QStringLiteral("plan"), { QStringLiteral("--mode"), QStringLiteral("normal") }));
+    const CliResult r
+        = runCli(planArgs(QStringLiteral("plan"), { QStringLiteral("--mode"), QStringLiteral("normal") }));
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith("Plan (normal mode)\n"));
     QVERIFY(r.out.contains("makespan: "));
@@ -155,10 +156,10 @@ void TestCliPlan::lengthsFile()
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write("# sample lengths\n1428\n30\n512\n512\n100\n2000\n64\n");
     file.close();
-    const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--cost-model"), costModel(),
-        QStringLiteral("--lengths"), lengths, QStringLiteral("--stages"), QStringLiteral("2"),
-        QStringLiteral("--layers-per-stage"), QStringLiteral("16"), QStringLiteral("--memory-mb"),
-        QStringLiteral("60000"), QStringLiteral("--json") });
+    const CliResult r
+        = runCli({ QStringLiteral("plan"), QStringLiteral("--cost-model"), costModel(), QStringLiteral("--lengths"),
+            lengths, QStringLiteral("--stages"), QStringLiteral("2"), QStringLiteral("--layers-per-stage"),
+            QStringLiteral("16"), QStringLiteral("--memory-mb"), QStringLiteral("60000"), QStringLiteral("--json") });
     QCOMPARE(r.exitCode, 0);
     const QJsonObject root = r.json().object();
     QCOMPARE(root.value("samples").toInt(), 7);
@@ -182,15 +183,17 @@ void TestCliPlan::modeSelection_data()
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<QString>("mode");
     QTest::addColumn<QString>("requested");
-    QTest::newRow("env-fast") << QStringLiteral("1") << QStringList() << QStringLiteral("fast") << QStringLiteral("fast");
+    QTest::newRow("env-fast") << QStringLiteral("1") << QStringList() << QStringLiteral("fast")
+                              << QStringLiteral("fast");
     QTest::newRow("env-normal") << QStringLiteral("0") << QStringList() << QStringLiteral("normal")
                                 << QStringLiteral("normal");
-    QTest::newRow("flag-beats-env") << QStringLiteral("1") << QStringList { QStringLiteral("--mode"), QStringLiteral("normal") }
+    QTest::newRow("flag-beats-env") << QStringLiteral("1")
+                                    << QStringList { QStringLiteral("--mode"), QStringLiteral("normal") }
                                     << QStringLiteral("normal") << QStringLiteral("normal");
     // Auto: fast above 16 micro-batches ("" = derive from the count).
     QTest::newRow("auto-default") << QString() << QStringList() << QString() << QStringLiteral("auto");
-    QTest::newRow("auto-large-batch") << QStringLiteral("auto")
-                                      << QStringList { QStringLiteral("--synthetic"), QStringLiteral("lognormal:5.5,0.8,256:3") }
+    QTest::newRow("auto-large-batch") << QStringLiteral(
+        "auto") << QStringList { QStringLiteral("--synthetic"), QStringLiteral("lognormal:5.5,0.8,256:3") }
                                       << QString() << QStringLiteral("auto");
 }
 
@@ -200,7 +203,8 @@ void TestCliPlan::modeSelection()
     QFETCH(QStringList, extra);
     QFETCH(QString, mode);
     QFETCH(QString, requested);
-    const CliResult r = runWithEnvironment(planArgs(QStringLiteral("plan"), extra + QStringList { QStringLiteral("--json") }), environment);
+    const CliResult r = runWithEnvironment(
+        planArgs(QStringLiteral("plan"), extra + QStringList { QStringLiteral("--json") }), environment);
     QCOMPARE(r.exitCode, 0);
     const QJsonObject root = r.json().object();
     if (mode.isEmpty())
@@ -222,8 +226,9 @@ void TestCliPlan::planCompareTableAndCsv()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), 4);
-    QCOMPARE(lines[0], QByteArray("batch,microbatches,normal_time_ms,fast_time_ms,speedup,normal_makespan_ms,"
-                                  "fast_makespan_ms,quality_loss_percent"));
+    QCOMPARE(lines[0],
+        QByteArray("batch,microbatches,normal_time_ms,fast_time_ms,speedup,normal_makespan_ms,"
+                   "fast_makespan_ms,quality_loss_percent"));
     for (int i = 1; i < 4; ++i) {
         const QList<QByteArray> cells = lines[i].split(',');
         QCOMPARE(cells.size(), 8);
@@ -247,7 +252,8 @@ void TestCliPlan::exitCodes_data()
     QTest::addColumn<QString>("message");
     const QString model = costModel();
     QTest::newRow("missing-stages") << QStringList { "plan", "--cost-model", model, "--synthetic", "lognormal:5,1,8",
-        "--layers-per-stage", "8", "--memory-mb", "36000" } << 2 << QStringLiteral("--stages is required");
+        "--layers-per-stage", "8", "--memory-mb", "36000" }
+                                    << 2 << QStringLiteral("--stages is required");
     QTest::newRow("both-length-sources") << planArgs(QStringLiteral("plan"), { "--lengths", "x.txt" }) << 2
                                          << QStringLiteral("exactly one of --lengths and --synthetic");
     QTest::newRow("bad-mode") << planArgs(QStringLiteral("plan"), { "--mode", "quick" }) << 2
@@ -261,10 +267,11 @@ void TestCliPlan::exitCodes_data()
     QTest::newRow("batch-too-large") << planArgs(QStringLiteral("plan-compare"), { "--global-batches", "65" }) << 1
                                      << QStringLiteral("global batch 65");
     QTest::newRow("missing-cost-model") << QStringList { "plan", "--cost-model", "/nonexistent.json", "--synthetic",
-        "lognormal:5,1,8", "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "36000" } << 1
-                                        << QStringLiteral("/nonexistent.json");
+        "lognormal:5,1,8", "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "36000" }
+                                        << 1 << QStringLiteral("/nonexistent.json");
     QTest::newRow("bad-synthetic") << QStringList { "plan", "--cost-model", model, "--synthetic", "lognormal:5,1",
-        "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "36000" } << 1 << QStringLiteral("lognormal:MEAN");
+        "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "36000" }
+                                   << 1 << QStringLiteral("lognormal:MEAN");
     QTest::newRow("unsupported-tp") << planArgs(QStringLiteral("plan"), { "--tp", "16" }) << 1
                                     << QStringLiteral("tp 16");
     QTest::newRow("no-plan-fits") << planArgs(QStringLiteral("plan"), { "--memory-mb", "1000", "--json" }) << 1

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // k-means and the micro-batch permutations of the planner: separable clusters are found, runs
 // are reproducible from the seed, and the permutation set has DynaPipe's size and shape.
-#include "core/planner/kmeans.h"
-#include "core/planner/planner_permutations.h"
-#include "core/planner/planner_rng.h"
+#include <algorithm>
+#include <set>
 
 #include <QTest>
 
-#include <algorithm>
-#include <set>
+#include "core/planner/kmeans.h"
+#include "core/planner/planner_permutations.h"
+#include "core/planner/planner_rng.h"
 
 using namespace stratex;
 using namespace stratex::planner;
@@ -16,7 +16,8 @@ using namespace stratex::planner;
 namespace {
 
 // n points around each of the given 4-d centres, interleaved.
-std::vector<std::vector<double>> blobs(const std::vector<std::vector<double>>& centres, int perCentre, std::uint64_t seed)
+std::vector<std::vector<double>> blobs(
+    const std::vector<std::vector<double>>& centres, int perCentre, std::uint64_t seed)
 {
     PlannerRng rng(seed);
     std::vector<std::vector<double>> points;

@@ -3,18 +3,19 @@
 // plans; the search space of each mode; reproducibility; recompute keyed by micro-batch ids;
 // auto mode; data-parallel groups; interleaved and encoder-decoder models; infeasibility and
 // cancellation; the plan JSON and the mode comparison.
+#include <atomic>
+#include <cmath>
+#include <set>
+
+#include <QTest>
+
 #include "core/common/error.h"
 #include "core/planner/microbatch_lengths.h"
 #include "core/planner/planner.h"
 #include "core/planner/planner_compare.h"
 #include "core/planner/planner_json.h"
+
 #include "planner_test_fixtures.h"
-
-#include <QTest>
-
-#include <atomic>
-#include <cmath>
-#include <set>
 
 using namespace stratex;
 using namespace stratex::planner;
@@ -144,7 +145,8 @@ void TestPlanner::bothModesProduceValidPlans()
     PlannerConfig config = baseConfig(mode);
     config.device_memory_mb = memory;
     NullProgress progress;
-    const PlanResult plan = planGlobalBatch(groundTruthSamples(static_cast<std::size_t>(record)), test::gptCostModel(), config, progress);
+    const PlanResult plan
+        = planGlobalBatch(groundTruthSamples(static_cast<std::size_t>(record)), test::gptCostModel(), config, progress);
     verifyPlanValid(plan, config);
     QCOMPARE(plan.mode, mode);
     QVERIFY(plan.candidates_simulated > 0);
@@ -306,8 +308,8 @@ void TestPlanner::cancels()
 {
     for (int reports : { 0, 3, 20 }) {
         CancelAfter progress(reports);
-        QVERIFY_THROWS_EXCEPTION(
-            Cancelled, planGlobalBatch(groundTruthSamples(6), test::gptCostModel(), baseConfig(PlannerMode::Normal), progress));
+        QVERIFY_THROWS_EXCEPTION(Cancelled,
+            planGlobalBatch(groundTruthSamples(6), test::gptCostModel(), baseConfig(PlannerMode::Normal), progress));
     }
 }
 
@@ -358,7 +360,8 @@ void TestPlanner::compareModes()
                             "fast_makespan_ms,quality_loss_percent\n16,"));
     QCOMPARE(std::count(csv.begin(), csv.end(), '\n'), 3L);
     QCOMPARE(planCompareJson(rows)["rows"].size(), std::size_t(2));
-    QVERIFY_THROWS_EXCEPTION(Error, comparePlannerModes(pool, { 500 }, test::gptCostModel(), baseConfig(PlannerMode::Auto), progress));
+    QVERIFY_THROWS_EXCEPTION(
+        Error, comparePlannerModes(pool, { 500 }, test::gptCostModel(), baseConfig(PlannerMode::Auto), progress));
 }
 
 QTEST_GUILESS_MAIN(TestPlanner)

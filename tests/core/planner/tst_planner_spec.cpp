@@ -2,16 +2,17 @@
 // From micro-batches to simulator input: placements, per-layer costs from the cost model,
 // model state, message sizes, and the memory footprint / in-flight window model checked against
 // the simulator itself.
+#include <cmath>
+
+#include <QTest>
+
 #include "core/common/error.h"
 #include "core/planner/planner_rng.h"
 #include "core/planner/planner_spec.h"
 #include "core/planner/recompute_preplan.h"
 #include "core/planner/simulator.h"
+
 #include "planner_test_fixtures.h"
-
-#include <QTest>
-
-#include <cmath>
 
 using namespace stratex;
 using namespace stratex::planner;
@@ -148,13 +149,17 @@ void TestPlannerSpec::modelStateAndMessages()
     options.optimizer.zero_stage = 1;
     options.optimizer.dp_size = 2;
     MicroBatchSpecBuilder builder(model, makePipelineModel(2, 2, 1, false), { mb }, options);
-    const SimulationInput input = builder.input({ 0 }, RecomputePlan({ 0 }, 2, RecomputeType::None), RecomputeType::None);
+    const SimulationInput input
+        = builder.input({ 0 }, RecomputePlan({ 0 }, 2, RecomputeType::None), RecomputeType::None);
     const ModelParameterSizes p = model.parameterSizes(1, RecomputeType::None);
     const double perParamMb = 1 + 1 + 6.0 / 2; // ZeRO-1 over dp 2 shards the optimizer state
     QCOMPARE(input.model_state_mb_per_layer.size(), std::size_t(4));
-    QVERIFY(std::fabs(input.model_state_mb_per_layer[0] - (p.embedding_param_mb + p.encoder_layer_param_mb) * perParamMb) < 1e-9);
+    QVERIFY(
+        std::fabs(input.model_state_mb_per_layer[0] - (p.embedding_param_mb + p.encoder_layer_param_mb) * perParamMb)
+        < 1e-9);
     QVERIFY(std::fabs(input.model_state_mb_per_layer[1] - p.encoder_layer_param_mb * perParamMb) < 1e-9);
-    QVERIFY(std::fabs(builder.deviceModelStateMb(1, RecomputeType::None) - 2 * p.encoder_layer_param_mb * perParamMb) < 1e-9);
+    QVERIFY(std::fabs(builder.deviceModelStateMb(1, RecomputeType::None) - 2 * p.encoder_layer_param_mb * perParamMb)
+        < 1e-9);
     // seq * mbs * hidden * 2 bytes
     QVERIFY(std::fabs(input.microbatches[0].layers[0].fw_comm_mb - 512.0 * 4 * 4096 * 2 / 1e6) < 1e-9);
     QCOMPARE(input.microbatches[0].layers[0].bw_comm_mb, input.microbatches[0].layers[0].fw_comm_mb);
@@ -171,17 +176,20 @@ void TestPlannerSpec::encoderDecoderLayers()
     SpecOptions options;
     options.hidden_size = 1024;
     MicroBatchSpecBuilder builder(t5, makePipelineModel(2, 2, 1, true), { mb }, options);
-    const SimulationInput input = builder.input({ 3 }, RecomputePlan({ 3 }, 2, RecomputeType::None), RecomputeType::None);
+    const SimulationInput input
+        = builder.input({ 3 }, RecomputePlan({ 3 }, 2, RecomputeType::None), RecomputeType::None);
     QCOMPARE(input.first_decoder_layer, 2);
     const LayerCostEstimate e = t5.estimate({ 2, 512, 128, 1, RecomputeType::None });
     QVERIFY(std::fabs(input.microbatches[0].layers[0].fw_us - e.encoder.forward_ms * 1000) < 1e-9);
     QVERIFY(std::fabs(input.microbatches[0].layers[2].fw_us - e.decoder.forward_ms * 1000) < 1e-9);
-    QVERIFY(std::fabs(input.microbatches[0].layers[3].fw_us - (e.decoder.forward_ms + e.postprocess_forward_ms) * 1000) < 1e-9);
+    QVERIFY(std::fabs(input.microbatches[0].layers[3].fw_us - (e.decoder.forward_ms + e.postprocess_forward_ms) * 1000)
+        < 1e-9);
     // Decoder layers pass encoder output and decoder state.
     QVERIFY(std::fabs(input.microbatches[0].layers[2].fw_comm_mb - (512.0 + 128) * 2 * 1024 * 2 / 1e6) < 1e-9);
     // The first decoder layer carries the embedding too.
     const ModelParameterSizes p = t5.parameterSizes(1, RecomputeType::None);
-    QVERIFY(std::fabs(input.model_state_mb_per_layer[2] - (p.embedding_param_mb + p.decoder_layer_param_mb) * 8) < 1e-9);
+    QVERIFY(
+        std::fabs(input.model_state_mb_per_layer[2] - (p.embedding_param_mb + p.decoder_layer_param_mb) * 8) < 1e-9);
 }
 
 void TestPlannerSpec::unavailableShapes()
@@ -235,8 +243,7 @@ void TestPlannerSpec::windowModelMatchesSimulator_data()
     for (int seed = 1; seed <= 12; ++seed) {
         const int stages = 2 + seed % 5;
         const int count = 1 + (seed * 7) % 17;
-        QTest::newRow(("seed-" + std::to_string(seed)).c_str())
-            << seed << stages << count << int(schedules[seed % 3]);
+        QTest::newRow(("seed-" + std::to_string(seed)).c_str()) << seed << stages << count << int(schedules[seed % 3]);
     }
 }
 
@@ -259,7 +266,8 @@ void TestPlannerSpec::windowModelMatchesSimulator()
         QVERIFY(modelled);
         const double simulated = result.peak_memory_mb_per_device[static_cast<std::size_t>(d)];
         QVERIFY2(std::fabs(simulated - *modelled) < 1e-6,
-            qPrintable(QStringLiteral("device %1: simulated %2, window model %3").arg(d).arg(simulated).arg(*modelled)));
+            qPrintable(
+                QStringLiteral("device %1: simulated %2, window model %3").arg(d).arg(simulated).arg(*modelled)));
     }
     // No window model for interleaved placements or other schedules.
     QVERIFY(!windowPeakMb(builder, order, plan, ScheduleKind::Fifo, 0, RecomputeType::None));
@@ -286,7 +294,8 @@ void TestPlannerSpec::fittedPlanFitsWhenSimulated()
     const RecomputePlan full(order, stages, RecomputeType::Full);
     const SimulationResult allFull = simulate(builder.input(order, full, RecomputeType::None), kind);
     const double limit = (unlimited.maxPeakMemoryMb() + allFull.maxPeakMemoryMb()) / 2;
-    const std::optional<PreplanResult> fitted = memoryFittedPlan(builder, order, none, kind, limit, RecomputeType::None);
+    const std::optional<PreplanResult> fitted
+        = memoryFittedPlan(builder, order, none, kind, limit, RecomputeType::None);
     QVERIFY(fitted);
     QVERIFY(fitted->fits);
     QVERIFY(fitted->raised > 0 || unlimited.maxPeakMemoryMb() <= limit);
@@ -299,7 +308,8 @@ void TestPlannerSpec::fittedPlanFitsWhenSimulated()
             QVERIFY(fitted->plan.at(id, d) >= RecomputeType::None);
     }
     // Interleaved placements have no window model.
-    MicroBatchSpecBuilder interleaved(test::gptCostModel(), makePipelineModel(stages, 1, 2, false), mbs, SpecOptions {});
+    MicroBatchSpecBuilder interleaved(
+        test::gptCostModel(), makePipelineModel(stages, 1, 2, false), mbs, SpecOptions {});
     QVERIFY(!memoryFittedPlan(interleaved, order, none, kind, limit, RecomputeType::None));
 }
 

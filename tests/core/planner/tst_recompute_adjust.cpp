@@ -2,10 +2,10 @@
 // Per-micro-batch recompute adjustment (adjust_rc_plan): redundancy from a timeline, the
 // in-flight set at the peak, the raise rules, the per-device cap, unavailable types, and the
 // plan keyed by stable micro-batch ids.
+#include <QTest>
+
 #include "core/common/error.h"
 #include "core/planner/recompute_adjust.h"
-
-#include <QTest>
 
 using namespace stratex;
 using namespace stratex::planner;
@@ -55,6 +55,7 @@ private Q_SLOTS:
     void inflightAtThePeak();
     void raisesHighRedundancyToFull();
     void capsPerDeviceAndSkipsFull();
+    void capsDistinctMicrobatchesPerRound();
     void onlyOverLimitDevices();
     void unavailableTypesSkipToStronger();
     void nothingLeftMeansNoChange();
@@ -100,8 +101,8 @@ void TestRecomputeAdjust::raisesHighRedundancyToFull()
     QCOMPARE(plan.at(10, 0), RecomputeType::Full);
     QCOMPARE(plan.at(10, 1), RecomputeType::None); // the other device is untouched
     // Next round: 10 is at full, so 20 (redundancy 0 < 0.5) goes to selective, then to full.
-    QCOMPARE(adjustRecomputePlan(plan, sampleTimeline(), { 300, 180 }, options, kAlways).at(0).to,
-        RecomputeType::Selective);
+    QCOMPARE(
+        adjustRecomputePlan(plan, sampleTimeline(), { 300, 180 }, options, kAlways).at(0).to, RecomputeType::Selective);
     QCOMPARE(plan.at(20, 0), RecomputeType::Selective);
     QCOMPARE(adjustRecomputePlan(plan, sampleTimeline(), { 300, 180 }, options, kAlways).at(0).to, RecomputeType::Full);
 }
@@ -119,6 +120,25 @@ void TestRecomputeAdjust::capsPerDeviceAndSkipsFull()
     QCOMPARE(plan.at(20, 0), RecomputeType::Selective);
     QCOMPARE(plan.at(20, 1), RecomputeType::Selective);
     QCOMPARE(plan.at(10, 1), RecomputeType::None);
+}
+
+void TestRecomputeAdjust::capsDistinctMicrobatchesPerRound()
+{
+    RecomputePlan plan({ 10, 20, 30 }, 2, RecomputeType::None);
+    RecomputeAdjustOptions options;
+    options.memory_limit_mb = 100;
+    options.microbatches_per_device = 2;
+    options.max_microbatches_per_round = 1;
+    // Device 0 raises 10 (its best); device 1's candidate 20 would be a second micro-batch.
+    const auto changes = adjustRecomputePlan(plan, sampleTimeline(), { 300, 180 }, options, kAlways);
+    QCOMPARE(changes.size(), std::size_t(1));
+    QCOMPARE(changes[0].microbatch, 10);
+    // With a cap of 2, 20 may be raised on both devices: it counts once.
+    RecomputePlan two({ 10, 20, 30 }, 2, RecomputeType::None);
+    options.max_microbatches_per_round = 2;
+    const auto more = adjustRecomputePlan(two, sampleTimeline(), { 300, 180 }, options, kAlways);
+    QCOMPARE(more.size(), std::size_t(3));
+    QCOMPARE(two.at(20, 1), RecomputeType::Selective);
 }
 
 void TestRecomputeAdjust::onlyOverLimitDevices()
