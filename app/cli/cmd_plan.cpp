@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// stratex-cli plan: DynaPipe-style execution planning of one global batch -- micro-batches from
+// the DP, schedule, recompute per micro-batch, simulated makespan and memory, instruction lists.
+#include <cstdio>
+#include <string>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_output.h"
+#include "app/cli/cli_parser.h"
+#include "app/cli/plan_options.h"
+#include "core/common/atomic_file.h"
+#include "core/export/chrome_trace.h"
+#include "core/planner/planner.h"
+#include "core/planner/planner_json.h"
+
+namespace stratex::cli {
+
+namespace {
+
+using namespace stratex::planner;
+
+std::string number(double value, int decimals = 2)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string planText(const PlanResult& plan, double memoryMb)
+{
+    std::string text = std::string(plan.feasible ? "Plan" : "No feasible plan") + " ("
+        + std::string(plannerModeName(plan.mode)) + " mode"
+        + (plan.requested_mode == PlannerMode::Auto ? ", chosen automatically" : "") + ")\n";
+    if (!plan.feasible)
+        text += "  reason: " + plan.infeasible_reason + "\n";
+    text += "  planning time: " + number(plan.planning_time_ms, 1) + " ms (micro-batching "
+        + number(plan.microbatching_time_ms, 1) + " ms), " + std::to_string(plan.candidates_simulated)
+        + " simulations\n";
+    text += "  samples: " + std::to_string(plan.microbatching.order.size()) + " -> "
+        + std::to_string(plan.global_microbatches()) + " micro-batches (DP recompute "
+        + std::string(recomputeTypeName(plan.microbatching.recompute)) + ")\n";
+    text += "  makespan: " + number(plan.makespan_ms, 3) + " ms\n";
+    text += "  peak memory (MB) per device, limit " + number(memoryMb, 0) + ":";
+    for (double peak : plan.peak_memory_mb_per_device)
+        text += " " + number(peak, 0);
+    text += "\n";
+    for (const GroupPlan& group : plan.groups) {
+        text += "  group " + std::to_string(group.dp_group) + ": " + std::string(scheduleName(group.schedule))
+            + ", recompute from " + std::string(recomputeTypeName(group.base_recompute)) + ", makespan "
+            + number(group.makespan_ms, 3) + " ms" + (group.memory_throttled ? ", memory-throttled" : "")
+            + (group.adjust_rounds ? ", " + std::to_string(group.adjust_rounds) + " recompute adjustment round(s)" : "")
+            + (group.instructions.ranks.empty() ? ""
+                    : group.deadlock.ok         ? ", instructions deadlock-free"
+                                                : ", DEADLOCK: " + group.deadlock.problem)
+            + "\n";
+        for (const PlannedMicroBatch& planned : group.microbatches) {
+            const MicroBatch& mb = planned.microbatch;
+            text += "    mb " + std::to_string(mb.id) + ": " + std::to_string(mb.micro_batch_size) + " x "
+                + std::to_string(mb.padded_seqlen)
+                + (mb.padded_decoder_seqlen ? "/" + std::to_string(mb.padded_decoder_seqlen) : std::string())
+                + ", recompute";
+            for (RecomputeType type : planned.recompute_per_device)
+                text += " " + std::string(recomputeTypeName(type));
+            text += "\n";
+        }
+    }
+    return text;
+}
+
+int runPlan(const QStringList& args)
+{
+    CliParser parser(QStringLiteral("plan"),
+        QStringLiteral("Plans one global batch the DynaPipe way: variable-size micro-batches from a dynamic "
+                       "program, then the fastest schedule, micro-batch order and per-micro-batch recompute that "
+                       "fit the device memory, found by simulation. Prints the plan summary."));
+    addPlanOptions(parser);
+    parser.option(QStringLiteral("trace"), QStringLiteral("OUT.json"),
+        QStringLiteral("Write the chosen plan's timeline as a Chrome trace (Perfetto)."));
+    parser.option(QStringLiteral("plan"), QStringLiteral("OUT.json"),
+        QStringLiteral("Write the whole plan as JSON, with the per-rank instruction lists."));
+    parser.flag(QStringLiteral("json"), QStringLiteral("Print the plan summary as JSON."));
+    parser.parse(args);
+    const PlanInputs inputs = readPlanOptions(parser);
+
+    NullProgress progress;
+    const PlanResult plan = planGlobalBatch(inputs.samples, *inputs.model, inputs.config, progress);
+
+    if (parser.isSet(QStringLiteral("trace"))) {
+        std::vector<exporting::ChromeTraceSection> sections;
+        for (const GroupPlan& group : plan.groups) {
+            if (!group.simulation.timeline.devices.empty()) {
+                sections.push_back(
+                    { (plan.groups.size() > 1 ? "dp group " + std::to_string(group.dp_group) + " " : std::string())
+                            + std::string(scheduleName(group.schedule)),
+                        &group.simulation.timeline });
+            }
+        }
+        exporting::writeChromeTrace(parser.value(QStringLiteral("trace")).toStdString(), sections);
+    }
+    if (parser.isSet(QStringLiteral("plan"))) {
+        writeFileAtomically(parser.value(QStringLiteral("plan")).toStdString(),
+            planJson(plan, inputs.config.device_memory_mb).dump(1) + "\n");
+    }
+    if (parser.isSet(QStringLiteral("json")))
+        printJson(planSummaryJson(plan, inputs.config.device_memory_mb));
+    else
+        printOut(planText(plan, inputs.config.device_memory_mb));
+    return plan.feasible ? kExitOk : kExitInvalidInput;
+}
+
+const RegisterCommand registration({ QStringLiteral("plan"),
+    QStringLiteral("Pipeline planner: micro-batches, schedule, recompute, makespan (DynaPipe)"), 50, runPlan });
+
+} // namespace
+
+} // namespace stratex::cli

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/planner/microbatch_builder.h"
+#include "core/planner/schedule_kind.h"
+#include "core/planner/sim_spec.h"
+
+namespace stratex::planner {
+
+// How hard the planner searches (issue 4 §4, seed 002):
+// - Normal: every candidate schedule x every recompute type, all micro-batch permutations,
+//   recompute adjustment until it converges;
+// - Fast: wait-free-cyclic only (or the first valid schedule where it cannot run), the weakest
+//   recompute type as start (stronger ones only if nothing fits), permutations kept, one
+//   memory-fitted starting plan per permutation, at most 3 adjustment rounds per permutation,
+//   each raising at most 2 micro-batches;
+// - Auto: Fast when the global batch has more than 16 micro-batches, else Normal.
+enum class PlannerMode { Normal, Fast, Auto };
+
+std::string_view plannerModeName(PlannerMode mode); // "normal", "fast", "auto"
+std::optional<PlannerMode> parsePlannerMode(std::string_view name);
+
+// STRATEX_FAST_MODE: "1"/"true"/"yes"/"on" -> Fast, "0"/"false"/"no"/"off" -> Normal, "auto" ->
+// Auto; unset, empty or anything else -> nothing (the caller's default applies).
+std::optional<PlannerMode> plannerModeFromEnvironmentValue(const char* value);
+std::optional<PlannerMode> plannerModeFromEnvironment(); // reads STRATEX_FAST_MODE
+
+struct SearchLimits {
+    bool all_schedules = true; // false: wait-free-cyclic only (or the first valid schedule)
+    // false: the weakest recompute type as the uniform start, stronger ones only while nothing
+    // fits (the per-micro-batch plan carries the recompute choice, as in the DynaPipe fork).
+    bool all_recompute_types = true;
+    // Starting plans per permutation: the uniform type raised to its alone-floor ("plain"), and
+    // that plan raised until the in-flight windows fit (recompute_preplan.h) where a window model
+    // exists. Normal mode adjusts from both and keeps the better; fast mode only from the second.
+    bool plain_start = true;
+    int max_adjust_rounds = 0; // per permutation; 0 = until convergence (bounded by the plan size)
+    int microbatches_per_device = 1; // raised per over-limit device and round
+    int max_microbatches_per_round = 0; // distinct micro-batches per round over all devices; 0 = any
+};
+
+SearchLimits searchLimits(PlannerMode resolvedMode);
+
+struct PlannerConfig {
+    // Pipeline: num_stages devices, each holding chunks_per_device stages of layers_per_stage
+    // layers; dp_size data-parallel groups, each planned on its own.
+    int num_stages = 1;
+    int layers_per_stage = 1;
+    int chunks_per_device = 1;
+    int dp_size = 1;
+    int tp = 1;
+    int zero_stage = 0;
+    double device_memory_mb = 0;
+
+    PlannerMode mode = PlannerMode::Auto;
+    int auto_fast_above_microbatches = 16;
+    std::uint64_t seed = 0;
+
+    // Schedules to consider; empty = DynaPipe's planner set for the placement (wait-free-cyclic,
+    // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement).
+    std::vector<ScheduleKind> schedules;
+    // Activation message sizes need the hidden size (0: free messages) and the links.
+    int hidden_size = 0;
+    CommModel comm;
+    // Micro-batch DP details (ordering, rounding, recompute order); the sizes above override its
+    // pipeline fields.
+    MicroBatchBuildConfig microbatching;
+    // Build the per-rank instruction lists of the chosen plan.
+    bool build_instructions = true;
+};
+
+// Auto resolved by the number of micro-batches of the whole global batch.
+PlannerMode resolvePlannerMode(const PlannerConfig& config, int globalMicrobatches);
+
+} // namespace stratex::planner

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/planner/planner_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "core/common/error.h"
+#include "core/planner/planner_permutations.h"
+#include "core/planner/recompute_adjust.h"
+#include "core/planner/recompute_preplan.h"
+#include "core/planner/schedule_assignment.h"
+
+namespace stratex::planner {
+
+namespace {
+
+constexpr double kUsPerMs = 1000;
+
+bool throttleable(ScheduleKind schedule)
+{
+    return schedule == ScheduleKind::Cyclic || schedule == ScheduleKind::WaitFreeCyclic;
+}
+
+// One evaluated (schedule, recompute, order) with the plan it ended with.
+struct Evaluation {
+    bool fits = false;
+    bool feasible = false; // the simulation completed (a starved cyclic pass does not)
+    double makespan_us = std::numeric_limits<double>::infinity();
+    double max_peak_mb = std::numeric_limits<double>::infinity();
+    ScheduleKind schedule = ScheduleKind::WaitFreeCyclic;
+    RecomputeType base = RecomputeType::None;
+    std::vector<int> order;
+    RecomputePlan plan;
+    bool throttled = false;
+    int rounds = 0;
+};
+
+class GroupSearch {
+public:
+    GroupSearch(const GroupSearchInput& input, ProgressSink& progress)
+        : m_input(input)
+        , m_progress(progress)
+        , m_builder(*input.model, input.pipeline, input.microbatches,
+              SpecOptions { input.config.tp, OptimizerStateConfig { input.config.zero_stage, input.config.dp_size },
+                  input.config.hidden_size, input.config.comm })
+        , m_limit(input.config.device_memory_mb)
+    {
+        for (const MicroBatch& mb : input.microbatches)
+            m_ids.push_back(mb.id);
+    }
+
+    GroupPlan run();
+
+private:
+    std::vector<std::vector<double>> features(const RecomputePlan& plan) const;
+    std::optional<RecomputePlan> startingPlan(RecomputeType base) const;
+    Evaluation evaluate(
+        ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order);
+    Evaluation evaluatePermutation(
+        ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order);
+    SimulationResult simulateOnce(ScheduleKind schedule, RecomputeType base, const std::vector<int>& order,
+        const RecomputePlan& plan, bool throttled, bool timeline);
+    int roundBudget() const;
+    GroupPlan finish(const Evaluation& chosen, bool fits);
+
+    const GroupSearchInput& m_input;
+    ProgressSink& m_progress;
+    MicroBatchSpecBuilder m_builder;
+    double m_limit;
+    std::vector<int> m_ids;
+    int m_simulations = 0;
+    int m_permutations = 0;
+    int m_candidates = 0;
+};
+
+std::vector<std::vector<double>> GroupSearch::features(const RecomputePlan& plan) const
+{
+    // DynaPipe clusters micro-batches by [fw(first layer), fw(last), bw(first), bw(last)].
+    std::vector<std::vector<double>> rows;
+    for (int id : m_ids) {
+        const MicrobatchSpec spec = m_builder.spec(id, plan);
+        rows.push_back({ spec.layers.front().fw_us, spec.layers.back().fw_us, spec.layers.front().bw_us,
+            spec.layers.back().bw_us });
+    }
+    return rows;
+}
+
+int GroupSearch::roundBudget() const
+{
+    if (m_input.limits.max_adjust_rounds > 0)
+        return m_input.limits.max_adjust_rounds;
+    // Until convergence: every round raises at least one (micro-batch, device) pair by at least
+    // one level, so there can be no more rounds than twice the pairs.
+    return 2 * static_cast<int>(m_ids.size()) * m_builder.deviceCount() + 1;
+}
+
+SimulationResult GroupSearch::simulateOnce(ScheduleKind schedule, RecomputeType base, const std::vector<int>& order,
+    const RecomputePlan& plan, bool throttled, bool timeline)
+{
+    m_progress.throwIfCancelled();
+    SimulationOptions options;
+    options.memory_limit_mb = throttled ? m_limit : 0;
+    options.build_timeline = timeline;
+    ++m_simulations;
+    return simulate(m_builder.input(order, plan, base), schedule, options);
+}
+
+std::optional<RecomputePlan> GroupSearch::startingPlan(RecomputeType base) const
+{
+    // The uniform type, raised where a micro-batch cannot even run alone on a device under it (or
+    // the cost model cannot price it): no schedule could fit such a pair, so no simulation is
+    // spent discovering that. Without any usable type for some micro-batch the candidate is void.
+    RecomputePlan plan(m_ids, m_builder.deviceCount(), base);
+    for (int id : m_ids) {
+        for (int device = 0; device < m_builder.deviceCount(); ++device) {
+            std::optional<RecomputeType> type = base;
+            std::optional<RecomputeType> usable;
+            while (type) {
+                if (m_builder.available(id, *type)) {
+                    usable = type;
+                    if (m_builder.alonePeakMb(id, *type, device, base) <= m_limit)
+                        break;
+                }
+                type = strongerRecompute(*type);
+            }
+            if (!usable)
+                return std::nullopt;
+            plan.set(id, device, type ? *type : *usable);
+        }
+    }
+    return plan;
+}
+
+Evaluation GroupSearch::evaluate(
+    ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order)
+{
+    Evaluation eval;
+    eval.schedule = schedule;
+    eval.base = base;
+    eval.order = order;
+    eval.plan = start;
+    const int budget = roundBudget();
+    RecomputeAdjustOptions adjust;
+    adjust.memory_limit_mb = m_limit;
+    adjust.microbatches_per_device = m_input.limits.microbatches_per_device;
+    adjust.max_microbatches_per_round = m_input.limits.max_microbatches_per_round;
+    const auto available = [this](int id, RecomputeType type) { return m_builder.available(id, type); };
+
+    auto record = [&](const SimulationResult& result, bool throttled) {
+        eval.feasible = result.feasible;
+        eval.throttled = throttled;
+        eval.makespan_us = result.makespan_us;
+        eval.max_peak_mb = result.maxPeakMemoryMb();
+        eval.fits = result.feasible && eval.max_peak_mb <= m_limit;
+    };
+
+    // Phase 1: unthrottled; adjust recompute while the plan overflows. Phase 2 (cyclic
+    // schedules): DynaPipe's memory retry, the cyclic pass throttled to the device memory, still
+    // adjusting with what is left of the round budget.
+    for (const bool throttled : { false, true }) {
+        if (throttled && !throttleable(schedule))
+            break;
+        // Most starting plans fit at once, so the first run skips the timeline the adjustment
+        // reads; once a plan has overflowed, the following runs build it right away.
+        bool expectOverflow = false;
+        while (true) {
+            const bool canAdjust = eval.rounds < budget && eval.plan.countDifferentFrom(RecomputeType::Full) > 0;
+            SimulationResult result
+                = simulateOnce(schedule, base, order, eval.plan, throttled, expectOverflow && canAdjust);
+            record(result, throttled);
+            if (eval.fits)
+                return eval;
+            if (!canAdjust)
+                break;
+            expectOverflow = true;
+            if (result.timeline.devices.empty())
+                result = simulateOnce(schedule, base, order, eval.plan, throttled, true);
+            if (result.timeline.devices.empty())
+                break;
+            const auto changes
+                = adjustRecomputePlan(eval.plan, result.timeline, result.peak_memory_mb_per_device, adjust, available);
+            if (changes.empty())
+                break;
+            ++eval.rounds;
+        }
+    }
+    return eval;
+}
+
+Evaluation GroupSearch::evaluatePermutation(
+    ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order)
+{
+    const std::optional<PreplanResult> fitted = memoryFittedPlan(m_builder, order, floor, schedule, m_limit, base);
+    // Without a window model (interleaved placements, other schedules) the plain start is all
+    // there is; an unchanged fitted plan is the plain start too.
+    if (!fitted || fitted->raised == 0)
+        return evaluate(schedule, base, floor, order);
+    Evaluation eval = evaluate(schedule, base, fitted->plan, order);
+    if (m_input.limits.plain_start) {
+        Evaluation plain = evaluate(schedule, base, floor, order);
+        if (plain.fits && (!eval.fits || plain.makespan_us < eval.makespan_us))
+            eval = std::move(plain);
+    }
+    return eval;
+}
+
+GroupPlan GroupSearch::run()
+{
+    const std::vector<ScheduleKind> schedules
+        = candidateSchedules(m_input.pipeline, m_input.config.schedules, m_input.limits);
+    // Weakest first: in fast mode the stronger types are only fallbacks.
+    const std::vector<RecomputeType> types = m_input.model->recomputeTypes(m_input.config.tp);
+    const double totalCandidates = double(schedules.size() * types.size());
+    std::optional<Evaluation> best; // fastest that fits
+    std::optional<Evaluation> closest; // lowest peak, for the report when nothing fits
+    int candidateIndex = 0;
+    for (ScheduleKind schedule : schedules) {
+        for (RecomputeType type : types) {
+            const double begin = candidateIndex / totalCandidates;
+            ++candidateIndex;
+            // Fallback types (fast mode) are only tried while nothing fits.
+            if (!m_input.limits.all_recompute_types && type != types.front() && best)
+                break;
+            const std::optional<RecomputePlan> start = startingPlan(type);
+            if (!start)
+                continue;
+            ++m_candidates;
+            const auto orders = microbatchPermutations(m_ids, features(*start), m_input.config.seed);
+            for (std::size_t k = 0; k < orders.size(); ++k) {
+                m_progress.report(begin + (double(k) / orders.size()) / totalCandidates,
+                    std::string("simulating ") + std::string(scheduleName(schedule)) + ", recompute "
+                        + std::string(recomputeTypeName(type)));
+                Evaluation eval = evaluatePermutation(schedule, type, *start, orders[k]);
+                ++m_permutations;
+                if (eval.fits && (!best || eval.makespan_us < best->makespan_us))
+                    best = eval;
+                if (eval.feasible && (!closest || eval.max_peak_mb < closest->max_peak_mb))
+                    closest = std::move(eval);
+            }
+        }
+    }
+    if (best)
+        return finish(*best, true);
+    if (closest)
+        return finish(*closest, false);
+    GroupPlan plan;
+    plan.dp_group = m_input.dp_group;
+    plan.infeasible_reason = "no schedule candidate could be simulated: the cost model cannot price these "
+                             "micro-batches under any recompute type";
+    plan.schedule_candidates = m_candidates;
+    plan.simulations = m_simulations;
+    return plan;
+}
+
+GroupPlan GroupSearch::finish(const Evaluation& chosen, bool fits)
+{
+    GroupPlan plan;
+    plan.dp_group = m_input.dp_group;
+    plan.feasible = fits;
+    plan.schedule = chosen.schedule;
+    plan.base_recompute = chosen.base;
+    plan.recompute = chosen.plan;
+    plan.memory_throttled = chosen.throttled;
+    plan.adjust_rounds = chosen.rounds;
+    plan.input = m_builder.input(chosen.order, chosen.plan, chosen.base);
+    SimulationOptions options;
+    options.memory_limit_mb = chosen.throttled ? m_limit : 0;
+    options.build_timeline = true;
+    plan.simulation = simulate(plan.input, chosen.schedule, options);
+    ++m_simulations;
+    plan.makespan_ms = plan.simulation.makespan_us / kUsPerMs;
+    plan.peak_memory_mb_per_device = plan.simulation.peak_memory_mb_per_device;
+    for (int id : chosen.order) {
+        const auto it = std::find_if(m_input.microbatches.begin(), m_input.microbatches.end(),
+            [id](const MicroBatch& mb) { return mb.id == id; });
+        plan.microbatches.push_back({ *it, chosen.plan.ofMicrobatch(id) });
+    }
+    if (!fits) {
+        plan.infeasible_reason = "no plan fits in " + std::to_string(static_cast<long long>(m_limit))
+            + " MB per device; the lowest peak found is "
+            + std::to_string(static_cast<long long>(std::ceil(chosen.max_peak_mb))) + " MB ("
+            + std::string(scheduleName(chosen.schedule)) + ", recompute from "
+            + std::string(recomputeTypeName(chosen.base)) + ")";
+    }
+    if (m_input.config.build_instructions && plan.simulation.feasible) {
+        plan.instructions = buildInstructions(plan.simulation, plan.input);
+        plan.deadlock = checkDeadlockFree(plan.instructions);
+    }
+    plan.schedule_candidates = m_candidates;
+    plan.permutations_tried = m_permutations;
+    plan.simulations = m_simulations;
+    return plan;
+}
+
+} // namespace
+
+std::vector<ScheduleKind> candidateSchedules(
+    const PipelineModel& pipeline, const std::vector<ScheduleKind>& configured, const SearchLimits& limits)
+{
+    const PipelineLayout layout = analyzeAssignment(pipeline.device_assignment);
+    std::vector<ScheduleKind> schedules = configured.empty() ? plannerSchedules(layout) : configured;
+    for (ScheduleKind schedule : schedules) {
+        const std::string reason = scheduleInvalidReason(layout, schedule);
+        if (!reason.empty())
+            throw Error(reason);
+    }
+    if (!limits.all_schedules && !schedules.empty()) {
+        const bool hasWaitFree
+            = std::find(schedules.begin(), schedules.end(), ScheduleKind::WaitFreeCyclic) != schedules.end();
+        return { hasWaitFree ? ScheduleKind::WaitFreeCyclic : schedules.front() };
+    }
+    return schedules;
+}
+
+GroupPlan searchGroupPlan(const GroupSearchInput& input, ProgressSink& progress)
+{
+    if (!input.model)
+        throw Error("schedule search without a cost model");
+    if (input.microbatches.empty())
+        throw Error("schedule search without micro-batches");
+    GroupSearch search(input, progress);
+    return search.run();
+}
+
+} // namespace stratex::planner

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/planner/planner_spec.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/common/error.h"
+
+namespace stratex::planner {
+
+namespace {
+constexpr double kUsPerMs = 1000;
+constexpr double kBytesPerActivationElement = 2; // fp16/bf16
+constexpr double kBytesPerMb = 1e6;
+
+double nonNegative(double value)
+{
+    // Linear extrapolation below the profiled range can dip under zero for tiny shapes.
+    return std::max(0.0, value);
+}
+} // namespace
+
+PipelineModel makePipelineModel(int numStages, int layersPerStage, int chunksPerDevice, bool encoderDecoder)
+{
+    if (numStages < 1 || layersPerStage < 1 || chunksPerDevice < 1)
+        throw Error("stages, layers per stage and chunks must be at least 1");
+    PipelineModel model;
+    model.num_stages = numStages;
+    model.layers_per_stage = layersPerStage;
+    model.chunks_per_device = chunksPerDevice;
+    for (int chunk = 0; chunk < chunksPerDevice; ++chunk) {
+        for (int device = 0; device < numStages; ++device) {
+            for (int layer = 0; layer < layersPerStage; ++layer)
+                model.device_assignment.push_back(device);
+        }
+    }
+    if (encoderDecoder) {
+        if (model.layerCount() % 2 != 0) {
+            throw Error("an encoder-decoder model needs an even number of layers (stages x chunks x layers per "
+                        "stage = "
+                + std::to_string(model.layerCount()) + ")");
+        }
+        model.first_decoder_layer = model.layerCount() / 2;
+    }
+    return model;
+}
+
+MicroBatchSpecBuilder::MicroBatchSpecBuilder(
+    const LayerCostModel& model, PipelineModel pipeline, std::vector<MicroBatch> microbatches, SpecOptions options)
+    : m_model(model)
+    , m_pipeline(std::move(pipeline))
+    , m_microbatches(std::move(microbatches))
+    , m_options(std::move(options))
+{
+    for (std::size_t i = 0; i < m_microbatches.size(); ++i) {
+        if (!m_index.emplace(m_microbatches[i].id, i).second)
+            throw Error("micro-batch id " + std::to_string(m_microbatches[i].id) + " is used twice");
+    }
+}
+
+const MicroBatchSpecBuilder::Costs& MicroBatchSpecBuilder::costs(int microbatchId, RecomputeType type) const
+{
+    const auto key = std::make_pair(microbatchId, type);
+    if (const auto it = m_costs.find(key); it != m_costs.end())
+        return it->second;
+    const auto index = m_index.find(microbatchId);
+    if (index == m_index.end())
+        throw Error("unknown micro-batch id " + std::to_string(microbatchId));
+    const MicroBatch& mb = m_microbatches[index->second];
+    Costs costs;
+    if (m_model.supports(m_options.tp, type)) {
+        LayerCostQuery query;
+        query.micro_batch_size = mb.micro_batch_size;
+        query.seqlen = mb.padded_seqlen;
+        query.decoder_seqlen = mb.padded_decoder_seqlen;
+        query.tp = m_options.tp;
+        query.recompute = type;
+        const LayerCostEstimate estimate = m_model.estimate(query);
+        costs.feasible = estimate.feasible();
+        if (costs.feasible) {
+            const double hidden = m_options.hidden_size;
+            const double encoderMessage
+                = mb.padded_seqlen * double(mb.micro_batch_size) * hidden * kBytesPerActivationElement / kBytesPerMb;
+            const double decoderMessage = (mb.padded_seqlen + mb.padded_decoder_seqlen) * double(mb.micro_batch_size)
+                * hidden * kBytesPerActivationElement / kBytesPerMb;
+            auto layer = [](const LayerEstimate& e, double message) {
+                LayerCost cost;
+                cost.fw_us = nonNegative(e.forward_ms * kUsPerMs);
+                cost.bw_us = nonNegative(e.backward_ms * kUsPerMs);
+                cost.stored_mb = nonNegative(e.stored_activation_mb);
+                cost.peak_mb = nonNegative(e.peak_activation_mb);
+                cost.fw_comm_mb = message;
+                cost.bw_comm_mb = message;
+                return cost;
+            };
+            costs.encoder = layer(estimate.encoder, encoderMessage);
+            costs.decoder = layer(estimate.decoder, decoderMessage);
+            costs.postprocess_fw_us = nonNegative(estimate.postprocess_forward_ms * kUsPerMs);
+            costs.postprocess_bw_us = nonNegative(estimate.postprocess_backward_ms * kUsPerMs);
+        }
+    }
+    return m_costs.emplace(key, costs).first->second;
+}
+
+bool MicroBatchSpecBuilder::available(int microbatchId, RecomputeType type) const
+{
+    return costs(microbatchId, type).feasible;
+}
+
+bool MicroBatchSpecBuilder::allAvailable(RecomputeType type) const
+{
+    for (const MicroBatch& mb : m_microbatches) {
+        if (!available(mb.id, type))
+            return false;
+    }
+    return true;
+}
+
+MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
+    int microbatchId, RecomputeType type, int device) const
+{
+    const Costs& c = costs(microbatchId, type);
+    DeviceFootprint result;
+    if (!c.feasible) {
+        result.stored_mb = result.forward_peak_mb = result.compute_us = std::numeric_limits<double>::infinity();
+        return result;
+    }
+    const int layers = m_pipeline.layerCount();
+    for (int layer = 0; layer < layers; ++layer) {
+        if (m_pipeline.device_assignment[static_cast<std::size_t>(layer)] != device)
+            continue;
+        const LayerCost& cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+        result.forward_peak_mb = std::max(result.forward_peak_mb, result.stored_mb + cost.peak_mb);
+        result.stored_mb += cost.stored_mb;
+        result.compute_us += cost.fw_us + cost.bw_us;
+        if (layer == layers - 1)
+            result.compute_us += c.postprocess_fw_us + c.postprocess_bw_us;
+    }
+    return result;
+}
+
+double MicroBatchSpecBuilder::deviceModelStateMb(int device, RecomputeType modelStateRecompute) const
+{
+    const std::vector<double> state = modelState(modelStateRecompute);
+    double total = 0;
+    for (int layer = 0; layer < m_pipeline.layerCount(); ++layer) {
+        if (m_pipeline.device_assignment[static_cast<std::size_t>(layer)] == device)
+            total += state[static_cast<std::size_t>(layer)];
+    }
+    return total;
+}
+
+double MicroBatchSpecBuilder::alonePeakMb(
+    int microbatchId, RecomputeType type, int device, RecomputeType modelStateRecompute) const
+{
+    return deviceModelStateMb(device, modelStateRecompute) + footprint(microbatchId, type, device).forward_peak_mb;
+}
+
+std::vector<double> MicroBatchSpecBuilder::modelState(RecomputeType type) const
+{
+    if (const auto it = m_modelState.find(type); it != m_modelState.end())
+        return it->second;
+    RecomputeType source = type;
+    if (!m_model.supports(m_options.tp, source)) {
+        const std::vector<RecomputeType> types = m_model.recomputeTypes(m_options.tp);
+        if (types.empty())
+            throw Error("cost model " + m_model.name() + " has no sub-model for tp " + std::to_string(m_options.tp));
+        source = types.front();
+    }
+    const ModelParameterSizes params = m_model.parameterSizes(m_options.tp, source);
+    std::vector<double> state;
+    for (int layer = 0; layer < m_pipeline.layerCount(); ++layer) {
+        double paramMb
+            = m_pipeline.isDecoderLayer(layer) ? params.decoder_layer_param_mb : params.encoder_layer_param_mb;
+        // The first encoder and the first decoder layer carry the (shared) embedding.
+        if (layer == 0 || layer == m_pipeline.first_decoder_layer)
+            paramMb += params.embedding_param_mb;
+        state.push_back(modelStateMb(paramMb, m_options.optimizer));
+    }
+    return m_modelState.emplace(type, state).first->second;
+}
+
+MicrobatchSpec MicroBatchSpecBuilder::spec(int microbatchId, const RecomputePlan& plan) const
+{
+    MicrobatchSpec spec;
+    spec.id = microbatchId;
+    const int layers = m_pipeline.layerCount();
+    spec.layers.reserve(static_cast<std::size_t>(layers));
+    for (int layer = 0; layer < layers; ++layer) {
+        const int device = m_pipeline.device_assignment[static_cast<std::size_t>(layer)];
+        const Costs& c = costs(microbatchId, plan.at(microbatchId, device));
+        if (!c.feasible) {
+            throw Error("micro-batch " + std::to_string(microbatchId) + " has no finite cost under recompute "
+                + std::string(recomputeTypeName(plan.at(microbatchId, device))));
+        }
+        LayerCost cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+        if (layer == layers - 1) { // the LM head follows the last layer
+            cost.fw_us += c.postprocess_fw_us;
+            cost.bw_us += c.postprocess_bw_us;
+        }
+        spec.layers.push_back(cost);
+    }
+    return spec;
+}
+
+SimulationInput MicroBatchSpecBuilder::input(
+    const std::vector<int>& order, const RecomputePlan& plan, RecomputeType modelStateRecompute) const
+{
+    SimulationInput input;
+    input.device_assignment = m_pipeline.device_assignment;
+    input.first_decoder_layer = m_pipeline.first_decoder_layer;
+    input.model_state_mb_per_layer = modelState(modelStateRecompute);
+    input.comm = m_options.comm;
+    input.microbatches.reserve(order.size());
+    for (int id : order)
+        input.microbatches.push_back(spec(id, plan));
+    return input;
+}
+
+} // namespace stratex::planner

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/planner/recompute_adjust.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace stratex::planner {
+
+std::vector<BackwardRedundancy> backwardRedundancy(const Timeline& timeline)
+{
+    std::vector<BackwardRedundancy> result;
+    for (const DeviceTimeline& device : timeline.devices) {
+        std::map<int, double> best; // micro-batch id -> redundancy
+        const std::vector<TimelineOp>& ops = device.compute;
+        for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
+            const TimelineOp& op = ops[i];
+            if (op.kind != OpKind::Backward || !(op.duration_us > 0))
+                continue;
+            const double gap = std::max(0.0, ops[i + 1].start_us - op.endUs());
+            const double redundancy = gap / op.duration_us;
+            auto [it, inserted] = best.emplace(op.microbatch, redundancy);
+            if (!inserted)
+                it->second = std::max(it->second, redundancy);
+        }
+        for (const auto& [microbatch, redundancy] : best)
+            result.push_back({ device.device, microbatch, redundancy });
+    }
+    std::stable_sort(result.begin(), result.end(), [](const BackwardRedundancy& a, const BackwardRedundancy& b) {
+        if (a.redundancy != b.redundancy)
+            return a.redundancy > b.redundancy;
+        if (a.device != b.device)
+            return a.device < b.device;
+        return a.microbatch < b.microbatch;
+    });
+    return result;
+}
+
+std::vector<int> inflightAtPeak(const DeviceTimeline& device)
+{
+    if (device.memory.empty())
+        return {};
+    double peakTime = device.memory.front().time_us;
+    double peak = device.memory.front().mem_mb;
+    for (const MemorySample& sample : device.memory) {
+        if (sample.mem_mb > peak) {
+            peak = sample.mem_mb;
+            peakTime = sample.time_us;
+        }
+    }
+    std::map<int, std::pair<double, double>> span; // id -> (first forward start, last backward end)
+    for (const TimelineOp& op : device.compute) {
+        auto [it, inserted] = span.emplace(op.microbatch, std::make_pair(op.start_us, op.endUs()));
+        if (op.kind == OpKind::Forward)
+            it->second.first = std::min(it->second.first, op.start_us);
+        it->second.second = std::max(it->second.second, op.endUs());
+    }
+    std::vector<int> ids;
+    for (const auto& [id, interval] : span) {
+        if (interval.first <= peakTime && peakTime < interval.second)
+            ids.push_back(id);
+    }
+    return ids;
+}
+
+std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const Timeline& timeline,
+    const std::vector<double>& peakMemoryMbPerDevice, const RecomputeAdjustOptions& options,
+    const std::function<bool(int, RecomputeType)>& available)
+{
+    std::vector<RecomputeAdjustment> changes;
+    std::vector<int> raisedIds; // distinct micro-batches raised this round
+    const std::vector<BackwardRedundancy> ranking = backwardRedundancy(timeline);
+    for (std::size_t device = 0; device < peakMemoryMbPerDevice.size(); ++device) {
+        if (!(peakMemoryMbPerDevice[device] > options.memory_limit_mb))
+            continue;
+        const int d = static_cast<int>(device);
+        if (d >= plan.deviceCount())
+            break;
+        std::vector<int> inflight;
+        for (const DeviceTimeline& lane : timeline.devices) {
+            if (lane.device == d)
+                inflight = inflightAtPeak(lane);
+        }
+        // This device's ranking; micro-batches in flight at the peak that have no entry (their
+        // backward is the device's last op) join at redundancy 0.
+        std::vector<BackwardRedundancy> candidates;
+        for (const BackwardRedundancy& entry : ranking) {
+            if (entry.device == d)
+                candidates.push_back(entry);
+        }
+        for (int id : inflight) {
+            if (std::none_of(candidates.begin(), candidates.end(),
+                    [id](const BackwardRedundancy& entry) { return entry.microbatch == id; }))
+                candidates.push_back({ d, id, 0.0 });
+        }
+        const auto raisable
+            = [&](const BackwardRedundancy& entry) { return plan.at(entry.microbatch, d) != RecomputeType::Full; };
+        const auto atPeak = [&](const BackwardRedundancy& entry) {
+            return std::find(inflight.begin(), inflight.end(), entry.microbatch) != inflight.end();
+        };
+        const bool focus = std::any_of(candidates.begin(), candidates.end(),
+            [&](const BackwardRedundancy& entry) { return raisable(entry) && atPeak(entry); });
+        int raised = 0;
+        for (const BackwardRedundancy& entry : candidates) {
+            if (raised >= options.microbatches_per_device)
+                break;
+            if (!raisable(entry) || (focus && !atPeak(entry)))
+                continue;
+            const bool newId = std::find(raisedIds.begin(), raisedIds.end(), entry.microbatch) == raisedIds.end();
+            if (newId && options.max_microbatches_per_round > 0
+                && static_cast<int>(raisedIds.size()) >= options.max_microbatches_per_round)
+                continue;
+            const RecomputeType current = plan.at(entry.microbatch, d);
+            RecomputeType target
+                = current == RecomputeType::Selective || entry.redundancy >= options.full_recompute_redundancy
+                ? RecomputeType::Full
+                : RecomputeType::Selective;
+            // Fall through to stronger types the cost model can price.
+            std::optional<RecomputeType> candidate = target;
+            while (candidate && !available(entry.microbatch, *candidate))
+                candidate = strongerRecompute(*candidate);
+            if (!candidate)
+                continue;
+            plan.set(entry.microbatch, d, *candidate);
+            changes.push_back({ d, entry.microbatch, current, *candidate });
+            if (newId)
+                raisedIds.push_back(entry.microbatch);
+            ++raised;
+        }
+    }
+    return changes;
+}
+
+} // namespace stratex::planner
