@@ -4,6 +4,7 @@
 #include "app/jobs/job_runner.h"
 #include "ui/common/theme.h"
 #include "ui/page.h"
+#include "ui/planner/planner_page.h"
 #include "ui/ranks/ranks_page.h"
 #include "ui/timeline/timeline_page.h"
 
@@ -79,7 +80,14 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
 
     addPage(new RanksPage(this));
-    addPage(new TimelinePage(this));
+    auto* timeline = new TimelinePage(this);
+    auto* planner = new PlannerPage(this);
+    addPage(planner);
+    addPage(timeline);
+    connect(planner, &PlannerPage::timelinesRequested, this, [this, timeline](const TimelineRequests& requests) {
+        timeline->showRequests(requests);
+        setCurrentPage(timeline->pageId());
+    });
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);

@@ -231,6 +231,22 @@ int TimelinePage::addTimeline(const QString& name, Timeline timeline, double mem
     return int(m_sources.size()) - 1;
 }
 
+void TimelinePage::showRequests(const TimelineRequests& requests)
+{
+    if (requests.isEmpty())
+        return;
+    const int first = int(m_sources.size());
+    for (const TimelineRequest& request : requests) {
+        Source source;
+        source.name = request.name;
+        source.timeline = request.timeline;
+        source.memoryLimitMb = request.memoryLimitMb;
+        m_sources.push_back(std::move(source));
+    }
+    refreshPlanBoxes();
+    showPlans(first, requests.size() > 1 ? std::optional<int>(first + 1) : std::nullopt);
+}
+
 QStringList TimelinePage::planNames() const
 {
     QStringList names;

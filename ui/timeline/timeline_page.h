@@ -4,6 +4,7 @@
 #include "core/planner/sim_cases.h"
 #include "core/planner/timeline.h"
 #include "ui/page.h"
+#include "ui/timeline/timeline_request.h"
 
 #include <memory>
 #include <optional>
@@ -37,6 +38,8 @@ public:
 
     // A plan computed elsewhere (e.g. by the planner); shown at once as plan A (and B if given).
     int addTimeline(const QString& name, planner::Timeline timeline, double memoryLimitMb = 0);
+    // Adds the timelines and shows the first (compared with the second, if any).
+    void showRequests(const TimelineRequests& requests);
     void showPlans(int first, std::optional<int> second = std::nullopt);
     QStringList planNames() const;
 

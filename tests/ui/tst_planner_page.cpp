@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Planner page, offscreen: plan the bundled example in both modes, compare modes over
+// growing batches (chart and table), cancel a run, open the plans in the Timeline page, and the
+// real DynaPipe cost model from the fixtures.
+#include "app/jobs/job_runner.h"
+#include "support/test_paths.h"
+#include "ui/main_window.h"
+#include "ui/planner/mode_compare_chart.h"
+#include "ui/planner/plan_compare_model.h"
+#include "ui/planner/planner_form.h"
+#include "ui/planner/planner_page.h"
+#include "ui/timeline/timeline_page.h"
+#include "ui/timeline/timeline_widget.h"
+#include "gui_test_helpers.h"
+
+#include <QAbstractItemModelTester>
+#include <QChart>
+#include <QChartView>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXYSeries>
+
+using namespace stratex;
+using namespace stratex::ui;
+using stratex::test::waitUntilIdle;
+
+class TestPlannerPage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void plansBundledExampleInBothModes();
+    void comparesModesWithChartAndTable();
+    void cancelStopsPlanning();
+    void opensPlansInTimeline();
+    void plansWithFixtureCostModel();
+    void badInputsAreReported();
+
+private:
+    MainWindow* m_window = nullptr;
+    PlannerPage* m_page = nullptr;
+};
+
+void TestPlannerPage::init()
+{
+    m_window = new MainWindow(MainWindow::Options { false });
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("planner")));
+    m_page = qobject_cast<PlannerPage*>(m_window->currentPage());
+    QVERIFY(m_page);
+    QVERIFY(waitUntilIdle(*m_window));
+    // A small batch keeps the test quick: 96 samples, compare 16..96.
+    m_page->form()->setSyntheticSpec(6.5, 0.8, 96, 1);
+    m_page->form()->setGlobalBatches(QStringLiteral("16,32,64,96"));
+}
+
+void TestPlannerPage::cleanup()
+{
+    delete m_window;
+    m_window = nullptr;
+}
+
+void TestPlannerPage::plansBundledExampleInBothModes()
+{
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("planButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QVERIFY(m_page->hasPlans());
+    const QString summary = m_page->planSummary();
+    QVERIFY2(summary.contains(QStringLiteral("<b>normal</b>: makespan")), qPrintable(summary));
+    QVERIFY(summary.contains(QStringLiteral("<b>fast</b>: makespan")));
+    QVERIFY(summary.contains(QStringLiteral("planned")));
+    QTableWidget* table = m_page->microbatchTable();
+    QVERIFY(table->rowCount() > 4);
+    // Every sample is in exactly one micro-batch.
+    int samples = 0;
+    for (int row = 0; row < table->rowCount(); ++row)
+        samples += table->item(row, 2)->text().toInt();
+    QCOMPARE(samples, 96);
+    // Recompute per device: one letter per pipeline stage.
+    QCOMPARE(table->item(0, 4)->text().size(), 4);
+}
+
+void TestPlannerPage::comparesModesWithChartAndTable()
+{
+    QAbstractItemModelTester tester(m_page->compareModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("compareButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 120000));
+    PlanCompareModel* model = m_page->compareModel();
+    QCOMPARE(model->rowCount(), 4);
+    QCOMPARE(model->data(model->index(3, PlanCompareModel::BatchColumn)).toInt(), 96);
+    for (int row = 0; row < 4; ++row) {
+        QVERIFY(model->rows()[std::size_t(row)].normal_feasible);
+        QVERIFY(model->rows()[std::size_t(row)].fast_feasible);
+        QVERIFY(model->data(model->index(row, PlanCompareModel::NormalMakespanColumn), Qt::UserRole).toDouble() > 0);
+    }
+    // Two curves (normal, fast) with one point per batch in each chart.
+    for (QChart* chart : { m_page->chart()->timeChart(), m_page->chart()->makespanChart() }) {
+        int lines = 0;
+        for (QAbstractSeries* series : chart->series()) {
+            if (auto* xy = qobject_cast<QXYSeries*>(series); xy && series->type() == QAbstractSeries::SeriesTypeLine) {
+                ++lines;
+                QCOMPARE(xy->count(), 4);
+            }
+        }
+        QCOMPARE(lines, 2);
+    }
+    const QImage chart = m_page->chart()->makespanView()->grab().toImage();
+    QVERIFY(stratex::test::distinctColours(chart) > 6);
+    QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-planner.png"))));
+
+    QTemporaryDir dir;
+    QString error;
+    const QString csv = dir.filePath(QStringLiteral("compare.csv"));
+    QVERIFY2(m_page->exportCompareCsv(csv, &error), qPrintable(error));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 5);
+    QVERIFY(lines[0].startsWith("batch,microbatches,normal_time_ms,fast_time_ms,speedup"));
+}
+
+void TestPlannerPage::cancelStopsPlanning()
+{
+    // A large batch planned in normal mode takes long enough to cancel it midway.
+    m_page->form()->setSyntheticSpec(6.5, 1.0, 2048, 3);
+    QSignalSpy cancelled(m_page->jobRunners().first(), &app::JobRunner::cancelled);
+    m_page->planBatch();
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->isBusy(), 5000);
+    QTest::qWait(50);
+    m_window->cancelJobs();
+    QVERIFY(cancelled.wait(10000));
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(!m_page->hasPlans());
+}
+
+void TestPlannerPage::opensPlansInTimeline()
+{
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("openTimelineButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window));
+    auto* timeline = qobject_cast<TimelinePage*>(m_window->currentPage());
+    QVERIFY(timeline);
+    const TimelineDocument* document = timeline->timeline()->document();
+    QVERIFY(document);
+    QCOMPARE(int(document->plans.size()), 2);
+    QVERIFY(document->plans[0].name.startsWith(QStringLiteral("planner normal")));
+    QVERIFY(document->plans[1].name.startsWith(QStringLiteral("planner fast")));
+    QCOMPARE(document->plans[0].memoryLimitMb, 40000.0);
+    QVERIFY(document->plans[0].timeline.makespan_us > 0);
+    // The memory curves stay under the limit the plans were made for.
+    for (const TimelinePlanView& plan : document->plans) {
+        for (const auto& device : plan.timeline.devices)
+            QVERIFY(device.peak_memory_mb <= 40000.0 + 1e-6);
+    }
+}
+
+void TestPlannerPage::plansWithFixtureCostModel()
+{
+    // DynaPipe's real GPT-6.7B cost model, at the setup of dp_ground_truth.json.
+    m_page->form()->setCostModelPath(stratex::test::fixture(QStringLiteral("dynapipe/gpt_6.7b_cost_model.json")));
+    m_page->form()->setPipeline(4, 8, 36000);
+    m_page->form()->setSyntheticSpec(6.0, 0.9, 64, 0);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QVERIFY2(m_page->planSummary().contains(QStringLiteral("GPT 6.7B")), qPrintable(m_page->planSummary()));
+    QVERIFY(m_page->hasPlans());
+}
+
+void TestPlannerPage::badInputsAreReported()
+{
+    m_page->form()->setCostModelPath(QStringLiteral("/nonexistent/model.json"));
+    m_page->planBatch();
+    QVERIFY(m_page->planSummary().contains(QStringLiteral("/nonexistent/model.json")));
+    QVERIFY(!m_window->isBusy());
+
+    QTemporaryDir dir;
+    const QString broken = dir.filePath(QStringLiteral("broken.json"));
+    QFile file(broken);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"model": "x", "cost_models": {"tp1_none": {"timing_ms": 3}}})");
+    file.close();
+    m_page->form()->setCostModelPath(broken);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window));
+    // The error names the file and the key path.
+    QVERIFY2(m_page->planSummary().contains(QStringLiteral("broken.json")), qPrintable(m_page->planSummary()));
+    QVERIFY(m_page->planSummary().contains(QStringLiteral("/cost_models/tp1_none")));
+}
+
+QTEST_MAIN(TestPlannerPage)
+#include "tst_planner_page.moc"

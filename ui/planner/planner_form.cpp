@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/planner/planner_form.h"
+
+#include "core/common/error.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace stratex::ui {
+
+const QString PlannerForm::kBundledCostModel = QStringLiteral(":/examples/synthetic-gpt-1.3b-cost-model.json");
+
+namespace {
+QSpinBox* spin(QWidget* parent, int low, int high, int value, const QString& tip)
+{
+    auto* box = new QSpinBox(parent);
+    box->setRange(low, high);
+    box->setValue(value);
+    box->setToolTip(tip);
+    return box;
+}
+
+QWidget* withButton(QWidget* field, QPushButton* button, QWidget* parent)
+{
+    auto* row = new QWidget(parent);
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(field, 1);
+    layout->addWidget(button);
+    return row;
+}
+} // namespace
+
+PlannerForm::PlannerForm(QWidget* parent)
+    : QWidget(parent)
+    , m_costModel(new QLineEdit(this))
+    , m_tp(spin(this, 1, 64, 1, tr("Tensor-parallel size; the cost model must have profiles for it")))
+    , m_lengthSource(new QComboBox(this))
+    , m_lengthPages(new QStackedWidget(this))
+    , m_mean(new QSlider(Qt::Horizontal, this))
+    , m_sigma(new QSlider(Qt::Horizontal, this))
+    , m_count(spin(this, 1, 65536, 256, tr("Samples in the global batch (the pool plan-compare draws batches from)")))
+    , m_seed(spin(this, 0, 1 << 30, 1, tr("Seed of the length generator: same seed, same lengths")))
+    , m_syntheticLabel(new QLabel(this))
+    , m_lengthsFile(new QLineEdit(this))
+    , m_stages(spin(this, 1, 256, 4, tr("Pipeline stages (devices of one pipeline)")))
+    , m_layersPerStage(spin(this, 1, 256, 6, tr("Transformer layers per pipeline stage")))
+    , m_chunks(spin(this, 1, 16, 1, tr("Model chunks per device (interleaved placement when > 1)")))
+    , m_dp(spin(this, 1, 1024, 1, tr("Data-parallel groups; each is planned on its share of the batch")))
+    , m_memory(spin(this, 1000, 1 << 20, 40000, tr("Device memory limit in MB (model state + activations)")))
+    , m_mode(new QComboBox(this))
+    , m_batches(new QLineEdit(QStringLiteral("16,32,64,128,256"), this))
+{
+    m_costModel->setObjectName(QStringLiteral("costModelPath"));
+    m_costModel->setPlaceholderText(tr("bundled synthetic example (GPT 1.3B-like, estimated)"));
+    m_costModel->setToolTip(tr("A DynaPipe cost model in its JSON form; empty: the bundled synthetic example"));
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Choose a cost model"), QString(),
+            tr("DynaPipe cost models (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            setCostModelPath(path);
+    });
+
+    m_lengthSource->setObjectName(QStringLiteral("lengthSource"));
+    m_lengthSource->addItems({ tr("Synthetic (lognormal)"), tr("Lengths file") });
+    m_mean->setObjectName(QStringLiteral("meanSlider"));
+    m_mean->setRange(30, 85); // ln(length) 3.0 .. 8.5
+    m_mean->setValue(65);
+    m_mean->setToolTip(tr("Mean of ln(length): the median sample length is e^mean"));
+    m_sigma->setObjectName(QStringLiteral("sigmaSlider"));
+    m_sigma->setRange(0, 200);
+    m_sigma->setValue(80);
+    m_sigma->setToolTip(tr("Standard deviation of ln(length): how much lengths vary"));
+    m_count->setObjectName(QStringLiteral("sampleCount"));
+    auto* synthetic = new QWidget(this);
+    auto* syntheticForm = new QFormLayout(synthetic);
+    syntheticForm->setContentsMargins(0, 0, 0, 0);
+    syntheticForm->addRow(tr("ln(length) mean"), m_mean);
+    syntheticForm->addRow(tr("ln(length) σ"), m_sigma);
+    syntheticForm->addRow(tr("Samples"), m_count);
+    syntheticForm->addRow(tr("Seed"), m_seed);
+    syntheticForm->addRow(m_syntheticLabel);
+    auto* fileBrowse = new QPushButton(tr("Browse…"), this);
+    connect(fileBrowse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Choose a lengths file"), QString(),
+            tr("Lengths (*.txt *.json);;All files (*)"));
+        if (!path.isEmpty())
+            setLengthsFile(path);
+    });
+    m_lengthsFile->setPlaceholderText(tr("one length per line, or JSON"));
+    m_lengthPages->addWidget(synthetic);
+    m_lengthPages->addWidget(withButton(m_lengthsFile, fileBrowse, this));
+
+    m_mode->setObjectName(QStringLiteral("plannerMode"));
+    m_mode->addItem(tr("auto (fast above 16 micro-batches)"), int(planner::PlannerMode::Auto));
+    m_mode->addItem(tr("normal"), int(planner::PlannerMode::Normal));
+    m_mode->addItem(tr("fast"), int(planner::PlannerMode::Fast));
+    m_mode->setToolTip(tr("Mode of a single plan; Plan and Compare always run both normal and fast"));
+    m_batches->setObjectName(QStringLiteral("globalBatches"));
+    m_batches->setToolTip(tr("Global batches (samples) for the fast-vs-normal comparison, each the first B samples"));
+
+    auto* modelBox = new QGroupBox(tr("Cost model"), this);
+    auto* modelForm = new QFormLayout(modelBox);
+    modelForm->addRow(tr("File"), withButton(m_costModel, browse, this));
+    modelForm->addRow(tr("TP"), m_tp);
+    auto* lengthBox = new QGroupBox(tr("Sample lengths"), this);
+    auto* lengthLayout = new QVBoxLayout(lengthBox);
+    lengthLayout->addWidget(m_lengthSource);
+    lengthLayout->addWidget(m_lengthPages);
+    auto* pipelineBox = new QGroupBox(tr("Pipeline"), this);
+    auto* pipelineForm = new QFormLayout(pipelineBox);
+    pipelineForm->addRow(tr("Stages"), m_stages);
+    pipelineForm->addRow(tr("Layers per stage"), m_layersPerStage);
+    pipelineForm->addRow(tr("Chunks per device"), m_chunks);
+    pipelineForm->addRow(tr("DP groups"), m_dp);
+    pipelineForm->addRow(tr("Memory (MB)"), m_memory);
+    pipelineForm->addRow(tr("Mode"), m_mode);
+    pipelineForm->addRow(tr("Compare batches"), m_batches);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(modelBox);
+    layout->addWidget(lengthBox);
+    layout->addWidget(pipelineBox);
+    layout->addStretch();
+
+    connect(m_lengthSource, &QComboBox::currentIndexChanged, m_lengthPages, &QStackedWidget::setCurrentIndex);
+    connect(m_mean, &QSlider::valueChanged, this, &PlannerForm::updateSyntheticLabel);
+    connect(m_sigma, &QSlider::valueChanged, this, &PlannerForm::updateSyntheticLabel);
+    for (QSpinBox* box : { m_tp, m_count, m_seed, m_stages, m_layersPerStage, m_chunks, m_dp, m_memory })
+        connect(box, &QSpinBox::valueChanged, this, &PlannerForm::changed);
+    connect(m_mean, &QSlider::valueChanged, this, &PlannerForm::changed);
+    connect(m_sigma, &QSlider::valueChanged, this, &PlannerForm::changed);
+    connect(m_lengthSource, &QComboBox::currentIndexChanged, this, &PlannerForm::changed);
+    connect(m_costModel, &QLineEdit::textChanged, this, &PlannerForm::changed);
+    updateSyntheticLabel();
+}
+
+void PlannerForm::updateSyntheticLabel()
+{
+    const double mean = m_mean->value() / 10.0;
+    const double sigma = m_sigma->value() / 100.0;
+    // The median of a lognormal is e^mean; 90 % of samples lie below e^(mean + 1.2816 sigma).
+    m_syntheticLabel->setText(tr("mean %1, σ %2: median %3 tokens, 90 % below %4")
+                                  .arg(QLocale::c().toString(mean, 'f', 1), QLocale::c().toString(sigma, 'f', 2))
+                                  .arg(std::lround(std::exp(mean)))
+                                  .arg(std::lround(std::min(4096.0, std::exp(mean + 1.2816 * sigma)))));
+}
+
+QString PlannerForm::costModelPath() const
+{
+    const QString text = m_costModel->text().trimmed();
+    return text.isEmpty() ? kBundledCostModel : text;
+}
+
+void PlannerForm::setCostModelPath(const QString& path)
+{
+    m_costModel->setText(path == kBundledCostModel ? QString() : path);
+}
+
+bool PlannerForm::syntheticLengths() const
+{
+    return m_lengthSource->currentIndex() == 0;
+}
+
+planner::SyntheticLengthSpec PlannerForm::syntheticSpec() const
+{
+    planner::SyntheticLengthSpec spec;
+    spec.mean_log = m_mean->value() / 10.0;
+    spec.sigma_log = m_sigma->value() / 100.0;
+    spec.count = m_count->value();
+    spec.seed = std::uint64_t(m_seed->value());
+    return spec;
+}
+
+void PlannerForm::setSyntheticSpec(double meanLog, double sigmaLog, int count, int seed)
+{
+    m_lengthSource->setCurrentIndex(0);
+    m_mean->setValue(int(std::lround(meanLog * 10)));
+    m_sigma->setValue(int(std::lround(sigmaLog * 100)));
+    m_count->setValue(count);
+    m_seed->setValue(seed);
+}
+
+QString PlannerForm::lengthsFile() const
+{
+    return m_lengthsFile->text().trimmed();
+}
+
+void PlannerForm::setLengthsFile(const QString& path)
+{
+    m_lengthSource->setCurrentIndex(1);
+    m_lengthsFile->setText(path);
+}
+
+planner::PlannerConfig PlannerForm::config() const
+{
+    planner::PlannerConfig config;
+    config.num_stages = m_stages->value();
+    config.layers_per_stage = m_layersPerStage->value();
+    config.chunks_per_device = m_chunks->value();
+    config.dp_size = m_dp->value();
+    config.tp = m_tp->value();
+    config.device_memory_mb = m_memory->value();
+    config.mode = static_cast<planner::PlannerMode>(m_mode->currentData().toInt());
+    return config;
+}
+
+void PlannerForm::setPipeline(int stages, int layersPerStage, double memoryMb)
+{
+    m_stages->setValue(stages);
+    m_layersPerStage->setValue(layersPerStage);
+    m_memory->setValue(int(std::lround(memoryMb)));
+}
+
+std::vector<int> PlannerForm::globalBatches() const
+{
+    std::vector<int> batches;
+    for (const QString& part : m_batches->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int value = part.trimmed().toInt(&ok);
+        if (!ok || value <= 0)
+            throw Error("compare batches: \"" + part.trimmed().toStdString() + "\" is not a positive integer");
+        batches.push_back(value);
+    }
+    if (batches.empty())
+        throw Error("compare batches: give at least one global batch, e.g. 16,32,64");
+    return batches;
+}
+
+void PlannerForm::setGlobalBatches(const QString& text)
+{
+    m_batches->setText(text);
+}
+
+} // namespace stratex::ui

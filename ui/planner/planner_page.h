@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/planner/planner_compare.h"
+#include "core/planner/planner_result.h"
+#include "ui/page.h"
+#include "ui/timeline/timeline_request.h"
+
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableView;
+class QTableWidget;
+class QTabWidget;
+
+namespace stratex::ui {
+
+class ModeCompareChart;
+class PlanCompareModel;
+class PlannerForm;
+
+// The Planner page: DynaPipe-style planning of variable-length global batches. "Plan" plans the
+// whole batch in normal and in fast mode and shows both (micro-batches, recompute, makespan,
+// planning time), ready to open in the Timeline page; "Compare modes" runs plan-compare over
+// growing batches and charts planning time and makespan, so fast mode's quality is measured.
+class PlannerPage : public Page {
+    Q_OBJECT
+public:
+    explicit PlannerPage(QWidget* parent = nullptr);
+    ~PlannerPage() override;
+
+    QString pageId() const override { return QStringLiteral("planner"); }
+    QString title() const override { return tr("Planner"); }
+    QIcon icon() const override;
+    QList<app::JobRunner*> jobRunners() const override;
+    QList<QAction*> exportActions() const override;
+
+    PlannerForm* form() const { return m_form; }
+    PlanCompareModel* compareModel() const { return m_compareModel; }
+    ModeCompareChart* chart() const { return m_chart; }
+    QTableWidget* microbatchTable() const { return m_microbatches; }
+    QString planSummary() const;
+    bool hasPlans() const { return m_plans != nullptr; }
+
+    bool exportCompareCsv(const QString& path, QString* error) const;
+
+public Q_SLOTS:
+    void planBatch(); // normal and fast on the whole batch
+    void compareModes(); // plan-compare over the form's batches
+    void openInTimeline();
+    void exportCompareCsvWithDialog();
+
+Q_SIGNALS:
+    void timelinesRequested(const stratex::ui::TimelineRequests& requests);
+
+private:
+    struct PlanPair {
+        planner::PlanResult normal;
+        planner::PlanResult fast;
+        QString modelName;
+    };
+    struct Inputs; // what a job needs, copied from the form on the GUI thread
+    Inputs collectInputs() const;
+    void showPlans(std::shared_ptr<const PlanPair> plans);
+    void showMicrobatches();
+
+    PlannerForm* m_form;
+    QPushButton* m_plan;
+    QPushButton* m_compare;
+    QPushButton* m_openTimeline;
+    QTabWidget* m_tabs;
+    ModeCompareChart* m_chart;
+    PlanCompareModel* m_compareModel;
+    QTableView* m_compareTable;
+    QLabel* m_summary;
+    QComboBox* m_showMode;
+    QTableWidget* m_microbatches;
+    app::JobRunner* m_planRunner;
+    app::JobRunner* m_compareRunner;
+    QAction* m_exportCsv;
+    std::shared_ptr<const PlanPair> m_plans;
+};
+
+} // namespace stratex::ui

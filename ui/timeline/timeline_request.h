@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/planner/timeline.h"
+
+#include <QList>
+#include <QString>
+
+#include <memory>
+
+namespace stratex::ui {
+
+// A timeline another page wants shown on the Timeline page (several are compared on one axis).
+struct TimelineRequest {
+    QString name;
+    std::shared_ptr<const planner::Timeline> timeline;
+    double memoryLimitMb = 0;
+};
+
+using TimelineRequests = QList<TimelineRequest>;
+
+} // namespace stratex::ui
