@@ -43,7 +43,7 @@ EmbeddingTime embeddingTime(const CostModel& model, const EmbeddingStrategy& e, 
     else
         gt = ((in.time.other.constant_ms * double(lbsz)) / tpsp) / e.cp;
     result.forward_compute_ms = gt;
-    std::vector<double> fct(std::size_t(pp), 0.0);
+    std::vector<double> fct(static_cast<std::size_t>(pp), 0.0);
     if (pp == 1) {
         fct[0] = gt;
     } else {
@@ -53,7 +53,7 @@ EmbeddingTime embeddingTime(const CostModel& model, const EmbeddingStrategy& e, 
 
     const double dpc = (in.allreduce.at(gradientSyncKey(sdp, e.tp)) * (sdp - 1)) / sdp;
     const double fac = settings.mixed() ? 0.5 : 1.0;
-    std::vector<double> msg(std::size_t(pp), 0.0);
+    std::vector<double> msg(static_cast<std::size_t>(pp), 0.0);
     if (pp == 1) {
         msg[0] = (in.memory.off.modelStates(e.tp) / 4) * fac;
     } else {
@@ -71,7 +71,7 @@ EmbeddingTime embeddingTime(const CostModel& model, const EmbeddingStrategy& e, 
             / 1024 / 1024;
         t1 = in.collectives.allgatherFor(e.tp).lookup(messageMb);
     }
-    std::vector<double> tpt(std::size_t(pp), 0.0);
+    std::vector<double> tpt(static_cast<std::size_t>(pp), 0.0);
     if (pp == 1) {
         tpt[0] = t1 + t1;
     } else {

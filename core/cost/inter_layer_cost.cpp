@@ -5,13 +5,10 @@
 
 namespace stratex::cost {
 
-namespace {
-
-double redistributionCost(const CostModel& model, const LayerStrategy& a, const LayerStrategy& b, int gbsz, int chunks)
+double redistributionCost(const CostModel& model, int g, int pp, int gbsz, int chunks)
 {
     const CostSettings& settings = model.settings();
-    const int g = std::max(a.tpsp(), b.tpsp());
-    const int cd = settings.world / a.pp / g;
+    const int cd = settings.world / pp / g;
     const double clb = double(gbsz) / chunks / cd;
     const std::int64_t bytes = std::int64_t(settings.model.seq_length) * settings.model.hidden_size
         * (settings.mixed_precision == MixedPrecision::Fp32 ? 4 : 2);
@@ -29,6 +26,8 @@ double redistributionCost(const CostModel& model, const LayerStrategy& a, const 
 
 double tieBreakBias(const LayerStrategy& a, const LayerStrategy& b)
 {
+    if (a == b)
+        return 0;
     const bool sameCore = a.pp == b.pp && a.tp == b.tp && a.sp == b.sp && a.dp == b.dp;
     const bool spSwap = a.pp == b.pp && a.tpsp() == b.tpsp() && a.dp == b.dp && a.checkpoint == b.checkpoint
         && a.dp_type == b.dp_type && a.sp != b.sp;
@@ -50,15 +49,13 @@ double tieBreakBias(const LayerStrategy& a, const LayerStrategy& b)
     return cost;
 }
 
-} // namespace
-
 double interLayerCost(
     const CostModel& model, const LayerStrategy& former, const LayerStrategy& latter, int gbsz, int chunks)
 {
     if (former == latter)
         return 0;
     if (model.settings().sequence_parallel && former.tpsp() != latter.tpsp())
-        return redistributionCost(model, former, latter, gbsz, chunks);
+        return redistributionCost(model, std::max(former.tpsp(), latter.tpsp()), former.pp, gbsz, chunks);
     return tieBreakBias(former, latter);
 }
 

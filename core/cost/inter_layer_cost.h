@@ -13,4 +13,10 @@ namespace stratex::cost {
 double interLayerCost(
     const CostModel& model, const LayerStrategy& former, const LayerStrategy& latter, int gbsz, int chunks);
 
+// The two parts of interLayerCost, for callers that tabulate them: the activation re-distribution
+// when the larger TP/SP degree of the two layers is `largerTpsp` (sequence parallelism only), and
+// the tie-break bias between two strategies of equal TP/SP degree.
+double redistributionCost(const CostModel& model, int largerTpsp, int pp, int gbsz, int chunks);
+double tieBreakBias(const LayerStrategy& former, const LayerStrategy& latter);
+
 } // namespace stratex::cost

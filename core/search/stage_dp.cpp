@@ -2,7 +2,7 @@
 #include "core/search/stage_dp.h"
 
 #include <algorithm>
-#include <functional>
+#include <bit>
 
 namespace stratex::search {
 
@@ -10,117 +10,148 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-std::uint64_t heapKey(std::int32_t startMb, int strategy)
+} // namespace
+
+void StageDp::addEvent(std::int32_t startMb, std::int32_t strategy, double value)
 {
-    return (std::uint64_t(std::uint32_t(startMb)) << 20) | std::uint64_t(strategy);
+    const auto index = std::int32_t(m_events.size());
+    m_events.push_back({ startMb, strategy, value });
+    m_bucketNext.push_back(m_bucketHead[std::size_t(startMb)]);
+    m_bucketHead[std::size_t(startMb)] = index;
+    m_bucketBits[std::size_t(startMb) >> 6] |= std::uint64_t(1) << (startMb & 63);
 }
 
-} // namespace
+void StageDp::sortEvents()
+{
+    // Bucket sort by MB: walk the occupied buckets in order (a bit scan, no comparisons), emptying
+    // them for the next layer.
+    m_order.clear();
+    for (std::size_t word = 0; word < m_bucketBits.size(); ++word) {
+        std::uint64_t bits = m_bucketBits[word];
+        while (bits) {
+            const std::size_t bucket = word * 64 + std::size_t(std::countr_zero(bits));
+            bits &= bits - 1;
+            for (std::int32_t e = m_bucketHead[bucket]; e >= 0; e = m_bucketNext[std::size_t(e)])
+                m_order.push_back(e);
+            m_bucketHead[bucket] = -1;
+        }
+        m_bucketBits[word] = 0;
+    }
+}
 
 void StageDp::collectEvents(int layer)
 {
-    // Merge the change points of every column of `layer` in ascending MB; only changes of the value
-    // matter to the next layer (a change of argmin alone does not).
+    // Only changes of a column's value matter to the next layer (a change of argmin alone does not).
     const int S = m_strategies;
     m_events.clear();
-    m_heap.clear();
+    m_bucketNext.clear();
     for (int a = 0; a < S; ++a) {
-        m_cursor[std::size_t(a)] = m_offsets[std::size_t(layer * S + a)];
-        m_candidate[std::size_t(a)] = kInfinity; // last value seen per column
-        if (m_cursor[std::size_t(a)] < m_offsets[std::size_t(layer * S + a + 1)])
-            m_heap.push_back(heapKey(m_segments[m_cursor[std::size_t(a)]].start_mb, a));
-    }
-    const auto later = std::greater<std::uint64_t>();
-    std::make_heap(m_heap.begin(), m_heap.end(), later);
-    while (!m_heap.empty()) {
-        std::pop_heap(m_heap.begin(), m_heap.end(), later);
-        const int a = int(m_heap.back() & 0xFFFFF);
-        m_heap.pop_back();
-        std::uint32_t& cursor = m_cursor[std::size_t(a)];
-        const Segment& segment = m_segments[cursor];
-        if (segment.value != m_candidate[std::size_t(a)]) {
-            m_events.push_back({ segment.start_mb, a, segment.value });
-            m_candidate[std::size_t(a)] = segment.value;
-        }
-        ++cursor;
-        if (cursor < m_offsets[std::size_t(layer * S + a + 1)]) {
-            m_heap.push_back(heapKey(m_segments[cursor].start_mb, a));
-            std::push_heap(m_heap.begin(), m_heap.end(), later);
+        double last = kInfinity;
+        const std::uint32_t end = m_offsets[std::size_t(layer * S + a + 1)];
+        for (std::uint32_t i = m_offsets[std::size_t(layer * S + a)]; i < end; ++i) {
+            const Segment& segment = m_segments[i];
+            if (segment.value != last) {
+                addEvent(segment.start_mb, a, segment.value);
+                last = segment.value;
+            }
         }
     }
+    sortEvents();
 }
 
 void StageDp::run(const Problem& problem, const ProgressSink* cancel)
 {
     const int S = problem.strategies;
     const int M = problem.budget_mb;
+    const int n = problem.layers;
     m_budget = M;
     m_strategies = S;
     m_depth = 0;
     m_weights.assign(problem.weight_mb, problem.weight_mb + S);
     m_segments.clear();
     m_offsets.assign(1, 0);
-    m_cursor.resize(std::size_t(S));
-    m_candidate.resize(std::size_t(S));
+    m_bucketHead.assign(std::size_t(M) + 1, -1);
+    m_bucketBits.assign(std::size_t(M) / 64 + 1, 0);
     m_bestValue.resize(std::size_t(S));
     m_bestIndex.resize(std::size_t(S));
+    m_lastValue.resize(std::size_t(S));
+    m_lastIndex.resize(std::size_t(S));
+    m_limit.resize(std::size_t(S));
     if (m_columns.size() < std::size_t(S))
         m_columns.resize(std::size_t(S));
-    m_heap.reserve(std::size_t(S));
-    m_updated.reserve(std::size_t(S));
-    // Column-major copy of the transition costs: target s reads inter[a][s] for every a.
-    std::vector<double>& interByTarget = m_interByTarget;
-    interByTarget.resize(std::size_t(S) * std::size_t(S));
-    for (int a = 0; a < S; ++a) {
-        for (int s = 0; s < S; ++s)
-            interByTarget[std::size_t(s * S + a)] = problem.inter_s[std::size_t(a * S + s)];
+
+    // Rows worth computing per layer: a read-out at depth d reads row <= maxRow of layer d-1, which
+    // reads layer d-2 at rows <= maxRow - minWeight, and so on.
+    const int maxRow = problem.max_row < 0 ? M : std::min(problem.max_row, M);
+    const int minWeight = *std::min_element(problem.weight_mb, problem.weight_mb + S);
+    m_rowLimit.assign(std::size_t(n), -1);
+    for (int layer = 0; layer < n; ++layer) {
+        int nextDepth = n;
+        for (int depth : problem.read_depths) {
+            if (depth >= layer + 1 && depth < nextDepth)
+                nextDepth = depth;
+        }
+        const long long limit
+            = static_cast<long long>(maxRow) - static_cast<long long>(nextDepth - 1 - layer) * minWeight;
+        m_rowLimit[std::size_t(layer)] = int(std::max(-1LL, limit));
     }
 
-    for (int layer = 0; layer < problem.layers; ++layer) {
+    for (int layer = 0; layer < n; ++layer) {
         if (cancel)
             cancel->throwIfCancelled();
         if (layer == 0) {
             // Before the first layer f is 0 for every row and strategy.
             m_events.clear();
-            for (int a = 0; a < S; ++a)
+            m_order.clear();
+            for (int a = 0; a < S; ++a) {
                 m_events.push_back({ 0, a, 0.0 });
+                m_order.push_back(a);
+            }
         } else {
             collectEvents(layer - 1);
         }
+        const int rowLimit = m_rowLimit[std::size_t(layer)];
         for (int s = 0; s < S; ++s) {
             m_bestValue[std::size_t(s)] = kInfinity;
             m_bestIndex[std::size_t(s)] = -1;
+            m_lastValue[std::size_t(s)] = kInfinity;
+            m_lastIndex[std::size_t(s)] = -1;
+            m_limit[std::size_t(s)] = double(rowLimit - m_weights[std::size_t(s)]);
             m_columns[std::size_t(s)].clear();
         }
+        double* __restrict const best = m_bestValue.data();
+        double* __restrict const bestIndex = m_bestIndex.data();
+        const double* __restrict const limit = m_limit.data();
+        const double* __restrict const intra = problem.intra_s;
         std::size_t next = 0;
-        while (next < m_events.size()) {
-            const std::int32_t row = m_events[next].start_mb;
-            m_updated.clear();
-            for (; next < m_events.size() && m_events[next].start_mb == row; ++next) {
-                m_candidate[std::size_t(m_events[next].strategy)] = m_events[next].value;
-                m_updated.push_back(m_events[next].strategy);
+        while (next < m_order.size()) {
+            const std::int32_t row = m_events[std::size_t(m_order[next])].start_mb;
+            if (row > rowLimit - minWeight)
+                break; // no target row left in range
+            const double rowValue = row;
+            // Every candidate a whose value fell at this row competes for every target s. Applying
+            // them one by one gives the lexicographic minimum (value, index) over all candidates:
+            // unchanged candidates were already beaten by the running best.
+            for (; next < m_order.size() && m_events[std::size_t(m_order[next])].start_mb == row; ++next) {
+                const Event& event = m_events[std::size_t(m_order[next])];
+                const double g = event.value;
+                const double a = event.strategy;
+                const double* __restrict const inter = problem.inter_s + std::size_t(event.strategy) * std::size_t(S);
+                for (int s = 0; s < S; ++s) {
+                    const double c = (g + inter[s]) + intra[s];
+                    const double b = best[s];
+                    const double bi = bestIndex[s];
+                    const bool take = (rowValue <= limit[s]) & ((bi == a) | (c < b) | ((c == b) & (a < bi)));
+                    best[s] = take ? c : b;
+                    bestIndex[s] = take ? a : bi;
+                }
             }
             for (int s = 0; s < S; ++s) {
-                const int weight = m_weights[std::size_t(s)];
-                if (row > M - weight)
-                    continue;
-                const double intra = problem.intra_s[s];
-                const double* inter = &interByTarget[std::size_t(s * S)];
-                double best = m_bestValue[std::size_t(s)];
-                std::int32_t bestIndex = m_bestIndex[std::size_t(s)];
-                for (const std::int32_t a : m_updated) {
-                    const double c = (m_candidate[std::size_t(a)] + inter[a]) + intra;
-                    if (a == bestIndex)
-                        best = c; // its candidate only fell: it still beats every unchanged one
-                    else if (c < best || (c == best && a < bestIndex)) {
-                        best = c;
-                        bestIndex = a;
-                    }
-                }
-                if (best != m_bestValue[std::size_t(s)] || bestIndex != m_bestIndex[std::size_t(s)]) {
-                    m_bestValue[std::size_t(s)] = best;
-                    m_bestIndex[std::size_t(s)] = bestIndex;
-                    m_columns[std::size_t(s)].push_back({ row + weight, bestIndex, best });
+                if (best[s] != m_lastValue[std::size_t(s)] || bestIndex[s] != m_lastIndex[std::size_t(s)]) {
+                    m_lastValue[std::size_t(s)] = best[s];
+                    m_lastIndex[std::size_t(s)] = bestIndex[s];
+                    m_columns[std::size_t(s)].push_back(
+                        { row + m_weights[std::size_t(s)], std::int32_t(bestIndex[s]), best[s] });
                 }
             }
         }
@@ -145,7 +176,7 @@ const StageDp::Segment* StageDp::find(int layer, int strategy, int row) const
 
 double StageDp::value(int layers, int row, int strategy) const
 {
-    if (layers < 1 || layers > m_depth || row < 0 || row > m_budget)
+    if (layers < 1 || layers > m_depth || row < 0 || row > m_rowLimit[std::size_t(layers - 1)])
         return kInfinity;
     const Segment* segment = find(layers - 1, strategy, row);
     return segment ? segment->value : kInfinity;
@@ -158,6 +189,8 @@ StageDp::Readout StageDp::readout(int row, int layers, std::span<int> plan) cons
         return result;
     row = std::min(row, m_budget);
     const int last = layers - 1;
+    if (row > m_rowLimit[std::size_t(last)])
+        return result; // the caller promised not to read here (Problem::max_row / read_depths)
     int chosen = -1;
     double best = kInfinity;
     for (int s = 0; s < m_strategies; ++s) {

@@ -30,6 +30,11 @@ public:
         const int* weight_mb = nullptr; // [S], every weight >= 1
         const double* intra_s = nullptr; // [S] per-layer time
         const double* inter_s = nullptr; // [S * S], row former, column latter; diagonal 0, no negative entry
+        // Highest row any read-out will ask for (default: the budget) and the layer counts it
+        // will be read at (default: `layers` only). Rows no read-out can reach are not computed:
+        // every later layer consumes at least the smallest weight.
+        int max_row = -1;
+        std::span<const int> read_depths;
     };
 
     struct Readout {
@@ -67,6 +72,8 @@ private:
 
     const Segment* find(int layer, int strategy, int row) const;
     void collectEvents(int layer);
+    void addEvent(std::int32_t startMb, std::int32_t strategy, double value);
+    void sortEvents();
 
     int m_budget = 0;
     int m_strategies = 0;
@@ -75,16 +82,20 @@ private:
     std::vector<Segment> m_segments; // all layers, column by column
     std::vector<std::uint32_t> m_offsets; // (layer * S + s) -> first segment; size depth * S + 1
 
+    std::vector<int> m_rowLimit; // per layer: highest row computed
+
     // Workspace reused across runs: no allocation once warm.
-    std::vector<Event> m_events;
-    std::vector<std::uint64_t> m_heap;
-    std::vector<std::uint32_t> m_cursor;
-    std::vector<double> m_candidate; // g[a]: previous layer's value at the current m'
-    std::vector<double> m_bestValue;
-    std::vector<std::int32_t> m_bestIndex;
+    std::vector<Event> m_events; // unsorted, then linked into MB buckets
+    std::vector<std::int32_t> m_bucketHead; // [M + 1], -1 = empty
+    std::vector<std::int32_t> m_bucketNext; // per event
+    std::vector<std::uint64_t> m_bucketBits; // occupied buckets
+    std::vector<std::int32_t> m_order; // event indices in ascending MB
+    std::vector<double> m_bestValue; // running best per target s
+    std::vector<double> m_bestIndex; // as double: keeps every lane 64-bit for vectorisation
+    std::vector<double> m_lastValue; // last emitted per target s
+    std::vector<double> m_lastIndex;
+    std::vector<double> m_limit; // per target s: highest m' whose row m' + w_s is computed
     std::vector<std::vector<Segment>> m_columns;
-    std::vector<std::int32_t> m_updated;
-    std::vector<double> m_interByTarget;
 };
 
 } // namespace stratex::search

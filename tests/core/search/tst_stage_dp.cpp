@@ -9,6 +9,7 @@
 
 #include <QTest>
 
+#include "core/search/dominance.h"
 #include "core/search/stage_dp.h"
 
 using namespace stratex::search;
@@ -124,6 +125,8 @@ class TestStageDp : public QObject {
 private Q_SLOTS:
     void matchesDenseTable_data();
     void matchesDenseTable();
+    void rowLimitKeepsReadRows();
+    void dominancePruningKeepsPlans();
     void infeasibleRows();
     void reusesWorkspace();
 };
@@ -158,8 +161,14 @@ void TestStageDp::matchesDenseTable()
     const RandomProblem r = makeProblem(rng, strategies, layers, budget, zeroInter);
     DenseDp dense;
     dense.run(r.problem);
+    // Every depth is read here, at every row: nothing may be pruned.
+    std::vector<int> depths;
+    for (int n = 1; n <= layers; ++n)
+        depths.push_back(n);
+    StageDp::Problem everything = r.problem;
+    everything.read_depths = depths;
     StageDp sparse;
-    sparse.run(r.problem);
+    sparse.run(everything);
     QCOMPARE(sparse.depth(), layers);
     for (int n = 1; n <= layers; ++n) {
         for (int row = 0; row <= budget; ++row) {
@@ -176,7 +185,7 @@ void TestStageDp::matchesDenseTable()
             }
             std::vector<int> densePlan;
             const StageDp::Readout expected = dense.readout(row, n, densePlan);
-            std::vector<int> sparsePlan(std::size_t(n), -7);
+            std::vector<int> sparsePlan(static_cast<std::size_t>(n), -7);
             const StageDp::Readout actual = sparse.readout(row, n, sparsePlan);
             QCOMPARE(actual.feasible, expected.feasible);
             if (!expected.feasible)
@@ -186,6 +195,97 @@ void TestStageDp::matchesDenseTable()
             QCOMPARE(sparsePlan, densePlan);
         }
     }
+}
+
+void TestStageDp::rowLimitKeepsReadRows()
+{
+    // With a highest read row and one read depth, the rows that can be read are unchanged.
+    for (int seed = 200; seed < 220; ++seed) {
+        std::mt19937 rng { static_cast<unsigned>(seed) };
+        RandomProblem r = makeProblem(rng, 3 + seed % 6, 2 + seed % 5, 60 + seed % 50, false);
+        DenseDp dense;
+        dense.run(r.problem);
+        const int maxRow = r.problem.budget_mb - seed % 17;
+        StageDp::Problem limited = r.problem;
+        limited.max_row = maxRow;
+        StageDp sparse;
+        sparse.run(limited);
+        for (int row = 0; row <= maxRow; ++row) {
+            std::vector<int> densePlan;
+            std::vector<int> sparsePlan(static_cast<std::size_t>(r.problem.layers));
+            const StageDp::Readout expected = dense.readout(row, r.problem.layers, densePlan);
+            const StageDp::Readout actual = sparse.readout(row, r.problem.layers, sparsePlan);
+            QCOMPARE(actual.feasible, expected.feasible);
+            if (expected.feasible) {
+                QCOMPARE(actual.objective_s, expected.objective_s);
+                QCOMPARE(sparsePlan, densePlan);
+                QCOMPARE(actual.remaining_mb, expected.remaining_mb);
+            }
+        }
+    }
+}
+
+void TestStageDp::dominancePruningKeepsPlans()
+{
+    // Strategies in TP/SP-like groups: Galvatron's tie-break biases inside a group, a larger cost
+    // between groups; several strategies are slower and bigger than a sibling.
+    int prunedTotal = 0;
+    for (int seed = 300; seed < 340; ++seed) {
+        std::mt19937 rng { static_cast<unsigned>(seed) };
+        const int S = 4 + seed % 8;
+        const int layers = 2 + seed % 6;
+        const int budget = 80 + seed % 60;
+        std::uniform_int_distribution<int> weightDist(1, 25);
+        std::uniform_int_distribution<int> timeDist(10, 40);
+        std::uniform_int_distribution<int> biasDist(0, 3);
+        RandomProblem r;
+        for (int s = 0; s < S; ++s) {
+            r.weight.push_back(weightDist(rng));
+            r.intra.push_back(timeDist(rng) / 1000.0);
+        }
+        for (int a = 0; a < S; ++a) {
+            for (int b = 0; b < S; ++b) {
+                const bool sameGroup = a / 3 == b / 3;
+                r.inter.push_back(a == b ? 0.0 : sameGroup ? biasDist(rng) * 1e-9 : 0.004 * (1 + std::max(a, b) / 3));
+            }
+        }
+        r.problem = { budget, layers, S, r.weight.data(), r.intra.data(), r.inter.data() };
+        DenseDp dense;
+        dense.run(r.problem);
+
+        Dominance dominance;
+        dominance.prepare(S, r.inter.data());
+        std::vector<int> kept;
+        dominance.undominated(r.weight.data(), r.intra.data(), layers, kept);
+        prunedTotal += S - int(kept.size());
+        const int K = int(kept.size());
+        std::vector<int> w;
+        std::vector<double> t;
+        std::vector<double> x;
+        for (int i = 0; i < K; ++i) {
+            w.push_back(r.weight[std::size_t(kept[std::size_t(i)])]);
+            t.push_back(r.intra[std::size_t(kept[std::size_t(i)])]);
+            for (int j = 0; j < K; ++j)
+                x.push_back(r.inter[std::size_t(kept[std::size_t(i)] * S + kept[std::size_t(j)])]);
+        }
+        StageDp sparse;
+        sparse.run({ budget, layers, K, w.data(), t.data(), x.data() });
+        for (int row = 0; row <= budget; ++row) {
+            std::vector<int> densePlan;
+            std::vector<int> sparsePlan(static_cast<std::size_t>(layers));
+            const StageDp::Readout expected = dense.readout(row, layers, densePlan);
+            const StageDp::Readout actual = sparse.readout(row, layers, sparsePlan);
+            QCOMPARE(actual.feasible, expected.feasible);
+            if (!expected.feasible)
+                continue;
+            for (int& position : sparsePlan)
+                position = kept[std::size_t(position)];
+            QCOMPARE(actual.objective_s, expected.objective_s);
+            QCOMPARE(sparsePlan, densePlan);
+            QCOMPARE(actual.remaining_mb, expected.remaining_mb);
+        }
+    }
+    QVERIFY(prunedTotal > 20); // the test must exercise pruning
 }
 
 void TestStageDp::infeasibleRows()
@@ -222,7 +322,7 @@ void TestStageDp::reusesWorkspace()
         dense.run(r.problem);
         dp.run(r.problem);
         for (int row = 0; row <= r.problem.budget_mb; ++row) {
-            std::vector<int> a(std::size_t(r.problem.layers));
+            std::vector<int> a(static_cast<std::size_t>(r.problem.layers));
             std::vector<int> b;
             QCOMPARE(dp.readout(row, r.problem.layers, a).remaining_mb,
                 dense.readout(row, r.problem.layers, b).remaining_mb);

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/search/search_engine.h"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "core/cost/embedding_cost.h"
+#include "core/cost/layer_memory.h"
+#include "core/cost/layer_time.h"
+#include "core/search/parallel_for.h"
+#include "core/search/result_sets.h"
+
+namespace stratex::search {
+
+namespace {
+
+// Galvatron raises KeyError for a missing profile entry the first time a task needs it. Costing
+// every strategy some task uses once, in a fixed order, makes the first such error the same
+// whatever the thread count, and reports it before the long part of the search starts.
+void checkProfilesCover(const cost::CostModel& model, const SearchSettings& settings, const StrategySpace& space,
+    const std::vector<SearchTask>& tasks)
+{
+    std::vector<int> layerTask(space.layers.size(), -1);
+    std::vector<int> embeddingTask(space.embeddings.size(), -1);
+    for (const SearchTask& task : tasks) {
+        const TaskCandidates candidates = taskCandidates(task, space, settings);
+        for (int i : candidates.layers) {
+            if (layerTask[std::size_t(i)] < 0)
+                layerTask[std::size_t(i)] = task.index;
+        }
+        for (int i : candidates.embeddings) {
+            if (embeddingTask[std::size_t(i)] < 0)
+                embeddingTask[std::size_t(i)] = task.index;
+        }
+    }
+    for (std::size_t i = 0; i < space.layers.size(); ++i) {
+        if (layerTask[i] < 0)
+            continue;
+        const SearchTask& task = tasks[std::size_t(layerTask[i])];
+        cost::layerTime(model, space.layers[i], task.gbsz, task.chunks);
+        cost::layerMemory(model, space.layers[i], task.gbsz, task.chunks, 0);
+    }
+    for (std::size_t i = 0; i < space.embeddings.size(); ++i) {
+        if (embeddingTask[i] < 0)
+            continue;
+        const SearchTask& task = tasks[std::size_t(embeddingTask[i])];
+        cost::embeddingTime(model, space.embeddings[i], task.gbsz, task.chunks);
+        cost::embeddingMemory(model, space.embeddings[i], task.gbsz, task.chunks);
+    }
+}
+
+std::vector<std::string> searchNotes(
+    const SearchSettings& settings, const StrategySpace& space, const std::vector<SearchTask>& tasks)
+{
+    std::vector<std::string> notes;
+    int uneven = 0;
+    for (const SearchTask& task : tasks) {
+        for (const cost::LayerStrategy& s : space.layers) {
+            if (s.pp == task.pp && s.dp <= maxDataParallel(task, settings.world()) && task.microBatch() % s.dp != 0) {
+                ++uneven;
+                break;
+            }
+        }
+    }
+    if (uneven > 0) {
+        switch (settings.uneven_batch) {
+        case UnevenBatch::Honest:
+            notes.push_back(std::to_string(uneven)
+                + " task(s) have micro-batches that do not divide over the data-parallel "
+                  "degree; they are costed with the busiest replica's ceil(gbsz / (chunks x dp)) samples");
+            break;
+        case UnevenBatch::Skip:
+            notes.push_back(std::to_string(uneven)
+                + " task(s) have micro-batches that do not divide over some "
+                  "data-parallel degrees; those strategies were skipped");
+            break;
+        case UnevenBatch::Galvatron:
+            notes.push_back(std::to_string(uneven)
+                + " task(s) have micro-batches that do not divide over the "
+                  "data-parallel degree; costed as Galvatron main does (gbsz // chunks // dp), i.e. for fewer samples "
+                  "than they train on");
+            break;
+        }
+    }
+    if (!settings.sequence_parallel) {
+        for (const cost::EmbeddingStrategy& e : space.embeddings) {
+            if (e.tp > 1) {
+                notes.push_back("vocabulary tensor parallelism needs sequence parallelism (Galvatron asserts it): "
+                                "those embedding/LM-head strategies were left out");
+                break;
+            }
+        }
+    }
+    return notes;
+}
+
+} // namespace
+
+SearchResult search(
+    const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress, int threads, int topK)
+{
+    return search(buildCostModel(inputs, settings), settings, progress, threads, topK);
+}
+
+SearchResult search(
+    const cost::CostModel& model, const SearchSettings& settings, ProgressSink& progress, int threads, int topK)
+{
+    const auto start = std::chrono::steady_clock::now();
+    settings.validate();
+    SearchResult result;
+    const StrategySpace space = enumerateStrategies(settings);
+    const std::vector<SearchTask> tasks = buildTasks(settings, space);
+    checkProfilesCover(model, settings, space, tasks);
+    result.notes = searchNotes(settings, space, tasks);
+
+    std::map<FamilyKey, std::size_t> familyIndex;
+    std::vector<std::vector<int>> families;
+    for (const SearchTask& task : tasks) {
+        const FamilyKey key = familyKey(task, settings.pipeline_type);
+        const auto it = familyIndex.find(key);
+        if (it == familyIndex.end()) {
+            familyIndex.emplace(key, families.size());
+            families.push_back({ task.index });
+        } else {
+            families[it->second].push_back(task.index);
+        }
+    }
+
+    SearchContext context;
+    context.model = &model;
+    context.settings = &settings;
+    context.space = &space;
+    context.tasks = &tasks;
+    context.budget = cost::memoryBudget(settings.memory_constraint_gb);
+
+    const int workers = std::max(1, std::min(effectiveThreads(threads), int(families.size())));
+    std::vector<FamilySolver> solvers;
+    solvers.reserve(std::size_t(workers));
+    for (int w = 0; w < workers; ++w)
+        solvers.emplace_back(context);
+    std::vector<SolverStats> stats(static_cast<std::size_t>(workers));
+    std::vector<TaskOutcome> outcomes(tasks.size());
+    std::atomic<int> done { 0 };
+    std::mutex progressMutex;
+    progress.report(0.0,
+        "searching " + std::to_string(tasks.size()) + " tasks in " + std::to_string(families.size()) + " families");
+
+    parallelFor(int(families.size()), workers, [&](int worker, int item) {
+        progress.throwIfCancelled();
+        const std::vector<int>& family = families[std::size_t(item)];
+        solvers[std::size_t(worker)].solve(family, outcomes, progress, stats[std::size_t(worker)]);
+        const int finished = done.fetch_add(1) + 1;
+        const SearchTask& task = tasks[std::size_t(family.front())];
+        const std::lock_guard lock(progressMutex);
+        progress.report(double(finished) / double(families.size()),
+            "gbsz " + std::to_string(task.gbsz) + ", chunks " + std::to_string(task.chunks) + ", pp "
+                + std::to_string(task.pp));
+    });
+
+    SolverStats total;
+    for (const SolverStats& s : stats)
+        total += s;
+    result.best = bestPlan(outcomes);
+    const std::vector<Plan> bests = groupBests(outcomes);
+    result.top = topPlans(bests, topK);
+    result.pareto = paretoPlans(bests);
+    result.tasks.reserve(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        TaskSummary summary;
+        summary.task = tasks[i];
+        summary.status = outcomes[i].status;
+        summary.throughput_samples_per_s = outcomes[i].throughput;
+        if (outcomes[i].status == TaskOutcome::Status::Feasible) {
+            summary.time_cost_s = outcomes[i].plan.time_cost_s;
+            summary.peak_memory_mb = outcomes[i].plan.peakMemoryMb();
+        }
+        result.tasks.push_back(summary);
+    }
+    result.stats.tasks = std::int64_t(tasks.size());
+    result.stats.families = std::int64_t(families.size());
+    result.stats.dp_calls = total.dp_runs;
+    result.stats.dp_readouts = total.dp_readouts;
+    result.stats.galvatron_dp_calls = total.galvatron_dp_calls;
+    result.stats.dp_segments = total.dp_segments;
+    result.stats.pruned_strategies = total.pruned_strategies;
+    result.stats.threads = workers;
+    result.stats.search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress.report(1.0, "search done");
+    return result;
+}
+
+} // namespace stratex::search
