@@ -10,15 +10,12 @@ namespace stratex::cost {
 
 namespace {
 
-// Forward/backward compute overlapped with the ZeRO communication of the embedding: while both
-// run they slow down by κ; the result is (forward + backward) + vocab-TP time, in ms.
-double overlapped(double fwdComm, double fwdComp, double bwdComm, double bwdComp, double tpTime, double kappa)
+// Compute overlapped with communication: while both run they slow down by κ; the compute's
+// remainder then runs at full speed (or the communication alone when it is longer).
+double overlapped(double comm, double comp, double kappa)
 {
-    const double fp = fwdComp * kappa;
-    const double bp = bwdComp * kappa;
-    const double ft = fp > fwdComm ? fwdComm + (fp - fwdComm) / kappa : fwdComm;
-    const double bt = bp > bwdComm ? bwdComm + (bp - bwdComm) / kappa : bwdComm;
-    return (ft + bt) + tpTime;
+    const double slowed = comp * kappa;
+    return slowed > comm ? comm + (slowed - comm) / kappa : comm;
 }
 
 } // namespace
@@ -42,7 +39,7 @@ EmbeddingTime embeddingTime(const CostModel& model, const EmbeddingStrategy& e, 
         gt = in.time.other.fit.slope * ((double(lbsz) / tpsp) / e.cp) + in.time.other.fit.intercept;
     else
         gt = ((in.time.other.constant_ms * double(lbsz)) / tpsp) / e.cp;
-    result.forward_compute_ms = gt;
+    result.compute_ms = gt;
     std::vector<double> fct(static_cast<std::size_t>(pp), 0.0);
     if (pp == 1) {
         fct[0] = gt;
@@ -52,6 +49,7 @@ EmbeddingTime embeddingTime(const CostModel& model, const EmbeddingStrategy& e, 
     }
 
     const double dpc = (in.allreduce.at(gradientSyncKey(sdp, e.tp)) * (sdp - 1)) / sdp;
+    result.dpc_ms_per_mb = dpc;
     const double fac = settings.mixed() ? 0.5 : 1.0;
     std::vector<double> msg(static_cast<std::size_t>(pp), 0.0);
     if (pp == 1) {
@@ -78,13 +76,22 @@ EmbeddingTime embeddingTime(const CostModel& model, const EmbeddingStrategy& e, 
         tpt[0] = t1;
         tpt[std::size_t(pp - 1)] = t1;
     }
-    result.vocab_tp_comm_ms = pp == 1 ? t1 + t1 : t1;
 
+    result.stages.assign(std::size_t(pp), EmbeddingStageSteps {});
     const std::size_t last = std::size_t(pp - 1);
     for (std::size_t i : { std::size_t(0), last }) {
+        EmbeddingStageSteps& steps = result.stages[i];
         const double comm = msg[i] * dpc;
-        result.sync_s[i] = 0.001 * overlapped(comm * ff, fct[i], comm * bf, fct[i] * 2, tpt[i], kappa);
-        result.no_sync_s[i] = 0.001 * overlapped(comm * ff, fct[i], comm * (bf - 0.5), fct[i] * 2, tpt[i], kappa);
+        steps.compute_ms = fct[i];
+        steps.message_mb = msg[i];
+        steps.forward_comm_ms = comm * ff;
+        steps.backward_comm_ms = comm * bf;
+        steps.forward_ms = overlapped(steps.forward_comm_ms, fct[i], kappa);
+        steps.backward_ms = overlapped(steps.backward_comm_ms, fct[i] * 2, kappa);
+        steps.backward_no_sync_ms = overlapped(comm * (bf - 0.5), fct[i] * 2, kappa);
+        steps.vocab_tp_ms = tpt[i];
+        result.sync_s[i] = 0.001 * ((steps.forward_ms + steps.backward_ms) + tpt[i]);
+        result.no_sync_s[i] = 0.001 * ((steps.forward_ms + steps.backward_no_sync_ms) + tpt[i]);
     }
     return result;
 }

@@ -10,19 +10,28 @@ namespace {
 // Backward compute `b` overlapped with a gradient sync of `d` MB: both run κ times slower while
 // they overlap; whichever ends first leaves the other to finish at full speed.
 struct Overlap {
+    double load = 0;
+    double backwardLoad = 0;
     double overlapped = 0;
     double rest = 0;
 };
 
 Overlap overlapSync(double d, double b, double dc, double dco, double kappa)
 {
-    const double a = d * dco;
-    const double beta = b * kappa;
-    if (a > beta)
-        return { beta, (d - beta / dco) * dc };
-    if (a < beta)
-        return { a, b - a / kappa };
-    return { beta, 0.0 };
+    Overlap result;
+    result.load = d * dco;
+    result.backwardLoad = b * kappa;
+    if (result.load > result.backwardLoad) {
+        result.overlapped = result.backwardLoad;
+        result.rest = (d - result.backwardLoad / dco) * dc;
+    } else if (result.load < result.backwardLoad) {
+        result.overlapped = result.load;
+        result.rest = b - result.load / kappa;
+    } else {
+        result.overlapped = result.backwardLoad;
+        result.rest = 0.0;
+    }
+    return result;
 }
 
 } // namespace
@@ -40,10 +49,10 @@ LayerTime layerTime(const CostModel& model, const LayerStrategy& s, int gbsz, in
     const bool mixed = settings.mixed();
 
     LayerTime result;
+    LayerTimeSteps& steps = result.steps;
     const std::int64_t lbsz = model.localBatch(gbsz, chunks, s.dp);
     result.local_batch = lbsz;
 
-    // Compute, ms for all L layers (Galvatron scales by L and divides by L at the end).
     double fct = 0;
     if (in.time.layer.kind == profile::TimeModel::Kind::Linear)
         fct = (in.time.layer.fit.slope * (double(lbsz) / tpsp) + in.time.layer.fit.intercept) * L;
@@ -52,8 +61,9 @@ LayerTime layerTime(const CostModel& model, const LayerStrategy& s, int gbsz, in
     double bct = fct * 2;
     if (s.checkpoint)
         bct = bct + fct;
+    steps.fct_ms = fct;
+    steps.bct_ms = bct;
 
-    // Data-parallel gradient sync over the sdp group.
     const double parameterMb = in.memory.layer.parameter_size_mb / s.tp;
     double dpmsg = (double(2 * (sdp - 1)) * (parameterMb / sdp)) * L;
     if (mixed)
@@ -61,23 +71,24 @@ LayerTime layerTime(const CostModel& model, const LayerStrategy& s, int gbsz, in
     const double agmsg = dpmsg * 0.5;
     const double dc = in.allreduce.at(gradientSyncKey(sdp, s.tp));
     const double dco = dc * kappa;
+    steps.dp_message_mb = dpmsg;
+    steps.zero3_message_mb = agmsg;
+    steps.dc_ms_per_mb = dc;
+    steps.dco_ms_per_mb = dco;
 
-    // TP / SP collectives from the latency tables.
     double tpc = 0;
     if (tpsp > 1) {
         const double messageMb = double(lbsz * S * H * (mixed ? 2 : 4)) / 1024 / 1024;
-        if (s.tp == 1) {
-            double n = 4 * L;
-            if (s.checkpoint)
-                n = n * 1.5;
-            tpc = in.collectives.all2allFor(s.sp).lookup(messageMb) * n;
-        } else {
-            double n = 6 * L;
-            if (s.checkpoint)
-                n = n * 1.5;
-            tpc = in.collectives.allgatherFor(s.tp).lookup(messageMb) * n;
-        }
+        double n = (s.tp == 1 ? 4 : 6) * L;
+        if (s.checkpoint)
+            n = n * 1.5;
+        const profile::LatencyTable& table
+            = s.tp == 1 ? in.collectives.all2allFor(s.sp) : in.collectives.allgatherFor(s.tp);
+        tpc = table.lookup(messageMb) * n;
+        steps.tp_message_mb = messageMb;
+        steps.tp_collectives = n;
     }
+    steps.tp_comm_ms = tpc;
 
     double p2p = 0;
     if (s.pp > 1) {
@@ -85,16 +96,22 @@ LayerTime layerTime(const CostModel& model, const LayerStrategy& s, int gbsz, in
         if (mixed)
             p2pmsg = p2pmsg / 2;
         p2p = p2pmsg * in.p2p.at(s.pp);
+        steps.p2p_message_mb = p2pmsg;
     }
+    steps.p2p_ms = p2p;
 
     const double zero3Gather = agmsg * dc;
+    steps.zero3_gather_ms = s.dp_type == DpType::Zero3 ? zero3Gather : 0;
     double results[2] = {};
-    Overlap syncOverlap;
     for (int sync = 1; sync >= 0; --sync) {
         const double d = dpmsg * sync;
         const Overlap ov = overlapSync(d, bct, dc, dco, kappa);
-        if (sync == 1)
-            syncOverlap = ov;
+        if (sync == 1) {
+            steps.sync_load_ms = ov.load;
+            steps.backward_load_ms = ov.backwardLoad;
+            steps.overlapped_ms = ov.overlapped;
+            steps.rest_ms = ov.rest;
+        }
         double r = 0;
         if (tpsp == 1 && s.dp > 1)
             r = (fct + ov.overlapped) + ov.rest;
@@ -108,24 +125,13 @@ LayerTime layerTime(const CostModel& model, const LayerStrategy& s, int gbsz, in
             r = r + zero3Gather;
         if (s.pp > 1)
             r = r + p2p;
+        (sync == 1 ? steps.sync_total_ms : steps.no_sync_total_ms) = r;
         r = r * (0.001 * settings.costmodel_coe);
         r = r / L;
         results[sync] = r;
     }
     result.sync_s = results[1];
     result.no_sync_s = results[0];
-
-    result.forward_ms = fct / L;
-    result.backward_ms = bct / L;
-    result.dp_message_mb = dpmsg / L;
-    if (s.dp > 1) {
-        // How much of the overlapped window is sync beyond plain backward, and what is exposed.
-        result.dp_sync_overlapped_ms = syncOverlap.overlapped / L;
-        result.dp_sync_exposed_ms = (syncOverlap.overlapped + syncOverlap.rest - bct) / L;
-    }
-    result.tp_comm_ms = tpc / L;
-    result.zero3_gather_ms = s.dp_type == DpType::Zero3 ? zero3Gather / L : 0;
-    result.p2p_ms = p2p / L;
     return result;
 }
 

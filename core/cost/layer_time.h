@@ -8,23 +8,36 @@
 
 namespace stratex::cost {
 
-// Time of one layer for one micro-batch (galvatron-main-search-spec.md §3.1), in seconds, with
-// the gradient sync (what the DP minimises) and without it (what the pipeline formula adds up).
-// The *_ms parts are per layer, for people; sync_s / no_sync_s are computed exactly as Galvatron
-// does (over all L layers, then / L) and are what the search uses.
+// Galvatron's intermediate quantities of the per-layer time (galvatron-main-search-spec.md §3.1).
+// Like Galvatron, they are computed for all L layers at once (ms, MB) and divided by L at the end.
+struct LayerTimeSteps {
+    double fct_ms = 0; // forward compute
+    double bct_ms = 0; // backward compute (x2), plus one forward when checkpointed
+    double dp_message_mb = 0; // gradient sync volume
+    double zero3_message_mb = 0; // ZeRO-3 forward all-gather volume
+    double dc_ms_per_mb = 0; // all-reduce coefficient of the sync group
+    double dco_ms_per_mb = 0; // ... slowed by the overlap coefficient
+    double sync_load_ms = 0; // a = dp_message * dco
+    double backward_load_ms = 0; // β = bct * κ
+    double overlapped_ms = 0; // backward and sync running together
+    double rest_ms = 0; // whichever is left, at full speed
+    double tp_message_mb = 0; // one TP/SP collective's message
+    double tp_collectives = 0; // how many (x1.5 when checkpointed)
+    double tp_comm_ms = 0;
+    double p2p_message_mb = 0; // Galvatron's x pp message
+    double p2p_ms = 0;
+    double zero3_gather_ms = 0; // added to both variants, uses dc (no κ)
+    double sync_total_ms = 0; // before x 0.001 x costmodel_coe / L
+    double no_sync_total_ms = 0;
+};
+
+// Time of one layer for one micro-batch, in seconds: with the gradient sync (what the DP
+// minimises) and without it (what the pipeline formula adds up).
 struct LayerTime {
     double sync_s = 0;
     double no_sync_s = 0;
-
     std::int64_t local_batch = 0; // samples per replica per micro-batch
-    double forward_ms = 0;
-    double backward_ms = 0; // incl. the recompute forward of a checkpointed layer
-    double dp_message_mb = 0; // gradient-sync volume of this layer
-    double dp_sync_overlapped_ms = 0; // sync time hidden behind (and slowing) the backward pass
-    double dp_sync_exposed_ms = 0; // what is left after the overlap
-    double tp_comm_ms = 0; // Megatron TP/SP all-gathers or Ulysses all-to-alls
-    double zero3_gather_ms = 0; // ZeRO-3 forward parameter all-gather
-    double p2p_ms = 0; // this layer's share of the pipeline p2p (Galvatron's x pp message)
+    LayerTimeSteps steps;
 };
 
 LayerTime layerTime(const CostModel& model, const LayerStrategy& strategy, int gbsz, int chunks);

@@ -48,6 +48,7 @@ PipelineCost pipelineCost(std::span<const double> layerSync, std::span<const dou
     for (int i = 0; i < pp; ++i) {
         const double exposed
             = result.stage_sync_s[std::size_t(i)] - numpySum(std::span<const double>(c).subspan(0, std::size_t(i) + 1));
+        result.exposed_sync_s.push_back(exposed);
         if (first || exposed > tail)
             tail = exposed;
         first = false;

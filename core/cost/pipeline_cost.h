@@ -14,7 +14,8 @@ struct PipelineCost {
     std::vector<double> stage_no_sync_s; // C_i: without, incl. the embedding's no-sync time
     double sequential_s = 0; // T1
     double steady_state_s = 0; // T2
-    double sync_tail_s = 0; // exposed gradient reduction after the last micro-batch
+    std::vector<double> exposed_sync_s; // per stage: R_i - sum of C_0..C_i
+    double sync_tail_s = 0; // max(0, largest exposed_sync_s): gradient reduction after the last micro-batch
 };
 
 // layerSync / layerNoSync: per-layer times of the plan, layer 0 first; division: layers per
