@@ -96,12 +96,13 @@ fs::path chooseModelFile(const fs::path& dir, const std::string& kind, const Pro
         if (why.empty())
             usable.push_back(file);
         else
-            reasons += "\n  " + file.filename().string() + ": " + why;
+            reasons += (reasons.empty() ? " " : "; ") + file.filename().string() + ": " + why;
     }
     if (usable.size() == 1)
         return usable.front();
     if (usable.empty())
-        throw Error("none of the " + kind + " profiles in " + dir.string() + " can serve these settings:" + reasons);
+        throw Error("none of the " + kind + " profiles in " + dir.string() + " can serve these settings (pass "
+            + "--seq-length / --model-name, or the file itself):" + reasons);
     throw Error("several " + kind + " profiles in " + dir.string() + " fit (" + names(usable)
         + "); choose one with --model-name or --" + kind + " FILE");
 }
