@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/cost/embedding_cost.h"
 #include "core/cost/layer_memory.h"
@@ -115,18 +116,32 @@ SearchResult search(
     checkProfilesCover(model, settings, space, tasks);
     result.notes = searchNotes(settings, space, tasks);
 
-    std::map<FamilyKey, std::size_t> familyIndex;
+    // Work units: tasks of one family (same per-layer costs) with the same layer candidates share
+    // their knapsacks. Largest units first, so the last ones to finish are short.
+    std::map<std::pair<FamilyKey, std::vector<int>>, std::size_t> unitIndex;
     std::vector<std::vector<int>> families;
+    std::vector<double> unitWork;
+    std::set<FamilyKey> familyKeys;
     for (const SearchTask& task : tasks) {
         const FamilyKey key = familyKey(task, settings.pipeline_type);
-        const auto it = familyIndex.find(key);
-        if (it == familyIndex.end()) {
-            familyIndex.emplace(key, families.size());
+        familyKeys.insert(key);
+        std::vector<int> layers = taskCandidates(task, space, settings).layers;
+        const double work = double(layers.size()) * double(layers.size()) * settings.model.num_layers;
+        auto unit = std::make_pair(key, std::move(layers));
+        const auto it = unitIndex.find(unit);
+        if (it == unitIndex.end()) {
+            unitIndex.emplace(std::move(unit), families.size());
             families.push_back({ task.index });
+            unitWork.push_back(work);
         } else {
             families[it->second].push_back(task.index);
         }
     }
+    std::vector<std::size_t> order(families.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(
+        order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return unitWork[a] > unitWork[b]; });
 
     SearchContext context;
     context.model = &model;
@@ -145,11 +160,11 @@ SearchResult search(
     std::atomic<int> done { 0 };
     std::mutex progressMutex;
     progress.report(0.0,
-        "searching " + std::to_string(tasks.size()) + " tasks in " + std::to_string(families.size()) + " families");
+        "searching " + std::to_string(tasks.size()) + " tasks in " + std::to_string(families.size()) + " work units");
 
     parallelFor(int(families.size()), workers, [&](int worker, int item) {
         progress.throwIfCancelled();
-        const std::vector<int>& family = families[std::size_t(item)];
+        const std::vector<int>& family = families[order[std::size_t(item)]];
         solvers[std::size_t(worker)].solve(family, outcomes, progress, stats[std::size_t(worker)]);
         const int finished = done.fetch_add(1) + 1;
         const SearchTask& task = tasks[std::size_t(family.front())];
@@ -179,7 +194,8 @@ SearchResult search(
         result.tasks.push_back(summary);
     }
     result.stats.tasks = std::int64_t(tasks.size());
-    result.stats.families = std::int64_t(families.size());
+    result.stats.families = std::int64_t(familyKeys.size());
+    result.stats.work_units = std::int64_t(families.size());
     result.stats.dp_calls = total.dp_runs;
     result.stats.dp_readouts = total.dp_readouts;
     result.stats.galvatron_dp_calls = total.galvatron_dp_calls;

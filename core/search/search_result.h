@@ -25,6 +25,7 @@ struct SearchStats {
     double search_time_s = 0; // wall clock of the whole search
     std::int64_t tasks = 0; // Galvatron tasks (gbsz, chunks, pp, mode, buffer TP)
     std::int64_t families = 0; // task groups sharing per-layer costs
+    std::int64_t work_units = 0; // (family, layer candidates) groups sharing knapsacks, run in parallel
     std::int64_t dp_calls = 0; // stage knapsacks computed
     std::int64_t dp_readouts = 0;
     std::int64_t galvatron_dp_calls = 0; // DP calls Galvatron main makes for the same search
