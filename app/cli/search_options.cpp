@@ -8,6 +8,7 @@
 #include "core/profile/memory_profile.h"
 #include "core/profile/profile_discovery.h"
 #include "core/profile/profile_key.h"
+#include "core/search/setting_info.h"
 
 namespace stratex::cli {
 
@@ -90,64 +91,19 @@ std::optional<int> inferSequenceLength(const CliParser& parser, const search::Se
 
 QString unevenBatchHelp()
 {
-    return QStringLiteral(
-        "Batches that do not divide evenly: Galvatron main costs a micro-batch per replica as gbsz // chunks // dp "
-        "(integer division), i.e. for fewer samples than it trains on. By default (--uneven-batch honest) such a "
-        "batch is costed for its busiest replica, ceil(gbsz / (chunks x dp)) samples; 'skip' leaves such "
-        "strategies out, 'galvatron' reproduces Galvatron's floor. Where the division is exact all three give "
-        "Galvatron's results bit for bit.");
+    return QString::fromUtf8(
+        search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size()));
 }
 
 void addSearchSettingsOptions(CliParser& parser)
 {
-    parser.option(q("num-nodes"), q("N"), q("Nodes in the cluster (default 1)."));
-    parser.option(q("num-gpus-per-node"), q("G"), q("GPUs per node (default 8)."));
-    parser.option(q("memory-constraint"), q("GB"),
-        q("GPU memory per device in GB (default 38). Above 20 GB Galvatron keeps 20 % as allocator reserve."));
-    parser.option(q("min-bsz"), q("B"), q("Smallest global batch size of the range (default 64)."));
-    parser.option(q("max-bsz"), q("B"), q("Largest global batch size of the range (default 64)."));
-    parser.option(
-        q("bsz-scale"), q("S"), q("Step of the batch-size range (default 8); the range starts at max(min, step)."));
-    parser.option(q("settle-bsz"), q("B"), q("Search this global batch size only (default -1: the range)."));
-    parser.option(
-        q("settle-chunk"), q("C"), q("Search this number of micro-batches only (default -1: every divisor)."));
-    parser.option(q("max-tp-deg"), q("T"), q("Largest tensor-parallel degree (default 8)."));
-    parser.option(q("max-pp-deg"), q("P"), q("Largest pipeline degree (default 8)."));
-    parser.option(q("max-sp-deg"), q("S"), q("Largest Ulysses sequence-parallel degree (default 8)."));
-    parser.flag(q("disable-dp"), q("No data parallelism (dp = 1)."));
-    parser.flag(q("disable-tp"), q("No Megatron tensor parallelism."));
-    parser.flag(q("disable-sp"), q("No Ulysses sequence parallelism."));
-    parser.flag(q("disable-pp"), q("No pipeline parallelism."));
-    parser.flag(q("disable-ckpt"), q("No activation checkpointing."));
-    parser.flag(q("disable-fsdp"), q("No ZeRO-3 (FSDP) layers."));
-    parser.flag(q("disable-embedding-lmhead-tp"), q("No vocabulary tensor parallelism for embedding / LM head."));
-    parser.flag(q("disable-embedding-lmhead-sp"), q("No Ulysses SP for embedding / LM head."));
-    parser.option(q("default-dp-type"), q("ddp|zero2"), q("Data parallelism of non-ZeRO-3 layers (default zero2)."));
-    parser.option(
-        q("pipeline-type"), q("pipedream_flush|gpipe"), q("Pipeline schedule (default pipedream_flush, 1F1B)."));
-    parser.option(q("async-grad-reduce"), q("0|1"),
-        q("Reduce gradients once after the last micro-batch (default 1); changes the ZeRO memory ratios."));
-    parser.option(q("mixed-precision"), q("bf16|fp16|fp32"), q("Training precision (default bf16)."));
-    parser.option(q("sequence-parallel"), q("0|1"),
-        q("Megatron sequence parallelism with TP (default 1): the '_sp' memory profile keys."));
-    parser.option(q("global-memory-buffer"), q("0|1"), q("Charge Megatron's global memory buffer (default 1)."));
-    parser.option(q("time-profile-mode"), q("static|batch|sequence"),
-        q("How forward times are read: first key, linear fit over batch sizes (>= 8), or quadratic fit over "
-          "sequence lengths at bsz 1 (default sequence, as Galvatron's search_dist.yaml)."));
-    parser.option(q("memory-profile-mode"), q("static|sequence"),
-        q("Memory at the exact sequence length, or activations scaled from the longest profiled one (default "
-          "static)."));
-    parser.option(
-        q("seq-length"), q("S"), q("Sequence length (default: the memory profile's, when it holds one, else 8192)."));
-    parser.option(q("hidden-size"), q("H"), q("Hidden size (default 4096)."));
-    parser.option(q("num-layers"), q("L"), q("Transformer layers (default 32)."));
-    parser.option(q("num-heads"), q("A"), q("Attention heads (default 32)."));
-    parser.option(q("vocab-size"), q("V"), q("Vocabulary size (default 32000)."));
-    parser.option(q("model-name"), q("NAME"),
-        q("Model name, e.g. llama2-7b: picks computation_profiling_{prec}_NAME_all.json among several and names "
-          "output files (default: from the profile's file name)."));
-    parser.option(q("uneven-batch"), q("honest|skip|galvatron"), unevenBatchHelp());
-    parser.option(q("costmodel-coe"), q("X"), q("Galvatron's debug factor on per-layer time (default 1.0)."));
+    const auto text = [](std::string_view view) { return QString::fromUtf8(view.data(), qsizetype(view.size())); };
+    for (const search::SettingInfo& info : search::searchSettingInfo()) {
+        if (info.value.empty())
+            parser.flag(text(info.flag), text(info.help));
+        else
+            parser.option(text(info.flag), text(info.value), text(info.help));
+    }
 }
 
 search::SearchSettings readSearchSettings(const CliParser& parser)

@@ -190,6 +190,10 @@ SearchResult search(
         if (outcomes[i].status == TaskOutcome::Status::Feasible) {
             summary.time_cost_s = outcomes[i].plan.time_cost_s;
             summary.peak_memory_mb = outcomes[i].plan.peakMemoryMb();
+            summary.memory_cost_mb_per_stage = outcomes[i].plan.memory_cost_mb_per_stage;
+            summary.vtp = outcomes[i].plan.vtp();
+            summary.vsp = outcomes[i].plan.vsp();
+            summary.embed_sdp = outcomes[i].plan.embedSdp();
         }
         result.tasks.push_back(summary);
     }

@@ -19,6 +19,10 @@ struct TaskSummary {
     double throughput_samples_per_s = -1;
     double time_cost_s = 0; // when feasible
     int peak_memory_mb = 0; // when feasible
+    std::vector<int> memory_cost_mb_per_stage; // when feasible
+    int vtp = 0; // the task's best embedding / LM-head choice, when feasible
+    int vsp = 0;
+    int embed_sdp = 0;
 };
 
 struct SearchStats {

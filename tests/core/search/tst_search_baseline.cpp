@@ -135,6 +135,8 @@ void TestSearchBaseline::goldenTaskTable()
                            .arg(task.time_cost_s, 0, 'g', 17)
                            .arg(g.timeCost, 0, 'g', 17)));
         QVERIFY2(task.throughput_samples_per_s == g.throughput, where.constData());
+        QVERIFY2(task.memory_cost_mb_per_stage == g.memory, where.constData());
+        QVERIFY2(task.vtp == g.vtp && task.vsp == g.vsp && task.embed_sdp == g.embedSdp, where.constData());
     }
     // The plans of the per-group bests carry memory and embedding choices: check them all.
     int checked = 0;
@@ -197,6 +199,10 @@ void TestSearchBaseline::galvatronRuns_data()
     QTest::newRow("36GB bsz16 static") << 36 << 16 << "static"
                                        << "" << 4 << 1 << "tp_with_sp" << 4 << 1.0048692072601322
                                        << std::vector<int> { 34600 } << "2/1/0";
+    // 2 nodes x 8 GPUs: the 1-node latency table (the spec's run gives the same bits with it).
+    QTest::newRow("2x8 36GB bsz32 max pp 16")
+        << 36 << 32 << "batch"
+        << "2nodes-maxpp16" << 2 << 1 << "tp_only" << 4 << 1.0983952055351098 << std::vector<int> { 36617 } << "4/0/0";
     QTest::newRow("24GB bsz16 gpipe ddp no-async") << 24 << 16 << "batch"
                                                    << "gpipe-ddp-noasync" << 1 << 1 << "sp_only" << 8
                                                    << 1.1715563136948948 << std::vector<int> { 24523 } << "4/1/1";
@@ -217,13 +223,19 @@ void TestSearchBaseline::galvatronRuns()
     QFETCH(QString, embedding);
     SearchSettings settings = llamaSettings(memory, bsz);
     settings.time_profile_mode = *profile::parseTimeProfileMode(timeMode.toStdString());
+    const int nodes = variant == QStringLiteral("2nodes-maxpp16") ? 2 : 1;
+    if (nodes == 2) {
+        settings.num_nodes = 2;
+        settings.max_pp_deg = 16;
+    }
     if (variant == QStringLiteral("gpipe-ddp-noasync")) {
         settings.pipeline_type = cost::PipelineType::GPipe;
         settings.default_dp_type = cost::DpType::Ddp;
         settings.async_grad_reduce = false;
     }
     NullProgress progress;
-    const SearchResult result = stratex::search::search(withCurveFit(llamaInputs(), settings), settings, progress, 2);
+    const SearchResult result
+        = stratex::search::search(withCurveFit(llamaInputs(nodes), settings), settings, progress, 2);
     QVERIFY(result.best);
     const Plan& best = *result.best;
     QCOMPARE(best.gbsz, bsz);
