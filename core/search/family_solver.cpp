@@ -67,6 +67,31 @@ FamilyKey familyKey(const SearchTask& task, cost::PipelineType pipeline)
     return { task.pp, task.microBatch(), chunkClass };
 }
 
+Plan materializePlan(
+    const TaskOutcome& outcome, const SearchTask& task, const StrategySpace& space, const SearchSettings& settings)
+{
+    Plan plan;
+    plan.gbsz = task.gbsz;
+    plan.chunks = task.chunks;
+    plan.pp = task.pp;
+    plan.world = settings.world();
+    plan.tp_sp_mode = task.mode;
+    plan.global_buffer_tp = task.buffer_tp;
+    plan.task_index = task.index;
+    plan.time_cost_s = outcome.time_cost_s;
+    plan.throughput_samples_per_s = outcome.throughput;
+    plan.memory_cost_mb_per_stage = outcome.memory_cost_mb_per_stage;
+    plan.memory_remaining_mb_per_stage = outcome.memory_remaining_mb_per_stage;
+    plan.pp_division = evenDivision(settings.model.num_layers, task.pp);
+    for (std::uint16_t index : outcome.layers)
+        plan.layers.push_back(space.layers[index]);
+    if (outcome.embedding >= 0)
+        plan.embedding = space.embeddings[std::size_t(outcome.embedding)];
+    plan.pipeline_type = settings.pipeline_type;
+    plan.default_dp_type = settings.default_dp_type;
+    return plan;
+}
+
 FamilySolver::FamilySolver(const SearchContext& context)
     : m_context(context)
 {
@@ -181,6 +206,11 @@ void FamilySolver::solve(const std::vector<int>& taskIndices, std::vector<TaskOu
         std::vector<int> slots;
         for (int index : group.layers)
             slots.push_back(layerSlot(index));
+        std::vector<int> strategyOfSlot(costs.sync.size(), -1);
+        for (std::size_t i = 0; i < costs.layerSlot.size(); ++i) {
+            if (costs.layerSlot[i] >= 0)
+                strategyOfSlot[std::size_t(costs.layerSlot[i])] = int(i);
+        }
         intra.resize(std::size_t(S));
         for (int i = 0; i < S; ++i)
             intra[std::size_t(i)] = costs.sync[std::size_t(slots[std::size_t(i)])];
@@ -331,35 +361,17 @@ void FamilySolver::solve(const std::vector<int>& taskIndices, std::vector<TaskOu
                 outcome.throughput = 0.0;
                 continue;
             }
-            // Slot -> strategy: invert the family's slot table once per plan.
-            std::vector<int> strategyOfSlot(costs.sync.size(), -1);
-            for (std::size_t i = 0; i < costs.layerSlot.size(); ++i) {
-                if (costs.layerSlot[i] >= 0)
-                    strategyOfSlot[std::size_t(costs.layerSlot[i])] = int(i);
-            }
-            Plan& plan = outcome.plan;
-            plan.gbsz = task.gbsz;
-            plan.chunks = task.chunks;
-            plan.pp = pp;
-            plan.world = settings.world();
-            plan.tp_sp_mode = task.mode;
-            plan.global_buffer_tp = task.buffer_tp;
-            plan.task_index = task.index;
-            plan.time_cost_s = bestCost;
-            plan.throughput_samples_per_s = task.gbsz / bestCost;
-            plan.pp_division = division;
-            plan.layers.clear();
+            outcome.time_cost_s = bestCost;
+            outcome.throughput = task.gbsz / bestCost;
+            outcome.layers.clear();
             for (int slot : bestSlots)
-                plan.layers.push_back(space.layers[std::size_t(strategyOfSlot[std::size_t(slot)])]);
-            plan.embedding = space.embeddings[std::size_t(bestEmbedding)];
-            plan.pipeline_type = settings.pipeline_type;
-            plan.default_dp_type = settings.default_dp_type;
-            plan.memory_remaining_mb_per_stage = bestRemaining;
-            plan.memory_cost_mb_per_stage.clear();
+                outcome.layers.push_back(std::uint16_t(strategyOfSlot[std::size_t(slot)]));
+            outcome.embedding = bestEmbedding;
+            outcome.memory_remaining_mb_per_stage = bestRemaining;
+            outcome.memory_cost_mb_per_stage.clear();
             for (int left : bestRemaining)
-                plan.memory_cost_mb_per_stage.push_back(budget - left + reserve);
+                outcome.memory_cost_mb_per_stage.push_back(budget - left + reserve);
             outcome.status = TaskOutcome::Status::Feasible;
-            outcome.throughput = plan.throughput_samples_per_s;
         }
     }
 }

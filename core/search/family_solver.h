@@ -14,13 +14,22 @@
 namespace stratex::search {
 
 // What one search task found: Galvatron's throughput -1 (no strategy passes the task's filters),
-// 0 (nothing fits in memory) or gbsz / time_cost with the plan.
+// 0 (nothing fits in memory) or gbsz / time_cost with the plan. Kept compact (strategy indices into
+// the StrategySpace) because a batch-size range has tens of thousands of tasks; materializePlan()
+// turns the ones a caller wants into Plans.
 struct TaskOutcome {
     enum class Status { NoStrategies, Infeasible, Feasible };
     Status status = Status::NoStrategies;
     double throughput = -1;
-    Plan plan; // when Feasible
+    double time_cost_s = 0;
+    std::vector<std::uint16_t> layers; // index into StrategySpace::layers, per layer
+    int embedding = -1; // index into StrategySpace::embeddings
+    std::vector<int> memory_cost_mb_per_stage;
+    std::vector<int> memory_remaining_mb_per_stage;
 };
+
+Plan materializePlan(
+    const TaskOutcome& outcome, const SearchTask& task, const StrategySpace& space, const SearchSettings& settings);
 
 struct SolverStats {
     std::int64_t dp_runs = 0; // stage knapsacks computed

@@ -7,40 +7,38 @@
 
 namespace stratex::search {
 
-std::optional<Plan> bestPlan(const std::vector<TaskOutcome>& outcomes)
+int bestTask(const std::vector<TaskOutcome>& outcomes)
 {
     double best = -1;
-    const TaskOutcome* winner = nullptr;
-    for (const TaskOutcome& outcome : outcomes) {
-        if (outcome.throughput > best) {
-            best = outcome.throughput;
-            winner = &outcome;
+    int winner = -1;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        if (outcomes[i].throughput > best) {
+            best = outcomes[i].throughput;
+            winner = int(i);
         }
     }
-    if (!winner || !(best > 0))
-        return std::nullopt;
-    return winner->plan;
+    return best > 0 ? winner : -1;
 }
 
-std::vector<Plan> groupBests(const std::vector<TaskOutcome>& outcomes)
+std::vector<int> groupBestTasks(const std::vector<TaskOutcome>& outcomes, const std::vector<SearchTask>& tasks)
 {
     using Key = std::tuple<int, int, int, int>;
     std::map<Key, std::size_t> index;
-    std::vector<Plan> bests;
-    for (const TaskOutcome& outcome : outcomes) {
-        if (outcome.status != TaskOutcome::Status::Feasible)
+    std::vector<int> bests;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        if (outcomes[i].status != TaskOutcome::Status::Feasible)
             continue;
-        const Plan& plan = outcome.plan;
-        const Key key { plan.pp, int(plan.tp_sp_mode), plan.gbsz, plan.chunks };
+        const SearchTask& task = tasks[i];
+        const Key key { task.pp, int(task.mode), task.gbsz, task.chunks };
         const auto it = index.find(key);
         if (it == index.end()) {
             index.emplace(key, bests.size());
-            bests.push_back(plan);
-        } else if (plan.throughput_samples_per_s > bests[it->second].throughput_samples_per_s) {
-            bests[it->second] = plan;
+            bests.push_back(int(i));
+        } else if (outcomes[i].throughput > outcomes[std::size_t(bests[it->second])].throughput) {
+            bests[it->second] = int(i);
         }
     }
-    std::sort(bests.begin(), bests.end(), [](const Plan& a, const Plan& b) { return a.task_index < b.task_index; });
+    std::sort(bests.begin(), bests.end());
     return bests;
 }
 

@@ -9,12 +9,13 @@
 
 namespace stratex::search {
 
-// Galvatron's winner: strictly higher throughput replaces, so the earliest task wins ties.
-std::optional<Plan> bestPlan(const std::vector<TaskOutcome>& outcomes);
+// Galvatron's winner: strictly higher throughput replaces, so the earliest task wins ties. Returns
+// the task index, or -1 when no task has a plan.
+int bestTask(const std::vector<TaskOutcome>& outcomes);
 
-// The best plan of each (pp, TP/SP mode, gbsz, chunks) group (over its buffer-TP tasks, earliest
+// The best task of each (pp, TP/SP mode, gbsz, chunks) group (over its buffer-TP tasks, earliest
 // wins ties), in task order.
-std::vector<Plan> groupBests(const std::vector<TaskOutcome>& outcomes);
+std::vector<int> groupBestTasks(const std::vector<TaskOutcome>& outcomes, const std::vector<SearchTask>& tasks);
 
 // The k plans of highest throughput (ties: task order).
 std::vector<Plan> topPlans(const std::vector<Plan>& candidates, int k);

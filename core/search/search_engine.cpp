@@ -21,11 +21,13 @@ namespace {
 // every strategy some task uses once, in a fixed order, makes the first such error the same
 // whatever the thread count, and reports it before the long part of the search starts.
 void checkProfilesCover(const cost::CostModel& model, const SearchSettings& settings, const StrategySpace& space,
-    const std::vector<SearchTask>& tasks)
+    const std::vector<SearchTask>& tasks, const ProgressSink& progress)
 {
     std::vector<int> layerTask(space.layers.size(), -1);
     std::vector<int> embeddingTask(space.embeddings.size(), -1);
     for (const SearchTask& task : tasks) {
+        if (task.index % 1024 == 0)
+            progress.throwIfCancelled();
         const TaskCandidates candidates = taskCandidates(task, space, settings);
         for (int i : candidates.layers) {
             if (layerTask[std::size_t(i)] < 0)
@@ -113,7 +115,8 @@ SearchResult search(
     SearchResult result;
     const StrategySpace space = enumerateStrategies(settings);
     const std::vector<SearchTask> tasks = buildTasks(settings, space);
-    checkProfilesCover(model, settings, space, tasks);
+    progress.throwIfCancelled();
+    checkProfilesCover(model, settings, space, tasks, progress);
     result.notes = searchNotes(settings, space, tasks);
 
     // Work units: tasks of one family (same per-layer costs) with the same layer candidates share
@@ -123,6 +126,8 @@ SearchResult search(
     std::vector<double> unitWork;
     std::set<FamilyKey> familyKeys;
     for (const SearchTask& task : tasks) {
+        if (task.index % 1024 == 0)
+            progress.throwIfCancelled();
         const FamilyKey key = familyKey(task, settings.pipeline_type);
         familyKeys.insert(key);
         std::vector<int> layers = taskCandidates(task, space, settings).layers;
@@ -177,8 +182,12 @@ SearchResult search(
     SolverStats total;
     for (const SolverStats& s : stats)
         total += s;
-    result.best = bestPlan(outcomes);
-    const std::vector<Plan> bests = groupBests(outcomes);
+    const int best = bestTask(outcomes);
+    if (best >= 0)
+        result.best = materializePlan(outcomes[std::size_t(best)], tasks[std::size_t(best)], space, settings);
+    std::vector<Plan> bests;
+    for (int index : groupBestTasks(outcomes, tasks))
+        bests.push_back(materializePlan(outcomes[std::size_t(index)], tasks[std::size_t(index)], space, settings));
     result.top = topPlans(bests, topK);
     result.pareto = paretoPlans(bests);
     result.tasks.reserve(tasks.size());
@@ -188,12 +197,15 @@ SearchResult search(
         summary.status = outcomes[i].status;
         summary.throughput_samples_per_s = outcomes[i].throughput;
         if (outcomes[i].status == TaskOutcome::Status::Feasible) {
-            summary.time_cost_s = outcomes[i].plan.time_cost_s;
-            summary.peak_memory_mb = outcomes[i].plan.peakMemoryMb();
-            summary.memory_cost_mb_per_stage = outcomes[i].plan.memory_cost_mb_per_stage;
-            summary.vtp = outcomes[i].plan.vtp();
-            summary.vsp = outcomes[i].plan.vsp();
-            summary.embed_sdp = outcomes[i].plan.embedSdp();
+            const TaskOutcome& outcome = outcomes[i];
+            const cost::EmbeddingStrategy& embedding = space.embeddings[std::size_t(outcome.embedding)];
+            summary.time_cost_s = outcome.time_cost_s;
+            summary.memory_cost_mb_per_stage = outcome.memory_cost_mb_per_stage;
+            summary.peak_memory_mb
+                = *std::max_element(outcome.memory_cost_mb_per_stage.begin(), outcome.memory_cost_mb_per_stage.end());
+            summary.vtp = embedding.tpsp();
+            summary.vsp = embedding.sp > 1 ? 1 : 0;
+            summary.embed_sdp = embedding.dp_type == cost::DpType::Zero3 ? 1 : 0;
         }
         result.tasks.push_back(summary);
     }
