@@ -161,7 +161,7 @@ void TestSearchEngine::cancelStopsTheSearch()
     }
     canceller.join();
     QVERIFY(cancelled);
-    QVERIFY(progress.fractions.back() < 1.0);
+    QVERIFY(progress.fractions.empty() || progress.fractions.back() < 1.0);
 }
 
 void TestSearchEngine::unevenBatchIsCostedHonestly()
