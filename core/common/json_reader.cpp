@@ -215,8 +215,9 @@ JsonDocument JsonDocument::parse(std::string_view text, std::string name)
     document.m_file = std::make_shared<const std::string>(std::move(name));
     try {
         document.m_root = std::make_shared<const Json>(Json::parse(text));
-    } catch (const Json::parse_error& error) {
-        // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the useful part.
+    } catch (const Json::exception& error) {
+        // Syntax errors (parse_error) and numbers out of double's range such as 1e999
+        // (out_of_range) alike. nlohmann's message starts with "[json.exception.x.y] "; keep the rest.
         std::string message = error.what();
         if (const auto pos = message.find("] "); pos != std::string::npos)
             message = message.substr(pos + 2);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/export/tracer_script.h"
 
+#include <sstream>
+
 #include "core/common/error.h"
 #include "core/export/shell_quote.h"
-
-#include <sstream>
 
 namespace stratex::exporting {
 
@@ -52,7 +52,7 @@ std::string joined(const std::vector<int>& values)
 const char* selectionName(ranks::TraceSelection selection)
 {
     return selection == ranks::TraceSelection::Dense ? "dense: one rank per pipeline stage (tp = cp = dp = 0)"
-                                                      : "MoE: one rank per (pipeline stage, expert-parallel rank)";
+                                                     : "MoE: one rank per (pipeline stage, expert-parallel rank)";
 }
 } // namespace
 
@@ -117,7 +117,8 @@ std::string tracerScript(const std::vector<TraceConfigPlan>& plans, const ranks:
       << "    fi\n"
       << "    for rank in \"${ranks[@]}\"; do\n"
       << "        done_count=$((done_count + 1))\n"
-      << "        echo \"[config ${config}] rank ${rank} (${done_count}/${#ranks[@]}) -> ${dir}/fake_rank_${rank}.log\"\n"
+      << "        echo \"[config ${config}] rank ${rank} (${done_count}/${#ranks[@]}) -> "
+         "${dir}/fake_rank_${rank}.log\"\n"
       << "        if trace_rank \"$rank\" \"$world\" \"$pp\" \"$tp\" \"$dp\" \"$dir\" \"$config\" \"$micro_batches\" "
          "\"$global_batch\" >\"${dir}/fake_rank_${rank}.log\" 2>&1; then\n"
       << "            :\n"
@@ -134,16 +135,16 @@ std::string tracerScript(const std::vector<TraceConfigPlan>& plans, const ranks:
       << "    echo\n"
       << "}\n\n";
 
-    s << "echo \"Megatron-LM workload tracer: " << validCount << " of " << plans.size()
-      << " configurations valid, " << selectedTotal << " ranks to trace instead of " << originalTotal << "\"\n";
+    s << "echo \"Megatron-LM workload tracer: " << validCount << " of " << plans.size() << " configurations valid, "
+      << selectedTotal << " ranks to trace instead of " << originalTotal << "\"\n";
     for (const TraceConfigPlan& plan : plans) {
         if (plan.valid)
             continue;
-        const std::string label = plan.input.parseError.empty()
-            ? std::to_string(plan.input.world) + " " + std::to_string(plan.input.pp) + " " + std::to_string(plan.input.tp)
-            : plan.input.source;
-        s << "echo " << shellQuote("Skipping configuration " + std::to_string(plan.index) + " (" + label
-                                    + "): " + plan.error)
+        const std::string label = plan.input.parseError.empty() ? std::to_string(plan.input.world) + " "
+                + std::to_string(plan.input.pp) + " " + std::to_string(plan.input.tp)
+                                                                : plan.input.source;
+        s << "echo "
+          << shellQuote("Skipping configuration " + std::to_string(plan.index) + " (" + label + "): " + plan.error)
           << " >&2\n";
     }
     s << "\n";

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/tracer_plan.h"
-
 #include <string>
 #include <vector>
+
+#include "core/ranks/tracer_plan.h"
 
 namespace stratex::exporting {
 
 // Placeholders a tracer command template may use; each becomes the value for the rank and
 // config being traced.
-inline constexpr const char* kTracerPlaceholders[] = { "rank", "world", "pp", "tp", "dp", "cp", "ep", "model",
-    "config", "log_dir", "micro_batches", "micro_batch_size", "global_batch" };
+inline constexpr const char* kTracerPlaceholders[] = { "rank", "world", "pp", "tp", "dp", "cp", "ep", "model", "config",
+    "log_dir", "micro_batches", "micro_batch_size", "global_batch" };
 
 struct TracerScriptOptions {
-    std::string commandTemplate; // shell code run once per selected rank, e.g. "python pretrain_gpt.py --fake-wrank {rank}"
+    std::string
+        commandTemplate; // shell code run once per selected rank, e.g. "python pretrain_gpt.py --fake-wrank {rank}"
     std::string defaultLogRoot = "logs"; // overridable at run time with STRATEX_LOG_ROOT
 };
 

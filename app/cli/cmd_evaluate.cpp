@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// stratex-cli evaluate: Galvatron's cost of a given strategy JSON, per layer and per stage.
+#include <cstdio>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_output.h"
+#include "app/cli/cli_parser.h"
+#include "app/cli/search_options.h"
+#include "core/export/plan_json.h"
+#include "core/search/evaluate.h"
+#include "core/search/strategy_file.h"
+
+namespace stratex::cli {
+
+namespace {
+
+std::string number(const char* format, double value)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+std::string evaluationText(const search::Evaluation& ev)
+{
+    const search::Plan& p = ev.plan;
+    std::string text = "Plan: gbsz " + std::to_string(p.gbsz) + ", chunks " + std::to_string(p.chunks) + ", pp "
+        + std::to_string(p.pp) + ", world " + std::to_string(p.world) + ", "
+        + std::string(cost::pipelineTypeName(p.pipeline_type)) + "\n";
+    text += "  time cost " + number("%.17g", p.time_cost_s) + " s/iteration, "
+        + number("%.6f", p.throughput_samples_per_s) + " samples/s\n";
+    text += "  embedding / LM head: " + p.embedding.notation() + " (vtp " + std::to_string(p.vtp()) + ", vsp "
+        + std::to_string(p.vsp()) + ", embed_sdp " + std::to_string(p.embedSdp()) + ")\n";
+    text += "Stages:\n";
+    for (const search::StageBreakdown& s : ev.stages) {
+        text += "  " + std::to_string(s.stage) + ": layers " + std::to_string(s.first_layer) + "-"
+            + std::to_string(s.first_layer + s.layers - 1) + ", " + number("%.6f", s.time_no_sync_s)
+            + " s per micro-batch (" + number("%.6f", s.time_sync_s) + " with sync), memory "
+            + std::to_string(s.memory_cost_mb) + " MB = layers " + std::to_string(s.layer_memory_mb) + " + embedding "
+            + std::to_string(s.embedding_memory_mb) + " + buffer " + std::to_string(s.global_buffer_mb) + " + reserve "
+            + std::to_string(ev.budget.reserve_mb) + ", remaining " + std::to_string(s.memory_remaining_mb) + " MB\n";
+    }
+    text += "Layers:\n";
+    for (const search::LayerBreakdown& l : ev.layers) {
+        text += "  " + std::to_string(l.layer) + " (stage " + std::to_string(l.stage) + "): " + l.strategy.notation()
+            + ", " + number("%.6f", l.time.sync_s) + " s (" + number("%.6f", l.time.no_sync_s) + " without sync), "
+            + std::to_string(l.memory.weight_mb) + " MB\n";
+    }
+    for (const std::string& note : ev.notes)
+        text += "note: " + note + "\n";
+    return text;
+}
+
+int runEvaluate(const QStringList& args)
+{
+    CliParser parser(QStringLiteral("evaluate"),
+        QStringLiteral("Costs a Galvatron strategy JSON (any version) with Galvatron main's cost model: time per "
+                       "iteration, throughput, memory per stage, and the breakdown per layer and per stage. The "
+                       "strategy's own pipeline_type and default_dp_type win over the flags.\n\n")
+            + unevenBatchHelp());
+    parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The Galvatron strategy JSON."));
+    addProfileOptions(parser);
+    addSearchSettingsOptions(parser);
+    parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.parse(args);
+    if (!parser.positionalArguments().isEmpty())
+        parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
+    if (!parser.isSet(QStringLiteral("strategy")))
+        parser.usageError(QStringLiteral("--strategy is required"));
+
+    search::SearchSettings settings = readSearchSettings(parser);
+    const search::StrategyFile strategy
+        = search::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
+    settings.settle_bsz = strategy.global_bsz;
+    const search::SearchInputs inputs = loadSearchInputs(parser, settings);
+    const search::Plan plan = search::planFromStrategyFile(strategy, settings);
+    const search::Evaluation ev = search::evaluate(search::buildCostModel(inputs, settings), settings, plan);
+    if (parser.isSet(QStringLiteral("json")))
+        printJson(exporting::evaluationJson(ev));
+    else
+        printOut(evaluationText(ev));
+    return kExitOk;
+}
+
+const RegisterCommand registration({ QStringLiteral("evaluate"),
+    QStringLiteral("Cost a Galvatron strategy JSON, per layer and per stage"), 31, runEvaluate });
+
+} // namespace
+
+} // namespace stratex::cli

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// stratex-cli search: Galvatron main's strategy search on profile files, with the top plans and
+// the throughput / memory Pareto set, and the exports of the best plan.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_output.h"
+#include "app/cli/cli_parser.h"
+#include "app/cli/search_options.h"
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
+#include "core/common/progress.h"
+#include "core/export/galvatron_config.h"
+#include "core/export/megatron_args.h"
+#include "core/export/paddle_config.h"
+#include "core/export/plan_json.h"
+#include "core/search/search_engine.h"
+
+namespace stratex::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted { false };
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted.store(true);
+}
+
+// Ctrl-C cancels the search (within a knapsack layer) instead of killing the process mid-write.
+class InterruptProgress final : public ProgressSink {
+public:
+    InterruptProgress() { m_previous = std::signal(SIGINT, onInterrupt); }
+    ~InterruptProgress() override { std::signal(SIGINT, m_previous); }
+    InterruptProgress(const InterruptProgress&) = delete;
+    InterruptProgress& operator=(const InterruptProgress&) = delete;
+    void report(double, std::string_view) override { }
+    bool cancelled() const override { return g_interrupted.load(); }
+
+private:
+    void (*m_previous)(int) = SIG_DFL;
+};
+
+std::string fixed(double value, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string list(const std::vector<int>& values)
+{
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + "]";
+}
+
+std::string planLine(const search::Plan& p)
+{
+    return fixed(p.throughput_samples_per_s, 3) + " samples/s, " + fixed(p.time_cost_s, 4) + " s/iter, peak "
+        + std::to_string(p.peakMemoryMb()) + " MB, gbsz " + std::to_string(p.gbsz) + ", chunks "
+        + std::to_string(p.chunks) + ", pp " + std::to_string(p.pp) + ", "
+        + std::string(search::tpSpModeName(p.tp_sp_mode)) + ", vtp " + std::to_string(p.vtp())
+        + (p.vsp() ? " (SP)" : "") + (p.embedSdp() ? " ZeRO-3" : "") + ": " + p.layerSummary();
+}
+
+std::string resultText(const search::SearchResult& r)
+{
+    std::string text = "Searched " + std::to_string(r.stats.tasks) + " tasks in " + std::to_string(r.stats.families)
+        + " families: " + std::to_string(r.stats.dp_calls) + " stage knapsacks (Galvatron main would run "
+        + std::to_string(r.stats.galvatron_dp_calls) + " DP calls) in " + fixed(r.stats.search_time_s, 3) + " s on "
+        + std::to_string(r.stats.threads) + " thread(s)\n";
+    if (!r.best) {
+        text += "No valid configuration found.\n";
+    } else {
+        const search::Plan& b = *r.best;
+        char time[64];
+        std::snprintf(time, sizeof time, "%.17g", b.time_cost_s);
+        text += "Best: gbsz " + std::to_string(b.gbsz) + ", chunks " + std::to_string(b.chunks) + ", pp "
+            + std::to_string(b.pp) + " (task " + std::string(search::tpSpModeName(b.tp_sp_mode)) + ", global buffer TP "
+            + std::to_string(b.global_buffer_tp) + ")\n";
+        text += "  time cost " + std::string(time) + " s/iteration, " + fixed(b.throughput_samples_per_s, 6)
+            + " samples/s\n";
+        text += "  memory cost per stage " + list(b.memory_cost_mb_per_stage) + " MB, remaining "
+            + list(b.memory_remaining_mb_per_stage) + " MB\n";
+        text += "  embedding / LM head: vtp " + std::to_string(b.vtp()) + ", vsp " + std::to_string(b.vsp())
+            + ", embed_sdp " + std::to_string(b.embedSdp()) + "\n";
+        text += "  layers: " + b.layerSummary() + "\n";
+        text += "Top plans (best per pp, TP/SP mode, gbsz, chunks):\n";
+        for (std::size_t i = 0; i < r.top.size(); ++i)
+            text += "  " + std::to_string(i + 1) + ". " + planLine(r.top[i]) + "\n";
+        text += "Pareto set (throughput vs peak memory):\n";
+        for (const search::Plan& p : r.pareto)
+            text += "  " + planLine(p) + "\n";
+    }
+    for (const std::string& note : r.notes)
+        text += "note: " + note + "\n";
+    return text;
+}
+
+int runSearch(const QStringList& args)
+{
+    CliParser parser(QStringLiteral("search"),
+        QStringLiteral("Galvatron main's strategy search (same tasks, knapsack and tie-breaking, same answer) on "
+                       "Galvatron profile files, on all cores. Prints the best plan, the top plans and the Pareto "
+                       "set of throughput against peak memory.\n\n")
+            + unevenBatchHelp());
+    addProfileOptions(parser);
+    addSearchSettingsOptions(parser);
+    parser.option(
+        QStringLiteral("threads"), QStringLiteral("N"), QStringLiteral("Worker threads (default: all cores)."));
+    parser.option(QStringLiteral("top"), QStringLiteral("K"), QStringLiteral("Plans in the top list (default 10)."));
+    parser.option(QStringLiteral("out"), QStringLiteral("FILE"),
+        QStringLiteral(
+            "Write the best plan as a Galvatron strategy JSON (Galvatron's keys and format, with world_size)."));
+    parser.option(QStringLiteral("paddle-out"), QStringLiteral("FILE"),
+        QStringLiteral("Write the best plan as PaddleNLP's fine_grained_config.json."));
+    parser.option(QStringLiteral("paddle-script"), QStringLiteral("FILE"),
+        QStringLiteral("Write a PaddleNLP fine-grained launch script for the best plan."));
+    parser.option(QStringLiteral("megatron-args"), QStringLiteral("FILE"),
+        QStringLiteral("Write Megatron-LM pretrain_gpt.py arguments for the best plan (with comments for what "
+                       "Megatron cannot express)."));
+    parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.parse(args);
+    if (!parser.positionalArguments().isEmpty())
+        parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
+
+    search::SearchSettings settings = readSearchSettings(parser);
+    const int threads = parser.intValue(QStringLiteral("threads"), 0, 1);
+    const int top = parser.intValue(QStringLiteral("top"), 10, 0);
+    const search::SearchInputs inputs = loadSearchInputs(parser, settings);
+
+    InterruptProgress progress;
+    search::SearchResult result;
+    try {
+        result = search::search(inputs, settings, progress, threads, top);
+    } catch (const Cancelled&) {
+        throw Error("search cancelled");
+    }
+
+    if (parser.isSet(QStringLiteral("json")))
+        printJson(exporting::searchResultJson(result));
+    else
+        printOut(resultText(result));
+    if (parser.isSet(QStringLiteral("json"))) {
+        for (const std::string& note : result.notes)
+            printErr("note: " + note + "\n");
+    }
+    if (!result.best)
+        throw Error(
+            "no valid configuration found within " + std::to_string(settings.memory_constraint_gb) + " GB per GPU");
+
+    const search::Plan& best = *result.best;
+    if (parser.isSet(QStringLiteral("out")))
+        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), exporting::galvatronConfigText(best));
+    if (parser.isSet(QStringLiteral("paddle-out")))
+        writeFileAtomically(
+            parser.value(QStringLiteral("paddle-out")).toStdString(), exporting::paddleFineGrainedConfigText(best));
+    if (parser.isSet(QStringLiteral("paddle-script")))
+        writeFileAtomically(parser.value(QStringLiteral("paddle-script")).toStdString(),
+            exporting::paddleLaunchScript(best, settings), FileMode::Executable);
+    if (parser.isSet(QStringLiteral("megatron-args")))
+        writeFileAtomically(parser.value(QStringLiteral("megatron-args")).toStdString(),
+            exporting::megatronArgsScript(best, settings), FileMode::Executable);
+    return kExitOk;
+}
+
+const RegisterCommand registration({ QStringLiteral("search"),
+    QStringLiteral("Galvatron strategy search: best plan, top plans, Pareto set"), 30, runSearch });
+
+} // namespace
+
+} // namespace stratex::cli

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/cost/memory_budget.h"
+
+namespace stratex::cost {
+
+MemoryBudget memoryBudget(int memoryConstraintGb)
+{
+    MemoryBudget budget;
+    budget.total_mb = memoryConstraintGb * 1024;
+    budget.reserve_mb = budget.total_mb / 1024 > 20 ? int(budget.total_mb * 0.2) : 0;
+    budget.dp_budget_mb = budget.total_mb - budget.reserve_mb;
+    return budget;
+}
+
+double globalBufferMb(const CostModel& model, int gbsz, int chunks, int pp, int bufferTp)
+{
+    const CostSettings& settings = model.settings();
+    const int cd = settings.world / pp / bufferTp;
+    const double clb = double(gbsz) / chunks / cd;
+    double gm = ((((clb * settings.model.hidden_size) * settings.model.seq_length) * 4) / 1024) / 1024;
+    // Galvatron halves it whenever the precision string is set, i.e. always (Q18).
+    gm = gm / 2;
+    return gm;
+}
+
+} // namespace stratex::cost

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/export/galvatron_config.h"
+
+#include <functional>
+
+namespace stratex::exporting {
+
+namespace {
+
+std::string perLayer(const search::Plan& plan, const std::function<int(const cost::LayerStrategy&)>& value)
+{
+    std::string text;
+    for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+        if (i > 0)
+            text += ',';
+        text += std::to_string(value(plan.layers[i]));
+    }
+    return text;
+}
+
+} // namespace
+
+nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan)
+{
+    nlohmann::ordered_json json;
+    json["pp_deg"] = plan.layers.empty() ? plan.pp : plan.layers.front().pp;
+    json["tp_sizes_enc"] = perLayer(plan, [](const cost::LayerStrategy& s) { return s.tpsp(); });
+    json["tp_consecutive_flags"] = perLayer(plan, [](const cost::LayerStrategy&) { return 1; });
+    json["dp_types_enc"]
+        = perLayer(plan, [](const cost::LayerStrategy& s) { return s.dp_type == cost::DpType::Zero3 ? 1 : 0; });
+    json["use_sp"] = perLayer(plan, [](const cost::LayerStrategy& s) { return s.sp > 1 ? 1 : 0; });
+    json["checkpoint"] = perLayer(plan, [](const cost::LayerStrategy& s) { return s.checkpoint ? 1 : 0; });
+    json["world_size"] = plan.layers.empty() ? plan.world : plan.layers.front().world();
+    json["global_bsz"] = plan.gbsz;
+    json["chunks"] = plan.chunks;
+    std::string division;
+    for (std::size_t i = 0; i < plan.pp_division.size(); ++i)
+        division += (i ? "," : "") + std::to_string(plan.pp_division[i]);
+    json["pp_division"] = division;
+    json["pipeline_type"] = std::string(cost::pipelineTypeName(plan.pipeline_type));
+    json["default_dp_type"] = std::string(cost::dpTypeName(plan.default_dp_type));
+    json["vtp"] = plan.vtp();
+    json["vsp"] = plan.vsp();
+    json["embed_sdp"] = plan.embedSdp();
+    return json;
+}
+
+std::string galvatronConfigText(const search::Plan& plan)
+{
+    return galvatronConfigJson(plan).dump(4);
+}
+
+std::string galvatronConfigFileName(const search::SearchSettings& settings, const std::string& modelName)
+{
+    std::string name = "galvatron_config_" + modelName + "_" + std::to_string(settings.num_nodes) + "nodes_"
+        + std::to_string(settings.num_gpus_per_node) + "gpus_per_node_" + std::to_string(settings.memory_constraint_gb)
+        + "GB_" + std::string(cost::mixedPrecisionName(settings.mixed_precision));
+    if (settings.settle_bsz > 0)
+        name += "_bsz" + std::to_string(settings.settle_bsz);
+    std::string off;
+    const auto add = [&](bool disabled, const char* what) {
+        if (disabled)
+            off += (off.empty() ? "" : "_") + std::string(what);
+    };
+    add(settings.disable_dp, "dp");
+    add(settings.disable_tp, "tp");
+    add(settings.disable_pp, "pp");
+    add(settings.disable_fsdp, "fsdp");
+    add(settings.disable_ckpt, "ckpt");
+    if (!off.empty())
+        name += "_[" + off + "_off]";
+    return name + ".json";
+}
+
+} // namespace stratex::exporting

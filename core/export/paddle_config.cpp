@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/export/paddle_config.h"
+
+#include <functional>
+
+#include "core/export/shell_quote.h"
+
+namespace stratex::exporting {
+
+namespace {
+
+std::string perLayer(const search::Plan& plan, const std::function<int(int layer, const cost::LayerStrategy&)>& value)
+{
+    std::string text;
+    for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+        if (i > 0)
+            text += ',';
+        text += std::to_string(value(int(i), plan.layers[i]));
+    }
+    return text;
+}
+
+int shardingStage(cost::DpType type)
+{
+    switch (type) {
+    case cost::DpType::Ddp:
+        return 0;
+    case cost::DpType::Zero2:
+        return 2;
+    case cost::DpType::Zero3:
+        return 3;
+    }
+    return 0;
+}
+
+std::string boolText(bool value)
+{
+    return value ? "true" : "false";
+}
+
+} // namespace
+
+nlohmann::ordered_json paddleFineGrainedConfig(const search::Plan& plan)
+{
+    nlohmann::ordered_json json;
+    json["pp_size"] = plan.pp;
+    json["vtp"] = plan.vtp();
+    json["vsp_flag"] = plan.vsp();
+    json["embed_sdp"] = plan.embedSdp();
+    json["global_batch_size"] = plan.gbsz;
+    json["gradient_accumulation_steps"] = plan.chunks;
+    json["dp_size_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.dp; });
+    json["sharding_stage_list"]
+        = perLayer(plan, [](int, const cost::LayerStrategy& s) { return shardingStage(s.dp_type); });
+    json["tp_size_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.tpsp(); });
+    json["usp_flag_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.sp > 1 ? 1 : 0; });
+    json["recompute_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.checkpoint ? 1 : 0; });
+    json["pp_stage_idx_list"]
+        = perLayer(plan, [&](int layer, const cost::LayerStrategy&) { return plan.stageOf(layer); });
+    return json;
+}
+
+std::string paddleFineGrainedConfigText(const search::Plan& plan)
+{
+    return paddleFineGrainedConfig(plan).dump(4);
+}
+
+PaddleParallelArgs paddleParallelArgs(const search::Plan& plan)
+{
+    PaddleParallelArgs args;
+    args.pipeline_parallel_degree = plan.pp;
+    if (!plan.layers.empty()) {
+        args.sharding_parallel_degree = plan.layers.front().dp;
+        args.tensor_parallel_degree = plan.layers.front().tpsp();
+        const int stage = shardingStage(plan.layers.front().dp_type);
+        args.sharding_stage = stage == 0 ? 1 : stage;
+    }
+    for (const cost::LayerStrategy& s : plan.layers) {
+        args.recompute = args.recompute || s.checkpoint;
+        args.ulysses = args.ulysses || s.sp > 1;
+    }
+    args.gradient_accumulation_steps = plan.chunks;
+    const long long perStep = static_cast<long long>(plan.chunks) * args.sharding_parallel_degree;
+    args.per_device_train_batch_size = int((plan.gbsz + perStep - 1) / perStep);
+    args.per_device_batch_exact = plan.gbsz % perStep == 0;
+    return args;
+}
+
+std::string paddleLaunchScript(
+    const search::Plan& plan, const search::SearchSettings& settings, const PaddleScriptOptions& options)
+{
+    const PaddleParallelArgs args = paddleParallelArgs(plan);
+    const cost::ModelShape& model = settings.model;
+    std::string gpus;
+    for (int g = 0; g < settings.num_gpus_per_node; ++g)
+        gpus += (g ? "," : "") + std::to_string(g);
+    const bool fp16 = settings.mixed_precision == cost::MixedPrecision::Fp16;
+    const bool bf16 = settings.mixed_precision == cost::MixedPrecision::Bf16;
+
+    std::string s;
+    s += "#!/usr/bin/env bash\n";
+    s += "# PaddleNLP fine-grained launch of a Galvatron strategy, written by Stratex.\n";
+    s += "# "
+        + commentLine(model.name + ": " + std::to_string(model.num_layers) + " layers, hidden "
+            + std::to_string(model.hidden_size) + ", seq " + std::to_string(model.seq_length) + "; "
+            + std::to_string(settings.num_nodes) + " node(s) x " + std::to_string(settings.num_gpus_per_node) + " GPUs")
+        + "\n";
+    s += "# "
+        + commentLine("plan: pp " + std::to_string(plan.pp) + ", chunks " + std::to_string(plan.chunks)
+            + ", global batch " + std::to_string(plan.gbsz) + "; layers " + plan.layerSummary())
+        + "\n";
+    s += "# Per-layer choices live in " + commentLine(options.configPath) + "; the arguments below follow seed 004:\n";
+    s += "#   pipeline_parallel_degree = pp_size, sharding/tensor_parallel_degree = the first comma-separated\n";
+    s += "#   value of dp_size_list / tp_size_list, recompute = any 1 in recompute_list,\n";
+    s += "#   per_device_train_batch_size = global_batch_size / gradient_accumulation_steps / dp_size.\n";
+    if (!args.per_device_batch_exact)
+        s += "# NOTE: " + std::to_string(plan.gbsz) + " / " + std::to_string(plan.chunks) + " / "
+            + std::to_string(args.sharding_parallel_degree)
+            + " is not whole: per_device_train_batch_size is rounded up.\n";
+    s += "# Set START_RANK / END_RANK, the master address and the Python environment for your cluster.\n";
+    s += "set -euo pipefail\n\n";
+    s += "nnodes=${PADDLE_TRAINERS_NUM:-" + std::to_string(settings.num_nodes) + "}\n";
+    s += "rank=${PADDLE_TRAINER_ID:-0}\n";
+    s += "START_RANK=${START_RANK:-0}\n";
+    s += "END_RANK=${END_RANK:-" + std::to_string(settings.num_nodes) + "}\n";
+    s += "if [[ $rank -lt $START_RANK || $rank -ge $END_RANK ]]; then\n    exit 0\nfi\n";
+    s += "rank=$((rank - START_RANK))\n";
+    s += "nnodes=$((END_RANK - START_RANK))\n";
+    s += "master=${MASTER_ADDR:-127.0.0.1}\n";
+    s += "port=${MASTER_PORT:-36677}\n";
+    s += "interpreter=${PYTHON:-python}\n";
+    s += "task_name=${TASK_NAME:-stratex_fine_grained}\n\n";
+    s += "MODEL_ARGS=(\n";
+    s += "    --model_type " + shellQuote(options.modelType) + "\n";
+    s += "    --num_hidden_layers " + std::to_string(model.num_layers) + "\n";
+    s += "    --vocab_size " + std::to_string(model.vocab_size) + "\n";
+    s += "    --hidden_size " + std::to_string(model.hidden_size) + "\n";
+    s += "    --seq_length " + std::to_string(model.seq_length) + "\n";
+    s += "    --num_attention_heads " + std::to_string(model.num_heads) + "\n";
+    s += "    # --intermediate_size / --num_key_value_heads: set them for your model\n";
+    s += ")\n\n";
+    s += "CONFIG_ARGS=(\n";
+    s += "    --per_device_train_batch_size " + std::to_string(args.per_device_train_batch_size) + "\n";
+    s += "    --gradient_accumulation_steps " + std::to_string(args.gradient_accumulation_steps) + "\n";
+    s += "    --recompute " + boolText(args.recompute) + "\n";
+    s += "    --recompute_granularity full\n";
+    s += "    --bf16 " + boolText(bf16) + "\n";
+    s += "    --fp16 " + boolText(fp16) + "\n";
+    if (bf16 || fp16)
+        s += "    --fp16_opt_level O2\n    --amp_master_grad true\n";
+    s += ")\n\n";
+    s += "PARALLEL_ARGS=(\n";
+    s += "    --sharding_parallel_degree " + std::to_string(args.sharding_parallel_degree) + "\n";
+    s += "    --sharding " + shellQuote("stage" + std::to_string(args.sharding_stage)) + "\n";
+    s += "    --tensor_parallel_degree " + std::to_string(args.tensor_parallel_degree) + "\n";
+    s += "    --sequence_parallel " + boolText(settings.sequence_parallel && args.tensor_parallel_degree > 1) + "\n";
+    s += "    --pipeline_parallel_degree " + std::to_string(args.pipeline_parallel_degree) + "\n";
+    s += "    --pipeline_schedule_mode "
+        + shellQuote(plan.pipeline_type == cost::PipelineType::GPipe ? "FThenB" : "1F1B") + "\n";
+    s += "    --virtual_pp_degree 1\n";
+    s += ")\n\n";
+    s += "DATA_ARGS=(\n    --max_seq_length " + std::to_string(model.seq_length) + "\n)\n\n";
+    s += "GRANULARITY_RUNTIME_ARGS=(\n";
+    s += "    --granularity_type fine_grained\n";
+    s += "    --usp_flag " + std::string(args.ulysses ? "1" : "0") + "\n";
+    s += "    --sharding_stage_level " + std::to_string(args.sharding_stage) + "\n";
+    s += "    --fine_grained_config_path " + shellQuote(options.configPath) + "\n";
+    s += ")\n\n";
+    s += "\"$interpreter\" -u -m paddle.distributed.launch --master \"$master:$port\" --nnodes \"$nnodes\" --rank "
+         "\"$rank\" \\\n";
+    s += "    --gpus " + gpus + " --log_dir \"output/${task_name}_log\" \\\n";
+    s += "    " + shellQuote(options.trainer) + " --output_dir \"output/${task_name}\" \\\n";
+    s += "    \"${MODEL_ARGS[@]}\" \"${CONFIG_ARGS[@]}\" \"${PARALLEL_ARGS[@]}\" \"${DATA_ARGS[@]}\" "
+         "\"${GRANULARITY_RUNTIME_ARGS[@]}\"\n";
+    return s;
+}
+
+} // namespace stratex::exporting

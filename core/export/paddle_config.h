@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/search/plan.h"
+#include "core/search/search_settings.h"
+
+namespace stratex::exporting {
+
+// The PaddleNLP Galvatron port's ./configs/fine_grained_config.json (galvatron-formats-and-search.md
+// §3.3): pp_size, vtp, vsp_flag, embed_sdp, global_batch_size, gradient_accumulation_steps and the
+// per-layer lists dp_size_list, sharding_stage_list (0 DDP, 2 ZeRO-2, 3 ZeRO-3), tp_size_list,
+// usp_flag_list (Ulysses), recompute_list, pp_stage_idx_list - all comma-separated strings.
+nlohmann::ordered_json paddleFineGrainedConfig(const search::Plan& plan);
+std::string paddleFineGrainedConfigText(const search::Plan& plan);
+
+// The train-script values seed 004 derives from that file (first comma-separated value of
+// dp_size_list / tp_size_list, not the first character).
+struct PaddleParallelArgs {
+    int pipeline_parallel_degree = 1;
+    int sharding_parallel_degree = 1; // first value of dp_size_list
+    int tensor_parallel_degree = 1; // first value of tp_size_list
+    bool recompute = false; // any 1 in recompute_list
+    int gradient_accumulation_steps = 1;
+    int per_device_train_batch_size = 1; // global / accumulation / sharding degree, rounded up
+    bool per_device_batch_exact = true; // false when that division is not whole
+    int sharding_stage = 2; // of the first layer (0 DDP -> 1)
+    bool ulysses = false; // any 1 in usp_flag_list
+};
+PaddleParallelArgs paddleParallelArgs(const search::Plan& plan);
+
+// A PaddleNLP launch script in the spirit of the port's train_qwen_fine_grained.sh: the model,
+// batch and parallel arguments of the plan, and the fine-grained runtime pointed at the config.
+struct PaddleScriptOptions {
+    std::string configPath = "./configs/fine_grained_config.json";
+    std::string trainer = "./train_qwen_fine_grained.py";
+    std::string modelType = "llama_fine_grained_final";
+};
+std::string paddleLaunchScript(
+    const search::Plan& plan, const search::SearchSettings& settings, const PaddleScriptOptions& options = {});
+
+} // namespace stratex::exporting

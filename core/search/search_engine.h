@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/common/progress.h"
+#include "core/cost/cost_model.h"
+#include "core/search/search_inputs.h"
+#include "core/search/search_result.h"
+#include "core/search/search_settings.h"
+
+namespace stratex::search {
+
+// Galvatron main's strategy search (galvatron-main-search-spec.md §2-§5): the same tasks, the same
+// per-stage knapsack with the same tie-breaking, the same winner - computed by families of tasks
+// that share their knapsacks, on `threads` threads (0: all cores); the result does not depend on
+// the thread count. Also returns the best plan of every (pp, TP/SP mode, gbsz, chunks) as the
+// top-K list and the throughput / peak-memory Pareto set.
+//
+// Reports progress (fraction of task families done) and throws Cancelled within a knapsack layer
+// (well under 100 ms) after progress.cancelled() turns true. Throws InputError/Error when the
+// profiles lack something the searched strategies need.
+SearchResult search(
+    const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress, int threads = 0, int topK = 10);
+
+// The same on an already resolved cost model (e.g. with injected fit coefficients).
+SearchResult search(const cost::CostModel& model, const SearchSettings& settings, ProgressSink& progress,
+    int threads = 0, int topK = 10);
+
+} // namespace stratex::search

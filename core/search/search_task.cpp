@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/search/search_task.h"
+
+#include <algorithm>
+
+namespace stratex::search {
+
+std::vector<int> batchSizes(const SearchSettings& settings)
+{
+    if (settings.settle_bsz > 0)
+        return { settings.settle_bsz };
+    std::vector<int> sizes;
+    for (int b = std::max(settings.min_bsz, settings.bsz_scale); b <= settings.max_bsz; b += settings.bsz_scale)
+        sizes.push_back(b);
+    return sizes;
+}
+
+int maxDataParallel(const SearchTask& task, int world)
+{
+    return std::max(std::min(task.gbsz / task.chunks, world / task.pp), 1);
+}
+
+std::vector<SearchTask> buildTasks(const SearchSettings& settings, const StrategySpace& space)
+{
+    const int world = settings.world();
+    std::vector<SearchTask> tasks;
+    for (int gbsz : batchSizes(settings)) {
+        std::vector<int> chunkCounts;
+        if (settings.settle_chunk != -1) {
+            chunkCounts.push_back(settings.settle_chunk);
+        } else {
+            for (int c = 1; c <= gbsz; ++c)
+                chunkCounts.push_back(c);
+        }
+        for (int chunks : chunkCounts) {
+            if (gbsz % chunks != 0)
+                continue;
+            for (int pp : space.pipelineDegrees) {
+                if (pp > chunks || pp > settings.model.num_layers)
+                    continue;
+                int maxTp = std::max(world / pp, 1);
+                if (maxTp > settings.max_tp_deg)
+                    maxTp = settings.max_tp_deg;
+                SearchTask probe;
+                probe.gbsz = gbsz;
+                probe.chunks = chunks;
+                probe.pp = pp;
+                const int maxDp = maxDataParallel(probe, world);
+                const int minTp = std::max(world / pp / maxDp, 1);
+                for (TpSpMode mode : { TpSpMode::TpOnly, TpSpMode::SpOnly, TpSpMode::TpWithSp }) {
+                    std::vector<int> buffers;
+                    if (mode == TpSpMode::SpOnly) {
+                        buffers.push_back(maxTp);
+                    } else {
+                        for (int b = minTp; b <= maxTp; ++b) {
+                            if ((b & (b - 1)) == 0 && b * pp <= world)
+                                buffers.push_back(b);
+                        }
+                    }
+                    for (int b : buffers) {
+                        SearchTask task = probe;
+                        task.index = int(tasks.size());
+                        task.mode = mode;
+                        task.buffer_tp = b;
+                        tasks.push_back(task);
+                    }
+                }
+            }
+        }
+    }
+    return tasks;
+}
+
+TaskCandidates taskCandidates(const SearchTask& task, const StrategySpace& space, const SearchSettings& settings)
+{
+    const int maxDp = maxDataParallel(task, settings.world());
+    const int microBatch = task.microBatch();
+    const auto admits = [&](const auto& s) {
+        if (s.pp != task.pp || s.tpsp() > task.buffer_tp || s.dp > maxDp)
+            return false;
+        if (task.mode == TpSpMode::TpOnly && s.sp != 1)
+            return false;
+        if (task.mode == TpSpMode::SpOnly && s.tp != 1)
+            return false;
+        if (settings.uneven_batch == UnevenBatch::Skip && microBatch % s.dp != 0)
+            return false;
+        return true;
+    };
+    TaskCandidates candidates;
+    for (std::size_t i = 0; i < space.layers.size(); ++i) {
+        if (admits(space.layers[i]))
+            candidates.layers.push_back(int(i));
+    }
+    for (std::size_t i = 0; i < space.embeddings.size(); ++i) {
+        const cost::EmbeddingStrategy& e = space.embeddings[i];
+        if (admits(e) && (e.tp == 1 || settings.sequence_parallel))
+            candidates.embeddings.push_back(int(i));
+    }
+    return candidates;
+}
+
+} // namespace stratex::search

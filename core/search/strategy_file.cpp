@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/search/strategy_file.h"
+
+#include <numeric>
+
+#include "core/common/error.h"
+#include "core/profile/profile_json.h"
+#include "core/profile/profile_key.h"
+
+namespace stratex::search {
+
+namespace {
+
+// "1,1,2" (or a bare number for a one-layer model) -> {1, 1, 2}.
+std::vector<int> readIntList(const JsonView& view)
+{
+    if (view.isNumber())
+        return { int(view.integer()) };
+    const std::string text = view.string();
+    std::vector<int> values;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find(',', start);
+        if (end == std::string::npos)
+            end = text.size();
+        std::string field = text.substr(start, end - start);
+        while (!field.empty() && field.front() == ' ')
+            field.erase(field.begin());
+        while (!field.empty() && field.back() == ' ')
+            field.pop_back();
+        const auto value = profile::parseAllDigits(field);
+        if (!value)
+            view.fail("comma-separated non-negative integers (one per layer)");
+        values.push_back(*value);
+        start = end + 1;
+    }
+    return values;
+}
+
+[[noreturn]] void fail(
+    const StrategyFile& s, const std::string& key, const std::string& expected, const std::string& found)
+{
+    throw InputError(s.file, "/" + key, expected, found);
+}
+
+void requireLayers(const StrategyFile& s, const std::vector<int>& values, const char* key)
+{
+    if (!values.empty() && int(values.size()) != s.layers())
+        fail(s, key, std::to_string(s.layers()) + " values (one per layer, as tp_sizes_enc)",
+            std::to_string(values.size()));
+}
+
+void requireFlags(const StrategyFile& s, const std::vector<int>& values, const char* key)
+{
+    for (int v : values) {
+        if (v != 0 && v != 1)
+            fail(s, key, "0 or 1 per layer", "value " + std::to_string(v));
+    }
+}
+
+} // namespace
+
+StrategyFile StrategyFile::fromJson(const JsonView& root)
+{
+    root.requireObject();
+    StrategyFile s;
+    s.file = root.file();
+    s.pp_deg = root["pp_deg"].positiveInt();
+    s.tp_sizes = readIntList(root["tp_sizes_enc"]);
+    if (const auto v = root.find("tp_consecutive_flags"))
+        s.tp_consecutive = readIntList(*v);
+    s.dp_types = readIntList(root["dp_types_enc"]);
+    if (const auto v = root.find("use_sp"))
+        s.use_sp = readIntList(*v);
+    s.checkpoint = readIntList(root["checkpoint"]);
+    if (const auto v = root.find("world_size"))
+        s.world_size = v->positiveInt();
+    s.global_bsz = root["global_bsz"].positiveInt();
+    s.chunks = root["chunks"].positiveInt();
+    if (const auto v = root.find("pp_division"))
+        s.pp_division = readIntList(*v);
+    if (const auto v = root.find("pipeline_type")) {
+        s.pipeline_type = cost::parsePipelineType(v->string());
+        if (!s.pipeline_type)
+            v->fail("\"pipedream_flush\" or \"gpipe\"");
+    }
+    if (const auto v = root.find("default_dp_type")) {
+        const std::string name = v->string();
+        // Galvatron treats a default of "zero3" like "zero2" (ZeRO-3 is chosen per layer).
+        s.default_dp_type = name == "zero3" ? std::optional(cost::DpType::Zero2) : cost::parseDpType(name);
+        if (!s.default_dp_type)
+            v->fail("\"ddp\", \"zero2\" or \"zero3\"");
+    }
+    if (const auto v = root.find("vtp"))
+        s.vtp = v->positiveInt();
+    if (const auto v = root.find("vsp"))
+        s.vsp = int(v->integer());
+    if (const auto v = root.find("embed_sdp"))
+        s.embed_sdp = int(v->integer());
+    else if (const auto alias = root.find("vocab_sdp"))
+        s.embed_sdp = int(alias->integer());
+
+    if (s.tp_sizes.empty())
+        fail(s, "tp_sizes_enc", "one TP degree per layer", "none");
+    requireLayers(s, s.tp_consecutive, "tp_consecutive_flags");
+    requireLayers(s, s.dp_types, "dp_types_enc");
+    requireLayers(s, s.use_sp, "use_sp");
+    requireLayers(s, s.checkpoint, "checkpoint");
+    requireFlags(s, s.dp_types, "dp_types_enc");
+    requireFlags(s, s.use_sp, "use_sp");
+    requireFlags(s, s.checkpoint, "checkpoint");
+    if (s.vsp != 0 && s.vsp != 1)
+        fail(s, "vsp", "0 or 1", "value " + std::to_string(s.vsp));
+    if (s.embed_sdp != 0 && s.embed_sdp != 1)
+        fail(s, "embed_sdp", "0 or 1", "value " + std::to_string(s.embed_sdp));
+    return s;
+}
+
+StrategyFile StrategyFile::load(const std::filesystem::path& path)
+{
+    const JsonDocument document = profile::loadProfileJson(path);
+    return fromJson(document.root());
+}
+
+Plan planFromStrategyFile(const StrategyFile& s, const SearchSettings& settings)
+{
+    const int world = settings.world();
+    if (s.world_size && *s.world_size != world)
+        fail(s, "world_size",
+            std::to_string(world) + " (the cluster: " + std::to_string(settings.num_nodes) + " node(s) x "
+                + std::to_string(settings.num_gpus_per_node) + " GPUs)",
+            std::to_string(*s.world_size));
+    if (s.layers() != settings.model.num_layers)
+        fail(s, "tp_sizes_enc", std::to_string(settings.model.num_layers) + " layers (--num-layers)",
+            std::to_string(s.layers()));
+    if (world % s.pp_deg != 0)
+        fail(s, "pp_deg", "a divisor of the world size " + std::to_string(world), std::to_string(s.pp_deg));
+
+    Plan plan;
+    plan.gbsz = s.global_bsz;
+    plan.chunks = s.chunks;
+    plan.pp = s.pp_deg;
+    plan.world = world;
+    plan.pipeline_type = s.pipeline_type.value_or(settings.pipeline_type);
+    plan.default_dp_type = s.default_dp_type.value_or(settings.default_dp_type);
+    if (s.pp_division.empty()) {
+        plan.pp_division = evenDivision(s.layers(), s.pp_deg);
+    } else {
+        plan.pp_division = s.pp_division;
+        const int sum = std::accumulate(s.pp_division.begin(), s.pp_division.end(), 0);
+        if (int(s.pp_division.size()) != s.pp_deg || sum != s.layers()
+            || std::find(s.pp_division.begin(), s.pp_division.end(), 0) != s.pp_division.end())
+            fail(s, "pp_division",
+                std::to_string(s.pp_deg) + " positive stage sizes summing to " + std::to_string(s.layers()),
+                std::to_string(s.pp_division.size()) + " sizes summing to " + std::to_string(sum));
+    }
+    const int perStage = world / s.pp_deg;
+    for (int i = 0; i < s.layers(); ++i) {
+        const int degree = s.tp_sizes[std::size_t(i)];
+        if (degree < 1 || perStage % degree != 0)
+            fail(s, "tp_sizes_enc",
+                "TP/SP degrees dividing " + std::to_string(perStage) + " (world / pp_deg) for every layer",
+                "degree " + std::to_string(degree) + " at layer " + std::to_string(i));
+        cost::LayerStrategy layer;
+        layer.pp = s.pp_deg;
+        const bool ulysses = !s.use_sp.empty() && s.use_sp[std::size_t(i)] == 1;
+        layer.tp = ulysses ? 1 : degree;
+        layer.sp = ulysses ? degree : 1;
+        layer.dp = perStage / degree;
+        // Galvatron's enumeration gives dp = 1 layers plain DDP whatever the flag says.
+        if (layer.dp == 1)
+            layer.dp_type = cost::DpType::Ddp;
+        else
+            layer.dp_type = s.dp_types[std::size_t(i)] == 1 ? cost::DpType::Zero3 : plan.default_dp_type;
+        layer.checkpoint = s.checkpoint[std::size_t(i)] == 1;
+        plan.layers.push_back(layer);
+    }
+    if (perStage % s.vtp != 0)
+        fail(s, "vtp", "a degree dividing " + std::to_string(perStage) + " (world / pp_deg)", std::to_string(s.vtp));
+    plan.embedding.pp = s.pp_deg;
+    plan.embedding.tp = s.vsp == 1 ? 1 : s.vtp;
+    plan.embedding.sp = s.vsp == 1 ? s.vtp : 1;
+    plan.embedding.dp = perStage / s.vtp;
+    plan.embedding.dp_type = s.embed_sdp == 1 && plan.embedding.dp > 1 ? cost::DpType::Zero3
+        : plan.embedding.dp == 1                                       ? cost::DpType::Ddp
+                                                                       : plan.default_dp_type;
+    return plan;
+}
+
+} // namespace stratex::search

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `stratex-cli search`, `evaluate` and `export` run as processes: the three Galvatron baseline
+// cases (strategy key for key, time to 1e-9, memory per stage to the MB), the JSON contract, the
+// files they write, exit codes and messages.
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "cli_runner.h"
+
+using namespace stratex::test;
+
+namespace {
+
+QString galvatronDir()
+{
+    return fixture(QStringLiteral("galvatron"));
+}
+
+QJsonObject baselineCase(int index)
+{
+    QFile file(fixture(QStringLiteral("galvatron-baseline/expected_main.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read expected_main.json");
+    return QJsonDocument::fromJson(file.readAll()).object().value("cases").toArray().at(index).toObject();
+}
+
+// The baseline settings as the public flags.
+QStringList settingsFlags(const QJsonObject& s)
+{
+    const QJsonObject m = s.value("model").toObject();
+    const auto n = [&](const char* key) { return QString::number(s.value(key).toInt()); };
+    const auto b = [&](const char* key) { return s.value(key).toBool() ? QStringLiteral("1") : QStringLiteral("0"); };
+    return { "--num-nodes", n("num_nodes"), "--num-gpus-per-node", n("gpus_per_node"), "--memory-constraint",
+        n("memory_constraint_gb"), "--settle-bsz", n("settle_bsz"), "--settle-chunk", n("settle_chunk"),
+        "--time-profile-mode", s.value("time_profile_mode").toString(), "--memory-profile-mode",
+        s.value("memory_profile_mode").toString(), "--mixed-precision", s.value("mixed_precision").toString(),
+        "--default-dp-type", s.value("default_dp_type").toString(), "--pipeline-type",
+        s.value("pipeline_type").toString(), "--async-grad-reduce", b("async_grad_reduce"), "--sequence-parallel",
+        b("sequence_parallel"), "--global-memory-buffer", b("global_memory_buffer"), "--max-tp-deg", n("max_tp_deg"),
+        "--max-pp-deg", n("max_pp_deg"), "--max-sp-deg", n("max_sp_deg"), "--seq-length",
+        QString::number(m.value("seq_length").toInt()), "--hidden-size",
+        QString::number(m.value("hidden_size").toInt()), "--num-layers", QString::number(m.value("num_layers").toInt()),
+        "--num-heads", QString::number(m.value("num_heads").toInt()), "--vocab-size",
+        QString::number(m.value("vocab_size").toInt()) };
+}
+
+QStringList goldenFlags()
+{
+    return { "--profiles", galvatronDir(), "--settle-bsz", "16", "--memory-constraint", "36", "--time-profile-mode",
+        "batch", "--seq-length", "2048" };
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestCliSearch : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void baselineCases_data();
+    void baselineCases();
+    void profilesOneByOne();
+    void jsonContract();
+    void writesExports();
+    void threadsDoNotChangeTheAnswer();
+    void evaluateShippedConfig();
+    void exportFormats_data();
+    void exportFormats();
+    void helpMentionsHonestCosting();
+    void errors_data();
+    void errors();
+    void strategyOfAnotherCluster();
+    void noValidConfiguration();
+};
+
+void TestCliSearch::baselineCases_data()
+{
+    QTest::addColumn<int>("index");
+    for (int i = 0; i < 3; ++i)
+        QTest::newRow(qPrintable(baselineCase(i).value("name").toString())) << i;
+}
+
+void TestCliSearch::baselineCases()
+{
+    QFETCH(int, index);
+    const QJsonObject c = baselineCase(index);
+    const QJsonObject expected = c.value("expected").toObject();
+    QStringList args { "search", "--profiles", galvatronDir(), "--model-name", "llama2-7b", "--json" };
+    args << settingsFlags(c.value("settings").toObject());
+    const CliResult r = runCli(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject best = r.json().object().value("best").toObject();
+    QCOMPARE(best.value("gbsz").toInt(), expected.value("gbsz").toInt());
+    QCOMPARE(best.value("chunks").toInt(), expected.value("chunks").toInt());
+    QCOMPARE(best.value("pp").toInt(), expected.value("pp").toInt());
+    const double time = best.value("time_cost_s").toDouble();
+    QVERIFY(std::abs(time / expected.value("time_cost_s").toDouble() - 1) < 1e-9);
+    QCOMPARE(best.value("memory_cost_mb_per_stage").toArray(), expected.value("memory_cost_mb_per_stage").toArray());
+    QCOMPARE(best.value("memory_remaining_mb_per_stage").toArray(),
+        expected.value("memory_remaining_mb_per_stage").toArray());
+    const QJsonObject strategy = best.value("strategy").toObject();
+    const QJsonObject expectedStrategy = expected.value("strategy").toObject();
+    QCOMPARE(strategy.keys(), expectedStrategy.keys());
+    for (const QString& key : expectedStrategy.keys())
+        QVERIFY2(strategy.value(key) == expectedStrategy.value(key), qPrintable(key));
+    QCOMPARE(best.value("throughput_samples_per_s").toDouble(), best.value("gbsz").toInt() / time);
+}
+
+void TestCliSearch::profilesOneByOne()
+{
+    const QString d = galvatronDir() + "/";
+    const CliResult r = runCli({ "search", "--computation", d + "computation_profiling_bf16_llama2-7b_all.json",
+        "--memory", d + "memory_profiling_bf16_llama2-7b_all.json", "--allreduce",
+        d + "allreduce_bandwidth_1nodes_8gpus_per_node.json", "--p2p", d + "p2p_bandwidth_1nodes_8gpus_per_node.json",
+        "--overlap", d + "overlap_coefficient.json", "--sp-time", d + "sp_time_1nodes_8gpus_per_node.json",
+        "--settle-bsz", "32", "--memory-constraint", "24", "--time-profile-mode", "batch", "--json" });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject best = r.json().object().value("best").toObject();
+    // The memory file holds one sequence length (2048): it becomes the default --seq-length.
+    QCOMPARE(best.value("memory_cost_mb_per_stage").toArray(), QJsonArray({ 24557, 23827, 24084, 24148 }));
+    // --hardware DIR works too.
+    QTemporaryDir profiles;
+    QFile::copy(d + "computation_profiling_bf16_llama2-7b_all.json",
+        profiles.path() + "/computation_profiling_bf16_llama2-7b_all.json");
+    QFile::copy(
+        d + "memory_profiling_bf16_llama2-7b_all.json", profiles.path() + "/memory_profiling_bf16_llama2-7b_all.json");
+    const CliResult withHardware = runCli({ "search", "--profiles", profiles.path(), "--hardware", galvatronDir(),
+        "--settle-bsz", "32", "--memory-constraint", "24", "--time-profile-mode", "batch", "--json" });
+    QVERIFY2(withHardware.exitCode == 0, withHardware.err.constData());
+    QCOMPARE(withHardware.json().object().value("best").toObject().value("memory_cost_mb_per_stage").toArray(),
+        QJsonArray({ 24557, 23827, 24084, 24148 }));
+}
+
+void TestCliSearch::jsonContract()
+{
+    QStringList args { "search", "--json", "--top", "3" };
+    args << goldenFlags();
+    const CliResult r = runCli(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.startsWith(R"({"best":{"gbsz":16,"chunks":1,"pp":1,"time_cost_s":)"));
+    QVERIFY(r.out.contains(
+        R"(,"memory_cost_mb_per_stage":[36757],"memory_remaining_mb_per_stage":[107],"strategy":{"pp_deg":1,"tp_sizes_enc":)"));
+    const QJsonObject root = r.json().object();
+    QCOMPARE(root.keys(), QStringList({ "best", "dp_calls", "pareto", "search_time_s", "threads", "top" }));
+    QCOMPARE(root.value("top").toArray().size(), 3);
+    QVERIFY(root.value("pareto").toArray().size() >= 2);
+    QVERIFY(root.value("dp_calls").toInt() > 0);
+    QVERIFY(root.value("threads").toInt() >= 1);
+    QVERIFY(root.value("search_time_s").toDouble() > 0);
+    const QJsonObject first = root.value("top").toArray().first().toObject();
+    QCOMPARE(first, root.value("best").toObject());
+    QVERIFY(r.out.indexOf(R"("search_time_s":)") > r.out.indexOf(R"("pareto":)"));
+    // Key order of the whole contract: best, top, pareto, search_time_s, dp_calls, threads.
+    const QList<QByteArray> order {
+        "\"best\":", "\"top\":", "\"pareto\":", "\"search_time_s\":", "\"dp_calls\":", "\"threads\":"
+    };
+    qsizetype last = -1;
+    for (const QByteArray& key : order) {
+        const qsizetype at = r.out.lastIndexOf(key);
+        QVERIFY2(at > last, key.constData());
+        last = at;
+    }
+}
+
+void TestCliSearch::writesExports()
+{
+    QTemporaryDir dir;
+    QStringList args { "search", "--out", dir.filePath("strategy.json"), "--paddle-out",
+        dir.filePath("fine_grained_config.json"), "--paddle-script", dir.filePath("train.sh"), "--megatron-args",
+        dir.filePath("megatron.sh") };
+    args << goldenFlags();
+    const CliResult r = runCli(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("Best: gbsz 16, chunks 1, pp 1"));
+    const QByteArray strategy = readAll(dir.filePath("strategy.json"));
+    QVERIFY(strategy.startsWith("{\n    \"pp_deg\": 1,\n"));
+    QVERIFY(strategy.contains("    \"world_size\": 8,\n"));
+    QVERIFY(strategy.endsWith("\"embed_sdp\": 1\n}"));
+    const QJsonObject paddle = QJsonDocument::fromJson(readAll(dir.filePath("fine_grained_config.json"))).object();
+    QCOMPARE(paddle.value("pp_size").toInt(), 1);
+    QCOMPARE(paddle.value("sharding_stage_list").toString().split(',').size(), 32);
+    QCOMPARE(paddle.value("sharding_stage_list").toString().left(2), QStringLiteral("3,"));
+    QVERIFY(QFileInfo(dir.filePath("train.sh")).isExecutable());
+    QVERIFY(readAll(dir.filePath("train.sh")).contains("--sharding_parallel_degree 8\n"));
+    QVERIFY(readAll(dir.filePath("megatron.sh")).contains("--recompute-num-layers 20\n"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 4); // no temporary files left
+}
+
+void TestCliSearch::threadsDoNotChangeTheAnswer()
+{
+    QStringList base { "search", "--json", "--profiles", galvatronDir(), "--min-bsz", "8", "--max-bsz", "32",
+        "--memory-constraint", "24", "--time-profile-mode", "batch", "--seq-length", "2048" };
+    const CliResult one = runCli(base + QStringList { "--threads", "1" });
+    const CliResult two = runCli(base + QStringList { "--threads", "3" });
+    QCOMPARE(one.exitCode, 0);
+    QCOMPARE(two.exitCode, 0);
+    QCOMPARE(one.json().object().value("best"), two.json().object().value("best"));
+    QCOMPARE(one.json().object().value("top"), two.json().object().value("top"));
+    QCOMPARE(one.json().object().value("pareto"), two.json().object().value("pareto"));
+    QCOMPARE(one.json().object().value("threads").toInt(), 1);
+    QCOMPARE(two.json().object().value("threads").toInt(), 3);
+}
+
+void TestCliSearch::evaluateShippedConfig()
+{
+    const CliResult r = runCli(
+        { "evaluate", "--strategy", galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json",
+            "--profiles", galvatronDir(), "--model-name", "llama2-7b", "--memory-constraint", "36",
+            "--time-profile-mode", "batch", "--json" });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject root = r.json().object();
+    QVERIFY(std::abs(root.value("time_cost_s").toDouble() / 1.0860461243113173 - 1) < 1e-9);
+    QCOMPARE(root.value("memory_cost_mb_per_stage").toArray(), QJsonArray({ 36757 }));
+    QCOMPARE(root.value("memory_remaining_mb_per_stage").toArray(), QJsonArray({ 107 }));
+    QCOMPARE(root.value("strategy").toObject().value("world_size").toInt(), 8);
+    const QJsonArray layers = root.value("layers").toArray();
+    QCOMPARE(layers.size(), 32);
+    QCOMPARE(layers.at(0).toObject().value("memory_mb").toInt(), 463);
+    QCOMPARE(layers.at(31).toObject().value("memory_mb").toInt(), 1428);
+    QVERIFY(std::abs(layers.at(0).toObject().value("time_s").toDouble() / 0.03696645600419197 - 1) < 1e-9);
+    QCOMPARE(root.value("stages").toArray().size(), 1);
+    QCOMPARE(root.value("stages").toArray().at(0).toObject().value("embedding_memory_mb").toInt(), 2989);
+    QVERIFY(r.out.startsWith(R"({"gbsz":16,"chunks":1,"pp":1,"time_cost_s":)"));
+    // Text output.
+    const CliResult text = runCli({ "evaluate", "--strategy",
+        galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--profiles",
+        galvatronDir(), "--model-name", "llama2-7b", "--memory-constraint", "36", "--time-profile-mode", "batch" });
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains("memory 36757 MB = layers 26396 + embedding 2989 + buffer 0 + reserve 7372"));
+}
+
+void TestCliSearch::exportFormats_data()
+{
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("galvatron") << "galvatron"
+                               << "    \"world_size\": 8,\n";
+    QTest::newRow("paddle") << "paddle"
+                            << "\"pp_stage_idx_list\": \"0,0,0";
+    QTest::newRow("paddle-script") << "paddle-script"
+                                   << "--fine_grained_config_path './configs/fine_grained_config.json'";
+    QTest::newRow("megatron") << "megatron"
+                              << "--recompute-num-layers 20";
+}
+
+void TestCliSearch::exportFormats()
+{
+    QFETCH(QString, to);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const CliResult r = runCli(
+        { "export", "--strategy", galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json",
+            "--to", to, "--out", dir.filePath("out") });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(readAll(dir.filePath("out")).contains(expected.toUtf8()));
+    // Without --out the content goes to stdout.
+    const CliResult stdoutRun = runCli({ "export", "--strategy",
+        galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--to", to });
+    QCOMPARE(stdoutRun.exitCode, 0);
+    QVERIFY(stdoutRun.out.contains(expected.toUtf8()));
+}
+
+void TestCliSearch::helpMentionsHonestCosting()
+{
+    for (const char* command : { "search", "evaluate" }) {
+        const CliResult r = runCli({ command, "--help" });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("gbsz // chunks // dp"));
+        QVERIFY(r.out.contains("ceil(gbsz / (chunks x dp))"));
+        for (const char* flag : { "--num-nodes", "--num-gpus-per-node", "--memory-constraint", "--min-bsz", "--max-bsz",
+                 "--bsz-scale", "--settle-bsz", "--settle-chunk", "--max-tp-deg", "--max-pp-deg", "--max-sp-deg",
+                 "--disable-dp", "--disable-tp", "--disable-sp", "--disable-pp", "--disable-ckpt", "--disable-fsdp",
+                 "--disable-embedding-lmhead-tp", "--disable-embedding-lmhead-sp", "--default-dp-type",
+                 "--pipeline-type", "--async-grad-reduce", "--mixed-precision", "--sequence-parallel",
+                 "--global-memory-buffer", "--time-profile-mode", "--memory-profile-mode", "--seq-length",
+                 "--hidden-size", "--num-layers", "--num-heads", "--vocab-size", "--profiles", "--hardware",
+                 "--computation", "--memory", "--allreduce", "--p2p", "--overlap", "--sp-time" })
+            QVERIFY2(r.out.contains(flag), flag);
+    }
+    const CliResult r = runCli({ "search", "--help" });
+    for (const char* flag :
+        { "--threads", "--top", "--out", "--paddle-out", "--paddle-script", "--megatron-args", "--json" })
+        QVERIFY2(r.out.contains(flag), flag);
+}
+
+void TestCliSearch::errors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    const QString g = fixture(QStringLiteral("galvatron"));
+    QTest::newRow("no profiles") << QStringList { "search", "--settle-bsz", "16" } << 1 << "no profiles";
+    QTest::newRow("bad choice") << QStringList { "search", "--profiles", g, "--pipeline-type", "1f1b" } << 2
+                                << "--pipeline-type must be one of";
+    QTest::newRow("bad number") << QStringList { "search", "--profiles", g, "--memory-constraint", "lots" } << 2
+                                << "--memory-constraint expects an integer";
+    QTest::newRow("unknown flag") << QStringList { "search", "--profiles", g, "--disable-everything" } << 2
+                                  << "disable-everything";
+    QTest::newRow("missing dir") << QStringList { "search", "--profiles", "/nonexistent/dir" } << 1
+                                 << "/nonexistent/dir";
+    QTest::newRow("no hardware for 2 nodes") << QStringList { "search", "--profiles", g, "--model-name", "llama2-7b",
+        "--num-nodes", "2", "--time-profile-mode", "batch" }
+                                             << 1 << "sp_time_2nodes_8gpus_per_node.json";
+    QTest::newRow("world not a power of two")
+        << QStringList { "search", "--profiles", g, "--num-gpus-per-node", "6" } << 1 << "power of two";
+    QTest::newRow("sequence mode on one sequence")
+        << QStringList { "search", "--profiles", g, "--model-name", "llama2-7b", "--time-profile-mode", "sequence" }
+        << 1 << "at least 3 sequence lengths";
+    QTest::newRow("evaluate without strategy")
+        << QStringList { "evaluate", "--profiles", g } << 2 << "--strategy is required";
+    QTest::newRow("strategy of another model") << QStringList { "evaluate", "--strategy",
+        g + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--profiles", g, "--model-name",
+        "llama2-7b", "--time-profile-mode", "batch", "--num-layers", "24" }
+                                               << 1 << "/tp_sizes_enc: expected 24 layers";
+    QTest::newRow("export bad format") << QStringList { "export", "--strategy",
+        g + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--to", "deepspeed" }
+                                       << 2 << "--to must be one of";
+}
+
+void TestCliSearch::errors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    const CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCliSearch::strategyOfAnotherCluster()
+{
+    // A 3.0 strategy names its world size; exporting it for another cluster is an input error.
+    QTemporaryDir dir;
+    QStringList args { "search", "--out", dir.filePath("strategy.json") };
+    args << goldenFlags();
+    QCOMPARE(runCli(args).exitCode, 0);
+    const CliResult r = runCli(
+        { "export", "--strategy", dir.filePath("strategy.json"), "--to", "paddle", "--num-gpus-per-node", "4" });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("strategy.json: /world_size: expected 4 (the cluster"), r.err.constData());
+}
+
+void TestCliSearch::noValidConfiguration()
+{
+    QStringList args { "search", "--json" };
+    args << goldenFlags();
+    args.replace(args.indexOf("36"), "4");
+    const CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.json().object().value("best").isNull());
+    QVERIFY(r.err.contains("no valid configuration"));
+}
+
+QTEST_GUILESS_MAIN(TestCliSearch)
+#include "tst_cli_search.moc"

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/cost/cost_model.h"
+#include "core/search/search_inputs.h"
+#include "core/search/search_settings.h"
+
+#include "../profile/profile_test_util.h"
+
+namespace stratex::test {
+
+// The six llama2-7b / 1 node x 8 GPU fixture files, read in place.
+inline search::SearchInputs llamaInputs(int nodes = 1)
+{
+    const std::string n = std::to_string(nodes);
+    profile::ProfilePaths paths;
+    paths.computation = galvatronFixture("computation_profiling_bf16_llama2-7b_all.json");
+    paths.memory = galvatronFixture("memory_profiling_bf16_llama2-7b_all.json");
+    paths.allreduce = galvatronFixture(("allreduce_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
+    paths.p2p = galvatronFixture(("p2p_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
+    paths.overlap = galvatronFixture("overlap_coefficient.json");
+    paths.spTime = galvatronFixture("sp_time_1nodes_8gpus_per_node.json");
+    return search::SearchInputs::load(paths);
+}
+
+// The settings of the baseline runs (shared/fixtures/galvatron-baseline/expected_main.json).
+inline search::SearchSettings llamaSettings(int memoryGb, int settleBsz)
+{
+    search::SearchSettings s;
+    s.memory_constraint_gb = memoryGb;
+    s.settle_bsz = settleBsz;
+    s.model = { "llama2-7b", 2048, 4096, 32, 32, 32000 };
+    s.time_profile_mode = profile::TimeProfileMode::Batch;
+    s.memory_profile_mode = profile::MemoryProfileMode::Static;
+    return s;
+}
+
+// Galvatron's SciPy curve_fit coefficients of the llama2-7b batch fits (spec §7.2): with them the
+// engine must reproduce Galvatron's numbers bit for bit, not only within OLS's ~1e-10.
+inline cost::CostModel withCurveFit(const search::SearchInputs& inputs, const search::SearchSettings& settings)
+{
+    cost::CostInputs resolved = cost::resolveCostInputs(
+        inputs.profiles, settings.time_profile_mode, settings.memory_profile_mode, settings.costSettings());
+    if (settings.time_profile_mode == profile::TimeProfileMode::Batch) {
+        resolved.time.layer.fit = { 3.85901689949117, 0.8329851393754094 };
+        resolved.time.other.fit = { 2.6803283211563755, 2.3548992612929927 };
+    }
+    return cost::CostModel(resolved, settings.costSettings());
+}
+
+inline nlohmann::ordered_json readJsonFile(const std::string& path)
+{
+    std::ifstream in(path);
+    return nlohmann::ordered_json::parse(in);
+}
+
+} // namespace stratex::test
