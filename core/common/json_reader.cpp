@@ -216,12 +216,13 @@ JsonDocument JsonDocument::parse(std::string_view text, std::string name)
     try {
         document.m_root = std::make_shared<const Json>(Json::parse(text));
     } catch (const Json::exception& error) {
-        // Syntax errors (parse_error) and numbers out of double's range such as 1e999
-        // (out_of_range) alike. nlohmann's message starts with "[json.exception.x.y] "; keep the rest.
+        // nlohmann's message starts with "[json.exception.x.y] "; keep the rest.
         std::string message = error.what();
         if (const auto pos = message.find("] "); pos != std::string::npos)
             message = message.substr(pos + 2);
-        throw InputError(*document.m_file, "", "valid JSON", message);
+        // Numbers beyond double's range such as 1e999 are out_of_range, not parse errors.
+        const bool outOfRange = dynamic_cast<const Json::out_of_range*>(&error) != nullptr;
+        throw InputError(*document.m_file, "", outOfRange ? "valid JSON with finite numbers" : "valid JSON", message);
     }
     return document;
 }

@@ -2,7 +2,7 @@
 #include "core/profile/hardware_profile.h"
 
 #include "core/common/error.h"
-#include "core/profile/profile_json.h"
+#include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
 namespace stratex::profile {
@@ -39,7 +39,7 @@ AllreduceProfile AllreduceProfile::fromJson(const JsonView& root)
 
 AllreduceProfile AllreduceProfile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = loadProfileJson(path);
+    const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
 }
 
@@ -62,7 +62,7 @@ P2pProfile P2pProfile::fromJson(const JsonView& root)
 
 P2pProfile P2pProfile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = loadProfileJson(path);
+    const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
 }
 
@@ -77,7 +77,7 @@ OverlapProfile OverlapProfile::fromJson(const JsonView& root)
 
 OverlapProfile OverlapProfile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = loadProfileJson(path);
+    const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
 }
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
-#include "core/profile/profile_json.h"
+#include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
 namespace stratex::profile {
@@ -186,7 +186,7 @@ MemoryProfile MemoryProfile::fromJson(const JsonView& root)
 
 MemoryProfile MemoryProfile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = loadProfileJson(path);
+    const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
 }
 

@@ -2,7 +2,7 @@
 #include "core/profile/sp_time_profile.h"
 
 #include "core/common/error.h"
-#include "core/profile/profile_json.h"
+#include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
 namespace stratex::profile {
@@ -41,7 +41,7 @@ SpTimeProfile SpTimeProfile::fromJson(const JsonView& root)
 
 SpTimeProfile SpTimeProfile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = loadProfileJson(path);
+    const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
 }
 

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "core/common/error.h"
-#include "core/profile/profile_json.h"
+#include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
 namespace stratex::search {
@@ -118,7 +118,7 @@ StrategyFile StrategyFile::fromJson(const JsonView& root)
 
 StrategyFile StrategyFile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = profile::loadProfileJson(path);
+    const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
 }
 

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/profile/profile_json.h"
+#include "core/common/json_reader.h"
 #include "core/search/search_inputs.h"
 
 namespace stratex::bench {
@@ -123,7 +123,7 @@ inline search::SearchInputs scaledInputs(const ModelSpec& m, int nodes)
     profile::ProfileSet& set = inputs.profiles;
     set.modelName = m.name;
     const auto parse = [](const nlohmann::ordered_json& json, const std::string& name) {
-        return profile::parseProfileJson(json.dump(), name);
+        return JsonDocument::parse(json.dump(), name);
     };
     set.model.computation = profile::ComputationProfile::fromJson(
         parse(computation, "scaled:computation_profiling_bf16_" + std::string(m.name) + ".json").root());

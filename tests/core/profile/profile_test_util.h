@@ -9,7 +9,7 @@
 #include <QTest>
 
 #include "core/common/error.h"
-#include "core/profile/profile_json.h"
+#include "core/common/json_reader.h"
 
 #include "support/test_paths.h"
 
@@ -35,7 +35,7 @@ inline std::filesystem::path galvatronFixture(const char* name)
 
 inline JsonDocument jsonText(const std::string& text, const std::string& name = "inline.json")
 {
-    return profile::parseProfileJson(text, name);
+    return JsonDocument::parse(text, name);
 }
 
 // Runs `action`, which must throw an InputError whose fields contain the given fragments.
