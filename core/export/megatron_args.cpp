@@ -27,12 +27,6 @@ template <typename Get> int mostCommon(const search::Plan& plan, Get get)
     return best;
 }
 
-std::string layerRange(int first, int last)
-{
-    return first == last ? "layer " + std::to_string(first)
-                         : "layers " + std::to_string(first) + "-" + std::to_string(last);
-}
-
 } // namespace
 
 MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings)
