@@ -2,12 +2,9 @@
 #include "app/cli/search_options.h"
 
 #include <filesystem>
-#include <set>
 
 #include "core/common/error.h"
-#include "core/profile/memory_profile.h"
 #include "core/profile/profile_discovery.h"
-#include "core/profile/profile_key.h"
 #include "core/search/setting_info.h"
 
 namespace stratex::cli {
@@ -36,55 +33,6 @@ int settleValue(const CliParser& parser, const char* name)
     if (value == 0)
         parser.usageError(QStringLiteral("--%1 must be -1 (search all) or positive").arg(q(name)));
     return value;
-}
-
-// Distinct sequence lengths of the layer entries of a memory profile.
-std::set<int> profiledSequences(const std::filesystem::path& file)
-{
-    std::set<int> seqs;
-    const profile::MemoryProfile memory = profile::MemoryProfile::load(file);
-    for (const profile::LayerMemoryGroup& group : memory.layers) {
-        for (const auto& [key, entry] : group.bySeq) {
-            if (const auto seq = profile::parseAllDigits(key))
-                seqs.insert(*seq);
-        }
-    }
-    return seqs;
-}
-
-std::optional<int> inferSequenceLength(const CliParser& parser, const search::SearchSettings& settings)
-{
-    namespace fs = std::filesystem;
-    std::vector<fs::path> candidates;
-    if (parser.isSet(q("memory"))) {
-        candidates.push_back(str(parser, "memory"));
-    } else if (parser.isSet(q("profiles"))) {
-        std::error_code error;
-        const std::string precision = "_" + std::string(cost::mixedPrecisionName(settings.mixed_precision)) + "_";
-        for (fs::directory_iterator it(str(parser, "profiles"), error), end; !error && it != end; it.increment(error)) {
-            const std::string name = it->path().filename().string();
-            if (!profile::startsWith(name, "memory_profiling_") || name.find(precision) == std::string::npos)
-                continue;
-            if (parser.isSet(q("model-name"))
-                && profile::modelNameFromProfileFile(it->path()) != str(parser, "model-name"))
-                continue;
-            candidates.push_back(it->path());
-        }
-    }
-    std::set<int> seqs;
-    for (const fs::path& file : candidates) {
-        try {
-            const std::set<int> own = profiledSequences(file);
-            if (own.size() != 1)
-                return std::nullopt;
-            seqs.insert(*own.begin());
-        } catch (const Error&) {
-            return std::nullopt; // reported properly when the profiles are loaded
-        }
-    }
-    if (seqs.size() == 1)
-        return *seqs.begin();
-    return std::nullopt;
 }
 
 } // namespace
@@ -175,10 +123,6 @@ void addProfileOptions(CliParser& parser)
 
 search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSettings& settings)
 {
-    if (!parser.isSet(q("seq-length"))) {
-        if (const auto seq = inferSequenceLength(parser, settings))
-            settings.model.seq_length = *seq;
-    }
     profile::ProfileDiscovery request;
     if (parser.isSet(q("profiles")))
         request.profilesDir = str(parser, "profiles");
@@ -195,10 +139,7 @@ search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSet
     request.given.p2p = given("p2p");
     request.given.overlap = given("overlap");
     request.given.spTime = given("sp-time");
-    search::SearchInputs inputs = search::SearchInputs::discover(request, settings);
-    if (!parser.isSet(q("model-name")) && !inputs.profiles.modelName.empty())
-        settings.model.name = inputs.profiles.modelName;
-    return inputs;
+    return search::loadSearchInputs(request, settings, parser.isSet(q("seq-length")), parser.isSet(q("model-name")));
 }
 
 } // namespace stratex::cli

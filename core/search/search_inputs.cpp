@@ -2,8 +2,78 @@
 #include "core/search/search_inputs.h"
 
 #include "core/common/error.h"
+#include "core/profile/memory_profile.h"
+#include "core/profile/profile_key.h"
+
+#include <filesystem>
+#include <set>
 
 namespace stratex::search {
+
+namespace {
+
+// Distinct sequence lengths of the layer entries of a memory profile.
+std::set<int> profiledSequences(const std::filesystem::path& file)
+{
+    std::set<int> seqs;
+    const profile::MemoryProfile memory = profile::MemoryProfile::load(file);
+    for (const profile::LayerMemoryGroup& group : memory.layers) {
+        for (const auto& [key, entry] : group.bySeq) {
+            if (const auto seq = profile::parseAllDigits(key))
+                seqs.insert(*seq);
+        }
+    }
+    return seqs;
+}
+
+} // namespace
+
+std::optional<int> inferSequenceLength(const profile::ProfileDiscovery& request, cost::MixedPrecision precision)
+{
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    if (!request.given.memory.empty()) {
+        candidates.push_back(request.given.memory);
+    } else if (!request.profilesDir.empty()) {
+        std::error_code error;
+        const std::string tag = "_" + std::string(cost::mixedPrecisionName(precision)) + "_";
+        for (fs::directory_iterator it(request.profilesDir, error), end; !error && it != end; it.increment(error)) {
+            const std::string name = it->path().filename().string();
+            if (!profile::startsWith(name, "memory_profiling_") || name.find(tag) == std::string::npos)
+                continue;
+            if (!request.modelName.empty() && profile::modelNameFromProfileFile(it->path()) != request.modelName)
+                continue;
+            candidates.push_back(it->path());
+        }
+    }
+    std::set<int> seqs;
+    for (const fs::path& file : candidates) {
+        try {
+            const std::set<int> own = profiledSequences(file);
+            if (own.size() != 1)
+                return std::nullopt;
+            seqs.insert(*own.begin());
+        } catch (const Error&) {
+            return std::nullopt; // reported properly when the profiles are loaded
+        }
+    }
+    if (seqs.size() == 1)
+        return *seqs.begin();
+    return std::nullopt;
+}
+
+SearchInputs loadSearchInputs(
+    const profile::ProfileDiscovery& request, SearchSettings& settings, bool seqLengthGiven, bool modelNameGiven)
+{
+    if (!seqLengthGiven) {
+        if (const auto seq = inferSequenceLength(request, settings.mixed_precision))
+            settings.model.seq_length = *seq;
+    }
+    SearchInputs inputs = SearchInputs::discover(request, settings);
+    if (!modelNameGiven && !inputs.profiles.modelName.empty())
+        settings.model.name = inputs.profiles.modelName;
+    return inputs;
+}
 
 SearchInputs SearchInputs::load(const profile::ProfilePaths& paths)
 {

@@ -6,6 +6,8 @@
 #include "core/profile/profile_set.h"
 #include "core/search/search_settings.h"
 
+#include <optional>
+
 namespace stratex::search {
 
 // The loaded profiles a search reads: the model's computation and memory profiles and the
@@ -17,6 +19,16 @@ struct SearchInputs {
     // Discovery with the settings' cluster shape, precision, sequence length and profile modes.
     static SearchInputs discover(profile::ProfileDiscovery request, const SearchSettings& settings);
 };
+
+// The profiles a user pointed at, with the settings filled in from them where the user left a
+// setting open: the sequence length becomes the memory profile's when every candidate memory file
+// holds exactly one (else the settings' own), and the model name the profile's. The CLI's
+// `search`/`evaluate`/`export` and the GUI's Search page load through this one call.
+SearchInputs loadSearchInputs(
+    const profile::ProfileDiscovery& request, SearchSettings& settings, bool seqLengthGiven, bool modelNameGiven);
+
+// The one sequence length every candidate memory profile of the request holds, if there is one.
+std::optional<int> inferSequenceLength(const profile::ProfileDiscovery& request, cost::MixedPrecision precision);
 
 // Resolves the profiles for the settings (time/memory modes, fits, coefficient tables) into the
 // cost model. Throws InputError/Error naming file and key when the profiles cannot serve them.
