@@ -101,14 +101,14 @@ std::vector<std::string> searchNotes(
 
 } // namespace
 
-SearchResult search(
-    const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress, int threads, int topK)
+SearchResult search(const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress, int threads,
+    int topK, const BestPlanCallback& onBestSoFar)
 {
-    return search(buildCostModel(inputs, settings), settings, progress, threads, topK);
+    return search(buildCostModel(inputs, settings), settings, progress, threads, topK, onBestSoFar);
 }
 
-SearchResult search(
-    const cost::CostModel& model, const SearchSettings& settings, ProgressSink& progress, int threads, int topK)
+SearchResult search(const cost::CostModel& model, const SearchSettings& settings, ProgressSink& progress, int threads,
+    int topK, const BestPlanCallback& onBestSoFar)
 {
     const auto start = std::chrono::steady_clock::now();
     settings.validate();
@@ -164,6 +164,8 @@ SearchResult search(
     std::vector<TaskOutcome> outcomes(tasks.size());
     std::atomic<int> done { 0 };
     std::mutex progressMutex;
+    double bestSoFar = 0; // throughput of the best finished task, and its index for ties
+    int bestSoFarTask = -1;
     progress.report(0.0,
         "searching " + std::to_string(tasks.size()) + " tasks in " + std::to_string(families.size()) + " work units");
 
@@ -174,6 +176,21 @@ SearchResult search(
         const int finished = done.fetch_add(1) + 1;
         const SearchTask& task = tasks[std::size_t(family.front())];
         const std::lock_guard lock(progressMutex);
+        if (onBestSoFar) {
+            int improved = -1;
+            for (int t : family) {
+                const double throughput = outcomes[std::size_t(t)].throughput;
+                if (throughput > 0
+                    && (throughput > bestSoFar || (throughput == bestSoFar && (bestSoFarTask < 0 || t < bestSoFarTask)))) {
+                    bestSoFar = throughput;
+                    bestSoFarTask = t;
+                    improved = t;
+                }
+            }
+            if (improved >= 0)
+                onBestSoFar(materializePlan(
+                    outcomes[std::size_t(improved)], tasks[std::size_t(improved)], space, settings));
+        }
         progress.report(double(finished) / double(families.size()),
             "gbsz " + std::to_string(task.gbsz) + ", chunks " + std::to_string(task.chunks) + ", pp "
                 + std::to_string(task.pp));

@@ -7,7 +7,14 @@
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
 
+#include <functional>
+
 namespace stratex::search {
+
+// Called each time a finished task beats every task finished before it, in the order of the final
+// answer (throughput, then the earlier task): a front end shows the best plan while the search
+// goes on. Calls are serialised but come from worker threads.
+using BestPlanCallback = std::function<void(const Plan&)>;
 
 // Galvatron main's strategy search (galvatron-main-search-spec.md §2-§5): the same tasks, the same
 // per-stage knapsack with the same tie-breaking, the same winner - computed by families of tasks
@@ -18,11 +25,11 @@ namespace stratex::search {
 // Reports progress (fraction of task families done) and throws Cancelled within a knapsack layer
 // (well under 100 ms) after progress.cancelled() turns true. Throws InputError/Error when the
 // profiles lack something the searched strategies need.
-SearchResult search(
-    const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress, int threads = 0, int topK = 10);
+SearchResult search(const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress,
+    int threads = 0, int topK = 10, const BestPlanCallback& onBestSoFar = {});
 
 // The same on an already resolved cost model (e.g. with injected fit coefficients).
 SearchResult search(const cost::CostModel& model, const SearchSettings& settings, ProgressSink& progress,
-    int threads = 0, int topK = 10);
+    int threads = 0, int topK = 10, const BestPlanCallback& onBestSoFar = {});
 
 } // namespace stratex::search

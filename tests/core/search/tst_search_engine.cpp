@@ -77,6 +77,8 @@ class TestSearchEngine : public QObject {
 private Q_SLOTS:
     void topAndPareto();
     void progressReports();
+    void bestSoFarStreamsImprovements_data();
+    void bestSoFarStreamsImprovements();
     void cancelStopsTheSearch();
     void unevenBatchIsCostedHonestly();
     void exactBatchesMatchGalvatron();
@@ -140,6 +142,37 @@ void TestSearchEngine::progressReports()
         QVERIFY(progress.fractions[i] >= progress.fractions[i - 1]);
     for (const std::string& message : progress.messages)
         QVERIFY(!message.empty());
+}
+
+void TestSearchEngine::bestSoFarStreamsImprovements_data()
+{
+    QTest::addColumn<int>("threads");
+    QTest::newRow("1-thread") << 1;
+    QTest::newRow("2-threads") << 2;
+}
+
+void TestSearchEngine::bestSoFarStreamsImprovements()
+{
+    QFETCH(int, threads);
+    std::vector<Plan> streamed;
+    std::mutex mutex;
+    NullProgress progress;
+    const SearchResult result = stratex::search::search(llamaInputs(), rangeSettings(24, 8, 32), progress, threads, 10,
+        [&](const Plan& plan) {
+            const std::lock_guard lock(mutex);
+            streamed.push_back(plan);
+        });
+    QVERIFY(result.best);
+    QVERIFY(!streamed.empty());
+    // Each streamed plan improves on the one before; the last one is the final answer.
+    for (std::size_t i = 1; i < streamed.size(); ++i) {
+        QVERIFY(streamed[i].throughput_samples_per_s > streamed[i - 1].throughput_samples_per_s
+            || (streamed[i].throughput_samples_per_s == streamed[i - 1].throughput_samples_per_s
+                && streamed[i].task_index < streamed[i - 1].task_index));
+    }
+    QCOMPARE(streamed.back().task_index, result.best->task_index);
+    QCOMPARE(streamed.back().time_cost_s, result.best->time_cost_s);
+    QCOMPARE(streamed.back().memory_cost_mb_per_stage, result.best->memory_cost_mb_per_stage);
 }
 
 void TestSearchEngine::cancelStopsTheSearch()
