@@ -60,6 +60,22 @@ void JobRunner::endJob(quint64 id, End end, const QString& error)
     Q_EMIT runningChanged(false);
 }
 
+std::function<void(std::function<void()>)> JobRunner::posterForNextJob()
+{
+    const quint64 id = m_currentId + 1; // start() gives the next job this id
+    QPointer<JobRunner> runner(this);
+    return [runner, id](std::function<void()> delivery) {
+        // invokeMethod with `runner` as context drops the call if the runner is gone.
+        QMetaObject::invokeMethod(
+            runner.data(),
+            [runner, id, delivery = std::move(delivery)] {
+                if (runner && runner->m_currentId == id && runner->m_running)
+                    delivery();
+            },
+            Qt::QueuedConnection);
+    };
+}
+
 void JobRunner::cancel()
 {
     if (m_currentWatcher)

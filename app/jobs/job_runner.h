@@ -6,6 +6,8 @@
 #include "core/common/progress.h"
 
 #include <QFutureWatcher>
+#include <QMetaObject>
+#include <QPointer>
 #include <QObject>
 #include <QString>
 #include <QtConcurrent>
@@ -39,6 +41,12 @@ public:
     // stratex::Cancelled. onResult: void(T), called on this object's thread.
     template <typename T, typename Work, typename OnResult>
     void start(const QString& title, Work work, OnResult onResult);
+
+    // For jobs that hand over partial results while they run (the best plan so far): call this
+    // right before start() and give the returned function to the job. Called from the worker, it
+    // runs `delivery` on this runner's thread -- unless that job has been superseded or the
+    // runner destroyed by then.
+    std::function<void(std::function<void()> delivery)> posterForNextJob();
 
     void cancel();
     bool isRunning() const { return m_running; }

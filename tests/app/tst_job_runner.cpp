@@ -25,6 +25,7 @@ private Q_SLOTS:
     void errorBecomesFailed();
     void latestJobWins();
     void destructorWaitsForWorker();
+    void partialResultsArriveWhileRunning();
 };
 
 void TestJobRunner::deliversResultOnOwnerThread()
@@ -183,6 +184,53 @@ void TestJobRunner::destructorWaitsForWorker()
         QTRY_VERIFY_WITH_TIMEOUT(started.load(), 5000);
     }
     QVERIFY(finished.load());
+}
+
+void TestJobRunner::partialResultsArriveWhileRunning()
+{
+    JobRunner runner;
+    QList<int> partial;
+    QList<int> partialWhenFinished;
+    QSignalSpy succeeded(&runner, &JobRunner::succeeded);
+    auto post = runner.posterForNextJob();
+    runner.start<int>(
+        QStringLiteral("streaming"),
+        [post, &partial](ProgressSink&) {
+            for (int i = 1; i <= 3; ++i) {
+                post([i, &partial] { partial << i; });
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            return 42;
+        },
+        [&](int) { partialWhenFinished = partial; });
+    QVERIFY(succeeded.wait(5000));
+    QCOMPARE(partialWhenFinished, (QList<int> { 1, 2, 3 })); // delivered on this thread, before the result
+    partial.clear();
+
+    // Real deliveries, and none from a superseded job.
+    auto stalePost = runner.posterForNextJob();
+    std::atomic<bool> release { false };
+    runner.start<int>(
+        QStringLiteral("stale"),
+        [stalePost, &release](ProgressSink& sink) {
+            while (!release && !sink.cancelled())
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return 0;
+        },
+        [](int) {});
+    auto currentPost = runner.posterForNextJob();
+    runner.start<int>(
+        QStringLiteral("current"),
+        [currentPost, stalePost, &partial](ProgressSink&) {
+            stalePost([&partial] { partial << -1; });
+            currentPost([&partial] { partial << 7; });
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            return 1;
+        },
+        [](int) {});
+    release = true;
+    QVERIFY(succeeded.wait(5000));
+    QCOMPARE(partial, QList<int> { 7 });
 }
 
 QTEST_GUILESS_MAIN(TestJobRunner)
