@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/search/evaluate.h"
+
+#include <QWidget>
+
+#include <optional>
+
+namespace stratex::ui {
+
+// A plan's per-layer strategy at a glance: one cell per transformer layer, coloured by its TP/SP
+// degree, hatched where ZeRO-3, a bar on top where checkpointed, pipeline stages separated. The
+// tooltip of a layer gives its strategy, time and memory.
+class LayerStrategyStrip : public QWidget {
+    Q_OBJECT
+public:
+    explicit LayerStrategyStrip(QWidget* parent = nullptr);
+
+    void setEvaluation(std::optional<search::Evaluation> evaluation);
+    const std::optional<search::Evaluation>& evaluation() const { return m_evaluation; }
+    int layerAt(QPoint point) const; // -1 outside the cells
+    QRect cellRect(int layer) const;
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    std::optional<search::Evaluation> m_evaluation;
+};
+
+} // namespace stratex::ui

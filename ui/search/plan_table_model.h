@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/search/plan.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace stratex::ui {
+
+// Searched plans as a table (throughput, time, memory, pp, TP/SP mode, batch, micro-batches, the
+// per-layer summary, the embedding choice). Qt::UserRole gives raw numbers for sorting.
+class PlanTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        RankColumn,
+        ThroughputColumn,
+        TimeColumn,
+        MemoryColumn,
+        PpColumn,
+        ModeColumn,
+        BatchColumn,
+        ChunksColumn,
+        LayersColumn,
+        EmbeddingColumn,
+        ColumnCount
+    };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    void setPlans(std::vector<search::Plan> plans);
+    const std::vector<search::Plan>& plans() const { return m_plans; }
+    const search::Plan* plan(int row) const;
+
+private:
+    std::vector<search::Plan> m_plans;
+};
+
+// "vtp 2 · Ulysses · ZeRO-3" for the embedding / LM head of a plan.
+QString embeddingSummary(const search::Plan& plan);
+
+} // namespace stratex::ui

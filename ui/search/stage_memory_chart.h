@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/search/evaluate.h"
+
+#include <QChartView>
+
+namespace stratex::ui {
+
+// Memory per pipeline stage of a plan as stacked bars: its layers, the embedding / LM head (with
+// the 1024 MB context), Megatron's global buffer, and Galvatron's allocator reserve.
+class StageMemoryChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit StageMemoryChart(QWidget* parent = nullptr);
+    void setEvaluation(const search::Evaluation* evaluation);
+};
+
+} // namespace stratex::ui
