@@ -6,6 +6,7 @@
 #include "ui/page.h"
 #include "ui/planner/planner_page.h"
 #include "ui/ranks/ranks_page.h"
+#include "ui/search/search_page.h"
 #include "ui/timeline/timeline_page.h"
 
 #include <QAction>
@@ -79,15 +80,19 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
 
-    addPage(new RanksPage(this));
+    auto* search = new SearchPage(this);
     auto* timeline = new TimelinePage(this);
     auto* planner = new PlannerPage(this);
+    addPage(new RanksPage(this));
+    addPage(search);
     addPage(planner);
     addPage(timeline);
-    connect(planner, &PlannerPage::timelinesRequested, this, [this, timeline](const TimelineRequests& requests) {
+    const auto showTimelines = [this, timeline](const TimelineRequests& requests) {
         timeline->showRequests(requests);
         setCurrentPage(timeline->pageId());
-    });
+    };
+    connect(search, &SearchPage::timelinesRequested, this, showTimelines);
+    connect(planner, &PlannerPage::timelinesRequested, this, showTimelines);
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);

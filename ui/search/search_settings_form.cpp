@@ -80,6 +80,7 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     m_hardwareDir->setToolTip(tr("allreduce_bandwidth_*, p2p_bandwidth_*, overlap_coefficient.json and sp_time_* "
                                  "matching the cluster (--hardware)"));
     m_modelName->setPlaceholderText(tr("from the profile's file name"));
+    m_modelName->setObjectName(QStringLiteral("modelName"));
     m_modelName->setToolTip(toolTipFor("model-name"));
 
     auto* profiles = group(tr("Profiles"), this);
@@ -139,10 +140,12 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     m_costmodelCoe->setValue(1.0);
     m_costmodelCoe->setToolTip(toolTipFor("costmodel-coe"));
     formOf(profiling)->addRow(tr("Cost factor"), m_costmodelCoe);
+    m_threads->setObjectName(QStringLiteral("threads"));
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
     m_threads->setToolTip(tr("Search threads; results do not depend on it"));
     formOf(profiling)->addRow(tr("Threads"), m_threads);
+    m_topK->setObjectName(QStringLiteral("topK"));
     m_topK->setRange(1, 1000);
     m_topK->setValue(20);
     m_topK->setToolTip(tr("Plans kept: the best per (pipeline degree, TP/SP mode, batch, micro-batches)"));

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Search page, offscreen, on Galvatron's llama2-7b fixtures: type the settings, run, get
+// Galvatron's answer, browse top plans and the Pareto set, see a plan's layers and memory, export
+// it, show its timeline, cancel a long search, and read errors that name the file.
+#include "support/test_paths.h"
+#include "ui/main_window.h"
+#include "ui/search/layer_strategy_strip.h"
+#include "ui/search/plan_table_model.h"
+#include "ui/search/search_page.h"
+#include "ui/search/search_settings_form.h"
+#include "ui/search/stage_memory_chart.h"
+#include "ui/timeline/timeline_page.h"
+#include "ui/timeline/timeline_widget.h"
+#include "gui_test_helpers.h"
+
+#include <QAbstractItemModelTester>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stratex;
+using namespace stratex::ui;
+using stratex::test::waitUntilIdle;
+
+namespace {
+void typeInto(QSpinBox* box, const QString& text)
+{
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClick(box, Qt::Key_Backspace);
+    QTest::keyClicks(box, text);
+}
+
+QJsonObject baselineCase(int index)
+{
+    QFile file(stratex::test::fixture(QStringLiteral("galvatron-baseline/expected_main.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("cases")).toArray().at(index).toObject();
+}
+} // namespace
+
+class TestSearchPage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void reproducesGalvatronBaseline();
+    void browsesPlansAndDetails();
+    void exportsThePlan();
+    void showsThePlanTimeline();
+    void cancelsALongSearch();
+    void reportsErrors();
+    void tooltipsExplainSettings();
+
+private:
+    void setUpBaseline();
+    MainWindow* m_window = nullptr;
+    SearchPage* m_page = nullptr;
+};
+
+void TestSearchPage::init()
+{
+    m_window = new MainWindow(MainWindow::Options { false });
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("search")));
+    m_page = qobject_cast<SearchPage*>(m_window->currentPage());
+    QVERIFY(m_page);
+    QVERIFY(waitUntilIdle(*m_window));
+}
+
+void TestSearchPage::cleanup()
+{
+    delete m_window;
+    m_window = nullptr;
+}
+
+// The first baseline: 1 x 8 GPUs, 36 GB, global batch 16, batch time mode.
+void TestSearchPage::setUpBaseline()
+{
+    SearchSettingsForm* form = m_page->form();
+    form->findChild<QLineEdit*>(QStringLiteral("profilesDir"))->setText(stratex::test::fixture(QStringLiteral("galvatron")));
+    // The fixture folder holds several models: name the one to search.
+    QTest::keyClicks(form->findChild<QLineEdit*>(QStringLiteral("modelName")), QStringLiteral("llama2-7b"));
+    typeInto(form->spinBox("memory-constraint"), QStringLiteral("36"));
+    typeInto(form->spinBox("settle-bsz"), QStringLiteral("16"));
+    form->comboBox("time-profile-mode")->setCurrentText(QStringLiteral("batch"));
+}
+
+void TestSearchPage::reproducesGalvatronBaseline()
+{
+    setUpBaseline();
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    const QJsonObject expected = baselineCase(0).value(QStringLiteral("expected")).toObject();
+    const search::SearchResult* result = m_page->result();
+    QVERIFY(result && result->best);
+    const search::Plan& best = *result->best;
+    QCOMPARE(best.gbsz, expected.value(QStringLiteral("gbsz")).toInt());
+    QCOMPARE(best.chunks, expected.value(QStringLiteral("chunks")).toInt());
+    QCOMPARE(best.pp, expected.value(QStringLiteral("pp")).toInt());
+    QVERIFY(qAbs(best.time_cost_s / expected.value(QStringLiteral("time_cost_s")).toDouble() - 1) < 1e-9);
+    QCOMPARE(best.memory_cost_mb_per_stage.front(), expected.value(QStringLiteral("memory_cost_mb_per_stage")).toArray().at(0).toInt());
+    QVERIFY2(m_page->bestText().contains(QStringLiteral("Best plan")), qPrintable(m_page->bestText()));
+    QVERIFY(m_page->bestText().contains(QStringLiteral("14.732"))); // 16 / 1.0860461243 samples/s
+    QVERIFY(m_page->statsText().contains(QStringLiteral("knapsacks")));
+}
+
+void TestSearchPage::browsesPlansAndDetails()
+{
+    setUpBaseline();
+    m_page->form()->spinBox("settle-bsz")->setValue(-1);
+    m_page->form()->spinBox("min-bsz")->setValue(8);
+    m_page->form()->spinBox("max-bsz")->setValue(32);
+    QAbstractItemModelTester tester(m_page->planModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    PlanTableModel* model = m_page->planModel();
+    QVERIFY(model->rowCount() > 3);
+    // Sorted by throughput, best first, and the first row is selected with its details.
+    QTableView* table = m_page->planTable();
+    const double first = table->model()->index(0, PlanTableModel::ThroughputColumn).data(Qt::UserRole).toDouble();
+    const double second = table->model()->index(1, PlanTableModel::ThroughputColumn).data(Qt::UserRole).toDouble();
+    QVERIFY(first >= second);
+    QVERIFY(m_page->layerStrip()->evaluation());
+    QCOMPARE(int(m_page->layerStrip()->evaluation()->layers.size()), 32);
+    QVERIFY(!m_page->memoryChart()->chart()->series().isEmpty());
+
+    // Click the third row: its plan is costed and drawn.
+    table->selectRow(2);
+    QVERIFY(waitUntilIdle(*m_window));
+    const search::Plan* selected = m_page->selectedPlan();
+    QVERIFY(selected);
+    QCOMPARE(selected->time_cost_s, table->model()->index(2, PlanTableModel::TimeColumn).data(Qt::UserRole).toDouble());
+    // Sorting by memory puts the smallest first.
+    table->sortByColumn(PlanTableModel::MemoryColumn, Qt::AscendingOrder);
+    QVERIFY(table->model()->index(0, PlanTableModel::MemoryColumn).data(Qt::UserRole).toInt()
+        <= table->model()->index(1, PlanTableModel::MemoryColumn).data(Qt::UserRole).toInt());
+
+    // The Pareto set: throughput rises with memory.
+    m_page->planSetBox()->setCurrentIndex(1);
+    QVERIFY(waitUntilIdle(*m_window));
+    const auto& pareto = model->plans();
+    QCOMPARE(pareto.size(), m_page->result()->pareto.size());
+    for (std::size_t i = 1; i < pareto.size(); ++i)
+        QVERIFY(pareto[i].peakMemoryMb() > pareto[i - 1].peakMemoryMb());
+
+    const QImage strip = m_page->layerStrip()->grab().toImage();
+    QVERIFY(stratex::test::distinctColours(strip) >= 3);
+    QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-search.png"))));
+}
+
+void TestSearchPage::exportsThePlan()
+{
+    setUpBaseline();
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QTemporaryDir dir;
+    QString error;
+    const QString galvatron = dir.filePath(m_page->defaultExportName(SearchPage::ExportKind::Galvatron));
+    QVERIFY(galvatron.endsWith(QStringLiteral("galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16_bsz16.json"))
+        || galvatron.contains(QStringLiteral("galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16")));
+    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Galvatron, galvatron, &error), qPrintable(error));
+    QFile file(galvatron);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject written = QJsonDocument::fromJson(file.readAll()).object();
+    // Galvatron's answer, key for key.
+    const QJsonObject expected = baselineCase(0).value(QStringLiteral("expected")).toObject().value(QStringLiteral("strategy")).toObject();
+    for (const QString& key : expected.keys())
+        QVERIFY2(written.value(key) == expected.value(key), qPrintable(key));
+
+    for (const auto kind : { SearchPage::ExportKind::PaddleConfig, SearchPage::ExportKind::PaddleScript, SearchPage::ExportKind::Megatron }) {
+        const QString path = dir.filePath(m_page->defaultExportName(kind));
+        QVERIFY2(m_page->exportPlan(kind, path, &error), qPrintable(error));
+        QVERIFY(QFileInfo(path).size() > 50);
+    }
+    QVERIFY(!m_page->exportPlan(SearchPage::ExportKind::Megatron, dir.filePath(QStringLiteral("no/such/dir.sh")), &error));
+}
+
+void TestSearchPage::showsThePlanTimeline()
+{
+    // 24 GB, batch 32: a 4-stage pipeline with 16 micro-batches.
+    setUpBaseline();
+    m_page->form()->spinBox("memory-constraint")->setValue(24);
+    m_page->form()->spinBox("settle-bsz")->setValue(32);
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QCOMPARE(m_page->result()->best->pp, 4);
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("showTimelineButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window));
+    auto* timeline = qobject_cast<TimelinePage*>(m_window->currentPage());
+    QVERIFY(timeline);
+    const TimelineDocument* document = timeline->timeline()->document();
+    QVERIFY(document);
+    QCOMPARE(document->plans.back().deviceCount(), 4);
+    QVERIFY(document->plans.back().name.startsWith(QStringLiteral("search plan: pp 4, 16 micro-batches")));
+}
+
+void TestSearchPage::cancelsALongSearch()
+{
+    setUpBaseline();
+    m_page->form()->spinBox("settle-bsz")->setValue(-1);
+    m_page->form()->spinBox("min-bsz")->setValue(8);
+    m_page->form()->spinBox("max-bsz")->setValue(2048);
+    m_page->form()->findChild<QSpinBox*>(QStringLiteral("threads"))->setValue(1);
+    m_page->runSearch();
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->bestText().contains(QStringLiteral("Best so far")), 20000);
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("cancelSearchButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 5000));
+    QVERIFY(m_page->bestText().contains(QStringLiteral("Cancelled")));
+    QVERIFY(!m_page->result());
+}
+
+void TestSearchPage::reportsErrors()
+{
+    m_page->runSearch(); // no folder yet
+    QVERIFY(m_page->bestText().contains(QStringLiteral("Choose the folder")));
+    QTemporaryDir dir;
+    m_page->form()->setProfilesDir(dir.path());
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY2(m_page->bestText().contains(QStringLiteral("Search failed")), qPrintable(m_page->bestText()));
+    QVERIFY(m_page->bestText().contains(dir.path().toHtmlEscaped()) || m_page->bestText().contains(QStringLiteral("computation_profiling")));
+}
+
+void TestSearchPage::tooltipsExplainSettings()
+{
+    const QString tip = m_page->form()->spinBox("memory-constraint")->toolTip();
+    QVERIFY2(tip.contains(QStringLiteral("20 %")) && tip.contains(QStringLiteral("--memory-constraint")), qPrintable(tip));
+    QVERIFY(m_page->form()->checkBox("disable-fsdp")->toolTip().contains(QStringLiteral("ZeRO-3")));
+    QVERIFY(m_page->form()->comboBox("uneven-batch")->toolTip().contains(QStringLiteral("gbsz")));
+}
+
+QTEST_MAIN(TestSearchPage)
+#include "tst_search_page.moc"

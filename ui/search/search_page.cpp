@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/search/search_page.h"
+
+#include "app/jobs/job_runner.h"
+#include "core/cost/cost_model.h"
+#include "core/export/galvatron_config.h"
+#include "core/export/megatron_args.h"
+#include "core/export/paddle_config.h"
+#include "core/planner/simulator.h"
+#include "core/search/plan_timeline.h"
+#include "core/search/search_engine.h"
+#include "core/search/search_inputs.h"
+#include "ui/search/layer_strategy_strip.h"
+#include "ui/search/plan_table_model.h"
+#include "ui/search/search_settings_form.h"
+#include "ui/search/stage_memory_chart.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace stratex::ui {
+
+using namespace stratex::search;
+
+// What a finished search hands to the page: the result, the settings as resolved from the
+// profiles (sequence length, model name) and the cost model, kept for evaluating plans.
+struct SearchPage::Outcome {
+    SearchResult result;
+    SearchSettings settings;
+    std::shared_ptr<const cost::CostModel> model;
+};
+
+namespace {
+
+QString planHeadline(const Plan& plan)
+{
+    return QObject::tr("%1 samples/s · %2 s per iteration · global batch %3 in %4 micro-batches · pp %5 · peak %6 MB")
+        .arg(QLocale::c().toString(plan.throughput_samples_per_s, 'f', 3), QLocale::c().toString(plan.time_cost_s, 'f', 4))
+        .arg(plan.gbsz)
+        .arg(plan.chunks)
+        .arg(plan.pp)
+        .arg(plan.peakMemoryMb());
+}
+
+// Sorts on the raw numbers of Qt::UserRole, so "10.5" follows "9.8".
+class NumericSortProxy : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
+    {
+        const QVariant a = left.data(Qt::UserRole);
+        const QVariant b = right.data(Qt::UserRole);
+        if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString)
+            return a.toString() < b.toString();
+        return a.toDouble() < b.toDouble();
+    }
+};
+
+} // namespace
+
+SearchPage::SearchPage(QWidget* parent)
+    : Page(parent)
+    , m_form(new SearchSettingsForm(this))
+    , m_run(new QPushButton(tr("Run search"), this))
+    , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_best(new QLabel(this))
+    , m_stats(new QLabel(this))
+    , m_planSet(new QComboBox(this))
+    , m_planModel(new PlanTableModel(this))
+    , m_proxy(new NumericSortProxy(this))
+    , m_table(new QTableView(this))
+    , m_strip(new LayerStrategyStrip(this))
+    , m_memory(new StageMemoryChart(this))
+    , m_timeline(new QPushButton(tr("Show timeline"), this))
+    , m_searchRunner(new app::JobRunner(this))
+    , m_evaluateRunner(new app::JobRunner(this))
+{
+    m_run->setObjectName(QStringLiteral("runSearchButton"));
+    m_cancel->setObjectName(QStringLiteral("cancelSearchButton"));
+    m_cancel->setEnabled(false);
+    m_best->setObjectName(QStringLiteral("bestPlan"));
+    m_best->setWordWrap(true);
+    m_best->setTextFormat(Qt::RichText);
+    m_best->setText(tr("Choose the folder of Galvatron profiles and run the search."));
+    m_stats->setObjectName(QStringLiteral("searchStats"));
+    m_stats->setWordWrap(true);
+    m_planSet->addItems({ tr("Top plans"), tr("Pareto set (throughput vs peak memory)") });
+    m_proxy->setSourceModel(m_planModel);
+    m_table->setObjectName(QStringLiteral("planTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->verticalHeader()->hide();
+    m_strip->setObjectName(QStringLiteral("layerStrip"));
+    m_memory->setObjectName(QStringLiteral("stageMemoryChart"));
+    m_timeline->setObjectName(QStringLiteral("showTimelineButton"));
+    m_timeline->setEnabled(false);
+    m_timeline->setToolTip(tr("Simulate the selected plan's pipeline (uniform micro-batches) on the Timeline page"));
+
+    auto* formScroll = new QScrollArea(this);
+    formScroll->setWidget(m_form);
+    formScroll->setWidgetResizable(true);
+    formScroll->setMinimumWidth(340);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(formScroll, 1);
+    leftLayout->addLayout(buttons);
+
+    const std::pair<ExportKind, QString> exports[] = { { ExportKind::Galvatron, tr("Galvatron JSON…") },
+        { ExportKind::PaddleConfig, tr("PaddleNLP config…") }, { ExportKind::PaddleScript, tr("PaddleNLP script…") },
+        { ExportKind::Megatron, tr("Megatron-LM args…") } };
+    auto* planBar = new QHBoxLayout;
+    planBar->addWidget(m_planSet);
+    planBar->addStretch();
+    for (const auto& [kind, label] : exports) {
+        auto* button = new QPushButton(label, this);
+        button->setToolTip(tr("Write the selected plan"));
+        const ExportKind exportKind = kind;
+        connect(button, &QPushButton::clicked, this, [this, exportKind] { exportWithDialog(exportKind); });
+        planBar->addWidget(button);
+        auto* action = new QAction(tr("Selected Plan as %1").arg(label), this);
+        connect(action, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
+        m_exportActions << action;
+    }
+    planBar->addWidget(m_timeline);
+
+    auto* detail = new QWidget(this);
+    auto* detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(m_strip);
+    detailLayout->addWidget(m_memory, 1);
+
+    auto* results = new QSplitter(Qt::Vertical, this);
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_best);
+    topLayout->addWidget(m_stats);
+    topLayout->addLayout(planBar);
+    topLayout->addWidget(m_table, 1);
+    results->addWidget(top);
+    results->addWidget(detail);
+    results->setStretchFactor(0, 1);
+    results->setStretchFactor(1, 1);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(left);
+    splitter->addWidget(results);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+
+    connect(m_run, &QPushButton::clicked, this, &SearchPage::runSearch);
+    connect(m_cancel, &QPushButton::clicked, this, &SearchPage::cancelSearch);
+    connect(m_planSet, &QComboBox::currentIndexChanged, this, &SearchPage::showPlanSet);
+    connect(m_timeline, &QPushButton::clicked, this, &SearchPage::showSelectedPlanTimeline);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row()));
+    });
+    connect(m_searchRunner, &app::JobRunner::runningChanged, this, [this](bool running) {
+        m_run->setEnabled(!running);
+        m_cancel->setEnabled(running);
+    });
+    connect(m_searchRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+        m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
+        Q_EMIT statusMessage(message);
+    });
+    connect(m_searchRunner, &app::JobRunner::cancelled, this, [this] {
+        m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>"));
+    });
+    connect(m_evaluateRunner, &app::JobRunner::failed, this, &Page::statusMessage);
+}
+
+SearchPage::~SearchPage() = default;
+
+QIcon SearchPage::icon() const
+{
+    return QIcon(QStringLiteral(":/icons/search.svg"));
+}
+
+QList<app::JobRunner*> SearchPage::jobRunners() const
+{
+    return { m_searchRunner, m_evaluateRunner };
+}
+
+QList<QAction*> SearchPage::exportActions() const
+{
+    return m_exportActions;
+}
+
+const SearchResult* SearchPage::result() const
+{
+    return m_outcome ? &m_outcome->result : nullptr;
+}
+
+const Plan* SearchPage::selectedPlan() const
+{
+    return m_evaluation ? &m_evaluation->plan : nullptr;
+}
+
+QString SearchPage::bestText() const
+{
+    return m_best->text();
+}
+
+QString SearchPage::statsText() const
+{
+    return m_stats->text();
+}
+
+void SearchPage::runSearch()
+{
+    const profile::ProfileDiscovery request = m_form->discovery();
+    if (request.profilesDir.empty()) {
+        m_best->setText(tr("Choose the folder of the model profiles first."));
+        return;
+    }
+    SearchSettings settings = m_form->settings();
+    const bool seqGiven = m_form->seqLengthGiven();
+    const bool modelGiven = m_form->modelNameGiven();
+    const int threads = m_form->threads();
+    const int topK = m_form->topK();
+    m_best->setText(tr("Searching…"));
+    m_stats->clear();
+    // The best plan so far travels from the workers to this page while the search runs.
+    const auto post = m_searchRunner->posterForNextJob();
+    m_searchRunner->start<std::shared_ptr<const Outcome>>(
+        tr("Searching strategies"),
+        [request, settings, seqGiven, modelGiven, threads, topK, post, this](ProgressSink& progress) mutable {
+            progress.report(0.0, "loading profiles");
+            const SearchInputs inputs = loadSearchInputs(request, settings, seqGiven, modelGiven);
+            auto model = std::make_shared<const cost::CostModel>(buildCostModel(inputs, settings));
+            auto outcome = std::make_shared<Outcome>();
+            outcome->result = search::search(*model, settings, progress, threads, topK, [post, this](const Plan& plan) {
+                post([this, plan] { showBestSoFar(plan); });
+            });
+            outcome->settings = settings;
+            outcome->model = std::move(model);
+            return std::shared_ptr<const Outcome>(std::move(outcome));
+        },
+        [this](std::shared_ptr<const Outcome> outcome) { showOutcome(std::move(outcome)); });
+}
+
+void SearchPage::cancelSearch()
+{
+    m_searchRunner->cancel();
+}
+
+void SearchPage::showBestSoFar(const Plan& plan)
+{
+    m_best->setText(tr("<b>Best so far</b>: %1<br>%2").arg(planHeadline(plan), QString::fromStdString(plan.layerSummary()).toHtmlEscaped()));
+}
+
+void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
+{
+    m_outcome = std::move(outcome);
+    const SearchResult& result = m_outcome->result;
+    if (result.best) {
+        m_best->setText(tr("<b>Best plan</b>: %1<br>%2 · embedding %3")
+                            .arg(planHeadline(*result.best), QString::fromStdString(result.best->layerSummary()).toHtmlEscaped(),
+                                embeddingSummary(*result.best)));
+    } else {
+        m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.").arg(m_outcome->settings.memory_constraint_gb));
+    }
+    QString stats = tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
+                        .arg(result.stats.tasks)
+                        .arg(QLocale::c().toString(result.stats.search_time_s, 'f', 3))
+                        .arg(result.stats.threads)
+                        .arg(result.stats.dp_calls)
+                        .arg(result.stats.galvatron_dp_calls);
+    for (const std::string& note : result.notes)
+        stats += QStringLiteral("\n") + QString::fromStdString(note);
+    m_stats->setText(stats);
+    showPlanSet();
+}
+
+void SearchPage::showPlanSet()
+{
+    if (!m_outcome)
+        return;
+    const SearchResult& result = m_outcome->result;
+    m_planModel->setPlans(m_planSet->currentIndex() == 0 ? result.top : result.pareto);
+    m_table->sortByColumn(PlanTableModel::ThroughputColumn, Qt::DescendingOrder);
+    if (m_proxy->rowCount() > 0)
+        m_table->selectRow(0);
+    else
+        selectPlan(nullptr);
+}
+
+void SearchPage::selectPlan(const Plan* plan)
+{
+    m_timeline->setEnabled(false);
+    if (!plan || !m_outcome) {
+        m_evaluation.reset();
+        m_strip->setEvaluation(std::nullopt);
+        m_memory->setEvaluation(nullptr);
+        return;
+    }
+    const std::shared_ptr<const Outcome> outcome = m_outcome;
+    const Plan chosen = *plan;
+    m_evaluateRunner->start<Evaluation>(
+        tr("Costing the plan"), [outcome, chosen](ProgressSink&) { return evaluate(*outcome->model, outcome->settings, chosen); },
+        [this](Evaluation evaluation) {
+            m_evaluation = std::move(evaluation);
+            m_strip->setEvaluation(m_evaluation);
+            m_memory->setEvaluation(&*m_evaluation);
+            m_timeline->setEnabled(true);
+        });
+}
+
+void SearchPage::showSelectedPlanTimeline()
+{
+    if (!m_evaluation)
+        return;
+    const Evaluation evaluation = *m_evaluation;
+    m_evaluateRunner->start<TimelineRequest>(
+        tr("Simulating the plan's pipeline"),
+        [evaluation](ProgressSink&) {
+            const PlanTimelineInput input = planTimelineInput(evaluation);
+            planner::SimulationResult simulated = planner::simulate(input.input, input.schedule);
+            const Plan& plan = evaluation.plan;
+            return TimelineRequest { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
+                                         .arg(plan.pp)
+                                         .arg(plan.chunks)
+                                         .arg(plan.gbsz)
+                                         .arg(QLocale::c().toString(plan.time_cost_s, 'f', 3)),
+                std::make_shared<const planner::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
+        },
+        [this](TimelineRequest request) { Q_EMIT timelinesRequested({ request }); });
+}
+
+QString SearchPage::defaultExportName(ExportKind kind) const
+{
+    switch (kind) {
+    case ExportKind::Galvatron:
+        return m_outcome ? QString::fromStdString(exporting::galvatronConfigFileName(m_outcome->settings, m_outcome->settings.model.name))
+                         : QStringLiteral("galvatron_config.json");
+    case ExportKind::PaddleConfig:
+        return QStringLiteral("fine_grained_config.json");
+    case ExportKind::PaddleScript:
+        return QStringLiteral("train_fine_grained.sh");
+    case ExportKind::Megatron:
+        return QStringLiteral("megatron_args.sh");
+    }
+    return {};
+}
+
+bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error) const
+{
+    if (!m_evaluation || !m_outcome) {
+        if (error)
+            *error = tr("no plan selected: run the search and select a plan");
+        return false;
+    }
+    const Plan& plan = m_evaluation->plan;
+    const SearchSettings& settings = m_outcome->settings;
+    std::string text;
+    switch (kind) {
+    case ExportKind::Galvatron:
+        text = exporting::galvatronConfigText(plan);
+        break;
+    case ExportKind::PaddleConfig:
+        text = exporting::paddleFineGrainedConfigText(plan);
+        break;
+    case ExportKind::PaddleScript:
+        text = exporting::paddleLaunchScript(plan, settings);
+        break;
+    case ExportKind::Megatron:
+        text = exporting::megatronArgsScript(plan, settings);
+        break;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(QByteArray::fromStdString(text));
+    if (kind == ExportKind::PaddleScript || kind == ExportKind::Megatron)
+        file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+void SearchPage::exportWithDialog(ExportKind kind)
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), defaultExportName(kind));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (exportPlan(kind, path, &error))
+        Q_EMIT statusMessage(tr("Wrote %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export plan"), error);
+}
+
+void SearchPage::saveSettings(QSettings& settings) const
+{
+    settings.beginGroup(QStringLiteral("search"));
+    settings.setValue(QStringLiteral("profilesDir"), m_form->profilesDir());
+    settings.setValue(QStringLiteral("hardwareDir"), QString::fromStdString(m_form->discovery().hardwareDir.string()));
+    settings.endGroup();
+}
+
+void SearchPage::restoreSettings(QSettings& settings)
+{
+    settings.beginGroup(QStringLiteral("search"));
+    m_form->setProfilesDir(settings.value(QStringLiteral("profilesDir")).toString());
+    m_form->setHardwareDir(settings.value(QStringLiteral("hardwareDir")).toString());
+    settings.endGroup();
+}
+
+} // namespace stratex::ui

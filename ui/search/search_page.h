@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/search/evaluate.h"
+#include "core/search/search_result.h"
+#include "core/search/search_settings.h"
+#include "ui/page.h"
+#include "ui/timeline/timeline_request.h"
+
+#include <memory>
+#include <optional>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace stratex::cost {
+class CostModel;
+}
+
+namespace stratex::ui {
+
+class LayerStrategyStrip;
+class PlanTableModel;
+class SearchSettingsForm;
+class StageMemoryChart;
+
+// The Search page: Galvatron's strategy search on a worker thread. The settings form (tooltips
+// from the CLI's help), Run / Cancel with progress, the best plan as soon as a task finds it, the
+// top plans or the Pareto set in a sortable table, and the selected plan's per-layer strategy,
+// memory per stage, exports (Galvatron, PaddleNLP, Megatron-LM) and simulated timeline.
+class SearchPage : public Page {
+    Q_OBJECT
+public:
+    explicit SearchPage(QWidget* parent = nullptr);
+    ~SearchPage() override;
+
+    QString pageId() const override { return QStringLiteral("search"); }
+    QString title() const override { return tr("Search"); }
+    QIcon icon() const override;
+    QList<app::JobRunner*> jobRunners() const override;
+    QList<QAction*> exportActions() const override;
+    void saveSettings(QSettings& settings) const override;
+    void restoreSettings(QSettings& settings) override;
+
+    SearchSettingsForm* form() const { return m_form; }
+    PlanTableModel* planModel() const { return m_planModel; }
+    QTableView* planTable() const { return m_table; }
+    QComboBox* planSetBox() const { return m_planSet; }
+    LayerStrategyStrip* layerStrip() const { return m_strip; }
+    StageMemoryChart* memoryChart() const { return m_memory; }
+    QString bestText() const;
+    QString statsText() const;
+    const search::SearchResult* result() const;
+    const search::Plan* selectedPlan() const;
+
+    enum class ExportKind { Galvatron, PaddleConfig, PaddleScript, Megatron };
+    // Writes the selected plan; false with `error` when there is none or the file cannot be written.
+    bool exportPlan(ExportKind kind, const QString& path, QString* error) const;
+    QString defaultExportName(ExportKind kind) const;
+
+public Q_SLOTS:
+    void runSearch();
+    void cancelSearch();
+    void showSelectedPlanTimeline();
+
+Q_SIGNALS:
+    void timelinesRequested(const stratex::ui::TimelineRequests& requests);
+
+private:
+    struct Outcome;
+    void showBestSoFar(const search::Plan& plan);
+    void showOutcome(std::shared_ptr<const Outcome> outcome);
+    void showPlanSet();
+    void selectPlan(const search::Plan* plan);
+    void exportWithDialog(ExportKind kind);
+
+    SearchSettingsForm* m_form;
+    QPushButton* m_run;
+    QPushButton* m_cancel;
+    QLabel* m_best;
+    QLabel* m_stats;
+    QComboBox* m_planSet;
+    PlanTableModel* m_planModel;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    LayerStrategyStrip* m_strip;
+    StageMemoryChart* m_memory;
+    QPushButton* m_timeline;
+    app::JobRunner* m_searchRunner;
+    app::JobRunner* m_evaluateRunner;
+    QList<QAction*> m_exportActions;
+    std::shared_ptr<const Outcome> m_outcome;
+    std::optional<search::Evaluation> m_evaluation;
+};
+
+} // namespace stratex::ui
