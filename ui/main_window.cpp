@@ -93,6 +93,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     };
     connect(search, &SearchPage::timelinesRequested, this, showTimelines);
     connect(planner, &PlannerPage::timelinesRequested, this, showTimelines);
+    connect(search, &SearchPage::layerCostModelReady, planner, &PlannerPage::setSearchCostModel);
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);

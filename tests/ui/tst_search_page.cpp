@@ -4,6 +4,8 @@
 // it, show its timeline, cancel a long search, and read errors that name the file.
 #include "support/test_paths.h"
 #include "ui/main_window.h"
+#include "ui/planner/planner_form.h"
+#include "ui/planner/planner_page.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_page.h"
@@ -62,6 +64,7 @@ private Q_SLOTS:
     void cancelsALongSearch();
     void reportsErrors();
     void tooltipsExplainSettings();
+    void plannerPlansWithTheSearchProfile();
 
 private:
     void setUpBaseline();
@@ -241,6 +244,25 @@ void TestSearchPage::tooltipsExplainSettings()
     QVERIFY2(tip.contains(QStringLiteral("20 %")) && tip.contains(QStringLiteral("--memory-constraint")), qPrintable(tip));
     QVERIFY(m_page->form()->checkBox("disable-fsdp")->toolTip().contains(QStringLiteral("ZeRO-3")));
     QVERIFY(m_page->form()->comboBox("uneven-batch")->toolTip().contains(QStringLiteral("gbsz")));
+}
+
+void TestSearchPage::plannerPlansWithTheSearchProfile()
+{
+    setUpBaseline();
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    auto* planner = qobject_cast<PlannerPage*>(m_window->page(QStringLiteral("planner")));
+    QVERIFY(planner);
+    auto* source = planner->form()->findChild<QComboBox*>(QStringLiteral("costModelSource"));
+    QCOMPARE(source->count(), 3);
+    QVERIFY(source->itemText(2).contains(QStringLiteral("llama2-7b at sequence length 2048")));
+    source->setCurrentIndex(2);
+    planner->form()->setPipeline(4, 8, 36000);
+    planner->form()->setSyntheticSpec(6.5, 0.5, 32, 4);
+    planner->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QVERIFY2(planner->planSummary().contains(QStringLiteral("Galvatron profile")), qPrintable(planner->planSummary()));
+    QVERIFY(planner->hasPlans());
 }
 
 QTEST_MAIN(TestSearchPage)

@@ -46,6 +46,7 @@ QWidget* withButton(QWidget* field, QPushButton* button, QWidget* parent)
 
 PlannerForm::PlannerForm(QWidget* parent)
     : QWidget(parent)
+    , m_costSource(new QComboBox(this))
     , m_costModel(new QLineEdit(this))
     , m_tp(spin(this, 1, 64, 1, tr("Tensor-parallel size; the cost model must have profiles for it")))
     , m_lengthSource(new QComboBox(this))
@@ -64,9 +65,13 @@ PlannerForm::PlannerForm(QWidget* parent)
     , m_mode(new QComboBox(this))
     , m_batches(new QLineEdit(QStringLiteral("16,32,64,128,256"), this))
 {
+    m_costSource->setObjectName(QStringLiteral("costModelSource"));
+    m_costSource->addItem(tr("Bundled synthetic example (GPT 1.3B-like, estimated)"));
+    m_costSource->addItem(tr("DynaPipe cost model file"));
+    m_costSource->setToolTip(tr("Where per-layer times and memory come from"));
     m_costModel->setObjectName(QStringLiteral("costModelPath"));
-    m_costModel->setPlaceholderText(tr("bundled synthetic example (GPT 1.3B-like, estimated)"));
-    m_costModel->setToolTip(tr("A DynaPipe cost model in its JSON form; empty: the bundled synthetic example"));
+    m_costModel->setPlaceholderText(tr("a DynaPipe cost model (.json)"));
+    m_costModel->setToolTip(tr("A DynaPipe cost model in its JSON form"));
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Choose a cost model"), QString(),
@@ -115,6 +120,7 @@ PlannerForm::PlannerForm(QWidget* parent)
 
     auto* modelBox = new QGroupBox(tr("Cost model"), this);
     auto* modelForm = new QFormLayout(modelBox);
+    modelForm->addRow(tr("Source"), m_costSource);
     modelForm->addRow(tr("File"), withButton(m_costModel, browse, this));
     modelForm->addRow(tr("TP"), m_tp);
     auto* lengthBox = new QGroupBox(tr("Sample lengths"), this);
@@ -147,6 +153,11 @@ PlannerForm::PlannerForm(QWidget* parent)
     connect(m_sigma, &QSlider::valueChanged, this, &PlannerForm::changed);
     connect(m_lengthSource, &QComboBox::currentIndexChanged, this, &PlannerForm::changed);
     connect(m_costModel, &QLineEdit::textChanged, this, &PlannerForm::changed);
+    connect(m_costSource, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_costModel->setEnabled(index == int(CostModelSource::File));
+        Q_EMIT changed();
+    });
+    m_costModel->setEnabled(false);
     updateSyntheticLabel();
 }
 
@@ -161,15 +172,34 @@ void PlannerForm::updateSyntheticLabel()
                                   .arg(std::lround(std::min(4096.0, std::exp(mean + 1.2816 * sigma)))));
 }
 
+PlannerForm::CostModelSource PlannerForm::costModelSource() const
+{
+    return static_cast<CostModelSource>(m_costSource->currentIndex());
+}
+
+void PlannerForm::setSearchProfileAvailable(const QString& description)
+{
+    const QString label = tr("Galvatron profile of the last search: %1").arg(description);
+    if (m_costSource->count() > int(CostModelSource::SearchProfile))
+        m_costSource->setItemText(int(CostModelSource::SearchProfile), label);
+    else
+        m_costSource->addItem(label);
+    m_costSource->setItemData(int(CostModelSource::SearchProfile),
+        tr("Costs at the profiled sequence length, scaled linearly for other lengths; no selective recompute"),
+        Qt::ToolTipRole);
+}
+
 QString PlannerForm::costModelPath() const
 {
     const QString text = m_costModel->text().trimmed();
-    return text.isEmpty() ? kBundledCostModel : text;
+    return costModelSource() == CostModelSource::File && !text.isEmpty() ? text : kBundledCostModel;
 }
 
 void PlannerForm::setCostModelPath(const QString& path)
 {
-    m_costModel->setText(path == kBundledCostModel ? QString() : path);
+    const bool bundled = path == kBundledCostModel || path.isEmpty();
+    m_costSource->setCurrentIndex(int(bundled ? CostModelSource::Bundled : CostModelSource::File));
+    m_costModel->setText(bundled ? QString() : path);
 }
 
 bool PlannerForm::syntheticLengths() const

@@ -28,6 +28,10 @@ public:
 
     explicit PlannerForm(QWidget* parent = nullptr);
 
+    enum class CostModelSource { Bundled, File, SearchProfile };
+    CostModelSource costModelSource() const;
+    // The Galvatron profile of the last search becomes a choice once there is one.
+    void setSearchProfileAvailable(const QString& description);
     QString costModelPath() const; // kBundledCostModel unless the user chose a file
     void setCostModelPath(const QString& path);
     bool syntheticLengths() const;
@@ -47,6 +51,7 @@ Q_SIGNALS:
 private:
     void updateSyntheticLabel();
 
+    QComboBox* m_costSource;
     QLineEdit* m_costModel;
     QSpinBox* m_tp;
     QComboBox* m_lengthSource;

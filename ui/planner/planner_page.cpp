@@ -34,6 +34,7 @@ namespace stratex::ui {
 using namespace stratex::planner;
 
 struct PlannerPage::Inputs {
+    std::shared_ptr<const LayerCostModel> prebuilt; // the search's Galvatron profile, if chosen
     QByteArray costModelJson;
     std::string costModelName;
     bool synthetic = true;
@@ -43,12 +44,14 @@ struct PlannerPage::Inputs {
     std::vector<int> batches;
     QString error; // set when the inputs could not be collected
 
-    // Runs on the worker: parse the model and draw or read the samples.
-    DynapipeCostModel model() const
+    // Runs on the worker: parse the model (unless prebuilt) and draw or read the samples.
+    std::shared_ptr<const LayerCostModel> model() const
     {
+        if (prebuilt)
+            return prebuilt;
         const JsonDocument document = JsonDocument::parse(
             std::string_view(costModelJson.constData(), std::size_t(costModelJson.size())), costModelName);
-        return DynapipeCostModel::fromJson(document.root());
+        return std::make_shared<const DynapipeCostModel>(DynapipeCostModel::fromJson(document.root()));
     }
     std::vector<Sample> samples(const LayerCostModel& model) const
     {
@@ -213,15 +216,19 @@ QList<QAction*> PlannerPage::exportActions() const
 PlannerPage::Inputs PlannerPage::collectInputs() const
 {
     Inputs inputs;
-    const QString path = m_form->costModelPath();
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        inputs.error = tr("%1: %2").arg(path, file.errorString());
-        return inputs;
+    if (m_form->costModelSource() == PlannerForm::CostModelSource::SearchProfile) {
+        inputs.prebuilt = m_searchCostModel;
+    } else {
+        const QString path = m_form->costModelPath();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            inputs.error = tr("%1: %2").arg(path, file.errorString());
+            return inputs;
+        }
+        inputs.costModelJson = file.readAll();
+        inputs.costModelName = path == PlannerForm::kBundledCostModel ? std::string("bundled synthetic cost model")
+                                                                      : path.toStdString();
     }
-    inputs.costModelJson = file.readAll();
-    inputs.costModelName = path == PlannerForm::kBundledCostModel ? std::string("bundled synthetic cost model")
-                                                                  : path.toStdString();
     inputs.synthetic = m_form->syntheticLengths();
     inputs.spec = m_form->syntheticSpec();
     inputs.lengthsFile = m_form->lengthsFile().toStdString();
@@ -248,17 +255,17 @@ void PlannerPage::planBatch()
     m_planRunner->start<std::shared_ptr<const PlanPair>>(
         tr("Planning the batch (normal and fast)"),
         [inputs](ProgressSink& progress) {
-            const DynapipeCostModel model = inputs.model();
-            const std::vector<Sample> samples = inputs.samples(model);
+            const std::shared_ptr<const LayerCostModel> model = inputs.model();
+            const std::vector<Sample> samples = inputs.samples(*model);
             PlannerConfig config = inputs.config;
             auto plans = std::make_shared<PlanPair>();
-            plans->modelName = QString::fromStdString(model.name());
+            plans->modelName = QString::fromStdString(model->name());
             config.mode = PlannerMode::Normal;
             SubProgress normal(progress, 0.0, 0.85);
-            plans->normal = planGlobalBatch(samples, model, config, normal);
+            plans->normal = planGlobalBatch(samples, *model, config, normal);
             config.mode = PlannerMode::Fast;
             SubProgress fast(progress, 0.85, 1.0);
-            plans->fast = planGlobalBatch(samples, model, config, fast);
+            plans->fast = planGlobalBatch(samples, *model, config, fast);
             return std::shared_ptr<const PlanPair>(std::move(plans));
         },
         [this](std::shared_ptr<const PlanPair> plans) { showPlans(std::move(plans)); });
@@ -340,13 +347,19 @@ void PlannerPage::compareModes()
     m_compareRunner->start<std::vector<PlanCompareRow>>(
         tr("Comparing fast and normal mode"),
         [inputs](ProgressSink& progress) {
-            const DynapipeCostModel model = inputs.model();
-            return comparePlannerModes(inputs.samples(model), inputs.batches, model, inputs.config, progress);
+            const std::shared_ptr<const LayerCostModel> model = inputs.model();
+            return comparePlannerModes(inputs.samples(*model), inputs.batches, *model, inputs.config, progress);
         },
         [this](std::vector<PlanCompareRow> rows) {
             m_chart->setRows(rows);
             m_compareModel->setRows(std::move(rows));
         });
+}
+
+void PlannerPage::setSearchCostModel(std::shared_ptr<const LayerCostModel> model, const QString& description)
+{
+    m_searchCostModel = std::move(model);
+    m_form->setSearchProfileAvailable(description);
 }
 
 bool PlannerPage::exportCompareCsv(const QString& path, QString* error) const

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/planner/layer_cost_model.h"
 #include "core/planner/planner_compare.h"
 #include "core/planner/planner_result.h"
 #include "ui/page.h"
@@ -47,6 +48,9 @@ public:
 
     bool exportCompareCsv(const QString& path, QString* error) const;
 
+    // The Galvatron profile and cost model of the last search, offered as a cost model source.
+    void setSearchCostModel(std::shared_ptr<const planner::LayerCostModel> model, const QString& description);
+
 public Q_SLOTS:
     void planBatch(); // normal and fast on the whole batch
     void compareModes(); // plan-compare over the form's batches
@@ -82,6 +86,7 @@ private:
     app::JobRunner* m_compareRunner;
     QAction* m_exportCsv;
     std::shared_ptr<const PlanPair> m_plans;
+    std::shared_ptr<const planner::LayerCostModel> m_searchCostModel;
 };
 
 } // namespace stratex::ui

@@ -6,6 +6,7 @@
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
+#include "core/planner/galvatron_layer_cost_model.h"
 #include "core/planner/simulator.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
@@ -297,6 +298,9 @@ void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
         stats += QStringLiteral("\n") + QString::fromStdString(note);
     m_stats->setText(stats);
     showPlanSet();
+    const SearchSettings& settings = m_outcome->settings;
+    Q_EMIT layerCostModelReady(std::make_shared<const planner::GalvatronLayerCostModel>(*m_outcome->model),
+        tr("%1 at sequence length %2").arg(QString::fromStdString(settings.model.name)).arg(settings.model.seq_length));
 }
 
 void SearchPage::showPlanSet()

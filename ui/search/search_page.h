@@ -20,6 +20,9 @@ class QTableView;
 namespace stratex::cost {
 class CostModel;
 }
+namespace stratex::planner {
+class LayerCostModel;
+}
 
 namespace stratex::ui {
 
@@ -69,6 +72,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void timelinesRequested(const stratex::ui::TimelineRequests& requests);
+    // After every search: its Galvatron profile as a layer cost model, for the planner.
+    void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
 
 private:
     struct Outcome;
