@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/main_window.h"
 
-#include "app/jobs/job_runner.h"
-#include "ui/common/theme.h"
-#include "ui/page.h"
-#include "ui/planner/planner_page.h"
-#include "ui/ranks/ranks_page.h"
-#include "ui/search/search_page.h"
-#include "ui/timeline/timeline_page.h"
+#include <memory>
 
 #include <QAction>
 #include <QActionGroup>
@@ -30,7 +24,13 @@
 #include <QTimer>
 #include <QToolButton>
 
-#include <memory>
+#include "app/jobs/job_runner.h"
+#include "ui/common/theme.h"
+#include "ui/page.h"
+#include "ui/planner/planner_page.h"
+#include "ui/ranks/ranks_page.h"
+#include "ui/search/search_page.h"
+#include "ui/timeline/timeline_page.h"
 
 namespace stratex::ui {
 
@@ -166,8 +166,8 @@ void MainWindow::createMenus()
     for (Theme theme : { Theme::System, Theme::Light, Theme::Dark }) {
         const QString name = themeName(theme);
         QAction* action = themes->addAction(name == QLatin1String("system") ? tr("System")
-                : name == QLatin1String("light")                          ? tr("Light")
-                                                                          : tr("Dark"));
+                : name == QLatin1String("light")                            ? tr("Light")
+                                                                            : tr("Dark"));
         action->setCheckable(true);
         action->setChecked(name == current);
         group->addAction(action);
@@ -319,14 +319,18 @@ void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
     QStringList recent = QSettings().value(kRecentKey).toStringList();
-    recent.erase(std::remove_if(recent.begin(), recent.end(), [](const QString& path) { return !QFileInfo::exists(path); }),
+    recent.erase(
+        std::remove_if(recent.begin(), recent.end(), [](const QString& path) { return !QFileInfo::exists(path); }),
         recent.end());
     for (const QString& path : recent) {
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            QString error;
-            if (!openFile(path, &error))
-                QMessageBox::warning(this, tr("Open"), error);
-        })->setToolTip(path);
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                [this, path] {
+                    QString error;
+                    if (!openFile(path, &error))
+                        QMessageBox::warning(this, tr("Open"), error);
+                })
+            ->setToolTip(path);
     }
     if (recent.isEmpty())
         m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QMainWindow>
-
 #include <functional>
+
+#include <QMainWindow>
 
 class QLabel;
 class QListWidget;

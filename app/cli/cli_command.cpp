@@ -17,8 +17,8 @@ void CommandRegistry::add(CliCommand command)
 {
     auto& commands = registry();
     commands.push_back(std::move(command));
-    std::stable_sort(commands.begin(), commands.end(),
-        [](const CliCommand& a, const CliCommand& b) { return a.order < b.order; });
+    std::stable_sort(
+        commands.begin(), commands.end(), [](const CliCommand& a, const CliCommand& b) { return a.order < b.order; });
 }
 
 const std::vector<CliCommand>& CommandRegistry::all()

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QString>
-#include <QStringList>
-
 #include <functional>
 #include <stdexcept>
 #include <vector>
+
+#include <QString>
+#include <QStringList>
 
 namespace stratex::cli {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/cli_parser.h"
 
-#include "app/cli/cli_command.h"
-
 #include <cstdio>
+
+#include "app/cli/cli_command.h"
 
 namespace stratex::cli {
 
@@ -83,8 +83,8 @@ QString CliParser::choice(const QString& name, const QStringList& allowed, const
         return fallback;
     const QString value = m_parser.value(name);
     if (!allowed.contains(value))
-        usageError(QStringLiteral("--%1 must be one of %2, got \"%3\"")
-                       .arg(name, allowed.join(QStringLiteral(", ")), value));
+        usageError(
+            QStringLiteral("--%1 must be one of %2, got \"%3\"").arg(name, allowed.join(QStringLiteral(", ")), value));
     return value;
 }
 

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+
 #include <QCommandLineParser>
 #include <QString>
 #include <QStringList>
 
-#include <optional>
-
 namespace stratex::cli {
 
 // Thrown after --help was printed: the command ends with exit code 0.
-struct HelpShown {
-};
+struct HelpShown { };
 
 // QCommandLineParser with the conventions of stratex-cli: wrong command lines throw UsageError
 // (exit 2), --help prints the command's help, typed accessors validate numbers.

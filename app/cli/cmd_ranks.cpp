@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli ranks: Megatron's process groups of a parallel layout, or one rank's place in it.
+#include <string>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/rank_options.h"
 #include "core/common/error.h"
 #include "core/ranks/rank_grid.h"
-#include "core/ranks/ranks_json.h"
 #include "core/ranks/rank_warnings.h"
-
-#include <string>
+#include "core/ranks/ranks_json.h"
 
 namespace stratex::cli {
 
@@ -36,8 +36,8 @@ std::string header(const RankGrid& grid)
     return "World " + std::to_string(grid.world()) + ", order " + grid.orderName() + ", "
         + std::to_string(grid.nodeCount()) + " node(s) of " + std::to_string(grid.gpusPerNode()) + " GPUs\n"
         + "Sizes: tp " + std::to_string(s.tp) + ", cp " + std::to_string(s.cp) + ", ep " + std::to_string(s.ep)
-        + ", dp " + std::to_string(s.dp) + ", pp " + std::to_string(s.pp) + ", etp " + std::to_string(s.etp)
-        + ", edp " + std::to_string(s.edp) + "\n";
+        + ", dp " + std::to_string(s.dp) + ", pp " + std::to_string(s.pp) + ", etp " + std::to_string(s.etp) + ", edp "
+        + std::to_string(s.edp) + "\n";
 }
 
 std::string gridText(const RankGrid& grid)
@@ -100,8 +100,8 @@ int runRanks(const QStringList& args)
 
     const RankGrid grid = RankGrid::create(config);
     if (rank && *rank >= grid.world())
-        throw Error("rank " + std::to_string(*rank) + " is outside the world of " + std::to_string(grid.world())
-            + " ranks");
+        throw Error(
+            "rank " + std::to_string(*rank) + " is outside the world of " + std::to_string(grid.world()) + " ranks");
     const bool json = parser.isSet(QStringLiteral("json"));
     const std::vector<LayoutWarning> warnings = layoutWarnings(grid);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli trace-ranks: which ranks a fake-rank workload tracer must run, per batch config,
 // and optionally the bash script that runs them.
+#include <iomanip>
+#include <sstream>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
@@ -10,9 +13,6 @@
 #include "core/ranks/batch_config.h"
 #include "core/ranks/ranks_json.h"
 #include "core/ranks/tracer_plan.h"
-
-#include <iomanip>
-#include <sstream>
 
 namespace stratex::cli {
 
@@ -62,17 +62,18 @@ int runTraceRanks(const QStringList& args)
     parser.option(QStringLiteral("pp"), QStringLiteral("P"), QStringLiteral("Pipeline-parallel size (default 1)."));
     parser.option(QStringLiteral("tp"), QStringLiteral("T"), QStringLiteral("Tensor-parallel size (default 1)."));
     addLayoutOptions(parser);
-    parser.flag(QStringLiteral("moe"),
-        QStringLiteral("MoE model: trace one rank per (pipeline stage, expert-parallel rank)."));
-    parser.option(QStringLiteral("batch"), QStringLiteral("\"W PP TP\""),
-        QStringLiteral("A batch config; repeat for several."));
+    parser.flag(
+        QStringLiteral("moe"), QStringLiteral("MoE model: trace one rank per (pipeline stage, expert-parallel rank)."));
+    parser.option(
+        QStringLiteral("batch"), QStringLiteral("\"W PP TP\""), QStringLiteral("A batch config; repeat for several."));
     parser.option(QStringLiteral("batch-file"), QStringLiteral("F"),
         QStringLiteral("A file of \"WORLD_SIZE PP TP\" lines (blank lines and # comments allowed)."));
     parser.option(QStringLiteral("model"), QStringLiteral("NAME"),
         QStringLiteral("Model name in the log directory names (default 485)."));
     parser.option(QStringLiteral("micro-batches"), QStringLiteral("N"),
         QStringLiteral("Micro-batches per step (default: global batch / (micro-batch size * DP), or 1)."));
-    parser.option(QStringLiteral("micro-batch-size"), QStringLiteral("B"), QStringLiteral("Micro-batch size (default 1)."));
+    parser.option(
+        QStringLiteral("micro-batch-size"), QStringLiteral("B"), QStringLiteral("Micro-batch size (default 1)."));
     parser.option(QStringLiteral("global-batch"), QStringLiteral("G"),
         QStringLiteral("Global batch (default: micro-batches * micro-batch size * DP)."));
     parser.option(QStringLiteral("emit-script"), QStringLiteral("FILE"),
@@ -118,7 +119,8 @@ int runTraceRanks(const QStringList& args)
         config.world = parser.intValue(QStringLiteral("world"), 1);
         config.pp = parser.intValue(QStringLiteral("pp"), 1);
         config.tp = parser.intValue(QStringLiteral("tp"), 1);
-        config.source = std::to_string(config.world) + " " + std::to_string(config.pp) + " " + std::to_string(config.tp);
+        config.source
+            = std::to_string(config.world) + " " + std::to_string(config.pp) + " " + std::to_string(config.tp);
         configs.push_back(config);
     } else {
         if (parser.isSet(QStringLiteral("batch-file"))) {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli: the command-line twin of the GUI. Dispatches to the registered commands.
+#include <QCoreApplication>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/error.h"
-
-#include <QCoreApplication>
 
 namespace {
 
@@ -13,15 +13,13 @@ using namespace stratex::cli;
 
 QString overview()
 {
-    QString text = QStringLiteral(
-        "Usage: stratex-cli <command> [options]\n"
-        "Explore distributed LLM-training strategies without a display.\n\n"
-        "Commands:\n");
+    QString text = QStringLiteral("Usage: stratex-cli <command> [options]\n"
+                                  "Explore distributed LLM-training strategies without a display.\n\n"
+                                  "Commands:\n");
     for (const CliCommand& command : CommandRegistry::all())
         text += QStringLiteral("  %1%2\n").arg(command.name.leftJustified(14), command.summary);
-    text += QStringLiteral(
-        "\nRun 'stratex-cli <command> --help' for a command's options.\n"
-        "Exit codes: 0 success, 1 invalid configuration or input, 2 usage error.\n");
+    text += QStringLiteral("\nRun 'stratex-cli <command> --help' for a command's options.\n"
+                           "Exit codes: 0 success, 1 invalid configuration or input, 2 usage error.\n");
     return text;
 }
 
@@ -62,7 +60,8 @@ int main(int argc, char** argv)
                      .toStdString());
         return kExitUsage;
     } catch (const stratex::Error& error) {
-        printErr(QStringLiteral("stratex-cli %1: error: %2\n").arg(name, QString::fromUtf8(error.what())).toStdString());
+        printErr(
+            QStringLiteral("stratex-cli %1: error: %2\n").arg(name, QString::fromUtf8(error.what())).toStdString());
         return kExitInvalidInput;
     } catch (const std::bad_alloc&) {
         printErr(QStringLiteral("stratex-cli %1: error: out of memory\n").arg(name).toStdString());

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <vector>
+
 #include "app/cli/cli_parser.h"
 #include "core/ranks/parallel_config.h"
 #include "core/ranks/rank_warnings.h"
-
-#include <vector>
 
 namespace stratex::cli {
 

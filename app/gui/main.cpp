@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex: the GUI. `stratex [--page NAME] [--screenshot FILE.png] [FILES...]`.
-#include "ui/common/theme.h"
-#include "ui/main_window.h"
-#include "ui/page.h"
+#include <cstdio>
+#include <cstdlib>
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSettings>
 #include <QTimer>
 
-#include <cstdio>
-#include <cstdlib>
+#include "ui/common/theme.h"
+#include "ui/main_window.h"
+#include "ui/page.h"
 
 namespace {
 
@@ -20,7 +20,8 @@ void chooseHeadlessPlatform(int argc, char** argv)
 {
     bool screenshot = false;
     for (int i = 1; i < argc; ++i)
-        screenshot = screenshot || QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot=");
+        screenshot
+            = screenshot || QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot=");
     const bool hasDisplay = qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
     if (screenshot && !hasDisplay && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -48,22 +49,22 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("Strategy explorer for distributed LLM training."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption pageOption(QStringLiteral("page"), QStringLiteral("Open this page (ranks)."),
-        QStringLiteral("NAME"));
+    const QCommandLineOption pageOption(
+        QStringLiteral("page"), QStringLiteral("Open this page (ranks)."), QStringLiteral("NAME"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
         QStringLiteral("Open the window (offscreen without a display), finish the startup work, save the window "
                        "to FILE and exit."),
         QStringLiteral("FILE.png"));
     parser.addOption(pageOption);
     parser.addOption(screenshotOption);
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Files to open (tracer batch configs)."),
-        QStringLiteral("[FILES...]"));
+    parser.addPositionalArgument(
+        QStringLiteral("files"), QStringLiteral("Files to open (tracer batch configs)."), QStringLiteral("[FILES...]"));
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
     if (!screenshot)
-        stratex::ui::applyTheme(
-            stratex::ui::themeFromName(QSettings().value(QStringLiteral("theme"), QStringLiteral("system")).toString()));
+        stratex::ui::applyTheme(stratex::ui::themeFromName(
+            QSettings().value(QStringLiteral("theme"), QStringLiteral("system")).toString()));
 
     stratex::ui::MainWindow window(stratex::ui::MainWindow::Options { !screenshot });
     int status = EXIT_SUCCESS;
@@ -78,7 +79,8 @@ int main(int argc, char** argv)
         QStringList ids;
         for (const stratex::ui::Page* page : window.pages())
             ids << page->pageId();
-        printError(QStringLiteral("unknown page \"%1\" (pages: %2)").arg(parser.value(pageOption), ids.join(QStringLiteral(", "))));
+        printError(QStringLiteral("unknown page \"%1\" (pages: %2)")
+                       .arg(parser.value(pageOption), ids.join(QStringLiteral(", "))));
         return 2;
     }
     if (screenshot)

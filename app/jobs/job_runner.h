@@ -1,28 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "app/jobs/promise_progress.h"
-#include "core/common/error.h"
-#include "core/common/progress.h"
-
-#include <QFutureWatcher>
-#include <QMetaObject>
-#include <QPointer>
-#include <QObject>
-#include <QString>
-#include <QtConcurrent>
-
 #include <exception>
 #include <functional>
 #include <new>
 #include <optional>
 
+#include <QFutureWatcher>
+#include <QMetaObject>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QtConcurrent>
+
+#include "app/jobs/promise_progress.h"
+#include "core/common/error.h"
+#include "core/common/progress.h"
+
 namespace stratex::app {
 
 // What a worker hands back to the GUI thread: a value or the error message. A cancelled job
 // hands back nothing.
-template <typename T>
-struct JobOutcome {
+template <typename T> struct JobOutcome {
     std::optional<T> value;
     QString error;
 };
@@ -82,23 +81,24 @@ void JobRunner::start(const QString& title, Work work, OnResult onResult)
     auto* watcher = new QFutureWatcher<Outcome>(this);
     const quint64 id = beginJob(title, watcher);
 
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, onResult = std::move(onResult)]() mutable {
-        watcher->deleteLater();
-        if (id != m_currentId)
-            return; // superseded by a newer job
-        QFuture<Outcome> future = watcher->future();
-        if (future.isCanceled() || future.resultCount() == 0) {
-            endJob(id, End::Cancelled);
-            return;
-        }
-        Outcome outcome = future.takeResult();
-        if (!outcome.value) {
-            endJob(id, End::Failed, outcome.error);
-            return;
-        }
-        onResult(std::move(*outcome.value));
-        endJob(id, End::Succeeded);
-    });
+    connect(
+        watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, onResult = std::move(onResult)]() mutable {
+            watcher->deleteLater();
+            if (id != m_currentId)
+                return; // superseded by a newer job
+            QFuture<Outcome> future = watcher->future();
+            if (future.isCanceled() || future.resultCount() == 0) {
+                endJob(id, End::Cancelled);
+                return;
+            }
+            Outcome outcome = future.takeResult();
+            if (!outcome.value) {
+                endJob(id, End::Failed, outcome.error);
+                return;
+            }
+            onResult(std::move(*outcome.value));
+            endJob(id, End::Succeeded);
+        });
 
     QFuture<Outcome> future = QtConcurrent::run([work = std::move(work)](QPromise<Outcome>& promise) mutable {
         PromiseProgress<Outcome> progress(promise);

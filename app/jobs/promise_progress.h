@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/common/progress.h"
+#include <mutex>
+#include <string>
 
 #include <QPromise>
 #include <QString>
 
-#include <mutex>
-#include <string>
+#include "core/common/progress.h"
 
 namespace stratex::app {
 
@@ -27,8 +27,7 @@ private:
 
 // Adapts core's ProgressSink to a QPromise: fractions become progress values in 0..1000,
 // messages the progress text, and cancelling the future makes cancelled() true.
-template <typename T>
-class PromiseProgress final : public ProgressSink {
+template <typename T> class PromiseProgress final : public ProgressSink {
 public:
     explicit PromiseProgress(QPromise<T>& promise)
         : m_promise(promise)

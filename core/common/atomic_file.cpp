@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/atomic_file.h"
 
-#include "core/common/error.h"
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
+
+#include "core/common/error.h"
 
 namespace stratex {
 

@@ -4,8 +4,8 @@
 namespace stratex {
 
 namespace {
-std::string composeMessage(const std::string& file, const std::string& keyPath, const std::string& expected,
-    const std::string& found)
+std::string composeMessage(
+    const std::string& file, const std::string& keyPath, const std::string& expected, const std::string& found)
 {
     std::string message = file.empty() ? std::string("<input>") : file;
     if (!keyPath.empty())

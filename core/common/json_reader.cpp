@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/json_reader.h"
 
-#include "core/common/atomic_file.h"
-#include "core/common/error.h"
-
 #include <cmath>
 #include <limits>
+
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
 
 namespace stratex {
 
@@ -72,8 +72,8 @@ void JsonView::fail(std::string_view expected) const
 
 void JsonView::failMissing(std::string_view key) const
 {
-    throw InputError(file(), m_path + "/" + escapePointerToken(key), "key \"" + std::string(key) + "\"",
-        "nothing (key missing)");
+    throw InputError(
+        file(), m_path + "/" + escapePointerToken(key), "key \"" + std::string(key) + "\"", "nothing (key missing)");
 }
 
 void JsonView::requireObject() const
@@ -116,8 +116,7 @@ JsonView JsonView::at(std::size_t index) const
     requireArray();
     const std::string childPath = m_path + "/" + std::to_string(index);
     if (index >= m_value->size())
-        throw InputError(file(), childPath, "an element at index " + std::to_string(index),
-            describe(*m_value));
+        throw InputError(file(), childPath, "an element at index " + std::to_string(index), describe(*m_value));
     return JsonView((*m_value)[index], m_file, childPath);
 }
 
@@ -175,7 +174,8 @@ double JsonView::positiveNumber() const
 std::int64_t JsonView::integer() const
 {
     if (m_value->is_number_integer() || m_value->is_number_unsigned()) {
-        if (m_value->is_number_unsigned() && m_value->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+        if (m_value->is_number_unsigned()
+            && m_value->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
             fail("an integer in range");
         return m_value->get<std::int64_t>();
     }

@@ -8,8 +8,7 @@ namespace stratex {
 
 // Thrown by long-running core jobs when the caller asked them to stop. Not an error: the
 // caller requested it, so it is kept outside the Error hierarchy.
-struct Cancelled {
-};
+struct Cancelled { };
 
 // Core's own progress and cancellation channel, so that core stays Qt-free. app/ adapts it to
 // QPromise; the CLI uses it as is. Implementations must be thread-safe: a parallel job reports

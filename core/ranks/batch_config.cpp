@@ -72,7 +72,8 @@ BatchConfig parseBatchConfigLine(std::string_view line, int lineNumber)
         long long value = 0;
         const auto [end, ec] = std::from_chars(fields[f].data(), fields[f].data() + fields[f].size(), value);
         if (ec != std::errc() || end != fields[f].data() + fields[f].size()) {
-            config.parseError = std::string(kNames[f]) + " must be an integer, found \"" + std::string(fields[f]) + "\"";
+            config.parseError
+                = std::string(kNames[f]) + " must be an integer, found \"" + std::string(fields[f]) + "\"";
             return config;
         }
         if (value <= 0 || value > std::numeric_limits<int>::max()) {

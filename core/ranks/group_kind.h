@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/orthogonal_grid.h"
-
 #include <array>
 #include <optional>
 #include <string_view>
+
+#include "core/ranks/orthogonal_grid.h"
 
 namespace stratex::ranks {
 

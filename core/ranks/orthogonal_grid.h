@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/rank_order.h"
-
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "core/ranks/rank_order.h"
 
 namespace stratex::ranks {
 
 // A set of dimensions by mask: bit i set <=> Dim(i) is inside the group.
 using DimMask = std::uint8_t;
-constexpr DimMask maskOf(Dim dim) { return static_cast<DimMask>(1u << static_cast<int>(dim)); }
+constexpr DimMask maskOf(Dim dim)
+{
+    return static_cast<DimMask>(1u << static_cast<int>(dim));
+}
 
 // Every group of one kind, stored flat: group g is members[g*groupSize .. (g+1)*groupSize).
 struct GroupList {
@@ -21,7 +24,8 @@ struct GroupList {
     int count() const { return groupSize > 0 ? static_cast<int>(members.size()) / groupSize : 0; }
     std::span<const int> group(int index) const
     {
-        return std::span<const int>(members).subspan(std::size_t(index) * std::size_t(groupSize), std::size_t(groupSize));
+        return std::span<const int>(members).subspan(
+            std::size_t(index) * std::size_t(groupSize), std::size_t(groupSize));
     }
     bool operator==(const GroupList&) const = default;
 };

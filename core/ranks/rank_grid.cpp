@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/ranks/rank_grid.h"
 
-#include "core/common/error.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+
+#include "core/common/error.h"
 
 namespace stratex::ranks {
 
@@ -29,8 +29,8 @@ DimSizes dimSizes(int tp, int cp, int ep, int dp, int pp)
 
 std::string lowered(std::string text)
 {
-    std::transform(text.begin(), text.end(), text.begin(),
-        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(
+        text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return text;
 }
 } // namespace
@@ -52,14 +52,14 @@ RankGrid RankGrid::create(const ParallelConfig& config)
     const int etp = config.effectiveEtp();
     const std::int64_t modelSize = std::int64_t(config.tp) * config.pp * config.cp;
     if (config.world % modelSize != 0)
-        throw Error("world size " + std::to_string(config.world) + " is not divisible by tp*pp*cp = "
-            + std::to_string(config.tp) + "*" + std::to_string(config.pp) + "*" + std::to_string(config.cp) + " = "
-            + std::to_string(modelSize));
+        throw Error("world size " + std::to_string(config.world)
+            + " is not divisible by tp*pp*cp = " + std::to_string(config.tp) + "*" + std::to_string(config.pp) + "*"
+            + std::to_string(config.cp) + " = " + std::to_string(modelSize));
     const std::int64_t expertModelSize = std::int64_t(etp) * config.ep * config.pp;
     if (config.world % expertModelSize != 0)
-        throw Error("world size " + std::to_string(config.world) + " is not divisible by etp*ep*pp = "
-            + std::to_string(etp) + "*" + std::to_string(config.ep) + "*" + std::to_string(config.pp) + " = "
-            + std::to_string(expertModelSize));
+        throw Error("world size " + std::to_string(config.world)
+            + " is not divisible by etp*ep*pp = " + std::to_string(etp) + "*" + std::to_string(config.ep) + "*"
+            + std::to_string(config.pp) + " = " + std::to_string(expertModelSize));
 
     RankGrid grid;
     grid.m_config = config;
@@ -79,9 +79,9 @@ RankGrid RankGrid::create(const ParallelConfig& config)
     const RankOrder decoderOrder = RankOrder::parse(grid.m_config.order, decoderSizes);
     const RankOrder expertOrder = RankOrder::parse(grid.m_config.order, expertSizes);
     if (!decoderOrder.endsWithPp() && s.pp != 1 && s.edp != s.dp)
-        throw Error("order \"" + grid.m_config.order + "\" does not end with pp, which Megatron only allows when pp is 1"
-            + " or expert-DP equals DP (here pp " + std::to_string(s.pp) + ", expert-DP " + std::to_string(s.edp)
-            + ", DP " + std::to_string(s.dp) + ")");
+        throw Error("order \"" + grid.m_config.order
+            + "\" does not end with pp, which Megatron only allows when pp is 1" + " or expert-DP equals DP (here pp "
+            + std::to_string(s.pp) + ", expert-DP " + std::to_string(s.edp) + ", DP " + std::to_string(s.dp) + ")");
     grid.m_decoder = OrthogonalGrid(decoderOrder, decoderSizes);
     grid.m_expert = OrthogonalGrid(expertOrder, expertSizes);
 

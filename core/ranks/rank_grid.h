@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <vector>
+
 #include "core/ranks/group_kind.h"
 #include "core/ranks/orthogonal_grid.h"
 #include "core/ranks/parallel_config.h"
-
-#include <vector>
 
 namespace stratex::ranks {
 

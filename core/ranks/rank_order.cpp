@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/ranks/rank_order.h"
 
-#include "core/common/error.h"
-
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <vector>
+
+#include "core/common/error.h"
 
 namespace stratex::ranks {
 
@@ -57,8 +57,8 @@ RankOrder RankOrder::parse(std::string_view order, const DimSizes& sizes)
         if (std::find(given.begin(), given.end(), dim) != given.end())
             continue;
         if (sizes[i] != 1)
-            throw Error("order \"" + std::string(order) + "\" omits \"" + std::string(kTokens[i]) + "\" but its size is "
-                + std::to_string(sizes[i]) + " (only tokens of size 1 may be omitted)");
+            throw Error("order \"" + std::string(order) + "\" omits \"" + std::string(kTokens[i])
+                + "\" but its size is " + std::to_string(sizes[i]) + " (only tokens of size 1 may be omitted)");
         all.push_back(dim);
     }
     for (int i = 0; i < kDimCount; ++i) {

@@ -61,8 +61,7 @@ std::vector<LayoutWarning> layoutWarnings(const RankGrid& grid)
         warnings.push_back({ Severity::Warning, "dp-size-1",
             "DP size is 1: a single model replica, no data parallelism to scale the global batch" });
     if (s.ep > 1 && s.edp == 1)
-        warnings.push_back({ Severity::Info, "edp-size-1",
-            "expert-DP size is 1: every expert has a single replica" });
+        warnings.push_back({ Severity::Info, "edp-size-1", "expert-DP size is 1: every expert has a single replica" });
     if (grid.world() % gpn != 0)
         warnings.push_back({ Severity::Warning, "partial-node",
             "world size " + std::to_string(grid.world()) + " is not a multiple of " + std::to_string(gpn)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/rank_grid.h"
-
 #include <string>
 #include <vector>
+
+#include "core/ranks/rank_grid.h"
 
 namespace stratex::ranks {
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "core/ranks/rank_grid.h"
 #include "core/ranks/rank_warnings.h"
 #include "core/ranks/tracer_plan.h"
-
-#include <nlohmann/json.hpp>
-
-#include <string>
 
 namespace stratex::ranks {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/ranks/tracer_plan.h"
 
-#include "core/common/error.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "core/common/error.h"
 
 namespace stratex::ranks {
 
@@ -48,8 +48,7 @@ TraceConfigPlan planTraceConfig(int index, const BatchConfig& input, const Trace
     }
     try {
         if (settings.model.empty()
-            || settings.model.find_first_not_of(
-                   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+            || settings.model.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
                 != std::string::npos)
             throw Error("model name \"" + settings.model
                 + "\" may only hold letters, digits, '.', '_' and '-' (it names a log directory)");
@@ -76,8 +75,8 @@ TraceConfigPlan planTraceConfig(int index, const BatchConfig& input, const Trace
             plan.globalBatch = settings.globalBatch;
             if (settings.microBatches > 0 && settings.microBatches != plan.microBatches)
                 throw Error("global batch " + std::to_string(settings.globalBatch) + " means "
-                    + std::to_string(plan.microBatches) + " micro-batches at DP " + std::to_string(plan.dp)
-                    + ", not " + std::to_string(settings.microBatches));
+                    + std::to_string(plan.microBatches) + " micro-batches at DP " + std::to_string(plan.dp) + ", not "
+                    + std::to_string(settings.microBatches));
         } else {
             plan.microBatches = settings.microBatches > 0 ? settings.microBatches : 1;
             const long long global = perStep * plan.microBatches;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/batch_config.h"
-#include "core/ranks/rank_grid.h"
-
 #include <string>
 #include <vector>
+
+#include "core/ranks/batch_config.h"
+#include "core/ranks/rank_grid.h"
 
 namespace stratex::ranks {
 

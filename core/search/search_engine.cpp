@@ -181,15 +181,16 @@ SearchResult search(const cost::CostModel& model, const SearchSettings& settings
             for (int t : family) {
                 const double throughput = outcomes[std::size_t(t)].throughput;
                 if (throughput > 0
-                    && (throughput > bestSoFar || (throughput == bestSoFar && (bestSoFarTask < 0 || t < bestSoFarTask)))) {
+                    && (throughput > bestSoFar
+                        || (throughput == bestSoFar && (bestSoFarTask < 0 || t < bestSoFarTask)))) {
                     bestSoFar = throughput;
                     bestSoFarTask = t;
                     improved = t;
                 }
             }
             if (improved >= 0)
-                onBestSoFar(materializePlan(
-                    outcomes[std::size_t(improved)], tasks[std::size_t(improved)], space, settings));
+                onBestSoFar(
+                    materializePlan(outcomes[std::size_t(improved)], tasks[std::size_t(improved)], space, settings));
         }
         progress.report(double(finished) / double(families.size()),
             "gbsz " + std::to_string(task.gbsz) + ", chunks " + std::to_string(task.chunks) + ", pp "

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <functional>
+
 #include "core/common/progress.h"
 #include "core/cost/cost_model.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
-
-#include <functional>
 
 namespace stratex::search {
 
@@ -25,8 +25,8 @@ using BestPlanCallback = std::function<void(const Plan&)>;
 // Reports progress (fraction of task families done) and throws Cancelled within a knapsack layer
 // (well under 100 ms) after progress.cancelled() turns true. Throws InputError/Error when the
 // profiles lack something the searched strategies need.
-SearchResult search(const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress,
-    int threads = 0, int topK = 10, const BestPlanCallback& onBestSoFar = {});
+SearchResult search(const SearchInputs& inputs, const SearchSettings& settings, ProgressSink& progress, int threads = 0,
+    int topK = 10, const BestPlanCallback& onBestSoFar = {});
 
 // The same on an already resolved cost model (e.g. with injected fit coefficients).
 SearchResult search(const cost::CostModel& model, const SearchSettings& settings, ProgressSink& progress,

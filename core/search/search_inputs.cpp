@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/search/search_inputs.h"
 
+#include <filesystem>
+#include <set>
+
 #include "core/common/error.h"
 #include "core/profile/memory_profile.h"
 #include "core/profile/profile_key.h"
-
-#include <filesystem>
-#include <set>
 
 namespace stratex::search {
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+
 #include "core/cost/cost_model.h"
 #include "core/profile/profile_discovery.h"
 #include "core/profile/profile_set.h"
 #include "core/search/search_settings.h"
-
-#include <optional>
 
 namespace stratex::search {
 

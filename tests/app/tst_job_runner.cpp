@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The worker-thread glue: results arrive on the GUI thread, progress flows through core's
 // ProgressSink, cancel stops a job, errors become failed(), and the latest job wins.
-#include "app/jobs/job_runner.h"
-#include "core/common/error.h"
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
 
-#include <atomic>
-#include <chrono>
-#include <thread>
+#include "app/jobs/job_runner.h"
+#include "core/common/error.h"
 
 using namespace stratex;
 using namespace stratex::app;
@@ -157,7 +157,8 @@ void TestJobRunner::latestJobWins()
         },
         [&](int value) { delivered << value; });
     QTRY_VERIFY_WITH_TIMEOUT(firstStarted.load(), 5000);
-    runner.start<int>(QStringLiteral("fast"), [](ProgressSink&) { return 2; }, [&](int value) { delivered << value; });
+    runner.start<int>(
+        QStringLiteral("fast"), [](ProgressSink&) { return 2; }, [&](int value) { delivered << value; });
     QVERIFY(succeeded.wait(5000));
     QTest::qWait(100);
     QCOMPARE(delivered, QList<int> { 2 });

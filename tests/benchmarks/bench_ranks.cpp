@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Rank grid: all groups of a 131072-rank grid, and one rank's groups (O(group size) each).
-#include "core/ranks/rank_grid.h"
-#include "core/ranks/ranks_json.h"
-#include "core/ranks/rank_warnings.h"
-
 #include <benchmark/benchmark.h>
+
+#include "core/ranks/rank_grid.h"
+#include "core/ranks/rank_warnings.h"
+#include "core/ranks/ranks_json.h"
 
 using namespace stratex::ranks;
 

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Rank grid painting: one frame of an 8192-rank grid (must stay well under 16 ms), the whole
 // 8192-rank grid, and building the view model off the GUI thread.
-#include "ui/ranks/rank_grid_painter.h"
-#include "ui/ranks/rank_grid_view.h"
+#include <benchmark/benchmark.h>
+#include <map>
 
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 
-#include <benchmark/benchmark.h>
-
-#include <map>
+#include "ui/ranks/rank_grid_painter.h"
+#include "ui/ranks/rank_grid_view.h"
 
 using namespace stratex::ranks;
 using namespace stratex::ui;

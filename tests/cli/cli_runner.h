@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "support/test_paths.h"
-
 #include <QByteArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QStringList>
+
+#include "support/test_paths.h"
 
 namespace stratex::test {
 

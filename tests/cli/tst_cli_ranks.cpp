@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `stratex-cli ranks` and `stratex-cli trace-ranks`, run as processes: the public JSON contract,
 // exit codes and error messages.
-#include "cli_runner.h"
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "cli_runner.h"
 
 using namespace stratex::test;
 
@@ -57,7 +57,8 @@ void TestCliRanks::ranksJsonContract()
     QCOMPARE(compact(groups.value("dp")), QStringLiteral("[[0,2],[1,3],[4,6],[5,7],[8,10],[9,11],[12,14],[13,15]]"));
     QCOMPARE(compact(groups.value("embedding")), QStringLiteral("[[0,12],[1,13],[2,14],[3,15]]"));
     // Key order of the contract: world, order, sizes, groups.
-    QVERIFY(r.out.startsWith(R"({"world":16,"order":"tp-cp-ep-dp-pp","sizes":{"tp":2,"cp":1,"ep":1,"dp":2,"pp":4,"etp":2,"edp":2},"groups":{"tp":)"));
+    QVERIFY(r.out.startsWith(
+        R"({"world":16,"order":"tp-cp-ep-dp-pp","sizes":{"tp":2,"cp":1,"ep":1,"dp":2,"pp":4,"etp":2,"edp":2},"groups":{"tp":)"));
 }
 
 void TestCliRanks::ranksRankQuery()
@@ -67,13 +68,15 @@ void TestCliRanks::ranksRankQuery()
     const QJsonObject root = r.json().object();
     QCOMPARE(root.value("rank").toInt(), 5);
     QCOMPARE(root.value("node").toInt(), 0);
-    QCOMPARE(compact(root.value("coordinates")), QStringLiteral(R"({"cp":0,"dp":0,"edp":0,"ep":0,"etp":1,"pp":1,"tp":1})"));
+    QCOMPARE(
+        compact(root.value("coordinates")), QStringLiteral(R"({"cp":0,"dp":0,"edp":0,"ep":0,"etp":1,"pp":1,"tp":1})"));
     const QJsonObject groups = root.value("groups").toObject();
     QCOMPARE(compact(groups.value("tp")), QStringLiteral("[4,5]"));
     QCOMPARE(compact(groups.value("pp")), QStringLiteral("[1,5,9,13]"));
     QCOMPARE(compact(groups.value("dp")), QStringLiteral("[5,7]"));
     QVERIFY(groups.value("embedding").isNull()); // a middle stage is in no embedding group
-    const CliResult node = runCli({ "ranks", "--world", "32", "--tp", "8", "--rank", "17", "--gpus-per-node", "8", "--json" });
+    const CliResult node
+        = runCli({ "ranks", "--world", "32", "--tp", "8", "--rank", "17", "--gpus-per-node", "8", "--json" });
     QCOMPARE(node.json().object().value("node").toInt(), 2);
 }
 
@@ -100,14 +103,16 @@ void TestCliRanks::exitCodes_data()
     QTest::newRow("zero-tp") << QStringList { "ranks", "--world", "8", "--tp", "0" } << 2 << "--tp must be at least 1";
     QTest::newRow("indivisible") << QStringList { "ranks", "--world", "10", "--tp", "4", "--json" } << 1
                                  << "world size 10 is not divisible by tp*pp*cp = 4*1*1 = 4";
-    QTest::newRow("order") << QStringList { "ranks", "--world", "16", "--tp", "2", "--pp", "2", "--ep", "2", "--order", "tp-cp-ep-pp-dp" }
-                           << 1 << "does not end with pp";
+    QTest::newRow("order") << QStringList { "ranks", "--world", "16", "--tp", "2", "--pp", "2", "--ep", "2", "--order",
+        "tp-cp-ep-pp-dp" } << 1
+                           << "does not end with pp";
     QTest::newRow("rank-outside") << QStringList { "ranks", "--world", "8", "--rank", "8" } << 1 << "outside the world";
-    QTest::newRow("trace-mixed-forms") << QStringList { "trace-ranks", "--world", "8", "--batch", "8 2 2" } << 2 << "not both";
-    QTest::newRow("trace-script-without-command") << QStringList { "trace-ranks", "--world", "8", "--emit-script", "x.sh" } << 2
-                                                  << "go together";
-    QTest::newRow("trace-invalid-single") << QStringList { "trace-ranks", "--world", "12", "--pp", "8", "--tp", "1" } << 1
-                                          << "not divisible";
+    QTest::newRow("trace-mixed-forms") << QStringList { "trace-ranks", "--world", "8", "--batch", "8 2 2" } << 2
+                                       << "not both";
+    QTest::newRow("trace-script-without-command")
+        << QStringList { "trace-ranks", "--world", "8", "--emit-script", "x.sh" } << 2 << "go together";
+    QTest::newRow("trace-invalid-single")
+        << QStringList { "trace-ranks", "--world", "12", "--pp", "8", "--tp", "1" } << 1 << "not divisible";
     QTest::newRow("trace-missing-file") << QStringList { "trace-ranks", "--batch-file", "/nonexistent/batch.txt" } << 1
                                         << "/nonexistent/batch.txt: cannot open file";
     QTest::newRow("help") << QStringList { "ranks", "--help" } << 0 << "";
@@ -186,7 +191,8 @@ void TestCliRanks::traceRanksBatchFileAndScript()
     bash.start("bash", { scriptPath });
     QVERIFY(bash.waitForFinished(60000));
     QCOMPARE(bash.exitCode(), 0);
-    QFile log(dir.filePath("logs/SIM_GPT_485_Config3_WS32_PP4_TP2_DP4_nMICROB1_MICROB_SIZE1_GLOBAL_BATCH4/fake_rank_24.log"));
+    QFile log(
+        dir.filePath("logs/SIM_GPT_485_Config3_WS32_PP4_TP2_DP4_nMICROB1_MICROB_SIZE1_GLOBAL_BATCH4/fake_rank_24.log"));
     QVERIFY(log.open(QIODevice::ReadOnly));
     QCOMPARE(log.readAll(), QByteArray("traced 24 of 32\n"));
 
@@ -199,7 +205,8 @@ void TestCliRanks::traceRanksBatchFileAndScript()
 
 void TestCliRanks::traceRanksMoe()
 {
-    const CliResult r = runCli({ "trace-ranks", "--world", "64", "--pp", "2", "--tp", "2", "--ep", "4", "--moe", "--json" });
+    const CliResult r
+        = runCli({ "trace-ranks", "--world", "64", "--pp", "2", "--tp", "2", "--ep", "4", "--moe", "--json" });
     QCOMPARE(r.exitCode, 0);
     const QJsonObject config = r.json().object().value("configs").toArray().at(0).toObject();
     QCOMPARE(compact(config.value("ranks")), QStringLiteral("[0,2,4,6,32,34,36,38]"));
@@ -208,7 +215,8 @@ void TestCliRanks::traceRanksMoe()
 
 void TestCliRanks::largeWorldJson()
 {
-    const CliResult r = runCli({ "ranks", "--world", "131072", "--tp", "8", "--pp", "16", "--cp", "2", "--ep", "8", "--json" });
+    const CliResult r
+        = runCli({ "ranks", "--world", "131072", "--tp", "8", "--pp", "16", "--cp", "2", "--ep", "8", "--json" });
     QCOMPARE(r.exitCode, 0);
     const QJsonObject groups = r.json().object().value("groups").toObject();
     QCOMPARE(groups.value("tp").toArray().size(), 131072 / 8);

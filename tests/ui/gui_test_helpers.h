@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/main_window.h"
-
 #include <QImage>
 #include <QSet>
 #include <QTest>
+
+#include "ui/main_window.h"
 
 namespace stratex::test {
 

@@ -2,17 +2,6 @@
 // The Planner page, offscreen: plan the bundled example in both modes, compare modes over
 // growing batches (chart and table), cancel a run, open the plans in the Timeline page, and the
 // real DynaPipe cost model from the fixtures.
-#include "app/jobs/job_runner.h"
-#include "support/test_paths.h"
-#include "ui/main_window.h"
-#include "ui/planner/mode_compare_chart.h"
-#include "ui/planner/plan_compare_model.h"
-#include "ui/planner/planner_form.h"
-#include "ui/planner/planner_page.h"
-#include "ui/timeline/timeline_page.h"
-#include "ui/timeline/timeline_widget.h"
-#include "gui_test_helpers.h"
-
 #include <QAbstractItemModelTester>
 #include <QChart>
 #include <QChartView>
@@ -26,6 +15,18 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXYSeries>
+
+#include "app/jobs/job_runner.h"
+#include "ui/main_window.h"
+#include "ui/planner/mode_compare_chart.h"
+#include "ui/planner/plan_compare_model.h"
+#include "ui/planner/planner_form.h"
+#include "ui/planner/planner_page.h"
+#include "ui/timeline/timeline_page.h"
+#include "ui/timeline/timeline_widget.h"
+
+#include "gui_test_helpers.h"
+#include "support/test_paths.h"
 
 using namespace stratex;
 using namespace stratex::ui;

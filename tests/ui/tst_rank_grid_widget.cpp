@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The rank grid widget alone: the view model's layout, geometry round trips, culling, zoom by
 // keys and Ctrl+wheel around the cursor, and painting large grids.
-#include "ui/common/categorical_palette.h"
-#include "ui/ranks/rank_grid_painter.h"
-#include "ui/ranks/rank_grid_view.h"
-#include "ui/ranks/rank_grid_widget.h"
-
 #include <QApplication>
 #include <QPainter>
 #include <QScrollBar>
 #include <QTest>
 #include <QWheelEvent>
+
+#include "ui/common/categorical_palette.h"
+#include "ui/ranks/rank_grid_painter.h"
+#include "ui/ranks/rank_grid_view.h"
+#include "ui/ranks/rank_grid_widget.h"
 
 using namespace stratex;
 using namespace stratex::ranks;
@@ -258,7 +258,8 @@ void TestRankGridWidget::drawsNodeBoundaries()
 
 void TestRankGridWidget::paintsLargeGrid()
 {
-    const auto view = std::make_shared<const RankGridView>(buildRankGridView(config(131072, 8, 16), TraceSelection::Dense));
+    const auto view
+        = std::make_shared<const RankGridView>(buildRankGridView(config(131072, 8, 16), TraceSelection::Dense));
     RankGridWidget widget;
     widget.resize(900, 700);
     widget.setView(view);

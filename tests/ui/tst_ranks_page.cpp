@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Ranks page, offscreen: type a configuration, watch it validate, hover and click ranks, read
 // the tracer table, export the grid and the tracer script, and grab the window.
-#include "ui/common/categorical_palette.h"
-#include "ui/main_window.h"
-#include "ui/ranks/batch_config_model.h"
-#include "ui/ranks/parallel_config_form.h"
-#include "ui/ranks/rank_details.h"
-#include "ui/ranks/rank_grid_view.h"
-#include "ui/ranks/rank_grid_widget.h"
-#include "ui/ranks/ranks_page.h"
-#include "ui/ranks/tracer_panel.h"
-#include "gui_test_helpers.h"
-
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
@@ -23,6 +12,18 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "ui/common/categorical_palette.h"
+#include "ui/main_window.h"
+#include "ui/ranks/batch_config_model.h"
+#include "ui/ranks/parallel_config_form.h"
+#include "ui/ranks/rank_details.h"
+#include "ui/ranks/rank_grid_view.h"
+#include "ui/ranks/rank_grid_widget.h"
+#include "ui/ranks/ranks_page.h"
+#include "ui/ranks/tracer_panel.h"
+
+#include "gui_test_helpers.h"
 
 using namespace stratex;
 using namespace stratex::ui;
@@ -104,9 +105,18 @@ void TestRanksPage::typingAConfigValidatesAndRedraws_data()
     QTest::addColumn<QString>("pp");
     QTest::addColumn<QString>("expected");
     QTest::addColumn<bool>("valid");
-    QTest::newRow("w16-tp2-pp4") << "16" << "2" << "4" << "DP 2" << true;
-    QTest::newRow("w8192-tp8-pp16") << "8192" << "8" << "16" << "DP 64" << true;
-    QTest::newRow("indivisible") << "10" << "4" << "1" << "not divisible by tp*pp*cp" << false;
+    QTest::newRow("w16-tp2-pp4") << "16"
+                                 << "2"
+                                 << "4"
+                                 << "DP 2" << true;
+    QTest::newRow("w8192-tp8-pp16") << "8192"
+                                    << "8"
+                                    << "16"
+                                    << "DP 64" << true;
+    QTest::newRow("indivisible") << "10"
+                                 << "4"
+                                 << "1"
+                                 << "not divisible by tp*pp*cp" << false;
 }
 
 void TestRanksPage::typingAConfigValidatesAndRedraws()
@@ -167,9 +177,9 @@ void TestRanksPage::clickSelectsRankAndHighlightsGroup()
     QCOMPARE(colourAt(37), categoricalColor(tpIndex[37])); // same pipeline as 21
     QVERIFY(colourAt(38) != categoricalColor(tpIndex[38])); // another pipeline: dimmed
     // The selected rank itself carries an outline in the text colour.
-    QCOMPARE(image.pixelColor(grid->rankRect(21).translated(grid->viewportPointOf(21) - grid->rankRect(21).center())
-                                  .topLeft()
-            + QPoint(1, grid->rankRect(21).height() / 2)),
+    QCOMPARE(image.pixelColor(
+                 grid->rankRect(21).translated(grid->viewportPointOf(21) - grid->rankRect(21).center()).topLeft()
+                 + QPoint(1, grid->rankRect(21).height() / 2)),
         grid->palette().color(QPalette::Text));
 
     // Clicking a group row in the details selects that kind for highlighting.
@@ -205,9 +215,13 @@ void TestRanksPage::tracerTableFollowsEdits()
     BatchConfigModel* model = m_page->tracer()->model();
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model->data(model->index(0, BatchConfigModel::DpColumn)).toInt(), 64);
-    QVERIFY(model->data(model->index(0, BatchConfigModel::RanksColumn)).toString().startsWith(QStringLiteral("16 of 8192")));
+    QVERIFY(model->data(model->index(0, BatchConfigModel::RanksColumn))
+                .toString()
+                .startsWith(QStringLiteral("16 of 8192")));
     QCOMPARE(model->data(model->index(0, BatchConfigModel::SavingColumn)).toString(), QStringLiteral("99.8 %"));
-    QVERIFY(model->data(model->index(6, BatchConfigModel::StatusColumn)).toString().contains(QStringLiteral("not divisible")));
+    QVERIFY(model->data(model->index(6, BatchConfigModel::StatusColumn))
+                .toString()
+                .contains(QStringLiteral("not divisible")));
 
     // Type a new TP into the table through its editor.
     QTableView* table = m_page->tracer()->table();

@@ -2,7 +2,21 @@
 // The Search page, offscreen, on Galvatron's llama2-7b fixtures: type the settings, run, get
 // Galvatron's answer, browse top plans and the Pareto set, see a plan's layers and memory, export
 // it, show its timeline, cancel a long search, and read errors that name the file.
-#include "support/test_paths.h"
+#include <QAbstractItemModelTester>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
 #include "ui/planner/planner_page.h"
@@ -13,22 +27,9 @@
 #include "ui/search/stage_memory_chart.h"
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_widget.h"
-#include "gui_test_helpers.h"
 
-#include <QAbstractItemModelTester>
-#include <QChart>
-#include <QCheckBox>
-#include <QComboBox>
-#include <QFile>
-#include <QJsonDocument>
-#include <QJsonArray>
-#include <QJsonObject>
-#include <QLineEdit>
-#include <QPushButton>
-#include <QSpinBox>
-#include <QTableView>
-#include <QTemporaryDir>
-#include <QTest>
+#include "gui_test_helpers.h"
+#include "support/test_paths.h"
 
 using namespace stratex;
 using namespace stratex::ui;
@@ -48,7 +49,12 @@ QJsonObject baselineCase(int index)
     QFile file(stratex::test::fixture(QStringLiteral("galvatron-baseline/expected_main.json")));
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    return QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("cases")).toArray().at(index).toObject();
+    return QJsonDocument::fromJson(file.readAll())
+        .object()
+        .value(QStringLiteral("cases"))
+        .toArray()
+        .at(index)
+        .toObject();
 }
 } // namespace
 
@@ -94,7 +100,8 @@ void TestSearchPage::cleanup()
 void TestSearchPage::setUpBaseline()
 {
     SearchSettingsForm* form = m_page->form();
-    form->findChild<QLineEdit*>(QStringLiteral("profilesDir"))->setText(stratex::test::fixture(QStringLiteral("galvatron")));
+    form->findChild<QLineEdit*>(QStringLiteral("profilesDir"))
+        ->setText(stratex::test::fixture(QStringLiteral("galvatron")));
     // The fixture folder holds several models: name the one to search.
     QTest::keyClicks(form->findChild<QLineEdit*>(QStringLiteral("modelName")), QStringLiteral("llama2-7b"));
     typeInto(form->spinBox("memory-constraint"), QStringLiteral("36"));
@@ -115,7 +122,8 @@ void TestSearchPage::reproducesGalvatronBaseline()
     QCOMPARE(best.chunks, expected.value(QStringLiteral("chunks")).toInt());
     QCOMPARE(best.pp, expected.value(QStringLiteral("pp")).toInt());
     QVERIFY(qAbs(best.time_cost_s / expected.value(QStringLiteral("time_cost_s")).toDouble() - 1) < 1e-9);
-    QCOMPARE(best.memory_cost_mb_per_stage.front(), expected.value(QStringLiteral("memory_cost_mb_per_stage")).toArray().at(0).toInt());
+    QCOMPARE(best.memory_cost_mb_per_stage.front(),
+        expected.value(QStringLiteral("memory_cost_mb_per_stage")).toArray().at(0).toInt());
     QVERIFY2(m_page->bestText().contains(QStringLiteral("Best plan")), qPrintable(m_page->bestText()));
     QVERIFY(m_page->bestText().contains(QStringLiteral("14.732"))); // 16 / 1.0860461243 samples/s
     QVERIFY(m_page->statsText().contains(QStringLiteral("knapsacks")));
@@ -180,16 +188,19 @@ void TestSearchPage::exportsThePlan()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QJsonObject written = QJsonDocument::fromJson(file.readAll()).object();
     // Galvatron's answer, key for key.
-    const QJsonObject expected = baselineCase(0).value(QStringLiteral("expected")).toObject().value(QStringLiteral("strategy")).toObject();
+    const QJsonObject expected
+        = baselineCase(0).value(QStringLiteral("expected")).toObject().value(QStringLiteral("strategy")).toObject();
     for (const QString& key : expected.keys())
         QVERIFY2(written.value(key) == expected.value(key), qPrintable(key));
 
-    for (const auto kind : { SearchPage::ExportKind::PaddleConfig, SearchPage::ExportKind::PaddleScript, SearchPage::ExportKind::Megatron }) {
+    for (const auto kind : { SearchPage::ExportKind::PaddleConfig, SearchPage::ExportKind::PaddleScript,
+             SearchPage::ExportKind::Megatron }) {
         const QString path = dir.filePath(m_page->defaultExportName(kind));
         QVERIFY2(m_page->exportPlan(kind, path, &error), qPrintable(error));
         QVERIFY(QFileInfo(path).size() > 50);
     }
-    QVERIFY(!m_page->exportPlan(SearchPage::ExportKind::Megatron, dir.filePath(QStringLiteral("no/such/dir.sh")), &error));
+    QVERIFY(
+        !m_page->exportPlan(SearchPage::ExportKind::Megatron, dir.filePath(QStringLiteral("no/such/dir.sh")), &error));
 }
 
 void TestSearchPage::showsThePlanTimeline()
@@ -235,13 +246,15 @@ void TestSearchPage::reportsErrors()
     m_page->runSearch();
     QVERIFY(waitUntilIdle(*m_window));
     QVERIFY2(m_page->bestText().contains(QStringLiteral("Search failed")), qPrintable(m_page->bestText()));
-    QVERIFY(m_page->bestText().contains(dir.path().toHtmlEscaped()) || m_page->bestText().contains(QStringLiteral("computation_profiling")));
+    QVERIFY(m_page->bestText().contains(dir.path().toHtmlEscaped())
+        || m_page->bestText().contains(QStringLiteral("computation_profiling")));
 }
 
 void TestSearchPage::tooltipsExplainSettings()
 {
     const QString tip = m_page->form()->spinBox("memory-constraint")->toolTip();
-    QVERIFY2(tip.contains(QStringLiteral("20 %")) && tip.contains(QStringLiteral("--memory-constraint")), qPrintable(tip));
+    QVERIFY2(
+        tip.contains(QStringLiteral("20 %")) && tip.contains(QStringLiteral("--memory-constraint")), qPrintable(tip));
     QVERIFY(m_page->form()->checkBox("disable-fsdp")->toolTip().contains(QStringLiteral("ZeRO-3")));
     QVERIFY(m_page->form()->comboBox("uneven-batch")->toolTip().contains(QStringLiteral("gbsz")));
 }

@@ -2,27 +2,28 @@
 // The pipeline Gantt: time<->pixel mapping, culling, keys (W/S/A/D/0), Ctrl+wheel around the
 // cursor, drag, hover, click-to-highlight, grab; the Timeline page on the bundled example and
 // on DynaPipe's ground-truth cases.
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
+
 #include "core/planner/simulator.h"
-#include "support/test_paths.h"
 #include "ui/main_window.h"
 #include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 #include "ui/timeline/timeline_zoom.h"
-#include "gui_test_helpers.h"
 
-#include <QApplication>
-#include <QComboBox>
-#include <QFile>
-#include <QScrollBar>
-#include <QSignalSpy>
-#include <QTemporaryDir>
-#include <QTest>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QWheelEvent>
+#include "gui_test_helpers.h"
+#include "support/test_paths.h"
 
 using namespace stratex;
 using namespace stratex::planner;
@@ -166,7 +167,8 @@ void TestTimeline::visibleOpsMatchBruteForce()
 {
     QFETCH(double, t0);
     QFETCH(double, t1);
-    const std::vector<TimelineOp> lane = laneOf({ { 0, 10 }, { 10, 10 }, { 20, 10 }, { 40, 15 }, { 60, 1 }, { 100, 50 } });
+    const std::vector<TimelineOp> lane
+        = laneOf({ { 0, 10 }, { 10, 10 }, { 20, 10 }, { 40, 15 }, { 60, 1 }, { 100, 50 } });
     const auto [first, last] = visibleOps(lane, t0, t1);
     std::vector<int> expected;
     for (const TimelineOp& op : lane) {
@@ -221,8 +223,8 @@ void TestTimeline::ctrlWheelZoomsAroundCursor()
     widget.show();
     QVERIFY(QTest::qWaitForWindowExposed(&widget));
     const QPoint cursor(700, 100);
-    const double anchor = widget.zoom().mapXToTime(cursor.x() - TimelineGeometry::kLabelWidth,
-        widget.viewport()->width() - TimelineGeometry::kLabelWidth);
+    const double anchor = widget.zoom().mapXToTime(
+        cursor.x() - TimelineGeometry::kLabelWidth, widget.viewport()->width() - TimelineGeometry::kLabelWidth);
     QWheelEvent wheel(QPointF(cursor), QPointF(widget.viewport()->mapToGlobal(cursor)), QPoint(), QPoint(0, 240),
         Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(widget.viewport(), &wheel);
@@ -372,7 +374,8 @@ void TestTimeline::pageExportsImages()
     QVERIFY(exported.wait(10000));
     QFile traceFile(trace);
     QVERIFY(traceFile.open(QIODevice::ReadOnly));
-    const QJsonArray events = QJsonDocument::fromJson(traceFile.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
+    const QJsonArray events
+        = QJsonDocument::fromJson(traceFile.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
     int slices = 0;
     QSet<int> processes;
     for (const QJsonValue& event : events) {

@@ -21,8 +21,8 @@ bool commit(QSaveFile& file, QString* error)
 }
 } // namespace
 
-bool saveRendering(const QString& path, QSize size, const std::function<void(QPainter&)>& render,
-    const QString& title, QString* error)
+bool saveRendering(
+    const QString& path, QSize size, const std::function<void(QPainter&)>& render, const QString& title, QString* error)
 {
     if (size.isEmpty()) {
         if (error)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/planner/mode_compare_chart.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
@@ -11,9 +14,6 @@
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
-
-#include <algorithm>
-#include <cmath>
 
 namespace stratex::ui {
 
@@ -138,7 +138,8 @@ void ModeCompareChart::rebuild()
     timeY->setBase(10);
     timeY->setLabelFormat(QStringLiteral("%g"));
     timeY->setTitleText(tr("ms (log scale)"));
-    timeY->setRange(std::pow(10.0, std::floor(std::log10(timeLow))), std::pow(10.0, std::ceil(std::log10(timeHigh * 1.01))));
+    timeY->setRange(
+        std::pow(10.0, std::floor(std::log10(timeLow))), std::pow(10.0, std::ceil(std::log10(timeHigh * 1.01))));
     time->addAxis(timeX, Qt::AlignBottom);
     time->addAxis(timeY, Qt::AlignLeft);
     addSeries(time, tr("normal"), kNormal, Qt::SolidLine, normalTime, timeX, timeY);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/planner/planner_compare.h"
+#include <vector>
 
 #include <QWidget>
 
-#include <vector>
+#include "core/planner/planner_compare.h"
 
 class QChart;
 class QChartView;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/planner/planner_form.h"
 
-#include "core/common/error.h"
+#include <cmath>
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -17,7 +17,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
-#include <cmath>
+#include "core/common/error.h"
 
 namespace stratex::ui {
 
@@ -74,8 +74,8 @@ PlannerForm::PlannerForm(QWidget* parent)
     m_costModel->setToolTip(tr("A DynaPipe cost model in its JSON form"));
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Choose a cost model"), QString(),
-            tr("DynaPipe cost models (*.json);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Choose a cost model"), QString(), tr("DynaPipe cost models (*.json);;All files (*)"));
         if (!path.isEmpty())
             setCostModelPath(path);
     });
@@ -101,8 +101,8 @@ PlannerForm::PlannerForm(QWidget* parent)
     syntheticForm->addRow(m_syntheticLabel);
     auto* fileBrowse = new QPushButton(tr("Browse…"), this);
     connect(fileBrowse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Choose a lengths file"), QString(),
-            tr("Lengths (*.txt *.json);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Choose a lengths file"), QString(), tr("Lengths (*.txt *.json);;All files (*)"));
         if (!path.isEmpty())
             setLengthsFile(path);
     });

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/planner/microbatch_lengths.h"
-#include "core/planner/planner_config.h"
+#include <optional>
+#include <vector>
 
 #include <QWidget>
 
-#include <optional>
-#include <vector>
+#include "core/planner/microbatch_lengths.h"
+#include "core/planner/planner_config.h"
 
 class QComboBox;
 class QDoubleSpinBox;

@@ -1,16 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/planner/planner_page.h"
 
-#include "app/jobs/job_runner.h"
-#include "core/common/error.h"
-#include "core/common/json_reader.h"
-#include "core/planner/dynapipe_cost_model.h"
-#include "core/planner/microbatch_lengths.h"
-#include "core/planner/planner.h"
-#include "ui/planner/mode_compare_chart.h"
-#include "ui/planner/plan_compare_model.h"
-#include "ui/planner/planner_form.h"
-
 #include <QAction>
 #include <QComboBox>
 #include <QFile>
@@ -28,6 +18,16 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include "app/jobs/job_runner.h"
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
+#include "core/planner/dynapipe_cost_model.h"
+#include "core/planner/microbatch_lengths.h"
+#include "core/planner/planner.h"
+#include "ui/planner/mode_compare_chart.h"
+#include "ui/planner/plan_compare_model.h"
+#include "ui/planner/planner_form.h"
 
 namespace stratex::ui {
 
@@ -72,14 +72,17 @@ QString recomputeLetters(const std::vector<RecomputeType>& perDevice)
 {
     QString text;
     for (RecomputeType type : perDevice)
-        text += type == RecomputeType::None ? QLatin1Char('-') : type == RecomputeType::Selective ? QLatin1Char('s') : QLatin1Char('F');
+        text += type == RecomputeType::None    ? QLatin1Char('-')
+            : type == RecomputeType::Selective ? QLatin1Char('s')
+                                               : QLatin1Char('F');
     return text;
 }
 
 QString planLine(const QString& label, const PlanResult& plan)
 {
     if (!plan.feasible)
-        return QObject::tr("<b>%1</b>: no plan fits (%2)").arg(label, QString::fromStdString(plan.infeasible_reason).toHtmlEscaped());
+        return QObject::tr("<b>%1</b>: no plan fits (%2)")
+            .arg(label, QString::fromStdString(plan.infeasible_reason).toHtmlEscaped());
     const GroupPlan& group = plan.groups.front();
     double peak = 0;
     for (double mb : plan.peak_memory_mb_per_device)
@@ -127,8 +130,8 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_showMode->addItems({ tr("normal plan"), tr("fast plan") });
     m_microbatches->setObjectName(QStringLiteral("microbatchTable"));
     m_microbatches->setColumnCount(6);
-    m_microbatches->setHorizontalHeaderLabels(
-        { tr("Order"), tr("Micro-batch"), tr("Samples"), tr("Padded length"), tr("Recompute per device"), tr("Estimated ms") });
+    m_microbatches->setHorizontalHeaderLabels({ tr("Order"), tr("Micro-batch"), tr("Samples"), tr("Padded length"),
+        tr("Recompute per device"), tr("Estimated ms") });
     m_microbatches->horizontalHeader()->setStretchLastSection(true);
     m_microbatches->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_microbatches->setToolTip(tr("Recompute per device: - none, s selective, F full"));
@@ -226,8 +229,8 @@ PlannerPage::Inputs PlannerPage::collectInputs() const
             return inputs;
         }
         inputs.costModelJson = file.readAll();
-        inputs.costModelName = path == PlannerForm::kBundledCostModel ? std::string("bundled synthetic cost model")
-                                                                      : path.toStdString();
+        inputs.costModelName
+            = path == PlannerForm::kBundledCostModel ? std::string("bundled synthetic cost model") : path.toStdString();
     }
     inputs.synthetic = m_form->syntheticLengths();
     inputs.spec = m_form->syntheticSpec();
@@ -279,7 +282,8 @@ void PlannerPage::showPlans(std::shared_ptr<const PlanPair> plans)
     lines << planLine(tr("normal"), m_plans->normal) << planLine(tr("fast"), m_plans->fast);
     if (m_plans->normal.feasible && m_plans->fast.feasible) {
         const double speedup = m_plans->normal.planning_time_ms / std::max(1e-6, m_plans->fast.planning_time_ms);
-        const double loss = 100.0 * (m_plans->fast.makespan_ms - m_plans->normal.makespan_ms) / m_plans->normal.makespan_ms;
+        const double loss
+            = 100.0 * (m_plans->fast.makespan_ms - m_plans->normal.makespan_ms) / m_plans->normal.makespan_ms;
         lines << tr("Fast mode planned %1× faster; its plan is %2 % %3 than normal's.")
                      .arg(QLocale::c().toString(speedup, 'f', 1), QLocale::c().toString(std::abs(loss), 'f', 2),
                          loss >= 0 ? tr("slower") : tr("faster"));
@@ -324,7 +328,8 @@ void PlannerPage::openInTimeline()
         return;
     TimelineRequests requests;
     const double limit = m_form->config().device_memory_mb;
-    for (const auto& [label, plan] : { std::pair { tr("normal"), &m_plans->normal }, std::pair { tr("fast"), &m_plans->fast } }) {
+    for (const auto& [label, plan] :
+        { std::pair { tr("normal"), &m_plans->normal }, std::pair { tr("fast"), &m_plans->fast } }) {
         if (!plan->feasible)
             continue;
         const GroupPlan& group = plan->groups.front();
@@ -386,8 +391,8 @@ bool PlannerPage::exportCompareCsv(const QString& path, QString* error) const
 
 void PlannerPage::exportCompareCsvWithDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export mode comparison"), QStringLiteral("plan-compare.csv"),
-        tr("CSV (*.csv);;All files (*)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export mode comparison"), QStringLiteral("plan-compare.csv"), tr("CSV (*.csv);;All files (*)"));
     if (path.isEmpty())
         return;
     QString error;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
+#include <optional>
+
 #include "core/planner/layer_cost_model.h"
 #include "core/planner/planner_compare.h"
 #include "core/planner/planner_result.h"
 #include "ui/page.h"
 #include "ui/timeline/timeline_request.h"
-
-#include <memory>
-#include <optional>
 
 class QComboBox;
 class QLabel;

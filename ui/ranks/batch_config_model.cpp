@@ -57,14 +57,18 @@ QVariant BatchConfigModel::data(const QModelIndex& index, int role) const
             QStringList shown;
             for (std::size_t i = 0; i < std::min<std::size_t>(plan->ranks.size(), 6); ++i)
                 shown << QString::number(plan->ranks[i]);
-            QString text = QStringLiteral("%1 of %2: %3").arg(plan->ranks.size()).arg(plan->originalRanks).arg(shown.join(QStringLiteral(", ")));
+            QString text = QStringLiteral("%1 of %2: %3")
+                               .arg(plan->ranks.size())
+                               .arg(plan->originalRanks)
+                               .arg(shown.join(QStringLiteral(", ")));
             if (plan->ranks.size() > 6)
                 text += QStringLiteral(", …");
             return text;
         }
         case SavingColumn:
-            return plan && plan->valid ? QVariant(QStringLiteral("%1 %").arg(QLocale::c().toString(plan->savingPercent, 'f', 1)))
-                                       : QVariant();
+            return plan && plan->valid
+                ? QVariant(QStringLiteral("%1 %").arg(QLocale::c().toString(plan->savingPercent, 'f', 1)))
+                : QVariant();
         default:
             return {};
         }
@@ -76,7 +80,8 @@ QVariant BatchConfigModel::data(const QModelIndex& index, int role) const
             QStringList all;
             for (int rank : plan->ranks)
                 all << QString::number(rank);
-            return tr("Traced ranks: %1\nLog directory: %2").arg(all.join(QStringLiteral(", ")), QString::fromStdString(plan->logDir));
+            return tr("Traced ranks: %1\nLog directory: %2")
+                .arg(all.join(QStringLiteral(", ")), QString::fromStdString(plan->logDir));
         }
         return {};
     }

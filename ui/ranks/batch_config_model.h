@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/batch_config.h"
-#include "core/ranks/tracer_plan.h"
+#include <vector>
 
 #include <QAbstractTableModel>
 
-#include <vector>
+#include "core/ranks/batch_config.h"
+#include "core/ranks/tracer_plan.h"
 
 namespace stratex::ui {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/parallel_config_form.h"
 
-#include "core/ranks/rank_grid.h"
-
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+
+#include "core/ranks/rank_grid.h"
 
 namespace stratex::ui {
 
@@ -28,13 +28,15 @@ ParallelConfigForm::ParallelConfigForm(QWidget* parent)
     : QWidget(parent)
     , m_world(sizeBox(this, QStringLiteral("worldBox"), ranks::kMaxWorld, tr("Number of GPUs (WORLD_SIZE)")))
     , m_tp(sizeBox(this, QStringLiteral("tpBox"), 1 << 16, tr("Tensor-parallel size (--tensor-model-parallel-size)")))
-    , m_pp(sizeBox(this, QStringLiteral("ppBox"), 1 << 16, tr("Pipeline-parallel size (--pipeline-model-parallel-size)")))
+    , m_pp(sizeBox(
+          this, QStringLiteral("ppBox"), 1 << 16, tr("Pipeline-parallel size (--pipeline-model-parallel-size)")))
     , m_cp(sizeBox(this, QStringLiteral("cpBox"), 1 << 16, tr("Context-parallel size (--context-parallel-size)")))
     , m_ep(sizeBox(this, QStringLiteral("epBox"), 1 << 16, tr("Expert-parallel size (--expert-model-parallel-size)")))
     , m_etp(sizeBox(this, QStringLiteral("etpBox"), 1 << 16,
           tr("Expert tensor-parallel size (--expert-tensor-parallel-size); \"= TP\" follows the TP size")))
     , m_order(new QComboBox(this))
-    , m_gpusPerNode(sizeBox(this, QStringLiteral("gpusPerNodeBox"), 1024, tr("GPUs per node: node boundaries and warnings")))
+    , m_gpusPerNode(
+          sizeBox(this, QStringLiteral("gpusPerNodeBox"), 1024, tr("GPUs per node: node boundaries and warnings")))
     , m_status(new QLabel(this))
 {
     m_etp->setMinimum(0);

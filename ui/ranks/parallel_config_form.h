@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/parallel_config.h"
-
 #include <QWidget>
+
+#include "core/ranks/parallel_config.h"
 
 class QComboBox;
 class QLabel;

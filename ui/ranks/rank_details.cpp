@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/rank_details.h"
 
-#include "ui/ranks/rank_grid_view.h"
-
 #include <QHeaderView>
+
+#include "ui/ranks/rank_grid_view.h"
 
 namespace stratex::ui {
 
@@ -53,15 +53,18 @@ void RankDetails::showRank(const RankGridView* view, int rank)
     }
     const RankGrid& grid = view->grid;
     const RankCoordinates c = grid.coordinates(rank);
-    new QTreeWidgetItem(this, { tr("Rank %1").arg(rank), QString(), tr("node %1, local rank %2").arg(c.node).arg(c.localRank) });
-    new QTreeWidgetItem(this, { tr("Coordinates"), QString(),
-        QStringLiteral("tp %1 · cp %2 · dp %3 · pp %4").arg(c.tp).arg(c.cp).arg(c.dp).arg(c.pp) });
-    new QTreeWidgetItem(this, { tr("Expert"), QString(),
-        QStringLiteral("etp %1 · ep %2 · edp %3").arg(c.etp).arg(c.ep).arg(c.edp) });
+    new QTreeWidgetItem(
+        this, { tr("Rank %1").arg(rank), QString(), tr("node %1, local rank %2").arg(c.node).arg(c.localRank) });
+    new QTreeWidgetItem(this,
+        { tr("Coordinates"), QString(),
+            QStringLiteral("tp %1 · cp %2 · dp %3 · pp %4").arg(c.tp).arg(c.cp).arg(c.dp).arg(c.pp) });
+    new QTreeWidgetItem(
+        this, { tr("Expert"), QString(), QStringLiteral("etp %1 · ep %2 · edp %3").arg(c.etp).arg(c.ep).arg(c.edp) });
     for (GroupKind kind : kAllGroupKinds) {
         const std::vector<int> members = grid.groupOf(kind, rank);
-        auto* item = new QTreeWidgetItem(this, { QString::fromUtf8(groupKindName(kind).data()),
-            members.empty() ? QString() : QString::number(members.size()), membersText(members) });
+        auto* item = new QTreeWidgetItem(this,
+            { QString::fromUtf8(groupKindName(kind).data()),
+                members.empty() ? QString() : QString::number(members.size()), membersText(members) });
         item->setData(0, kKindRole, int(kind));
         item->setToolTip(0, QString::fromUtf8(info(kind).description.data()));
         item->setToolTip(2, membersText(members));

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/group_kind.h"
-
 #include <QTreeWidget>
+
+#include "core/ranks/group_kind.h"
 
 namespace stratex::ui {
 

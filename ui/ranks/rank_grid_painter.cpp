@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/rank_grid_painter.h"
 
-#include "ui/common/categorical_palette.h"
-#include "ui/ranks/rank_grid_view.h"
+#include <array>
+#include <functional>
 
 #include <QImage>
 #include <QPaintEngine>
 #include <QPainter>
 
-#include <array>
-#include <functional>
+#include "ui/common/categorical_palette.h"
+#include "ui/ranks/rank_grid_view.h"
 
 namespace stratex::ui {
 
@@ -18,7 +18,8 @@ using ranks::GroupKind;
 RankGridGeometry::RankGridGeometry(const RankGridView& view, int cellSize, int columns)
     : m_view(view)
     , m_cellSize(std::max(1, cellSize))
-    , m_columns(columns > 0 ? std::min(columns, view.ranksPerBand) : gridColumns(view.ranksPerBand, view.grid.gpusPerNode()))
+    , m_columns(
+          columns > 0 ? std::min(columns, view.ranksPerBand) : gridColumns(view.ranksPerBand, view.grid.gpusPerNode()))
     , m_rowsPerBand((view.ranksPerBand + m_columns - 1) / m_columns)
 {
 }
@@ -100,8 +101,8 @@ int RankGridGeometry::rankAt(QPoint point) const
     return rankAt(stage * m_rowsPerBand + inBand / m_cellSize, column);
 }
 
-void RankGridGeometry::visibleCells(const QRect& area, int& firstRow, int& lastRow, int& firstColumn,
-    int& lastColumn) const
+void RankGridGeometry::visibleCells(
+    const QRect& area, int& firstRow, int& lastRow, int& firstColumn, int& lastColumn) const
 {
     const int bandPitch = m_rowsPerBand * m_cellSize + kBandGap;
     const auto rowAtY = [&](int y, bool last) {
@@ -193,8 +194,10 @@ void fillCellsRaster(QPainter& painter, const RankGridGeometry& geometry, const 
             const int rank = geometry.rankAt(row, column);
             if (rank < 0)
                 continue;
-            const QRect r = geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap).intersected(exposed).translated(
-                -exposed.topLeft());
+            const QRect r = geometry.cellRect(row, column)
+                                .adjusted(0, 0, -gap, -gap)
+                                .intersected(exposed)
+                                .translated(-exposed.topLeft());
             if (r.isEmpty())
                 continue;
             const QRgb colour = fill(rank);
@@ -208,14 +211,15 @@ void fillCellsRaster(QPainter& painter, const RankGridGeometry& geometry, const 
 }
 
 // Vector path (SVG export, scaled or high-DPI painters): one rectangle per cell.
-void fillCellsVector(QPainter& painter, const RankGridGeometry& geometry, const VisibleCells& cells,
-    const CellFill& fill, int gap)
+void fillCellsVector(
+    QPainter& painter, const RankGridGeometry& geometry, const VisibleCells& cells, const CellFill& fill, int gap)
 {
     for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
         for (int column = cells.firstColumn; column <= cells.lastColumn; ++column) {
             const int rank = geometry.rankAt(row, column);
             if (rank >= 0)
-                painter.fillRect(geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap), QColor::fromRgb(fill(rank)));
+                painter.fillRect(
+                    geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap), QColor::fromRgb(fill(rank)));
         }
     }
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/ranks/group_kind.h"
+#include <utility>
 
 #include <QPalette>
 #include <QRect>
 #include <QSize>
 
-#include <utility>
+#include "core/ranks/group_kind.h"
 
 class QPainter;
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <array>
+#include <vector>
+
 #include "core/ranks/rank_grid.h"
 #include "core/ranks/rank_warnings.h"
 #include "core/ranks/tracer_plan.h"
-
-#include <array>
-#include <vector>
 
 namespace stratex::ui {
 

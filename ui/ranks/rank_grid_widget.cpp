@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/rank_grid_widget.h"
 
+#include <cmath>
+
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -8,8 +10,6 @@
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
-
-#include <cmath>
 
 namespace stratex::ui {
 
@@ -88,8 +88,8 @@ void RankGridWidget::setCellSize(int size, QPoint anchor)
     const double factor = double(size) / double(m_style.cellSize);
     m_style.cellSize = size;
     updateScrollBars();
-    const QPointF scaled(RankGridGeometry::kLabelWidth + (content.x() - RankGridGeometry::kLabelWidth) * factor,
-        content.y() * factor);
+    const QPointF scaled(
+        RankGridGeometry::kLabelWidth + (content.x() - RankGridGeometry::kLabelWidth) * factor, content.y() * factor);
     horizontalScrollBar()->setValue(int(std::lround(scaled.x())) - anchor.x());
     verticalScrollBar()->setValue(int(std::lround(scaled.y())) - anchor.y());
     viewport()->update();
@@ -244,7 +244,8 @@ bool RankGridWidget::viewportEvent(QEvent* event)
         auto* help = static_cast<QHelpEvent*>(event);
         const int rank = rankAtViewport(help->pos());
         if (rank >= 0)
-            QToolTip::showText(help->globalPos(), toolTipFor(rank), viewport(), rankRect(rank).translated(-scrollOffset()));
+            QToolTip::showText(
+                help->globalPos(), toolTipFor(rank), viewport(), rankRect(rank).translated(-scrollOffset()));
         else
             QToolTip::hideText();
         return true;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/ranks/rank_grid_painter.h"
-#include "ui/ranks/rank_grid_view.h"
+#include <memory>
 
 #include <QAbstractScrollArea>
 
-#include <memory>
+#include "ui/ranks/rank_grid_painter.h"
+#include "ui/ranks/rank_grid_view.h"
 
 namespace stratex::ui {
 

@@ -1,16 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/ranks_page.h"
 
-#include "app/jobs/job_runner.h"
-#include "core/ranks/batch_config.h"
-#include "ui/common/image_export.h"
-#include "ui/ranks/batch_config_model.h"
-#include "ui/ranks/parallel_config_form.h"
-#include "ui/ranks/rank_details.h"
-#include "ui/ranks/rank_grid_view.h"
-#include "ui/ranks/rank_grid_widget.h"
-#include "ui/ranks/tracer_panel.h"
-
 #include <QAction>
 #include <QComboBox>
 #include <QFile>
@@ -28,6 +18,16 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include "app/jobs/job_runner.h"
+#include "core/ranks/batch_config.h"
+#include "ui/common/image_export.h"
+#include "ui/ranks/batch_config_model.h"
+#include "ui/ranks/parallel_config_form.h"
+#include "ui/ranks/rank_details.h"
+#include "ui/ranks/rank_grid_view.h"
+#include "ui/ranks/rank_grid_widget.h"
+#include "ui/ranks/tracer_panel.h"
 
 namespace stratex::ui {
 
@@ -116,7 +116,8 @@ RanksPage::RanksPage(QWidget* parent)
         connect(button, &QToolButton::clicked, this, slot);
         toolbar->addWidget(button);
     };
-    addTool(QStringLiteral("−"), tr("Zoom out (−, Ctrl+wheel)"), [this] { m_grid->setCellSize(m_grid->cellSize() * 4 / 5); });
+    addTool(QStringLiteral("−"), tr("Zoom out (−, Ctrl+wheel)"),
+        [this] { m_grid->setCellSize(m_grid->cellSize() * 4 / 5); });
     addTool(QStringLiteral("+"), tr("Zoom in (+, Ctrl+wheel)"),
         [this] { m_grid->setCellSize(std::max(m_grid->cellSize() + 1, m_grid->cellSize() * 5 / 4)); });
     addTool(tr("Fit"), tr("Fit the grid to the window (0)"), [this] { m_grid->zoomToFit(); });
@@ -155,7 +156,8 @@ RanksPage::RanksPage(QWidget* parent)
         [this] { m_grid->setColourKind(static_cast<GroupKind>(m_colourBy->currentData().toInt())); });
     connect(m_highlight, &QComboBox::currentIndexChanged, this,
         [this] { m_grid->setHighlightKind(static_cast<GroupKind>(m_highlight->currentData().toInt())); });
-    connect(m_grid, &RankGridWidget::rankSelected, this, [this](int rank) { m_details->showRank(m_grid->view(), rank); });
+    connect(
+        m_grid, &RankGridWidget::rankSelected, this, [this](int rank) { m_details->showRank(m_grid->view(), rank); });
     connect(m_details, &RankDetails::highlightKindRequested, this,
         [this](GroupKind kind) { m_highlight->setCurrentIndex(m_highlight->findData(int(kind))); });
     connect(m_tracer, &TracerPanel::configActivated, this, [this](int world, int pp, int tp) {
@@ -227,9 +229,9 @@ void RanksPage::showView(std::shared_ptr<const RankGridView> view)
     m_form->setValidation(QString(), derivedText(view->grid));
     m_warnings->clear();
     for (const LayoutWarning& warning : view->warnings) {
-        auto* item = new QListWidgetItem(style()->standardIcon(warning.severity == Severity::Warning
-                                             ? QStyle::SP_MessageBoxWarning
-                                             : QStyle::SP_MessageBoxInformation),
+        auto* item = new QListWidgetItem(
+            style()->standardIcon(warning.severity == Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                        : QStyle::SP_MessageBoxInformation),
             QString::fromStdString(warning.message), m_warnings);
         item->setToolTip(QString::fromStdString(warning.code));
     }
@@ -237,7 +239,8 @@ void RanksPage::showView(std::shared_ptr<const RankGridView> view)
         new QListWidgetItem(tr("No warnings for this layout"), m_warnings);
     // A new band shape (world or pipeline size changed) gets a fresh fit; other edits keep the zoom.
     const RankGridView* previous = m_grid->view();
-    const bool refit = !previous || previous->ranksPerBand != view->ranksPerBand || previous->stages() != view->stages();
+    const bool refit
+        = !previous || previous->ranksPerBand != view->ranksPerBand || previous->stages() != view->stages();
     m_grid->setView(view);
     if (refit)
         m_grid->zoomToFit();
@@ -260,8 +263,8 @@ bool RanksPage::exportGridImage(const QString& path, QString* error) const
 
 void RanksPage::exportGridImageWithDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export rank grid"), QStringLiteral("rank-grid.png"),
-        imageFileFilter());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export rank grid"), QStringLiteral("rank-grid.png"), imageFileFilter());
     if (path.isEmpty())
         return;
     QString error;
@@ -307,7 +310,8 @@ void RanksPage::restoreSettings(QSettings& settings)
         config.cp = settings.value(QStringLiteral("cp"), 1).toInt();
         config.ep = settings.value(QStringLiteral("ep"), 1).toInt();
         config.etp = settings.value(QStringLiteral("etp"), 0).toInt();
-        config.order = settings.value(QStringLiteral("order"), QString::fromLatin1(kDefaultOrder)).toString().toStdString();
+        config.order
+            = settings.value(QStringLiteral("order"), QString::fromLatin1(kDefaultOrder)).toString().toStdString();
         config.gpusPerNode = settings.value(QStringLiteral("gpusPerNode"), 8).toInt();
         m_form->setConfig(config);
     }
@@ -325,10 +329,11 @@ void RanksPage::restoreSettings(QSettings& settings)
         tracer.microBatchSize = settings.value(QStringLiteral("tracerMicroBatchSize"), 1).toInt();
         tracer.microBatches = settings.value(QStringLiteral("tracerMicroBatches"), 0).toInt();
         tracer.globalBatch = settings.value(QStringLiteral("tracerGlobalBatch"), 0).toInt();
-        tracer.selection = settings.value(QStringLiteral("tracerMoe"), false).toBool() ? TraceSelection::Moe
-                                                                                         : TraceSelection::Dense;
+        tracer.selection
+            = settings.value(QStringLiteral("tracerMoe"), false).toBool() ? TraceSelection::Moe : TraceSelection::Dense;
         m_tracer->setSettings(tracer);
-        m_tracer->setCommandTemplate(settings.value(QStringLiteral("tracerCommand"), m_tracer->commandTemplate()).toString());
+        m_tracer->setCommandTemplate(
+            settings.value(QStringLiteral("tracerCommand"), m_tracer->commandTemplate()).toString());
     }
     settings.endGroup();
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
+
 #include "core/ranks/parallel_config.h"
 #include "ui/page.h"
-
-#include <memory>
 
 class QAction;
 class QComboBox;

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/tracer_panel.h"
 
-#include "app/jobs/job_runner.h"
-#include "core/common/atomic_file.h"
-#include "core/common/error.h"
-#include "core/export/tracer_script.h"
-#include "ui/ranks/batch_config_model.h"
-
 #include <QCheckBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -21,6 +15,12 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include "app/jobs/job_runner.h"
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
+#include "core/export/tracer_script.h"
+#include "ui/ranks/batch_config_model.h"
 
 namespace stratex::ui {
 
@@ -125,9 +125,8 @@ TracerPanel::TracerPanel(QWidget* parent)
             Q_EMIT configActivated(input.world, input.pp, input.tp);
         }
     });
-    connect(m_runner, &app::JobRunner::failed, this, [this](const QString& message) {
-        m_summary->setText(tr("Planning failed: %1").arg(message));
-    });
+    connect(m_runner, &app::JobRunner::failed, this,
+        [this](const QString& message) { m_summary->setText(tr("Planning failed: %1").arg(message)); });
     connect(m_exportRunner, &app::JobRunner::failed, this, [this](const QString& message) {
         Q_EMIT exportFailed(message);
         Q_EMIT statusMessage(tr("Tracer script not written: %1").arg(message));
@@ -252,7 +251,8 @@ void TracerPanel::addConfig()
         config.world = m_layout.world;
         config.pp = m_layout.pp;
         config.tp = m_layout.tp;
-        config.source = std::to_string(config.world) + " " + std::to_string(config.pp) + " " + std::to_string(config.tp);
+        config.source
+            = std::to_string(config.world) + " " + std::to_string(config.pp) + " " + std::to_string(config.tp);
     }
     m_model->appendConfig(config);
     m_table->selectRow(m_model->rowCount() - 1);
@@ -283,8 +283,8 @@ bool TracerPanel::loadBatchFile(const QString& path, QString* error)
 
 void TracerPanel::loadBatchFileWithDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load tracer batch configs"), QString(),
-        tr("Batch configs (*.txt *.conf *.cfg);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load tracer batch configs"), QString(), tr("Batch configs (*.txt *.conf *.cfg);;All files (*)"));
     if (path.isEmpty())
         return;
     QString error;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QWidget>
+
 #include "core/ranks/parallel_config.h"
 #include "core/ranks/tracer_plan.h"
-
-#include <QWidget>
 
 class QCheckBox;
 class QLabel;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/layer_strategy_strip.h"
 
-#include "ui/common/categorical_palette.h"
+#include <bit>
 
 #include <QHelpEvent>
 #include <QLocale>
 #include <QPainter>
 #include <QToolTip>
 
-#include <bit>
+#include "ui/common/categorical_palette.h"
 
 namespace stratex::ui {
 
@@ -89,7 +89,8 @@ void LayerStrategyStrip::paintEvent(QPaintEvent*)
             p.fillRect(QRect(cell.left(), kCellTop - 5, cell.width(), 4), text);
         if (cell.width() >= 22) {
             p.setPen(contrastingTextColor(fill));
-            p.drawText(cell, Qt::AlignCenter, QStringLiteral("%1%2").arg(s.ulysses() ? QStringLiteral("sp") : QStringLiteral("tp")).arg(s.tpsp()));
+            p.drawText(cell, Qt::AlignCenter,
+                QStringLiteral("%1%2").arg(s.ulysses() ? QStringLiteral("sp") : QStringLiteral("tp")).arg(s.tpsp()));
         }
         if (breakdown.stage != previousStage) {
             p.setPen(text);
@@ -141,7 +142,8 @@ bool LayerStrategyStrip::event(QEvent* event)
                 .arg(QString::fromStdString(b.strategy.notation()))
                 .arg(QLocale::c().toString(b.time.sync_s * 1000.0, 'f', 2))
                 .arg(b.memory.weight_mb)
-                .arg(QLocale::c().toString(b.memory.model_states_mb, 'f', 0), QLocale::c().toString(b.memory.activation_mb, 'f', 0)),
+                .arg(QLocale::c().toString(b.memory.model_states_mb, 'f', 0),
+                    QLocale::c().toString(b.memory.activation_mb, 'f', 0)),
             this, cellRect(layer));
         return true;
     }

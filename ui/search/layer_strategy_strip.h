@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/search/evaluate.h"
+#include <optional>
 
 #include <QWidget>
 
-#include <optional>
+#include "core/search/evaluate.h"
 
 namespace stratex::ui {
 

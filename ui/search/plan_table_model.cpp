@@ -12,7 +12,8 @@ QString embeddingSummary(const Plan& plan)
     QStringList parts { QStringLiteral("vtp %1").arg(plan.vtp()) };
     if (plan.vsp())
         parts << QObject::tr("Ulysses");
-    parts << (plan.embedSdp() ? QObject::tr("ZeRO-3") : QString::fromUtf8(cost::dpTypeName(plan.default_dp_type).data()));
+    parts << (plan.embedSdp() ? QObject::tr("ZeRO-3")
+                              : QString::fromUtf8(cost::dpTypeName(plan.default_dp_type).data()));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -37,7 +38,8 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     if (!p)
         return {};
     if (role == Qt::TextAlignmentRole)
-        return int((index.column() == LayersColumn || index.column() == EmbeddingColumn ? Qt::AlignLeft : Qt::AlignRight)
+        return int(
+            (index.column() == LayersColumn || index.column() == EmbeddingColumn ? Qt::AlignLeft : Qt::AlignRight)
             | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == LayersColumn)
         return QString::fromStdString(p->layerSummary());
@@ -48,7 +50,8 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     case RankColumn:
         return index.row() + 1;
     case ThroughputColumn:
-        return raw ? QVariant(p->throughput_samples_per_s) : QVariant(QLocale::c().toString(p->throughput_samples_per_s, 'f', 3));
+        return raw ? QVariant(p->throughput_samples_per_s)
+                   : QVariant(QLocale::c().toString(p->throughput_samples_per_s, 'f', 3));
     case TimeColumn:
         return raw ? QVariant(p->time_cost_s) : QVariant(QLocale::c().toString(p->time_cost_s, 'f', 4));
     case MemoryColumn:

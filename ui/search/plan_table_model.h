@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/search/plan.h"
+#include <vector>
 
 #include <QAbstractTableModel>
 
-#include <vector>
+#include "core/search/plan.h"
 
 namespace stratex::ui {
 

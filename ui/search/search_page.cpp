@@ -1,21 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/search_page.h"
 
-#include "app/jobs/job_runner.h"
-#include "core/cost/cost_model.h"
-#include "core/export/galvatron_config.h"
-#include "core/export/megatron_args.h"
-#include "core/export/paddle_config.h"
-#include "core/planner/galvatron_layer_cost_model.h"
-#include "core/planner/simulator.h"
-#include "core/search/plan_timeline.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_inputs.h"
-#include "ui/search/layer_strategy_strip.h"
-#include "ui/search/plan_table_model.h"
-#include "ui/search/search_settings_form.h"
-#include "ui/search/stage_memory_chart.h"
-
 #include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
@@ -32,6 +17,21 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include "app/jobs/job_runner.h"
+#include "core/cost/cost_model.h"
+#include "core/export/galvatron_config.h"
+#include "core/export/megatron_args.h"
+#include "core/export/paddle_config.h"
+#include "core/planner/galvatron_layer_cost_model.h"
+#include "core/planner/simulator.h"
+#include "core/search/plan_timeline.h"
+#include "core/search/search_engine.h"
+#include "core/search/search_inputs.h"
+#include "ui/search/layer_strategy_strip.h"
+#include "ui/search/plan_table_model.h"
+#include "ui/search/search_settings_form.h"
+#include "ui/search/stage_memory_chart.h"
 
 namespace stratex::ui {
 
@@ -50,7 +50,8 @@ namespace {
 QString planHeadline(const Plan& plan)
 {
     return QObject::tr("%1 samples/s · %2 s per iteration · global batch %3 in %4 micro-batches · pp %5 · peak %6 MB")
-        .arg(QLocale::c().toString(plan.throughput_samples_per_s, 'f', 3), QLocale::c().toString(plan.time_cost_s, 'f', 4))
+        .arg(QLocale::c().toString(plan.throughput_samples_per_s, 'f', 3),
+            QLocale::c().toString(plan.time_cost_s, 'f', 4))
         .arg(plan.gbsz)
         .arg(plan.chunks)
         .arg(plan.pp)
@@ -180,9 +181,8 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &SearchPage::cancelSearch);
     connect(m_planSet, &QComboBox::currentIndexChanged, this, &SearchPage::showPlanSet);
     connect(m_timeline, &QPushButton::clicked, this, &SearchPage::showSelectedPlanTimeline);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row()));
-    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row())); });
     connect(m_searchRunner, &app::JobRunner::runningChanged, this, [this](bool running) {
         m_run->setEnabled(!running);
         m_cancel->setEnabled(running);
@@ -191,9 +191,8 @@ SearchPage::SearchPage(QWidget* parent)
         m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
         Q_EMIT statusMessage(message);
     });
-    connect(m_searchRunner, &app::JobRunner::cancelled, this, [this] {
-        m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>"));
-    });
+    connect(m_searchRunner, &app::JobRunner::cancelled, this,
+        [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
     connect(m_evaluateRunner, &app::JobRunner::failed, this, &Page::statusMessage);
 }
 
@@ -257,9 +256,8 @@ void SearchPage::runSearch()
             const SearchInputs inputs = loadSearchInputs(request, settings, seqGiven, modelGiven);
             auto model = std::make_shared<const cost::CostModel>(buildCostModel(inputs, settings));
             auto outcome = std::make_shared<Outcome>();
-            outcome->result = search::search(*model, settings, progress, threads, topK, [post, this](const Plan& plan) {
-                post([this, plan] { showBestSoFar(plan); });
-            });
+            outcome->result = search::search(*model, settings, progress, threads, topK,
+                [post, this](const Plan& plan) { post([this, plan] { showBestSoFar(plan); }); });
             outcome->settings = settings;
             outcome->model = std::move(model);
             return std::shared_ptr<const Outcome>(std::move(outcome));
@@ -274,7 +272,8 @@ void SearchPage::cancelSearch()
 
 void SearchPage::showBestSoFar(const Plan& plan)
 {
-    m_best->setText(tr("<b>Best so far</b>: %1<br>%2").arg(planHeadline(plan), QString::fromStdString(plan.layerSummary()).toHtmlEscaped()));
+    m_best->setText(tr("<b>Best so far</b>: %1<br>%2")
+                        .arg(planHeadline(plan), QString::fromStdString(plan.layerSummary()).toHtmlEscaped()));
 }
 
 void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
@@ -282,11 +281,13 @@ void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
     m_outcome = std::move(outcome);
     const SearchResult& result = m_outcome->result;
     if (result.best) {
-        m_best->setText(tr("<b>Best plan</b>: %1<br>%2 · embedding %3")
-                            .arg(planHeadline(*result.best), QString::fromStdString(result.best->layerSummary()).toHtmlEscaped(),
-                                embeddingSummary(*result.best)));
+        m_best->setText(
+            tr("<b>Best plan</b>: %1<br>%2 · embedding %3")
+                .arg(planHeadline(*result.best), QString::fromStdString(result.best->layerSummary()).toHtmlEscaped(),
+                    embeddingSummary(*result.best)));
     } else {
-        m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.").arg(m_outcome->settings.memory_constraint_gb));
+        m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.")
+                            .arg(m_outcome->settings.memory_constraint_gb));
     }
     QString stats = tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
                         .arg(result.stats.tasks)
@@ -328,7 +329,8 @@ void SearchPage::selectPlan(const Plan* plan)
     const std::shared_ptr<const Outcome> outcome = m_outcome;
     const Plan chosen = *plan;
     m_evaluateRunner->start<Evaluation>(
-        tr("Costing the plan"), [outcome, chosen](ProgressSink&) { return evaluate(*outcome->model, outcome->settings, chosen); },
+        tr("Costing the plan"),
+        [outcome, chosen](ProgressSink&) { return evaluate(*outcome->model, outcome->settings, chosen); },
         [this](Evaluation evaluation) {
             m_evaluation = std::move(evaluation);
             m_strip->setEvaluation(m_evaluation);
@@ -362,7 +364,8 @@ QString SearchPage::defaultExportName(ExportKind kind) const
 {
     switch (kind) {
     case ExportKind::Galvatron:
-        return m_outcome ? QString::fromStdString(exporting::galvatronConfigFileName(m_outcome->settings, m_outcome->settings.model.name))
+        return m_outcome ? QString::fromStdString(
+                   exporting::galvatronConfigFileName(m_outcome->settings, m_outcome->settings.model.name))
                          : QStringLiteral("galvatron_config.json");
     case ExportKind::PaddleConfig:
         return QStringLiteral("fine_grained_config.json");

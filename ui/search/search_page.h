@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
+#include <optional>
+
 #include "core/search/evaluate.h"
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
 #include "ui/page.h"
 #include "ui/timeline/timeline_request.h"
-
-#include <memory>
-#include <optional>
 
 class QAction;
 class QComboBox;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/search_settings_form.h"
 
-#include "core/search/setting_info.h"
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -14,6 +12,8 @@
 #include <QPushButton>
 #include <QThread>
 #include <QVBoxLayout>
+
+#include "core/search/setting_info.h"
 
 namespace stratex::ui {
 
@@ -29,7 +29,8 @@ QString toolTipFor(const char* flag)
     QString tip = QString::fromUtf8(info->help.data(), qsizetype(info->help.size()));
     tip += QStringLiteral("\n(--%1").arg(QString::fromLatin1(flag));
     if (!info->galvatron.empty())
-        tip += QStringLiteral(", Galvatron: %1").arg(QString::fromUtf8(info->galvatron.data(), qsizetype(info->galvatron.size())));
+        tip += QStringLiteral(", Galvatron: %1")
+                   .arg(QString::fromUtf8(info->galvatron.data(), qsizetype(info->galvatron.size())));
     return tip + QLatin1Char(')');
 }
 
@@ -99,8 +100,8 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     addSpin(batch, "max-bsz", tr("Range to"), 1, 1 << 20, 64);
     addSpin(batch, "bsz-scale", tr("Range step"), 1, 1 << 20, 8);
     addSpin(batch, "settle-chunk", tr("Micro-batches"), -1, 1 << 20, -1, tr("every divisor"));
-    addCombo(batch, "uneven-batch", tr("Uneven batches"), { QStringLiteral("honest"), QStringLiteral("skip"),
-                                                              QStringLiteral("galvatron") });
+    addCombo(batch, "uneven-batch", tr("Uneven batches"),
+        { QStringLiteral("honest"), QStringLiteral("skip"), QStringLiteral("galvatron") });
 
     auto* model = group(tr("Model"), this);
     addSpin(model, "seq-length", tr("Sequence length"), 0, 1 << 22, 0, tr("from the profile"));
@@ -123,8 +124,8 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     addCheck(space, "disable-embedding-lmhead-sp", tr("no vocab SP"));
 
     auto* training = group(tr("Training"), this);
-    addCombo(training, "mixed-precision", tr("Precision"), { QStringLiteral("bf16"), QStringLiteral("fp16"),
-                                                               QStringLiteral("fp32") });
+    addCombo(training, "mixed-precision", tr("Precision"),
+        { QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32") });
     addCombo(training, "default-dp-type", tr("Default DP"), { QStringLiteral("zero2"), QStringLiteral("ddp") });
     addCombo(training, "pipeline-type", tr("Pipeline"), { QStringLiteral("pipedream_flush"), QStringLiteral("gpipe") });
     addCheck(training, "async-grad-reduce", tr("async gradient reduce"))->setChecked(true);
@@ -132,9 +133,10 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     addCheck(training, "global-memory-buffer", tr("global memory buffer"))->setChecked(true);
 
     auto* profiling = group(tr("Profiling and engine"), this);
-    addCombo(profiling, "time-profile-mode", tr("Time profile"), { QStringLiteral("sequence"), QStringLiteral("batch"),
-                                                                     QStringLiteral("static") });
-    addCombo(profiling, "memory-profile-mode", tr("Memory profile"), { QStringLiteral("static"), QStringLiteral("sequence") });
+    addCombo(profiling, "time-profile-mode", tr("Time profile"),
+        { QStringLiteral("sequence"), QStringLiteral("batch"), QStringLiteral("static") });
+    addCombo(profiling, "memory-profile-mode", tr("Memory profile"),
+        { QStringLiteral("static"), QStringLiteral("sequence") });
     m_costmodelCoe->setRange(0.01, 100);
     m_costmodelCoe->setDecimals(3);
     m_costmodelCoe->setValue(1.0);
@@ -161,8 +163,8 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
         connect(edit, &QLineEdit::textChanged, this, &SearchSettingsForm::changed);
 }
 
-QSpinBox* SearchSettingsForm::addSpin(QWidget* group, const char* flag, const QString& label, int low, int high,
-    int value, const QString& special)
+QSpinBox* SearchSettingsForm::addSpin(
+    QWidget* group, const char* flag, const QString& label, int low, int high, int value, const QString& special)
 {
     auto* box = new QSpinBox(group);
     box->setObjectName(QString::fromLatin1(flag));
@@ -177,7 +179,8 @@ QSpinBox* SearchSettingsForm::addSpin(QWidget* group, const char* flag, const QS
     return box;
 }
 
-QComboBox* SearchSettingsForm::addCombo(QWidget* group, const char* flag, const QString& label, const QStringList& items)
+QComboBox* SearchSettingsForm::addCombo(
+    QWidget* group, const char* flag, const QString& label, const QStringList& items)
 {
     auto* box = new QComboBox(group);
     box->setObjectName(QString::fromLatin1(flag));
@@ -258,7 +261,8 @@ SearchSettings SearchSettingsForm::settings() const
     s.async_grad_reduce = check("async-grad-reduce");
     s.sequence_parallel = check("sequence-parallel");
     s.global_memory_buffer = check("global-memory-buffer");
-    s.time_profile_mode = profile::parseTimeProfileMode(combo("time-profile-mode")).value_or(profile::TimeProfileMode::Sequence);
+    s.time_profile_mode
+        = profile::parseTimeProfileMode(combo("time-profile-mode")).value_or(profile::TimeProfileMode::Sequence);
     s.memory_profile_mode
         = profile::parseMemoryProfileMode(combo("memory-profile-mode")).value_or(profile::MemoryProfileMode::Static);
     s.costmodel_coe = m_costmodelCoe->value();

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/profile/profile_discovery.h"
-#include "core/search/search_settings.h"
+#include <map>
 
 #include <QWidget>
 
-#include <map>
+#include "core/profile/profile_discovery.h"
+#include "core/search/search_settings.h"
 
 class QCheckBox;
 class QComboBox;

@@ -46,7 +46,8 @@ void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
         *layers << stage.layer_memory_mb;
         *embedding << stage.embedding_memory_mb;
         *buffer << stage.global_buffer_mb;
-        *reserve << std::max(0, stage.memory_cost_mb - stage.layer_memory_mb - stage.embedding_memory_mb - stage.global_buffer_mb);
+        *reserve << std::max(
+            0, stage.memory_cost_mb - stage.layer_memory_mb - stage.embedding_memory_mb - stage.global_buffer_mb);
         categories << tr("stage %1").arg(stage.stage);
         highest = std::max(highest, stage.memory_cost_mb);
     }

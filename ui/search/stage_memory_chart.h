@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/search/evaluate.h"
-
 #include <QChartView>
+
+#include "core/search/evaluate.h"
 
 namespace stratex::ui {
 

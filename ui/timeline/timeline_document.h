@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/planner/timeline.h"
+#include <vector>
 
 #include <QString>
 
-#include <vector>
+#include "core/planner/timeline.h"
 
 namespace stratex::ui {
 

@@ -1,15 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/timeline/timeline_page.h"
 
-#include "app/jobs/job_runner.h"
-#include "core/common/atomic_file.h"
-#include "core/common/json_reader.h"
-#include "core/export/chrome_trace.h"
-#include "ui/common/image_export.h"
-#include "ui/timeline/timeline_document.h"
-#include "ui/timeline/timeline_painter.h"
-#include "ui/timeline/timeline_widget.h"
-
 #include <QAction>
 #include <QComboBox>
 #include <QFile>
@@ -22,6 +13,15 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QVBoxLayout>
+
+#include "app/jobs/job_runner.h"
+#include "core/common/atomic_file.h"
+#include "core/common/json_reader.h"
+#include "core/export/chrome_trace.h"
+#include "ui/common/image_export.h"
+#include "ui/timeline/timeline_document.h"
+#include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/timeline_widget.h"
 
 namespace stratex::ui {
 
@@ -123,9 +123,8 @@ TimelinePage::TimelinePage(QWidget* parent)
     connect(m_exportImage, &QAction::triggered, this, &TimelinePage::exportImageWithDialog);
     connect(traceButton, &QPushButton::clicked, this, &TimelinePage::exportChromeTraceWithDialog);
     connect(m_exportTrace, &QAction::triggered, this, &TimelinePage::exportChromeTraceWithDialog);
-    connect(m_exportRunner, &app::JobRunner::failed, this, [this](const QString& message) {
-        Q_EMIT statusMessage(tr("Chrome trace not written: %1").arg(message));
-    });
+    connect(m_exportRunner, &app::JobRunner::failed, this,
+        [this](const QString& message) { Q_EMIT statusMessage(tr("Chrome trace not written: %1").arg(message)); });
     connect(m_first, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updatingBoxes)
             simulateSelection();
@@ -134,9 +133,8 @@ TimelinePage::TimelinePage(QWidget* parent)
         if (!m_updatingBoxes)
             simulateSelection();
     });
-    connect(m_simulateRunner, &app::JobRunner::failed, this, [this](const QString& message) {
-        m_summary->setText(tr("Simulation failed: %1").arg(message));
-    });
+    connect(m_simulateRunner, &app::JobRunner::failed, this,
+        [this](const QString& message) { m_summary->setText(tr("Simulation failed: %1").arg(message)); });
     connect(m_loadRunner, &app::JobRunner::failed, this, [this](const QString& message) {
         m_summary->setText(tr("Cannot open cases: %1").arg(message));
         Q_EMIT statusMessage(message);
@@ -183,8 +181,8 @@ bool TimelinePage::openFile(const QString& path, QString* error)
 
 void TimelinePage::openCasesWithDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open simulation cases"), QString(),
-        tr("Simulation cases (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open simulation cases"), QString(), tr("Simulation cases (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -197,7 +195,8 @@ void TimelinePage::loadCases(const QString& label, QByteArray json, const QStrin
     m_loadRunner->start<std::vector<SimulationCase>>(
         tr("Reading %1").arg(QFileInfo(fileName).fileName()),
         [json = std::move(json), file = fileName.toStdString()](ProgressSink&) {
-            const JsonDocument document = JsonDocument::parse(std::string_view(json.constData(), std::size_t(json.size())), file);
+            const JsonDocument document
+                = JsonDocument::parse(std::string_view(json.constData(), std::size_t(json.size())), file);
             return readSimulationCases(document.root());
         },
         [this, label](std::vector<SimulationCase> cases) {
@@ -346,8 +345,8 @@ bool TimelinePage::exportImage(const QString& path, QString* error) const
 
 void TimelinePage::exportImageWithDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"), QStringLiteral("timeline.png"),
-        imageFileFilter());
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Export timeline"), QStringLiteral("timeline.png"), imageFileFilter());
     if (path.isEmpty())
         return;
     QString error;
@@ -386,8 +385,8 @@ void TimelinePage::exportChromeTrace(const QString& path)
 
 void TimelinePage::exportChromeTraceWithDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("timeline.trace.json"),
-        tr("Chrome trace (*.json);;All files (*)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"),
+        QStringLiteral("timeline.trace.json"), tr("Chrome trace (*.json);;All files (*)"));
     if (!path.isEmpty())
         exportChromeTrace(path);
 }

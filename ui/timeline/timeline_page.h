@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
+#include <optional>
+#include <vector>
+
 #include "core/planner/sim_cases.h"
 #include "core/planner/timeline.h"
 #include "ui/page.h"
 #include "ui/timeline/timeline_request.h"
-
-#include <memory>
-#include <optional>
-#include <vector>
 
 class QAction;
 class QComboBox;

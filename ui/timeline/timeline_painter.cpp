@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/timeline/timeline_painter.h"
 
-#include "ui/timeline/timeline_document.h"
-#include "ui/timeline/timeline_geometry.h"
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
 
 #include <QFontMetrics>
 #include <QLocale>
 #include <QPainter>
 #include <QPolygonF>
 
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <limits>
+#include "ui/timeline/timeline_document.h"
+#include "ui/timeline/timeline_geometry.h"
 
 namespace stratex::ui {
 
@@ -27,7 +27,8 @@ QColor timelineOpColor(const TimelineOp& op)
         std::array<std::array<QColor, kShades>, 5> colours;
         for (std::size_t kind = 0; kind < 5; ++kind) {
             for (int shade = 0; shade < kShades; ++shade)
-                colours[kind][std::size_t(shade)] = QColor::fromRgb(QColor(bases[kind]).lighter(100 + shade * 14).rgb());
+                colours[kind][std::size_t(shade)]
+                    = QColor::fromRgb(QColor(bases[kind]).lighter(100 + shade * 14).rgb());
         }
         return colours;
     }();
@@ -36,8 +37,10 @@ QColor timelineOpColor(const TimelineOp& op)
 
 std::pair<std::size_t, std::size_t> visibleOps(const std::vector<TimelineOp>& ops, double t0_us, double t1_us)
 {
-    const auto first = std::partition_point(ops.begin(), ops.end(), [t0_us](const TimelineOp& op) { return op.endUs() < t0_us; });
-    const auto last = std::partition_point(first, ops.end(), [t1_us](const TimelineOp& op) { return op.start_us <= t1_us; });
+    const auto first
+        = std::partition_point(ops.begin(), ops.end(), [t0_us](const TimelineOp& op) { return op.endUs() < t0_us; });
+    const auto last
+        = std::partition_point(first, ops.end(), [t1_us](const TimelineOp& op) { return op.start_us <= t1_us; });
     return { std::size_t(first - ops.begin()), std::size_t(last - ops.begin()) };
 }
 
@@ -48,7 +51,9 @@ const TimelineOp* opAtTime(const std::vector<TimelineOp>& ops, double time_us, d
     double bestDistance = 0;
     for (std::size_t i = first; i < last; ++i) {
         const TimelineOp& op = ops[i];
-        const double distance = time_us < op.start_us ? op.start_us - time_us : time_us > op.endUs() ? time_us - op.endUs() : 0;
+        const double distance = time_us < op.start_us ? op.start_us - time_us
+            : time_us > op.endUs()                    ? time_us - op.endUs()
+                                                      : 0;
         if (!best || distance < bestDistance) {
             best = &op;
             bestDistance = distance;
@@ -75,8 +80,8 @@ QString opLabel(const TimelineOp& op)
 
 QColor dimmedColor(const QColor& colour, const QColor& background)
 {
-    return QColor::fromRgbF(colour.redF() * 0.3 + background.redF() * 0.7, colour.greenF() * 0.3 + background.greenF() * 0.7,
-        colour.blueF() * 0.3 + background.blueF() * 0.7);
+    return QColor::fromRgbF(colour.redF() * 0.3 + background.redF() * 0.7,
+        colour.greenF() * 0.3 + background.greenF() * 0.7, colour.blueF() * 0.3 + background.blueF() * 0.7);
 }
 
 // Ticks at 1, 2 or 5 times a power of ten, at least `minPixels` apart.
@@ -94,7 +99,8 @@ double tickStepUs(double spanUs, double width, double minPixels)
 QString timeLabel(double us, double step)
 {
     if (step >= 1000)
-        return QStringLiteral("%1 ms").arg(QLocale::c().toString(us / 1000.0, 'f', step >= 10000 ? 0 : (step >= 1000 ? 1 : 2)));
+        return QStringLiteral("%1 ms").arg(
+            QLocale::c().toString(us / 1000.0, 'f', step >= 10000 ? 0 : (step >= 1000 ? 1 : 2)));
     return QStringLiteral("%1 µs").arg(QLocale::c().toString(us, 'f', step >= 1 ? 0 : 2));
 }
 
@@ -167,8 +173,9 @@ void paintLane(const Frame& f, const std::vector<TimelineOp>& ops, QRect lane, b
             }
             if (!selecting) {
                 const double covered = f.style.zoom.mapXToTime(run.right() + 1 - f.trackLeft, f.trackWidth);
-                const auto next = std::partition_point(ops.begin() + std::ptrdiff_t(i) + 1,
-                    ops.begin() + std::ptrdiff_t(last), [covered](const TimelineOp& later) { return later.endUs() < covered; });
+                const auto next
+                    = std::partition_point(ops.begin() + std::ptrdiff_t(i) + 1, ops.begin() + std::ptrdiff_t(last),
+                        [covered](const TimelineOp& later) { return later.endUs() < covered; });
                 i = std::size_t(next - ops.begin()) - 1;
             }
             continue;
@@ -250,8 +257,8 @@ void paintMemory(const Frame& f, const std::vector<planner::MemorySample>& sampl
         return lane.bottom() - (lane.height() - 2) * std::clamp((mb - floorMb) / (scaleMb - floorMb), 0.0, 1.0);
     };
     const TimeRange visible = f.style.zoom.visible();
-    auto it = std::partition_point(samples.begin(), samples.end(),
-        [&](const planner::MemorySample& s) { return s.time_us <= visible.start_us; });
+    auto it = std::partition_point(
+        samples.begin(), samples.end(), [&](const planner::MemorySample& s) { return s.time_us <= visible.start_us; });
     if (it != samples.begin())
         --it;
     PixelPolyline curve;
@@ -293,7 +300,8 @@ void paintDeviceLabel(const Frame& f, const TimelinePlanView& plan, int device, 
         2 * TimelineGeometry::kCommHeight + TimelineGeometry::kMemoryHeight);
     p.drawText(second, Qt::AlignLeft | Qt::AlignVCenter,
         QObject::tr("busy %1 % · peak %2 GB")
-            .arg(QLocale::c().toString(use.busy_percent, 'f', 1), QLocale::c().toString(timeline.peak_memory_mb / 1000.0, 'f', 2)));
+            .arg(QLocale::c().toString(use.busy_percent, 'f', 1),
+                QLocale::c().toString(timeline.peak_memory_mb / 1000.0, 'f', 2)));
 }
 
 } // namespace
@@ -301,9 +309,9 @@ void paintDeviceLabel(const Frame& f, const TimelinePlanView& plan, int device, 
 void paintTimeline(QPainter& painter, const TimelineDocument& document, const TimelineStyle& style, QSize size)
 {
     const TimelineGeometry geometry(document);
-    const Frame f { painter, style, TimelineGeometry::kLabelWidth, std::max(1, size.width() - TimelineGeometry::kLabelWidth),
-        TimelineGeometry::kRulerHeight - style.scrollY, style.palette.color(QPalette::Base),
-        style.palette.color(QPalette::Text) };
+    const Frame f { painter, style, TimelineGeometry::kLabelWidth,
+        std::max(1, size.width() - TimelineGeometry::kLabelWidth), TimelineGeometry::kRulerHeight - style.scrollY,
+        style.palette.color(QPalette::Base), style.palette.color(QPalette::Text) };
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, false);
     painter.fillRect(QRect(QPoint(0, 0), size), f.background);
@@ -342,7 +350,8 @@ void paintTimeline(QPainter& painter, const TimelineDocument& document, const Ti
             paintMemory(f, plan.timeline.devices[std::size_t(d)].memory, lane(TimelineLane::Memory), memoryFloor,
                 memoryScale, plan.memoryLimitMb);
             paintDeviceLabel(f, plan, d,
-                QRect(0, top, TimelineGeometry::kLabelWidth, TimelineGeometry::kDeviceHeight - TimelineGeometry::kDeviceGap));
+                QRect(0, top, TimelineGeometry::kLabelWidth,
+                    TimelineGeometry::kDeviceHeight - TimelineGeometry::kDeviceGap));
         }
         // End of this plan's step, when plans of different length share the axis.
         const int end = int(std::lround(f.x(plan.timeline.makespan_us)));

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/planner/timeline.h"
-#include "ui/timeline/timeline_zoom.h"
+#include <utility>
+#include <vector>
 
 #include <QColor>
 #include <QPalette>
 #include <QSize>
 
-#include <utility>
-#include <vector>
+#include "core/planner/timeline.h"
+#include "ui/timeline/timeline_zoom.h"
 
 class QPainter;
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/planner/timeline.h"
+#include <memory>
 
 #include <QList>
 #include <QString>
 
-#include <memory>
+#include "core/planner/timeline.h"
 
 namespace stratex::ui {
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/timeline/timeline_widget.h"
 
+#include <cmath>
+
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLocale>
@@ -9,8 +11,6 @@
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
-
-#include <cmath>
 
 namespace stratex::ui {
 
@@ -69,7 +69,8 @@ QPoint TimelineWidget::viewportPointOf(int plan, int device, TimelineLane lane, 
     if (!m_document)
         return {};
     const QRect rect = TimelineGeometry(*m_document).lane(plan, device, lane, trackWidth());
-    return QPoint(int(std::lround(xOfTime(time_us))), rect.center().y() + TimelineGeometry::kRulerHeight - m_style.scrollY);
+    return QPoint(
+        int(std::lround(xOfTime(time_us))), rect.center().y() + TimelineGeometry::kRulerHeight - m_style.scrollY);
 }
 
 void TimelineWidget::setVisibleRange(TimeRange range)
@@ -147,7 +148,8 @@ QString TimelineWidget::toolTipFor(const OpHit& hit) const
         what = tr("Weight gradient");
         break;
     case OpKind::Send:
-        what = op.grad ? tr("Send gradient to device %1").arg(op.peer) : tr("Send activation to device %1").arg(op.peer);
+        what
+            = op.grad ? tr("Send gradient to device %1").arg(op.peer) : tr("Send activation to device %1").arg(op.peer);
         break;
     case OpKind::Recv:
         what = op.grad ? tr("Receive gradient from device %1").arg(op.peer)
@@ -217,7 +219,8 @@ void TimelineWidget::updateScrollBars()
     horizontalScrollBar()->setRange(0, kScrollResolution - page);
     horizontalScrollBar()->setPageStep(page);
     horizontalScrollBar()->setSingleStep(std::max(1, page / 10));
-    horizontalScrollBar()->setValue(int(std::lround(kScrollResolution * (visible.start_us - trace.start_us) / trace.span())));
+    horizontalScrollBar()->setValue(
+        int(std::lround(kScrollResolution * (visible.start_us - trace.start_us) / trace.span())));
     m_updatingScrollBars = false;
 }
 

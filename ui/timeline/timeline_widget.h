@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/timeline/timeline_document.h"
-#include "ui/timeline/timeline_geometry.h"
-#include "ui/timeline/timeline_painter.h"
+#include <memory>
+#include <optional>
 
 #include <QAbstractScrollArea>
 
-#include <memory>
-#include <optional>
+#include "ui/timeline/timeline_document.h"
+#include "ui/timeline/timeline_geometry.h"
+#include "ui/timeline/timeline_painter.h"
 
 namespace stratex::ui {
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The tracer batch script: bash accepts it, it runs the selected ranks of every valid config
 // with the user's command, logs per rank, and keeps going when a rank fails.
-#include "core/common/error.h"
-#include "core/export/tracer_script.h"
-#include "core/ranks/batch_config.h"
-
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "core/common/error.h"
+#include "core/export/tracer_script.h"
+#include "core/ranks/batch_config.h"
 
 using namespace stratex;
 using namespace stratex::ranks;
@@ -76,12 +76,16 @@ void TestTracerScript::templateExpansion_data()
 {
     QTest::addColumn<QString>("input");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("rank") << "echo {rank}" << "echo ${rank}";
+    QTest::newRow("rank") << "echo {rank}"
+                          << "echo ${rank}";
     QTest::newRow("several") << "run --wrank {rank} --ws {world} --pp {pp} --tp {tp} --dp {dp}"
                              << "run --wrank ${rank} --ws ${world} --pp ${pp} --tp ${tp} --dp ${dp}";
-    QTest::newRow("unknown-kept") << "echo {nope} {rank}" << "echo {nope} ${rank}";
-    QTest::newRow("shell-expansion-kept") << "echo ${HOME} {rank}" << "echo ${HOME} ${rank}";
-    QTest::newRow("unclosed") << "echo {rank" << "echo {rank";
+    QTest::newRow("unknown-kept") << "echo {nope} {rank}"
+                                  << "echo {nope} ${rank}";
+    QTest::newRow("shell-expansion-kept") << "echo ${HOME} {rank}"
+                                          << "echo ${HOME} ${rank}";
+    QTest::newRow("unclosed") << "echo {rank"
+                              << "echo {rank";
 }
 
 void TestTracerScript::templateExpansion()
@@ -122,7 +126,8 @@ void TestTracerScript::runsSelectedRanksWithEcho()
     // Config 2 is invalid: reported and skipped, config 3 still runs.
     QVERIFY(run.output.contains(QStringLiteral("Skipping configuration 2 (4096 16 3)")));
     const QDir config3(logRoot + QLatin1Char('/') + QString::fromStdString(plans[2].logDir));
-    QCOMPARE(config3.entryList(QDir::Files), (QStringList { QStringLiteral("fake_rank_0.log"), QStringLiteral("fake_rank_8.log") }));
+    QCOMPARE(config3.entryList(QDir::Files),
+        (QStringList { QStringLiteral("fake_rank_0.log"), QStringLiteral("fake_rank_8.log") }));
     QVERIFY(run.output.contains(QStringLiteral("[config 1] rank 512 (2/16)")));
     QVERIFY(run.output.contains(QStringLiteral("Configuration 1 done: 16/16 ranks succeeded, 0 failed")));
     QVERIFY(run.output.contains(QStringLiteral("All configurations done: 18/18 ranks succeeded, 0 failed")));

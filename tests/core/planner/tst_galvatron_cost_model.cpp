@@ -2,6 +2,8 @@
 // The Galvatron profile as the planner's layer cost model: at the profiled sequence length it
 // gives exactly the search's per-layer forward/backward time and activation memory; other lengths
 // scale as b*s/S samples; the planner plans with it.
+#include <QTest>
+
 #include "core/common/error.h"
 #include "core/common/progress.h"
 #include "core/cost/layer_memory.h"
@@ -10,9 +12,8 @@
 #include "core/planner/microbatch_lengths.h"
 #include "core/planner/planner.h"
 #include "core/search/search_inputs.h"
-#include "support/test_paths.h"
 
-#include <QTest>
+#include "support/test_paths.h"
 
 using namespace stratex;
 using namespace stratex::planner;

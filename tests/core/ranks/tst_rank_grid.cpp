@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Megatron's rank grid: documented vectors, an independent brute-force oracle, Megatron's
 // pre-RankGenerator loops, per-rank queries and every error case.
-#include "core/common/error.h"
-#include "core/ranks/rank_grid.h"
-#include "core/ranks/rank_warnings.h"
+#include <algorithm>
+#include <map>
 
 #include <QTest>
 
-#include <algorithm>
-#include <map>
+#include "core/common/error.h"
+#include "core/ranks/rank_grid.h"
+#include "core/ranks/rank_warnings.h"
 
 using namespace stratex;
 using namespace stratex::ranks;
@@ -235,42 +235,64 @@ void TestRankGrid::documentedGroups_data()
 
     // parallel_state.py docstring: 16 GPUs, TP 2, PP 4 (DP 2).
     const ParallelConfig w16 = makeConfig(16, 2, 4);
-    QTest::newRow("w16-tp") << w16 << "tp" << "[[0,1],[2,3],[4,5],[6,7],[8,9],[10,11],[12,13],[14,15]]";
-    QTest::newRow("w16-pp") << w16 << "pp" << "[[0,4,8,12],[1,5,9,13],[2,6,10,14],[3,7,11,15]]";
-    QTest::newRow("w16-dp") << w16 << "dp" << "[[0,2],[1,3],[4,6],[5,7],[8,10],[9,11],[12,14],[13,15]]";
-    QTest::newRow("w16-tp-pp") << w16 << "tp-pp" << "[[0,1,4,5,8,9,12,13],[2,3,6,7,10,11,14,15]]";
-    QTest::newRow("w16-embedding") << w16 << "embedding" << "[[0,12],[1,13],[2,14],[3,15]]";
-    QTest::newRow("w16-position") << w16 << "position-embedding" << "[[0],[1],[2],[3]]";
-    QTest::newRow("w16-tp-dp") << w16 << "tp-dp" << "[[0,1,2,3],[4,5,6,7],[8,9,10,11],[12,13,14,15]]";
+    QTest::newRow("w16-tp") << w16 << "tp"
+                            << "[[0,1],[2,3],[4,5],[6,7],[8,9],[10,11],[12,13],[14,15]]";
+    QTest::newRow("w16-pp") << w16 << "pp"
+                            << "[[0,4,8,12],[1,5,9,13],[2,6,10,14],[3,7,11,15]]";
+    QTest::newRow("w16-dp") << w16 << "dp"
+                            << "[[0,2],[1,3],[4,6],[5,7],[8,10],[9,11],[12,14],[13,15]]";
+    QTest::newRow("w16-tp-pp") << w16 << "tp-pp"
+                               << "[[0,1,4,5,8,9,12,13],[2,3,6,7,10,11,14,15]]";
+    QTest::newRow("w16-embedding") << w16 << "embedding"
+                                   << "[[0,12],[1,13],[2,14],[3,15]]";
+    QTest::newRow("w16-position") << w16 << "position-embedding"
+                                  << "[[0],[1],[2],[3]]";
+    QTest::newRow("w16-tp-dp") << w16 << "tp-dp"
+                               << "[[0,1,2,3],[4,5,6,7],[8,9,10,11],[12,13,14,15]]";
     // CP docstring: 8 GPUs, TP 4, CP 2.
-    QTest::newRow("cp-doc") << makeConfig(8, 4, 1, 2) << "cp" << "[[0,4],[1,5],[2,6],[3,7]]";
+    QTest::newRow("cp-doc") << makeConfig(8, 4, 1, 2) << "cp"
+                            << "[[0,4],[1,5],[2,6],[3,7]]";
     // generate_masked_orthogonal_rank_groups docstring: order tp-pp-dp, sizes 2-2-2.
-    QTest::newRow("tp-pp-dp") << makeConfig(8, 2, 2, 1, 1, 0, "tp-pp-dp") << "dp" << "[[0,4],[1,5],[2,6],[3,7]]";
+    QTest::newRow("tp-pp-dp") << makeConfig(8, 2, 2, 1, 1, 0, "tp-pp-dp") << "dp"
+                              << "[[0,4],[1,5],[2,6],[3,7]]";
     // [tp, dp, pp] = [2, 3, 4], dp groups [0,2,4], [1,3,5], ..., [19,21,23].
-    QTest::newRow("tp-dp-pp-2-3-4") << makeConfig(24, 2, 4, 1, 1, 0, "tp-dp-pp") << "dp"
-                                   << "[[0,2,4],[1,3,5],[6,8,10],[7,9,11],[12,14,16],[13,15,17],[18,20,22],[19,21,23]]";
+    QTest::newRow("tp-dp-pp-2-3-4")
+        << makeConfig(24, 2, 4, 1, 1, 0, "tp-dp-pp") << "dp"
+        << "[[0,2,4],[1,3,5],[6,8,10],[7,9,11],[12,14,16],[13,15,17],[18,20,22],[19,21,23]]";
     // --use-tp-pp-dp-mapping.
     const ParallelConfig ppdp = makeConfig(16, 2, 4, 1, 1, 0, "tp-cp-ep-pp-dp");
-    QTest::newRow("ppdp-pp") << ppdp << "pp" << "[[0,2,4,6],[1,3,5,7],[8,10,12,14],[9,11,13,15]]";
-    QTest::newRow("ppdp-dp") << ppdp << "dp" << "[[0,8],[1,9],[2,10],[3,11],[4,12],[5,13],[6,14],[7,15]]";
+    QTest::newRow("ppdp-pp") << ppdp << "pp"
+                             << "[[0,2,4,6],[1,3,5,7],[8,10,12,14],[9,11,13,15]]";
+    QTest::newRow("ppdp-dp") << ppdp << "dp"
+                             << "[[0,8],[1,9],[2,10],[3,11],[4,12],[5,13],[6,14],[7,15]]";
     // Expert grid with ETP = TP: r = etp + 2 ep + 4 edp + 8 pp.
     const ParallelConfig moe = makeConfig(16, 2, 2, 1, 2);
-    QTest::newRow("moe-expert-tp") << moe << "expert-tp" << "[[0,1],[2,3],[4,5],[6,7],[8,9],[10,11],[12,13],[14,15]]";
-    QTest::newRow("moe-expert-ep") << moe << "expert-ep" << "[[0,2],[1,3],[4,6],[5,7],[8,10],[9,11],[12,14],[13,15]]";
-    QTest::newRow("moe-expert-dp") << moe << "expert-dp" << "[[0,4],[1,5],[2,6],[3,7],[8,12],[9,13],[10,14],[11,15]]";
-    QTest::newRow("moe-expert-tp-ep") << moe << "expert-tp-ep" << "[[0,1,2,3],[4,5,6,7],[8,9,10,11],[12,13,14,15]]";
+    QTest::newRow("moe-expert-tp") << moe << "expert-tp"
+                                   << "[[0,1],[2,3],[4,5],[6,7],[8,9],[10,11],[12,13],[14,15]]";
+    QTest::newRow("moe-expert-ep") << moe << "expert-ep"
+                                   << "[[0,2],[1,3],[4,6],[5,7],[8,10],[9,11],[12,14],[13,15]]";
+    QTest::newRow("moe-expert-dp") << moe << "expert-dp"
+                                   << "[[0,4],[1,5],[2,6],[3,7],[8,12],[9,13],[10,14],[11,15]]";
+    QTest::newRow("moe-expert-tp-ep") << moe << "expert-tp-ep"
+                                      << "[[0,1,2,3],[4,5,6,7],[8,9,10,11],[12,13,14,15]]";
     // MoE parallel folding: ETP 1, EP 4 over TP 2: r = ep + 4 edp + 8 pp.
     const ParallelConfig folded = makeConfig(16, 2, 2, 1, 4, 1);
-    QTest::newRow("folded-expert-ep") << folded << "expert-ep" << "[[0,1,2,3],[4,5,6,7],[8,9,10,11],[12,13,14,15]]";
+    QTest::newRow("folded-expert-ep") << folded << "expert-ep"
+                                      << "[[0,1,2,3],[4,5,6,7],[8,9,10,11],[12,13,14,15]]";
     QTest::newRow("folded-expert-tp") << folded << "expert-tp"
                                       << "[[0],[1],[2],[3],[4],[5],[6],[7],[8],[9],[10],[11],[12],[13],[14],[15]]";
-    QTest::newRow("folded-expert-dp") << folded << "expert-dp" << "[[0,4],[1,5],[2,6],[3,7],[8,12],[9,13],[10,14],[11,15]]";
-    QTest::newRow("folded-expert-tp-ep-pp") << folded << "expert-tp-ep-pp" << "[[0,1,2,3,8,9,10,11],[4,5,6,7,12,13,14,15]]";
-    QTest::newRow("folded-dense-tp") << folded << "tp" << "[[0,1],[2,3],[4,5],[6,7],[8,9],[10,11],[12,13],[14,15]]";
+    QTest::newRow("folded-expert-dp") << folded << "expert-dp"
+                                      << "[[0,4],[1,5],[2,6],[3,7],[8,12],[9,13],[10,14],[11,15]]";
+    QTest::newRow("folded-expert-tp-ep-pp") << folded << "expert-tp-ep-pp"
+                                            << "[[0,1,2,3,8,9,10,11],[4,5,6,7,12,13,14,15]]";
+    QTest::newRow("folded-dense-tp") << folded << "tp"
+                                     << "[[0,1],[2,3],[4,5],[6,7],[8,9],[10,11],[12,13],[14,15]]";
     // PP 1: the embedding group is the single rank of each pipeline.
-    QTest::newRow("pp1-embedding") << makeConfig(4, 2, 1) << "embedding" << "[[0],[1],[2],[3]]";
+    QTest::newRow("pp1-embedding") << makeConfig(4, 2, 1) << "embedding"
+                                   << "[[0],[1],[2],[3]]";
     // Tokens of size 1 may be omitted; upper case is accepted.
-    QTest::newRow("short-order") << makeConfig(8, 2, 2, 1, 1, 0, "TP-DP-PP") << "dp" << "[[0,2],[1,3],[4,6],[5,7]]";
+    QTest::newRow("short-order") << makeConfig(8, 2, 2, 1, 1, 0, "TP-DP-PP") << "dp"
+                                 << "[[0,2],[1,3],[4,6],[5,7]]";
 }
 
 void TestRankGrid::documentedGroups()
@@ -321,8 +343,9 @@ void TestRankGrid::matchesOracle()
         const Groups actual = toGroups(grid.allGroups(kind));
         const Groups expected = oracleFor(kind, grid.sizes(), ppBeforeDp);
         if (actual != expected)
-            QFAIL(qPrintable(QStringLiteral("kind %1 differs: %2").arg(
-                QString::fromUtf8(groupKindName(kind).data()), groupsText(grid.allGroups(kind)))));
+            QFAIL(
+                qPrintable(QStringLiteral("kind %1 differs: %2")
+                               .arg(QString::fromUtf8(groupKindName(kind).data()), groupsText(grid.allGroups(kind)))));
         QCOMPARE(grid.groupCount(kind), int(expected.size()));
         QCOMPARE(grid.groupSize(kind), int(expected.front().size()));
     }

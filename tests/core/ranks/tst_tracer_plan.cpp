@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Tracer rank selection and batch configs, against the seed tracer's tables (seeds 000 and 001).
-#include "core/ranks/batch_config.h"
-#include "core/ranks/ranks_json.h"
-#include "core/ranks/tracer_plan.h"
+#include <set>
 
 #include <QTest>
 
-#include <set>
+#include "core/ranks/batch_config.h"
+#include "core/ranks/ranks_json.h"
+#include "core/ranks/tracer_plan.h"
 
 using namespace stratex::ranks;
 
@@ -99,7 +99,8 @@ void TestTracerPlan::moeSelection_data()
 
     // Expert grid r = etp + ep*ETP + edp*ETP*EP + pp*W/PP: ranks ep*ETP + pp*W/PP.
     QTest::newRow("w64-pp2-tp2-ep4") << 64 << 2 << 2 << 4 << 0 << std::vector<int> { 0, 2, 4, 6, 32, 34, 36, 38 };
-    QTest::newRow("folded-etp1") << 64 << 2 << 2 << 8 << 1 << std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7, 32, 33, 34, 35, 36, 37, 38, 39 };
+    QTest::newRow("folded-etp1") << 64 << 2 << 2 << 8 << 1
+                                 << std::vector<int> { 0, 1, 2, 3, 4, 5, 6, 7, 32, 33, 34, 35, 36, 37, 38, 39 };
     QTest::newRow("ep1-is-dense") << 16 << 4 << 2 << 1 << 0 << std::vector<int> { 0, 4, 8, 12 };
 }
 

@@ -55,7 +55,7 @@ void TestPlanTimeline::simulatesTheSearchedPlan()
     const PlanTimelineInput timeline = planTimelineInput(evaluation);
     QCOMPARE(timeline.schedule,
         settings.pipeline_type == cost::PipelineType::GPipe && result.best->pp > 1 ? planner::ScheduleKind::GPipe
-                                                                                  : planner::ScheduleKind::OneFOneB);
+                                                                                   : planner::ScheduleKind::OneFOneB);
     QCOMPARE(int(timeline.input.device_assignment.size()), result.best->pp);
     QCOMPARE(int(timeline.input.microbatches.size()), result.best->chunks);
     const planner::SimulationResult simulated = planner::simulate(timeline.input, timeline.schedule);

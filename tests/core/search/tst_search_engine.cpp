@@ -157,8 +157,8 @@ void TestSearchEngine::bestSoFarStreamsImprovements()
     std::vector<Plan> streamed;
     std::mutex mutex;
     NullProgress progress;
-    const SearchResult result = stratex::search::search(llamaInputs(), rangeSettings(24, 8, 32), progress, threads, 10,
-        [&](const Plan& plan) {
+    const SearchResult result = stratex::search::search(
+        llamaInputs(), rangeSettings(24, 8, 32), progress, threads, 10, [&](const Plan& plan) {
             const std::lock_guard lock(mutex);
             streamed.push_back(plan);
         });
