@@ -94,6 +94,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(search, &SearchPage::timelinesRequested, this, showTimelines);
     connect(planner, &PlannerPage::timelinesRequested, this, showTimelines);
     connect(search, &SearchPage::layerCostModelReady, planner, &PlannerPage::setSearchCostModel);
+    if (m_options.startupExamples)
+        planner->compareModes();
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);

@@ -66,7 +66,10 @@ int main(int argc, char** argv)
         stratex::ui::applyTheme(stratex::ui::themeFromName(
             QSettings().value(QStringLiteral("theme"), QStringLiteral("system")).toString()));
 
-    stratex::ui::MainWindow window(stratex::ui::MainWindow::Options { !screenshot });
+    stratex::ui::MainWindow::Options options;
+    options.persistSettings = !screenshot;
+    options.startupExamples = true;
+    stratex::ui::MainWindow window(options);
     int status = EXIT_SUCCESS;
     for (const QString& file : parser.positionalArguments()) {
         QString error;
