@@ -28,6 +28,7 @@
 #include "ui/common/theme.h"
 #include "ui/page.h"
 #include "ui/planner/planner_page.h"
+#include "ui/ranks/parallel_config_form.h"
 #include "ui/ranks/ranks_page.h"
 #include "ui/search/search_page.h"
 #include "ui/timeline/timeline_page.h"
@@ -80,13 +81,16 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
 
+    // In the order of the workflow: search a strategy, see its ranks and its pipeline, plan
+    // variable-length batches.
     auto* search = new SearchPage(this);
+    auto* ranksPage = new RanksPage(this);
     auto* timeline = new TimelinePage(this);
     auto* planner = new PlannerPage(this);
-    addPage(new RanksPage(this));
     addPage(search);
-    addPage(planner);
+    addPage(ranksPage);
     addPage(timeline);
+    addPage(planner);
     const auto showTimelines = [this, timeline](const TimelineRequests& requests) {
         timeline->showRequests(requests);
         setCurrentPage(timeline->pageId());
@@ -94,8 +98,16 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(search, &SearchPage::timelinesRequested, this, showTimelines);
     connect(planner, &PlannerPage::timelinesRequested, this, showTimelines);
     connect(search, &SearchPage::layerCostModelReady, planner, &PlannerPage::setSearchCostModel);
-    if (m_options.startupExamples)
-        planner->compareModes();
+    connect(search, &SearchPage::rankLayoutRequested, this, [this, ranksPage](const ranks::ParallelConfig& config) {
+        ranksPage->form()->setConfig(config);
+        setCurrentPage(ranksPage->pageId());
+    });
+    // The example's best plan fills the other pages without leaving the Search page.
+    connect(search, &SearchPage::bestPlanViewsReady, this,
+        [ranksPage, timeline](const ranks::ParallelConfig& config, const TimelineRequest& request) {
+            ranksPage->form()->setConfig(config);
+            timeline->showRequests({ request });
+        });
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);
@@ -105,6 +117,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_sidebar->setCurrentRow(0);
     if (m_options.persistSettings)
         restoreSettings();
+    if (m_options.startupExamples) {
+        search->openExample();
+        planner->compareModes();
+    }
 }
 
 MainWindow::~MainWindow() = default;

@@ -29,8 +29,9 @@ public:
         // Restore settings at start and save them on close. Off for --screenshot runs and tests,
         // so they always show the bundled example and leave the user's settings alone.
         bool persistSettings = true;
-        // Run the bundled examples' background work at start (the Planner's fast-vs-normal
-        // comparison), so a new user sees results at once. Off in tests that do not need it.
+        // Run the bundled examples' background work at start (the search of the bundled profile
+        // set with its best plan's ranks and timeline, the Planner's fast-vs-normal comparison),
+        // so a new user sees results at once. Off in tests that do not need it.
         bool startupExamples = false;
     };
 

@@ -141,10 +141,17 @@ int runSearch(const QStringList& args)
         throw Error("search cancelled");
     }
 
-    if (parser.isSet(QStringLiteral("json")))
-        printJson(exporting::searchResultJson(result));
-    else
+    if (inputs.estimated)
+        result.notes.push_back("the profiles are estimated by 'stratex-cli profile synth' (stratex_synthesis.json), "
+                               "not measured: profile the cluster before planning a real run");
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::ordered_json json = exporting::searchResultJson(result);
+        if (inputs.estimated) // only then: the documented keys stay exactly as they are for measured profiles
+            json["estimated_profiles"] = true;
+        printJson(json);
+    } else {
         printOut(resultText(result));
+    }
     if (parser.isSet(QStringLiteral("json"))) {
         for (const std::string& note : result.notes)
             printErr("note: " + note + "\n");

@@ -139,7 +139,17 @@ search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSet
     request.given.p2p = given("p2p");
     request.given.overlap = given("overlap");
     request.given.spTime = given("sp-time");
-    return search::loadSearchInputs(request, settings, parser.isSet(q("seq-length")), parser.isSet(q("model-name")));
+    search::ExplicitSettings explicitSettings;
+    explicitSettings.seqLength = parser.isSet(q("seq-length"));
+    explicitSettings.modelName = parser.isSet(q("model-name"));
+    explicitSettings.numLayers = parser.isSet(q("num-layers"));
+    explicitSettings.hiddenSize = parser.isSet(q("hidden-size"));
+    explicitSettings.numHeads = parser.isSet(q("num-heads"));
+    explicitSettings.vocabSize = parser.isSet(q("vocab-size"));
+    explicitSettings.numNodes = parser.isSet(q("num-nodes"));
+    explicitSettings.gpusPerNode = parser.isSet(q("num-gpus-per-node"));
+    explicitSettings.mixedPrecision = parser.isSet(q("mixed-precision"));
+    return search::loadSearchInputs(request, settings, explicitSettings);
 }
 
 } // namespace stratex::cli

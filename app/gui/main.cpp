@@ -49,16 +49,18 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("Strategy explorer for distributed LLM training."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption pageOption(
-        QStringLiteral("page"), QStringLiteral("Open this page (ranks)."), QStringLiteral("NAME"));
+    const QCommandLineOption pageOption(QStringLiteral("page"),
+        QStringLiteral("Open this page (search, ranks, timeline, planner)."), QStringLiteral("NAME"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
         QStringLiteral("Open the window (offscreen without a display), finish the startup work, save the window "
                        "to FILE and exit."),
         QStringLiteral("FILE.png"));
     parser.addOption(pageOption);
     parser.addOption(screenshotOption);
-    parser.addPositionalArgument(
-        QStringLiteral("files"), QStringLiteral("Files to open (tracer batch configs)."), QStringLiteral("[FILES...]"));
+    parser.addPositionalArgument(QStringLiteral("files"),
+        QStringLiteral(
+            "Files to open: a folder of Galvatron profiles, tracer batch configs (.txt), simulation cases (.json)."),
+        QStringLiteral("[FILES...]"));
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);

@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/profile/memory_profile.h"
 #include "core/profile/profile_key.h"
+#include "core/profile/synth/synthesis_record.h"
 
 namespace stratex::search {
 
@@ -63,14 +64,30 @@ std::optional<int> inferSequenceLength(const profile::ProfileDiscovery& request,
 }
 
 SearchInputs loadSearchInputs(
-    const profile::ProfileDiscovery& request, SearchSettings& settings, bool seqLengthGiven, bool modelNameGiven)
+    const profile::ProfileDiscovery& request, SearchSettings& settings, const ExplicitSettings& given)
 {
-    if (!seqLengthGiven) {
+    const auto synthesis = profile::synth::readSynthesisRecord(request.profilesDir);
+    if (synthesis) {
+        const profile::synth::ModelDescription& made = synthesis->model;
+        cost::ModelShape& model = settings.model;
+        model.seq_length = given.seqLength ? model.seq_length : made.seq_length;
+        model.num_layers = given.numLayers ? model.num_layers : made.num_layers;
+        model.hidden_size = given.hiddenSize ? model.hidden_size : made.hidden_size;
+        model.num_heads = given.numHeads ? model.num_heads : made.num_heads;
+        model.vocab_size = given.vocabSize ? model.vocab_size : made.vocab_size;
+        settings.num_nodes = given.numNodes ? settings.num_nodes : synthesis->num_nodes;
+        settings.num_gpus_per_node = given.gpusPerNode ? settings.num_gpus_per_node : synthesis->gpus_per_node;
+        if (!given.mixedPrecision) {
+            if (const auto precision = cost::parseMixedPrecision(synthesis->precision))
+                settings.mixed_precision = *precision;
+        }
+    } else if (!given.seqLength) {
         if (const auto seq = inferSequenceLength(request, settings.mixed_precision))
             settings.model.seq_length = *seq;
     }
     SearchInputs inputs = SearchInputs::discover(request, settings);
-    if (!modelNameGiven && !inputs.profiles.modelName.empty())
+    inputs.estimated = synthesis.has_value();
+    if (!given.modelName && !inputs.profiles.modelName.empty())
         settings.model.name = inputs.profiles.modelName;
     return inputs;
 }

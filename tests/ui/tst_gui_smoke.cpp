@@ -18,6 +18,8 @@ void TestGuiSmoke::screenshotWithoutDisplay_data()
     QTest::addColumn<QStringList>("extraArgs");
     QTest::newRow("default") << QStringList {};
     QTest::newRow("planner-page") << QStringList { "--page", "planner" };
+    QTest::newRow("search-page-with-profiles-folder") << QStringList { "--page", "search",
+        QStringLiteral(STRATEX_SOURCE_DIR) + "/resources/examples/llama2-13b-a100-40gb-2x8" };
     QTest::newRow("timeline-page") << QStringList { "--page", "timeline" };
     QTest::newRow("ranks-page-with-file") << QStringList { "--page", "ranks",
         QStringLiteral(STRATEX_SOURCE_DIR) + "/resources/examples/tracer-batch.txt" };

@@ -75,7 +75,8 @@ void TestRanksPage::init()
     m_window->resize(1400, 900);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    m_page = qobject_cast<RanksPage*>(m_window->page(QStringLiteral("ranks")));
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("ranks")));
+    m_page = qobject_cast<RanksPage*>(m_window->currentPage());
     QVERIFY(m_page);
     QVERIFY(waitUntilIdle(*m_window));
 }

@@ -17,9 +17,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/profile/synth/profile_synthesizer.h"
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
 #include "ui/planner/planner_page.h"
+#include "ui/ranks/parallel_config_form.h"
+#include "ui/ranks/ranks_page.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_page.h"
@@ -71,6 +74,9 @@ private Q_SLOTS:
     void reportsErrors();
     void tooltipsExplainSettings();
     void plannerPlansWithTheSearchProfile();
+    void opensTheBundledExampleWithItsViews();
+    void showsThePlanRankGrid();
+    void opensASynthesizedFolder();
 
 private:
     void setUpBaseline();
@@ -276,6 +282,83 @@ void TestSearchPage::plannerPlansWithTheSearchProfile()
     QVERIFY(waitUntilIdle(*m_window, 60000));
     QVERIFY2(planner->planSummary().contains(QStringLiteral("Galvatron profile")), qPrintable(planner->planSummary()));
     QVERIFY(planner->hasPlans());
+}
+
+// A new user starts on the Search page with the bundled (estimated) profile set searched, the best
+// plan's rank grid on the Ranks page and its pipeline on the Timeline page.
+void TestSearchPage::opensTheBundledExampleWithItsViews()
+{
+    MainWindow window(MainWindow::Options { false, true });
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(waitUntilIdle(window, 60000));
+    auto* page = qobject_cast<SearchPage*>(window.currentPage());
+    QVERIFY2(page, "the window does not open on the Search page");
+    const search::SearchResult* result = page->result();
+    QVERIFY(result && result->best);
+    QCOMPARE(result->best->world, 16);
+    QCOMPARE(result->best->gbsz, 64);
+    QVERIFY(result->best->pp > 1); // 13B in 40 GB does not fit one stage's worth of states
+    QVERIFY2(page->statsText().contains(QStringLiteral("Estimated profiles")), qPrintable(page->statsText()));
+
+    auto* ranks = qobject_cast<RanksPage*>(window.page(QStringLiteral("ranks")));
+    QVERIFY(ranks);
+    QCOMPARE(ranks->form()->config(), SearchPage::rankLayout(*result->best, 8));
+    auto* timeline = qobject_cast<TimelinePage*>(window.page(QStringLiteral("timeline")));
+    QVERIFY(timeline);
+    QVERIFY2(timeline->firstPlanBox()->currentText().contains(QStringLiteral("search plan")),
+        qPrintable(timeline->firstPlanBox()->currentText()));
+
+    const QImage shot = window.grab().toImage();
+    QVERIFY(stratex::test::distinctColours(shot) > 20);
+}
+
+void TestSearchPage::showsThePlanRankGrid()
+{
+    setUpBaseline();
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    auto* button = m_page->findChild<QPushButton*>(QStringLiteral("showRanksButton"));
+    QVERIFY(button);
+    // Walk down the table to the first pipelined plan, then ask for its grid.
+    QAbstractItemModel* rows = m_page->planTable()->model();
+    for (int row = 0; row < rows->rowCount(); ++row) {
+        m_page->planTable()->setCurrentIndex(rows->index(row, 0));
+        QVERIFY(waitUntilIdle(*m_window));
+        if (m_page->selectedPlan() && m_page->selectedPlan()->pp > 1)
+            break;
+    }
+    const search::Plan* plan = m_page->selectedPlan();
+    QVERIFY(plan && plan->pp > 1);
+    QVERIFY(button->isEnabled());
+    QTest::mouseClick(button, Qt::LeftButton);
+    QCOMPARE(m_window->currentPage()->pageId(), QStringLiteral("ranks"));
+    const ranks::ParallelConfig shown = qobject_cast<RanksPage*>(m_window->currentPage())->form()->config();
+    QCOMPARE(shown.world, 8);
+    QCOMPARE(shown.pp, plan->pp);
+    QCOMPARE(shown.tp, plan->layers.front().tpsp());
+}
+
+void TestSearchPage::opensASynthesizedFolder()
+{
+    QTemporaryDir dir;
+    using namespace stratex::profile::synth;
+    ClusterDescription cluster;
+    cluster.gpu = gpuPreset("h100-80gb");
+    ModelDescription model = modelPreset("llama3-8b");
+    model.seq_length = 4096;
+    writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(model, cluster));
+    QString error;
+    QVERIFY2(m_window->openFile(dir.path(), &error), qPrintable(error));
+    QCOMPARE(m_window->currentPage(), m_page);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    // The folder's record set the model: 32 layers of hidden 4096 at 4096 tokens, 128K vocabulary.
+    QCOMPARE(m_page->form()->spinBox("vocab-size")->value(), 128256);
+    QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
+    QVERIFY(m_page->result() && m_page->result()->best);
+    QCOMPARE(int(m_page->result()->best->layers.size()), 32);
+    QVERIFY(m_page->statsText().contains(QStringLiteral("Estimated profiles")));
 }
 
 QTEST_MAIN(TestSearchPage)

@@ -112,8 +112,10 @@ void ModeCompareChart::rebuild()
     const std::vector<planner::PlanCompareRow>& rows = m_rows;
     for (QChart* chart : { timeChart(), makespanChart() }) {
         chart->removeAllSeries();
-        for (QAbstractAxis* axis : chart->axes())
-            chart->removeAxis(axis);
+        for (QAbstractAxis* axis : chart->axes()) {
+            chart->removeAxis(axis); // the chart releases ownership
+            delete axis;
+        }
     }
     if (rows.empty())
         return;

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/search_page.h"
 
+#include <map>
+#include <utility>
+
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +19,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -28,6 +34,7 @@
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "ui/common/bundled_examples.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_settings_form.h"
@@ -43,6 +50,7 @@ struct SearchPage::Outcome {
     SearchResult result;
     SearchSettings settings;
     std::shared_ptr<const cost::CostModel> model;
+    bool estimatedProfiles = false;
 };
 
 namespace {
@@ -90,6 +98,7 @@ SearchPage::SearchPage(QWidget* parent)
     , m_strip(new LayerStrategyStrip(this))
     , m_memory(new StageMemoryChart(this))
     , m_timeline(new QPushButton(tr("Show timeline"), this))
+    , m_ranks(new QPushButton(tr("Show rank grid"), this))
     , m_searchRunner(new app::JobRunner(this))
     , m_evaluateRunner(new app::JobRunner(this))
 {
@@ -118,6 +127,9 @@ SearchPage::SearchPage(QWidget* parent)
     m_timeline->setObjectName(QStringLiteral("showTimelineButton"));
     m_timeline->setEnabled(false);
     m_timeline->setToolTip(tr("Simulate the selected plan's pipeline (uniform micro-batches) on the Timeline page"));
+    m_ranks->setObjectName(QStringLiteral("showRanksButton"));
+    m_ranks->setEnabled(false);
+    m_ranks->setToolTip(tr("Show the selected plan's Megatron rank grid (world, TP, PP) on the Ranks page"));
 
     auto* formScroll = new QScrollArea(this);
     formScroll->setWidget(m_form);
@@ -148,6 +160,7 @@ SearchPage::SearchPage(QWidget* parent)
         connect(action, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
         m_exportActions << action;
     }
+    planBar->addWidget(m_ranks);
     planBar->addWidget(m_timeline);
 
     auto* detail = new QWidget(this);
@@ -181,6 +194,7 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &SearchPage::cancelSearch);
     connect(m_planSet, &QComboBox::currentIndexChanged, this, &SearchPage::showPlanSet);
     connect(m_timeline, &QPushButton::clicked, this, &SearchPage::showSelectedPlanTimeline);
+    connect(m_ranks, &QPushButton::clicked, this, &SearchPage::showSelectedPlanRanks);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row())); });
     connect(m_searchRunner, &app::JobRunner::runningChanged, this, [this](bool running) {
@@ -188,6 +202,7 @@ SearchPage::SearchPage(QWidget* parent)
         m_cancel->setEnabled(running);
     });
     connect(m_searchRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+        m_showBestPlan = false;
         m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
         Q_EMIT statusMessage(message);
     });
@@ -241,25 +256,26 @@ void SearchPage::runSearch()
         return;
     }
     SearchSettings settings = m_form->settings();
-    const bool seqGiven = m_form->seqLengthGiven();
-    const bool modelGiven = m_form->modelNameGiven();
+    const search::ExplicitSettings given = m_form->explicitSettings();
     const int threads = m_form->threads();
     const int topK = m_form->topK();
+    m_showBestPlan = false;
     m_best->setText(tr("Searching…"));
     m_stats->clear();
     // The best plan so far travels from the workers to this page while the search runs.
     const auto post = m_searchRunner->posterForNextJob();
     m_searchRunner->start<std::shared_ptr<const Outcome>>(
         tr("Searching strategies"),
-        [request, settings, seqGiven, modelGiven, threads, topK, post, this](ProgressSink& progress) mutable {
+        [request, settings, given, threads, topK, post, this](ProgressSink& progress) mutable {
             progress.report(0.0, "loading profiles");
-            const SearchInputs inputs = loadSearchInputs(request, settings, seqGiven, modelGiven);
+            const SearchInputs inputs = loadSearchInputs(request, settings, given);
             auto model = std::make_shared<const cost::CostModel>(buildCostModel(inputs, settings));
             auto outcome = std::make_shared<Outcome>();
             outcome->result = search::search(*model, settings, progress, threads, topK,
                 [post, this](const Plan& plan) { post([this, plan] { showBestSoFar(plan); }); });
             outcome->settings = settings;
             outcome->model = std::move(model);
+            outcome->estimatedProfiles = inputs.estimated;
             return std::shared_ptr<const Outcome>(std::move(outcome));
         },
         [this](std::shared_ptr<const Outcome> outcome) { showOutcome(std::move(outcome)); });
@@ -295,6 +311,9 @@ void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
                         .arg(result.stats.threads)
                         .arg(result.stats.dp_calls)
                         .arg(result.stats.galvatron_dp_calls);
+    if (m_outcome->estimatedProfiles)
+        stats += tr("\nEstimated profiles (stratex-cli profile synth): made from the model's shape and the GPU's "
+                    "datasheet, not measured. Profile the cluster before planning a real run.");
     for (const std::string& note : result.notes)
         stats += QStringLiteral("\n") + QString::fromStdString(note);
     m_stats->setText(stats);
@@ -320,6 +339,7 @@ void SearchPage::showPlanSet()
 void SearchPage::selectPlan(const Plan* plan)
 {
     m_timeline->setEnabled(false);
+    m_ranks->setEnabled(false);
     if (!plan || !m_outcome) {
         m_evaluation.reset();
         m_strip->setEvaluation(std::nullopt);
@@ -336,10 +356,82 @@ void SearchPage::selectPlan(const Plan* plan)
             m_strip->setEvaluation(m_evaluation);
             m_memory->setEvaluation(&*m_evaluation);
             m_timeline->setEnabled(true);
+            m_ranks->setEnabled(true);
+            if (std::exchange(m_showBestPlan, false)) {
+                const ranks::ParallelConfig layout
+                    = rankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
+                simulateSelectedPlan(
+                    [this, layout](const TimelineRequest& request) { Q_EMIT bestPlanViewsReady(layout, request); });
+            }
         });
 }
 
 void SearchPage::showSelectedPlanTimeline()
+{
+    simulateSelectedPlan([this](const TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
+}
+
+void SearchPage::showSelectedPlanRanks()
+{
+    if (m_evaluation && m_outcome)
+        Q_EMIT rankLayoutRequested(rankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node));
+}
+
+ranks::ParallelConfig SearchPage::rankLayout(const Plan& plan, int gpusPerNode)
+{
+    std::map<int, int> layersByDegree;
+    for (const cost::LayerStrategy& layer : plan.layers)
+        ++layersByDegree[layer.tpsp()];
+    int tp = 1;
+    int most = 0;
+    for (const auto& [degree, count] : layersByDegree) {
+        if (count > most) {
+            tp = degree;
+            most = count;
+        }
+    }
+    ranks::ParallelConfig config;
+    config.world = plan.world;
+    config.tp = tp;
+    config.pp = plan.pp;
+    config.gpusPerNode = gpusPerNode;
+    return config;
+}
+
+bool SearchPage::canOpen(const QString& path) const
+{
+    const QFileInfo info(path);
+    return info.isDir()
+        && !QDir(path).entryList({ QStringLiteral("computation_profiling_*.json") }, QDir::Files).isEmpty();
+}
+
+bool SearchPage::openFile(const QString& path, QString*)
+{
+    openProfiles(path);
+    return true;
+}
+
+void SearchPage::openProfiles(const QString& dir, bool showBestPlan)
+{
+    m_form->setProfilesDir(dir);
+    m_form->setHardwareDir(QString());
+    runSearch();
+    m_showBestPlan = showBestPlan;
+}
+
+void SearchPage::openExample()
+{
+    const BundledProfiles example = extractBundledProfiles();
+    if (example.dir.isEmpty()) {
+        Q_EMIT statusMessage(tr("Bundled example unavailable: %1").arg(example.error));
+        return;
+    }
+    m_form->spinBox("memory-constraint")->setValue(example.memoryConstraintGb);
+    m_form->spinBox("settle-bsz")->setValue(example.globalBatch);
+    openProfiles(example.dir, true);
+}
+
+void SearchPage::simulateSelectedPlan(std::function<void(const TimelineRequest&)> then)
 {
     if (!m_evaluation)
         return;
@@ -357,7 +449,7 @@ void SearchPage::showSelectedPlanTimeline()
                                          .arg(QLocale::c().toString(plan.time_cost_s, 'f', 3)),
                 std::make_shared<const planner::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
         },
-        [this](TimelineRequest request) { Q_EMIT timelinesRequested({ request }); });
+        [then = std::move(then)](TimelineRequest request) { then(request); });
 }
 
 QString SearchPage::defaultExportName(ExportKind kind) const

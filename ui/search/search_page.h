@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 
+#include "core/ranks/parallel_config.h"
 #include "core/search/evaluate.h"
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
@@ -48,6 +50,19 @@ public:
     QList<QAction*> exportActions() const override;
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
+    // A folder of Galvatron profiles (or one made by `stratex-cli profile synth`): searched at once.
+    bool canOpen(const QString& path) const override;
+    bool openFile(const QString& path, QString* error) override;
+
+    // Searches the profiles in `dir`. With `showBestPlan`, the best plan's rank layout and pipeline
+    // timeline follow as bestPlanViewsReady once they are known.
+    void openProfiles(const QString& dir, bool showBestPlan = false);
+    // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views.
+    void openExample();
+
+    // The Megatron rank grid a plan runs on: its world and pipeline degree, and the TP (or Ulysses
+    // SP) degree most of its layers use; per-layer degrees are the search's finer choice.
+    static ranks::ParallelConfig rankLayout(const search::Plan& plan, int gpusPerNode);
 
     SearchSettingsForm* form() const { return m_form; }
     PlanTableModel* planModel() const { return m_planModel; }
@@ -69,11 +84,15 @@ public Q_SLOTS:
     void runSearch();
     void cancelSearch();
     void showSelectedPlanTimeline();
+    void showSelectedPlanRanks();
 
 Q_SIGNALS:
     void timelinesRequested(const stratex::ui::TimelineRequests& requests);
     // After every search: its Galvatron profile as a layer cost model, for the planner.
     void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
+    void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
+    // After openProfiles(dir, true): the best plan's rank layout and simulated timeline.
+    void bestPlanViewsReady(const stratex::ranks::ParallelConfig& config, const stratex::ui::TimelineRequest& timeline);
 
 private:
     struct Outcome;
@@ -82,6 +101,7 @@ private:
     void showPlanSet();
     void selectPlan(const search::Plan* plan);
     void exportWithDialog(ExportKind kind);
+    void simulateSelectedPlan(std::function<void(const TimelineRequest&)> then);
 
     SearchSettingsForm* m_form;
     QPushButton* m_run;
@@ -95,6 +115,8 @@ private:
     LayerStrategyStrip* m_strip;
     StageMemoryChart* m_memory;
     QPushButton* m_timeline;
+    QPushButton* m_ranks;
+    bool m_showBestPlan = false; // the next evaluated plan's views go to bestPlanViewsReady
     app::JobRunner* m_searchRunner;
     app::JobRunner* m_evaluateRunner;
     QList<QAction*> m_exportActions;

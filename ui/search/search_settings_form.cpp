@@ -13,6 +13,8 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "core/common/error.h"
+#include "core/profile/synth/synthesis_record.h"
 #include "core/search/setting_info.h"
 
 namespace stratex::ui {
@@ -88,6 +90,8 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     formOf(profiles)->addRow(tr("Model profiles"), pathField(m_profilesDir, tr("Model profiles folder"), this));
     formOf(profiles)->addRow(tr("Hardware profiles"), pathField(m_hardwareDir, tr("Hardware profiles folder"), this));
     formOf(profiles)->addRow(tr("Model name"), m_modelName);
+
+    connect(m_profilesDir, &QLineEdit::textChanged, this, &SearchSettingsForm::adoptSynthesizedModel);
 
     auto* cluster = group(tr("Cluster"), this);
     addSpin(cluster, "num-nodes", tr("Nodes"), 1, 4096, 1);
@@ -320,14 +324,37 @@ profile::ProfileDiscovery SearchSettingsForm::discovery() const
     return request;
 }
 
-bool SearchSettingsForm::seqLengthGiven() const
+search::ExplicitSettings SearchSettingsForm::explicitSettings() const
 {
-    return spinBox("seq-length")->value() > 0;
+    search::ExplicitSettings given;
+    given.seqLength = spinBox("seq-length")->value() > 0;
+    given.modelName = !m_modelName->text().trimmed().isEmpty();
+    given.numLayers = given.hiddenSize = given.numHeads = given.vocabSize = true;
+    given.numNodes = given.gpusPerNode = given.mixedPrecision = true;
+    return given;
 }
 
-bool SearchSettingsForm::modelNameGiven() const
+void SearchSettingsForm::adoptSynthesizedModel(const QString& dir)
 {
-    return !m_modelName->text().trimmed().isEmpty();
+    std::optional<profile::synth::SynthesisRecord> record;
+    try {
+        record = profile::synth::readSynthesisRecord(dir.trimmed().toStdString());
+    } catch (const Error&) {
+        return; // the search reports a malformed folder when it loads it
+    }
+    if (!record)
+        return;
+    const profile::synth::ModelDescription& model = record->model;
+    spinBox("seq-length")->setValue(model.seq_length);
+    spinBox("hidden-size")->setValue(model.hidden_size);
+    spinBox("num-layers")->setValue(model.num_layers);
+    spinBox("num-heads")->setValue(model.num_heads);
+    spinBox("vocab-size")->setValue(model.vocab_size);
+    spinBox("num-nodes")->setValue(record->num_nodes);
+    spinBox("num-gpus-per-node")->setValue(record->gpus_per_node);
+    const int precision = comboBox("mixed-precision")->findText(QString::fromStdString(record->precision));
+    if (precision >= 0)
+        comboBox("mixed-precision")->setCurrentIndex(precision);
 }
 
 QString SearchSettingsForm::profilesDir() const

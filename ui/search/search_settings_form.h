@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "core/profile/profile_discovery.h"
+#include "core/search/search_inputs.h"
 #include "core/search/search_settings.h"
 
 class QCheckBox;
@@ -25,10 +26,10 @@ public:
 
     search::SearchSettings settings() const;
     void setSettings(const search::SearchSettings& settings);
-    // The profile files to load; the sequence length and model name are "given" when set here.
+    // The profile files to load. The model's shape is always given by the form (a synthesized
+    // folder fills it in when chosen); the sequence length and model name only when set.
     profile::ProfileDiscovery discovery() const;
-    bool seqLengthGiven() const;
-    bool modelNameGiven() const;
+    search::ExplicitSettings explicitSettings() const;
     QString profilesDir() const;
     void setProfilesDir(const QString& dir);
     void setHardwareDir(const QString& dir);
@@ -47,6 +48,8 @@ private:
         const QString& special = {});
     QComboBox* addCombo(QWidget* group, const char* flag, const QString& label, const QStringList& items);
     QCheckBox* addCheck(QWidget* group, const char* flag, const QString& label);
+    // A folder made by `stratex-cli profile synth` says which model it is for: take its shape.
+    void adoptSynthesizedModel(const QString& dir);
 
     QLineEdit* m_profilesDir;
     QLineEdit* m_hardwareDir;

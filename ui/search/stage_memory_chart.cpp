@@ -25,8 +25,10 @@ void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
 {
     QChart* c = chart();
     c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    for (QAbstractAxis* axis : c->axes()) {
+        c->removeAxis(axis); // the chart releases ownership
+        delete axis;
+    }
     if (!evaluation)
         return;
     const bool dark = palette().color(QPalette::Window).lightness() < 128;

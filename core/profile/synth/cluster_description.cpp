@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/profile/synth/cluster_description.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+
+#include "core/common/error.h"
+
+namespace stratex::profile::synth {
+
+namespace {
+
+std::string lowered(std::string text)
+{
+    std::ranges::transform(text, text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
+
+void requirePositive(const char* what, double value)
+{
+    if (!(value > 0) || !std::isfinite(value))
+        throw Error(std::string("gpu: ") + what + " must be a positive number, found " + std::to_string(value));
+}
+
+} // namespace
+
+void GpuDescription::validate() const
+{
+    requirePositive("peak_tflops", peak_tflops);
+    requirePositive("memory_gb", memory_gb);
+    requirePositive("hbm_gb_per_s", hbm_gb_per_s);
+    requirePositive("matmul_efficiency", matmul_efficiency);
+    if (matmul_efficiency > 1)
+        throw Error("gpu: matmul_efficiency is a fraction of peak, expected at most 1, found "
+            + std::to_string(matmul_efficiency));
+    requirePositive("intra_node_bus_gb_per_s", intra_node_bus_gb_per_s);
+    requirePositive("intra_node_p2p_gb_per_s", intra_node_p2p_gb_per_s);
+    requirePositive("network_gb_per_s_per_gpu", network_gb_per_s_per_gpu);
+    if (!(overlap_slowdown >= 1) || !std::isfinite(overlap_slowdown))
+        throw Error("gpu: overlap_slowdown is a slowdown factor, expected at least 1, found "
+            + std::to_string(overlap_slowdown));
+}
+
+void ClusterDescription::validate() const
+{
+    gpu.validate();
+    if (num_nodes <= 0)
+        throw Error("cluster: num_nodes must be a positive integer, found " + std::to_string(num_nodes));
+    // Galvatron's hardware files list groups by halving the world, so the shape must be powers of two.
+    if (gpus_per_node <= 0 || !std::has_single_bit(unsigned(gpus_per_node)))
+        throw Error("cluster: gpus_per_node must be a power of two, found " + std::to_string(gpus_per_node));
+    if (!std::has_single_bit(unsigned(num_nodes)))
+        throw Error("cluster: num_nodes must be a power of two, found " + std::to_string(num_nodes));
+    if (worldSize() < 2)
+        throw Error("cluster: at least 2 GPUs are needed for a parallel strategy, found 1");
+}
+
+const std::vector<GpuDescription>& gpuPresets()
+{
+    // Peaks and bandwidths from the vendors' datasheets; the efficiency and the achieved bus
+    // bandwidths are typical NCCL-tests / GEMM figures, not measurements of one machine.
+    static const std::vector<GpuDescription> presets = {
+        { "a100-40gb", 312, 40, 1555, 0.74, 155, 160, 25, 1.13 },
+        { "a100-80gb", 312, 80, 2039, 0.74, 155, 160, 25, 1.13 },
+        { "h100-80gb", 989, 80, 3350, 0.62, 360, 370, 50, 1.15 },
+        { "h800-80gb", 989, 80, 3350, 0.62, 180, 185, 50, 1.15 },
+        { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10 },
+    };
+    return presets;
+}
+
+GpuDescription gpuPreset(const std::string& name)
+{
+    const std::string wanted = lowered(name);
+    std::string known;
+    for (const GpuDescription& preset : gpuPresets()) {
+        if (preset.name == wanted)
+            return preset;
+        known += (known.empty() ? "" : ", ") + preset.name;
+    }
+    throw Error("unknown GPU preset '" + name + "' (known: " + known + ")");
+}
+
+} // namespace stratex::profile::synth

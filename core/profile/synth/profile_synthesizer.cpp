@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/profile/synth/profile_synthesizer.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
+#include "core/profile/profile_discovery.h"
+
+namespace stratex::profile::synth {
+
+namespace {
+
+std::vector<int> profiledSequenceLengths(const ModelDescription& model, const SynthesisOptions& options)
+{
+    std::set<int> seqs(options.seq_lengths.begin(), options.seq_lengths.end());
+    if (seqs.empty()) {
+        for (int quarter = 1; quarter <= 3; ++quarter)
+            seqs.insert(model.seq_length * quarter / 4);
+    }
+    seqs.insert(model.seq_length); // static modes read the model's own length
+    if (*seqs.begin() <= 0)
+        throw Error("profile synth: sequence lengths must be positive, found " + std::to_string(*seqs.begin()));
+    return { seqs.begin(), seqs.end() };
+}
+
+// Galvatron puts the model name into file names; keep it to characters every file system takes.
+std::string fileNamePart(const std::string& name)
+{
+    std::string part;
+    for (char c : name) {
+        const bool safe
+            = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+        part += safe ? c : '-';
+    }
+    return part.empty() ? "custom" : part;
+}
+
+nlohmann::ordered_json describe(const ModelDescription& model)
+{
+    return { { "name", model.name }, { "num_layers", model.num_layers }, { "hidden_size", model.hidden_size },
+        { "ffn_hidden_size", model.ffn_hidden_size }, { "num_heads", model.num_heads },
+        { "num_kv_heads", model.num_kv_heads }, { "vocab_size", model.vocab_size }, { "seq_length", model.seq_length },
+        { "mlp", model.mlp == MlpKind::Gated ? "gated" : "plain" }, { "tied_embeddings", model.tied_embeddings } };
+}
+
+nlohmann::ordered_json describe(const ClusterDescription& cluster)
+{
+    const GpuDescription& gpu = cluster.gpu;
+    return { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node },
+        { "gpu",
+            { { "name", gpu.name }, { "peak_tflops", gpu.peak_tflops }, { "memory_gb", gpu.memory_gb },
+                { "hbm_gb_per_s", gpu.hbm_gb_per_s }, { "matmul_efficiency", gpu.matmul_efficiency },
+                { "intra_node_bus_gb_per_s", gpu.intra_node_bus_gb_per_s },
+                { "intra_node_p2p_gb_per_s", gpu.intra_node_p2p_gb_per_s },
+                { "network_gb_per_s_per_gpu", gpu.network_gb_per_s_per_gpu },
+                { "overlap_slowdown", gpu.overlap_slowdown } } } };
+}
+
+std::string text(const nlohmann::ordered_json& json)
+{
+    return json.dump(4) + "\n"; // Galvatron writes json.dump(..., indent=4)
+}
+
+} // namespace
+
+std::vector<ProfileFile> synthesizeProfiles(
+    const ModelDescription& model, const ClusterDescription& cluster, const SynthesisOptions& options)
+{
+    model.validate();
+    cluster.validate();
+    const std::string& precision = options.precision;
+    if (precision != "bf16" && precision != "fp16" && precision != "fp32")
+        throw Error("profile synth: precision must be bf16, fp16 or fp32, found '" + precision + "'");
+    if (options.max_profiled_bsz < 8)
+        throw Error("profile synth: Galvatron's batch time mode fits over at least 8 batch sizes, found a sweep up to "
+            + std::to_string(options.max_profiled_bsz));
+    const std::vector<int> seqs = profiledSequenceLengths(model, options);
+
+    const std::string modelPart = fileNamePart(model.name);
+    const nlohmann::ordered_json synthesis = { { "estimated", true }, { "generator", "stratex profile synth" },
+        { "note",
+            "Computed from the model's shape and the GPU's datasheet figures, not measured: good for exploring "
+            "strategies, to be replaced by Galvatron profiler output before planning a real run." },
+        { "precision", precision }, { "seq_lengths", seqs }, { "model", describe(model) },
+        { "cluster", describe(cluster) } };
+
+    return {
+        { "computation_profiling_" + precision + "_" + modelPart + "_all.json",
+            text(synthesizeComputationProfile(model, cluster.gpu, precision, seqs, options.max_profiled_bsz)) },
+        { "memory_profiling_" + precision + "_" + modelPart + "_all.json",
+            text(synthesizeMemoryProfile(model, cluster, precision, seqs)) },
+        { allreduceFileName(cluster.num_nodes, cluster.gpus_per_node), text(synthesizeAllreduceProfile(cluster)) },
+        { p2pFileName(cluster.num_nodes, cluster.gpus_per_node), text(synthesizeP2pProfile(cluster)) },
+        { kOverlapFileName, text({ { "overlap_coe", cluster.gpu.overlap_slowdown } }) },
+        { spTimeFileName(cluster.num_nodes, cluster.gpus_per_node), text(synthesizeSpTimeProfile(cluster)) },
+        { kSynthesisFileName, text(synthesis) },
+    };
+}
+
+void writeProfileFiles(const std::filesystem::path& dir, const std::vector<ProfileFile>& files)
+{
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error)
+        throw Error("cannot create directory " + dir.string() + ": " + error.message());
+    for (const ProfileFile& file : files)
+        writeFileAtomically(dir / file.name, file.content);
+}
+
+} // namespace stratex::profile::synth

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/profile/synth/synthesis_record.h"
+
+#include "core/common/json_reader.h"
+#include "core/profile/synth/profile_synthesizer.h"
+
+namespace stratex::profile::synth {
+
+std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& dir)
+{
+    if (dir.empty())
+        return std::nullopt;
+    const std::filesystem::path file = dir / kSynthesisFileName;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(file, error))
+        return std::nullopt;
+    const JsonDocument document = JsonDocument::load(file);
+    const JsonView root = document.root();
+    root.requireObject();
+    SynthesisRecord record;
+    record.file = file;
+    record.precision = root["precision"].string();
+    const JsonView model = root["model"];
+    record.model.name = model["name"].string();
+    record.model.num_layers = model["num_layers"].positiveInt();
+    record.model.hidden_size = model["hidden_size"].positiveInt();
+    record.model.ffn_hidden_size = model["ffn_hidden_size"].positiveInt();
+    record.model.num_heads = model["num_heads"].positiveInt();
+    record.model.num_kv_heads = model["num_kv_heads"].positiveInt();
+    record.model.vocab_size = model["vocab_size"].positiveInt();
+    record.model.seq_length = model["seq_length"].positiveInt();
+    const JsonView mlp = model["mlp"];
+    if (mlp.string() != "gated" && mlp.string() != "plain")
+        mlp.fail("\"gated\" or \"plain\"");
+    record.model.mlp = mlp.string() == "gated" ? MlpKind::Gated : MlpKind::Plain;
+    record.model.tied_embeddings = model["tied_embeddings"].boolean();
+    const JsonView cluster = root["cluster"];
+    record.num_nodes = cluster["num_nodes"].positiveInt();
+    record.gpus_per_node = cluster["gpus_per_node"].positiveInt();
+    record.gpu = cluster["gpu"]["name"].string();
+    return record;
+}
+
+} // namespace stratex::profile::synth

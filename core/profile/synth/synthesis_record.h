@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/profile/synth/model_description.h"
+
+namespace stratex::profile::synth {
+
+// What `stratex_synthesis.json` says about the profile set beside it: that it is estimated, and
+// the model it was made for, so a search on it needs no model flags.
+struct SynthesisRecord {
+    std::filesystem::path file;
+    ModelDescription model;
+    std::string precision;
+    std::string gpu;
+    int num_nodes = 0;
+    int gpus_per_node = 0;
+};
+
+// The record in `dir`, if the directory holds one. Throws InputError naming the key when the
+// file exists but is malformed.
+std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& dir);
+
+} // namespace stratex::profile::synth
