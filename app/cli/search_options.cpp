@@ -109,7 +109,8 @@ void addProfileOptions(CliParser& parser)
 {
     parser.option(q("profiles"), q("DIR"),
         q("Directory with computation_profiling_*.json and memory_profiling_*.json (recognised by name); also "
-          "searched for the hardware files when --hardware is not given."));
+          "searched for the hardware files when --hardware is not given. A set made by 'stratex-cli profile synth' "
+          "also supplies the model shape, sequence length, cluster and precision unless given."));
     parser.option(q("hardware"), q("DIR"),
         q("Directory with allreduce_bandwidth_{N}nodes_{G}gpus_per_node.json, p2p_bandwidth_..., sp_time_... and "
           "overlap_coefficient.json."));

@@ -37,9 +37,10 @@ struct ExplicitSettings {
 
 // The profiles a user pointed at, with the settings filled in from them where the user left a
 // setting open. A synthesized set (stratex_synthesis.json in the profiles dir) gives the model's
-// shape, sequence length, cluster shape and precision; otherwise the sequence length becomes the memory profile's when
-// every candidate memory file holds exactly one (else the settings' own). The model name becomes the profile's. The
-// CLI's `search`/`evaluate`/`export` and the GUI's Search page load through this call.
+// shape, sequence length, cluster shape and precision; otherwise the sequence length becomes the
+// memory profile's when every candidate memory file holds exactly one (else the settings' own).
+// The model name becomes the profile's. The CLI's `search`/`evaluate`/`export` and the GUI's
+// Search page load through this call.
 SearchInputs loadSearchInputs(
     const profile::ProfileDiscovery& request, SearchSettings& settings, const ExplicitSettings& given);
 

@@ -3,10 +3,12 @@
 // Galvatron's answer, browse top plans and the Pareto set, see a plan's layers and memory, export
 // it, show its timeline, cancel a long search, and read errors that name the file.
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,6 +18,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include "core/profile/synth/profile_synthesizer.h"
 #include "ui/main_window.h"
@@ -28,6 +31,7 @@
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
 #include "ui/search/stage_memory_chart.h"
+#include "ui/search/synthesize_dialog.h"
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -77,6 +81,7 @@ private Q_SLOTS:
     void opensTheBundledExampleWithItsViews();
     void showsThePlanRankGrid();
     void opensASynthesizedFolder();
+    void synthesizesFromTheDialog();
 
 private:
     void setUpBaseline();
@@ -359,6 +364,35 @@ void TestSearchPage::opensASynthesizedFolder()
     QVERIFY(m_page->result() && m_page->result()->best);
     QCOMPARE(int(m_page->result()->best->layers.size()), 32);
     QVERIFY(m_page->statsText().contains(QStringLiteral("Estimated profiles")));
+}
+
+// Synthesize… asks for a model and a cluster, writes the set and searches it.
+void TestSearchPage::synthesizesFromTheDialog()
+{
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("qwen"));
+    bool filledIn = false;
+    QTimer::singleShot(0, this, [&] {
+        auto* dialog = qobject_cast<SynthesizeDialog*>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        dialog->modelBox()->setCurrentText(QStringLiteral("qwen2.5-7b"));
+        dialog->gpuBox()->setCurrentText(QStringLiteral("h100-80gb"));
+        dialog->nodesBox()->setValue(2);
+        typeInto(dialog->seqBox(), QStringLiteral("4096"));
+        dialog->folderEdit()->setText(folder);
+        filledIn = true;
+        QTest::keyClick(dialog, Qt::Key_Return); // the default button: Synthesize and search
+    });
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("synthesizeButton")), Qt::LeftButton);
+    QVERIFY(filledIn);
+    QVERIFY(QFileInfo::exists(folder + QStringLiteral("/computation_profiling_bf16_qwen2.5-7b_all.json")));
+    QCOMPARE(m_page->form()->profilesDir(), folder);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QVERIFY(m_page->result() && m_page->result()->best);
+    QCOMPARE(m_page->result()->best->world, 16);
+    QCOMPARE(int(m_page->result()->best->layers.size()), 28); // Qwen2.5-7B has 28 layers
+    QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
 }
 
 QTEST_MAIN(TestSearchPage)

@@ -39,6 +39,7 @@
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_settings_form.h"
 #include "ui/search/stage_memory_chart.h"
+#include "ui/search/synthesize_dialog.h"
 
 namespace stratex::ui {
 
@@ -89,6 +90,7 @@ SearchPage::SearchPage(QWidget* parent)
     , m_form(new SearchSettingsForm(this))
     , m_run(new QPushButton(tr("Run search"), this))
     , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_synthesize(new QPushButton(tr("Synthesize…"), this))
     , m_best(new QLabel(this))
     , m_stats(new QLabel(this))
     , m_planSet(new QComboBox(this))
@@ -105,6 +107,9 @@ SearchPage::SearchPage(QWidget* parent)
     m_run->setObjectName(QStringLiteral("runSearchButton"));
     m_cancel->setObjectName(QStringLiteral("cancelSearchButton"));
     m_cancel->setEnabled(false);
+    m_synthesize->setObjectName(QStringLiteral("synthesizeButton"));
+    m_synthesize->setToolTip(tr("No profiles at hand? Estimate a Galvatron profile set from a model and a GPU "
+                                "(stratex-cli profile synth) and search it"));
     m_best->setObjectName(QStringLiteral("bestPlan"));
     m_best->setWordWrap(true);
     m_best->setTextFormat(Qt::RichText);
@@ -136,6 +141,7 @@ SearchPage::SearchPage(QWidget* parent)
     formScroll->setWidgetResizable(true);
     formScroll->setMinimumWidth(340);
     auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_synthesize);
     buttons->addWidget(m_run);
     buttons->addWidget(m_cancel);
     auto* left = new QWidget(this);
@@ -192,6 +198,7 @@ SearchPage::SearchPage(QWidget* parent)
 
     connect(m_run, &QPushButton::clicked, this, &SearchPage::runSearch);
     connect(m_cancel, &QPushButton::clicked, this, &SearchPage::cancelSearch);
+    connect(m_synthesize, &QPushButton::clicked, this, &SearchPage::synthesizeWithDialog);
     connect(m_planSet, &QComboBox::currentIndexChanged, this, &SearchPage::showPlanSet);
     connect(m_timeline, &QPushButton::clicked, this, &SearchPage::showSelectedPlanTimeline);
     connect(m_ranks, &QPushButton::clicked, this, &SearchPage::showSelectedPlanRanks);
@@ -429,6 +436,13 @@ void SearchPage::openExample()
     m_form->spinBox("memory-constraint")->setValue(example.memoryConstraintGb);
     m_form->spinBox("settle-bsz")->setValue(example.globalBatch);
     openProfiles(example.dir, true);
+}
+
+void SearchPage::synthesizeWithDialog()
+{
+    SynthesizeDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        openProfiles(dialog.folder());
 }
 
 void SearchPage::simulateSelectedPlan(std::function<void(const TimelineRequest&)> then)

@@ -85,6 +85,8 @@ public Q_SLOTS:
     void cancelSearch();
     void showSelectedPlanTimeline();
     void showSelectedPlanRanks();
+    // Asks for a model and a cluster, writes an estimated profile set and searches it.
+    void synthesizeWithDialog();
 
 Q_SIGNALS:
     void timelinesRequested(const stratex::ui::TimelineRequests& requests);
@@ -106,6 +108,7 @@ private:
     SearchSettingsForm* m_form;
     QPushButton* m_run;
     QPushButton* m_cancel;
+    QPushButton* m_synthesize;
     QLabel* m_best;
     QLabel* m_stats;
     QComboBox* m_planSet;

@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/profile/synth/cluster_description.h"
 
-#include <algorithm>
 #include <bit>
-#include <cctype>
 #include <cmath>
 
 #include "core/common/error.h"
+#include "core/profile/synth/preset_lookup.h"
 
 namespace stratex::profile::synth {
 
 namespace {
-
-std::string lowered(std::string text)
-{
-    std::ranges::transform(text, text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return text;
-}
 
 void requirePositive(const char* what, double value)
 {
@@ -73,14 +66,7 @@ const std::vector<GpuDescription>& gpuPresets()
 
 GpuDescription gpuPreset(const std::string& name)
 {
-    const std::string wanted = lowered(name);
-    std::string known;
-    for (const GpuDescription& preset : gpuPresets()) {
-        if (preset.name == wanted)
-            return preset;
-        known += (known.empty() ? "" : ", ") + preset.name;
-    }
-    throw Error("unknown GPU preset '" + name + "' (known: " + known + ")");
+    return findPreset(gpuPresets(), name, "GPU");
 }
 
 } // namespace stratex::profile::synth

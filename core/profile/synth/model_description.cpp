@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/profile/synth/model_description.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "core/common/error.h"
+#include "core/profile/synth/preset_lookup.h"
 
 namespace stratex::profile::synth {
 
 namespace {
-
-std::string lowered(std::string text)
-{
-    std::ranges::transform(text, text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return text;
-}
 
 void requirePositive(const char* what, int value)
 {
@@ -60,14 +52,7 @@ const std::vector<ModelDescription>& modelPresets()
 
 ModelDescription modelPreset(const std::string& name)
 {
-    const std::string wanted = lowered(name);
-    std::string known;
-    for (const ModelDescription& preset : modelPresets()) {
-        if (preset.name == wanted)
-            return preset;
-        known += (known.empty() ? "" : ", ") + preset.name;
-    }
-    throw Error("unknown model preset '" + name + "' (known: " + known + ")");
+    return findPreset(modelPresets(), name, "model");
 }
 
 } // namespace stratex::profile::synth
