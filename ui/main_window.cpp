@@ -28,6 +28,7 @@
 #include "ui/common/theme.h"
 #include "ui/page.h"
 #include "ui/planner/planner_page.h"
+#include "ui/profiles/profiles_page.h"
 #include "ui/ranks/parallel_config_form.h"
 #include "ui/ranks/ranks_page.h"
 #include "ui/search/search_page.h"
@@ -81,12 +82,14 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
 
-    // In the order of the workflow: search a strategy, see its ranks and its pipeline, plan
-    // variable-length batches.
+    // In the order of the workflow: look at the profiles, search a strategy, see its ranks and its
+    // pipeline, plan variable-length batches. The window opens on the Search page.
+    auto* profiles = new ProfilesPage(this);
     auto* search = new SearchPage(this);
     auto* ranksPage = new RanksPage(this);
     auto* timeline = new TimelinePage(this);
     auto* planner = new PlannerPage(this);
+    addPage(profiles);
     addPage(search);
     addPage(ranksPage);
     addPage(timeline);
@@ -98,6 +101,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(search, &SearchPage::timelinesRequested, this, showTimelines);
     connect(planner, &PlannerPage::timelinesRequested, this, showTimelines);
     connect(search, &SearchPage::layerCostModelReady, planner, &PlannerPage::setSearchCostModel);
+    connect(search, &SearchPage::profilesSearched, profiles, [profiles](const QString& dir) {
+        if (dir != profiles->folder())
+            profiles->showFolder(dir);
+    });
+    connect(profiles, &ProfilesPage::synthesized, search, [search](const QString& dir) { search->openProfiles(dir); });
     connect(search, &SearchPage::rankLayoutRequested, this, [this, ranksPage](const ranks::ParallelConfig& config) {
         ranksPage->form()->setConfig(config);
         setCurrentPage(ranksPage->pageId());
@@ -114,7 +122,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         rebuildExportMenu();
     });
     createMenus();
-    m_sidebar->setCurrentRow(0);
+    m_sidebar->setCurrentRow(int(m_pages.indexOf(search)));
     if (m_options.persistSettings)
         restoreSettings();
     if (m_options.startupExamples) {

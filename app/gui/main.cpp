@@ -50,7 +50,7 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption pageOption(QStringLiteral("page"),
-        QStringLiteral("Open this page (search, ranks, timeline, planner)."), QStringLiteral("NAME"));
+        QStringLiteral("Open this page (profiles, search, ranks, timeline, planner)."), QStringLiteral("NAME"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
         QStringLiteral("Open the window (offscreen without a display), finish the startup work, save the window "
                        "to FILE and exit."),

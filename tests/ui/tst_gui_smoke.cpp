@@ -18,6 +18,7 @@ void TestGuiSmoke::screenshotWithoutDisplay_data()
     QTest::addColumn<QStringList>("extraArgs");
     QTest::newRow("default") << QStringList {};
     QTest::newRow("planner-page") << QStringList { "--page", "planner" };
+    QTest::newRow("profiles-page") << QStringList { "--page", "profiles" };
     QTest::newRow("search-page-with-profiles-folder") << QStringList { "--page", "search",
         QStringLiteral(STRATEX_SOURCE_DIR) + "/resources/examples/llama2-13b-a100-40gb-2x8" };
     QTest::newRow("timeline-page") << QStringList { "--page", "timeline" };

@@ -267,6 +267,7 @@ void SearchPage::runSearch()
     const int threads = m_form->threads();
     const int topK = m_form->topK();
     m_showBestPlan = false;
+    Q_EMIT profilesSearched(QString::fromStdString(request.profilesDir.string()));
     m_best->setText(tr("Searching…"));
     m_stats->clear();
     // The best plan so far travels from the workers to this page while the search runs.

@@ -93,6 +93,8 @@ Q_SIGNALS:
     // After every search: its Galvatron profile as a layer cost model, for the planner.
     void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
     void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
+    // A search started on the profiles in `dir`.
+    void profilesSearched(const QString& dir);
     // After openProfiles(dir, true): the best plan's rank layout and simulated timeline.
     void bestPlanViewsReady(const stratex::ranks::ParallelConfig& config, const stratex::ui::TimelineRequest& timeline);
 

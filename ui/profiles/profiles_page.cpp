@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/profiles/profiles_page.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "app/jobs/job_runner.h"
+#include "core/search/search_inputs.h"
+#include "ui/profiles/profile_charts.h"
+#include "ui/search/synthesize_dialog.h"
+
+namespace stratex::ui {
+
+namespace {
+
+QChartView* chartView(QWidget* parent, const char* name)
+{
+    auto* chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    auto* view = new QChartView(chart, parent);
+    view->setObjectName(QString::fromLatin1(name));
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(320, 240);
+    return view;
+}
+
+} // namespace
+
+ProfilesPage::ProfilesPage(QWidget* parent)
+    : Page(parent)
+    , m_folder(new QLineEdit(this))
+    , m_summary(new QLabel(this))
+    , m_batch(chartView(this, "batchTimeChart"))
+    , m_sequence(chartView(this, "sequenceTimeChart"))
+    , m_memory(chartView(this, "layerMemoryChart"))
+    , m_bandwidth(chartView(this, "bandwidthChart"))
+    , m_runner(new app::JobRunner(this))
+{
+    m_folder->setObjectName(QStringLiteral("profilesFolder"));
+    m_folder->setPlaceholderText(tr("folder with Galvatron's computation_/memory_profiling_*.json and hardware files"));
+    m_summary->setObjectName(QStringLiteral("profilesSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setText(tr("Open a folder of Galvatron profiles, or synthesize one from a model and a GPU."));
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    auto* synthesize = new QPushButton(tr("Synthesize…"), this);
+    synthesize->setObjectName(QStringLiteral("profilesSynthesizeButton"));
+    synthesize->setToolTip(tr("Estimate a profile set from a model and a GPU (stratex-cli profile synth)"));
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Profiles"), this));
+    bar->addWidget(m_folder, 1);
+    bar->addWidget(browse);
+    bar->addWidget(synthesize);
+    auto* charts = new QGridLayout;
+    charts->addWidget(m_batch, 0, 0);
+    charts->addWidget(m_sequence, 0, 1);
+    charts->addWidget(m_memory, 1, 0);
+    charts->addWidget(m_bandwidth, 1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_summary);
+    layout->addLayout(charts, 1);
+
+    connect(m_folder, &QLineEdit::returnPressed, this, [this] { showFolder(folder()); });
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Profiles folder"), folder());
+        if (!dir.isEmpty())
+            showFolder(dir);
+    });
+    connect(synthesize, &QPushButton::clicked, this, [this] {
+        SynthesizeDialog dialog(this);
+        if (dialog.exec() == QDialog::Accepted) {
+            showFolder(dialog.folder());
+            Q_EMIT synthesized(dialog.folder());
+        }
+    });
+    connect(m_runner, &app::JobRunner::failed, this, [this](const QString& message) {
+        show(std::nullopt);
+        m_summary->setText(tr("<b>Cannot read the profiles</b>: %1").arg(message.toHtmlEscaped()));
+    });
+    show(std::nullopt);
+}
+
+QIcon ProfilesPage::icon() const
+{
+    return QIcon(QStringLiteral(":/icons/profiles.svg"));
+}
+
+QList<app::JobRunner*> ProfilesPage::jobRunners() const
+{
+    return { m_runner };
+}
+
+QString ProfilesPage::folder() const
+{
+    return m_folder->text().trimmed();
+}
+
+QString ProfilesPage::summaryText() const
+{
+    return m_summary->text();
+}
+
+void ProfilesPage::showFolder(const QString& dir)
+{
+    m_folder->setText(dir);
+    profile::ProfileDiscovery request;
+    request.profilesDir = dir.toStdString();
+    m_summary->setText(tr("Reading %1…").arg(dir));
+    m_runner->start<profile::ProfileOverview>(
+        tr("Reading profiles"),
+        [request](ProgressSink&) {
+            // The search's own loading: the same files, the same sequence length.
+            search::SearchSettings settings;
+            settings.time_profile_mode = profile::TimeProfileMode::Static;
+            const search::SearchInputs inputs = search::loadSearchInputs(request, settings, {});
+            profile::ProfileOverview overview = profile::describeProfiles(inputs.profiles, settings.model.seq_length);
+            overview.estimated = inputs.estimated;
+            return overview;
+        },
+        [this](profile::ProfileOverview overview) { show(std::move(overview)); });
+}
+
+void ProfilesPage::show(std::optional<profile::ProfileOverview> overview)
+{
+    m_overview = std::move(overview);
+    const profile::ProfileOverview* o = this->overview();
+    fillBatchTimeChart(m_batch->chart(), o);
+    fillSequenceTimeChart(m_sequence->chart(), o);
+    fillActivationChart(m_memory->chart(), o);
+    fillBandwidthChart(m_bandwidth->chart(), o);
+    if (!o)
+        return;
+    QString text = tr("<b>%1</b> at sequence length %2 · %3 group sizes of all-reduce, %4 pipeline degrees of p2p")
+                       .arg(QString::fromStdString(o->model_name).toHtmlEscaped())
+                       .arg(o->seq_length)
+                       .arg(o->allreduce.size())
+                       .arg(o->p2p_gb_per_s_by_stages.size());
+    text += o->estimated ? tr("<br><b>Estimated</b> by stratex profile synth from the model's shape and the GPU's "
+                              "datasheet (stratex_synthesis.json), not measured.")
+                         : tr("<br>Measured by Galvatron's profilers.");
+    m_summary->setText(text);
+}
+
+} // namespace stratex::ui

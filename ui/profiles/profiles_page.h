@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <optional>
+
+#include "core/profile/profile_overview.h"
+#include "ui/page.h"
+
+class QChartView;
+class QLabel;
+class QLineEdit;
+
+namespace stratex::ui {
+
+// The Profiles page: what a profile set (measured by Galvatron's profilers, or estimated by the
+// synthesizer) says — forward time against batch size and sequence length with the fits the
+// search uses, memory per layer by TP degree, collective bandwidths — so a user can judge the
+// numbers before trusting a search on them. Loading runs on a worker thread.
+class ProfilesPage : public Page {
+    Q_OBJECT
+public:
+    explicit ProfilesPage(QWidget* parent = nullptr);
+
+    QString pageId() const override { return QStringLiteral("profiles"); }
+    QString title() const override { return tr("Profiles"); }
+    QIcon icon() const override;
+    QList<app::JobRunner*> jobRunners() const override;
+
+    // Loads and shows the set in `dir` (the search's way of finding files).
+    void showFolder(const QString& dir);
+    QString folder() const;
+    const profile::ProfileOverview* overview() const { return m_overview ? &*m_overview : nullptr; }
+    QString summaryText() const;
+
+Q_SIGNALS:
+    // "Synthesize…" wrote a set: the window searches it.
+    void synthesized(const QString& dir);
+
+private:
+    void show(std::optional<profile::ProfileOverview> overview);
+
+    QLineEdit* m_folder;
+    QLabel* m_summary;
+    QChartView* m_batch;
+    QChartView* m_sequence;
+    QChartView* m_memory;
+    QChartView* m_bandwidth;
+    app::JobRunner* m_runner;
+    std::optional<profile::ProfileOverview> m_overview;
+};
+
+} // namespace stratex::ui
