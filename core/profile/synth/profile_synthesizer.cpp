@@ -16,8 +16,10 @@ std::vector<int> profiledSequenceLengths(const ModelDescription& model, const Sy
 {
     std::set<int> seqs(options.seq_lengths.begin(), options.seq_lengths.end());
     if (seqs.empty()) {
-        for (int quarter = 1; quarter <= 3; ++quarter)
-            seqs.insert(model.seq_length * quarter / 4);
+        for (int quarter = 1; quarter <= 3; ++quarter) {
+            if (const int seq = model.seq_length * quarter / 4; seq > 0)
+                seqs.insert(seq);
+        }
     }
     seqs.insert(model.seq_length); // static modes read the model's own length
     if (*seqs.begin() <= 0)
