@@ -201,7 +201,7 @@ int runProfile(const QStringList& args)
 }
 
 const RegisterCommand registration(
-    { q("profile"), q("synth: estimate a Galvatron profile set from a model and a GPU"), 35, runProfile });
+    { q("profile"), q("synth: estimate a Galvatron profile set from a model and a GPU"), 25, runProfile });
 
 } // namespace
 
