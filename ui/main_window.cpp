@@ -173,6 +173,10 @@ void MainWindow::createMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openFileWithDialog);
     open->setShortcut(QKeySequence::Open);
+    QAction* openFolder
+        = file->addAction(tr("Open &Profiles Folder…"), this, &MainWindow::openProfilesFolderWithDialog);
+    openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openFolder->setToolTip(tr("A folder of Galvatron profiles, measured or synthesized: searched on the Search page"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     m_exportMenu = file->addMenu(tr("&Export"));
@@ -311,8 +315,11 @@ bool MainWindow::openFile(const QString& path, QString* error)
         setWindowTitle(tr("%1 — Stratex").arg(QFileInfo(path).fileName()));
         return true;
     }
-    if (error)
-        *error = tr("%1: no page opens this kind of file").arg(path);
+    if (error) {
+        *error = QFileInfo(path).isDir()
+            ? tr("%1: not a folder of Galvatron profiles (no computation_profiling_*.json in it)").arg(path)
+            : tr("%1: no page opens this kind of file").arg(path);
+    }
     return false;
 }
 
@@ -325,6 +332,16 @@ void MainWindow::openFileWithDialog()
     QString error;
     if (!openFile(path, &error))
         QMessageBox::warning(this, tr("Open"), error);
+}
+
+void MainWindow::openProfilesFolderWithDialog()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Profiles Folder"));
+    if (dir.isEmpty())
+        return;
+    QString error;
+    if (!openFile(dir, &error))
+        QMessageBox::warning(this, tr("Open Profiles Folder"), error);
 }
 
 void MainWindow::rememberRecentFile(const QString& path)

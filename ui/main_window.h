@@ -55,6 +55,7 @@ public:
 
 public Q_SLOTS:
     void openFileWithDialog();
+    void openProfilesFolderWithDialog();
     void cancelJobs();
     void showStatus(const QString& message);
 

@@ -353,8 +353,10 @@ void TestSearchPage::opensASynthesizedFolder()
     cluster.gpu = gpuPreset("h100-80gb");
     ModelDescription model = modelPreset("llama3-8b");
     model.seq_length = 4096;
-    writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(model, cluster));
     QString error;
+    QVERIFY(!m_window->openFile(dir.path(), &error)); // empty yet
+    QVERIFY2(error.contains(QStringLiteral("not a folder of Galvatron profiles")), qPrintable(error));
+    writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(model, cluster));
     QVERIFY2(m_window->openFile(dir.path(), &error), qPrintable(error));
     QCOMPARE(m_window->currentPage(), m_page);
     QVERIFY(waitUntilIdle(*m_window, 60000));
