@@ -31,6 +31,67 @@ SearchInputs inputsFor(int nodes)
     return SearchInputs::load(paths);
 }
 
+// Optima of sixteen more searches on random settings (tools/galvatron-oracle, --fit ols), checked
+// against this engine by a differential run; rows with no plan are settings where nothing fits.
+struct OracleOptimum {
+    const char* name;
+    int nodes;
+    int memoryGb;
+    int bsz;
+    bool staticTime;
+    int maxPp;
+    int maxTp;
+    int maxSp;
+    bool gpipe;
+    bool ddp;
+    bool noAsync;
+    int gbsz; // 0: no plan
+    int chunks;
+    int pp;
+    double timeCost;
+    std::vector<int> memory;
+};
+
+const std::vector<OracleOptimum>& oracleOptima()
+{
+    static const std::vector<OracleOptimum> optima = {
+        { "1x8 48GB bsz8 batch pp<=2 tp<=4 sp<=1 pipedream_flush ddp noasync", 1, 48, 8, false, 2, 4, 1, false, true,
+            true, 8, 1, 1, 0.5130471093512415, { 48184 } },
+        { "1x8 32GB bsz8 static pp<=8 tp<=4 sp<=1 pipedream_flush zero2", 1, 32, 8, true, 8, 4, 1, false, false, false,
+            8, 2, 1, 0.50705093288909, { 32761 } },
+        { "1x8 21GB bsz96 batch pp<=4 tp<=2 sp<=4 pipedream_flush zero2 noasync", 1, 21, 96, false, 4, 2, 4, false,
+            false, true, 96, 32, 4, 7.756128512787003, { 21430, 21451, 21420, 20973 } },
+        { "2x8 28GB bsz16 static pp<=1 tp<=4 sp<=8 pipedream_flush zero2", 2, 28, 16, true, 1, 4, 8, false, false,
+            false, 16, 1, 1, 0.5760714589762559, { 28435 } },
+        { "1x8 48GB bsz32 static pp<=2 tp<=2 sp<=4 gpipe zero2", 1, 48, 32, true, 2, 2, 4, true, false, false, 32, 8, 1,
+            1.8737256145202645, { 43314 } },
+        { "1x8 48GB bsz16 batch pp<=4 tp<=2 sp<=4 gpipe zero2", 1, 48, 16, false, 4, 2, 4, true, false, false, 16, 1, 1,
+            1.0005359349088119, { 49144 } },
+        { "1x8 18GB bsz24 static pp<=2 tp<=2 sp<=1 pipedream_flush ddp noasync", 1, 18, 24, true, 2, 2, 1, false, true,
+            true, 24, 4, 1, 1.3668215145628952, { 18430 } },
+        { "1x8 28GB bsz8 static pp<=2 tp<=2 sp<=4 gpipe zero2 noasync", 1, 28, 8, true, 2, 2, 4, true, false, true, 8,
+            1, 1, 0.5812469119648904, { 28654 } },
+        { "1x8 40GB bsz40 batch pp<=4 tp<=4 sp<=8 pipedream_flush ddp", 1, 40, 40, false, 4, 4, 8, false, true, false,
+            40, 8, 2, 2.2392031000263453, { 40893, 40953 } },
+        { "2x8 20GB bsz96 static pp<=4 tp<=2 sp<=1 pipedream_flush zero2 noasync", 2, 20, 96, true, 4, 2, 1, false,
+            false, true, 96, 8, 2, 2.272702295876077, { 20456, 20417 } },
+        { "1x8 40GB bsz96 static pp<=8 tp<=4 sp<=8 pipedream_flush zero2 noasync", 1, 40, 96, true, 8, 4, 8, false,
+            false, true, 96, 16, 1, 3.749745629040529, { 40941 } },
+        { "1x8 21GB bsz96 static pp<=4 tp<=4 sp<=4 pipedream_flush zero2 noasync", 1, 21, 96, true, 4, 4, 4, false,
+            false, true, 96, 32, 2, 6.325991358044764, { 21435, 21436 } },
+        { "1x8 40GB bsz32 batch pp<=8 tp<=4 sp<=8 pipedream_flush zero2", 1, 40, 32, false, 8, 4, 8, false, false,
+            false, 32, 1, 1, 2.0950343313330135, { 40807 } },
+        { "2x8 18GB bsz128 batch pp<=4 tp<=2 sp<=4 pipedream_flush zero2", 2, 18, 128, false, 4, 2, 4, false, false,
+            false, 128, 32, 4, 4.873672667434018, { 18422, 18246, 18284, 17672 } },
+        { "1x8 24GB bsz16 batch pp<=1 tp<=4 sp<=1 pipedream_flush zero2", 1, 24, 16, false, 1, 4, 1, false, false,
+            false, 16, 1, 1, 1.1759128539123465, { 24485 } },
+        { "1x8 14GB bsz8 static pp<=2 tp<=4 sp<=4 gpipe zero2 noasync", 1, 14, 8, true, 2, 4, 4, true, false, true, 0,
+            0, 0, 0.0, {} },
+        { "1x8 10GB bsz64 batch gpipe zero2", 1, 10, 64, false, 8, 8, 8, true, false, false, 0, 0, 0, 0.0, {} },
+    };
+    return optima;
+}
+
 } // namespace
 
 class TestOracleRuns : public QObject {
@@ -38,6 +99,8 @@ class TestOracleRuns : public QObject {
 private Q_SLOTS:
     void everyTask_data();
     void everyTask();
+    void optimaOnRandomSettings_data();
+    void optimaOnRandomSettings();
 };
 
 void TestOracleRuns::everyTask_data()
@@ -91,6 +154,42 @@ void TestOracleRuns::everyTask()
     } else {
         QVERIFY(!result.best);
     }
+}
+
+void TestOracleRuns::optimaOnRandomSettings_data()
+{
+    QTest::addColumn<int>("index");
+    for (std::size_t i = 0; i < oracleOptima().size(); ++i)
+        QTest::newRow(oracleOptima()[i].name) << int(i);
+}
+
+void TestOracleRuns::optimaOnRandomSettings()
+{
+    QFETCH(int, index);
+    const OracleOptimum& run = oracleOptima()[std::size_t(index)];
+    SearchSettings settings = llamaSettings(run.memoryGb, run.bsz);
+    settings.num_nodes = run.nodes;
+    settings.pipeline_type = run.gpipe ? cost::PipelineType::GPipe : cost::PipelineType::PipeDreamFlush;
+    settings.default_dp_type = run.ddp ? cost::DpType::Ddp : cost::DpType::Zero2;
+    settings.async_grad_reduce = !run.noAsync;
+    settings.max_tp_deg = run.maxTp;
+    settings.max_pp_deg = run.maxPp;
+    settings.max_sp_deg = run.maxSp;
+    if (run.staticTime)
+        settings.time_profile_mode = profile::TimeProfileMode::Static;
+    settings.uneven_batch = UnevenBatch::Galvatron;
+    NullProgress progress;
+    const SearchResult result = stratex::search::search(inputsFor(run.nodes), settings, progress, 2);
+    if (run.gbsz == 0) {
+        QVERIFY(!result.best);
+        return;
+    }
+    QVERIFY(result.best);
+    QCOMPARE(result.best->gbsz, run.gbsz);
+    QCOMPARE(result.best->chunks, run.chunks);
+    QCOMPARE(result.best->pp, run.pp);
+    QCOMPARE_EXACT(result.best->time_cost_s, run.timeCost);
+    QCOMPARE(result.best->memory_cost_mb_per_stage, run.memory);
 }
 
 QTEST_GUILESS_MAIN(TestOracleRuns)
