@@ -31,7 +31,7 @@ SearchInputs inputsFor(int nodes)
     return SearchInputs::load(paths);
 }
 
-// Optima of sixteen more searches on random settings (tools/galvatron-oracle, --fit ols), checked
+// Optima of nineteen more searches on random settings (tools/galvatron-oracle, --fit ols), checked
 // against this engine by a differential run; rows with no plan are settings where nothing fits.
 struct OracleOptimum {
     const char* name;
@@ -88,6 +88,10 @@ const std::vector<OracleOptimum>& oracleOptima()
         { "1x8 14GB bsz8 static pp<=2 tp<=4 sp<=4 gpipe zero2 noasync", 1, 14, 8, true, 2, 4, 4, true, false, true, 0,
             0, 0, 0.0, {} },
         { "1x8 10GB bsz64 batch gpipe zero2", 1, 10, 64, false, 8, 8, 8, true, false, false, 0, 0, 0, 0.0, {} },
+        { "1x8 21GB bsz16 batch pp<=4 tp<=4 sp<=1 gpipe zero2 noasync", 1, 21, 16, false, 4, 4, 1, true, false, true, 0,
+            0, 0, 0.0, {} },
+        { "1x8 14GB bsz96 batch pp<=4 tp<=8 sp<=1 gpipe ddp noasync", 1, 14, 96, false, 4, 8, 1, true, true, true, 0, 0,
+            0, 0.0, {} },
     };
     return optima;
 }
