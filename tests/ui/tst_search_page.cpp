@@ -21,6 +21,7 @@
 #include <QTimer>
 
 #include "core/profile/synth/profile_synthesizer.h"
+#include "core/search/plan_rank_layout.h"
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
 #include "ui/planner/planner_page.h"
@@ -309,7 +310,7 @@ void TestSearchPage::opensTheBundledExampleWithItsViews()
 
     auto* ranks = qobject_cast<RanksPage*>(window.page(QStringLiteral("ranks")));
     QVERIFY(ranks);
-    QCOMPARE(ranks->form()->config(), SearchPage::rankLayout(*result->best, 8));
+    QCOMPARE(ranks->form()->config(), search::planRankLayout(*result->best, 8));
     auto* timeline = qobject_cast<TimelinePage*>(window.page(QStringLiteral("timeline")));
     QVERIFY(timeline);
     QVERIFY2(timeline->firstPlanBox()->currentText().contains(QStringLiteral("search plan")),

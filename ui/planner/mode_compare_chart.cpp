@@ -15,6 +15,8 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 
+#include "ui/common/chart_reset.h"
+
 namespace stratex::ui {
 
 namespace {
@@ -110,13 +112,8 @@ void ModeCompareChart::setRows(const std::vector<planner::PlanCompareRow>& rows)
 void ModeCompareChart::rebuild()
 {
     const std::vector<planner::PlanCompareRow>& rows = m_rows;
-    for (QChart* chart : { timeChart(), makespanChart() }) {
-        chart->removeAllSeries();
-        for (QAbstractAxis* axis : chart->axes()) {
-            chart->removeAxis(axis); // the chart releases ownership
-            delete axis;
-        }
-    }
+    for (QChart* chart : { timeChart(), makespanChart() })
+        resetChart(chart);
     if (rows.empty())
         return;
 

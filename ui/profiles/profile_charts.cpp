@@ -13,19 +13,11 @@
 #include <QValueAxis>
 
 #include "ui/common/categorical_palette.h"
+#include "ui/common/chart_reset.h"
 
 namespace stratex::ui {
 
 namespace {
-
-void clear(QChart* chart)
-{
-    chart->removeAllSeries();
-    for (QAbstractAxis* axis : chart->axes()) {
-        chart->removeAxis(axis); // the chart releases ownership
-        delete axis;
-    }
-}
 
 QValueAxis* valueAxis(QChart* chart, const QString& title, Qt::Alignment alignment, double low, double high)
 {
@@ -73,7 +65,7 @@ QString number(double value, int decimals)
 
 void fillBatchTimeChart(QChart* chart, const profile::ProfileOverview* overview)
 {
-    clear(chart);
+    resetChart(chart);
     chart->setTitle(QObject::tr("Forward time per sample against batch size"));
     if (!overview || overview->layer_ms_per_sample_by_bsz.empty())
         return;
@@ -100,7 +92,7 @@ void fillBatchTimeChart(QChart* chart, const profile::ProfileOverview* overview)
 
 void fillSequenceTimeChart(QChart* chart, const profile::ProfileOverview* overview)
 {
-    clear(chart);
+    resetChart(chart);
     chart->setTitle(QObject::tr("Forward time per sample against sequence length (batch size 1)"));
     if (!overview || overview->layer_ms_per_sample_by_seq.empty())
         return;
@@ -127,7 +119,7 @@ void fillSequenceTimeChart(QChart* chart, const profile::ProfileOverview* overvi
 
 void fillActivationChart(QChart* chart, const profile::ProfileOverview* overview)
 {
-    clear(chart);
+    resetChart(chart);
     if (!overview || overview->activation_mb_per_sample_by_tp.empty()) {
         chart->setTitle(QObject::tr("Memory per layer"));
         return;
@@ -157,7 +149,7 @@ void fillActivationChart(QChart* chart, const profile::ProfileOverview* overview
 
 void fillBandwidthChart(QChart* chart, const profile::ProfileOverview* overview)
 {
-    clear(chart);
+    resetChart(chart);
     chart->setTitle(overview ? QObject::tr("Collectives: bus bandwidth by group size (overlap slowdown %1)")
                                    .arg(number(overview->overlap_slowdown, 3))
                              : QObject::tr("Collectives"));

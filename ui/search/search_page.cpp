@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/search_page.h"
 
-#include <map>
 #include <utility>
 
 #include <QAction>
@@ -31,6 +30,7 @@
 #include "core/export/paddle_config.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/planner/simulator.h"
+#include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
@@ -367,7 +367,7 @@ void SearchPage::selectPlan(const Plan* plan)
             m_ranks->setEnabled(true);
             if (std::exchange(m_showBestPlan, false)) {
                 const ranks::ParallelConfig layout
-                    = rankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
+                    = search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
                 simulateSelectedPlan(
                     [this, layout](const TimelineRequest& request) { Q_EMIT bestPlanViewsReady(layout, request); });
             }
@@ -382,28 +382,7 @@ void SearchPage::showSelectedPlanTimeline()
 void SearchPage::showSelectedPlanRanks()
 {
     if (m_evaluation && m_outcome)
-        Q_EMIT rankLayoutRequested(rankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node));
-}
-
-ranks::ParallelConfig SearchPage::rankLayout(const Plan& plan, int gpusPerNode)
-{
-    std::map<int, int> layersByDegree;
-    for (const cost::LayerStrategy& layer : plan.layers)
-        ++layersByDegree[layer.tpsp()];
-    int tp = 1;
-    int most = 0;
-    for (const auto& [degree, count] : layersByDegree) {
-        if (count > most) {
-            tp = degree;
-            most = count;
-        }
-    }
-    ranks::ParallelConfig config;
-    config.world = plan.world;
-    config.tp = tp;
-    config.pp = plan.pp;
-    config.gpusPerNode = gpusPerNode;
-    return config;
+        Q_EMIT rankLayoutRequested(search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node));
 }
 
 bool SearchPage::canOpen(const QString& path) const

@@ -60,10 +60,6 @@ public:
     // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views.
     void openExample();
 
-    // The Megatron rank grid a plan runs on: its world and pipeline degree, and the TP (or Ulysses
-    // SP) degree most of its layers use; per-layer degrees are the search's finer choice.
-    static ranks::ParallelConfig rankLayout(const search::Plan& plan, int gpusPerNode);
-
     SearchSettingsForm* form() const { return m_form; }
     PlanTableModel* planModel() const { return m_planModel; }
     QTableView* planTable() const { return m_table; }

@@ -9,6 +9,8 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 
+#include "ui/common/chart_reset.h"
+
 namespace stratex::ui {
 
 StageMemoryChart::StageMemoryChart(QWidget* parent)
@@ -24,11 +26,7 @@ StageMemoryChart::StageMemoryChart(QWidget* parent)
 void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
 {
     QChart* c = chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes()) {
-        c->removeAxis(axis); // the chart releases ownership
-        delete axis;
-    }
+    resetChart(c);
     if (!evaluation)
         return;
     const bool dark = palette().color(QPalette::Window).lightness() < 128;

@@ -96,6 +96,25 @@ const std::vector<OracleOptimum>& oracleOptima()
     return optima;
 }
 
+// The search with an oracle run's settings (OracleRun and OracleOptimum name them alike). Uneven
+// batches are costed as Galvatron does, since that is what the oracle computes.
+template <typename Run> SearchResult searchAsOracle(const Run& run)
+{
+    SearchSettings settings = llamaSettings(run.memoryGb, run.bsz);
+    settings.num_nodes = run.nodes;
+    settings.pipeline_type = run.gpipe ? cost::PipelineType::GPipe : cost::PipelineType::PipeDreamFlush;
+    settings.default_dp_type = run.ddp ? cost::DpType::Ddp : cost::DpType::Zero2;
+    settings.async_grad_reduce = !run.noAsync;
+    settings.max_tp_deg = run.maxTp;
+    settings.max_pp_deg = run.maxPp;
+    settings.max_sp_deg = run.maxSp;
+    if (run.staticTime)
+        settings.time_profile_mode = profile::TimeProfileMode::Static;
+    settings.uneven_batch = UnevenBatch::Galvatron;
+    NullProgress progress;
+    return stratex::search::search(inputsFor(run.nodes), settings, progress, 2);
+}
+
 } // namespace
 
 class TestOracleRuns : public QObject {
@@ -118,19 +137,7 @@ void TestOracleRuns::everyTask()
 {
     QFETCH(int, index);
     const OracleRun& run = oracleRuns()[std::size_t(index)];
-    SearchSettings settings = llamaSettings(run.memoryGb, run.bsz);
-    settings.num_nodes = run.nodes;
-    settings.pipeline_type = run.gpipe ? cost::PipelineType::GPipe : cost::PipelineType::PipeDreamFlush;
-    settings.default_dp_type = run.ddp ? cost::DpType::Ddp : cost::DpType::Zero2;
-    settings.async_grad_reduce = !run.noAsync;
-    settings.max_tp_deg = run.maxTp;
-    settings.max_pp_deg = run.maxPp;
-    settings.max_sp_deg = run.maxSp;
-    if (run.staticTime)
-        settings.time_profile_mode = profile::TimeProfileMode::Static;
-    settings.uneven_batch = UnevenBatch::Galvatron;
-    NullProgress progress;
-    const SearchResult result = stratex::search::search(inputsFor(run.nodes), settings, progress, 2);
+    const SearchResult result = searchAsOracle(run);
     QCOMPARE(result.tasks.size(), run.tasks.size());
     for (std::size_t i = 0; i < run.tasks.size(); ++i) {
         const TaskSummary& task = result.tasks[i];
@@ -171,19 +178,7 @@ void TestOracleRuns::optimaOnRandomSettings()
 {
     QFETCH(int, index);
     const OracleOptimum& run = oracleOptima()[std::size_t(index)];
-    SearchSettings settings = llamaSettings(run.memoryGb, run.bsz);
-    settings.num_nodes = run.nodes;
-    settings.pipeline_type = run.gpipe ? cost::PipelineType::GPipe : cost::PipelineType::PipeDreamFlush;
-    settings.default_dp_type = run.ddp ? cost::DpType::Ddp : cost::DpType::Zero2;
-    settings.async_grad_reduce = !run.noAsync;
-    settings.max_tp_deg = run.maxTp;
-    settings.max_pp_deg = run.maxPp;
-    settings.max_sp_deg = run.maxSp;
-    if (run.staticTime)
-        settings.time_profile_mode = profile::TimeProfileMode::Static;
-    settings.uneven_batch = UnevenBatch::Galvatron;
-    NullProgress progress;
-    const SearchResult result = stratex::search::search(inputsFor(run.nodes), settings, progress, 2);
+    const SearchResult result = searchAsOracle(run);
     if (run.gbsz == 0) {
         QVERIFY(!result.best);
         return;
