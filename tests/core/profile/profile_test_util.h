@@ -10,6 +10,7 @@
 
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
+#include "core/profile/profile_set.h"
 
 #include "support/test_paths.h"
 
@@ -31,6 +32,21 @@ namespace stratex::test {
 inline std::filesystem::path galvatronFixture(const char* name)
 {
     return std::filesystem::path(fixture(QStringLiteral("galvatron/") + QString::fromUtf8(name)).toStdString());
+}
+
+// The six llama2-7b fixture files for 1 or 2 nodes of 8 GPUs, read in place. There is no 2-node
+// sp_time file: the 1-node latency table serves both (as in the oracle's runs).
+inline profile::ProfilePaths llamaProfilePaths(int nodes = 1)
+{
+    const std::string n = std::to_string(nodes);
+    profile::ProfilePaths paths;
+    paths.computation = galvatronFixture("computation_profiling_bf16_llama2-7b_all.json");
+    paths.memory = galvatronFixture("memory_profiling_bf16_llama2-7b_all.json");
+    paths.allreduce = galvatronFixture(("allreduce_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
+    paths.p2p = galvatronFixture(("p2p_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
+    paths.overlap = galvatronFixture("overlap_coefficient.json");
+    paths.spTime = galvatronFixture("sp_time_1nodes_8gpus_per_node.json");
+    return paths;
 }
 
 inline JsonDocument jsonText(const std::string& text, const std::string& name = "inline.json")

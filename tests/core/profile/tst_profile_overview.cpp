@@ -3,6 +3,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/profile/profile_discovery.h"
 #include "core/profile/profile_overview.h"
 #include "core/profile/synth/profile_synthesizer.h"
 
@@ -16,14 +17,7 @@ class TestProfileOverview : public QObject {
 private Q_SLOTS:
     void measuredLlama2()
     {
-        ProfilePaths paths;
-        paths.computation = test::galvatronFixture("computation_profiling_bf16_llama2-7b_all.json");
-        paths.memory = test::galvatronFixture("memory_profiling_bf16_llama2-7b_all.json");
-        paths.allreduce = test::galvatronFixture("allreduce_bandwidth_1nodes_8gpus_per_node.json");
-        paths.p2p = test::galvatronFixture("p2p_bandwidth_1nodes_8gpus_per_node.json");
-        paths.overlap = test::galvatronFixture("overlap_coefficient.json");
-        paths.spTime = test::galvatronFixture("sp_time_1nodes_8gpus_per_node.json");
-        const ProfileOverview overview = describeProfiles(ProfileSet::load(paths), 2048);
+        const ProfileOverview overview = describeProfiles(ProfileSet::load(test::llamaProfilePaths()), 2048);
         QCOMPARE(overview.model_name, std::string("llama2-7b"));
         QCOMPARE(overview.seq_length, 2048);
         // The file's batch sweep: bsz 1..12 at 2048, in ascending order whatever the file order.
@@ -55,17 +49,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         ClusterDescription cluster;
         cluster.gpu = gpuPreset("a100-80gb");
-        const std::vector<ProfileFile> files = synthesizeProfiles(modelPreset("llama2-7b"), cluster);
-        writeProfileFiles(dir.path().toStdString(), files);
-        ProfilePaths paths;
-        const std::filesystem::path base = dir.path().toStdString();
-        paths.computation = base / files[0].name;
-        paths.memory = base / files[1].name;
-        paths.allreduce = base / files[2].name;
-        paths.p2p = base / files[3].name;
-        paths.overlap = base / files[4].name;
-        paths.spTime = base / files[5].name;
-        const ProfileOverview overview = describeProfiles(ProfileSet::load(paths), 4096);
+        writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(modelPreset("llama2-7b"), cluster));
+        ProfileDiscovery request;
+        request.profilesDir = dir.path().toStdString();
+        request.seqLength = 4096;
+        const ProfileOverview overview = describeProfiles(ProfileSet::load(discoverProfiles(request)), 4096);
         QCOMPARE(overview.layer_ms_per_sample_by_seq.size(), std::size_t(4));
         QVERIFY(overview.layer_seq_fit.has_value());
         for (const auto& [seq, ms] : overview.layer_ms_per_sample_by_seq)

@@ -12,18 +12,10 @@
 
 namespace stratex::test {
 
-// The six llama2-7b / 1 node x 8 GPU fixture files, read in place.
+// The six llama2-7b fixture files, loaded (see llamaProfilePaths).
 inline search::SearchInputs llamaInputs(int nodes = 1)
 {
-    const std::string n = std::to_string(nodes);
-    profile::ProfilePaths paths;
-    paths.computation = galvatronFixture("computation_profiling_bf16_llama2-7b_all.json");
-    paths.memory = galvatronFixture("memory_profiling_bf16_llama2-7b_all.json");
-    paths.allreduce = galvatronFixture(("allreduce_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
-    paths.p2p = galvatronFixture(("p2p_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
-    paths.overlap = galvatronFixture("overlap_coefficient.json");
-    paths.spTime = galvatronFixture("sp_time_1nodes_8gpus_per_node.json");
-    return search::SearchInputs::load(paths);
+    return search::SearchInputs::load(llamaProfilePaths(nodes));
 }
 
 // The settings of the baseline runs (shared/fixtures/galvatron-baseline/expected_main.json).

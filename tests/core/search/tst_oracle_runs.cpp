@@ -17,20 +17,6 @@ using namespace stratex::test;
 
 namespace {
 
-SearchInputs inputsFor(int nodes)
-{
-    const std::string n = std::to_string(nodes);
-    profile::ProfilePaths paths;
-    paths.computation = galvatronFixture("computation_profiling_bf16_llama2-7b_all.json");
-    paths.memory = galvatronFixture("memory_profiling_bf16_llama2-7b_all.json");
-    paths.allreduce = galvatronFixture(("allreduce_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
-    paths.p2p = galvatronFixture(("p2p_bandwidth_" + n + "nodes_8gpus_per_node.json").c_str());
-    paths.overlap = galvatronFixture("overlap_coefficient.json");
-    // The oracle ran the 2-node case with the 1-node latency table (no 2-node file exists).
-    paths.spTime = galvatronFixture("sp_time_1nodes_8gpus_per_node.json");
-    return SearchInputs::load(paths);
-}
-
 // Optima of nineteen more searches on random settings (tools/galvatron-oracle, --fit ols), checked
 // against this engine by a differential run; rows with no plan are settings where nothing fits.
 struct OracleOptimum {
@@ -112,7 +98,7 @@ template <typename Run> SearchResult searchAsOracle(const Run& run)
         settings.time_profile_mode = profile::TimeProfileMode::Static;
     settings.uneven_batch = UnevenBatch::Galvatron;
     NullProgress progress;
-    return stratex::search::search(inputsFor(run.nodes), settings, progress, 2);
+    return stratex::search::search(llamaInputs(run.nodes), settings, progress, 2);
 }
 
 } // namespace
