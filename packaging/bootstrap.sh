@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-qpa-plugins libgl-dev
+    libqt6opengl6-dev
     nlohmann-json3-dev
     libbenchmark-dev
     fonts-dejavu-core

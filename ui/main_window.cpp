@@ -24,7 +24,6 @@
 #include <QTimer>
 #include <QToolButton>
 
-#include "app/jobs/job_runner.h"
 #include "ui/common/theme.h"
 #include "ui/page.h"
 #include "ui/planner/planner_page.h"
@@ -33,6 +32,8 @@
 #include "ui/ranks/ranks_page.h"
 #include "ui/search/search_page.h"
 #include "ui/timeline/timeline_page.h"
+
+#include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
@@ -141,7 +142,7 @@ void MainWindow::addPage(Page* page)
     item->setTextAlignment(Qt::AlignHCenter);
     item->setToolTip(page->title());
     connect(page, &Page::statusMessage, this, &MainWindow::showStatus);
-    for (app::JobRunner* runner : page->jobRunners())
+    for (jobs::JobRunner* runner : page->jobRunners())
         watchJobs(runner);
 }
 
@@ -229,21 +230,21 @@ void MainWindow::rebuildExportMenu()
     m_exportMenu->setEnabled(!m_exportMenu->isEmpty());
 }
 
-void MainWindow::watchJobs(app::JobRunner* runner)
+void MainWindow::watchJobs(jobs::JobRunner* runner)
 {
     m_runners << runner;
-    connect(runner, &app::JobRunner::started, this, [this](const QString& title) {
+    connect(runner, &jobs::JobRunner::started, this, [this](const QString& title) {
         m_status->setText(title);
         updateJobIndicator();
     });
-    connect(runner, &app::JobRunner::progressChanged, this, [this](int permille, const QString& message) {
+    connect(runner, &jobs::JobRunner::progressChanged, this, [this](int permille, const QString& message) {
         m_progress->setValue(permille);
         if (!message.isEmpty())
             m_progress->setToolTip(message);
     });
-    connect(runner, &app::JobRunner::failed, this, [this](const QString& message) { showStatus(message); });
-    connect(runner, &app::JobRunner::cancelled, this, [this] { showStatus(tr("Cancelled")); });
-    connect(runner, &app::JobRunner::runningChanged, this, [this] { updateJobIndicator(); });
+    connect(runner, &jobs::JobRunner::failed, this, [this](const QString& message) { showStatus(message); });
+    connect(runner, &jobs::JobRunner::cancelled, this, [this] { showStatus(tr("Cancelled")); });
+    connect(runner, &jobs::JobRunner::runningChanged, this, [this] { updateJobIndicator(); });
 }
 
 void MainWindow::updateJobIndicator()
@@ -259,7 +260,7 @@ void MainWindow::updateJobIndicator()
 
 bool MainWindow::isBusy() const
 {
-    for (const app::JobRunner* runner : m_runners) {
+    for (const jobs::JobRunner* runner : m_runners) {
         if (runner->isRunning())
             return true;
     }
@@ -289,7 +290,7 @@ void MainWindow::whenIdle(std::function<void()> callback)
 
 void MainWindow::cancelJobs()
 {
-    for (app::JobRunner* runner : m_runners)
+    for (jobs::JobRunner* runner : m_runners)
         runner->cancel();
 }
 

@@ -12,7 +12,7 @@ class QProgressBar;
 class QStackedWidget;
 class QToolButton;
 
-namespace stratex::app {
+namespace stratex::jobs {
 class JobRunner;
 }
 
@@ -67,7 +67,7 @@ protected:
 private:
     void addPage(Page* page);
     void createMenus();
-    void watchJobs(app::JobRunner* runner);
+    void watchJobs(jobs::JobRunner* runner);
     void updateJobIndicator();
     void rememberRecentFile(const QString& path);
     void rebuildRecentMenu();
@@ -78,7 +78,7 @@ private:
     QListWidget* m_sidebar;
     QStackedWidget* m_stack;
     QList<Page*> m_pages;
-    QList<app::JobRunner*> m_runners;
+    QList<jobs::JobRunner*> m_runners;
     QLabel* m_status;
     QProgressBar* m_progress;
     QToolButton* m_cancel;

@@ -9,7 +9,7 @@
 class QAction;
 class QSettings;
 
-namespace stratex::app {
+namespace stratex::jobs {
 class JobRunner;
 }
 
@@ -26,7 +26,7 @@ public:
     virtual QString pageId() const = 0; // for --page NAME, e.g. "ranks"
     virtual QString title() const = 0;
     virtual QIcon icon() const { return {}; }
-    virtual QList<app::JobRunner*> jobRunners() const { return {}; }
+    virtual QList<jobs::JobRunner*> jobRunners() const { return {}; }
     // Work scheduled but not started yet (debounced edits): the page is not settled.
     virtual bool hasPendingWork() const { return false; }
     virtual QList<QAction*> exportActions() const { return {}; }

@@ -8,6 +8,7 @@
 #include "app/cli/search_options.h"
 #include "core/export/plan_json.h"
 #include "core/search/evaluate.h"
+#include "core/search/search_setting_table.h"
 #include "core/search/strategy_file.h"
 
 namespace stratex::cli {
@@ -57,7 +58,8 @@ int runEvaluate(const QStringList& args)
         QStringLiteral("Costs a Galvatron strategy JSON (any version) with Galvatron main's cost model: time per "
                        "iteration, throughput, memory per stage, and the breakdown per layer and per stage. The "
                        "strategy's own pipeline_type and default_dp_type win over the flags.\n\n")
-            + unevenBatchHelp());
+            + QString::fromUtf8(
+                search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The Galvatron strategy JSON."));
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);

@@ -18,6 +18,7 @@ namespace stratex::cli {
 namespace {
 
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 std::string number(double value, int decimals = 2)
 {

@@ -13,6 +13,7 @@ namespace stratex::cli {
 namespace {
 
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 std::vector<int> readBatches(const CliParser& parser)
 {

@@ -17,6 +17,7 @@
 #include "core/export/paddle_config.h"
 #include "core/export/plan_json.h"
 #include "core/search/search_engine.h"
+#include "core/search/search_setting_table.h"
 
 namespace stratex::cli {
 
@@ -107,7 +108,8 @@ int runSearch(const QStringList& args)
         QStringLiteral("Galvatron main's strategy search (same tasks, knapsack and tie-breaking, same answer) on "
                        "Galvatron profile files, on all cores. Prints the best plan, the top plans and the Pareto "
                        "set of throughput against peak memory.\n\n")
-            + unevenBatchHelp());
+            + QString::fromUtf8(
+                search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
     parser.option(

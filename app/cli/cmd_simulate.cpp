@@ -10,13 +10,13 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/export/chrome_trace.h"
-#include "core/planner/sim_cases.h"
+#include "core/sim/sim_cases.h"
 
 namespace stratex::cli {
 
 namespace {
 
-using namespace stratex::planner;
+using namespace stratex::sim;
 
 std::string number(double value)
 {

@@ -8,6 +8,7 @@
 namespace stratex::cli {
 
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 void addPlanOptions(CliParser& parser)
 {

@@ -20,7 +20,4 @@ void addProfileOptions(CliParser& parser);
 // `settings` is updated with it.
 search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSettings& settings);
 
-// The --help text on batches that do not divide evenly.
-QString unevenBatchHelp();
-
 } // namespace stratex::cli

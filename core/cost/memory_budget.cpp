@@ -3,11 +3,14 @@
 
 namespace stratex::cost {
 
-MemoryBudget memoryBudget(int memoryConstraintGb)
+MemoryBudget memoryBudget(int memoryConstraintGb, double reserveFraction)
 {
     MemoryBudget budget;
     budget.total_mb = memoryConstraintGb * 1024;
-    budget.reserve_mb = budget.total_mb / 1024 > 20 ? int(budget.total_mb * 0.2) : 0;
+    if (reserveFraction < 0)
+        budget.reserve_mb = budget.total_mb / 1024 > 20 ? int(budget.total_mb * 0.2) : 0;
+    else
+        budget.reserve_mb = int(budget.total_mb * reserveFraction);
     budget.dp_budget_mb = budget.total_mb - budget.reserve_mb;
     return budget;
 }

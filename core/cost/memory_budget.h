@@ -14,7 +14,8 @@ struct MemoryBudget {
     int dp_budget_mb = 0;
 };
 
-MemoryBudget memoryBudget(int memoryConstraintGb);
+// `reserveFraction` < 0 is Galvatron's rule; otherwise that share of the total is held back.
+MemoryBudget memoryBudget(int memoryConstraintGb, double reserveFraction = -1);
 
 // Megatron's global memory buffer for the all-gathered sequence-parallel activations, charged to
 // every stage when sequence parallelism and the buffer are on (§4.4), sized by the task's buffer

@@ -9,9 +9,9 @@
 
 namespace stratex::exporting {
 
-using planner::DeviceTimeline;
-using planner::OpKind;
-using planner::TimelineOp;
+using sim::DeviceTimeline;
+using sim::OpKind;
+using sim::TimelineOp;
 using Json = nlohmann::ordered_json;
 
 namespace {
@@ -166,7 +166,7 @@ private:
             emit(event);
         }
         if (m_options.memory_counters) {
-            for (const planner::MemorySample& sample : device.memory) {
+            for (const sim::MemorySample& sample : device.memory) {
                 emit(Json { { "ph", "C" }, { "pid", pid }, { "tid", kComputeTid }, { "name", "memory" },
                     { "ts", sample.time_us }, { "args", Json { { "MB", sample.mem_mb } } } });
             }
@@ -202,8 +202,7 @@ std::string chromeTraceJson(const std::vector<ChromeTraceSection>& sections, con
     return writer.finish();
 }
 
-std::string chromeTraceJson(
-    const planner::Timeline& timeline, const std::string& title, const ChromeTraceOptions& options)
+std::string chromeTraceJson(const sim::Timeline& timeline, const std::string& title, const ChromeTraceOptions& options)
 {
     return chromeTraceJson(std::vector<ChromeTraceSection> { { title, &timeline } }, options);
 }

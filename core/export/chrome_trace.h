@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "core/planner/timeline.h"
+#include "core/sim/timeline.h"
 
 namespace stratex::exporting {
 
 struct ChromeTraceSection {
     std::string title; // e.g. "wait-free-cyclic" or "plan A"; prefixes the process names
-    const planner::Timeline* timeline = nullptr;
+    const sim::Timeline* timeline = nullptr;
 };
 
 struct ChromeTraceOptions {
@@ -33,7 +33,7 @@ struct ChromeTraceOptions {
 // Several timelines (e.g. two plans on a shared time axis) become consecutive pid ranges.
 std::string chromeTraceJson(const std::vector<ChromeTraceSection>& sections, const ChromeTraceOptions& options = {});
 std::string chromeTraceJson(
-    const planner::Timeline& timeline, const std::string& title, const ChromeTraceOptions& options = {});
+    const sim::Timeline& timeline, const std::string& title, const ChromeTraceOptions& options = {});
 
 // Writes atomically; throws stratex::Error naming the file on failure.
 void writeChromeTrace(const std::filesystem::path& path, const std::vector<ChromeTraceSection>& sections,

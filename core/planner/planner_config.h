@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/planner/microbatch_builder.h"
-#include "core/planner/schedule_kind.h"
-#include "core/planner/sim_spec.h"
+#include "core/sim/schedule_kind.h"
+#include "core/sim/sim_spec.h"
 
 namespace stratex::planner {
 
@@ -63,10 +63,10 @@ struct PlannerConfig {
 
     // Schedules to consider; empty = DynaPipe's planner set for the placement (wait-free-cyclic,
     // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement).
-    std::vector<ScheduleKind> schedules;
+    std::vector<sim::ScheduleKind> schedules;
     // Activation message sizes need the hidden size (0: free messages) and the links.
     int hidden_size = 0;
-    CommModel comm;
+    sim::CommModel comm;
     // Micro-batch DP details (ordering, rounding, recompute order); the sizes above override its
     // pipeline fields.
     MicroBatchBuildConfig microbatching;

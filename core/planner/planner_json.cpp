@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/planner/schedule_kind.h"
+#include "core/sim/schedule_kind.h"
 
 namespace stratex::planner {
 
@@ -32,7 +32,7 @@ Json groupJson(const GroupPlan& group, bool full)
     json["feasible"] = group.feasible;
     if (!group.feasible)
         json["reason"] = group.infeasible_reason;
-    json["schedule"] = std::string(scheduleName(group.schedule));
+    json["schedule"] = std::string(sim::scheduleName(group.schedule));
     json["base_recompute"] = std::string(recomputeTypeName(group.base_recompute));
     json["makespan_ms"] = rounded(group.makespan_ms);
     json["peak_memory_mb_per_device"] = roundedArray(group.peak_memory_mb_per_device);
@@ -62,7 +62,7 @@ Json groupJson(const GroupPlan& group, bool full)
     json["microbatches"] = microbatches;
     if (full) {
         json["device_assignment"] = group.input.device_assignment;
-        json["instructions"] = instructionsJson(group.instructions);
+        json["instructions"] = sim::instructionsJson(group.instructions);
     }
     return json;
 }

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "core/planner/instructions.h"
 #include "core/planner/microbatch_builder.h"
 #include "core/planner/planner_config.h"
 #include "core/planner/recompute_plan.h"
-#include "core/planner/simulator.h"
+#include "core/sim/instructions.h"
+#include "core/sim/simulator.h"
 
 namespace stratex::planner {
 
@@ -23,7 +23,7 @@ struct GroupPlan {
     int dp_group = 0;
     bool feasible = false;
     std::string infeasible_reason;
-    ScheduleKind schedule = ScheduleKind::WaitFreeCyclic;
+    sim::ScheduleKind schedule = sim::ScheduleKind::WaitFreeCyclic;
     RecomputeType base_recompute = RecomputeType::None; // the candidate's uniform starting type
     std::vector<PlannedMicroBatch> microbatches; // execution order
     RecomputePlan recompute;
@@ -31,10 +31,10 @@ struct GroupPlan {
     int adjust_rounds = 0; // recompute adjustment rounds the chosen permutation needed
     double makespan_ms = 0;
     std::vector<double> peak_memory_mb_per_device; // including the model state
-    SimulationInput input; // what the chosen plan simulated (for exports and re-simulation)
-    SimulationResult simulation; // with the timeline
-    ExecutionInstructions instructions; // per rank, optimized (buffers), empty if not built
-    DeadlockCheck deadlock; // of `instructions`
+    sim::SimulationInput input; // what the chosen plan simulated (for exports and re-simulation)
+    sim::SimulationResult simulation; // with the timeline
+    sim::ExecutionInstructions instructions; // per rank, optimized (buffers), empty if not built
+    sim::DeadlockCheck deadlock; // of `instructions`
     // Search statistics.
     int schedule_candidates = 0; // (schedule, recompute type) pairs tried
     int permutations_tried = 0;

@@ -10,7 +10,7 @@
 #include "core/planner/planner_permutations.h"
 #include "core/planner/recompute_adjust.h"
 #include "core/planner/recompute_preplan.h"
-#include "core/planner/schedule_assignment.h"
+#include "core/sim/schedule_assignment.h"
 
 namespace stratex::planner {
 
@@ -18,9 +18,9 @@ namespace {
 
 constexpr double kUsPerMs = 1000;
 
-bool throttleable(ScheduleKind schedule)
+bool throttleable(sim::ScheduleKind schedule)
 {
-    return schedule == ScheduleKind::Cyclic || schedule == ScheduleKind::WaitFreeCyclic;
+    return schedule == sim::ScheduleKind::Cyclic || schedule == sim::ScheduleKind::WaitFreeCyclic;
 }
 
 // One evaluated (schedule, recompute, order) with the plan it ended with.
@@ -29,7 +29,7 @@ struct Evaluation {
     bool feasible = false; // the simulation completed (a starved cyclic pass does not)
     double makespan_us = std::numeric_limits<double>::infinity();
     double max_peak_mb = std::numeric_limits<double>::infinity();
-    ScheduleKind schedule = ScheduleKind::WaitFreeCyclic;
+    sim::ScheduleKind schedule = sim::ScheduleKind::WaitFreeCyclic;
     RecomputeType base = RecomputeType::None;
     std::vector<int> order;
     RecomputePlan plan;
@@ -57,10 +57,10 @@ private:
     std::vector<std::vector<double>> features(const RecomputePlan& plan) const;
     std::optional<RecomputePlan> startingPlan(RecomputeType base) const;
     Evaluation evaluate(
-        ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order);
+        sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order);
     Evaluation evaluatePermutation(
-        ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order);
-    SimulationResult simulateOnce(ScheduleKind schedule, RecomputeType base, const std::vector<int>& order,
+        sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order);
+    sim::SimulationResult simulateOnce(sim::ScheduleKind schedule, RecomputeType base, const std::vector<int>& order,
         const RecomputePlan& plan, bool throttled, bool timeline);
     int roundBudget() const;
     GroupPlan finish(const Evaluation& chosen, bool fits);
@@ -80,7 +80,7 @@ std::vector<std::vector<double>> GroupSearch::features(const RecomputePlan& plan
     // DynaPipe clusters micro-batches by [fw(first layer), fw(last), bw(first), bw(last)].
     std::vector<std::vector<double>> rows;
     for (int id : m_ids) {
-        const MicrobatchSpec spec = m_builder.spec(id, plan);
+        const sim::MicrobatchSpec spec = m_builder.spec(id, plan);
         rows.push_back({ spec.layers.front().fw_us, spec.layers.back().fw_us, spec.layers.front().bw_us,
             spec.layers.back().bw_us });
     }
@@ -96,15 +96,15 @@ int GroupSearch::roundBudget() const
     return 2 * static_cast<int>(m_ids.size()) * m_builder.deviceCount() + 1;
 }
 
-SimulationResult GroupSearch::simulateOnce(ScheduleKind schedule, RecomputeType base, const std::vector<int>& order,
-    const RecomputePlan& plan, bool throttled, bool timeline)
+sim::SimulationResult GroupSearch::simulateOnce(sim::ScheduleKind schedule, RecomputeType base,
+    const std::vector<int>& order, const RecomputePlan& plan, bool throttled, bool timeline)
 {
     m_progress.throwIfCancelled();
-    SimulationOptions options;
+    sim::SimulationOptions options;
     options.memory_limit_mb = throttled ? m_limit : 0;
     options.build_timeline = timeline;
     ++m_simulations;
-    return simulate(m_builder.input(order, plan, base), schedule, options);
+    return sim::simulate(m_builder.input(order, plan, base), schedule, options);
 }
 
 std::optional<RecomputePlan> GroupSearch::startingPlan(RecomputeType base) const
@@ -134,7 +134,7 @@ std::optional<RecomputePlan> GroupSearch::startingPlan(RecomputeType base) const
 }
 
 Evaluation GroupSearch::evaluate(
-    ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order)
+    sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order)
 {
     Evaluation eval;
     eval.schedule = schedule;
@@ -148,7 +148,7 @@ Evaluation GroupSearch::evaluate(
     adjust.max_microbatches_per_round = m_input.limits.max_microbatches_per_round;
     const auto available = [this](int id, RecomputeType type) { return m_builder.available(id, type); };
 
-    auto record = [&](const SimulationResult& result, bool throttled) {
+    auto record = [&](const sim::SimulationResult& result, bool throttled) {
         eval.feasible = result.feasible;
         eval.throttled = throttled;
         eval.makespan_us = result.makespan_us;
@@ -167,7 +167,7 @@ Evaluation GroupSearch::evaluate(
         bool expectOverflow = false;
         while (true) {
             const bool canAdjust = eval.rounds < budget && eval.plan.countDifferentFrom(RecomputeType::Full) > 0;
-            SimulationResult result
+            sim::SimulationResult result
                 = simulateOnce(schedule, base, order, eval.plan, throttled, expectOverflow && canAdjust);
             record(result, throttled);
             if (eval.fits)
@@ -190,7 +190,7 @@ Evaluation GroupSearch::evaluate(
 }
 
 Evaluation GroupSearch::evaluatePermutation(
-    ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order)
+    sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order)
 {
     const std::optional<PreplanResult> fitted = memoryFittedPlan(m_builder, order, floor, schedule, m_limit, base);
     // Without a window model (interleaved placements, other schedules) the plain start is all
@@ -208,7 +208,7 @@ Evaluation GroupSearch::evaluatePermutation(
 
 GroupPlan GroupSearch::run()
 {
-    const std::vector<ScheduleKind> schedules
+    const std::vector<sim::ScheduleKind> schedules
         = candidateSchedules(m_input.pipeline, m_input.config.schedules, m_input.limits);
     // Weakest first: in fast mode the stronger types are only fallbacks.
     const std::vector<RecomputeType> types = m_input.model->recomputeTypes(m_input.config.tp);
@@ -216,7 +216,7 @@ GroupPlan GroupSearch::run()
     std::optional<Evaluation> best; // fastest that fits
     std::optional<Evaluation> closest; // lowest peak, for the report when nothing fits
     int candidateIndex = 0;
-    for (ScheduleKind schedule : schedules) {
+    for (sim::ScheduleKind schedule : schedules) {
         for (RecomputeType type : types) {
             const double begin = candidateIndex / totalCandidates;
             ++candidateIndex;
@@ -230,7 +230,7 @@ GroupPlan GroupSearch::run()
             const auto orders = microbatchPermutations(m_ids, features(*start), m_input.config.seed);
             for (std::size_t k = 0; k < orders.size(); ++k) {
                 m_progress.report(begin + (double(k) / orders.size()) / totalCandidates,
-                    std::string("simulating ") + std::string(scheduleName(schedule)) + ", recompute "
+                    std::string("simulating ") + std::string(sim::scheduleName(schedule)) + ", recompute "
                         + std::string(recomputeTypeName(type)));
                 Evaluation eval = evaluatePermutation(schedule, type, *start, orders[k]);
                 ++m_permutations;
@@ -265,10 +265,10 @@ GroupPlan GroupSearch::finish(const Evaluation& chosen, bool fits)
     plan.memory_throttled = chosen.throttled;
     plan.adjust_rounds = chosen.rounds;
     plan.input = m_builder.input(chosen.order, chosen.plan, chosen.base);
-    SimulationOptions options;
+    sim::SimulationOptions options;
     options.memory_limit_mb = chosen.throttled ? m_limit : 0;
     options.build_timeline = true;
-    plan.simulation = simulate(plan.input, chosen.schedule, options);
+    plan.simulation = sim::simulate(plan.input, chosen.schedule, options);
     ++m_simulations;
     plan.makespan_ms = plan.simulation.makespan_us / kUsPerMs;
     plan.peak_memory_mb_per_device = plan.simulation.peak_memory_mb_per_device;
@@ -281,12 +281,12 @@ GroupPlan GroupSearch::finish(const Evaluation& chosen, bool fits)
         plan.infeasible_reason = "no plan fits in " + std::to_string(static_cast<long long>(m_limit))
             + " MB per device; the lowest peak found is "
             + std::to_string(static_cast<long long>(std::ceil(chosen.max_peak_mb))) + " MB ("
-            + std::string(scheduleName(chosen.schedule)) + ", recompute from "
+            + std::string(sim::scheduleName(chosen.schedule)) + ", recompute from "
             + std::string(recomputeTypeName(chosen.base)) + ")";
     }
     if (m_input.config.build_instructions && plan.simulation.feasible) {
-        plan.instructions = buildInstructions(plan.simulation, plan.input);
-        plan.deadlock = checkDeadlockFree(plan.instructions);
+        plan.instructions = sim::buildInstructions(plan.simulation, plan.input);
+        plan.deadlock = sim::checkDeadlockFree(plan.instructions);
     }
     plan.schedule_candidates = m_candidates;
     plan.permutations_tried = m_permutations;
@@ -296,20 +296,20 @@ GroupPlan GroupSearch::finish(const Evaluation& chosen, bool fits)
 
 } // namespace
 
-std::vector<ScheduleKind> candidateSchedules(
-    const PipelineModel& pipeline, const std::vector<ScheduleKind>& configured, const SearchLimits& limits)
+std::vector<sim::ScheduleKind> candidateSchedules(
+    const PipelineModel& pipeline, const std::vector<sim::ScheduleKind>& configured, const SearchLimits& limits)
 {
-    const PipelineLayout layout = analyzeAssignment(pipeline.device_assignment);
-    std::vector<ScheduleKind> schedules = configured.empty() ? plannerSchedules(layout) : configured;
-    for (ScheduleKind schedule : schedules) {
-        const std::string reason = scheduleInvalidReason(layout, schedule);
+    const sim::PipelineLayout layout = sim::analyzeAssignment(pipeline.device_assignment);
+    std::vector<sim::ScheduleKind> schedules = configured.empty() ? sim::plannerSchedules(layout) : configured;
+    for (sim::ScheduleKind schedule : schedules) {
+        const std::string reason = sim::scheduleInvalidReason(layout, schedule);
         if (!reason.empty())
             throw Error(reason);
     }
     if (!limits.all_schedules && !schedules.empty()) {
         const bool hasWaitFree
-            = std::find(schedules.begin(), schedules.end(), ScheduleKind::WaitFreeCyclic) != schedules.end();
-        return { hasWaitFree ? ScheduleKind::WaitFreeCyclic : schedules.front() };
+            = std::find(schedules.begin(), schedules.end(), sim::ScheduleKind::WaitFreeCyclic) != schedules.end();
+        return { hasWaitFree ? sim::ScheduleKind::WaitFreeCyclic : schedules.front() };
     }
     return schedules;
 }

@@ -27,8 +27,8 @@ struct GroupSearchInput {
 
 // The schedules a search considers, in order (see PlannerConfig::schedules and SearchLimits).
 // Throws stratex::Error when a configured schedule cannot run on the placement.
-std::vector<ScheduleKind> candidateSchedules(
-    const PipelineModel& pipeline, const std::vector<ScheduleKind>& configured, const SearchLimits& limits);
+std::vector<sim::ScheduleKind> candidateSchedules(
+    const PipelineModel& pipeline, const std::vector<sim::ScheduleKind>& configured, const SearchLimits& limits);
 
 // Never throws for infeasibility (GroupPlan::feasible); throws Cancelled on cancel.
 GroupPlan searchGroupPlan(const GroupSearchInput& input, ProgressSink& progress);

@@ -84,7 +84,7 @@ const MicroBatchSpecBuilder::Costs& MicroBatchSpecBuilder::costs(int microbatchI
             const double decoderMessage = (mb.padded_seqlen + mb.padded_decoder_seqlen) * double(mb.micro_batch_size)
                 * hidden * kBytesPerActivationElement / kBytesPerMb;
             auto layer = [](const LayerEstimate& e, double message) {
-                LayerCost cost;
+                sim::LayerCost cost;
                 cost.fw_us = nonNegative(e.forward_ms * kUsPerMs);
                 cost.bw_us = nonNegative(e.backward_ms * kUsPerMs);
                 cost.stored_mb = nonNegative(e.stored_activation_mb);
@@ -129,7 +129,7 @@ MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
     for (int layer = 0; layer < layers; ++layer) {
         if (m_pipeline.device_assignment[static_cast<std::size_t>(layer)] != device)
             continue;
-        const LayerCost& cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+        const sim::LayerCost& cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
         result.forward_peak_mb = std::max(result.forward_peak_mb, result.stored_mb + cost.peak_mb);
         result.stored_mb += cost.stored_mb;
         result.compute_us += cost.fw_us + cost.bw_us;
@@ -180,9 +180,9 @@ std::vector<double> MicroBatchSpecBuilder::modelState(RecomputeType type) const
     return m_modelState.emplace(type, state).first->second;
 }
 
-MicrobatchSpec MicroBatchSpecBuilder::spec(int microbatchId, const RecomputePlan& plan) const
+sim::MicrobatchSpec MicroBatchSpecBuilder::spec(int microbatchId, const RecomputePlan& plan) const
 {
-    MicrobatchSpec spec;
+    sim::MicrobatchSpec spec;
     spec.id = microbatchId;
     const int layers = m_pipeline.layerCount();
     spec.layers.reserve(static_cast<std::size_t>(layers));
@@ -193,7 +193,7 @@ MicrobatchSpec MicroBatchSpecBuilder::spec(int microbatchId, const RecomputePlan
             throw Error("micro-batch " + std::to_string(microbatchId) + " has no finite cost under recompute "
                 + std::string(recomputeTypeName(plan.at(microbatchId, device))));
         }
-        LayerCost cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+        sim::LayerCost cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
         if (layer == layers - 1) { // the LM head follows the last layer
             cost.fw_us += c.postprocess_fw_us;
             cost.bw_us += c.postprocess_bw_us;
@@ -203,10 +203,10 @@ MicrobatchSpec MicroBatchSpecBuilder::spec(int microbatchId, const RecomputePlan
     return spec;
 }
 
-SimulationInput MicroBatchSpecBuilder::input(
+sim::SimulationInput MicroBatchSpecBuilder::input(
     const std::vector<int>& order, const RecomputePlan& plan, RecomputeType modelStateRecompute) const
 {
-    SimulationInput input;
+    sim::SimulationInput input;
     input.device_assignment = m_pipeline.device_assignment;
     input.first_decoder_layer = m_pipeline.first_decoder_layer;
     input.model_state_mb_per_layer = modelState(modelStateRecompute);

@@ -15,7 +15,7 @@
 #include "core/planner/microbatch_types.h"
 #include "core/planner/planner_memory.h"
 #include "core/planner/recompute_plan.h"
-#include "core/planner/sim_spec.h"
+#include "core/sim/sim_spec.h"
 
 namespace stratex::planner {
 
@@ -43,7 +43,7 @@ struct SpecOptions {
     // Hidden size for the activation message sizes (seq * mbs * hidden * 2 bytes); 0 = the cost
     // model does not say, messages are free.
     int hidden_size = 0;
-    CommModel comm;
+    sim::CommModel comm;
 };
 
 // Builds SimulationInputs for one set of micro-batches; caches the cost-model lookups per
@@ -79,17 +79,17 @@ public:
 
     // `order` lists micro-batch ids in feeding order; every id must be one of microbatches().
     // modelStateRecompute picks the sub-model whose parameter sizes set the model state.
-    SimulationInput input(
+    sim::SimulationInput input(
         const std::vector<int>& order, const RecomputePlan& plan, RecomputeType modelStateRecompute) const;
 
     // One micro-batch's layers under a uniform type (for the permutation features).
-    MicrobatchSpec spec(int microbatchId, const RecomputePlan& plan) const;
+    sim::MicrobatchSpec spec(int microbatchId, const RecomputePlan& plan) const;
 
 private:
     struct Costs {
         bool feasible = false;
-        LayerCost encoder;
-        LayerCost decoder;
+        sim::LayerCost encoder;
+        sim::LayerCost decoder;
         double postprocess_fw_us = 0;
         double postprocess_bw_us = 0;
     };

@@ -7,15 +7,15 @@
 
 namespace stratex::planner {
 
-std::vector<BackwardRedundancy> backwardRedundancy(const Timeline& timeline)
+std::vector<BackwardRedundancy> backwardRedundancy(const sim::Timeline& timeline)
 {
     std::vector<BackwardRedundancy> result;
-    for (const DeviceTimeline& device : timeline.devices) {
+    for (const sim::DeviceTimeline& device : timeline.devices) {
         std::map<int, double> best; // micro-batch id -> redundancy
-        const std::vector<TimelineOp>& ops = device.compute;
+        const std::vector<sim::TimelineOp>& ops = device.compute;
         for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
-            const TimelineOp& op = ops[i];
-            if (op.kind != OpKind::Backward || !(op.duration_us > 0))
+            const sim::TimelineOp& op = ops[i];
+            if (op.kind != sim::OpKind::Backward || !(op.duration_us > 0))
                 continue;
             const double gap = std::max(0.0, ops[i + 1].start_us - op.endUs());
             const double redundancy = gap / op.duration_us;
@@ -36,22 +36,22 @@ std::vector<BackwardRedundancy> backwardRedundancy(const Timeline& timeline)
     return result;
 }
 
-std::vector<int> inflightAtPeak(const DeviceTimeline& device)
+std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device)
 {
     if (device.memory.empty())
         return {};
     double peakTime = device.memory.front().time_us;
     double peak = device.memory.front().mem_mb;
-    for (const MemorySample& sample : device.memory) {
+    for (const sim::MemorySample& sample : device.memory) {
         if (sample.mem_mb > peak) {
             peak = sample.mem_mb;
             peakTime = sample.time_us;
         }
     }
     std::map<int, std::pair<double, double>> span; // id -> (first forward start, last backward end)
-    for (const TimelineOp& op : device.compute) {
+    for (const sim::TimelineOp& op : device.compute) {
         auto [it, inserted] = span.emplace(op.microbatch, std::make_pair(op.start_us, op.endUs()));
-        if (op.kind == OpKind::Forward)
+        if (op.kind == sim::OpKind::Forward)
             it->second.first = std::min(it->second.first, op.start_us);
         it->second.second = std::max(it->second.second, op.endUs());
     }
@@ -63,7 +63,7 @@ std::vector<int> inflightAtPeak(const DeviceTimeline& device)
     return ids;
 }
 
-std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const Timeline& timeline,
+std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const sim::Timeline& timeline,
     const std::vector<double>& peakMemoryMbPerDevice, const RecomputeAdjustOptions& options,
     const std::function<bool(int, RecomputeType)>& available)
 {
@@ -77,7 +77,7 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
         if (d >= plan.deviceCount())
             break;
         std::vector<int> inflight;
-        for (const DeviceTimeline& lane : timeline.devices) {
+        for (const sim::DeviceTimeline& lane : timeline.devices) {
             if (lane.device == d)
                 inflight = inflightAtPeak(lane);
         }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/planner/recompute_plan.h"
-#include "core/planner/timeline.h"
+#include "core/sim/timeline.h"
 
 namespace stratex::planner {
 
@@ -25,7 +25,7 @@ struct BackwardRedundancy {
 
 // Every (device, micro-batch) with a backward that has a following compute op, sorted by
 // redundancy descending, then device, then micro-batch id.
-std::vector<BackwardRedundancy> backwardRedundancy(const Timeline& timeline);
+std::vector<BackwardRedundancy> backwardRedundancy(const sim::Timeline& timeline);
 
 struct RecomputeAdjustOptions {
     double memory_limit_mb = 0;
@@ -48,7 +48,7 @@ struct RecomputeAdjustment {
 
 // Micro-batches holding activations on `device` when its memory peaks (first forward started at
 // or before the peak, last backward not yet finished): only raising these lowers that peak.
-std::vector<int> inflightAtPeak(const DeviceTimeline& device);
+std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device);
 
 // One round. On each over-limit device, the micro-batches in flight at its peak are ranked by
 // backward redundancy (one whose backward is the device's last op counts as 0) and the first
@@ -59,7 +59,7 @@ std::vector<int> inflightAtPeak(const DeviceTimeline& device);
 // `available(id, type)` says whether the cost model can price the micro-batch under the type (a
 // raise to an unavailable type tries the next stronger one). Returns the changes made to
 // `plan`; none means nothing more can be done.
-std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const Timeline& timeline,
+std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const sim::Timeline& timeline,
     const std::vector<double>& peakMemoryMbPerDevice, const RecomputeAdjustOptions& options,
     const std::function<bool(int, RecomputeType)>& available);
 

@@ -4,18 +4,18 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/planner/schedule_assignment.h"
+#include "core/sim/schedule_assignment.h"
 
 namespace stratex::planner {
 
-std::optional<int> inflightWindow(ScheduleKind schedule, int stage, int stages, int microbatches)
+std::optional<int> inflightWindow(sim::ScheduleKind schedule, int stage, int stages, int microbatches)
 {
     switch (schedule) {
-    case ScheduleKind::WaitFreeCyclic:
+    case sim::ScheduleKind::WaitFreeCyclic:
         return std::min(microbatches, 2 * (stages - stage) - 1);
-    case ScheduleKind::OneFOneB:
+    case sim::ScheduleKind::OneFOneB:
         return std::min(microbatches, stages - stage);
-    case ScheduleKind::GPipe:
+    case sim::ScheduleKind::GPipe:
         return microbatches;
     default:
         return std::nullopt;
@@ -23,7 +23,7 @@ std::optional<int> inflightWindow(ScheduleKind schedule, int stage, int stages, 
 }
 
 std::optional<double> windowPeakMb(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
-    const RecomputePlan& plan, ScheduleKind schedule, int device, RecomputeType modelStateRecompute)
+    const RecomputePlan& plan, sim::ScheduleKind schedule, int device, RecomputeType modelStateRecompute)
 {
     if (builder.pipeline().chunks_per_device != 1)
         return std::nullopt;
@@ -48,7 +48,7 @@ std::optional<double> windowPeakMb(const MicroBatchSpecBuilder& builder, const s
 }
 
 std::optional<PreplanResult> memoryFittedPlan(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
-    const RecomputePlan& start, ScheduleKind schedule, double memoryLimitMb, RecomputeType modelStateRecompute)
+    const RecomputePlan& start, sim::ScheduleKind schedule, double memoryLimitMb, RecomputeType modelStateRecompute)
 {
     const PipelineModel& pipeline = builder.pipeline();
     if (pipeline.chunks_per_device != 1)

@@ -16,18 +16,18 @@
 
 #include "core/planner/planner_spec.h"
 #include "core/planner/recompute_plan.h"
-#include "core/planner/schedule_kind.h"
+#include "core/sim/schedule_kind.h"
 
 namespace stratex::planner {
 
 // Micro-batches in flight on stage `stage` of `stages` (linear placement) under the schedule,
 // or nothing when the schedule's in-flight set is not such a window.
-std::optional<int> inflightWindow(ScheduleKind schedule, int stage, int stages, int microbatches);
+std::optional<int> inflightWindow(sim::ScheduleKind schedule, int stage, int stages, int microbatches);
 
 // The modelled peak (MB, with model state) of `device` under the plan and order, or nothing
 // without a window model. Exact for unthrottled linear schedules with the window property.
 std::optional<double> windowPeakMb(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
-    const RecomputePlan& plan, ScheduleKind schedule, int device, RecomputeType modelStateRecompute);
+    const RecomputePlan& plan, sim::ScheduleKind schedule, int device, RecomputeType modelStateRecompute);
 
 struct PreplanResult {
     RecomputePlan plan;
@@ -38,6 +38,6 @@ struct PreplanResult {
 // `start` is the plan to raise from (e.g. the uniform type with its alone-floor). Returns
 // nothing when the placement is not linear or the schedule has no window model.
 std::optional<PreplanResult> memoryFittedPlan(const MicroBatchSpecBuilder& builder, const std::vector<int>& order,
-    const RecomputePlan& start, ScheduleKind schedule, double memoryLimitMb, RecomputeType modelStateRecompute);
+    const RecomputePlan& start, sim::ScheduleKind schedule, double memoryLimitMb, RecomputeType modelStateRecompute);
 
 } // namespace stratex::planner

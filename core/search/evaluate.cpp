@@ -88,7 +88,7 @@ Evaluation evaluate(const cost::CostModel& model, const SearchSettings& settings
                 + std::to_string(task.bufferTp));
     }
 
-    ev.budget = cost::memoryBudget(settings.memory_constraint_gb);
+    ev.budget = cost::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction);
     const bool buffer
         = costSettings.sequence_parallel && costSettings.global_memory_buffer && plan.tp_sp_mode != TpSpMode::SpOnly;
     const int bufferMb

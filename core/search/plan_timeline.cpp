@@ -10,8 +10,8 @@ PlanTimelineInput planTimelineInput(const Evaluation& evaluation)
     PlanTimelineInput result;
     // Without a pipeline, micro-batches are plain gradient accumulation (forward, backward, next),
     // whatever the pipeline type: Galvatron counts one micro-batch in flight there.
-    result.schedule = plan.pipeline_type == cost::PipelineType::GPipe && stages > 1 ? planner::ScheduleKind::GPipe
-                                                                                    : planner::ScheduleKind::OneFOneB;
+    result.schedule = plan.pipeline_type == cost::PipelineType::GPipe && stages > 1 ? sim::ScheduleKind::GPipe
+                                                                                    : sim::ScheduleKind::OneFOneB;
     result.memory_limit_mb = evaluation.budget.dp_budget_mb;
 
     std::vector<double> modelState(std::size_t(stages), 0.0);
@@ -28,10 +28,10 @@ PlanTimelineInput planTimelineInput(const Evaluation& evaluation)
     result.input.model_state_mb_per_layer = modelState;
 
     for (int m = 0; m < std::max(1, plan.chunks); ++m) {
-        planner::MicrobatchSpec microbatch;
+        sim::MicrobatchSpec microbatch;
         microbatch.id = m;
         for (const StageBreakdown& stage : evaluation.stages) {
-            planner::LayerCost cost;
+            sim::LayerCost cost;
             const double stageUs = stage.time_no_sync_s * 1e6;
             cost.fw_us = stageUs / 3.0;
             cost.bw_us = 2.0 * stageUs / 3.0;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/planner/schedule_kind.h"
-#include "core/planner/sim_spec.h"
 #include "core/search/evaluate.h"
+#include "core/sim/schedule_kind.h"
+#include "core/sim/sim_spec.h"
 
 namespace stratex::search {
 
@@ -17,8 +17,8 @@ namespace stratex::search {
 // are not simulated as separate transfers), so the simulated step is close to, not equal to, the
 // plan's time_cost_s.
 struct PlanTimelineInput {
-    planner::SimulationInput input;
-    planner::ScheduleKind schedule = planner::ScheduleKind::OneFOneB;
+    sim::SimulationInput input;
+    sim::ScheduleKind schedule = sim::ScheduleKind::OneFOneB;
     double memory_limit_mb = 0; // the DP budget the search packed the stages into
 };
 

@@ -153,7 +153,7 @@ SearchResult search(const cost::CostModel& model, const SearchSettings& settings
     context.settings = &settings;
     context.space = &space;
     context.tasks = &tasks;
-    context.budget = cost::memoryBudget(settings.memory_constraint_gb);
+    context.budget = cost::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction);
 
     const int workers = std::max(1, std::min(effectiveThreads(threads), int(families.size())));
     std::vector<FamilySolver> solvers;

@@ -8,6 +8,7 @@
 #include "core/profile/memory_profile.h"
 #include "core/profile/profile_key.h"
 #include "core/profile/synth/synthesis_record.h"
+#include "core/search/search_setting_table.h"
 
 namespace stratex::search {
 
@@ -63,31 +64,40 @@ std::optional<int> inferSequenceLength(const profile::ProfileDiscovery& request,
     return std::nullopt;
 }
 
+void adoptSynthesizedSettings(
+    const profile::synth::SynthesisRecord& record, SearchSettings& settings, const settings::SettingNames& given)
+{
+    SearchSettings made = settings;
+    const profile::synth::ModelDescription& model = record.model;
+    made.model.seq_length = model.seq_length;
+    made.model.num_layers = model.num_layers;
+    made.model.hidden_size = model.hidden_size;
+    made.model.num_heads = model.num_heads;
+    made.model.vocab_size = model.vocab_size;
+    made.num_nodes = record.num_nodes;
+    made.num_gpus_per_node = record.gpus_per_node;
+    if (const auto precision = cost::parseMixedPrecision(record.precision))
+        made.mixed_precision = *precision;
+    for (const auto& row : searchSettingTable().rows()) {
+        // The model name is the profile files' (below), not the record's.
+        if (row.spec.fromProfiles && row.spec.kind != settings::SettingKind::Text && !given.contains(row.spec.flag))
+            row.set(settings, row.get(made));
+    }
+}
+
 SearchInputs loadSearchInputs(
-    const profile::ProfileDiscovery& request, SearchSettings& settings, const ExplicitSettings& given)
+    const profile::ProfileDiscovery& request, SearchSettings& settings, const settings::SettingNames& given)
 {
     const auto synthesis = profile::synth::readSynthesisRecord(request.profilesDir);
     if (synthesis) {
-        const profile::synth::ModelDescription& made = synthesis->model;
-        cost::ModelShape& model = settings.model;
-        model.seq_length = given.seqLength ? model.seq_length : made.seq_length;
-        model.num_layers = given.numLayers ? model.num_layers : made.num_layers;
-        model.hidden_size = given.hiddenSize ? model.hidden_size : made.hidden_size;
-        model.num_heads = given.numHeads ? model.num_heads : made.num_heads;
-        model.vocab_size = given.vocabSize ? model.vocab_size : made.vocab_size;
-        settings.num_nodes = given.numNodes ? settings.num_nodes : synthesis->num_nodes;
-        settings.num_gpus_per_node = given.gpusPerNode ? settings.num_gpus_per_node : synthesis->gpus_per_node;
-        if (!given.mixedPrecision) {
-            if (const auto precision = cost::parseMixedPrecision(synthesis->precision))
-                settings.mixed_precision = *precision;
-        }
-    } else if (!given.seqLength) {
+        adoptSynthesizedSettings(*synthesis, settings, given);
+    } else if (!given.contains("seq-length")) {
         if (const auto seq = inferSequenceLength(request, settings.mixed_precision))
             settings.model.seq_length = *seq;
     }
     SearchInputs inputs = SearchInputs::discover(request, settings);
     inputs.estimated = synthesis.has_value();
-    if (!given.modelName && !inputs.profiles.modelName.empty())
+    if (!given.contains("model-name") && !inputs.profiles.modelName.empty())
         settings.model.name = inputs.profiles.modelName;
     return inputs;
 }

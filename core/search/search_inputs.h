@@ -7,6 +7,11 @@
 #include "core/profile/profile_discovery.h"
 #include "core/profile/profile_set.h"
 #include "core/search/search_settings.h"
+#include "core/settings/setting.h"
+
+namespace stratex::profile::synth {
+struct SynthesisRecord;
+}
 
 namespace stratex::search {
 
@@ -22,27 +27,20 @@ struct SearchInputs {
     static SearchInputs discover(profile::ProfileDiscovery request, const SearchSettings& settings);
 };
 
-// The model settings a user set explicitly; the others may be taken from the profiles.
-struct ExplicitSettings {
-    bool seqLength = false;
-    bool modelName = false;
-    bool numLayers = false;
-    bool hiddenSize = false;
-    bool numHeads = false;
-    bool vocabSize = false;
-    bool numNodes = false;
-    bool gpusPerNode = false;
-    bool mixedPrecision = false;
-};
-
 // The profiles a user pointed at, with the settings filled in from them where the user left a
-// setting open. A synthesized set (stratex_synthesis.json in the profiles dir) gives the model's
-// shape, sequence length, cluster shape and precision; otherwise the sequence length becomes the
-// memory profile's when every candidate memory file holds exactly one (else the settings' own).
-// The model name becomes the profile's. The CLI's `search`/`evaluate`/`export` and the GUI's
-// Search page load through this call.
+// setting open (`given` holds the flags the user set): a synthesized set (stratex_synthesis.json
+// in the profiles dir) gives what adoptSynthesizedSettings says; otherwise the sequence length
+// becomes the memory profile's when every candidate memory file holds exactly one (else the
+// settings' own). The model name becomes the profile's. The CLI's `search`/`evaluate`/`export`
+// and the GUI's Search page load through this call.
 SearchInputs loadSearchInputs(
-    const profile::ProfileDiscovery& request, SearchSettings& settings, const ExplicitSettings& given);
+    const profile::ProfileDiscovery& request, SearchSettings& settings, const settings::SettingNames& given);
+
+// The one rule for a synthesized profile set's record: every setting of the table marked
+// fromProfiles (model shape, sequence length, cluster shape, precision) that is not in `given`
+// takes the record's value. The GUI applies it when a synthesized folder is chosen.
+void adoptSynthesizedSettings(
+    const profile::synth::SynthesisRecord& record, SearchSettings& settings, const settings::SettingNames& given);
 
 // The one sequence length every candidate memory profile of the request holds, if there is one.
 std::optional<int> inferSequenceLength(const profile::ProfileDiscovery& request, cost::MixedPrecision precision);

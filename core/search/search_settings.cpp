@@ -81,6 +81,8 @@ void SearchSettings::validate() const
             + ") must be a power of two: Galvatron's degrees and bandwidth tables are powers of two");
     require(memory_constraint_gb >= 1, "memory_constraint must be at least 1 GB");
     require(memory_constraint_gb <= 1 << 20, "memory_constraint is unreasonably large");
+    require(allocator_reserve_fraction == -1 || (allocator_reserve_fraction >= 0 && allocator_reserve_fraction <= 0.9),
+        "allocator_reserve must be -1 (Galvatron's rule) or a fraction from 0 to 0.9");
     require(model.seq_length >= 1 && model.hidden_size >= 1 && model.num_layers >= 1 && model.num_heads >= 1
             && model.vocab_size >= 1,
         "seq_length, hidden_size, num_layers, num_heads and vocab_size must be positive");

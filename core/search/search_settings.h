@@ -32,6 +32,9 @@ struct SearchSettings {
     int num_nodes = 1;
     int num_gpus_per_node = 8;
     int memory_constraint_gb = 38;
+    // Stratex: the share of memory_constraint held back for the caching allocator; -1 is
+    // Galvatron's rule (20 % above 20 GB, none at or below).
+    double allocator_reserve_fraction = -1;
 
     // model_info, common_train_info (seq_length 8192 and llama2-7b's shape, as the YAML)
     cost::ModelShape model { "llama2-7b", 8192, 4096, 32, 32, 32000 };

@@ -13,6 +13,7 @@
 
 using namespace stratex;
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 // DoNotOptimize() only ever sees integers here: with this Google Benchmark and GCC its "+r"
 // constraint clobbered a double it was given (the reported makespan read 0).

@@ -6,10 +6,10 @@
 #include <benchmark/benchmark.h>
 
 #include "core/export/chrome_trace.h"
-#include "core/planner/instructions.h"
-#include "core/planner/simulator.h"
+#include "core/sim/instructions.h"
+#include "core/sim/simulator.h"
 
-using namespace stratex::planner;
+using namespace stratex::sim;
 
 namespace {
 

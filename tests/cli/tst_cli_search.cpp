@@ -300,9 +300,9 @@ void TestCliSearch::errors_data()
     const QString g = fixture(QStringLiteral("galvatron"));
     QTest::newRow("no profiles") << QStringList { "search", "--settle-bsz", "16" } << 1 << "no profiles";
     QTest::newRow("bad choice") << QStringList { "search", "--profiles", g, "--pipeline-type", "1f1b" } << 2
-                                << "--pipeline-type must be one of";
+                                << "--pipeline-type: expected one of pipedream_flush, gpipe, found \"1f1b\"";
     QTest::newRow("bad number") << QStringList { "search", "--profiles", g, "--memory-constraint", "lots" } << 2
-                                << "--memory-constraint expects an integer";
+                                << "--memory-constraint: expected an integer from 1 to 65536, found \"lots\"";
     QTest::newRow("unknown flag") << QStringList { "search", "--profiles", g, "--disable-everything" } << 2
                                   << "disable-everything";
     QTest::newRow("missing dir") << QStringList { "search", "--profiles", "/nonexistent/dir" } << 1

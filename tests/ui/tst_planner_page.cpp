@@ -16,7 +16,6 @@
 #include <QTest>
 #include <QXYSeries>
 
-#include "app/jobs/job_runner.h"
 #include "ui/main_window.h"
 #include "ui/planner/mode_compare_chart.h"
 #include "ui/planner/plan_compare_model.h"
@@ -26,6 +25,7 @@
 #include "ui/timeline/timeline_widget.h"
 
 #include "gui_test_helpers.h"
+#include "jobs/job_runner.h"
 #include "support/test_paths.h"
 
 using namespace stratex;
@@ -133,7 +133,7 @@ void TestPlannerPage::cancelStopsPlanning()
 {
     // A large batch planned in normal mode takes long enough to cancel it midway.
     m_page->form()->setSyntheticSpec(6.5, 1.0, 2048, 3);
-    QSignalSpy cancelled(m_page->jobRunners().first(), &app::JobRunner::cancelled);
+    QSignalSpy cancelled(m_page->jobRunners().first(), &jobs::JobRunner::cancelled);
     m_page->planBatch();
     QTRY_VERIFY_WITH_TIMEOUT(m_window->isBusy(), 5000);
     QTest::qWait(50);

@@ -7,6 +7,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -115,7 +116,7 @@ void TestSearchPage::setUpBaseline()
     form->findChild<QLineEdit*>(QStringLiteral("profilesDir"))
         ->setText(stratex::test::fixture(QStringLiteral("galvatron")));
     // The fixture folder holds several models: name the one to search.
-    QTest::keyClicks(form->findChild<QLineEdit*>(QStringLiteral("modelName")), QStringLiteral("llama2-7b"));
+    QTest::keyClicks(form->findChild<QLineEdit*>(QStringLiteral("model-name")), QStringLiteral("llama2-7b"));
     typeInto(form->spinBox("memory-constraint"), QStringLiteral("36"));
     typeInto(form->spinBox("settle-bsz"), QStringLiteral("16"));
     form->comboBox("time-profile-mode")->setCurrentText(QStringLiteral("batch"));
@@ -265,8 +266,10 @@ void TestSearchPage::reportsErrors()
 void TestSearchPage::tooltipsExplainSettings()
 {
     const QString tip = m_page->form()->spinBox("memory-constraint")->toolTip();
-    QVERIFY2(
-        tip.contains(QStringLiteral("20 %")) && tip.contains(QStringLiteral("--memory-constraint")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("--memory-constraint")) && tip.contains(QStringLiteral("(default 38)")),
+        qPrintable(tip));
+    const QString reserve = m_page->form()->fieldAs<QDoubleSpinBox>("allocator-reserve")->toolTip();
+    QVERIFY2(reserve.contains(QStringLiteral("20 %")), qPrintable(reserve));
     QVERIFY(m_page->form()->checkBox("disable-fsdp")->toolTip().contains(QStringLiteral("ZeRO-3")));
     QVERIFY(m_page->form()->comboBox("uneven-batch")->toolTip().contains(QStringLiteral("gbsz")));
 }
@@ -302,7 +305,7 @@ void TestSearchPage::opensTheBundledExampleWithItsViews()
     auto* page = qobject_cast<SearchPage*>(window.currentPage());
     QVERIFY2(page, "the window does not open on the Search page");
     const search::SearchResult* result = page->result();
-    QVERIFY(result && result->best);
+    QVERIFY2(result && result->best, qPrintable(page->bestText()));
     QCOMPARE(result->best->world, 16);
     QCOMPARE(result->best->gbsz, 64);
     QVERIFY(result->best->pp > 1); // 13B in 40 GB does not fit one stage's worth of states

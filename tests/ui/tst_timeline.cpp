@@ -14,7 +14,7 @@
 #include <QTest>
 #include <QWheelEvent>
 
-#include "core/planner/simulator.h"
+#include "core/sim/simulator.h"
 #include "ui/main_window.h"
 #include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_page.h"
@@ -26,7 +26,7 @@
 #include "support/test_paths.h"
 
 using namespace stratex;
-using namespace stratex::planner;
+using namespace stratex::sim;
 using namespace stratex::ui;
 
 Q_DECLARE_METATYPE(stratex::ui::TimeRange)

@@ -19,7 +19,6 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "app/jobs/job_runner.h"
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/planner/dynapipe_cost_model.h"
@@ -29,9 +28,12 @@
 #include "ui/planner/plan_compare_model.h"
 #include "ui/planner/planner_form.h"
 
+#include "jobs/job_runner.h"
+
 namespace stratex::ui {
 
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 struct PlannerPage::Inputs {
     std::shared_ptr<const LayerCostModel> prebuilt; // the search's Galvatron profile, if chosen
@@ -112,8 +114,8 @@ PlannerPage::PlannerPage(QWidget* parent)
     , m_summary(new QLabel(this))
     , m_showMode(new QComboBox(this))
     , m_microbatches(new QTableWidget(this))
-    , m_planRunner(new app::JobRunner(this))
-    , m_compareRunner(new app::JobRunner(this))
+    , m_planRunner(new jobs::JobRunner(this))
+    , m_compareRunner(new jobs::JobRunner(this))
     , m_exportCsv(new QAction(tr("Planner Mode Comparison (CSV)…"), this))
 {
     m_plan->setObjectName(QStringLiteral("planButton"));
@@ -191,8 +193,8 @@ PlannerPage::PlannerPage(QWidget* parent)
     connect(m_showMode, &QComboBox::currentIndexChanged, this, &PlannerPage::showMicrobatches);
     connect(exportButton, &QPushButton::clicked, this, &PlannerPage::exportCompareCsvWithDialog);
     connect(m_exportCsv, &QAction::triggered, this, &PlannerPage::exportCompareCsvWithDialog);
-    for (app::JobRunner* runner : { m_planRunner, m_compareRunner }) {
-        connect(runner, &app::JobRunner::failed, this, [this](const QString& message) {
+    for (jobs::JobRunner* runner : { m_planRunner, m_compareRunner }) {
+        connect(runner, &jobs::JobRunner::failed, this, [this](const QString& message) {
             m_summary->setText(tr("Planning failed: %1").arg(message.toHtmlEscaped()));
             Q_EMIT statusMessage(message);
         });
@@ -206,7 +208,7 @@ QIcon PlannerPage::icon() const
     return QIcon(QStringLiteral(":/icons/planner.svg"));
 }
 
-QList<app::JobRunner*> PlannerPage::jobRunners() const
+QList<jobs::JobRunner*> PlannerPage::jobRunners() const
 {
     return { m_planRunner, m_compareRunner };
 }

@@ -36,7 +36,7 @@ public:
     QString pageId() const override { return QStringLiteral("planner"); }
     QString title() const override { return tr("Planner"); }
     QIcon icon() const override;
-    QList<app::JobRunner*> jobRunners() const override;
+    QList<jobs::JobRunner*> jobRunners() const override;
     QList<QAction*> exportActions() const override;
 
     PlannerForm* form() const { return m_form; }
@@ -82,8 +82,8 @@ private:
     QLabel* m_summary;
     QComboBox* m_showMode;
     QTableWidget* m_microbatches;
-    app::JobRunner* m_planRunner;
-    app::JobRunner* m_compareRunner;
+    jobs::JobRunner* m_planRunner;
+    jobs::JobRunner* m_compareRunner;
     QAction* m_exportCsv;
     std::shared_ptr<const PlanPair> m_plans;
     std::shared_ptr<const planner::LayerCostModel> m_searchCostModel;

@@ -11,10 +11,11 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "app/jobs/job_runner.h"
 #include "core/search/search_inputs.h"
 #include "ui/profiles/profile_charts.h"
 #include "ui/search/synthesize_dialog.h"
+
+#include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
@@ -42,7 +43,7 @@ ProfilesPage::ProfilesPage(QWidget* parent)
     , m_sequence(chartView(this, "sequenceTimeChart"))
     , m_memory(chartView(this, "layerMemoryChart"))
     , m_bandwidth(chartView(this, "bandwidthChart"))
-    , m_runner(new app::JobRunner(this))
+    , m_runner(new jobs::JobRunner(this))
 {
     m_folder->setObjectName(QStringLiteral("profilesFolder"));
     m_folder->setPlaceholderText(tr("folder with Galvatron's computation_/memory_profiling_*.json and hardware files"));
@@ -82,7 +83,7 @@ ProfilesPage::ProfilesPage(QWidget* parent)
             Q_EMIT synthesized(dialog.folder());
         }
     });
-    connect(m_runner, &app::JobRunner::failed, this, [this](const QString& message) {
+    connect(m_runner, &jobs::JobRunner::failed, this, [this](const QString& message) {
         show(std::nullopt);
         m_summary->setText(tr("<b>Cannot read the profiles</b>: %1").arg(message.toHtmlEscaped()));
     });
@@ -94,7 +95,7 @@ QIcon ProfilesPage::icon() const
     return QIcon(QStringLiteral(":/icons/profiles.svg"));
 }
 
-QList<app::JobRunner*> ProfilesPage::jobRunners() const
+QList<jobs::JobRunner*> ProfilesPage::jobRunners() const
 {
     return { m_runner };
 }

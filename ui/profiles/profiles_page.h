@@ -24,7 +24,7 @@ public:
     QString pageId() const override { return QStringLiteral("profiles"); }
     QString title() const override { return tr("Profiles"); }
     QIcon icon() const override;
-    QList<app::JobRunner*> jobRunners() const override;
+    QList<jobs::JobRunner*> jobRunners() const override;
 
     // Loads and shows the set in `dir` (the search's way of finding files).
     void showFolder(const QString& dir);
@@ -45,7 +45,7 @@ private:
     QChartView* m_sequence;
     QChartView* m_memory;
     QChartView* m_bandwidth;
-    app::JobRunner* m_runner;
+    jobs::JobRunner* m_runner;
     std::optional<profile::ProfileOverview> m_overview;
 };
 

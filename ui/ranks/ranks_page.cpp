@@ -19,7 +19,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "app/jobs/job_runner.h"
 #include "core/ranks/batch_config.h"
 #include "ui/common/image_export.h"
 #include "ui/ranks/batch_config_model.h"
@@ -28,6 +27,8 @@
 #include "ui/ranks/rank_grid_view.h"
 #include "ui/ranks/rank_grid_widget.h"
 #include "ui/ranks/tracer_panel.h"
+
+#include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
@@ -73,7 +74,7 @@ RanksPage::RanksPage(QWidget* parent)
     , m_grid(new RankGridWidget(this))
     , m_tracer(new TracerPanel(this))
     , m_debounce(new QTimer(this))
-    , m_gridRunner(new app::JobRunner(this))
+    , m_gridRunner(new jobs::JobRunner(this))
     , m_exportImage(new QAction(tr("Rank Grid Image…"), this))
     , m_exportScript(new QAction(tr("Tracer Script…"), this))
 {
@@ -168,7 +169,7 @@ RanksPage::RanksPage(QWidget* parent)
         m_form->setConfig(config);
     });
     connect(m_tracer, &TracerPanel::statusMessage, this, &Page::statusMessage);
-    connect(m_gridRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+    connect(m_gridRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
         m_form->setValidation(message, QString());
         m_warnings->clear();
         m_grid->setView(nullptr);
@@ -188,7 +189,7 @@ QIcon RanksPage::icon() const
     return QIcon(QStringLiteral(":/icons/ranks.svg"));
 }
 
-QList<app::JobRunner*> RanksPage::jobRunners() const
+QList<jobs::JobRunner*> RanksPage::jobRunners() const
 {
     return { m_gridRunner, m_tracer->jobRunner(), m_tracer->exportRunner() };
 }

@@ -31,7 +31,7 @@ public:
     QString pageId() const override { return QStringLiteral("ranks"); }
     QString title() const override { return tr("Ranks"); }
     QIcon icon() const override;
-    QList<app::JobRunner*> jobRunners() const override;
+    QList<jobs::JobRunner*> jobRunners() const override;
     bool hasPendingWork() const override;
     QList<QAction*> exportActions() const override;
     void saveSettings(QSettings& settings) const override;
@@ -66,7 +66,7 @@ private:
     RankGridWidget* m_grid;
     TracerPanel* m_tracer;
     QTimer* m_debounce;
-    app::JobRunner* m_gridRunner;
+    jobs::JobRunner* m_gridRunner;
     QAction* m_exportImage;
     QAction* m_exportScript;
 };

@@ -16,11 +16,12 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "app/jobs/job_runner.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/export/tracer_script.h"
 #include "ui/ranks/batch_config_model.h"
+
+#include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
@@ -44,8 +45,8 @@ TracerPanel::TracerPanel(QWidget* parent)
     , m_command(new QLineEdit(kDefaultCommand, this))
     , m_summary(new QLabel(this))
     , m_debounce(new QTimer(this))
-    , m_runner(new app::JobRunner(this))
-    , m_exportRunner(new app::JobRunner(this))
+    , m_runner(new jobs::JobRunner(this))
+    , m_exportRunner(new jobs::JobRunner(this))
 {
     m_table->setModel(m_model);
     m_table->setObjectName(QStringLiteral("batchConfigTable"));
@@ -125,9 +126,9 @@ TracerPanel::TracerPanel(QWidget* parent)
             Q_EMIT configActivated(input.world, input.pp, input.tp);
         }
     });
-    connect(m_runner, &app::JobRunner::failed, this,
+    connect(m_runner, &jobs::JobRunner::failed, this,
         [this](const QString& message) { m_summary->setText(tr("Planning failed: %1").arg(message)); });
-    connect(m_exportRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+    connect(m_exportRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
         Q_EMIT exportFailed(message);
         Q_EMIT statusMessage(tr("Tracer script not written: %1").arg(message));
         // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.

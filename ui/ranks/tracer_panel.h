@@ -13,7 +13,7 @@ class QSpinBox;
 class QTableView;
 class QTimer;
 
-namespace stratex::app {
+namespace stratex::jobs {
 class JobRunner;
 }
 
@@ -32,7 +32,7 @@ public:
 
     BatchConfigModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
-    app::JobRunner* jobRunner() const { return m_runner; }
+    jobs::JobRunner* jobRunner() const { return m_runner; }
     bool hasPendingWork() const;
 
     // cp, ep, etp, order and GPUs per node come from the page's layout form.
@@ -46,7 +46,7 @@ public:
     // Writes the tracer script for the current configs on a worker thread; scriptExported() or
     // exportFailed() follows.
     void exportScript(const QString& path);
-    app::JobRunner* exportRunner() const { return m_exportRunner; }
+    jobs::JobRunner* exportRunner() const { return m_exportRunner; }
     QString summaryText() const;
 
 public Q_SLOTS:
@@ -78,8 +78,8 @@ private:
     QLineEdit* m_command;
     QLabel* m_summary;
     QTimer* m_debounce;
-    app::JobRunner* m_runner;
-    app::JobRunner* m_exportRunner;
+    jobs::JobRunner* m_runner;
+    jobs::JobRunner* m_exportRunner;
     ranks::ParallelConfig m_layout;
 };
 

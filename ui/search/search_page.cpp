@@ -23,23 +23,24 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "app/jobs/job_runner.h"
 #include "core/cost/cost_model.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/planner/galvatron_layer_cost_model.h"
-#include "core/planner/simulator.h"
 #include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_settings_form.h"
 #include "ui/search/stage_memory_chart.h"
 #include "ui/search/synthesize_dialog.h"
+
+#include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
@@ -101,8 +102,8 @@ SearchPage::SearchPage(QWidget* parent)
     , m_memory(new StageMemoryChart(this))
     , m_timeline(new QPushButton(tr("Show timeline"), this))
     , m_ranks(new QPushButton(tr("Show rank grid"), this))
-    , m_searchRunner(new app::JobRunner(this))
-    , m_evaluateRunner(new app::JobRunner(this))
+    , m_searchRunner(new jobs::JobRunner(this))
+    , m_evaluateRunner(new jobs::JobRunner(this))
 {
     m_run->setObjectName(QStringLiteral("runSearchButton"));
     m_cancel->setObjectName(QStringLiteral("cancelSearchButton"));
@@ -204,18 +205,18 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_ranks, &QPushButton::clicked, this, &SearchPage::showSelectedPlanRanks);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row())); });
-    connect(m_searchRunner, &app::JobRunner::runningChanged, this, [this](bool running) {
+    connect(m_searchRunner, &jobs::JobRunner::runningChanged, this, [this](bool running) {
         m_run->setEnabled(!running);
         m_cancel->setEnabled(running);
     });
-    connect(m_searchRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+    connect(m_searchRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
         m_showBestPlan = false;
         m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
         Q_EMIT statusMessage(message);
     });
-    connect(m_searchRunner, &app::JobRunner::cancelled, this,
+    connect(m_searchRunner, &jobs::JobRunner::cancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
-    connect(m_evaluateRunner, &app::JobRunner::failed, this, &Page::statusMessage);
+    connect(m_evaluateRunner, &jobs::JobRunner::failed, this, &Page::statusMessage);
 }
 
 SearchPage::~SearchPage() = default;
@@ -225,7 +226,7 @@ QIcon SearchPage::icon() const
     return QIcon(QStringLiteral(":/icons/search.svg"));
 }
 
-QList<app::JobRunner*> SearchPage::jobRunners() const
+QList<jobs::JobRunner*> SearchPage::jobRunners() const
 {
     return { m_searchRunner, m_evaluateRunner };
 }
@@ -263,7 +264,7 @@ void SearchPage::runSearch()
         return;
     }
     SearchSettings settings = m_form->settings();
-    const search::ExplicitSettings given = m_form->explicitSettings();
+    const settings::SettingNames given = m_form->given();
     const int threads = m_form->threads();
     const int topK = m_form->topK();
     m_showBestPlan = false;
@@ -434,14 +435,14 @@ void SearchPage::simulateSelectedPlan(std::function<void(const TimelineRequest&)
         tr("Simulating the plan's pipeline"),
         [evaluation](ProgressSink&) {
             const PlanTimelineInput input = planTimelineInput(evaluation);
-            planner::SimulationResult simulated = planner::simulate(input.input, input.schedule);
+            sim::SimulationResult simulated = sim::simulate(input.input, input.schedule);
             const Plan& plan = evaluation.plan;
             return TimelineRequest { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
                                          .arg(plan.pp)
                                          .arg(plan.chunks)
                                          .arg(plan.gbsz)
                                          .arg(QLocale::c().toString(plan.time_cost_s, 'f', 3)),
-                std::make_shared<const planner::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
+                std::make_shared<const sim::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
         },
         [then = std::move(then)](TimelineRequest request) { then(request); });
 }
@@ -520,7 +521,7 @@ void SearchPage::saveSettings(QSettings& settings) const
 {
     settings.beginGroup(QStringLiteral("search"));
     settings.setValue(QStringLiteral("profilesDir"), m_form->profilesDir());
-    settings.setValue(QStringLiteral("hardwareDir"), QString::fromStdString(m_form->discovery().hardwareDir.string()));
+    settings.setValue(QStringLiteral("hardwareDir"), m_form->hardwareDir());
     settings.endGroup();
 }
 

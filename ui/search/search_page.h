@@ -46,7 +46,7 @@ public:
     QString pageId() const override { return QStringLiteral("search"); }
     QString title() const override { return tr("Search"); }
     QIcon icon() const override;
-    QList<app::JobRunner*> jobRunners() const override;
+    QList<jobs::JobRunner*> jobRunners() const override;
     QList<QAction*> exportActions() const override;
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
@@ -118,8 +118,8 @@ private:
     QPushButton* m_timeline;
     QPushButton* m_ranks;
     bool m_showBestPlan = false; // the next evaluated plan's views go to bestPlanViewsReady
-    app::JobRunner* m_searchRunner;
-    app::JobRunner* m_evaluateRunner;
+    jobs::JobRunner* m_searchRunner;
+    jobs::JobRunner* m_evaluateRunner;
     QList<QAction*> m_exportActions;
     std::shared_ptr<const Outcome> m_outcome;
     std::optional<search::Evaluation> m_evaluation;

@@ -5,28 +5,28 @@
 
 namespace stratex::ui {
 
-using planner::OpKind;
+using sim::OpKind;
 
 double TimelinePlanView::averageBubblePercent() const
 {
     if (utilization.empty())
         return 0;
     double sum = 0;
-    for (const planner::DeviceUtilization& device : utilization)
+    for (const sim::DeviceUtilization& device : utilization)
         sum += device.bubble_percent;
     return sum / double(utilization.size());
 }
 
-TimelinePlanView makeTimelinePlanView(QString name, planner::Timeline timeline, double memoryLimitMb)
+TimelinePlanView makeTimelinePlanView(QString name, sim::Timeline timeline, double memoryLimitMb)
 {
     TimelinePlanView view;
     view.name = std::move(name);
-    view.utilization = planner::deviceUtilization(timeline);
+    view.utilization = sim::deviceUtilization(timeline);
     view.memoryLimitMb = memoryLimitMb;
     view.sends.resize(timeline.devices.size());
     view.recvs.resize(timeline.devices.size());
     for (std::size_t d = 0; d < timeline.devices.size(); ++d) {
-        for (const planner::TimelineOp& op : timeline.devices[d].comm)
+        for (const sim::TimelineOp& op : timeline.devices[d].comm)
             (op.kind == OpKind::Recv ? view.recvs[d] : view.sends[d]).push_back(op);
         view.maxPeakMemoryMb = std::max(view.maxPeakMemoryMb, timeline.devices[d].peak_memory_mb);
     }
@@ -54,7 +54,7 @@ double TimelineDocument::memoryFloorMb() const
 {
     double floor = -1;
     for (const TimelinePlanView& plan : plans) {
-        for (const planner::DeviceTimeline& device : plan.timeline.devices)
+        for (const sim::DeviceTimeline& device : plan.timeline.devices)
             floor = floor < 0 ? device.model_state_mb : std::min(floor, device.model_state_mb);
     }
     return std::max(0.0, floor);

@@ -5,7 +5,7 @@
 
 #include <QString>
 
-#include "core/planner/timeline.h"
+#include "core/sim/timeline.h"
 
 namespace stratex::ui {
 
@@ -14,18 +14,18 @@ namespace stratex::ui {
 // of overlaps, which is what the painter's binary search needs.
 struct TimelinePlanView {
     QString name;
-    planner::Timeline timeline;
-    std::vector<planner::DeviceUtilization> utilization;
+    sim::Timeline timeline;
+    std::vector<sim::DeviceUtilization> utilization;
     double memoryLimitMb = 0; // drawn as a line under each device; 0 = none
-    std::vector<std::vector<planner::TimelineOp>> sends; // per device
-    std::vector<std::vector<planner::TimelineOp>> recvs; // per device
+    std::vector<std::vector<sim::TimelineOp>> sends; // per device
+    std::vector<std::vector<sim::TimelineOp>> recvs; // per device
     double maxPeakMemoryMb = 0;
 
     int deviceCount() const { return int(timeline.devices.size()); }
     double averageBubblePercent() const;
 };
 
-TimelinePlanView makeTimelinePlanView(QString name, planner::Timeline timeline, double memoryLimitMb = 0);
+TimelinePlanView makeTimelinePlanView(QString name, sim::Timeline timeline, double memoryLimitMb = 0);
 
 // One or more plans on a shared time axis (compare mode shows two).
 struct TimelineDocument {

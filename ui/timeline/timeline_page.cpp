@@ -14,7 +14,6 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "app/jobs/job_runner.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json_reader.h"
 #include "core/export/chrome_trace.h"
@@ -23,9 +22,11 @@
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "jobs/job_runner.h"
+
 namespace stratex::ui {
 
-using namespace stratex::planner;
+using namespace stratex::sim;
 
 namespace {
 
@@ -65,9 +66,9 @@ TimelinePage::TimelinePage(QWidget* parent)
     , m_second(new QComboBox(this))
     , m_widget(new TimelineWidget(this))
     , m_summary(new QLabel(this))
-    , m_loadRunner(new app::JobRunner(this))
-    , m_simulateRunner(new app::JobRunner(this))
-    , m_exportRunner(new app::JobRunner(this))
+    , m_loadRunner(new jobs::JobRunner(this))
+    , m_simulateRunner(new jobs::JobRunner(this))
+    , m_exportRunner(new jobs::JobRunner(this))
     , m_exportImage(new QAction(tr("Timeline Image…"), this))
     , m_exportTrace(new QAction(tr("Timeline as Chrome Trace (Perfetto)…"), this))
 {
@@ -123,7 +124,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     connect(m_exportImage, &QAction::triggered, this, &TimelinePage::exportImageWithDialog);
     connect(traceButton, &QPushButton::clicked, this, &TimelinePage::exportChromeTraceWithDialog);
     connect(m_exportTrace, &QAction::triggered, this, &TimelinePage::exportChromeTraceWithDialog);
-    connect(m_exportRunner, &app::JobRunner::failed, this,
+    connect(m_exportRunner, &jobs::JobRunner::failed, this,
         [this](const QString& message) { Q_EMIT statusMessage(tr("Chrome trace not written: %1").arg(message)); });
     connect(m_first, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updatingBoxes)
@@ -133,9 +134,9 @@ TimelinePage::TimelinePage(QWidget* parent)
         if (!m_updatingBoxes)
             simulateSelection();
     });
-    connect(m_simulateRunner, &app::JobRunner::failed, this,
+    connect(m_simulateRunner, &jobs::JobRunner::failed, this,
         [this](const QString& message) { m_summary->setText(tr("Simulation failed: %1").arg(message)); });
-    connect(m_loadRunner, &app::JobRunner::failed, this, [this](const QString& message) {
+    connect(m_loadRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
         m_summary->setText(tr("Cannot open cases: %1").arg(message));
         Q_EMIT statusMessage(message);
     });
@@ -152,7 +153,7 @@ QIcon TimelinePage::icon() const
     return QIcon(QStringLiteral(":/icons/timeline.svg"));
 }
 
-QList<app::JobRunner*> TimelinePage::jobRunners() const
+QList<jobs::JobRunner*> TimelinePage::jobRunners() const
 {
     return { m_loadRunner, m_simulateRunner, m_exportRunner };
 }

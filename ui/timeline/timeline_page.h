@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/planner/sim_cases.h"
-#include "core/planner/timeline.h"
+#include "core/sim/sim_cases.h"
+#include "core/sim/timeline.h"
 #include "ui/page.h"
 #include "ui/timeline/timeline_request.h"
 
@@ -31,13 +31,13 @@ public:
     QString pageId() const override { return QStringLiteral("timeline"); }
     QString title() const override { return tr("Timeline"); }
     QIcon icon() const override;
-    QList<app::JobRunner*> jobRunners() const override;
+    QList<jobs::JobRunner*> jobRunners() const override;
     QList<QAction*> exportActions() const override;
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
 
     // A plan computed elsewhere (e.g. by the planner); shown at once as plan A (and B if given).
-    int addTimeline(const QString& name, planner::Timeline timeline, double memoryLimitMb = 0);
+    int addTimeline(const QString& name, sim::Timeline timeline, double memoryLimitMb = 0);
     // Adds the timelines and shows the first (compared with the second, if any).
     void showRequests(const TimelineRequests& requests);
     void showPlans(int first, std::optional<int> second = std::nullopt);
@@ -64,8 +64,8 @@ Q_SIGNALS:
 private:
     struct Source {
         QString name;
-        std::optional<planner::SimulationCase> simulation; // simulated on demand
-        std::shared_ptr<const planner::Timeline> timeline; // or given
+        std::optional<sim::SimulationCase> simulation; // simulated on demand
+        std::shared_ptr<const sim::Timeline> timeline; // or given
         double memoryLimitMb = 0;
     };
 
@@ -79,9 +79,9 @@ private:
     QComboBox* m_second;
     TimelineWidget* m_widget;
     QLabel* m_summary;
-    app::JobRunner* m_loadRunner;
-    app::JobRunner* m_simulateRunner;
-    app::JobRunner* m_exportRunner;
+    jobs::JobRunner* m_loadRunner;
+    jobs::JobRunner* m_simulateRunner;
+    jobs::JobRunner* m_exportRunner;
     QAction* m_exportImage;
     QAction* m_exportTrace;
     bool m_updatingBoxes = false;

@@ -16,8 +16,8 @@
 
 namespace stratex::ui {
 
-using planner::OpKind;
-using planner::TimelineOp;
+using sim::OpKind;
+using sim::TimelineOp;
 
 QColor timelineOpColor(const TimelineOp& op)
 {
@@ -246,7 +246,7 @@ private:
 };
 
 // The device's memory as a step curve.
-void paintMemory(const Frame& f, const std::vector<planner::MemorySample>& samples, QRect lane, double floorMb,
+void paintMemory(const Frame& f, const std::vector<sim::MemorySample>& samples, QRect lane, double floorMb,
     double scaleMb, double limitMb)
 {
     QPainter& p = f.painter;
@@ -258,7 +258,7 @@ void paintMemory(const Frame& f, const std::vector<planner::MemorySample>& sampl
     };
     const TimeRange visible = f.style.zoom.visible();
     auto it = std::partition_point(
-        samples.begin(), samples.end(), [&](const planner::MemorySample& s) { return s.time_us <= visible.start_us; });
+        samples.begin(), samples.end(), [&](const sim::MemorySample& s) { return s.time_us <= visible.start_us; });
     if (it != samples.begin())
         --it;
     PixelPolyline curve;
@@ -287,8 +287,8 @@ void paintMemory(const Frame& f, const std::vector<planner::MemorySample>& sampl
 void paintDeviceLabel(const Frame& f, const TimelinePlanView& plan, int device, QRect band)
 {
     QPainter& p = f.painter;
-    const planner::DeviceTimeline& timeline = plan.timeline.devices[std::size_t(device)];
-    const planner::DeviceUtilization& use = plan.utilization[std::size_t(device)];
+    const sim::DeviceTimeline& timeline = plan.timeline.devices[std::size_t(device)];
+    const sim::DeviceUtilization& use = plan.utilization[std::size_t(device)];
     p.setPen(f.text);
     const QRect first(band.left() + 6, band.top(), band.width() - 10, TimelineGeometry::kComputeHeight);
     p.drawText(first, Qt::AlignLeft | Qt::AlignVCenter,

@@ -8,7 +8,7 @@
 #include <QPalette>
 #include <QSize>
 
-#include "core/planner/timeline.h"
+#include "core/sim/timeline.h"
 #include "ui/timeline/timeline_zoom.h"
 
 class QPainter;
@@ -26,14 +26,14 @@ struct TimelineStyle {
 
 // Colour of an op: a hue per kind (F blue, B orange, W green, send purple, receive teal) and a
 // lightness step per micro-batch so neighbours stay apart.
-QColor timelineOpColor(const planner::TimelineOp& op);
+QColor timelineOpColor(const sim::TimelineOp& op);
 
 // The index range [first, last) of ops overlapping [t0, t1] in a lane sorted by start whose ops
 // do not overlap each other (so their ends are sorted too).
-std::pair<std::size_t, std::size_t> visibleOps(const std::vector<planner::TimelineOp>& ops, double t0_us, double t1_us);
+std::pair<std::size_t, std::size_t> visibleOps(const std::vector<sim::TimelineOp>& ops, double t0_us, double t1_us);
 
 // The op of a lane under `time_us`, within `tolerance_us` of its edges, or nullptr.
-const planner::TimelineOp* opAtTime(const std::vector<planner::TimelineOp>& ops, double time_us, double tolerance_us);
+const sim::TimelineOp* opAtTime(const std::vector<sim::TimelineOp>& ops, double time_us, double tolerance_us);
 
 // Paints the view of size `size`: ruler, labels with busy/bubble %, plans and devices, ops
 // (culled to the visible time range, sub-pixel ops merged per pixel), memory curves.

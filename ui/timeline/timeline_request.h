@@ -6,14 +6,14 @@
 #include <QList>
 #include <QString>
 
-#include "core/planner/timeline.h"
+#include "core/sim/timeline.h"
 
 namespace stratex::ui {
 
 // A timeline another page wants shown on the Timeline page (several are compared on one axis).
 struct TimelineRequest {
     QString name;
-    std::shared_ptr<const planner::Timeline> timeline;
+    std::shared_ptr<const sim::Timeline> timeline;
     double memoryLimitMb = 0;
 };
 

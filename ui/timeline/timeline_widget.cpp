@@ -14,7 +14,7 @@
 
 namespace stratex::ui {
 
-using planner::OpKind;
+using sim::OpKind;
 
 namespace {
 constexpr int kScrollResolution = 100000; // horizontal scroll bar steps over the whole trace
@@ -127,7 +127,7 @@ std::optional<TimelineWidget::OpHit> TimelineWidget::opAt(QPoint point) const
         : hit->lane == TimelineLane::Send                 ? plan.sends[std::size_t(hit->device)]
                                                           : plan.recvs[std::size_t(hit->device)];
     const double tolerance = kHitTolerancePixels * m_style.zoom.visible().span() / trackWidth();
-    const planner::TimelineOp* op = opAtTime(lane, timeAtX(point.x()), tolerance);
+    const sim::TimelineOp* op = opAtTime(lane, timeAtX(point.x()), tolerance);
     if (!op)
         return std::nullopt;
     return OpHit { hit->plan, hit->device, hit->lane, *op };
@@ -135,7 +135,7 @@ std::optional<TimelineWidget::OpHit> TimelineWidget::opAt(QPoint point) const
 
 QString TimelineWidget::toolTipFor(const OpHit& hit) const
 {
-    const planner::TimelineOp& op = hit.op;
+    const sim::TimelineOp& op = hit.op;
     QString what;
     switch (op.kind) {
     case OpKind::Forward:

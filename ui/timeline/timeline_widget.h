@@ -23,7 +23,7 @@ public:
         int plan = -1;
         int device = -1;
         TimelineLane lane = TimelineLane::Compute;
-        planner::TimelineOp op;
+        sim::TimelineOp op;
     };
 
     explicit TimelineWidget(QWidget* parent = nullptr);

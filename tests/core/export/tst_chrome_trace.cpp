@@ -12,10 +12,10 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/export/chrome_trace.h"
-#include "core/planner/simulator.h"
+#include "core/sim/simulator.h"
 
 using namespace stratex;
-using namespace stratex::planner;
+using namespace stratex::sim;
 using namespace stratex::exporting;
 
 namespace {

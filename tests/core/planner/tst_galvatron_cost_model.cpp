@@ -17,6 +17,7 @@
 
 using namespace stratex;
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 namespace {
 

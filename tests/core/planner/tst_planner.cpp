@@ -19,6 +19,7 @@
 
 using namespace stratex;
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 Q_DECLARE_METATYPE(stratex::planner::PlannerMode)
 

@@ -10,12 +10,13 @@
 #include "core/planner/planner_rng.h"
 #include "core/planner/planner_spec.h"
 #include "core/planner/recompute_preplan.h"
-#include "core/planner/simulator.h"
+#include "core/sim/simulator.h"
 
 #include "planner_test_fixtures.h"
 
 using namespace stratex;
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 namespace {
 

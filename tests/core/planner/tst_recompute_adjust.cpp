@@ -9,6 +9,7 @@
 
 using namespace stratex;
 using namespace stratex::planner;
+using namespace stratex::sim;
 
 namespace {
 

@@ -4,10 +4,10 @@
 #include <QTest>
 
 #include "core/common/progress.h"
-#include "core/planner/simulator.h"
 #include "core/search/evaluate.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
+#include "core/sim/simulator.h"
 
 #include "search_test_util.h"
 
@@ -54,16 +54,16 @@ void TestPlanTimeline::simulatesTheSearchedPlan()
 
     const PlanTimelineInput timeline = planTimelineInput(evaluation);
     QCOMPARE(timeline.schedule,
-        settings.pipeline_type == cost::PipelineType::GPipe && result.best->pp > 1 ? planner::ScheduleKind::GPipe
-                                                                                   : planner::ScheduleKind::OneFOneB);
+        settings.pipeline_type == cost::PipelineType::GPipe && result.best->pp > 1 ? sim::ScheduleKind::GPipe
+                                                                                   : sim::ScheduleKind::OneFOneB);
     QCOMPARE(int(timeline.input.device_assignment.size()), result.best->pp);
     QCOMPARE(int(timeline.input.microbatches.size()), result.best->chunks);
-    const planner::SimulationResult simulated = planner::simulate(timeline.input, timeline.schedule);
+    const sim::SimulationResult simulated = sim::simulate(timeline.input, timeline.schedule);
 
     for (const StageBreakdown& stage : evaluation.stages) {
-        const planner::DeviceTimeline& device = simulated.timeline.devices[std::size_t(stage.stage)];
+        const sim::DeviceTimeline& device = simulated.timeline.devices[std::size_t(stage.stage)];
         double busy = 0;
-        for (const planner::TimelineOp& op : device.compute)
+        for (const sim::TimelineOp& op : device.compute)
             busy += op.duration_us;
         QVERIFY(qAbs(busy - result.best->chunks * stage.time_no_sync_s * 1e6) < 1e-3);
         // Peak = the plan's stage memory without Galvatron's reserve; the knapsack rounds each

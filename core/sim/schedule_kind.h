@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stratex::sim {
+
+// The pipeline schedules the simulator runs (dynapipe-planner.md §3 and §10).
+enum class ScheduleKind {
+    GPipe, // all forwards, then all backwards
+    OneFOneB, // "1F1B": warm-up min(p-s, m) forwards, then B/F alternation, then B cool-down
+    Interleaved1F1B, // "interleaved-1F1B": Megatron's virtual-stage order
+    ZbH1, // "ZB-H1": 1F1B with the backward split into B (input grad) and W (weight grad)
+    Cyclic, // "cyclic": lock-step cycles, optionally memory-throttled
+    WaitFreeCyclic, // "wait-free-cyclic": the cyclic per-executor order, replayed without barriers
+    Fifo, // "fifo": event-driven, first come first served per executor
+};
+
+inline constexpr std::array<ScheduleKind, 7> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
+    ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1, ScheduleKind::Cyclic, ScheduleKind::WaitFreeCyclic,
+    ScheduleKind::Fifo };
+
+// The public names of the CLI contract: "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic",
+// "wait-free-cyclic", "fifo".
+std::string_view scheduleName(ScheduleKind kind);
+std::optional<ScheduleKind> parseScheduleName(std::string_view name); // exact, case-sensitive
+// Like parseScheduleName, but throws stratex::Error listing the known names.
+ScheduleKind scheduleFromName(std::string_view name);
+std::string knownScheduleNames(); // "GPipe, 1F1B, ..." for messages
+
+} // namespace stratex::sim

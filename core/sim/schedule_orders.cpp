@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/sim/schedule_orders.h"
+
+#include <algorithm>
+
+namespace stratex::sim::detail {
+
+namespace {
+
+std::vector<std::int32_t>& computeOrder(ExecutorOrders& orders, int device)
+{
+    return orders[static_cast<std::size_t>(computeExecutor(device))];
+}
+
+ExecutorOrders emptyOrders(const SimGraph& graph)
+{
+    return ExecutorOrders(static_cast<std::size_t>(graph.executorCount()));
+}
+
+} // namespace
+
+ExecutorOrders gpipeOrders(const SimGraph& graph, const PipelineLayout& layout)
+{
+    ExecutorOrders orders = emptyOrders(graph);
+    const int m = graph.microbatchCount();
+    for (int k = 0; k < graph.stageCount(); ++k) {
+        auto& order = computeOrder(orders, layout.stages[static_cast<std::size_t>(k)].device);
+        for (int j = 0; j < m; ++j)
+            order.push_back(graph.forwardOp(j, k));
+        for (int j = 0; j < m; ++j)
+            order.push_back(graph.backwardOp(j, k));
+    }
+    return orders;
+}
+
+namespace {
+
+// The 1F1B skeleton shared by 1F1B and ZB-H1; `weightLag` < 0 means no W ops.
+ExecutorOrders oneFOneB(const SimGraph& graph, const PipelineLayout& layout, bool withWeights)
+{
+    ExecutorOrders orders = emptyOrders(graph);
+    const int m = graph.microbatchCount();
+    const int p = graph.stageCount();
+    for (int s = 0; s < p; ++s) {
+        auto& order = computeOrder(orders, layout.stages[static_cast<std::size_t>(s)].device);
+        const int warmup = std::min(p - s, m);
+        const int lag = s;
+        for (int j = 0; j < warmup; ++j)
+            order.push_back(graph.forwardOp(j, s));
+        for (int i = 0; i < m; ++i) {
+            order.push_back(graph.backwardOp(i, s));
+            if (withWeights && i - lag >= 0)
+                order.push_back(graph.weightOp(i - lag, s));
+            if (warmup + i < m)
+                order.push_back(graph.forwardOp(warmup + i, s));
+        }
+        if (withWeights) {
+            for (int i = std::max(0, m - lag); i < m; ++i)
+                order.push_back(graph.weightOp(i, s));
+        }
+    }
+    return orders;
+}
+
+struct ChunkSlot {
+    int microbatch; // >= m: a slot of a missing micro-batch of the last group, skipped
+    int chunk;
+};
+
+// Megatron's slot grid of one rank: groups of p micro-batches, each group visiting every chunk
+// (forward: 0..c-1, backward: c-1..0) for its p micro-batches. The last group keeps the slots of
+// its missing micro-batches, so warm-up and F/B pairing line up as for a full group.
+std::vector<ChunkSlot> chunkSlots(int m, int p, int c, bool backward)
+{
+    std::vector<ChunkSlot> slots;
+    const int groups = (m + p - 1) / p;
+    slots.reserve(static_cast<std::size_t>(groups) * static_cast<std::size_t>(p * c));
+    for (int g = 0; g < groups; ++g) {
+        for (int within = 0; within < p * c; ++within) {
+            const int chunk = backward ? c - 1 - within / p : within / p;
+            slots.push_back({ g * p + within % p, chunk });
+        }
+    }
+    return slots;
+}
+
+} // namespace
+
+ExecutorOrders oneFOneBOrders(const SimGraph& graph, const PipelineLayout& layout)
+{
+    return oneFOneB(graph, layout, false);
+}
+
+ExecutorOrders zbH1Orders(const SimGraph& graph, const PipelineLayout& layout)
+{
+    return oneFOneB(graph, layout, true);
+}
+
+ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& layout)
+{
+    ExecutorOrders orders = emptyOrders(graph);
+    const int m = graph.microbatchCount();
+    const int p = layout.n_devices;
+    const int c = layout.n_chunks;
+    const std::vector<ChunkSlot> forward = chunkSlots(m, p, c, false);
+    const std::vector<ChunkSlot> backward = chunkSlots(m, p, c, true);
+    const int total = static_cast<int>(forward.size());
+    for (int rank = 0; rank < p; ++rank) {
+        const int device = layout.stages[static_cast<std::size_t>(rank)].device;
+        auto& order = computeOrder(orders, device);
+        int warmup = std::min((p - rank - 1) * 2 + (c - 1) * p, (m / p) * p * c);
+        if (warmup == 0)
+            warmup = total;
+        auto push = [&](const ChunkSlot& slot, bool isForward) {
+            if (slot.microbatch >= m)
+                return;
+            const int stage = slot.chunk * p + rank;
+            order.push_back(
+                isForward ? graph.forwardOp(slot.microbatch, stage) : graph.backwardOp(slot.microbatch, stage));
+        };
+        for (int t = 0; t < warmup; ++t)
+            push(forward[static_cast<std::size_t>(t)], true);
+        for (int i = 0; i < total - warmup; ++i) {
+            push(forward[static_cast<std::size_t>(warmup + i)], true);
+            push(backward[static_cast<std::size_t>(i)], false);
+        }
+        for (int i = total - warmup; i < total; ++i)
+            push(backward[static_cast<std::size_t>(i)], false);
+    }
+    return orders;
+}
+
+} // namespace stratex::sim::detail

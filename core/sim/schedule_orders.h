@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Internal to the simulator: the fixed per-device compute orders of the static schedules. Comm
+// executors get no order (first come, first served).
+
+#include "core/sim/sim_engine.h"
+
+namespace stratex::sim::detail {
+
+// GPipe: F0..F(m-1), then B0..B(m-1). Linear layouts.
+ExecutorOrders gpipeOrders(const SimGraph& graph, const PipelineLayout& layout);
+
+// 1F1B: stage s runs min(p-s, m) warm-up forwards, then B/F alternation, then the remaining
+// backwards, strictly in micro-batch order. Linear layouts.
+ExecutorOrders oneFOneBOrders(const SimGraph& graph, const PipelineLayout& layout);
+
+// Megatron's interleaved 1F1B: warm-up min((p-r-1)*2 + (c-1)*p, (m/p)*p*c) forward chunk-ops
+// (m*c when that is 0), then F/B alternation, then the remaining backwards. Forward op t runs
+// chunk (t mod pc)/p of micro-batch (t/pc)*p + t mod p; backward chunks run in reverse. When m is
+// not a multiple of p, the slots of the missing micro-batches of the last group are skipped.
+ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& layout);
+
+// ZB-H1: the 1F1B order of F and B; stage s runs W(i-s) right after B(i) (its weight gradients
+// lag s micro-batches behind, filling the cool-down bubbles), the lagging Ws at the end.
+ExecutorOrders zbH1Orders(const SimGraph& graph, const PipelineLayout& layout);
+
+} // namespace stratex::sim::detail

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/sim/simulator.h"
+
+#include <algorithm>
+
+#include "core/common/error.h"
+#include "core/sim/schedule_cyclic.h"
+#include "core/sim/schedule_orders.h"
+#include "core/sim/sim_engine.h"
+#include "core/sim/sim_graph.h"
+#include "core/sim/timeline_build.h"
+
+namespace stratex::sim {
+
+using namespace detail;
+
+double SimulationResult::maxPeakMemoryMb() const
+{
+    return peak_memory_mb_per_device.empty()
+        ? 0.0
+        : *std::max_element(peak_memory_mb_per_device.begin(), peak_memory_mb_per_device.end());
+}
+
+namespace {
+
+struct ScheduledRun {
+    SimRun run;
+    std::string failure;
+};
+
+ScheduledRun runSchedule(
+    const SimGraph& graph, const PipelineLayout& layout, ScheduleKind schedule, const SimulationOptions& options)
+{
+    CyclicOptions cyclic;
+    cyclic.memory_limit_mb = options.memory_limit_mb;
+    cyclic.max_inflight_microbatches = options.max_inflight_microbatches;
+    auto starved = [&]() {
+        return std::string("the cyclic pass cannot place every op within ")
+            + (options.memory_limit_mb > 0 ? std::to_string(options.memory_limit_mb) + " MB"
+                                           : std::string("the limits"))
+            + (options.max_inflight_microbatches > 0
+                    ? " and " + std::to_string(options.max_inflight_microbatches) + " in-flight micro-batches"
+                    : std::string());
+    };
+
+    switch (schedule) {
+    case ScheduleKind::GPipe:
+        return { runEventDriven(graph, gpipeOrders(graph, layout)), {} };
+    case ScheduleKind::OneFOneB:
+        return { runEventDriven(graph, oneFOneBOrders(graph, layout)), {} };
+    case ScheduleKind::Interleaved1F1B:
+        return { runEventDriven(graph, interleavedOrders(graph, layout)), {} };
+    case ScheduleKind::ZbH1:
+        return { runEventDriven(graph, zbH1Orders(graph, layout)), {} };
+    case ScheduleKind::Fifo:
+        return { runEventDriven(graph, ExecutorOrders(static_cast<std::size_t>(graph.executorCount()))), {} };
+    case ScheduleKind::Cyclic: {
+        CyclicRun pass = runCyclic(graph, cyclic);
+        const bool complete = pass.run.complete;
+        return { std::move(pass.run), complete ? std::string() : starved() };
+    }
+    case ScheduleKind::WaitFreeCyclic: {
+        CyclicRun pass = runCyclic(graph, cyclic);
+        if (!pass.run.complete)
+            return { std::move(pass.run), starved() };
+        return { runEventDriven(graph, pass.orders), {} };
+    }
+    }
+    throw Error("unknown schedule");
+}
+
+} // namespace
+
+SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, const SimulationOptions& options)
+{
+    const std::string problem = validateSimulationInput(input);
+    if (!problem.empty())
+        throw Error(problem);
+    SimulationResult result;
+    result.schedule = schedule;
+    result.layout = analyzeAssignment(input.device_assignment);
+    const std::string invalid = scheduleInvalidReason(result.layout, schedule);
+    if (!invalid.empty())
+        throw Error(invalid);
+
+    const SimGraph graph(input, result.layout, schedule == ScheduleKind::ZbH1);
+    ScheduledRun scheduled = runSchedule(graph, result.layout, schedule, options);
+    const SimRun& run = scheduled.run;
+    if (scheduled.failure.empty() && !run.complete) {
+        // A fixed order that cannot finish is a bug in the order, not a property of the input.
+        throw Error(std::string("internal error: schedule ") + std::string(scheduleName(schedule))
+            + " deadlocked on device assignment " + assignmentText(input.device_assignment));
+    }
+    result.feasible = scheduled.failure.empty();
+    result.failure = scheduled.failure;
+    result.makespan_us = run.makespan_us;
+    result.peak_memory_mb_per_device = run.peak_mb_per_device;
+    result.op_count = graph.opCount();
+    result.compute_ops_per_device.assign(static_cast<std::size_t>(graph.deviceCount()), 0);
+    for (const SimOp& op : graph.ops()) {
+        if (!op.isComm())
+            ++result.compute_ops_per_device[static_cast<std::size_t>(deviceOfExecutor(op.executor))];
+    }
+    if (options.build_timeline && result.feasible)
+        result.timeline = buildTimeline(graph, result.layout, input, run);
+    return result;
+}
+
+SimulationResult simulateWithinMemory(
+    const SimulationInput& input, ScheduleKind schedule, double memoryLimitMb, SimulationOptions options)
+{
+    options.memory_limit_mb = 0;
+    SimulationResult free = simulate(input, schedule, options);
+    const bool throttles = schedule == ScheduleKind::Cyclic || schedule == ScheduleKind::WaitFreeCyclic;
+    if (!throttles || free.maxPeakMemoryMb() <= memoryLimitMb)
+        return free;
+    options.memory_limit_mb = memoryLimitMb;
+    return simulate(input, schedule, options);
+}
+
+} // namespace stratex::sim
