@@ -95,7 +95,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     addPage(ranksPage);
     addPage(timeline);
     addPage(planner);
-    const auto showTimelines = [this, timeline](const TimelineRequests& requests) {
+    const auto showTimelines = [this, timeline](const controllers::TimelineRequests& requests) {
         timeline->showRequests(requests);
         setCurrentPage(timeline->pageId());
     };
@@ -113,7 +113,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     });
     // The example's best plan fills the other pages without leaving the Search page.
     connect(search, &SearchPage::bestPlanViewsReady, this,
-        [ranksPage, timeline](const ranks::ParallelConfig& config, const TimelineRequest& request) {
+        [ranksPage, timeline](const ranks::ParallelConfig& config, const controllers::TimelineRequest& request) {
             ranksPage->form()->setConfig(config);
             timeline->showRequests({ request });
         });

@@ -328,7 +328,7 @@ void PlannerPage::openInTimeline()
 {
     if (!m_plans)
         return;
-    TimelineRequests requests;
+    controllers::TimelineRequests requests;
     const double limit = m_form->config().device_memory_mb;
     for (const auto& [label, plan] :
         { std::pair { tr("normal"), &m_plans->normal }, std::pair { tr("fast"), &m_plans->fast } }) {

@@ -8,7 +8,7 @@
 #include "core/planner/planner_compare.h"
 #include "core/planner/planner_result.h"
 #include "ui/page.h"
-#include "ui/timeline/timeline_request.h"
+#include "controllers/timeline_request.h"
 
 class QComboBox;
 class QLabel;
@@ -58,7 +58,7 @@ public Q_SLOTS:
     void exportCompareCsvWithDialog();
 
 Q_SIGNALS:
-    void timelinesRequested(const stratex::ui::TimelineRequests& requests);
+    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
 
 private:
     struct PlanPair {

@@ -370,14 +370,14 @@ void SearchPage::selectPlan(const Plan* plan)
                 const ranks::ParallelConfig layout
                     = search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
                 simulateSelectedPlan(
-                    [this, layout](const TimelineRequest& request) { Q_EMIT bestPlanViewsReady(layout, request); });
+                    [this, layout](const controllers::TimelineRequest& request) { Q_EMIT bestPlanViewsReady(layout, request); });
             }
         });
 }
 
 void SearchPage::showSelectedPlanTimeline()
 {
-    simulateSelectedPlan([this](const TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
+    simulateSelectedPlan([this](const controllers::TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
 }
 
 void SearchPage::showSelectedPlanRanks()
@@ -426,25 +426,25 @@ void SearchPage::synthesizeWithDialog()
         openProfiles(dialog.folder());
 }
 
-void SearchPage::simulateSelectedPlan(std::function<void(const TimelineRequest&)> then)
+void SearchPage::simulateSelectedPlan(std::function<void(const controllers::TimelineRequest&)> then)
 {
     if (!m_evaluation)
         return;
     const Evaluation evaluation = *m_evaluation;
-    m_evaluateRunner->start<TimelineRequest>(
+    m_evaluateRunner->start<controllers::TimelineRequest>(
         tr("Simulating the plan's pipeline"),
         [evaluation](ProgressSink&) {
             const PlanTimelineInput input = planTimelineInput(evaluation);
             sim::SimulationResult simulated = sim::simulate(input.input, input.schedule);
             const Plan& plan = evaluation.plan;
-            return TimelineRequest { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
+            return controllers::TimelineRequest { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
                                          .arg(plan.pp)
                                          .arg(plan.chunks)
                                          .arg(plan.gbsz)
                                          .arg(QLocale::c().toString(plan.time_cost_s, 'f', 3)),
                 std::make_shared<const sim::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
         },
-        [then = std::move(then)](TimelineRequest request) { then(request); });
+        [then = std::move(then)](controllers::TimelineRequest request) { then(request); });
 }
 
 QString SearchPage::defaultExportName(ExportKind kind) const

@@ -10,7 +10,7 @@
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
 #include "ui/page.h"
-#include "ui/timeline/timeline_request.h"
+#include "controllers/timeline_request.h"
 
 class QAction;
 class QComboBox;
@@ -85,14 +85,14 @@ public Q_SLOTS:
     void synthesizeWithDialog();
 
 Q_SIGNALS:
-    void timelinesRequested(const stratex::ui::TimelineRequests& requests);
+    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
     // After every search: its Galvatron profile as a layer cost model, for the planner.
     void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
     void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
     // A search started on the profiles in `dir`.
     void profilesSearched(const QString& dir);
     // After openProfiles(dir, true): the best plan's rank layout and simulated timeline.
-    void bestPlanViewsReady(const stratex::ranks::ParallelConfig& config, const stratex::ui::TimelineRequest& timeline);
+    void bestPlanViewsReady(const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
 
 private:
     struct Outcome;
@@ -101,7 +101,7 @@ private:
     void showPlanSet();
     void selectPlan(const search::Plan* plan);
     void exportWithDialog(ExportKind kind);
-    void simulateSelectedPlan(std::function<void(const TimelineRequest&)> then);
+    void simulateSelectedPlan(std::function<void(const controllers::TimelineRequest&)> then);
 
     SearchSettingsForm* m_form;
     QPushButton* m_run;

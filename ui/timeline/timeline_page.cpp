@@ -231,12 +231,12 @@ int TimelinePage::addTimeline(const QString& name, Timeline timeline, double mem
     return int(m_sources.size()) - 1;
 }
 
-void TimelinePage::showRequests(const TimelineRequests& requests)
+void TimelinePage::showRequests(const controllers::TimelineRequests& requests)
 {
     if (requests.isEmpty())
         return;
     const int first = int(m_sources.size());
-    for (const TimelineRequest& request : requests) {
+    for (const controllers::TimelineRequest& request : requests) {
         Source source;
         source.name = request.name;
         source.timeline = request.timeline;

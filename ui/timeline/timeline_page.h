@@ -8,7 +8,7 @@
 #include "core/sim/sim_cases.h"
 #include "core/sim/timeline.h"
 #include "ui/page.h"
-#include "ui/timeline/timeline_request.h"
+#include "controllers/timeline_request.h"
 
 class QAction;
 class QComboBox;
@@ -39,7 +39,7 @@ public:
     // A plan computed elsewhere (e.g. by the planner); shown at once as plan A (and B if given).
     int addTimeline(const QString& name, sim::Timeline timeline, double memoryLimitMb = 0);
     // Adds the timelines and shows the first (compared with the second, if any).
-    void showRequests(const TimelineRequests& requests);
+    void showRequests(const controllers::TimelineRequests& requests);
     void showPlans(int first, std::optional<int> second = std::nullopt);
     QStringList planNames() const;
 

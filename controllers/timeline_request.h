@@ -8,7 +8,7 @@
 
 #include "core/sim/timeline.h"
 
-namespace stratex::ui {
+namespace stratex::controllers {
 
 // A timeline another page wants shown on the Timeline page (several are compared on one axis).
 struct TimelineRequest {
@@ -19,4 +19,4 @@ struct TimelineRequest {
 
 using TimelineRequests = QList<TimelineRequest>;
 
-} // namespace stratex::ui
+} // namespace stratex::controllers
