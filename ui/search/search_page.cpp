@@ -46,15 +46,6 @@ namespace stratex::ui {
 
 using namespace stratex::search;
 
-// What a finished search hands to the page: the result, the settings as resolved from the
-// profiles (sequence length, model name) and the cost model, kept for evaluating plans.
-struct SearchPage::Outcome {
-    SearchResult result;
-    SearchSettings settings;
-    std::shared_ptr<const cost::CostModel> model;
-    bool estimatedProfiles = false;
-};
-
 namespace {
 
 QString planHeadline(const Plan& plan)
@@ -88,6 +79,7 @@ protected:
 
 SearchPage::SearchPage(QWidget* parent)
     : Page(parent)
+    , m_controller(new controllers::SearchController(this))
     , m_form(new SearchSettingsForm(this))
     , m_run(new QPushButton(tr("Run search"), this))
     , m_cancel(new QPushButton(tr("Cancel"), this))
@@ -102,8 +94,6 @@ SearchPage::SearchPage(QWidget* parent)
     , m_memory(new StageMemoryChart(this))
     , m_timeline(new QPushButton(tr("Show timeline"), this))
     , m_ranks(new QPushButton(tr("Show rank grid"), this))
-    , m_searchRunner(new jobs::JobRunner(this))
-    , m_evaluateRunner(new jobs::JobRunner(this))
 {
     m_run->setObjectName(QStringLiteral("runSearchButton"));
     m_cancel->setObjectName(QStringLiteral("cancelSearchButton"));
@@ -204,19 +194,34 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_timeline, &QPushButton::clicked, this, &SearchPage::showSelectedPlanTimeline);
     connect(m_ranks, &QPushButton::clicked, this, &SearchPage::showSelectedPlanRanks);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        [this](const QModelIndex& current) { selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row())); });
-    connect(m_searchRunner, &jobs::JobRunner::runningChanged, this, [this](bool running) {
+        [this](const QModelIndex& current) {
+            showEvaluation(nullptr);
+            m_controller->selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row()));
+        });
+
+    using controllers::SearchController;
+    connect(m_controller->searchRunner(), &jobs::JobRunner::runningChanged, this, [this](bool running) {
         m_run->setEnabled(!running);
         m_cancel->setEnabled(running);
     });
-    connect(m_searchRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
-        m_showBestPlan = false;
+    connect(m_controller, &SearchController::searchStarted, this, &SearchPage::profilesSearched);
+    connect(m_controller, &SearchController::bestSoFar, this, &SearchPage::showBestSoFar);
+    connect(m_controller, &SearchController::searchFinished, this,
+        [this](std::shared_ptr<const controllers::SearchOutcome> outcome) { showOutcome(*outcome); });
+    connect(m_controller, &SearchController::searchFailed, this, [this](const QString& message) {
         m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
         Q_EMIT statusMessage(message);
     });
-    connect(m_searchRunner, &jobs::JobRunner::cancelled, this,
+    connect(m_controller, &SearchController::searchCancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
-    connect(m_evaluateRunner, &jobs::JobRunner::failed, this, &Page::statusMessage);
+    connect(m_controller, &SearchController::layerCostModelReady, this, &SearchPage::layerCostModelReady);
+    connect(m_controller, &SearchController::evaluationReady, this,
+        [this](const search::Evaluation& evaluation) { showEvaluation(&evaluation); });
+    connect(m_controller, &SearchController::selectionCleared, this, [this] { showEvaluation(nullptr); });
+    connect(m_controller, &SearchController::timelineReady, this,
+        [this](const controllers::TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
+    connect(m_controller, &SearchController::bestPlanViewsReady, this, &SearchPage::bestPlanViewsReady);
+    connect(m_controller, &SearchController::jobFailed, this, &Page::statusMessage);
 }
 
 SearchPage::~SearchPage() = default;
@@ -228,7 +233,7 @@ QIcon SearchPage::icon() const
 
 QList<jobs::JobRunner*> SearchPage::jobRunners() const
 {
-    return { m_searchRunner, m_evaluateRunner };
+    return m_controller->runners();
 }
 
 QList<QAction*> SearchPage::exportActions() const
@@ -238,12 +243,13 @@ QList<QAction*> SearchPage::exportActions() const
 
 const SearchResult* SearchPage::result() const
 {
-    return m_outcome ? &m_outcome->result : nullptr;
+    return m_controller->outcome() ? &m_controller->outcome()->result : nullptr;
 }
 
 const Plan* SearchPage::selectedPlan() const
 {
-    return m_evaluation ? &m_evaluation->plan : nullptr;
+    const Evaluation* evaluation = m_controller->selectedEvaluation();
+    return evaluation ? &evaluation->plan : nullptr;
 }
 
 QString SearchPage::bestText() const
@@ -258,41 +264,30 @@ QString SearchPage::statsText() const
 
 void SearchPage::runSearch()
 {
-    const profile::ProfileDiscovery request = m_form->discovery();
-    if (request.profilesDir.empty()) {
+    openProfilesSearch(false);
+}
+
+void SearchPage::openProfilesSearch(bool showBestPlan)
+{
+    controllers::SearchRequest request;
+    request.discovery = m_form->discovery();
+    if (request.discovery.profilesDir.empty()) {
         m_best->setText(tr("Choose the folder of the model profiles first."));
         return;
     }
-    SearchSettings settings = m_form->settings();
-    const settings::SettingNames given = m_form->given();
-    const int threads = m_form->threads();
-    const int topK = m_form->topK();
-    m_showBestPlan = false;
-    Q_EMIT profilesSearched(QString::fromStdString(request.profilesDir.string()));
+    request.settings = m_form->settings();
+    request.given = m_form->given();
+    request.threads = m_form->threads();
+    request.top_k = m_form->topK();
+    request.show_best_plan = showBestPlan;
     m_best->setText(tr("Searching…"));
     m_stats->clear();
-    // The best plan so far travels from the workers to this page while the search runs.
-    const auto post = m_searchRunner->posterForNextJob();
-    m_searchRunner->start<std::shared_ptr<const Outcome>>(
-        tr("Searching strategies"),
-        [request, settings, given, threads, topK, post, this](ProgressSink& progress) mutable {
-            progress.report(0.0, "loading profiles");
-            const SearchInputs inputs = loadSearchInputs(request, settings, given);
-            auto model = std::make_shared<const cost::CostModel>(buildCostModel(inputs, settings));
-            auto outcome = std::make_shared<Outcome>();
-            outcome->result = search::search(*model, settings, progress, threads, topK,
-                [post, this](const Plan& plan) { post([this, plan] { showBestSoFar(plan); }); });
-            outcome->settings = settings;
-            outcome->model = std::move(model);
-            outcome->estimatedProfiles = inputs.estimated;
-            return std::shared_ptr<const Outcome>(std::move(outcome));
-        },
-        [this](std::shared_ptr<const Outcome> outcome) { showOutcome(std::move(outcome)); });
+    m_controller->run(std::move(request));
 }
 
 void SearchPage::cancelSearch()
 {
-    m_searchRunner->cancel();
+    m_controller->cancel();
 }
 
 void SearchPage::showBestSoFar(const Plan& plan)
@@ -301,10 +296,9 @@ void SearchPage::showBestSoFar(const Plan& plan)
                         .arg(planHeadline(plan), QString::fromStdString(plan.layerSummary()).toHtmlEscaped()));
 }
 
-void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
+void SearchPage::showOutcome(const controllers::SearchOutcome& outcome)
 {
-    m_outcome = std::move(outcome);
-    const SearchResult& result = m_outcome->result;
+    const SearchResult& result = outcome.result;
     if (result.best) {
         m_best->setText(
             tr("<b>Best plan</b>: %1<br>%2 · embedding %3")
@@ -312,7 +306,7 @@ void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
                     embeddingSummary(*result.best)));
     } else {
         m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.")
-                            .arg(m_outcome->settings.memory_constraint_gb));
+                            .arg(outcome.settings.memory_constraint_gb));
     }
     QString stats = tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
                         .arg(result.stats.tasks)
@@ -320,70 +314,43 @@ void SearchPage::showOutcome(std::shared_ptr<const Outcome> outcome)
                         .arg(result.stats.threads)
                         .arg(result.stats.dp_calls)
                         .arg(result.stats.galvatron_dp_calls);
-    if (m_outcome->estimatedProfiles)
+    if (outcome.estimated_profiles)
         stats += tr("\nEstimated profiles (stratex-cli profile synth): made from the model's shape and the GPU's "
                     "datasheet, not measured. Profile the cluster before planning a real run.");
     for (const std::string& note : result.notes)
         stats += QStringLiteral("\n") + QString::fromStdString(note);
     m_stats->setText(stats);
     showPlanSet();
-    const SearchSettings& settings = m_outcome->settings;
-    Q_EMIT layerCostModelReady(std::make_shared<const planner::GalvatronLayerCostModel>(*m_outcome->model),
-        tr("%1 at sequence length %2").arg(QString::fromStdString(settings.model.name)).arg(settings.model.seq_length));
 }
 
 void SearchPage::showPlanSet()
 {
-    if (!m_outcome)
-        return;
-    const SearchResult& result = m_outcome->result;
-    m_planModel->setPlans(m_planSet->currentIndex() == 0 ? result.top : result.pareto);
+    m_planModel->setPlans(m_controller->plans(
+        m_planSet->currentIndex() == 0 ? controllers::PlanSet::Top : controllers::PlanSet::Pareto));
     m_table->sortByColumn(PlanTableModel::ThroughputColumn, Qt::DescendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);
     else
-        selectPlan(nullptr);
+        m_controller->selectPlan(nullptr);
 }
 
-void SearchPage::selectPlan(const Plan* plan)
+void SearchPage::showEvaluation(const Evaluation* evaluation)
 {
-    m_timeline->setEnabled(false);
-    m_ranks->setEnabled(false);
-    if (!plan || !m_outcome) {
-        m_evaluation.reset();
-        m_strip->setEvaluation(std::nullopt);
-        m_memory->setEvaluation(nullptr);
-        return;
-    }
-    const std::shared_ptr<const Outcome> outcome = m_outcome;
-    const Plan chosen = *plan;
-    m_evaluateRunner->start<Evaluation>(
-        tr("Costing the plan"),
-        [outcome, chosen](ProgressSink&) { return evaluate(*outcome->model, outcome->settings, chosen); },
-        [this](Evaluation evaluation) {
-            m_evaluation = std::move(evaluation);
-            m_strip->setEvaluation(m_evaluation);
-            m_memory->setEvaluation(&*m_evaluation);
-            m_timeline->setEnabled(true);
-            m_ranks->setEnabled(true);
-            if (std::exchange(m_showBestPlan, false)) {
-                const ranks::ParallelConfig layout
-                    = search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
-                simulateSelectedPlan(
-                    [this, layout](const controllers::TimelineRequest& request) { Q_EMIT bestPlanViewsReady(layout, request); });
-            }
-        });
+    m_strip->setEvaluation(evaluation ? std::optional<Evaluation>(*evaluation) : std::nullopt);
+    m_memory->setEvaluation(evaluation);
+    m_timeline->setEnabled(evaluation != nullptr);
+    m_ranks->setEnabled(evaluation != nullptr);
 }
 
 void SearchPage::showSelectedPlanTimeline()
 {
-    simulateSelectedPlan([this](const controllers::TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
+    m_controller->simulateSelectedPlan();
 }
 
 void SearchPage::showSelectedPlanRanks()
 {
-    if (m_evaluation && m_outcome)
-        Q_EMIT rankLayoutRequested(search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node));
+    if (const auto layout = m_controller->selectedRankLayout())
+        Q_EMIT rankLayoutRequested(*layout);
 }
 
 bool SearchPage::canOpen(const QString& path) const
@@ -403,8 +370,7 @@ void SearchPage::openProfiles(const QString& dir, bool showBestPlan)
 {
     m_form->setProfilesDir(dir);
     m_form->setHardwareDir(QString());
-    runSearch();
-    m_showBestPlan = showBestPlan;
+    openProfilesSearch(showBestPlan);
 }
 
 void SearchPage::openExample()
@@ -426,34 +392,14 @@ void SearchPage::synthesizeWithDialog()
         openProfiles(dialog.folder());
 }
 
-void SearchPage::simulateSelectedPlan(std::function<void(const controllers::TimelineRequest&)> then)
-{
-    if (!m_evaluation)
-        return;
-    const Evaluation evaluation = *m_evaluation;
-    m_evaluateRunner->start<controllers::TimelineRequest>(
-        tr("Simulating the plan's pipeline"),
-        [evaluation](ProgressSink&) {
-            const PlanTimelineInput input = planTimelineInput(evaluation);
-            sim::SimulationResult simulated = sim::simulate(input.input, input.schedule);
-            const Plan& plan = evaluation.plan;
-            return controllers::TimelineRequest { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
-                                         .arg(plan.pp)
-                                         .arg(plan.chunks)
-                                         .arg(plan.gbsz)
-                                         .arg(QLocale::c().toString(plan.time_cost_s, 'f', 3)),
-                std::make_shared<const sim::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
-        },
-        [then = std::move(then)](controllers::TimelineRequest request) { then(request); });
-}
-
 QString SearchPage::defaultExportName(ExportKind kind) const
 {
+    const auto outcome = m_controller->outcome();
     switch (kind) {
     case ExportKind::Galvatron:
-        return m_outcome ? QString::fromStdString(
-                   exporting::galvatronConfigFileName(m_outcome->settings, m_outcome->settings.model.name))
-                         : QStringLiteral("galvatron_config.json");
+        return outcome ? QString::fromStdString(
+                   exporting::galvatronConfigFileName(outcome->settings, outcome->settings.model.name))
+                       : QStringLiteral("galvatron_config.json");
     case ExportKind::PaddleConfig:
         return QStringLiteral("fine_grained_config.json");
     case ExportKind::PaddleScript:
@@ -466,13 +412,14 @@ QString SearchPage::defaultExportName(ExportKind kind) const
 
 bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error) const
 {
-    if (!m_evaluation || !m_outcome) {
+    const Evaluation* evaluation = m_controller->selectedEvaluation();
+    if (!evaluation || !m_controller->outcome()) {
         if (error)
             *error = tr("no plan selected: run the search and select a plan");
         return false;
     }
-    const Plan& plan = m_evaluation->plan;
-    const SearchSettings& settings = m_outcome->settings;
+    const Plan& plan = evaluation->plan;
+    const SearchSettings& settings = m_controller->outcome()->settings;
     std::string text;
     switch (kind) {
     case ExportKind::Galvatron:

@@ -5,12 +5,10 @@
 #include <memory>
 #include <optional>
 
-#include "core/ranks/parallel_config.h"
-#include "core/search/evaluate.h"
-#include "core/search/search_result.h"
-#include "core/search/search_settings.h"
-#include "ui/page.h"
+#include "controllers/search_controller.h"
 #include "controllers/timeline_request.h"
+#include "core/ranks/parallel_config.h"
+#include "ui/page.h"
 
 class QAction;
 class QComboBox;
@@ -19,13 +17,6 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 
-namespace stratex::cost {
-class CostModel;
-}
-namespace stratex::planner {
-class LayerCostModel;
-}
-
 namespace stratex::ui {
 
 class LayerStrategyStrip;
@@ -33,10 +24,10 @@ class PlanTableModel;
 class SearchSettingsForm;
 class StageMemoryChart;
 
-// The Search page: Galvatron's strategy search on a worker thread. The settings form (tooltips
-// from the CLI's help), Run / Cancel with progress, the best plan as soon as a task finds it, the
-// top plans or the Pareto set in a sortable table, and the selected plan's per-layer strategy,
-// memory per stage, exports (Galvatron, PaddleNLP, Megatron-LM) and simulated timeline.
+// The Search page: a view over SearchController. The settings form (generated from the settings
+// table), Run / Cancel with progress, the best plan as soon as a task finds it, the top plans or
+// the Pareto set in a sortable table, and the selected plan's per-layer strategy, memory per
+// stage, exports (Galvatron, PaddleNLP, Megatron-LM), rank grid and simulated timeline.
 class SearchPage : public Page {
     Q_OBJECT
 public:
@@ -60,6 +51,7 @@ public:
     // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views.
     void openExample();
 
+    controllers::SearchController* controller() const { return m_controller; }
     SearchSettingsForm* form() const { return m_form; }
     PlanTableModel* planModel() const { return m_planModel; }
     QTableView* planTable() const { return m_table; }
@@ -95,14 +87,14 @@ Q_SIGNALS:
     void bestPlanViewsReady(const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
 
 private:
-    struct Outcome;
+    void openProfilesSearch(bool showBestPlan);
     void showBestSoFar(const search::Plan& plan);
-    void showOutcome(std::shared_ptr<const Outcome> outcome);
+    void showOutcome(const controllers::SearchOutcome& outcome);
     void showPlanSet();
-    void selectPlan(const search::Plan* plan);
+    void showEvaluation(const search::Evaluation* evaluation);
     void exportWithDialog(ExportKind kind);
-    void simulateSelectedPlan(std::function<void(const controllers::TimelineRequest&)> then);
 
+    controllers::SearchController* m_controller;
     SearchSettingsForm* m_form;
     QPushButton* m_run;
     QPushButton* m_cancel;
@@ -117,12 +109,7 @@ private:
     StageMemoryChart* m_memory;
     QPushButton* m_timeline;
     QPushButton* m_ranks;
-    bool m_showBestPlan = false; // the next evaluated plan's views go to bestPlanViewsReady
-    jobs::JobRunner* m_searchRunner;
-    jobs::JobRunner* m_evaluateRunner;
     QList<QAction*> m_exportActions;
-    std::shared_ptr<const Outcome> m_outcome;
-    std::optional<search::Evaluation> m_evaluation;
 };
 
 } // namespace stratex::ui

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "controllers/search_controller.h"
+
+#include <QLocale>
+
+#include "core/planner/galvatron_layer_cost_model.h"
+#include "core/search/plan_rank_layout.h"
+#include "core/search/plan_timeline.h"
+#include "core/search/search_engine.h"
+#include "core/search/search_inputs.h"
+#include "core/sim/simulator.h"
+#include "jobs/job_runner.h"
+
+namespace stratex::controllers {
+
+using search::Evaluation;
+using search::Plan;
+
+TimelineRequest simulatePlanTimeline(const Evaluation& evaluation)
+{
+    const search::PlanTimelineInput input = search::planTimelineInput(evaluation);
+    sim::SimulationResult simulated = sim::simulate(input.input, input.schedule);
+    const Plan& plan = evaluation.plan;
+    return { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
+                 .arg(plan.pp)
+                 .arg(plan.chunks)
+                 .arg(plan.gbsz)
+                 .arg(QLocale::c().toString(plan.time_cost_s, 'f', 3)),
+        std::make_shared<const sim::Timeline>(std::move(simulated.timeline)), input.memory_limit_mb };
+}
+
+SearchController::SearchController(QObject* parent)
+    : QObject(parent)
+    , m_searchRunner(new jobs::JobRunner(this))
+    , m_evaluateRunner(new jobs::JobRunner(this))
+    , m_simulateRunner(new jobs::JobRunner(this))
+    , m_bestViewsRunner(new jobs::JobRunner(this))
+{
+    connect(m_searchRunner, &jobs::JobRunner::failed, this, &SearchController::searchFailed);
+    connect(m_searchRunner, &jobs::JobRunner::cancelled, this, &SearchController::searchCancelled);
+    for (jobs::JobRunner* runner : { m_evaluateRunner, m_simulateRunner, m_bestViewsRunner })
+        connect(runner, &jobs::JobRunner::failed, this, &SearchController::jobFailed);
+}
+
+SearchController::~SearchController() = default;
+
+QList<jobs::JobRunner*> SearchController::runners() const
+{
+    return { m_searchRunner, m_evaluateRunner, m_simulateRunner, m_bestViewsRunner };
+}
+
+void SearchController::run(SearchRequest request)
+{
+    const QString dir = QString::fromStdString(request.discovery.profilesDir.string());
+    Q_EMIT searchStarted(dir);
+    // The best plan so far travels from the workers to this object while the search runs.
+    const auto post = m_searchRunner->posterForNextJob();
+    const bool showBestPlan = request.show_best_plan;
+    m_searchRunner->start<std::shared_ptr<const SearchOutcome>>(
+        tr("Searching strategies"),
+        [request = std::move(request), dir, post, this](ProgressSink& progress) mutable {
+            progress.report(0.0, "loading profiles");
+            search::SearchSettings settings = request.settings;
+            const search::SearchInputs inputs = search::loadSearchInputs(request.discovery, settings, request.given);
+            auto model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, settings));
+            auto outcome = std::make_shared<SearchOutcome>();
+            outcome->profiles_dir = dir;
+            outcome->result = search::search(*model, settings, progress, request.threads, request.top_k,
+                [post, this](const Plan& plan) { post([this, plan] { Q_EMIT bestSoFar(plan); }); });
+            outcome->settings = settings;
+            outcome->model = std::move(model);
+            outcome->estimated_profiles = inputs.estimated;
+            return std::shared_ptr<const SearchOutcome>(std::move(outcome));
+        },
+        [this, showBestPlan](std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
+}
+
+void SearchController::cancel()
+{
+    m_searchRunner->cancel();
+}
+
+void SearchController::finish(std::shared_ptr<const SearchOutcome> outcome, bool showBestPlan)
+{
+    m_outcome = std::move(outcome);
+    m_evaluation.reset();
+    Q_EMIT searchFinished(m_outcome);
+    const search::SearchSettings& settings = m_outcome->settings;
+    Q_EMIT layerCostModelReady(std::make_shared<const planner::GalvatronLayerCostModel>(*m_outcome->model),
+        tr("%1 at sequence length %2").arg(QString::fromStdString(settings.model.name)).arg(settings.model.seq_length));
+    if (!showBestPlan || !m_outcome->result.best)
+        return;
+    // The best plan's views have a runner of their own: selecting or simulating other plans
+    // meanwhile neither drops them nor is dropped by them.
+    const std::shared_ptr<const SearchOutcome> searched = m_outcome;
+    using Views = std::pair<ranks::ParallelConfig, TimelineRequest>;
+    m_bestViewsRunner->start<Views>(
+        tr("Simulating the best plan's pipeline"),
+        [searched](ProgressSink& progress) {
+            const Evaluation evaluation = search::evaluate(*searched->model, searched->settings, *searched->result.best);
+            progress.throwIfCancelled();
+            return Views { search::planRankLayout(evaluation.plan, searched->settings.num_gpus_per_node),
+                simulatePlanTimeline(evaluation) };
+        },
+        [this](Views views) { Q_EMIT bestPlanViewsReady(views.first, views.second); });
+}
+
+const std::vector<Plan>& SearchController::plans(PlanSet set) const
+{
+    static const std::vector<Plan> none;
+    if (!m_outcome)
+        return none;
+    return set == PlanSet::Top ? m_outcome->result.top : m_outcome->result.pareto;
+}
+
+void SearchController::selectPlan(const Plan* plan)
+{
+    if (!plan || !m_outcome) {
+        m_evaluateRunner->cancel();
+        m_evaluation.reset();
+        Q_EMIT selectionCleared();
+        return;
+    }
+    // Until the new plan is costed, nothing is selected: its views must not show the old plan.
+    m_evaluation.reset();
+    const std::shared_ptr<const SearchOutcome> outcome = m_outcome;
+    m_evaluateRunner->start<Evaluation>(
+        tr("Costing the plan"),
+        [outcome, chosen = *plan](ProgressSink&) { return search::evaluate(*outcome->model, outcome->settings, chosen); },
+        [this](Evaluation evaluation) {
+            m_evaluation = std::move(evaluation);
+            Q_EMIT evaluationReady(*m_evaluation);
+        });
+}
+
+std::optional<ranks::ParallelConfig> SearchController::selectedRankLayout() const
+{
+    if (!m_evaluation || !m_outcome)
+        return std::nullopt;
+    return search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
+}
+
+void SearchController::simulateSelectedPlan()
+{
+    if (!m_evaluation)
+        return;
+    m_simulateRunner->start<TimelineRequest>(
+        tr("Simulating the plan's pipeline"),
+        [evaluation = *m_evaluation](ProgressSink&) { return simulatePlanTimeline(evaluation); },
+        [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
+}
+
+} // namespace stratex::controllers

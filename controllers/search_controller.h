@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <QObject>
+#include <QString>
+
+#include "controllers/timeline_request.h"
+#include "core/cost/cost_model.h"
+#include "core/profile/profile_discovery.h"
+#include "core/ranks/parallel_config.h"
+#include "core/search/evaluate.h"
+#include "core/search/search_result.h"
+#include "core/search/search_settings.h"
+#include "core/settings/setting.h"
+
+namespace stratex::planner {
+class LayerCostModel;
+}
+namespace stratex::jobs {
+class JobRunner;
+}
+
+namespace stratex::controllers {
+
+// What the user asks to search: the profile files, the settings and the flags the user gave
+// (the others may come from the profiles), and how to run.
+struct SearchRequest {
+    profile::ProfileDiscovery discovery;
+    search::SearchSettings settings;
+    settings::SettingNames given;
+    int threads = 0; // 0: all cores
+    int top_k = 20;
+    // The best plan's rank layout and timeline follow as bestPlanViewsReady.
+    bool show_best_plan = false;
+};
+
+// A finished search: the result, the settings as resolved from the profiles (sequence length,
+// model name, cluster of a synthesized set) and the cost model, kept for costing plans.
+struct SearchOutcome {
+    QString profiles_dir;
+    search::SearchResult result;
+    search::SearchSettings settings;
+    std::shared_ptr<const cost::CostModel> model;
+    bool estimated_profiles = false;
+};
+
+enum class PlanSet { Top, Pareto };
+
+// The Search page's state below its widgets: runs the search (best plan so far while it runs),
+// keeps the outcome and the selected plan's evaluation, simulates plans for the Timeline page,
+// gives rank layouts and writes exports. Each kind of job has its own runner, so a new
+// selection never drops a timeline the user asked for.
+class SearchController : public QObject {
+    Q_OBJECT
+public:
+    explicit SearchController(QObject* parent = nullptr);
+    ~SearchController() override;
+
+    void run(SearchRequest request);
+    void cancel();
+
+    std::shared_ptr<const SearchOutcome> outcome() const { return m_outcome; }
+    // The plans of a set (empty before the first search).
+    const std::vector<search::Plan>& plans(PlanSet set) const;
+
+    // Costs the plan (a plan of the outcome) on a worker; evaluationReady follows. nullptr clears.
+    void selectPlan(const search::Plan* plan);
+    const search::Evaluation* selectedEvaluation() const { return m_evaluation ? &*m_evaluation : nullptr; }
+    // The rank grid the selected plan runs on.
+    std::optional<ranks::ParallelConfig> selectedRankLayout() const;
+    // Simulates the selected plan's pipeline on a worker; timelineReady follows.
+    void simulateSelectedPlan();
+
+    jobs::JobRunner* searchRunner() const { return m_searchRunner; }
+    jobs::JobRunner* evaluateRunner() const { return m_evaluateRunner; }
+    jobs::JobRunner* simulateRunner() const { return m_simulateRunner; }
+    QList<jobs::JobRunner*> runners() const;
+
+Q_SIGNALS:
+    void searchStarted(const QString& profilesDir);
+    void bestSoFar(const stratex::search::Plan& plan);
+    void searchFinished(std::shared_ptr<const stratex::controllers::SearchOutcome> outcome);
+    void searchFailed(const QString& message);
+    void searchCancelled();
+    // The search's Galvatron profile as a layer cost model, for the planner.
+    void layerCostModelReady(
+        std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
+    void selectionCleared();
+    void evaluationReady(const stratex::search::Evaluation& evaluation);
+    void timelineReady(const stratex::controllers::TimelineRequest& request);
+    // After run() with show_best_plan: the best plan's rank layout and simulated timeline.
+    void bestPlanViewsReady(
+        const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
+    void jobFailed(const QString& message);
+
+private:
+    void finish(std::shared_ptr<const SearchOutcome> outcome, bool showBestPlan);
+
+    jobs::JobRunner* m_searchRunner;
+    jobs::JobRunner* m_evaluateRunner;
+    jobs::JobRunner* m_simulateRunner;
+    jobs::JobRunner* m_bestViewsRunner;
+    std::shared_ptr<const SearchOutcome> m_outcome;
+    std::optional<search::Evaluation> m_evaluation;
+};
+
+// The timeline of an evaluated plan: its pipeline simulated with uniform micro-batches.
+TimelineRequest simulatePlanTimeline(const search::Evaluation& evaluation);
+
+} // namespace stratex::controllers
