@@ -9,6 +9,7 @@
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
 #include "core/sim/simulator.h"
+
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
@@ -72,7 +73,8 @@ void SearchController::run(SearchRequest request)
             outcome->estimated_profiles = inputs.estimated;
             return std::shared_ptr<const SearchOutcome>(std::move(outcome));
         },
-        [this, showBestPlan](std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
+        [this, showBestPlan](
+            std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
 }
 
 void SearchController::cancel()
@@ -97,7 +99,8 @@ void SearchController::finish(std::shared_ptr<const SearchOutcome> outcome, bool
     m_bestViewsRunner->start<Views>(
         tr("Simulating the best plan's pipeline"),
         [searched](ProgressSink& progress) {
-            const Evaluation evaluation = search::evaluate(*searched->model, searched->settings, *searched->result.best);
+            const Evaluation evaluation
+                = search::evaluate(*searched->model, searched->settings, *searched->result.best);
             progress.throwIfCancelled();
             return Views { search::planRankLayout(evaluation.plan, searched->settings.num_gpus_per_node),
                 simulatePlanTimeline(evaluation) };
@@ -126,7 +129,8 @@ void SearchController::selectPlan(const Plan* plan)
     const std::shared_ptr<const SearchOutcome> outcome = m_outcome;
     m_evaluateRunner->start<Evaluation>(
         tr("Costing the plan"),
-        [outcome, chosen = *plan](ProgressSink&) { return search::evaluate(*outcome->model, outcome->settings, chosen); },
+        [outcome, chosen = *plan](
+            ProgressSink&) { return search::evaluate(*outcome->model, outcome->settings, chosen); },
         [this](Evaluation evaluation) {
             m_evaluation = std::move(evaluation);
             Q_EMIT evaluationReady(*m_evaluation);

@@ -7,7 +7,6 @@
 #include <QObject>
 #include <QString>
 
-#include "controllers/timeline_request.h"
 #include "core/cost/cost_model.h"
 #include "core/profile/profile_discovery.h"
 #include "core/ranks/parallel_config.h"
@@ -15,6 +14,8 @@
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
 #include "core/settings/setting.h"
+
+#include "controllers/timeline_request.h"
 
 namespace stratex::planner {
 class LayerCostModel;
@@ -86,8 +87,7 @@ Q_SIGNALS:
     void searchFailed(const QString& message);
     void searchCancelled();
     // The search's Galvatron profile as a layer cost model, for the planner.
-    void layerCostModelReady(
-        std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
+    void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
     void selectionCleared();
     void evaluationReady(const stratex::search::Evaluation& evaluation);
     void timelineReady(const stratex::controllers::TimelineRequest& request);

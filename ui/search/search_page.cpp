@@ -193,8 +193,8 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_planSet, &QComboBox::currentIndexChanged, this, &SearchPage::showPlanSet);
     connect(m_timeline, &QPushButton::clicked, this, &SearchPage::showSelectedPlanTimeline);
     connect(m_ranks, &QPushButton::clicked, this, &SearchPage::showSelectedPlanRanks);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        [this](const QModelIndex& current) {
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
             showEvaluation(nullptr);
             m_controller->selectPlan(m_planModel->plan(m_proxy->mapToSource(current).row()));
         });
@@ -325,8 +325,8 @@ void SearchPage::showOutcome(const controllers::SearchOutcome& outcome)
 
 void SearchPage::showPlanSet()
 {
-    m_planModel->setPlans(m_controller->plans(
-        m_planSet->currentIndex() == 0 ? controllers::PlanSet::Top : controllers::PlanSet::Pareto));
+    m_planModel->setPlans(
+        m_controller->plans(m_planSet->currentIndex() == 0 ? controllers::PlanSet::Top : controllers::PlanSet::Pareto));
     m_table->sortByColumn(PlanTableModel::ThroughputColumn, Qt::DescendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);

@@ -5,10 +5,11 @@
 #include <memory>
 #include <optional>
 
-#include "controllers/search_controller.h"
-#include "controllers/timeline_request.h"
 #include "core/ranks/parallel_config.h"
 #include "ui/page.h"
+
+#include "controllers/search_controller.h"
+#include "controllers/timeline_request.h"
 
 class QAction;
 class QComboBox;
@@ -84,7 +85,8 @@ Q_SIGNALS:
     // A search started on the profiles in `dir`.
     void profilesSearched(const QString& dir);
     // After openProfiles(dir, true): the best plan's rank layout and simulated timeline.
-    void bestPlanViewsReady(const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
+    void bestPlanViewsReady(
+        const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
 
 private:
     void openProfilesSearch(bool showBestPlan);
