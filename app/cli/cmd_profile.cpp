@@ -7,7 +7,9 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
+#include "app/cli/setting_options.h"
 #include "core/profile/synth/profile_synthesizer.h"
+#include "core/profile/synth/synthesis_settings.h"
 #include "core/profile/synth/transformer_estimates.h"
 
 namespace stratex::cli {
@@ -31,71 +33,12 @@ QString presetNames(const auto& presets)
 
 void addOptions(CliParser& parser)
 {
-    parser.option(q("model"), q("PRESET"),
-        q("Start from a published model shape: ") + presetNames(modelPresets()) + q(" (default llama2-7b)."));
-    parser.option(q("name"), q("NAME"), q("Model name used in the file names (default: the preset's)."));
-    parser.option(q("num-layers"), q("L"), q("Transformer layers."));
-    parser.option(q("hidden-size"), q("H"), q("Hidden size."));
-    parser.option(q("ffn-hidden-size"), q("F"), q("MLP intermediate size."));
-    parser.option(q("num-heads"), q("A"), q("Attention heads."));
-    parser.option(q("num-kv-heads"), q("K"), q("Key/value heads (grouped-query attention; default: --num-heads)."));
-    parser.option(q("vocab-size"), q("V"), q("Vocabulary size."));
-    parser.option(q("seq-length"), q("S"), q("Sequence length the search will use."));
-    parser.option(q("mlp"), q("gated|plain"), q("SwiGLU (three matrices) or GeLU (two) MLP."));
+    addSettingOptions(parser, synthesisSettingTable());
     parser.option(q("seq-lengths"), q("S1,S2,..."),
         q("Sequence lengths the files hold (default: the model's and 1/4, 1/2, 3/4 of it)."));
-    parser.option(q("gpu"), q("PRESET"), q("GPU: ") + presetNames(gpuPresets()) + q(" (default a100-80gb)."));
-    parser.option(q("peak-tflops"), q("T"), q("Dense bf16 tensor peak, TFLOP/s."));
-    parser.option(q("matmul-efficiency"), q("E"), q("Fraction of peak a large GEMM reaches (0-1]."));
-    parser.option(q("gpu-memory-gb"), q("GB"), q("Memory per GPU (recorded; pass --memory-constraint to search)."));
-    parser.option(q("nvlink-gbps"), q("GB/s"), q("All-reduce bus bandwidth inside a node."));
-    parser.option(q("network-gbps"), q("GB/s"), q("Inter-node bandwidth per GPU."));
-    parser.option(q("num-nodes"), q("N"), q("Nodes (a power of two; default 1)."));
-    parser.option(q("num-gpus-per-node"), q("G"), q("GPUs per node (a power of two; default 8)."));
-    parser.option(q("mixed-precision"), q("bf16|fp16|fp32"), q("Training precision (default bf16)."));
     parser.option(q("out"), q("DIR"), q("Directory to write the profile set into (created if missing)."));
     parser.flag(q("list"), q("List the model and GPU presets and exit."));
     parser.flag(q("json"), q("Print JSON instead of text."));
-}
-
-ModelDescription readModel(const CliParser& parser)
-{
-    ModelDescription model
-        = modelPreset(parser.value(q("model")).isEmpty() ? "llama2-7b" : parser.value(q("model")).toStdString());
-    if (parser.isSet(q("name")))
-        model.name = parser.value(q("name")).toStdString();
-    model.num_layers = parser.intValue(q("num-layers"), model.num_layers);
-    model.hidden_size = parser.intValue(q("hidden-size"), model.hidden_size);
-    model.ffn_hidden_size = parser.intValue(q("ffn-hidden-size"), model.ffn_hidden_size);
-    const int heads = parser.intValue(q("num-heads"), model.num_heads);
-    // Changing the head count of an MHA preset keeps it MHA unless kv heads are given.
-    if (heads != model.num_heads && model.num_kv_heads == model.num_heads)
-        model.num_kv_heads = heads;
-    model.num_heads = heads;
-    model.num_kv_heads = parser.intValue(q("num-kv-heads"), model.num_kv_heads);
-    model.vocab_size = parser.intValue(q("vocab-size"), model.vocab_size);
-    model.seq_length = parser.intValue(q("seq-length"), model.seq_length);
-    if (parser.isSet(q("mlp")))
-        model.mlp = parser.choice(q("mlp"), { q("gated"), q("plain") }, q("gated")) == q("gated") ? MlpKind::Gated
-                                                                                                  : MlpKind::Plain;
-    return model;
-}
-
-ClusterDescription readCluster(const CliParser& parser)
-{
-    ClusterDescription cluster;
-    cluster.gpu = gpuPreset(parser.value(q("gpu")).isEmpty() ? "a100-80gb" : parser.value(q("gpu")).toStdString());
-    GpuDescription& gpu = cluster.gpu;
-    gpu.peak_tflops = parser.doubleValue(q("peak-tflops"), gpu.peak_tflops);
-    gpu.matmul_efficiency = parser.doubleValue(q("matmul-efficiency"), gpu.matmul_efficiency);
-    gpu.memory_gb = parser.doubleValue(q("gpu-memory-gb"), gpu.memory_gb);
-    gpu.intra_node_bus_gb_per_s = parser.doubleValue(q("nvlink-gbps"), gpu.intra_node_bus_gb_per_s);
-    if (parser.isSet(q("nvlink-gbps")))
-        gpu.intra_node_p2p_gb_per_s = gpu.intra_node_bus_gb_per_s;
-    gpu.network_gb_per_s_per_gpu = parser.doubleValue(q("network-gbps"), gpu.network_gb_per_s_per_gpu);
-    cluster.num_nodes = parser.intValue(q("num-nodes"), 1);
-    cluster.gpus_per_node = parser.intValue(q("num-gpus-per-node"), 8);
-    return cluster;
 }
 
 std::vector<int> readSeqLengths(const CliParser& parser)
@@ -159,12 +102,13 @@ int runSynth(const QStringList& args)
     if (!parser.isSet(q("out")))
         parser.usageError(q("--out DIR is required"));
 
+    SynthesisSettings settings;
+    readSettingOptions(parser, synthesisSettingTable(), settings);
     SynthesisOptions options;
-    options.precision
-        = parser.choice(q("mixed-precision"), { q("bf16"), q("fp16"), q("fp32") }, q("bf16")).toStdString();
+    options.precision = settings.precision;
     options.seq_lengths = readSeqLengths(parser);
-    const ModelDescription model = readModel(parser);
-    const ClusterDescription cluster = readCluster(parser);
+    const ModelDescription& model = settings.model;
+    const ClusterDescription& cluster = settings.cluster;
     const std::vector<ProfileFile> files = synthesizeProfiles(model, cluster, options);
     const std::filesystem::path dir = parser.value(q("out")).toStdString();
     writeProfileFiles(dir, files);

@@ -163,6 +163,15 @@ template <typename S, typename Inner, typename T> Setting<S> row(SettingSpec spe
         [outer, member](S& s, const SettingValue& value) { (s.*outer).*member = detail::fromValue<T>(value); } };
 }
 
+template <typename S, typename Outer, typename Inner, typename T>
+Setting<S> row(SettingSpec spec, Outer S::*outer, Inner Outer::*inner, T Inner::*member)
+{
+    return { std::move(spec),
+        [outer, inner, member](const S& s) { return detail::toValue(((s.*outer).*inner).*member); },
+        [outer, inner, member](
+            S& s, const SettingValue& value) { ((s.*outer).*inner).*member = detail::fromValue<T>(value); } };
+}
+
 // An enum member shown by name: the choices are name(value) of `values`, in that order.
 template <typename S, typename E, typename NameOf>
 Setting<S> choiceRow(SettingSpec spec, E S::*member, NameOf name, std::initializer_list<E> values)

@@ -19,60 +19,47 @@
 #include "core/common/error.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/transformer_estimates.h"
+#include "ui/common/settings_form.h"
 
 namespace stratex::ui {
 
 using namespace profile::synth;
 
+namespace {
+
+// The fields a quick estimate needs; the command line offers every row.
+constexpr std::string_view kDialogRows[]
+    = { "model", "seq-length", "gpu", "num-nodes", "num-gpus-per-node", "mixed-precision" };
+
+} // namespace
+
 SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     : QDialog(parent)
-    , m_model(new QComboBox(this))
-    , m_gpu(new QComboBox(this))
-    , m_nodes(new QSpinBox(this))
-    , m_gpusPerNode(new QComboBox(this))
-    , m_seq(new QSpinBox(this))
-    , m_precision(new QComboBox(this))
+    , m_form(new SettingsForm(this))
     , m_folder(new QLineEdit(this))
     , m_summary(new QLabel(this))
 {
     setWindowTitle(tr("Synthesize profiles"));
-    for (const ModelDescription& model : modelPresets())
-        m_model->addItem(QString::fromStdString(model.name));
-    for (const GpuDescription& gpu : gpuPresets())
-        m_gpu->addItem(QString::fromStdString(gpu.name));
-    m_gpu->setCurrentText(QStringLiteral("a100-80gb"));
-    // Galvatron's hardware files halve the world size: both counts are powers of two.
-    m_nodes->setRange(1, 4096);
-    m_nodes->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-    for (int gpus : { 1, 2, 4, 8, 16 })
-        m_gpusPerNode->addItem(QString::number(gpus));
-    m_gpusPerNode->setCurrentText(QStringLiteral("8"));
-    m_seq->setRange(128, 1 << 20);
-    m_seq->setSingleStep(1024);
-    m_precision->addItems({ QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32") });
+    const auto& table = synthesisSettingTable();
+    std::vector<settings::SettingSpec> specs;
+    std::vector<settings::SettingValue> defaults;
+    for (std::string_view flag : kDialogRows) {
+        specs.push_back(table.at(flag).spec);
+        defaults.push_back(table.at(flag).get(SynthesisSettings {}));
+    }
+    m_form->addSettings(specs, defaults);
     m_summary->setWordWrap(true);
-    m_model->setObjectName(QStringLiteral("synthModel"));
-    m_gpu->setObjectName(QStringLiteral("synthGpu"));
-    m_nodes->setObjectName(QStringLiteral("synthNodes"));
-    m_seq->setObjectName(QStringLiteral("synthSeq"));
     m_folder->setObjectName(QStringLiteral("synthFolder"));
 
     auto* browse = new QPushButton(tr("Browse…"), this);
     auto* folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
-    auto* form = new QFormLayout;
-    form->addRow(tr("Model"), m_model);
-    form->addRow(tr("Sequence length"), m_seq);
-    form->addRow(tr("GPU"), m_gpu);
-    form->addRow(tr("Nodes"), m_nodes);
-    form->addRow(tr("GPUs per node"), m_gpusPerNode);
-    form->addRow(tr("Precision"), m_precision);
-    form->addRow(tr("Write to"), folderRow);
+    m_form->groupLayout(tr("Cluster"))->addRow(tr("Write to"), folderRow);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Synthesize and search"));
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
+    layout->addWidget(m_form);
     layout->addWidget(m_summary);
     layout->addWidget(new QLabel(tr("<i>Estimated from the model's shape and the GPU's datasheet, not measured: "
                                     "good for exploring, to be replaced by profiler output before a real run.</i>"),
@@ -89,43 +76,66 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
         }
     });
     connect(m_folder, &QLineEdit::textEdited, this, [this] { m_folderEdited = true; });
-    connect(m_model, &QComboBox::currentTextChanged, this, [this] {
-        m_seq->setValue(modelPreset(m_model->currentText().toStdString()).seq_length);
-        updateSummary();
-    });
-    for (QComboBox* box : { m_gpu, m_gpusPerNode, m_precision })
-        connect(box, &QComboBox::currentTextChanged, this, &SynthesizeDialog::updateSummary);
-    for (QSpinBox* box : { m_nodes, m_seq })
-        connect(box, &QSpinBox::valueChanged, this, &SynthesizeDialog::updateSummary);
-    m_seq->setValue(modelPreset(m_model->currentText().toStdString()).seq_length);
+    // A new model preset brings its own sequence length.
+    connect(modelBox(), &QComboBox::currentTextChanged, this,
+        [this] { seqBox()->setValue(modelPreset(modelBox()->currentText().toStdString()).seq_length); });
+    connect(m_form, &SettingsForm::changed, this, &SynthesizeDialog::updateSummary);
     updateSummary();
+}
+
+QComboBox* SynthesizeDialog::modelBox() const
+{
+    return m_form->fieldAs<QComboBox>("model");
+}
+
+QComboBox* SynthesizeDialog::gpuBox() const
+{
+    return m_form->fieldAs<QComboBox>("gpu");
+}
+
+QSpinBox* SynthesizeDialog::nodesBox() const
+{
+    return m_form->fieldAs<QSpinBox>("num-nodes");
+}
+
+QSpinBox* SynthesizeDialog::seqBox() const
+{
+    return m_form->fieldAs<QSpinBox>("seq-length");
+}
+
+SynthesisSettings SynthesizeDialog::settings() const
+{
+    return m_form->read(synthesisSettingTable(), SynthesisSettings {}, nullptr);
 }
 
 QString SynthesizeDialog::defaultFolder() const
 {
+    const SynthesisSettings chosen = settings();
     QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     if (base.isEmpty())
         base = QDir::tempPath() + QStringLiteral("/stratex");
     return QStringLiteral("%1/profiles/%2-%3-%4x%5-seq%6")
-        .arg(base, m_model->currentText(), m_gpu->currentText())
-        .arg(m_nodes->value())
-        .arg(m_gpusPerNode->currentText())
-        .arg(m_seq->value());
+        .arg(base, QString::fromStdString(chosen.model_preset), QString::fromStdString(chosen.gpu_preset))
+        .arg(chosen.cluster.num_nodes)
+        .arg(chosen.cluster.gpus_per_node)
+        .arg(chosen.model.seq_length);
 }
 
 void SynthesizeDialog::updateSummary()
 {
     if (!m_folderEdited)
         m_folder->setText(defaultFolder());
-    const ModelDescription model = modelPreset(m_model->currentText().toStdString());
+    const SynthesisSettings chosen = settings();
+    const ModelDescription& model = chosen.model;
     m_summary->setText(tr("%1: %2 B parameters, %3 layers, hidden %4, %5 key/value heads of %6, "
                           "on %7 GPUs.")
-                           .arg(m_model->currentText(), QLocale::c().toString(modelParameters(model) / 1e9, 'f', 2))
+                           .arg(QString::fromStdString(chosen.model_preset),
+                               QLocale::c().toString(modelParameters(model) / 1e9, 'f', 2))
                            .arg(model.num_layers)
                            .arg(model.hidden_size)
                            .arg(model.num_kv_heads)
                            .arg(model.num_heads)
-                           .arg(m_nodes->value() * m_gpusPerNode->currentText().toInt()));
+                           .arg(chosen.cluster.worldSize()));
 }
 
 QString SynthesizeDialog::folder() const
@@ -136,15 +146,10 @@ QString SynthesizeDialog::folder() const
 bool SynthesizeDialog::synthesize(QString* error)
 {
     try {
-        ModelDescription model = modelPreset(m_model->currentText().toStdString());
-        model.seq_length = m_seq->value();
-        ClusterDescription cluster;
-        cluster.gpu = gpuPreset(m_gpu->currentText().toStdString());
-        cluster.num_nodes = m_nodes->value();
-        cluster.gpus_per_node = m_gpusPerNode->currentText().toInt();
+        const SynthesisSettings chosen = settings();
         SynthesisOptions options;
-        options.precision = m_precision->currentText().toStdString();
-        writeProfileFiles(folder().toStdString(), synthesizeProfiles(model, cluster, options));
+        options.precision = chosen.precision;
+        writeProfileFiles(folder().toStdString(), synthesizeProfiles(chosen.model, chosen.cluster, options));
         return true;
     } catch (const Error& e) {
         if (error)

@@ -3,6 +3,8 @@
 
 #include <QDialog>
 
+#include "core/profile/synth/synthesis_settings.h"
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -10,18 +12,22 @@ class QSpinBox;
 
 namespace stratex::ui {
 
+class SettingsForm;
+
 // Estimates a Galvatron profile set from a model preset and a cluster (what
-// `stratex-cli profile synth` does) and writes it to a folder the search can open.
+// `stratex-cli profile synth` does, its fields generated from the same settings table) and
+// writes it to a folder the search can open.
 class SynthesizeDialog : public QDialog {
     Q_OBJECT
 public:
     explicit SynthesizeDialog(QWidget* parent = nullptr);
 
-    QComboBox* modelBox() const { return m_model; }
-    QComboBox* gpuBox() const { return m_gpu; }
-    QSpinBox* nodesBox() const { return m_nodes; }
-    QSpinBox* seqBox() const { return m_seq; }
+    QComboBox* modelBox() const;
+    QComboBox* gpuBox() const;
+    QSpinBox* nodesBox() const;
+    QSpinBox* seqBox() const;
     QLineEdit* folderEdit() const { return m_folder; }
+    profile::synth::SynthesisSettings settings() const;
 
     // Writes the set; false with `error` when the description is invalid or the folder cannot be
     // written. On success folder() is where the files are.
@@ -34,12 +40,7 @@ private:
     void updateSummary();
     QString defaultFolder() const;
 
-    QComboBox* m_model;
-    QComboBox* m_gpu;
-    QSpinBox* m_nodes;
-    QComboBox* m_gpusPerNode;
-    QSpinBox* m_seq;
-    QComboBox* m_precision;
+    SettingsForm* m_form;
     QLineEdit* m_folder;
     QLabel* m_summary;
     bool m_folderEdited = false;

@@ -6,6 +6,20 @@
 
 namespace stratex::profile::synth {
 
+std::string_view mlpKindName(MlpKind kind)
+{
+    return kind == MlpKind::Gated ? "gated" : "plain";
+}
+
+std::optional<MlpKind> parseMlpKind(std::string_view name)
+{
+    for (MlpKind kind : { MlpKind::Gated, MlpKind::Plain }) {
+        if (mlpKindName(kind) == name)
+            return kind;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 void requirePositive(const char* what, int value)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stratex::profile::synth {
@@ -10,6 +12,9 @@ enum class MlpKind {
     Gated, // SwiGLU (LLaMA, Qwen): three h x ffn matrices
     Plain // GeLU (GPT-3): two h x ffn matrices
 };
+
+std::string_view mlpKindName(MlpKind kind); // "gated", "plain"
+std::optional<MlpKind> parseMlpKind(std::string_view name);
 
 // A decoder-only transformer as the synthesizer needs it: enough to count parameters, FLOPs and
 // activation bytes per layer. Grouped-query attention is kv_heads < heads.

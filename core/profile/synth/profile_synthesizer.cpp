@@ -44,7 +44,7 @@ nlohmann::ordered_json describe(const ModelDescription& model)
     return { { "name", model.name }, { "num_layers", model.num_layers }, { "hidden_size", model.hidden_size },
         { "ffn_hidden_size", model.ffn_hidden_size }, { "num_heads", model.num_heads },
         { "num_kv_heads", model.num_kv_heads }, { "vocab_size", model.vocab_size }, { "seq_length", model.seq_length },
-        { "mlp", model.mlp == MlpKind::Gated ? "gated" : "plain" }, { "tied_embeddings", model.tied_embeddings } };
+        { "mlp", mlpKindName(model.mlp) }, { "tied_embeddings", model.tied_embeddings } };
 }
 
 nlohmann::ordered_json describe(const ClusterDescription& cluster)

@@ -30,9 +30,10 @@ std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& 
     record.model.vocab_size = model["vocab_size"].positiveInt();
     record.model.seq_length = model["seq_length"].positiveInt();
     const JsonView mlp = model["mlp"];
-    if (mlp.string() != "gated" && mlp.string() != "plain")
+    const std::optional<MlpKind> kind = parseMlpKind(mlp.string());
+    if (!kind)
         mlp.fail("\"gated\" or \"plain\"");
-    record.model.mlp = mlp.string() == "gated" ? MlpKind::Gated : MlpKind::Plain;
+    record.model.mlp = *kind;
     record.model.tied_embeddings = model["tied_embeddings"].boolean();
     const JsonView cluster = root["cluster"];
     record.num_nodes = cluster["num_nodes"].positiveInt();

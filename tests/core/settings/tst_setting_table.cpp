@@ -5,6 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
+#include "core/profile/synth/synthesis_settings.h"
 #include "core/search/search_setting_table.h"
 #include "core/settings/setting_table.h"
 
@@ -38,6 +39,8 @@ private Q_SLOTS:
     void searchTableRoundTripsThroughJson_data();
     void searchTableRoundTripsThroughJson();
     void searchTableDefaultsAreGalvatrons();
+    void synthesisTableRoundTripsThroughJson_data();
+    void synthesisTableRoundTripsThroughJson();
     void jsonErrorsNameTheKey_data();
     void jsonErrorsNameTheKey();
     void everySearchSettingHasHelpAndAGroup();
@@ -202,6 +205,42 @@ void TestSettingTable::searchTableRoundTripsThroughJson()
         if (each.spec.flag != row.spec.flag)
             QVERIFY2(each.get(restored) == each.get(search::SearchSettings {}), std::string(each.spec.flag).c_str());
     }
+}
+
+void TestSettingTable::synthesisTableRoundTripsThroughJson_data()
+{
+    QTest::addColumn<QString>("flag");
+    for (const auto& row : profile::synth::synthesisSettingTable().rows())
+        QTest::newRow(std::string(row.spec.flag).c_str()) << QString::fromUtf8(row.spec.flag.data());
+}
+
+// Every synthesis row: a new value survives settings -> JSON -> settings (a preset row loads
+// its preset, so the whole struct is compared, not the one row).
+void TestSettingTable::synthesisTableRoundTripsThroughJson()
+{
+    QFETCH(QString, flag);
+    using profile::synth::SynthesisSettings;
+    const auto& table = profile::synth::synthesisSettingTable();
+    const auto& row = table.at(flag.toStdString());
+    SynthesisSettings changed;
+    const SettingValue original = row.get(changed);
+    SettingValue other;
+    if (row.spec.kind == SettingKind::Integer)
+        other = std::int64_t(row.spec.minimum + 1);
+    else if (row.spec.kind == SettingKind::Real)
+        other = row.spec.maximum / 2;
+    else if (row.spec.kind == SettingKind::Choice)
+        other = std::string(row.spec.choices.back() == std::get<std::string>(original) ? row.spec.choices.front()
+                                                                                       : row.spec.choices.back());
+    else
+        other = std::string("my-model");
+    QVERIFY(other != original);
+    row.set(changed, other);
+    QVERIFY(row.get(changed) == other);
+    const nlohmann::ordered_json json = table.toJson(changed);
+    SynthesisSettings restored;
+    table.applyJson(restored, JsonDocument::parse(json.dump(), "synthesis.json").root());
+    QCOMPARE(QString::fromStdString(table.toJson(restored).dump()), QString::fromStdString(json.dump()));
 }
 
 // The defaults are those of Galvatron's search_dist.yaml (galvatron-main-search-spec.md §1.1).
