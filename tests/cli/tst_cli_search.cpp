@@ -80,6 +80,7 @@ private Q_SLOTS:
     void errors();
     void strategyOfAnotherCluster();
     void noValidConfiguration();
+    void allocatorReserve();
 };
 
 void TestCliSearch::baselineCases_data()
@@ -359,6 +360,30 @@ void TestCliSearch::noValidConfiguration()
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.json().object().value("best").isNull());
     QVERIFY(r.err.contains("no valid configuration"));
+}
+
+// The reserve Galvatron fixes at 20 % (above 20 GB) is a setting: 0.2 reproduces Galvatron at
+// 36 GB, a smaller reserve leaves the search more memory, an impossible one is a usage error.
+void TestCliSearch::allocatorReserve()
+{
+    const auto best = [](const QStringList& extra) {
+        QStringList args { "search", "--json" };
+        args << goldenFlags() << extra;
+        const CliResult r = runCli(args);
+        return r.exitCode == 0 ? r.json().object().value("best").toObject() : QJsonObject();
+    };
+    const QJsonObject galvatron = best({});
+    QVERIFY(!galvatron.isEmpty());
+    QCOMPARE(best({ "--allocator-reserve", "0.2" }), galvatron);
+    const QJsonObject small = best({ "--allocator-reserve", "0.05" });
+    QVERIFY(!small.isEmpty());
+    QVERIFY(small != galvatron);
+    QVERIFY(small.value("time_cost_s").toDouble() <= galvatron.value("time_cost_s").toDouble());
+    QStringList args { "search" };
+    args << goldenFlags() << "--allocator-reserve" << "0.95";
+    const CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--allocator-reserve: expected a number from -1 to 0.9"), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliSearch)

@@ -178,6 +178,12 @@ void TestWorkedExample::budgetAndBuffer()
     QCOMPARE(memoryBudget(20).reserve_mb, 0);
     QCOMPARE(memoryBudget(21).reserve_mb, 4300);
     QCOMPARE(memoryBudget(16).dp_budget_mb, 16384);
+    // Stratex's --allocator-reserve: -1 is Galvatron's rule; a fraction applies at every size.
+    QCOMPARE(memoryBudget(36, -1).reserve_mb, 7372);
+    QCOMPARE(memoryBudget(36, 0.2).reserve_mb, 7372);
+    QCOMPARE(memoryBudget(36, 0.0).reserve_mb, 0);
+    QCOMPARE(memoryBudget(16, 0.1).reserve_mb, 1638);
+    QCOMPARE(memoryBudget(16, 0.1).dp_budget_mb, 16384 - 1638);
     // §4.4: gbsz 16, chunks 1, pp 1: 32, 64, 128, 256 MB for B = 1 .. 8.
     QCOMPARE_EXACT(globalBufferMb(goldenModel(), 16, 1, 1, 1), 32.0);
     QCOMPARE_EXACT(globalBufferMb(goldenModel(), 16, 1, 1, 2), 64.0);
