@@ -16,7 +16,7 @@ class JsonView;
 
 namespace stratex::planner {
 
-// DynaPipe's profile-based cost model in its JSON form (../shared/fixtures/dynapipe/
+// DynaPipe's profile-based cost model in its JSON form (tests/data/dynapipe/
 // *_cost_model*.json; the file's own "format" key describes it): one sub-model per
 // "tp{T}_{rc}" key, each a set of grids over (mbs, seqlen) -- (mbs, enc, dec) for decoder layers
 // -- interpolated linearly, extrapolated linearly below the profiled range and infeasible above

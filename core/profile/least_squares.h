@@ -29,7 +29,7 @@ struct QuadraticFit {
 // spec (galvatron-main-search-spec.md §1.3, option b) shows every plan stays the same and costs
 // move by at most ~1e-10 relative. Callers that need Galvatron's exact bits inject coefficients.
 // fitLine uses the textbook normal-equation formula with numpy's pairwise sums, so it gives the
-// same bits as the reference oracle's `--fit ols` (shared/tools/galvatron-oracle).
+// same bits as the reference oracle's `--fit ols` (the independent Python reference of Galvatron's search the project was checked against).
 // `ok` is false without two distinct x (three for the quadratic).
 struct LinearFitResult {
     bool ok = false;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Simulation cases in the format of ../shared/fixtures/dynapipe/schedule_ground_truth.json,
+// Simulation cases in the format of tests/data/dynapipe/schedule_ground_truth.json,
 // the input of `stratex-cli simulate --cases FILE` (issue 4 §5):
 //
 //   {"cases": [{"schedule": "1F1B", "device_assignment": [0, 1],

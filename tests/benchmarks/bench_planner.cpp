@@ -22,9 +22,9 @@ namespace {
 
 const DynapipeCostModel& gpt()
 {
-    // The fixture in place (stratex_test_support defines STRATEX_SHARED_DIR; no Qt here).
+    // The fixture in tests/data (stratex_test_support defines STRATEX_TEST_DATA_DIR; no Qt here).
     static const DynapipeCostModel model
-        = DynapipeCostModel::load(std::string(STRATEX_SHARED_DIR) + "/fixtures/dynapipe/gpt_6.7b_cost_model.json");
+        = DynapipeCostModel::load(std::string(STRATEX_TEST_DATA_DIR) + "/dynapipe/gpt_6.7b_cost_model.json");
     return model;
 }
 

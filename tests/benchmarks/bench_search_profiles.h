@@ -40,7 +40,7 @@ inline constexpr ModelSpec kModel100B { "seed004-100b", 8192, 49152, 74, 64, 8, 
 
 inline std::string fixturePath(const std::string& name)
 {
-    return std::string(STRATEX_SHARED_DIR) + "/fixtures/galvatron/" + name;
+    return std::string(STRATEX_TEST_DATA_DIR) + "/galvatron/" + name;
 }
 
 inline nlohmann::ordered_json readFixture(const std::string& name)

@@ -5,15 +5,11 @@
 
 namespace stratex::test {
 
-// ../shared next to the checkout: fixtures are read in place, never copied.
-inline QString sharedDir()
-{
-    return QStringLiteral(STRATEX_SHARED_DIR);
-}
-
+// Data of the peer projects, copied into tests/data with its provenance (tests/data/README.md):
+// a clean clone tests itself.
 inline QString fixture(const QString& relative)
 {
-    return sharedDir() + QStringLiteral("/fixtures/") + relative;
+    return QStringLiteral(STRATEX_TEST_DATA_DIR "/") + relative;
 }
 
 inline QString cliPath()

@@ -14,7 +14,7 @@ namespace {
 
 // Small micro-batches run below the GPU's large-GEMM rate (kernel launches, tail effects): the
 // per-sample time is T·(1 + k/(b·s)) for b samples of s tokens. Calibrated on the llama2-7b
-// profile in shared/fixtures, where bsz 1 costs 1.117x (layer) and 2.12x (embedding, LM head
+// profile in tests/data, where bsz 1 costs 1.117x (layer) and 2.12x (embedding, LM head
 // and loss) the per-sample time of bsz 8.
 constexpr double kLayerOverheadTokens = 256;
 constexpr double kOtherOverheadTokens = 3072;

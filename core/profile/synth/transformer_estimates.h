@@ -32,7 +32,7 @@ double checkpointBytes(const ModelDescription& model, int seq, int elementBytes)
 
 // Galvatron measures activations as torch.cuda.memory_allocated deltas, which come out at twice
 // the count of the stored tensors above (fp32 norm and softmax-statistics copies, SiLU inputs,
-// allocator rounding): the llama2-7b profile in shared/fixtures reads 514.6 MB per sample at
+// allocator rounding): the llama2-7b profile in tests/data reads 514.6 MB per sample at
 // seq 2048 against 257.0 MB counted. The synthesizer writes what the profiler would write.
 inline constexpr double kAllocatedOverStored = 2.0;
 

@@ -2,7 +2,7 @@
 #pragma once
 
 // Shared fixture access for the planner suites: the DynaPipe cost models and the DP ground
-// truth, read in place from ../shared/fixtures/dynapipe.
+// truth, copied into tests/data/dynapipe.
 
 #include <regex>
 #include <string>

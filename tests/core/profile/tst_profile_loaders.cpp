@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Loading every Galvatron profile variant in shared/fixtures/galvatron (v2.4 and 3.0 files, one
+// Loading every Galvatron profile variant in tests/data/galvatron (v2.4 and 3.0 files, one
 // and two layer types, 1- and 2-node hardware) plus the v2.0 flat and PaddleNLP spellings, and
 // resolving them with Galvatron main's time and memory modes.
 #include <QTest>

@@ -34,7 +34,7 @@ ClusterDescription cluster(const char* gpu, int nodes, int perNode)
 ModelDescription llama2At2048()
 {
     ModelDescription model = modelPreset("llama2-7b");
-    model.seq_length = 2048; // the length of the measured profile in shared/fixtures
+    model.seq_length = 2048; // the length of the measured profile in tests/data
     return model;
 }
 
@@ -197,7 +197,7 @@ private Q_SLOTS:
     }
 
     // On the synthesized llama2-7b the search lands where Galvatron lands on the measured one:
-    // the first baseline of shared/fixtures/galvatron-baseline (pp 1, tp 1, ZeRO-3, 1.0860 s).
+    // the first baseline of tests/data/galvatron-baseline (pp 1, tp 1, ZeRO-3, 1.0860 s).
     void searchAgreesWithGalvatronOnMeasuredProfile()
     {
         QTemporaryDir dir;

@@ -18,7 +18,7 @@ inline search::SearchInputs llamaInputs(int nodes = 1)
     return search::SearchInputs::load(llamaProfilePaths(nodes));
 }
 
-// The settings of the baseline runs (shared/fixtures/galvatron-baseline/expected_main.json).
+// The settings of the baseline runs (tests/data/galvatron-baseline/expected_main.json).
 inline search::SearchSettings llamaSettings(int memoryGb, int settleBsz)
 {
     search::SearchSettings s;
