@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The inputs `plan` and `plan-compare` share: cost model, sample lengths, pipeline sizes,
-// memory, mode and seed.
+// The inputs `plan` and `plan-compare` share: cost model and sample lengths (inputs, by hand)
+// and the planner settings (pipeline sizes, memory, mode, seed: planner::plannerSettingTable()).
 
 #include <memory>
 #include <vector>

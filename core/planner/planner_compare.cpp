@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "core/common/error.h"
-#include "core/planner/planner.h"
 
 namespace stratex::planner {
 
@@ -25,6 +24,26 @@ std::string paddedLeft(const std::string& text, std::size_t width)
 
 } // namespace
 
+PlanCompareRow planCompareRow(int globalBatch, const ModePair& pair)
+{
+    PlanCompareRow row;
+    row.global_batch = globalBatch;
+    row.microbatches = pair.normal.global_microbatches();
+    row.normal_time_ms = pair.normal.planning_time_ms;
+    row.fast_time_ms = pair.fast.planning_time_ms;
+    row.speedup = pair.speedup;
+    row.normal_makespan_ms = pair.normal.makespan_ms;
+    row.fast_makespan_ms = pair.fast.makespan_ms;
+    row.quality_loss_percent = pair.quality_loss_percent;
+    row.normal_feasible = pair.normal.feasible;
+    row.fast_feasible = pair.fast.feasible;
+    row.comparable = pair.comparable;
+    row.normal_simulations = pair.normal.candidates_simulated;
+    row.fast_simulations = pair.fast.candidates_simulated;
+    row.note = pair.note;
+    return row;
+}
+
 std::vector<PlanCompareRow> comparePlannerModes(const std::vector<Sample>& pool, const std::vector<int>& globalBatches,
     const LayerCostModel& model, const PlannerConfig& config, ProgressSink& progress)
 {
@@ -35,38 +54,12 @@ std::vector<PlanCompareRow> comparePlannerModes(const std::vector<Sample>& pool,
         }
     }
     std::vector<PlanCompareRow> rows;
-    const double steps = 2.0 * double(globalBatches.size());
-    int step = 0;
-    for (int batch : globalBatches) {
+    const double steps = double(globalBatches.size());
+    for (std::size_t i = 0; i < globalBatches.size(); ++i) {
+        const int batch = globalBatches[i];
         const std::vector<Sample> samples(pool.begin(), pool.begin() + batch);
-        PlanCompareRow row;
-        row.global_batch = batch;
-        PlanResult normal;
-        PlanResult fast;
-        for (const PlannerMode mode : { PlannerMode::Normal, PlannerMode::Fast }) {
-            SubProgress sub(progress, step / steps, (step + 1) / steps);
-            ++step;
-            PlannerConfig modeConfig = config;
-            modeConfig.mode = mode;
-            (mode == PlannerMode::Normal ? normal : fast) = planGlobalBatch(samples, model, modeConfig, sub);
-        }
-        row.microbatches = normal.global_microbatches();
-        row.normal_time_ms = normal.planning_time_ms;
-        row.fast_time_ms = fast.planning_time_ms;
-        row.speedup = fast.planning_time_ms > 0 ? normal.planning_time_ms / fast.planning_time_ms : 0;
-        row.normal_feasible = normal.feasible;
-        row.fast_feasible = fast.feasible;
-        row.normal_makespan_ms = normal.makespan_ms;
-        row.fast_makespan_ms = fast.makespan_ms;
-        row.normal_simulations = normal.candidates_simulated;
-        row.fast_simulations = fast.candidates_simulated;
-        if (normal.feasible && fast.feasible && normal.makespan_ms > 0)
-            row.quality_loss_percent = (fast.makespan_ms - normal.makespan_ms) / normal.makespan_ms * 100;
-        if (!normal.feasible)
-            row.note = "normal: " + normal.infeasible_reason;
-        else if (!fast.feasible)
-            row.note = "fast: " + fast.infeasible_reason;
-        rows.push_back(row);
+        SubProgress sub(progress, double(i) / steps, double(i + 1) / steps);
+        rows.push_back(planCompareRow(batch, planBothModes(samples, model, config, sub)));
     }
     return rows;
 }
@@ -76,12 +69,11 @@ std::string planCompareCsv(const std::vector<PlanCompareRow>& rows)
     std::string csv = "batch,microbatches,normal_time_ms,fast_time_ms,speedup,normal_makespan_ms,fast_makespan_ms,"
                       "quality_loss_percent\n";
     for (const PlanCompareRow& row : rows) {
-        const bool both = row.normal_feasible && row.fast_feasible;
         csv += std::to_string(row.global_batch) + "," + std::to_string(row.microbatches) + ","
             + fixed(row.normal_time_ms, 3) + "," + fixed(row.fast_time_ms, 3) + "," + fixed(row.speedup, 3) + ","
             + (row.normal_feasible ? fixed(row.normal_makespan_ms, 3) : "") + ","
             + (row.fast_feasible ? fixed(row.fast_makespan_ms, 3) : "") + ","
-            + (both ? fixed(row.quality_loss_percent, 3) : "") + "\n";
+            + (row.comparable ? fixed(row.quality_loss_percent, 3) : "") + "\n";
     }
     return csv;
 }
@@ -100,8 +92,7 @@ nlohmann::ordered_json planCompareJson(const std::vector<PlanCompareRow>& rows)
         entry["speedup"] = number(row.speedup);
         entry["normal_makespan_ms"] = row.normal_feasible ? Json(number(row.normal_makespan_ms)) : Json();
         entry["fast_makespan_ms"] = row.fast_feasible ? Json(number(row.fast_makespan_ms)) : Json();
-        entry["quality_loss_percent"]
-            = row.normal_feasible && row.fast_feasible ? Json(number(row.quality_loss_percent)) : Json();
+        entry["quality_loss_percent"] = row.comparable ? Json(number(row.quality_loss_percent)) : Json();
         entry["normal_feasible"] = row.normal_feasible;
         entry["fast_feasible"] = row.fast_feasible;
         entry["normal_simulations"] = row.normal_simulations;
@@ -121,12 +112,11 @@ std::string planCompareText(const std::vector<PlanCompareRow>& rows)
         "normal makespan", "fast makespan", "quality loss %" };
     std::vector<std::vector<std::string>> cells { header };
     for (const PlanCompareRow& row : rows) {
-        const bool both = row.normal_feasible && row.fast_feasible;
         cells.push_back({ std::to_string(row.global_batch), std::to_string(row.microbatches),
             fixed(row.normal_time_ms, 1), fixed(row.fast_time_ms, 1), fixed(row.speedup, 2) + "x",
             row.normal_feasible ? fixed(row.normal_makespan_ms, 2) : "-",
             row.fast_feasible ? fixed(row.fast_makespan_ms, 2) : "-",
-            both ? fixed(row.quality_loss_percent, 2) : "-" });
+            row.comparable ? fixed(row.quality_loss_percent, 2) : "-" });
     }
     std::vector<std::size_t> width(header.size(), 0);
     for (const auto& line : cells) {

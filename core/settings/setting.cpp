@@ -160,6 +160,11 @@ std::string settingHelp(const SettingSpec& spec, const SettingValue& defaultValu
     std::string help(spec.help);
     if (spec.kind == SettingKind::Flag)
         return help;
+    if (!help.empty() && help.back() == '.')
+        help.pop_back();
+    // A required setting has no default to tell.
+    if (spec.required)
+        return help + " (required).";
     std::string fallback;
     if (!spec.defaultText.empty())
         fallback = std::string(spec.defaultText);
@@ -174,8 +179,6 @@ std::string settingHelp(const SettingSpec& spec, const SettingValue& defaultValu
     if (spec.kind == SettingKind::Real && !spec.specialText.empty() && std::holds_alternative<double>(defaultValue)
         && std::get<double>(defaultValue) == spec.minimum)
         fallback += ": " + std::string(spec.specialText);
-    if (!help.empty() && help.back() == '.')
-        help.pop_back();
     return help + " (default " + fallback + ").";
 }
 

@@ -53,7 +53,7 @@ struct SettingSpec {
     bool fromProfiles = false;
     // Non-empty: the help says this instead of the struct's default ("the preset's").
     std::string_view defaultText;
-    bool required = false; // the CLI insists on it
+    bool required = false; // the CLI insists on it; the help says "(required)" instead of a default
 
     std::string jsonKey() const;
     bool hasValue() const { return kind != SettingKind::Flag; }

@@ -257,7 +257,14 @@ void TestCliPlan::exitCodes_data()
     QTest::newRow("both-length-sources") << planArgs(QStringLiteral("plan"), { "--lengths", "x.txt" }) << 2
                                          << QStringLiteral("exactly one of --lengths and --synthetic");
     QTest::newRow("bad-mode") << planArgs(QStringLiteral("plan"), { "--mode", "quick" }) << 2
-                              << QStringLiteral("--mode must be one of");
+                              << QStringLiteral("--mode: expected one of normal, fast, auto, found \"quick\"");
+    QTest::newRow("missing-cost-model-flag") << QStringList { "plan", "--synthetic", "lognormal:5,1,8", "--stages", "2",
+        "--layers-per-stage", "2", "--memory-mb", "36000" }
+                                             << 2 << QStringLiteral("--cost-model is required");
+    QTest::newRow("zero-memory") << planArgs(QStringLiteral("plan"), { "--memory-mb", "0" }) << 2
+                                 << QStringLiteral("--memory-mb: expected a number from 1");
+    QTest::newRow("bad-seed") << planArgs(QStringLiteral("plan-compare"), { "--global-batches", "8", "--seed", "x" })
+                              << 2 << QStringLiteral("--seed: expected an integer");
     QTest::newRow("zero-stages") << planArgs(QStringLiteral("plan"), { "--stages", "0" }) << 2
                                  << QStringLiteral("--stages");
     QTest::newRow("bad-batches") << planArgs(QStringLiteral("plan-compare"), { "--global-batches", "8,x" }) << 2

@@ -16,6 +16,7 @@
 #include <QTest>
 #include <QXYSeries>
 
+#include "core/planner/planner_setting_table.h"
 #include "ui/main_window.h"
 #include "ui/planner/mode_compare_chart.h"
 #include "ui/planner/plan_compare_model.h"
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void opensPlansInTimeline();
     void plansWithFixtureCostModel();
     void badInputsAreReported();
+    void formIsGeneratedFromTheSettingsTable();
 
 private:
     MainWindow* m_window = nullptr;
@@ -196,6 +198,35 @@ void TestPlannerPage::badInputsAreReported()
     // The error names the file and the key path.
     QVERIFY2(m_page->planSummary().contains(QStringLiteral("broken.json")), qPrintable(m_page->planSummary()));
     QVERIFY(m_page->planSummary().contains(QStringLiteral("/cost_models/tp1_none")));
+}
+
+void TestPlannerPage::formIsGeneratedFromTheSettingsTable()
+{
+    PlannerForm* form = m_page->form();
+    // One field per setting, named by its flag, with the CLI's help as its tooltip.
+    for (const auto& row : planner::plannerSettingTable().rows()) {
+        QWidget* field = form->field(row.spec.flag);
+        QVERIFY2(field, row.spec.flag.data());
+        QCOMPARE(field->objectName(), QString::fromUtf8(row.spec.flag.data(), qsizetype(row.spec.flag.size())));
+        QVERIFY2(
+            field->toolTip().contains(QStringLiteral("(--%1)").arg(field->objectName())), qPrintable(field->toolTip()));
+    }
+    // The page starts from its own pipeline, not the struct's defaults.
+    planner::PlannerConfig config = form->config();
+    QCOMPARE(config.num_stages, 4);
+    QCOMPARE(config.layers_per_stage, 6);
+    QCOMPARE(config.device_memory_mb, 40000.0);
+    QCOMPARE(config.mode, planner::PlannerMode::Auto);
+    // What the form shows is what it reads.
+    config.tp = 2;
+    config.dp_size = 2;
+    config.chunks_per_device = 2;
+    config.mode = planner::PlannerMode::Fast;
+    config.seed = 9;
+    form->setConfig(config);
+    const planner::PlannerConfig read = form->config();
+    QCOMPARE(planner::plannerSettingTable().toJson(read), planner::plannerSettingTable().toJson(config));
+    QCOMPARE(form->fieldAs<QSpinBox>("stages")->value(), 4);
 }
 
 QTEST_MAIN(TestPlannerPage)

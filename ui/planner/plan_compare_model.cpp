@@ -32,7 +32,6 @@ QVariant PlanCompareModel::data(const QModelIndex& index, int role) const
             return raw ? QVariant() : QVariant(tr("no plan"));
         return raw ? QVariant(value) : QVariant(QLocale::c().toString(value, 'f', decimals));
     };
-    const bool both = row.normal_feasible && row.fast_feasible;
     switch (index.column()) {
     case BatchColumn:
         return row.global_batch;
@@ -49,7 +48,7 @@ QVariant PlanCompareModel::data(const QModelIndex& index, int role) const
     case FastMakespanColumn:
         return number(row.fast_makespan_ms, 2, row.fast_feasible);
     case QualityLossColumn:
-        return number(row.quality_loss_percent, 2, both);
+        return number(row.quality_loss_percent, 2, row.comparable);
     default:
         return {};
     }

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -15,15 +15,16 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QVBoxLayout>
 
 #include "core/common/error.h"
+#include "core/planner/planner_setting_table.h"
+
+#include "controllers/planner_inputs.h"
 
 namespace stratex::ui {
 
-const QString PlannerForm::kBundledCostModel = QStringLiteral(":/examples/synthetic-gpt-1.3b-cost-model.json");
-
 namespace {
+
 QSpinBox* spin(QWidget* parent, int low, int high, int value, const QString& tip)
 {
     auto* box = new QSpinBox(parent);
@@ -42,13 +43,13 @@ QWidget* withButton(QWidget* field, QPushButton* button, QWidget* parent)
     layout->addWidget(button);
     return row;
 }
+
 } // namespace
 
 PlannerForm::PlannerForm(QWidget* parent)
-    : QWidget(parent)
+    : SettingsForm(parent)
     , m_costSource(new QComboBox(this))
     , m_costModel(new QLineEdit(this))
-    , m_tp(spin(this, 1, 64, 1, tr("Tensor-parallel size; the cost model must have profiles for it")))
     , m_lengthSource(new QComboBox(this))
     , m_lengthPages(new QStackedWidget(this))
     , m_mean(new QSlider(Qt::Horizontal, this))
@@ -57,12 +58,6 @@ PlannerForm::PlannerForm(QWidget* parent)
     , m_seed(spin(this, 0, 1 << 30, 1, tr("Seed of the length generator: same seed, same lengths")))
     , m_syntheticLabel(new QLabel(this))
     , m_lengthsFile(new QLineEdit(this))
-    , m_stages(spin(this, 1, 256, 4, tr("Pipeline stages (devices of one pipeline)")))
-    , m_layersPerStage(spin(this, 1, 256, 6, tr("Transformer layers per pipeline stage")))
-    , m_chunks(spin(this, 1, 16, 1, tr("Model chunks per device (interleaved placement when > 1)")))
-    , m_dp(spin(this, 1, 1024, 1, tr("Data-parallel groups; each is planned on its share of the batch")))
-    , m_memory(spin(this, 1000, 1 << 20, 40000, tr("Device memory limit in MB (model state + activations)")))
-    , m_mode(new QComboBox(this))
     , m_batches(new QLineEdit(QStringLiteral("16,32,64,128,256"), this))
 {
     m_costSource->setObjectName(QStringLiteral("costModelSource"));
@@ -110,49 +105,36 @@ PlannerForm::PlannerForm(QWidget* parent)
     m_lengthPages->addWidget(synthetic);
     m_lengthPages->addWidget(withButton(m_lengthsFile, fileBrowse, this));
 
-    m_mode->setObjectName(QStringLiteral("plannerMode"));
-    m_mode->addItem(tr("auto (fast above 16 micro-batches)"), int(planner::PlannerMode::Auto));
-    m_mode->addItem(tr("normal"), int(planner::PlannerMode::Normal));
-    m_mode->addItem(tr("fast"), int(planner::PlannerMode::Fast));
-    m_mode->setToolTip(tr("Mode of a single plan; Plan and Compare always run both normal and fast"));
     m_batches->setObjectName(QStringLiteral("globalBatches"));
     m_batches->setToolTip(tr("Global batches (samples) for the fast-vs-normal comparison, each the first B samples"));
 
-    auto* modelBox = new QGroupBox(tr("Cost model"), this);
-    auto* modelForm = new QFormLayout(modelBox);
+    // The inputs first, then the planner settings of the table.
+    QFormLayout* modelForm = groupLayout(tr("Cost model"));
     modelForm->addRow(tr("Source"), m_costSource);
     modelForm->addRow(tr("File"), withButton(m_costModel, browse, this));
-    modelForm->addRow(tr("TP"), m_tp);
-    auto* lengthBox = new QGroupBox(tr("Sample lengths"), this);
-    auto* lengthLayout = new QVBoxLayout(lengthBox);
-    lengthLayout->addWidget(m_lengthSource);
-    lengthLayout->addWidget(m_lengthPages);
-    auto* pipelineBox = new QGroupBox(tr("Pipeline"), this);
-    auto* pipelineForm = new QFormLayout(pipelineBox);
-    pipelineForm->addRow(tr("Stages"), m_stages);
-    pipelineForm->addRow(tr("Layers per stage"), m_layersPerStage);
-    pipelineForm->addRow(tr("Chunks per device"), m_chunks);
-    pipelineForm->addRow(tr("DP groups"), m_dp);
-    pipelineForm->addRow(tr("Memory (MB)"), m_memory);
-    pipelineForm->addRow(tr("Mode"), m_mode);
-    pipelineForm->addRow(tr("Compare batches"), m_batches);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(modelBox);
-    layout->addWidget(lengthBox);
-    layout->addWidget(pipelineBox);
-    layout->addStretch();
+    QFormLayout* lengthForm = groupLayout(tr("Sample lengths"));
+    lengthForm->addRow(m_lengthSource);
+    lengthForm->addRow(m_lengthPages);
+    const auto& table = planner::plannerSettingTable();
+    addSettings(table.specs(), table.values(planner::PlannerConfig {}));
+    groupLayout(tr("Pipeline"))->addRow(tr("Compare batches"), m_batches);
+    fieldAs<QComboBox>("mode")->setToolTip(fieldAs<QComboBox>("mode")->toolTip()
+        + tr("\nThe mode of a single plan; Plan and Compare always run both normal and fast."));
+    fieldAs<QDoubleSpinBox>("memory-mb")->setDecimals(0); // whole MB are precise enough
+    // The page's starting pipeline: the bundled example's layers fit in 40 GB over 4 stages.
+    setPipeline(4, 6, 40000);
 
     connect(m_lengthSource, &QComboBox::currentIndexChanged, m_lengthPages, &QStackedWidget::setCurrentIndex);
     connect(m_mean, &QSlider::valueChanged, this, &PlannerForm::updateSyntheticLabel);
     connect(m_sigma, &QSlider::valueChanged, this, &PlannerForm::updateSyntheticLabel);
-    for (QSpinBox* box : { m_tp, m_count, m_seed, m_stages, m_layersPerStage, m_chunks, m_dp, m_memory })
+    for (QSpinBox* box : { m_count, m_seed })
         connect(box, &QSpinBox::valueChanged, this, &PlannerForm::changed);
     connect(m_mean, &QSlider::valueChanged, this, &PlannerForm::changed);
     connect(m_sigma, &QSlider::valueChanged, this, &PlannerForm::changed);
     connect(m_lengthSource, &QComboBox::currentIndexChanged, this, &PlannerForm::changed);
     connect(m_costModel, &QLineEdit::textChanged, this, &PlannerForm::changed);
+    connect(m_lengthsFile, &QLineEdit::textChanged, this, &PlannerForm::changed);
+    connect(m_batches, &QLineEdit::textChanged, this, &PlannerForm::changed);
     connect(m_costSource, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_costModel->setEnabled(index == int(CostModelSource::File));
         Q_EMIT changed();
@@ -192,12 +174,12 @@ void PlannerForm::setSearchProfileAvailable(const QString& description)
 QString PlannerForm::costModelPath() const
 {
     const QString text = m_costModel->text().trimmed();
-    return costModelSource() == CostModelSource::File && !text.isEmpty() ? text : kBundledCostModel;
+    return costModelSource() == CostModelSource::File && !text.isEmpty() ? text : controllers::bundledCostModelPath();
 }
 
 void PlannerForm::setCostModelPath(const QString& path)
 {
-    const bool bundled = path == kBundledCostModel || path.isEmpty();
+    const bool bundled = path == controllers::bundledCostModelPath() || path.isEmpty();
     m_costSource->setCurrentIndex(int(bundled ? CostModelSource::Bundled : CostModelSource::File));
     m_costModel->setText(bundled ? QString() : path);
 }
@@ -239,22 +221,19 @@ void PlannerForm::setLengthsFile(const QString& path)
 
 planner::PlannerConfig PlannerForm::config() const
 {
-    planner::PlannerConfig config;
-    config.num_stages = m_stages->value();
-    config.layers_per_stage = m_layersPerStage->value();
-    config.chunks_per_device = m_chunks->value();
-    config.dp_size = m_dp->value();
-    config.tp = m_tp->value();
-    config.device_memory_mb = m_memory->value();
-    config.mode = static_cast<planner::PlannerMode>(m_mode->currentData().toInt());
-    return config;
+    return read(planner::plannerSettingTable(), planner::PlannerConfig {}, nullptr);
+}
+
+void PlannerForm::setConfig(const planner::PlannerConfig& config)
+{
+    write(planner::plannerSettingTable(), config);
 }
 
 void PlannerForm::setPipeline(int stages, int layersPerStage, double memoryMb)
 {
-    m_stages->setValue(stages);
-    m_layersPerStage->setValue(layersPerStage);
-    m_memory->setValue(int(std::lround(memoryMb)));
+    setValue("stages", std::int64_t(stages));
+    setValue("layers-per-stage", std::int64_t(layersPerStage));
+    setValue("memory-mb", memoryMb);
 }
 
 std::vector<int> PlannerForm::globalBatches() const

@@ -3,7 +3,6 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -11,7 +10,6 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
@@ -20,48 +18,17 @@
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
-#include "core/common/json_reader.h"
-#include "core/planner/dynapipe_cost_model.h"
-#include "core/planner/microbatch_lengths.h"
-#include "core/planner/planner.h"
 #include "ui/planner/mode_compare_chart.h"
 #include "ui/planner/plan_compare_model.h"
 #include "ui/planner/planner_form.h"
 
+#include "controllers/planner_controller.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
 using namespace stratex::planner;
 using namespace stratex::sim;
-
-struct PlannerPage::Inputs {
-    std::shared_ptr<const LayerCostModel> prebuilt; // the search's Galvatron profile, if chosen
-    QByteArray costModelJson;
-    std::string costModelName;
-    bool synthetic = true;
-    SyntheticLengthSpec spec;
-    std::string lengthsFile;
-    PlannerConfig config;
-    std::vector<int> batches;
-    QString error; // set when the inputs could not be collected
-
-    // Runs on the worker: parse the model (unless prebuilt) and draw or read the samples.
-    std::shared_ptr<const LayerCostModel> model() const
-    {
-        if (prebuilt)
-            return prebuilt;
-        const JsonDocument document = JsonDocument::parse(
-            std::string_view(costModelJson.constData(), std::size_t(costModelJson.size())), costModelName);
-        return std::make_shared<const DynapipeCostModel>(DynapipeCostModel::fromJson(document.root()));
-    }
-    std::vector<Sample> samples(const LayerCostModel& model) const
-    {
-        if (synthetic)
-            return generateSyntheticSamples(spec, model.architecture() == ModelArchitecture::EncoderDecoder);
-        return loadSampleLengths(lengthsFile);
-    }
-};
 
 namespace {
 
@@ -103,6 +70,7 @@ QString planLine(const QString& label, const PlanResult& plan)
 
 PlannerPage::PlannerPage(QWidget* parent)
     : Page(parent)
+    , m_controller(new controllers::PlannerController(this))
     , m_form(new PlannerForm(this))
     , m_plan(new QPushButton(tr("Plan batch"), this))
     , m_compare(new QPushButton(tr("Compare modes"), this))
@@ -114,8 +82,6 @@ PlannerPage::PlannerPage(QWidget* parent)
     , m_summary(new QLabel(this))
     , m_showMode(new QComboBox(this))
     , m_microbatches(new QTableWidget(this))
-    , m_planRunner(new jobs::JobRunner(this))
-    , m_compareRunner(new jobs::JobRunner(this))
     , m_exportCsv(new QAction(tr("Planner Mode Comparison (CSV)…"), this))
 {
     m_plan->setObjectName(QStringLiteral("planButton"));
@@ -190,15 +156,27 @@ PlannerPage::PlannerPage(QWidget* parent)
     connect(m_plan, &QPushButton::clicked, this, &PlannerPage::planBatch);
     connect(m_compare, &QPushButton::clicked, this, &PlannerPage::compareModes);
     connect(m_openTimeline, &QPushButton::clicked, this, &PlannerPage::openInTimeline);
-    connect(m_showMode, &QComboBox::currentIndexChanged, this, &PlannerPage::showMicrobatches);
+    connect(m_showMode, &QComboBox::currentIndexChanged, m_controller,
+        [this](int index) { m_controller->selectMode(index == 0 ? PlannerMode::Normal : PlannerMode::Fast); });
     connect(exportButton, &QPushButton::clicked, this, &PlannerPage::exportCompareCsvWithDialog);
     connect(m_exportCsv, &QAction::triggered, this, &PlannerPage::exportCompareCsvWithDialog);
-    for (jobs::JobRunner* runner : { m_planRunner, m_compareRunner }) {
-        connect(runner, &jobs::JobRunner::failed, this, [this](const QString& message) {
-            m_summary->setText(tr("Planning failed: %1").arg(message.toHtmlEscaped()));
-            Q_EMIT statusMessage(message);
+
+    connect(m_controller->planRunner(), &jobs::JobRunner::started, this,
+        [this] { m_summary->setText(tr("Planning in normal and fast mode…")); });
+    connect(m_controller, &controllers::PlannerController::plansReady, this,
+        [this](const std::shared_ptr<const ModePair>& plans, const QString& costModelName) {
+            showPlans(*plans, costModelName);
         });
-    }
+    connect(m_controller, &controllers::PlannerController::selectedPlanChanged, this, &PlannerPage::showMicrobatches);
+    connect(m_controller, &controllers::PlannerController::comparisonReady, this,
+        [this](const std::vector<PlanCompareRow>& rows) {
+            m_chart->setRows(rows);
+            m_compareModel->setRows(rows);
+        });
+    connect(m_controller, &controllers::PlannerController::failed, this, &PlannerPage::showFailure);
+    connect(m_controller, &controllers::PlannerController::searchCostModelOffered, m_form,
+        &PlannerForm::setSearchProfileAvailable);
+    connect(m_controller, &controllers::PlannerController::timelinesRequested, this, &PlannerPage::timelinesRequested);
 }
 
 PlannerPage::~PlannerPage() = default;
@@ -210,7 +188,7 @@ QIcon PlannerPage::icon() const
 
 QList<jobs::JobRunner*> PlannerPage::jobRunners() const
 {
-    return { m_planRunner, m_compareRunner };
+    return m_controller->jobRunners();
 }
 
 QList<QAction*> PlannerPage::exportActions() const
@@ -218,92 +196,75 @@ QList<QAction*> PlannerPage::exportActions() const
     return { m_exportCsv };
 }
 
-PlannerPage::Inputs PlannerPage::collectInputs() const
+bool PlannerPage::applyForm(bool withCompareBatches)
 {
-    Inputs inputs;
-    if (m_form->costModelSource() == PlannerForm::CostModelSource::SearchProfile) {
-        inputs.prebuilt = m_searchCostModel;
-    } else {
-        const QString path = m_form->costModelPath();
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            inputs.error = tr("%1: %2").arg(path, file.errorString());
-            return inputs;
+    if (m_form->costModelSource() == PlannerForm::CostModelSource::SearchProfile)
+        m_controller->useSearchCostModel();
+    else
+        m_controller->setCostModelFile(m_form->costModelPath());
+    if (m_form->syntheticLengths())
+        m_controller->setSyntheticLengths(m_form->syntheticSpec());
+    else
+        m_controller->setLengthsFile(m_form->lengthsFile());
+    m_controller->setConfig(m_form->config());
+    if (withCompareBatches) {
+        try {
+            m_controller->setCompareBatches(m_form->globalBatches());
+        } catch (const Error& error) {
+            showFailure(QString::fromUtf8(error.what()));
+            return false;
         }
-        inputs.costModelJson = file.readAll();
-        inputs.costModelName
-            = path == PlannerForm::kBundledCostModel ? std::string("bundled synthetic cost model") : path.toStdString();
     }
-    inputs.synthetic = m_form->syntheticLengths();
-    inputs.spec = m_form->syntheticSpec();
-    inputs.lengthsFile = m_form->lengthsFile().toStdString();
-    if (!inputs.synthetic && inputs.lengthsFile.empty())
-        inputs.error = tr("choose a lengths file, or synthetic lengths");
-    inputs.config = m_form->config();
-    try {
-        inputs.batches = m_form->globalBatches();
-    } catch (const Error& error) {
-        inputs.error = QString::fromUtf8(error.what());
-    }
-    return inputs;
+    return true;
 }
 
 void PlannerPage::planBatch()
 {
-    const Inputs inputs = collectInputs();
-    if (!inputs.error.isEmpty()) {
-        m_summary->setText(inputs.error.toHtmlEscaped());
+    if (!applyForm(false))
         return;
-    }
     m_tabs->setCurrentIndex(1);
-    m_summary->setText(tr("Planning in normal and fast mode…"));
-    m_planRunner->start<std::shared_ptr<const PlanPair>>(
-        tr("Planning the batch (normal and fast)"),
-        [inputs](ProgressSink& progress) {
-            const std::shared_ptr<const LayerCostModel> model = inputs.model();
-            const std::vector<Sample> samples = inputs.samples(*model);
-            PlannerConfig config = inputs.config;
-            auto plans = std::make_shared<PlanPair>();
-            plans->modelName = QString::fromStdString(model->name());
-            config.mode = PlannerMode::Normal;
-            SubProgress normal(progress, 0.0, 0.85);
-            plans->normal = planGlobalBatch(samples, *model, config, normal);
-            config.mode = PlannerMode::Fast;
-            SubProgress fast(progress, 0.85, 1.0);
-            plans->fast = planGlobalBatch(samples, *model, config, fast);
-            return std::shared_ptr<const PlanPair>(std::move(plans));
-        },
-        [this](std::shared_ptr<const PlanPair> plans) { showPlans(std::move(plans)); });
+    m_controller->planBatch();
 }
 
-void PlannerPage::showPlans(std::shared_ptr<const PlanPair> plans)
+void PlannerPage::compareModes()
 {
-    m_plans = std::move(plans);
+    if (!applyForm(true))
+        return;
+    m_tabs->setCurrentIndex(0);
+    m_controller->compareModes();
+}
+
+void PlannerPage::showFailure(const QString& message)
+{
+    m_summary->setText(tr("Planning failed: %1").arg(message.toHtmlEscaped()));
+    Q_EMIT statusMessage(message);
+}
+
+void PlannerPage::showPlans(const ModePair& plans, const QString& costModelName)
+{
     QStringList lines;
-    lines << tr("Cost model: %1").arg(m_plans->modelName.toHtmlEscaped());
-    lines << planLine(tr("normal"), m_plans->normal) << planLine(tr("fast"), m_plans->fast);
-    if (m_plans->normal.feasible && m_plans->fast.feasible) {
-        const double speedup = m_plans->normal.planning_time_ms / std::max(1e-6, m_plans->fast.planning_time_ms);
-        const double loss
-            = 100.0 * (m_plans->fast.makespan_ms - m_plans->normal.makespan_ms) / m_plans->normal.makespan_ms;
-        lines << tr("Fast mode planned %1× faster; its plan is %2 % %3 than normal's.")
-                     .arg(QLocale::c().toString(speedup, 'f', 1), QLocale::c().toString(std::abs(loss), 'f', 2),
-                         loss >= 0 ? tr("slower") : tr("faster"));
+    lines << tr("Cost model: %1").arg(costModelName.toHtmlEscaped());
+    lines << planLine(tr("normal"), plans.normal) << planLine(tr("fast"), plans.fast);
+    if (plans.comparable) {
+        const QString speed = plans.speedup > 0
+            ? tr("Fast mode planned %1× faster").arg(QLocale::c().toString(plans.speedup, 'f', 1))
+            : tr("Fast mode planned too quickly to measure");
+        const double loss = plans.quality_loss_percent;
+        lines << tr("%1; its plan is %2 % %3 than normal's.")
+                     .arg(
+                         speed, QLocale::c().toString(std::abs(loss), 'f', 2), loss >= 0 ? tr("slower") : tr("faster"));
     }
     m_summary->setText(lines.join(QStringLiteral("<br>")));
-    m_openTimeline->setEnabled(m_plans->normal.feasible || m_plans->fast.feasible);
-    showMicrobatches();
+    m_openTimeline->setEnabled(plans.normal.feasible || plans.fast.feasible);
 }
 
 void PlannerPage::showMicrobatches()
 {
     m_microbatches->setRowCount(0);
-    if (!m_plans)
+    const PlanResult* plan = m_controller->selectedPlan();
+    if (!plan || !plan->feasible)
         return;
-    const PlanResult& plan = m_showMode->currentIndex() == 0 ? m_plans->normal : m_plans->fast;
-    if (!plan.feasible)
-        return;
-    const GroupPlan& group = plan.groups.front();
+    const GroupPlan& group = plan->groups.front();
     m_microbatches->setRowCount(int(group.microbatches.size()));
     for (int row = 0; row < int(group.microbatches.size()); ++row) {
         const PlannedMicroBatch& planned = group.microbatches[std::size_t(row)];
@@ -324,71 +285,24 @@ QString PlannerPage::planSummary() const
     return m_summary->text();
 }
 
-void PlannerPage::openInTimeline()
+bool PlannerPage::hasPlans() const
 {
-    if (!m_plans)
-        return;
-    controllers::TimelineRequests requests;
-    const double limit = m_form->config().device_memory_mb;
-    for (const auto& [label, plan] :
-        { std::pair { tr("normal"), &m_plans->normal }, std::pair { tr("fast"), &m_plans->fast } }) {
-        if (!plan->feasible)
-            continue;
-        const GroupPlan& group = plan->groups.front();
-        requests.push_back({ tr("planner %1: %2, %3 micro-batches")
-                                 .arg(label, QString::fromUtf8(scheduleName(group.schedule).data()))
-                                 .arg(group.microbatches.size()),
-            std::make_shared<const Timeline>(group.simulation.timeline), limit });
-    }
-    Q_EMIT timelinesRequested(requests);
+    return m_controller->plans() != nullptr;
 }
 
-void PlannerPage::compareModes()
+void PlannerPage::openInTimeline()
 {
-    const Inputs inputs = collectInputs();
-    if (!inputs.error.isEmpty()) {
-        Q_EMIT statusMessage(inputs.error);
-        return;
-    }
-    m_tabs->setCurrentIndex(0);
-    m_compareRunner->start<std::vector<PlanCompareRow>>(
-        tr("Comparing fast and normal mode"),
-        [inputs](ProgressSink& progress) {
-            const std::shared_ptr<const LayerCostModel> model = inputs.model();
-            return comparePlannerModes(inputs.samples(*model), inputs.batches, *model, inputs.config, progress);
-        },
-        [this](std::vector<PlanCompareRow> rows) {
-            m_chart->setRows(rows);
-            m_compareModel->setRows(std::move(rows));
-        });
+    m_controller->openInTimeline();
 }
 
 void PlannerPage::setSearchCostModel(std::shared_ptr<const LayerCostModel> model, const QString& description)
 {
-    m_searchCostModel = std::move(model);
-    m_form->setSearchProfileAvailable(description);
+    m_controller->setSearchCostModel(std::move(model), description);
 }
 
 bool PlannerPage::exportCompareCsv(const QString& path, QString* error) const
 {
-    if (m_compareModel->rows().empty()) {
-        if (error)
-            *error = tr("no comparison to export: run Compare modes first");
-        return false;
-    }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = tr("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    file.write(QByteArray::fromStdString(planCompareCsv(m_compareModel->rows())));
-    if (!file.commit()) {
-        if (error)
-            *error = tr("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return m_controller->exportCompareCsv(path, error);
 }
 
 void PlannerPage::exportCompareCsvWithDialog()

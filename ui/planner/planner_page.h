@@ -2,12 +2,11 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 
 #include "core/planner/layer_cost_model.h"
-#include "core/planner/planner_compare.h"
-#include "core/planner/planner_result.h"
+#include "core/planner/mode_pair.h"
 #include "ui/page.h"
+
 #include "controllers/timeline_request.h"
 
 class QComboBox;
@@ -16,6 +15,10 @@ class QPushButton;
 class QTableView;
 class QTableWidget;
 class QTabWidget;
+
+namespace stratex::controllers {
+class PlannerController;
+}
 
 namespace stratex::ui {
 
@@ -27,6 +30,8 @@ class PlannerForm;
 // whole batch in normal and in fast mode and shows both (micro-batches, recompute, makespan,
 // planning time), ready to open in the Timeline page; "Compare modes" runs plan-compare over
 // growing batches and charts planning time and makespan, so fast mode's quality is measured.
+// A view over controllers::PlannerController: the form writes its inputs, the results come back
+// as its signals.
 class PlannerPage : public Page {
     Q_OBJECT
 public:
@@ -39,12 +44,13 @@ public:
     QList<jobs::JobRunner*> jobRunners() const override;
     QList<QAction*> exportActions() const override;
 
+    controllers::PlannerController* controller() const { return m_controller; }
     PlannerForm* form() const { return m_form; }
     PlanCompareModel* compareModel() const { return m_compareModel; }
     ModeCompareChart* chart() const { return m_chart; }
     QTableWidget* microbatchTable() const { return m_microbatches; }
     QString planSummary() const;
-    bool hasPlans() const { return m_plans != nullptr; }
+    bool hasPlans() const;
 
     bool exportCompareCsv(const QString& path, QString* error) const;
 
@@ -61,16 +67,13 @@ Q_SIGNALS:
     void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
 
 private:
-    struct PlanPair {
-        planner::PlanResult normal;
-        planner::PlanResult fast;
-        QString modelName;
-    };
-    struct Inputs; // what a job needs, copied from the form on the GUI thread
-    Inputs collectInputs() const;
-    void showPlans(std::shared_ptr<const PlanPair> plans);
+    // The form's inputs into the controller; false (and the problem shown) when they cannot be.
+    bool applyForm(bool withCompareBatches);
+    void showPlans(const planner::ModePair& plans, const QString& costModelName);
     void showMicrobatches();
+    void showFailure(const QString& message);
 
+    controllers::PlannerController* m_controller;
     PlannerForm* m_form;
     QPushButton* m_plan;
     QPushButton* m_compare;
@@ -82,11 +85,7 @@ private:
     QLabel* m_summary;
     QComboBox* m_showMode;
     QTableWidget* m_microbatches;
-    jobs::JobRunner* m_planRunner;
-    jobs::JobRunner* m_compareRunner;
     QAction* m_exportCsv;
-    std::shared_ptr<const PlanPair> m_plans;
-    std::shared_ptr<const planner::LayerCostModel> m_searchCostModel;
 };
 
 } // namespace stratex::ui

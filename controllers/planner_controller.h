@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include "core/planner/mode_pair.h"
+#include "core/planner/planner_compare.h"
+
+#include "controllers/planner_inputs.h"
+#include "controllers/timeline_request.h"
+
+namespace stratex::jobs {
+class JobRunner;
+}
+
+namespace stratex::controllers {
+
+// The Planner page without widgets: its inputs, the normal/fast plan pair of the whole batch,
+// the mode comparison over growing batches and which of the two plans is shown. One job runner
+// plans the batch, another compares the modes; results arrive as signals on this object's
+// thread, errors (bad inputs at once, failed jobs later) as failed().
+class PlannerController : public QObject {
+    Q_OBJECT
+public:
+    explicit PlannerController(QObject* parent = nullptr);
+    ~PlannerController() override;
+
+    const PlannerInputs& inputs() const { return m_inputs; }
+    void setCostModelFile(const QString& path);
+    void useSearchCostModel(); // the Galvatron profile setSearchCostModel offered
+    void setSyntheticLengths(const planner::SyntheticLengthSpec& spec);
+    void setLengthsFile(const QString& path);
+    void setConfig(const planner::PlannerConfig& config);
+    void setCompareBatches(std::vector<int> batches);
+
+    // The Galvatron profile and cost model of the last search, offered as a cost model.
+    void setSearchCostModel(std::shared_ptr<const planner::LayerCostModel> model, const QString& description);
+
+    // Both modes on the whole batch, then plansReady.
+    void planBatch();
+    // Both modes on each compare batch (its first B samples), then comparisonReady.
+    void compareModes();
+    // The feasible plans of the last pair as timelines, on one time axis.
+    void openInTimeline();
+
+    std::shared_ptr<const planner::ModePair> plans() const { return m_plans; }
+    QString plansCostModelName() const { return m_plansCostModelName; }
+    const std::vector<planner::PlanCompareRow>& compareRows() const { return m_compareRows; }
+    bool exportCompareCsv(const QString& path, QString* error) const;
+
+    // Which plan of the pair the page details (Normal or Fast).
+    void selectMode(planner::PlannerMode mode);
+    planner::PlannerMode selectedMode() const { return m_selectedMode; }
+    const planner::PlanResult* selectedPlan() const; // nullptr before the first pair
+
+    jobs::JobRunner* planRunner() const { return m_planRunner; }
+    jobs::JobRunner* compareRunner() const { return m_compareRunner; }
+    QList<jobs::JobRunner*> jobRunners() const; // plan, compare
+
+Q_SIGNALS:
+    void plansReady(std::shared_ptr<const stratex::planner::ModePair> plans, const QString& costModelName);
+    void comparisonReady(const std::vector<stratex::planner::PlanCompareRow>& rows);
+    void selectedPlanChanged();
+    void failed(const QString& message);
+    void searchCostModelOffered(const QString& description);
+    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
+
+private:
+    // The inputs a job may start from, or nothing after reporting failed().
+    std::optional<PlannerInputs> inputsForJob();
+
+    PlannerInputs m_inputs;
+    jobs::JobRunner* m_planRunner;
+    jobs::JobRunner* m_compareRunner;
+    std::shared_ptr<const planner::ModePair> m_plans;
+    QString m_plansCostModelName;
+    double m_plansMemoryLimitMb = 0;
+    std::vector<planner::PlanCompareRow> m_compareRows;
+    planner::PlannerMode m_selectedMode = planner::PlannerMode::Normal;
+};
+
+} // namespace stratex::controllers

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/planner/planner_setting_table.h"
+
+namespace stratex::planner {
+
+namespace {
+
+using settings::row;
+using settings::SettingKind;
+using settings::SettingSpec;
+using C = PlannerConfig;
+
+constexpr std::string_view kPipeline = "Pipeline";
+
+SettingSpec integer(std::string_view flag, std::string_view label, std::string_view valueName, double minimum,
+    double maximum, std::string_view help)
+{
+    SettingSpec spec;
+    spec.flag = flag;
+    spec.group = kPipeline;
+    spec.label = label;
+    spec.valueName = valueName;
+    spec.minimum = minimum;
+    spec.maximum = maximum;
+    spec.help = help;
+    return spec;
+}
+
+SettingSpec required(SettingSpec spec)
+{
+    spec.required = true;
+    return spec;
+}
+
+std::vector<settings::Setting<C>> rows()
+{
+    SettingSpec memory
+        = required(integer("memory-mb", "Memory (MB)", "M", 1, 1 << 20, "Device memory limit in MB of 1e6 bytes."));
+    memory.kind = SettingKind::Real;
+
+    SettingSpec mode;
+    mode.flag = "mode";
+    mode.group = kPipeline;
+    mode.label = "Mode";
+    mode.help = "Search effort: normal tries every schedule and recompute type, fast far fewer; auto is fast "
+                "above 16 micro-batches.";
+    mode.defaultText = "STRATEX_FAST_MODE=1 means fast, else auto";
+
+    return {
+        row(integer("tp", "TP", "T", 1, 1024, "Tensor-parallel size; the cost model must have profiles for it."),
+            &C::tp),
+        row(required(integer("stages", "Stages", "P", 1, 1024, "Pipeline stages: the devices of one pipeline.")),
+            &C::num_stages),
+        row(required(integer(
+                "layers-per-stage", "Layers per stage", "L", 1, 1024, "Transformer layers per pipeline stage.")),
+            &C::layers_per_stage),
+        row(integer("dp", "DP groups", "D", 1, 4096,
+                "Data-parallel groups the micro-batches are split over; each is planned on its own."),
+            &C::dp_size),
+        row(integer("chunks", "Chunks per device", "C", 1, 64, "Stages per device; interleaved placement when > 1."),
+            &C::chunks_per_device),
+        row(memory, &C::device_memory_mb),
+        settings::choiceRow(
+            mode, &C::mode, plannerModeName, { PlannerMode::Normal, PlannerMode::Fast, PlannerMode::Auto }),
+        row(integer("seed", "Permutation seed", "S", 0, 2147483647, "Seed of the micro-batch permutations."), &C::seed),
+    };
+}
+
+} // namespace
+
+const settings::SettingTable<PlannerConfig>& plannerSettingTable()
+{
+    static const settings::SettingTable<PlannerConfig> table(rows());
+    return table;
+}
+
+} // namespace stratex::planner
