@@ -7,13 +7,17 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -21,8 +25,10 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include "ui/common/theme.h"
 #include "ui/page.h"
@@ -51,7 +57,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     , m_cancel(new QToolButton(this))
     , m_options(options)
 {
-    setWindowTitle(tr("Stratex — Strategy Explorer"));
+    // The platform appends the application's display name ("— Stratex").
+    setWindowTitle(tr("Strategy Explorer"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/stratex.svg")));
     setAcceptDrops(true);
 
@@ -182,6 +189,10 @@ void MainWindow::createMenus()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     m_exportMenu = file->addMenu(tr("&Export"));
     file->addSeparator();
+    QAction* cancel = file->addAction(tr("&Cancel Running Jobs"), this, &MainWindow::cancelJobs);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancel->setShortcutContext(Qt::WindowShortcut);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -209,10 +220,20 @@ void MainWindow::createMenus()
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* shortcuts = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcutOverview);
+    shortcuts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    help->addSeparator();
     help->addAction(tr("&About Stratex"), this, [this] {
         QMessageBox::about(this, tr("About Stratex"),
             tr("<h3>Stratex %1</h3><p>Strategy explorer for distributed LLM training: Megatron rank grids and "
-               "workload-tracer planning, strategy search and pipeline planning.</p><p>GPL-3.0-or-later.</p>")
+               "workload-tracer planning, strategy search and pipeline planning.</p>"
+               "<p>Copyright © 2026 the Stratex developers. Licensed under the "
+               "<a href=\"https://www.gnu.org/licenses/gpl-3.0.html\">GNU General Public License, version 3 or "
+               "later</a>.</p>"
+               "<p>Built on the published work of others, re-implemented from their papers, formats and "
+               "results: <b>Galvatron</b> (PKU-DAIR: profile formats and strategy search), <b>DynaPipe</b> "
+               "(micro-batching and pipeline planning), <b>Megatron-LM</b> (NVIDIA: rank groups and launch "
+               "arguments) and <b>PaddleNLP</b> (its Galvatron port). Made with Qt and nlohmann/json.</p>")
                 .arg(QStringLiteral(STRATEX_VERSION)));
     });
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -294,6 +315,54 @@ void MainWindow::cancelJobs()
         runner->cancel();
 }
 
+QList<QPair<QString, QString>> MainWindow::shortcutOverview() const
+{
+    QList<QPair<QString, QString>> rows;
+    const std::function<void(const QList<QAction*>&, const QString&)> collect
+        = [&](const QList<QAction*>& actions, const QString& prefix) {
+              for (QAction* action : actions) {
+                  const QString text = prefix + QString(action->text()).remove(QLatin1Char('&'));
+                  if (action->menu())
+                      collect(action->menu()->actions(), text + QStringLiteral(" › "));
+                  else if (!action->shortcut().isEmpty())
+                      rows.append({ action->shortcut().toString(QKeySequence::NativeText), text });
+              }
+          };
+    collect(menuBar()->actions(), {});
+    // Keys the widgets handle themselves.
+    rows.append({ tr("W / S"), tr("Timeline: zoom in / out") });
+    rows.append({ tr("A / D"), tr("Timeline: pan left / right") });
+    rows.append({ tr("Ctrl+wheel"), tr("Timeline and rank grid: zoom at the pointer") });
+    rows.append({ tr("0 or Home"), tr("Timeline: show the whole step") });
+    return rows;
+}
+
+void MainWindow::showShortcutOverview()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto* table = new QTableWidget(&dialog);
+    const QList<QPair<QString, QString>> rows = shortcutOverview();
+    table->setColumnCount(2);
+    table->setRowCount(int(rows.size()));
+    table->setHorizontalHeaderLabels({ tr("Keys"), tr("Action") });
+    for (int row = 0; row < rows.size(); ++row) {
+        table->setItem(row, 0, new QTableWidgetItem(rows[row].first));
+        table->setItem(row, 1, new QTableWidgetItem(rows[row].second));
+    }
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->resizeColumnsToContents();
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    dialog.resize(520, 480);
+    dialog.exec();
+}
+
 void MainWindow::showStatus(const QString& message)
 {
     statusBar()->showMessage(message, 8000);
@@ -313,7 +382,7 @@ bool MainWindow::openFile(const QString& path, QString* error)
             return false;
         setCurrentPage(page->pageId());
         rememberRecentFile(path);
-        setWindowTitle(tr("%1 — Stratex").arg(QFileInfo(path).fileName()));
+        setWindowTitle(QFileInfo(path).fileName());
         return true;
     }
     if (error) {

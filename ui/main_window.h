@@ -39,6 +39,8 @@ public:
     ~MainWindow() override;
 
     QList<Page*> pages() const { return m_pages; }
+    // Every shortcut of the window and its pages: (keys, what they do), for Help > Keyboard Shortcuts.
+    QList<QPair<QString, QString>> shortcutOverview() const;
     Page* page(const QString& id) const;
     Page* currentPage() const;
     bool setCurrentPage(const QString& id);
@@ -58,6 +60,7 @@ public Q_SLOTS:
     void openProfilesFolderWithDialog();
     void cancelJobs();
     void showStatus(const QString& message);
+    void showShortcutOverview();
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -14,16 +14,19 @@
 
 namespace {
 
-// With --screenshot and no display, Qt would abort trying to reach an X server: choose the
-// offscreen platform before QApplication exists.
+// Runs that need no window (--screenshot, --help, --version) must work without a display, where
+// Qt would abort trying to reach an X server: choose the offscreen platform before QApplication
+// exists.
 void chooseHeadlessPlatform(int argc, char** argv)
 {
-    bool screenshot = false;
-    for (int i = 1; i < argc; ++i)
-        screenshot
-            = screenshot || QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot=");
+    bool windowless = false;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        windowless = windowless || arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "--help"
+            || arg == "-h" || arg == "--help-all" || arg == "--version" || arg == "-v";
+    }
     const bool hasDisplay = qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
-    if (screenshot && !hasDisplay && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+    if (windowless && !hasDisplay && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 

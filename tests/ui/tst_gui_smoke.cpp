@@ -11,6 +11,8 @@ private Q_SLOTS:
     void screenshotWithoutDisplay_data();
     void screenshotWithoutDisplay();
     void unknownPageIsAUsageError();
+    void helpAndVersionWithoutDisplay_data();
+    void helpAndVersionWithoutDisplay();
 };
 
 void TestGuiSmoke::screenshotWithoutDisplay_data()
@@ -56,6 +58,34 @@ void TestGuiSmoke::unknownPageIsAUsageError()
     QVERIFY(gui.waitForFinished(60000));
     QCOMPARE(gui.exitCode(), 2);
     QVERIFY(gui.readAllStandardError().contains("unknown page"));
+}
+
+void TestGuiSmoke::helpAndVersionWithoutDisplay_data()
+{
+    QTest::addColumn<QString>("arg");
+    QTest::addColumn<QString>("output");
+    QTest::newRow("help") << "--help"
+                          << "--screenshot";
+    QTest::newRow("version") << "--version"
+                             << "stratex";
+}
+
+// They used to abort (SIGABRT) looking for an X server.
+void TestGuiSmoke::helpAndVersionWithoutDisplay()
+{
+    QFETCH(QString, arg);
+    QFETCH(QString, output);
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, { arg });
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(gui.exitCode(), 0);
+    QVERIFY(QString::fromUtf8(gui.readAllStandardOutput()).contains(output));
 }
 
 QTEST_GUILESS_MAIN(TestGuiSmoke)

@@ -77,6 +77,8 @@ private Q_SLOTS:
     void exportsThePlan();
     void showsThePlanTimeline();
     void cancelsALongSearch();
+    void escapeCancelsTheSearch();
+    void shortcutsAreListed();
     void reportsErrors();
     void tooltipsExplainSettings();
     void plannerPlansWithTheSearchProfile();
@@ -248,6 +250,40 @@ void TestSearchPage::cancelsALongSearch()
     QVERIFY(waitUntilIdle(*m_window, 5000));
     QVERIFY(m_page->bestText().contains(QStringLiteral("Cancelled")));
     QVERIFY(!m_page->result());
+}
+
+// The Cancel button's tooltip promises Esc: pressing it in the window cancels the running search.
+void TestSearchPage::escapeCancelsTheSearch()
+{
+    setUpBaseline();
+    m_page->form()->spinBox("settle-bsz")->setValue(-1);
+    m_page->form()->spinBox("min-bsz")->setValue(8);
+    m_page->form()->spinBox("max-bsz")->setValue(2048);
+    m_page->form()->findChild<QSpinBox*>(QStringLiteral("threads"))->setValue(1);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowActive(m_window));
+    m_page->runSearch();
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->bestText().contains(QStringLiteral("Best so far")), 20000);
+    QTest::keyClick(m_page->planTable(), Qt::Key_Escape);
+    QVERIFY(waitUntilIdle(*m_window, 5000));
+    QVERIFY2(m_page->bestText().contains(QStringLiteral("Cancelled")), qPrintable(m_page->bestText()));
+}
+
+void TestSearchPage::shortcutsAreListed()
+{
+    const QList<QPair<QString, QString>> rows = m_window->shortcutOverview();
+    const auto has = [&rows](const QString& keys, const QString& action) {
+        for (const auto& row : rows) {
+            if (row.first == keys && row.second.contains(action))
+                return true;
+        }
+        return false;
+    };
+    QVERIFY(has(QKeySequence(Qt::Key_Escape).toString(QKeySequence::NativeText), QStringLiteral("Cancel")));
+    QVERIFY(has(QKeySequence(Qt::CTRL | Qt::Key_2).toString(QKeySequence::NativeText), QStringLiteral("Search")));
+    QVERIFY(has(QStringLiteral("W / S"), QStringLiteral("zoom")));
+    // The platform appends the application's name; the window's own title must not repeat it.
+    QVERIFY(!m_window->windowTitle().contains(QStringLiteral("Stratex")));
 }
 
 void TestSearchPage::reportsErrors()
