@@ -189,9 +189,12 @@ void MainWindow::createMenus()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     m_exportMenu = file->addMenu(tr("&Export"));
     file->addSeparator();
-    QAction* cancel = file->addAction(tr("&Cancel Running Jobs"), this, &MainWindow::cancelJobs);
-    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
-    cancel->setShortcutContext(Qt::WindowShortcut);
+    // Enabled only while a job runs: otherwise Esc reaches the focused widget (the rank grid and
+    // the timeline clear their selection with it).
+    m_cancelAction = file->addAction(tr("&Cancel Running Jobs"), this, &MainWindow::cancelJobs);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setShortcutContext(Qt::WindowShortcut);
+    m_cancelAction->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -273,6 +276,8 @@ void MainWindow::updateJobIndicator()
     const bool busy = isBusy();
     m_progress->setVisible(busy);
     m_cancel->setVisible(busy);
+    if (m_cancelAction)
+        m_cancelAction->setEnabled(busy);
     if (busy)
         m_progress->setValue(0);
     else

@@ -87,6 +87,7 @@ private:
     QToolButton* m_cancel;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_exportMenu = nullptr;
+    QAction* m_cancelAction = nullptr;
     Options m_options;
 };
 

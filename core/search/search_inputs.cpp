@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/search/search_inputs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -76,6 +77,8 @@ void adoptSynthesizedSettings(
     made.model.vocab_size = model.vocab_size;
     made.num_nodes = record.num_nodes;
     made.num_gpus_per_node = record.gpus_per_node;
+    // Whole GB, as Galvatron's memory_constraint: a 79.6 GB card plans within 79 GB.
+    made.memory_constraint_gb = std::max(1, int(record.gpu_memory_gb));
     if (const auto precision = cost::parseMixedPrecision(record.precision))
         made.mixed_precision = *precision;
     for (const auto& row : searchSettingTable().rows()) {

@@ -110,8 +110,10 @@ std::vector<settings::Setting<S>> rows()
         row(fromProfiles(integer(
                 "num-gpus-per-node", "num_gpus_per_node", cluster, "GPUs per node", "G", 1, 64, "GPUs per node.")),
             &S::num_gpus_per_node),
-        row(integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1, 65536,
-                "GPU memory per device in GB; --allocator-reserve holds part of it back."),
+        row(fromProfiles(integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1,
+                65536,
+                "GPU memory per device in GB (a synthesized set: its GPU's); --allocator-reserve holds part of it "
+                "back.")),
             &S::memory_constraint_gb),
         row(reserve, &S::allocator_reserve_fraction),
         row(special(integer("settle-bsz", "settle_bsz", batch, "Global batch", "B", -1, kMaxBatch,

@@ -394,6 +394,7 @@ void TestSearchPage::opensASynthesizedFolder()
     ModelDescription model = modelPreset("llama3-8b");
     model.seq_length = 4096;
     QString error;
+    m_page->form()->spinBox("memory-constraint")->setValue(40); // an earlier search's card
     QVERIFY(!m_window->openFile(dir.path(), &error)); // empty yet
     QVERIFY2(error.contains(QStringLiteral("not a folder of Galvatron profiles")), qPrintable(error));
     writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(model, cluster));
@@ -403,6 +404,8 @@ void TestSearchPage::opensASynthesizedFolder()
     // The folder's record set the model: 32 layers of hidden 4096 at 4096 tokens, 128K vocabulary.
     QCOMPARE(m_page->form()->spinBox("vocab-size")->value(), 128256);
     QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
+    // The set is for 80 GB cards: the search plans for them, not for the 40 GB of before.
+    QCOMPARE(m_page->form()->spinBox("memory-constraint")->value(), 80);
     QVERIFY(m_page->result() && m_page->result()->best);
     QCOMPARE(int(m_page->result()->best->layers.size()), 32);
     QVERIFY(m_page->statsText().contains(QStringLiteral("Estimated profiles")));
@@ -435,6 +438,8 @@ void TestSearchPage::synthesizesFromTheDialog()
     QCOMPARE(m_page->result()->best->world, 16);
     QCOMPARE(int(m_page->result()->best->layers.size()), 28); // Qwen2.5-7B has 28 layers
     QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
+    // The set is for 80 GB cards: the search plans for them, not for the 40 GB of before.
+    QCOMPARE(m_page->form()->spinBox("memory-constraint")->value(), 80);
 }
 
 QTEST_MAIN(TestSearchPage)

@@ -39,6 +39,7 @@ std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& 
     record.num_nodes = cluster["num_nodes"].positiveInt();
     record.gpus_per_node = cluster["gpus_per_node"].positiveInt();
     record.gpu = cluster["gpu"]["name"].string();
+    record.gpu_memory_gb = cluster["gpu"]["memory_gb"].positiveNumber();
     return record;
 }
 

@@ -17,6 +17,7 @@ struct SynthesisRecord {
     ModelDescription model;
     std::string precision;
     std::string gpu;
+    double gpu_memory_gb = 0; // the card's memory: the search's memory per GPU unless given
     int num_nodes = 0;
     int gpus_per_node = 0;
 };

@@ -109,7 +109,7 @@ std::vector<Setting<S>> rows()
                 "Fraction of peak a large GEMM reaches.")),
             &S::cluster, &ClusterDescription::gpu, &GpuDescription::matmul_efficiency),
         row(fromPreset(spec("gpu-memory-gb", gpu, "Memory (GB)", Real, "GB", 1, 1e5,
-                "Memory per GPU (recorded; pass --memory-constraint to search).")),
+                "Memory per GPU: the search's memory per GPU unless it is given --memory-constraint.")),
             &S::cluster, &ClusterDescription::gpu, &GpuDescription::memory_gb),
         // One NVLink figure: all-reduce bus bandwidth and send/recv inside a node alike.
         { fromPreset(spec(

@@ -50,7 +50,8 @@ search::SearchResult searchOn(const std::filesystem::path& dir, search::SearchSe
 {
     profile::ProfileDiscovery request;
     request.profilesDir = dir;
-    const search::SearchInputs inputs = search::loadSearchInputs(request, settings, {});
+    // The tests choose the memory per GPU; the rest comes from the set's record.
+    const search::SearchInputs inputs = search::loadSearchInputs(request, settings, { "memory-constraint" });
     NullProgress progress;
     return search::search(inputs, settings, progress, 1, 3);
 }
