@@ -134,7 +134,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     if (m_options.persistSettings)
         restoreSettings();
     if (m_options.startupExamples) {
-        search->openExample();
+        // The last session's profiles, else (first start, or the folder is gone) the example.
+        if (!search->reopenLastProfiles())
+            search->openExample();
         planner->compareModes();
     }
 }

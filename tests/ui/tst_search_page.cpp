@@ -15,7 +15,9 @@
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -78,6 +80,7 @@ private Q_SLOTS:
     void showsThePlanTimeline();
     void cancelsALongSearch();
     void escapeCancelsTheSearch();
+    void remembersTheFormAndTheFolder();
     void shortcutsAreListed();
     void reportsErrors();
     void tooltipsExplainSettings();
@@ -267,6 +270,39 @@ void TestSearchPage::escapeCancelsTheSearch()
     QTest::keyClick(m_page->planTable(), Qt::Key_Escape);
     QVERIFY(waitUntilIdle(*m_window, 5000));
     QVERIFY2(m_page->bestText().contains(QStringLiteral("Cancelled")), qPrintable(m_page->bestText()));
+}
+
+// The next start searches the last folder with the last form, not the bundled example.
+void TestSearchPage::remembersTheFormAndTheFolder()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    const QString folder = stratex::test::fixture(QStringLiteral("galvatron"));
+    {
+        MainWindow first(MainWindow::Options { true, false });
+        auto* page = qobject_cast<SearchPage*>(first.page(QStringLiteral("search")));
+        page->form()->setProfilesDir(folder);
+        page->form()->fieldAs<QLineEdit>("model-name")->setText(QStringLiteral("llama2-7b"));
+        page->form()->spinBox("memory-constraint")->setValue(36);
+        page->form()->spinBox("settle-bsz")->setValue(16);
+        page->form()->spinBox("max-tp-deg")->setValue(4);
+        page->form()->comboBox("time-profile-mode")->setCurrentText(QStringLiteral("batch"));
+        page->runSearch();
+        QVERIFY(waitUntilIdle(first, 60000));
+        QVERIFY(page->result() && page->result()->best);
+        first.close();
+    }
+    MainWindow second(MainWindow::Options { true, true });
+    auto* page = qobject_cast<SearchPage*>(second.page(QStringLiteral("search")));
+    QCOMPARE(page->form()->profilesDir(), folder);
+    QCOMPARE(page->form()->spinBox("max-tp-deg")->value(), 4);
+    QCOMPARE(page->form()->spinBox("memory-constraint")->value(), 36);
+    QCOMPARE(page->form()->comboBox("time-profile-mode")->currentText(), QStringLiteral("batch"));
+    QVERIFY(!page->form()->given().contains("seq-length")); // still left to the profiles
+    QVERIFY(waitUntilIdle(second, 60000));
+    QVERIFY2(page->result() && page->result()->best, qPrintable(page->bestText()));
+    QCOMPARE(page->result()->best->world, 8); // the fixture's 8 GPUs, not the example's 16
+    QSettings().clear();
 }
 
 void TestSearchPage::shortcutsAreListed()

@@ -23,6 +23,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
 #include "core/cost/cost_model.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
@@ -32,6 +34,7 @@
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "core/search/search_setting_table.h"
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
 #include "ui/search/layer_strategy_strip.h"
@@ -464,20 +467,57 @@ void SearchPage::exportWithDialog(ExportKind kind)
         QMessageBox::warning(this, tr("Export plan"), error);
 }
 
+// The form is remembered through the settings table's JSON: the same keys as a settings file,
+// checked the same way when read back (a damaged entry falls back to the defaults).
 void SearchPage::saveSettings(QSettings& settings) const
 {
     settings.beginGroup(QStringLiteral("search"));
-    settings.setValue(QStringLiteral("profilesDir"), m_form->profilesDir());
+    const auto outcome = m_controller->outcome();
+    settings.setValue(QStringLiteral("profilesDir"), outcome ? outcome->profiles_dir : m_form->profilesDir());
     settings.setValue(QStringLiteral("hardwareDir"), m_form->hardwareDir());
+    const std::string json = search::searchSettingTable().toJson(m_form->settings()).dump();
+    settings.setValue(QStringLiteral("settings"), QString::fromStdString(json));
+    QStringList open;
+    const settings::SettingNames given = m_form->given();
+    for (const auto& row : search::searchSettingTable().rows()) {
+        if (!given.contains(row.spec.flag))
+            open << QString::fromUtf8(row.spec.flag.data(), qsizetype(row.spec.flag.size()));
+    }
+    settings.setValue(QStringLiteral("openSettings"), open);
     settings.endGroup();
 }
 
 void SearchPage::restoreSettings(QSettings& settings)
 {
     settings.beginGroup(QStringLiteral("search"));
-    m_form->setProfilesDir(settings.value(QStringLiteral("profilesDir")).toString());
+    // The folder first: a synthesized set fills in its model and cluster, then the saved values
+    // (what the user had when the window closed) win.
     m_form->setHardwareDir(settings.value(QStringLiteral("hardwareDir")).toString());
+    m_form->setProfilesDir(settings.value(QStringLiteral("profilesDir")).toString());
+    const QString json = settings.value(QStringLiteral("settings")).toString();
+    if (!json.isEmpty()) {
+        try {
+            const JsonDocument document = JsonDocument::parse(json.toStdString(), "saved search settings");
+            SearchSettings restored;
+            search::searchSettingTable().applyJson(restored, document.root());
+            settings::SettingNames open;
+            for (const QString& flag : settings.value(QStringLiteral("openSettings")).toStringList())
+                open.insert(flag.toStdString());
+            m_form->setSettings(restored, open);
+        } catch (const Error& error) {
+            Q_EMIT statusMessage(tr("Saved search settings ignored: %1").arg(QString::fromUtf8(error.what())));
+        }
+    }
     settings.endGroup();
+}
+
+bool SearchPage::reopenLastProfiles()
+{
+    const QString dir = m_form->profilesDir();
+    if (dir.isEmpty() || !canOpen(dir))
+        return false;
+    openProfilesSearch(true);
+    return true;
 }
 
 } // namespace stratex::ui

@@ -51,6 +51,9 @@ public:
     void openProfiles(const QString& dir, bool showBestPlan = false);
     // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views.
     void openExample();
+    // The folder of the last session (restoreSettings), searched with its views; false when there
+    // is none or it is no longer a folder of profiles.
+    bool reopenLastProfiles();
 
     controllers::SearchController* controller() const { return m_controller; }
     SearchSettingsForm* form() const { return m_form; }
