@@ -63,6 +63,7 @@ private Q_SLOTS:
     void exportsTracerScript();
     void settingsRoundTrip();
     void windowGrab();
+    void gridFittedWhenShownLater();
 
 private:
     MainWindow* m_window = nullptr;
@@ -322,6 +323,29 @@ void TestRanksPage::windowGrab()
     QCOMPARE(image.size(), m_window->size() * m_window->devicePixelRatio());
     QVERIFY(stratex::test::distinctColours(image) >= 12);
     QVERIFY(image.save(QDir::temp().filePath(QStringLiteral("stratex-tst-ranks-page.png"))));
+}
+
+// A normal launch: the window opens on the Search page and the example's best plan fills the
+// (hidden) Ranks page. The grid used to be fitted while hidden, to a stale size: a few pixels per
+// cell until Fit was pressed.
+void TestRanksPage::gridFittedWhenShownLater()
+{
+    MainWindow window(MainWindow::Options { false, true });
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(waitUntilIdle(window, 60000));
+    QCOMPARE(window.currentPage()->pageId(), QStringLiteral("search"));
+    auto* page = qobject_cast<RanksPage*>(window.page(QStringLiteral("ranks")));
+    RankGridWidget* grid = page->findChild<RankGridWidget*>(QStringLiteral("rankGrid"));
+    QVERIFY(grid->view());
+    QCOMPARE(grid->view()->world(), 16);
+    QVERIFY(window.setCurrentPage(QStringLiteral("ranks")));
+    QVERIFY(waitUntilIdle(window));
+    const int shown = grid->cellSize();
+    grid->zoomToFit(); // what the Fit button gives now that the grid has its real size
+    QCOMPARE(shown, grid->cellSize());
+    QVERIFY2(shown >= 24, qPrintable(QString::number(shown)));
 }
 
 QTEST_MAIN(TestRanksPage)

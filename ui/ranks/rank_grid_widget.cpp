@@ -78,6 +78,7 @@ void RankGridWidget::setSelectedRank(int rank)
 
 void RankGridWidget::setCellSize(int size, QPoint anchor)
 {
+    m_fitWhenShown = false; // a size chosen by hand wins over a pending fit
     size = std::clamp(size, kMinCellSize, kMaxCellSize);
     if (size == m_style.cellSize)
         return;
@@ -99,6 +100,9 @@ void RankGridWidget::setCellSize(int size, QPoint anchor)
 void RankGridWidget::zoomToFit()
 {
     if (!m_view)
+        return;
+    m_fitWhenShown = !isVisible();
+    if (m_fitWhenShown)
         return;
     const auto [columns, cell] = RankGridGeometry::fit(*m_view, viewport()->size(), kMinCellSize, kMaxCellSize);
     m_style.columns = columns;
@@ -236,6 +240,21 @@ void RankGridWidget::resizeEvent(QResizeEvent* event)
 {
     QAbstractScrollArea::resizeEvent(event);
     updateScrollBars();
+}
+
+void RankGridWidget::showEvent(QShowEvent* event)
+{
+    QAbstractScrollArea::showEvent(event);
+    if (m_fitWhenShown) {
+        // After the layouts have given the viewport its size.
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (m_fitWhenShown)
+                    zoomToFit();
+            },
+            Qt::QueuedConnection);
+    }
 }
 
 bool RankGridWidget::viewportEvent(QEvent* event)

@@ -58,6 +58,7 @@ Q_SIGNALS:
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     bool viewportEvent(QEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
@@ -72,6 +73,9 @@ private:
 
     std::shared_ptr<const RankGridView> m_view;
     RankGridStyle m_style;
+    // A fit asked for while hidden: a hidden page of the window's stack keeps a stale size, so
+    // the fit waits until the grid is shown and laid out.
+    bool m_fitWhenShown = false;
 };
 
 } // namespace stratex::ui
