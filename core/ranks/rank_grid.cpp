@@ -85,9 +85,10 @@ RankGrid RankGrid::create(const ParallelConfig& config)
     grid.m_decoder = OrthogonalGrid(decoderOrder, decoderSizes);
     grid.m_expert = OrthogonalGrid(expertOrder, expertSizes);
 
-    // Megatron asserts that dense and expert layers see the same pipeline groups.
-    if (grid.m_decoder.stride(Dim::Pp) != grid.m_expert.stride(Dim::Pp)
-        || grid.m_decoder.allGroups(maskOf(Dim::Pp)) != grid.m_expert.allGroups(maskOf(Dim::Pp)))
+    // Megatron's own rule, exactly: decoder.get_ranks("pp") == expert.get_ranks("pp"), the same
+    // groups in the same order (allGroups enumerates as get_ranks does). Equal strides would be a
+    // sufficient condition only: with pp = 1 every pipeline group is one rank, whatever the order.
+    if (grid.m_decoder.allGroups(maskOf(Dim::Pp)) != grid.m_expert.allGroups(maskOf(Dim::Pp)))
         throw Error("order \"" + grid.m_config.order
             + "\" gives the expert layers other pipeline groups than the dense layers (etp*ep = "
             + std::to_string(s.etp * s.ep) + " vs tp*cp = " + std::to_string(s.tp * s.cp)

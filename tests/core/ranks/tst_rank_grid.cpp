@@ -220,6 +220,8 @@ private Q_SLOTS:
     void coordinatesRoundTrip();
     void embeddingMembership();
     void orthogonalGridHyperCommExample();
+    void expertPipelineGroupsAsMegatron_data();
+    void expertPipelineGroupsAsMegatron();
     void invalidConfigs_data();
     void invalidConfigs();
     void warnings_data();
@@ -478,6 +480,32 @@ void TestRankGrid::orthogonalGridHyperCommExample()
     const OrthogonalGrid cube(RankOrder::parse("tp-cp-dp", small), small);
     QCOMPARE(groupsText(cube.allGroups(maskOf(Dim::Dp))), QStringLiteral("[[0,4],[1,5],[2,6],[3,7]]"));
     QCOMPARE(groupsText(cube.allGroups(maskOf(Dim::Tp) | maskOf(Dim::Cp))), QStringLiteral("[[0,1,2,3],[4,5,6,7]]"));
+}
+
+// Megatron asserts decoder.get_ranks("pp") == expert.get_ranks("pp"), nothing stronger: with pp 1
+// every pipeline group is a single rank, so any order passes; with pp > 1 the groups must match.
+void TestRankGrid::expertPipelineGroupsAsMegatron_data()
+{
+    QTest::addColumn<ParallelConfig>("config");
+    QTest::addColumn<bool>("accepted");
+    QTest::newRow("pp1-ep-before-dp") << makeConfig(64, 2, 1, 4, 8, 0, "tp-cp-pp-ep-dp") << true;
+    QTest::newRow("pp1-ep-first") << makeConfig(64, 2, 1, 4, 8, 0, "ep-tp-cp-dp-pp") << true;
+    QTest::newRow("pp-last-default") << makeConfig(64, 2, 2, 2, 4) << true;
+    QTest::newRow("pp2-groups-differ") << makeConfig(16, 2, 2, 2, 4, 1, "tp-pp-cp-ep-dp") << false;
+    QTest::newRow("pp2-same-span-before-pp") << makeConfig(32, 2, 2, 2, 4, 1, "tp-cp-ep-dp-pp") << true;
+}
+
+void TestRankGrid::expertPipelineGroupsAsMegatron()
+{
+    QFETCH(ParallelConfig, config);
+    QFETCH(bool, accepted);
+    try {
+        RankGrid::create(config);
+        QVERIFY2(accepted, "accepted a layout Megatron refuses");
+    } catch (const Error& error) {
+        QVERIFY2(!accepted, error.what());
+        QVERIFY(QString::fromUtf8(error.what()).contains(QStringLiteral("other pipeline groups")));
+    }
 }
 
 void TestRankGrid::invalidConfigs_data()
