@@ -82,6 +82,7 @@ private Q_SLOTS:
     void escapeCancelsTheSearch();
     void remembersTheFormAndTheFolder();
     void shortcutsAreListed();
+    void fitsALaptopScreen();
     void reportsErrors();
     void tooltipsExplainSettings();
     void plannerPlansWithTheSearchProfile();
@@ -303,6 +304,21 @@ void TestSearchPage::remembersTheFormAndTheFolder()
     QVERIFY2(page->result() && page->result()->best, qPrintable(page->bestText()));
     QCOMPARE(page->result()->best->world, 8); // the fixture's 8 GPUs, not the example's 16
     QSettings().clear();
+}
+
+// 1366 px laptops and 1920 px at 150 % leave about 1280 px: every page must fit.
+void TestSearchPage::fitsALaptopScreen()
+{
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    for (Page* page : m_window->pages()) {
+        QVERIFY(m_window->setCurrentPage(page->pageId()));
+        QVERIFY2(m_window->minimumSizeHint().width() <= 1280,
+            qPrintable(QStringLiteral("%1: %2 px").arg(page->pageId()).arg(m_window->minimumSizeHint().width())));
+    }
+    m_window->resize(1280, 760);
+    QVERIFY(waitUntilIdle(*m_window));
+    QCOMPARE(m_window->width(), 1280);
 }
 
 void TestSearchPage::shortcutsAreListed()

@@ -72,17 +72,20 @@ TracerPanel::TracerPanel(QWidget* parent)
     m_summary->setObjectName(QStringLiteral("tracerSummary"));
     m_summary->setWordWrap(true);
 
+    // Two short rows rather than one long one: the page must fit a 1280 px window.
     auto* settingsRow = new QHBoxLayout;
     settingsRow->addWidget(new QLabel(tr("Model"), this));
     settingsRow->addWidget(m_modelName);
     settingsRow->addWidget(new QLabel(tr("Micro-batch size"), this));
     settingsRow->addWidget(m_microBatchSize);
-    settingsRow->addWidget(new QLabel(tr("Micro-batches"), this));
-    settingsRow->addWidget(m_microBatches);
-    settingsRow->addWidget(new QLabel(tr("Global batch"), this));
-    settingsRow->addWidget(m_globalBatch);
-    settingsRow->addWidget(m_moe);
     settingsRow->addStretch();
+    auto* batchRow = new QHBoxLayout;
+    batchRow->addWidget(new QLabel(tr("Micro-batches"), this));
+    batchRow->addWidget(m_microBatches);
+    batchRow->addWidget(new QLabel(tr("Global batch"), this));
+    batchRow->addWidget(m_globalBatch);
+    batchRow->addWidget(m_moe);
+    batchRow->addStretch();
 
     auto* add = new QPushButton(tr("Add"), this);
     add->setObjectName(QStringLiteral("addConfigButton"));
@@ -95,17 +98,20 @@ TracerPanel::TracerPanel(QWidget* parent)
     buttons->addWidget(add);
     buttons->addWidget(remove);
     buttons->addWidget(load);
-    buttons->addSpacing(12);
-    buttons->addWidget(new QLabel(tr("Command per rank"), this));
-    buttons->addWidget(m_command, 1);
+    buttons->addStretch();
     buttons->addWidget(exportButton);
+    auto* commandRow = new QHBoxLayout;
+    commandRow->addWidget(new QLabel(tr("Command per rank"), this));
+    commandRow->addWidget(m_command, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(settingsRow);
+    layout->addLayout(batchRow);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_summary);
     layout->addLayout(buttons);
+    layout->addLayout(commandRow);
 
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(120);

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
@@ -21,6 +22,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
@@ -147,19 +149,26 @@ SearchPage::SearchPage(QWidget* parent)
     const std::pair<ExportKind, QString> exports[] = { { ExportKind::Galvatron, tr("Galvatron JSON…") },
         { ExportKind::PaddleConfig, tr("PaddleNLP config…") }, { ExportKind::PaddleScript, tr("PaddleNLP script…") },
         { ExportKind::Megatron, tr("Megatron-LM args…") } };
-    auto* planBar = new QHBoxLayout;
-    planBar->addWidget(m_planSet);
-    planBar->addStretch();
+    // One Export button with a menu: four buttons made the page too wide for a 1280 px window.
+    auto* exportButton = new QToolButton(this);
+    exportButton->setObjectName(QStringLiteral("exportPlanButton"));
+    exportButton->setText(tr("Export"));
+    exportButton->setToolTip(tr("Write the selected plan for Galvatron, PaddleNLP or Megatron-LM"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* exportMenu = new QMenu(exportButton);
     for (const auto& [kind, label] : exports) {
-        auto* button = new QPushButton(label, this);
-        button->setToolTip(tr("Write the selected plan"));
         const ExportKind exportKind = kind;
-        connect(button, &QPushButton::clicked, this, [this, exportKind] { exportWithDialog(exportKind); });
-        planBar->addWidget(button);
+        QAction* item = exportMenu->addAction(label);
+        connect(item, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
         auto* action = new QAction(tr("Selected Plan as %1").arg(label), this);
         connect(action, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
         m_exportActions << action;
     }
+    exportButton->setMenu(exportMenu);
+    auto* planBar = new QHBoxLayout;
+    planBar->addWidget(m_planSet, 1);
+    planBar->addWidget(exportButton);
     planBar->addWidget(m_ranks);
     planBar->addWidget(m_timeline);
 
