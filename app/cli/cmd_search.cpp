@@ -11,6 +11,7 @@
 #include "app/cli/search_options.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/number_format.h"
 #include "core/common/progress.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
@@ -43,13 +44,6 @@ public:
 private:
     void (*m_previous)(int) = SIG_DFL;
 };
-
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
 
 std::string list(const std::vector<int>& values)
 {
