@@ -42,6 +42,7 @@
 
 using namespace stratex;
 using namespace stratex::ui;
+using namespace stratex::controllers;
 using stratex::test::waitUntilIdle;
 
 namespace {

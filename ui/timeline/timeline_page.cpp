@@ -18,15 +18,18 @@
 #include "core/common/json_reader.h"
 #include "core/export/chrome_trace.h"
 #include "ui/common/image_export.h"
-#include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "controllers/timeline_document.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
 using namespace stratex::sim;
+using controllers::TimelineDocument;
+using controllers::TimelinePlanView;
+using controllers::makeTimelinePlanView;
 
 namespace {
 

@@ -8,16 +8,20 @@
 #include "core/sim/sim_cases.h"
 #include "core/sim/timeline.h"
 #include "ui/page.h"
+
 #include "controllers/timeline_request.h"
 
 class QAction;
 class QComboBox;
 class QLabel;
 
+namespace stratex::controllers {
+struct TimelineDocument;
+}
+
 namespace stratex::ui {
 
 class TimelineWidget;
-struct TimelineDocument;
 
 // The Timeline page: the Gantt of a simulated pipeline plan, or of two plans on a shared time
 // axis. Plans come from simulation cases files (stratex-cli simulate's format; the bundled example
@@ -72,7 +76,7 @@ private:
     void loadCases(const QString& label, QByteArray json, const QString& fileName);
     void refreshPlanBoxes();
     void simulateSelection();
-    void showDocument(std::shared_ptr<const TimelineDocument> document);
+    void showDocument(std::shared_ptr<const controllers::TimelineDocument> document);
 
     std::vector<Source> m_sources;
     QComboBox* m_first;
