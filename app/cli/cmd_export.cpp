@@ -6,14 +6,22 @@
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
 #include "core/common/atomic_file.h"
-#include "core/export/galvatron_config.h"
-#include "core/export/megatron_args.h"
-#include "core/export/paddle_config.h"
+#include "core/export/plan_export.h"
 #include "core/search/strategy_file.h"
 
 namespace stratex::cli {
 
 namespace {
+
+QStringList formatNames()
+{
+    QStringList names;
+    for (exporting::ExportFormat format : exporting::exportFormats()) {
+        const std::string_view name = exporting::exportFormatName(format);
+        names << QString::fromUtf8(name.data(), qsizetype(name.size()));
+    }
+    return names;
+}
 
 int runExport(const QStringList& args)
 {
@@ -24,8 +32,7 @@ int runExport(const QStringList& args)
                        "tp_size_list), 'megatron' (pretrain_gpt.py arguments, with a comment for every per-layer "
                        "choice Megatron-LM cannot express). The settings give the cluster and model shape."));
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The Galvatron strategy JSON."));
-    parser.option(QStringLiteral("to"), QStringLiteral("galvatron|paddle|paddle-script|megatron"),
-        QStringLiteral("Output format."));
+    parser.option(QStringLiteral("to"), formatNames().join(QLatin1Char('|')), QStringLiteral("Output format."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"), QStringLiteral("Output file (default: stdout)."));
     addSearchSettingsOptions(parser);
     parser.parse(args);
@@ -35,10 +42,8 @@ int runExport(const QStringList& args)
         parser.usageError(QStringLiteral("--strategy is required"));
     if (!parser.isSet(QStringLiteral("to")))
         parser.usageError(QStringLiteral("--to is required"));
-    const QString to = parser.choice(QStringLiteral("to"),
-        { QStringLiteral("galvatron"), QStringLiteral("paddle"), QStringLiteral("paddle-script"),
-            QStringLiteral("megatron") },
-        QStringLiteral("galvatron"));
+    const exporting::ExportFormat format = *exporting::parseExportFormat(
+        parser.choice(QStringLiteral("to"), formatNames(), QStringLiteral("galvatron")).toStdString());
 
     search::SearchSettings settings = readSearchSettings(parser);
     const search::StrategyFile strategy
@@ -47,23 +52,12 @@ int runExport(const QStringList& args)
         settings.model.num_layers = strategy.layers();
     const search::Plan plan = search::planFromStrategyFile(strategy, settings);
 
-    std::string content;
-    FileMode mode = FileMode::Regular;
-    if (to == QStringLiteral("galvatron")) {
-        content = exporting::galvatronConfigText(plan);
-    } else if (to == QStringLiteral("paddle")) {
-        content = exporting::paddleFineGrainedConfigText(plan);
-    } else if (to == QStringLiteral("paddle-script")) {
-        content = exporting::paddleLaunchScript(plan, settings);
-        mode = FileMode::Executable;
-    } else {
-        content = exporting::megatronArgsScript(plan, settings);
-        mode = FileMode::Executable;
-    }
+    const exporting::ExportedFile file = exporting::exportPlan(format, plan, settings);
     if (parser.isSet(QStringLiteral("out")))
-        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), content, mode);
+        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
+            file.executable ? FileMode::Executable : FileMode::Regular);
     else
-        printOut(content.back() == '\n' ? content : content + "\n");
+        printOut(file.text.back() == '\n' ? file.text : file.text + "\n");
     return kExitOk;
 }
 

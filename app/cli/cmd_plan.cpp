@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli plan: DynaPipe-style execution planning of one global batch -- micro-batches from
 // the DP, schedule, recompute per micro-batch, simulated makespan and memory, instruction lists.
-#include <cstdio>
 #include <string>
 
 #include "app/cli/cli_command.h"
@@ -9,6 +8,7 @@
 #include "app/cli/cli_parser.h"
 #include "app/cli/plan_options.h"
 #include "core/common/atomic_file.h"
+#include "core/common/number_format.h"
 #include "core/export/chrome_trace.h"
 #include "core/planner/planner.h"
 #include "core/planner/planner_json.h"
@@ -20,13 +20,6 @@ namespace {
 using namespace stratex::planner;
 using namespace stratex::sim;
 
-std::string number(double value, int decimals = 2)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
 std::string planText(const PlanResult& plan, double memoryMb)
 {
     std::string text = std::string(plan.feasible ? "Plan" : "No feasible plan") + " ("
@@ -34,21 +27,21 @@ std::string planText(const PlanResult& plan, double memoryMb)
         + (plan.requested_mode == PlannerMode::Auto ? ", chosen automatically" : "") + ")\n";
     if (!plan.feasible)
         text += "  reason: " + plan.infeasible_reason + "\n";
-    text += "  planning time: " + number(plan.planning_time_ms, 1) + " ms (micro-batching "
-        + number(plan.microbatching_time_ms, 1) + " ms), " + std::to_string(plan.candidates_simulated)
+    text += "  planning time: " + fixed(plan.planning_time_ms, 1) + " ms (micro-batching "
+        + fixed(plan.microbatching_time_ms, 1) + " ms), " + std::to_string(plan.candidates_simulated)
         + " simulations\n";
     text += "  samples: " + std::to_string(plan.microbatching.order.size()) + " -> "
         + std::to_string(plan.global_microbatches()) + " micro-batches (DP recompute "
         + std::string(recomputeTypeName(plan.microbatching.recompute)) + ")\n";
-    text += "  makespan: " + number(plan.makespan_ms, 3) + " ms\n";
-    text += "  peak memory (MB) per device, limit " + number(memoryMb, 0) + ":";
+    text += "  makespan: " + fixed(plan.makespan_ms, 3) + " ms\n";
+    text += "  peak memory (MB) per device, limit " + fixed(memoryMb, 0) + ":";
     for (double peak : plan.peak_memory_mb_per_device)
-        text += " " + number(peak, 0);
+        text += " " + fixed(peak, 0);
     text += "\n";
     for (const GroupPlan& group : plan.groups) {
         text += "  group " + std::to_string(group.dp_group) + ": " + std::string(scheduleName(group.schedule))
             + ", recompute from " + std::string(recomputeTypeName(group.base_recompute)) + ", makespan "
-            + number(group.makespan_ms, 3) + " ms" + (group.memory_throttled ? ", memory-throttled" : "")
+            + fixed(group.makespan_ms, 3) + " ms" + (group.memory_throttled ? ", memory-throttled" : "")
             + (group.adjust_rounds ? ", " + std::to_string(group.adjust_rounds) + " recompute adjustment round(s)" : "")
             + (group.instructions.ranks.empty() ? ""
                     : group.deadlock.ok         ? ", instructions deadlock-free"

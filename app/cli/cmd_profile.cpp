@@ -2,12 +2,12 @@
 // stratex-cli profile synth: a complete Galvatron-format profile set, estimated from a model's
 // shape and a GPU's datasheet, for exploring strategies without GPUs at hand.
 #include <cmath>
-#include <cstdio>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/setting_options.h"
+#include "core/common/number_format.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/synthesis_settings.h"
 #include "core/profile/synth/transformer_estimates.h"
@@ -68,13 +68,6 @@ nlohmann::ordered_json presetsJson()
         gpus.push_back({ { "name", g.name }, { "peak_tflops", g.peak_tflops }, { "memory_gb", g.memory_gb },
             { "nvlink_gbps", g.intra_node_bus_gb_per_s }, { "network_gbps", g.network_gb_per_s_per_gpu } });
     return { { "models", models }, { "gpus", gpus } };
-}
-
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
 }
 
 int runSynth(const QStringList& args)

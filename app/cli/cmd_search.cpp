@@ -4,6 +4,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <utility>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
@@ -11,10 +12,9 @@
 #include "app/cli/search_options.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/number_format.h"
 #include "core/common/progress.h"
-#include "core/export/galvatron_config.h"
-#include "core/export/megatron_args.h"
-#include "core/export/paddle_config.h"
+#include "core/export/plan_export.h"
 #include "core/export/plan_json.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_setting_table.h"
@@ -43,13 +43,6 @@ public:
 private:
     void (*m_previous)(int) = SIG_DFL;
 };
-
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
 
 std::string list(const std::vector<int>& values)
 {
@@ -162,18 +155,19 @@ int runSearch(const QStringList& args)
         throw Error(
             "no valid configuration found within " + std::to_string(settings.memory_constraint_gb) + " GB per GPU");
 
-    const search::Plan& best = *result.best;
-    if (parser.isSet(QStringLiteral("out")))
-        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), exporting::galvatronConfigText(best));
-    if (parser.isSet(QStringLiteral("paddle-out")))
+    const std::pair<QString, exporting::ExportFormat> exports[] = {
+        { QStringLiteral("out"), exporting::ExportFormat::Galvatron },
+        { QStringLiteral("paddle-out"), exporting::ExportFormat::PaddleConfig },
+        { QStringLiteral("paddle-script"), exporting::ExportFormat::PaddleScript },
+        { QStringLiteral("megatron-args"), exporting::ExportFormat::Megatron },
+    };
+    for (const auto& [option, format] : exports) {
+        if (!parser.isSet(option))
+            continue;
+        const exporting::ExportedFile file = exporting::exportPlan(format, *result.best, settings);
         writeFileAtomically(
-            parser.value(QStringLiteral("paddle-out")).toStdString(), exporting::paddleFineGrainedConfigText(best));
-    if (parser.isSet(QStringLiteral("paddle-script")))
-        writeFileAtomically(parser.value(QStringLiteral("paddle-script")).toStdString(),
-            exporting::paddleLaunchScript(best, settings), FileMode::Executable);
-    if (parser.isSet(QStringLiteral("megatron-args")))
-        writeFileAtomically(parser.value(QStringLiteral("megatron-args")).toStdString(),
-            exporting::megatronArgsScript(best, settings), FileMode::Executable);
+            parser.value(option).toStdString(), file.text, file.executable ? FileMode::Executable : FileMode::Regular);
+    }
     return kExitOk;
 }
 

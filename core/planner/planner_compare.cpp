@@ -2,20 +2,13 @@
 #include "core/planner/planner_compare.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include "core/common/error.h"
+#include "core/common/number_format.h"
 
 namespace stratex::planner {
 
 namespace {
-
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
 
 std::string paddedLeft(const std::string& text, std::size_t width)
 {

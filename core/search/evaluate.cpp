@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "core/search/search_task.h"
 
 namespace stratex::search {
 
@@ -30,25 +31,16 @@ BufferTask firstAdmittingTask(const Plan& plan, const SearchSettings& settings)
         megatron = megatron || s.tp > 1;
         maxDpUsed = std::max(maxDpUsed, s.dp);
     }
-    int maxTp = std::max(world / pp, 1);
-    if (maxTp > settings.max_tp_deg)
-        maxTp = settings.max_tp_deg;
-    const int maxDp = std::max(std::min(plan.gbsz / plan.chunks, world / pp), 1);
-    const int minTp = std::max(world / pp / maxDp, 1);
+    SearchTask probe;
+    probe.gbsz = plan.gbsz;
+    probe.chunks = plan.chunks;
+    probe.pp = pp;
+    const int maxDp = maxDataParallel(probe, world);
     if (maxDpUsed <= maxDp) {
-        for (TpSpMode mode : { TpSpMode::TpOnly, TpSpMode::SpOnly, TpSpMode::TpWithSp }) {
+        for (TpSpMode mode : kTaskModeOrder) {
             if ((mode == TpSpMode::TpOnly && ulysses) || (mode == TpSpMode::SpOnly && megatron))
                 continue;
-            std::vector<int> buffers;
-            if (mode == TpSpMode::SpOnly) {
-                buffers.push_back(maxTp);
-            } else {
-                for (int b = minTp; b <= maxTp; ++b) {
-                    if ((b & (b - 1)) == 0 && b * pp <= world)
-                        buffers.push_back(b);
-                }
-            }
-            for (int b : buffers) {
+            for (int b : globalBufferTpDegrees(mode, world, pp, maxDp, settings.max_tp_deg)) {
                 if (b >= maxTpsp)
                     return { mode, b, true };
             }

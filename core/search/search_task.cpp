@@ -20,6 +20,22 @@ int maxDataParallel(const SearchTask& task, int world)
     return std::max(std::min(task.gbsz / task.chunks, world / task.pp), 1);
 }
 
+std::vector<int> globalBufferTpDegrees(TpSpMode mode, int world, int pp, int maxDp, int maxTpDeg)
+{
+    int maxTp = std::max(world / pp, 1);
+    if (maxTp > maxTpDeg)
+        maxTp = maxTpDeg;
+    if (mode == TpSpMode::SpOnly)
+        return { maxTp };
+    std::vector<int> degrees;
+    const int minTp = std::max(world / pp / maxDp, 1);
+    for (int b = minTp; b <= maxTp; ++b) {
+        if ((b & (b - 1)) == 0 && b * pp <= world)
+            degrees.push_back(b);
+    }
+    return degrees;
+}
+
 std::vector<SearchTask> buildTasks(const SearchSettings& settings, const StrategySpace& space)
 {
     const int world = settings.world();
@@ -38,26 +54,13 @@ std::vector<SearchTask> buildTasks(const SearchSettings& settings, const Strateg
             for (int pp : space.pipelineDegrees) {
                 if (pp > chunks || pp > settings.model.num_layers)
                     continue;
-                int maxTp = std::max(world / pp, 1);
-                if (maxTp > settings.max_tp_deg)
-                    maxTp = settings.max_tp_deg;
                 SearchTask probe;
                 probe.gbsz = gbsz;
                 probe.chunks = chunks;
                 probe.pp = pp;
                 const int maxDp = maxDataParallel(probe, world);
-                const int minTp = std::max(world / pp / maxDp, 1);
-                for (TpSpMode mode : { TpSpMode::TpOnly, TpSpMode::SpOnly, TpSpMode::TpWithSp }) {
-                    std::vector<int> buffers;
-                    if (mode == TpSpMode::SpOnly) {
-                        buffers.push_back(maxTp);
-                    } else {
-                        for (int b = minTp; b <= maxTp; ++b) {
-                            if ((b & (b - 1)) == 0 && b * pp <= world)
-                                buffers.push_back(b);
-                        }
-                    }
-                    for (int b : buffers) {
+                for (TpSpMode mode : kTaskModeOrder) {
+                    for (int b : globalBufferTpDegrees(mode, world, pp, maxDp, settings.max_tp_deg)) {
                         SearchTask task = probe;
                         task.index = int(tasks.size());
                         task.mode = mode;

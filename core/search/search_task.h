@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "core/search/search_settings.h"
@@ -23,6 +24,16 @@ struct SearchTask {
 
 // Galvatron's batch sizes: [settle_bsz], or max(min_bsz, bsz_scale), + bsz_scale, ... <= max_bsz.
 std::vector<int> batchSizes(const SearchSettings& settings);
+
+// Galvatron's order of the TP/SP modes within one (gbsz, chunks, pp).
+inline constexpr std::array<TpSpMode, 3> kTaskModeOrder { TpSpMode::TpOnly, TpSpMode::SpOnly, TpSpMode::TpWithSp };
+
+// The global buffer TP bounds B Galvatron tries for one (gbsz, chunks, pp) in a mode, in its task
+// order. The largest is max(world / pp, 1) capped by max_tp_deg; SP-only tries only that one, the
+// other modes every power of two from max(world / pp / maxDp, 1) up to it with B * pp <= world.
+// Shared by the task list and by evaluate(), which must size a given plan's buffer as the search
+// would have.
+std::vector<int> globalBufferTpDegrees(TpSpMode mode, int world, int pp, int maxDp, int maxTpDeg);
 
 // The task list in Galvatron's order (galvatron-main-search-spec.md §2.5).
 std::vector<SearchTask> buildTasks(const SearchSettings& settings, const StrategySpace& space);

@@ -96,12 +96,14 @@ BENCHMARK(BM_PaintGrid131072Frame)->Unit(benchmark::kMillisecond);
 // ---- Pipeline timeline ----------------------------------------------------------------------
 
 #include "core/sim/simulator.h"
-#include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_painter.h"
+
+#include "controllers/timeline_document.h"
 
 namespace {
 
 using namespace stratex::sim;
+using namespace stratex::controllers;
 
 // 8 devices, one layer each, `microbatches` micro-batches of varying cost with transfers: about
 // 44 ops per micro-batch (8 F, 8 B, 14 sends, 14 receives).

@@ -31,6 +31,7 @@
 
 using namespace stratex;
 using namespace stratex::ui;
+using namespace stratex::controllers;
 using stratex::test::waitUntilIdle;
 
 class TestPlannerPage : public QObject {

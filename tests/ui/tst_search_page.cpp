@@ -44,6 +44,7 @@
 
 using namespace stratex;
 using namespace stratex::ui;
+using namespace stratex::controllers;
 using stratex::test::waitUntilIdle;
 
 namespace {

@@ -16,18 +16,19 @@
 
 #include "core/sim/simulator.h"
 #include "ui/main_window.h"
-#include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 #include "ui/timeline/timeline_zoom.h"
 
+#include "controllers/timeline_document.h"
 #include "gui_test_helpers.h"
 #include "support/test_paths.h"
 
 using namespace stratex;
 using namespace stratex::sim;
 using namespace stratex::ui;
+using namespace stratex::controllers;
 
 Q_DECLARE_METATYPE(stratex::ui::TimeRange)
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/timeline/timeline_geometry.h"
 
-#include "ui/timeline/timeline_document.h"
+#include "controllers/timeline_document.h"
 
 namespace stratex::ui {
 
-TimelineGeometry::TimelineGeometry(const TimelineDocument& document)
+TimelineGeometry::TimelineGeometry(const controllers::TimelineDocument& document)
     : m_document(document)
 {
 }

@@ -5,9 +5,11 @@
 
 #include <QRect>
 
-namespace stratex::ui {
-
+namespace stratex::controllers {
 struct TimelineDocument;
+}
+
+namespace stratex::ui {
 
 enum class TimelineLane { Compute, Send, Recv, Memory };
 
@@ -25,7 +27,7 @@ public:
     static constexpr int kDeviceGap = 8;
     static constexpr int kDeviceHeight = kComputeHeight + 2 * kCommHeight + kMemoryHeight + kDeviceGap;
 
-    explicit TimelineGeometry(const TimelineDocument& document);
+    explicit TimelineGeometry(const controllers::TimelineDocument& document);
 
     int contentHeight() const;
     int planTop(int plan) const;
@@ -42,7 +44,7 @@ public:
     std::optional<Hit> hitAt(int contentY) const;
 
 private:
-    const TimelineDocument& m_document;
+    const controllers::TimelineDocument& m_document;
 };
 
 } // namespace stratex::ui

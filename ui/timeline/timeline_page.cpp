@@ -14,19 +14,20 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "core/common/atomic_file.h"
-#include "core/common/json_reader.h"
-#include "core/export/chrome_trace.h"
 #include "ui/common/image_export.h"
-#include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 
-#include "jobs/job_runner.h"
+#include "controllers/timeline_document.h"
 
 namespace stratex::ui {
 
 using namespace stratex::sim;
+using controllers::TimelineDocument;
+using controllers::TimelinePlanView;
+using controllers::TimelineSelection;
+using controllers::TimelineSourceId;
+using controllers::TimelineSources;
 
 namespace {
 
@@ -40,35 +41,29 @@ QLabel* legendSwatch(const QString& text, OpKind kind, QWidget* parent)
     return label;
 }
 
-struct PlanRequest {
-    QString name;
-    std::optional<SimulationCase> simulation;
-    std::shared_ptr<const Timeline> timeline;
-    double memoryLimitMb = 0;
-};
-
-TimelinePlanView planView(const PlanRequest& request, ProgressSink& progress)
+// The source a plan box item stands for; "—" in the second box has none.
+std::optional<TimelineSourceId> sourceIdOf(const QComboBox* box)
 {
-    progress.throwIfCancelled();
-    if (request.timeline)
-        return makeTimelinePlanView(request.name, *request.timeline, request.memoryLimitMb);
-    SimulationOptions options = request.simulation->options;
-    options.build_timeline = true;
-    SimulationResult result = simulate(request.simulation->input, request.simulation->schedule, options);
-    return makeTimelinePlanView(request.name, std::move(result.timeline), options.memory_limit_mb);
+    const QVariant data = box->currentData();
+    if (!data.isValid())
+        return std::nullopt;
+    return TimelineSourceId(data.toInt());
+}
+
+void setCurrentSource(QComboBox* box, std::optional<TimelineSourceId> id, int noneIndex)
+{
+    box->setCurrentIndex(id ? box->findData(int(*id)) : noneIndex);
 }
 
 } // namespace
 
 TimelinePage::TimelinePage(QWidget* parent)
     : Page(parent)
+    , m_sources(new TimelineSources(this))
     , m_first(new QComboBox(this))
     , m_second(new QComboBox(this))
     , m_widget(new TimelineWidget(this))
     , m_summary(new QLabel(this))
-    , m_loadRunner(new jobs::JobRunner(this))
-    , m_simulateRunner(new jobs::JobRunner(this))
-    , m_exportRunner(new jobs::JobRunner(this))
     , m_exportImage(new QAction(tr("Timeline Image…"), this))
     , m_exportTrace(new QAction(tr("Timeline as Chrome Trace (Perfetto)…"), this))
 {
@@ -124,26 +119,20 @@ TimelinePage::TimelinePage(QWidget* parent)
     connect(m_exportImage, &QAction::triggered, this, &TimelinePage::exportImageWithDialog);
     connect(traceButton, &QPushButton::clicked, this, &TimelinePage::exportChromeTraceWithDialog);
     connect(m_exportTrace, &QAction::triggered, this, &TimelinePage::exportChromeTraceWithDialog);
-    connect(m_exportRunner, &jobs::JobRunner::failed, this,
-        [this](const QString& message) { Q_EMIT statusMessage(tr("Chrome trace not written: %1").arg(message)); });
-    connect(m_first, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_updatingBoxes)
-            simulateSelection();
-    });
-    connect(m_second, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_updatingBoxes)
-            simulateSelection();
-    });
-    connect(m_simulateRunner, &jobs::JobRunner::failed, this,
-        [this](const QString& message) { m_summary->setText(tr("Simulation failed: %1").arg(message)); });
-    connect(m_loadRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
-        m_summary->setText(tr("Cannot open cases: %1").arg(message));
-        Q_EMIT statusMessage(message);
+    connect(m_first, &QComboBox::currentIndexChanged, this, &TimelinePage::selectFromBoxes);
+    connect(m_second, &QComboBox::currentIndexChanged, this, &TimelinePage::selectFromBoxes);
+    connect(m_sources, &TimelineSources::sourcesChanged, this, &TimelinePage::refreshPlanBoxes);
+    connect(m_sources, &TimelineSources::selectionChanged, this, &TimelinePage::showSelection);
+    connect(m_sources, &TimelineSources::documentReady, this, &TimelinePage::showDocument);
+    connect(m_sources, &TimelineSources::failed, this, &TimelinePage::showFailure);
+    connect(m_sources, &TimelineSources::traceExported, this, [this](const QString& written) {
+        Q_EMIT statusMessage(tr("Wrote %1 (open it in ui.perfetto.dev)").arg(written));
+        Q_EMIT traceExported(written);
     });
 
     QFile bundled(QStringLiteral(":/examples/pipeline-cases.json"));
     if (bundled.open(QIODevice::ReadOnly))
-        loadCases(tr("example"), bundled.readAll(), QStringLiteral("pipeline-cases.json"));
+        m_sources->loadCases(tr("example"), bundled.readAll(), QStringLiteral("pipeline-cases.json"));
 }
 
 TimelinePage::~TimelinePage() = default;
@@ -155,7 +144,7 @@ QIcon TimelinePage::icon() const
 
 QList<jobs::JobRunner*> TimelinePage::jobRunners() const
 {
-    return { m_loadRunner, m_simulateRunner, m_exportRunner };
+    return m_sources->runners();
 }
 
 QList<QAction*> TimelinePage::exportActions() const
@@ -170,14 +159,7 @@ bool TimelinePage::canOpen(const QString& path) const
 
 bool TimelinePage::openFile(const QString& path, QString* error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    loadCases(QFileInfo(path).completeBaseName(), file.readAll(), path);
-    return true;
+    return m_sources->openCasesFile(path, error);
 }
 
 void TimelinePage::openCasesWithDialog()
@@ -191,121 +173,79 @@ void TimelinePage::openCasesWithDialog()
         QMessageBox::warning(this, tr("Open simulation cases"), error);
 }
 
-void TimelinePage::loadCases(const QString& label, QByteArray json, const QString& fileName)
-{
-    m_loadRunner->start<std::vector<SimulationCase>>(
-        tr("Reading %1").arg(QFileInfo(fileName).fileName()),
-        [json = std::move(json), file = fileName.toStdString()](ProgressSink&) {
-            const JsonDocument document
-                = JsonDocument::parse(std::string_view(json.constData(), std::size_t(json.size())), file);
-            return readSimulationCases(document.root());
-        },
-        [this, label](std::vector<SimulationCase> cases) {
-            const int firstNew = int(m_sources.size());
-            for (std::size_t i = 0; i < cases.size(); ++i) {
-                const QString description = QString::fromStdString(cases[i].description);
-                Source source;
-                source.name = QStringLiteral("%1 #%2: %3")
-                                  .arg(label)
-                                  .arg(i + 1)
-                                  .arg(description.isEmpty() ? QString::fromUtf8(scheduleName(cases[i].schedule).data())
-                                                             : description);
-                source.memoryLimitMb = cases[i].options.memory_limit_mb;
-                source.simulation = std::move(cases[i]);
-                m_sources.push_back(std::move(source));
-            }
-            refreshPlanBoxes();
-            if (!cases.empty())
-                showPlans(firstNew, cases.size() > 1 ? std::optional<int>(firstNew + 1) : std::nullopt);
-        });
-}
-
 int TimelinePage::addTimeline(const QString& name, Timeline timeline, double memoryLimitMb)
 {
-    Source source;
-    source.name = name;
-    source.timeline = std::make_shared<const Timeline>(std::move(timeline));
-    source.memoryLimitMb = memoryLimitMb;
-    m_sources.push_back(std::move(source));
-    refreshPlanBoxes();
-    return int(m_sources.size()) - 1;
+    m_sources->addTimeline({ name, std::make_shared<const Timeline>(std::move(timeline)), memoryLimitMb });
+    return int(m_sources->sources().size()) - 1;
 }
 
 void TimelinePage::showRequests(const controllers::TimelineRequests& requests)
 {
-    if (requests.isEmpty())
-        return;
-    const int first = int(m_sources.size());
-    for (const controllers::TimelineRequest& request : requests) {
-        Source source;
-        source.name = request.name;
-        source.timeline = request.timeline;
-        source.memoryLimitMb = request.memoryLimitMb;
-        m_sources.push_back(std::move(source));
-    }
-    refreshPlanBoxes();
-    showPlans(first, requests.size() > 1 ? std::optional<int>(first + 1) : std::nullopt);
+    m_sources->showRequests(requests);
 }
 
 QStringList TimelinePage::planNames() const
 {
-    QStringList names;
-    for (const Source& source : m_sources)
-        names << source.name;
-    return names;
+    return m_sources->names();
+}
+
+void TimelinePage::showPlans(int first, std::optional<int> second)
+{
+    const std::vector<controllers::TimelineSource> sources = m_sources->sources();
+    const auto idAt = [&](int position) -> std::optional<TimelineSourceId> {
+        if (position < 0 || position >= int(sources.size()))
+            return std::nullopt;
+        return sources[std::size_t(position)].id;
+    };
+    if (const std::optional<TimelineSourceId> firstId = idAt(first))
+        m_sources->select({ *firstId, second ? idAt(*second) : std::nullopt });
 }
 
 void TimelinePage::refreshPlanBoxes()
 {
     m_updatingBoxes = true;
-    const int first = m_first->currentIndex();
-    const int second = m_second->currentIndex();
     m_first->clear();
     m_second->clear();
     m_second->addItem(tr("—"));
-    for (const Source& source : m_sources) {
-        m_first->addItem(source.name);
-        m_second->addItem(source.name);
+    for (const controllers::TimelineSource& source : m_sources->sources()) {
+        m_first->addItem(source.name, int(source.id));
+        m_second->addItem(source.name, int(source.id));
     }
-    m_first->setCurrentIndex(std::max(0, first));
-    m_second->setCurrentIndex(std::max(0, second));
     m_updatingBoxes = false;
+    showSelection();
 }
 
-void TimelinePage::showPlans(int first, std::optional<int> second)
+void TimelinePage::showSelection()
 {
+    const std::optional<TimelineSelection> selection = m_sources->selection();
     m_updatingBoxes = true;
-    m_first->setCurrentIndex(first);
-    m_second->setCurrentIndex(second ? *second + 1 : 0);
+    setCurrentSource(m_first, selection ? std::optional(selection->first) : std::nullopt, -1);
+    setCurrentSource(m_second, selection ? selection->second : std::nullopt, 0);
     m_updatingBoxes = false;
-    simulateSelection();
 }
 
-void TimelinePage::simulateSelection()
+void TimelinePage::selectFromBoxes()
 {
-    std::vector<PlanRequest> requests;
-    const auto request = [&](int index) {
-        if (index < 0 || index >= int(m_sources.size()))
-            return;
-        const Source& source = m_sources[std::size_t(index)];
-        requests.push_back({ source.name, source.simulation, source.timeline, source.memoryLimitMb });
-    };
-    request(m_first->currentIndex());
-    if (m_second->currentIndex() > 0 && m_second->currentIndex() - 1 != m_first->currentIndex())
-        request(m_second->currentIndex() - 1);
-    if (requests.empty())
+    if (m_updatingBoxes)
         return;
-    m_simulateRunner->start<std::shared_ptr<const TimelineDocument>>(
-        tr("Simulating the pipeline"),
-        [requests = std::move(requests)](ProgressSink& progress) {
-            auto document = std::make_shared<TimelineDocument>();
-            for (std::size_t i = 0; i < requests.size(); ++i) {
-                document->plans.push_back(planView(requests[i], progress));
-                progress.report(double(i + 1) / double(requests.size()), "simulated");
-            }
-            return std::shared_ptr<const TimelineDocument>(std::move(document));
-        },
-        [this](std::shared_ptr<const TimelineDocument> document) { showDocument(std::move(document)); });
+    if (const std::optional<TimelineSourceId> first = sourceIdOf(m_first))
+        m_sources->select({ *first, sourceIdOf(m_second) });
+}
+
+void TimelinePage::showFailure(TimelineSources::Job job, const QString& message)
+{
+    switch (job) {
+    case TimelineSources::Job::Load:
+        m_summary->setText(tr("Cannot open cases: %1").arg(message));
+        Q_EMIT statusMessage(message);
+        break;
+    case TimelineSources::Job::Simulate:
+        m_summary->setText(tr("Simulation failed: %1").arg(message));
+        break;
+    case TimelineSources::Job::Export:
+        Q_EMIT statusMessage(tr("Chrome trace not written: %1").arg(message));
+        break;
+    }
 }
 
 void TimelinePage::showDocument(std::shared_ptr<const TimelineDocument> document)
@@ -363,25 +303,8 @@ namespace stratex::ui {
 
 void TimelinePage::exportChromeTrace(const QString& path)
 {
-    // The document is immutable and shared: the worker reads it while the page goes on.
-    std::shared_ptr<const TimelineDocument> document = m_widget->sharedDocument();
-    if (!document) {
+    if (!m_sources->exportChromeTrace(path))
         Q_EMIT statusMessage(tr("No timeline to export"));
-        return;
-    }
-    m_exportRunner->start<QString>(
-        tr("Writing Chrome trace"),
-        [document, file = path.toStdString()](ProgressSink&) {
-            std::vector<exporting::ChromeTraceSection> sections;
-            for (const TimelinePlanView& plan : document->plans)
-                sections.push_back({ plan.name.toStdString(), &plan.timeline });
-            exporting::writeChromeTrace(file, sections);
-            return QString::fromStdString(file);
-        },
-        [this](const QString& written) {
-            Q_EMIT statusMessage(tr("Wrote %1 (open it in ui.perfetto.dev)").arg(written));
-            Q_EMIT traceExported(written);
-        });
 }
 
 void TimelinePage::exportChromeTraceWithDialog()

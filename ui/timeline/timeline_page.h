@@ -3,12 +3,12 @@
 
 #include <memory>
 #include <optional>
-#include <vector>
 
-#include "core/sim/sim_cases.h"
 #include "core/sim/timeline.h"
 #include "ui/page.h"
+
 #include "controllers/timeline_request.h"
+#include "controllers/timeline_sources.h"
 
 class QAction;
 class QComboBox;
@@ -17,11 +17,12 @@ class QLabel;
 namespace stratex::ui {
 
 class TimelineWidget;
-struct TimelineDocument;
 
 // The Timeline page: the Gantt of a simulated pipeline plan, or of two plans on a shared time
-// axis. Plans come from simulation cases files (stratex-cli simulate's format; the bundled example
-// opens at start) and from the other pages (planner results). Simulation runs on a worker thread.
+// axis. A view over controllers::TimelineSources, which holds the plans (simulation cases files --
+// stratex-cli simulate's format, the bundled example opens at start -- and the other pages'
+// results) and simulates the selection on a worker; the plan boxes mirror its sources and
+// selection.
 class TimelinePage : public Page {
     Q_OBJECT
 public:
@@ -36,10 +37,14 @@ public:
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
 
-    // A plan computed elsewhere (e.g. by the planner); shown at once as plan A (and B if given).
+    controllers::TimelineSources* sources() const { return m_sources; }
+
+    // A plan computed elsewhere; shown at once when nothing is shown yet. Returns its position in
+    // the plan boxes.
     int addTimeline(const QString& name, sim::Timeline timeline, double memoryLimitMb = 0);
     // Adds the timelines and shows the first (compared with the second, if any).
     void showRequests(const controllers::TimelineRequests& requests);
+    // The plans at these positions of the plan list (first box; the second box lists "—" first).
     void showPlans(int first, std::optional<int> second = std::nullopt);
     QStringList planNames() const;
 
@@ -62,26 +67,17 @@ Q_SIGNALS:
     void traceExported(const QString& path);
 
 private:
-    struct Source {
-        QString name;
-        std::optional<sim::SimulationCase> simulation; // simulated on demand
-        std::shared_ptr<const sim::Timeline> timeline; // or given
-        double memoryLimitMb = 0;
-    };
-
-    void loadCases(const QString& label, QByteArray json, const QString& fileName);
     void refreshPlanBoxes();
-    void simulateSelection();
-    void showDocument(std::shared_ptr<const TimelineDocument> document);
+    void showSelection();
+    void selectFromBoxes();
+    void showDocument(std::shared_ptr<const controllers::TimelineDocument> document);
+    void showFailure(controllers::TimelineSources::Job job, const QString& message);
 
-    std::vector<Source> m_sources;
+    controllers::TimelineSources* m_sources;
     QComboBox* m_first;
     QComboBox* m_second;
     TimelineWidget* m_widget;
     QLabel* m_summary;
-    jobs::JobRunner* m_loadRunner;
-    jobs::JobRunner* m_simulateRunner;
-    jobs::JobRunner* m_exportRunner;
     QAction* m_exportImage;
     QAction* m_exportTrace;
     bool m_updatingBoxes = false;

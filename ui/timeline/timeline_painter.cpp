@@ -11,8 +11,9 @@
 #include <QPainter>
 #include <QPolygonF>
 
-#include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_geometry.h"
+
+#include "controllers/timeline_document.h"
 
 namespace stratex::ui {
 
@@ -284,7 +285,7 @@ void paintMemory(const Frame& f, const std::vector<sim::MemorySample>& samples, 
     }
 }
 
-void paintDeviceLabel(const Frame& f, const TimelinePlanView& plan, int device, QRect band)
+void paintDeviceLabel(const Frame& f, const controllers::TimelinePlanView& plan, int device, QRect band)
 {
     QPainter& p = f.painter;
     const sim::DeviceTimeline& timeline = plan.timeline.devices[std::size_t(device)];
@@ -306,7 +307,8 @@ void paintDeviceLabel(const Frame& f, const TimelinePlanView& plan, int device, 
 
 } // namespace
 
-void paintTimeline(QPainter& painter, const TimelineDocument& document, const TimelineStyle& style, QSize size)
+void paintTimeline(
+    QPainter& painter, const controllers::TimelineDocument& document, const TimelineStyle& style, QSize size)
 {
     const TimelineGeometry geometry(document);
     const Frame f { painter, style, TimelineGeometry::kLabelWidth,
@@ -320,7 +322,7 @@ void paintTimeline(QPainter& painter, const TimelineDocument& document, const Ti
     const double memoryScale = document.memoryScaleMb();
     painter.setClipRect(QRect(0, TimelineGeometry::kRulerHeight, size.width(), size.height()));
     for (int p = 0; p < int(document.plans.size()); ++p) {
-        const TimelinePlanView& plan = document.plans[std::size_t(p)];
+        const controllers::TimelinePlanView& plan = document.plans[std::size_t(p)];
         const QRect header = geometry.planHeader(p, f.trackWidth).translated(f.trackLeft, f.rowsTop);
         if (header.bottom() >= TimelineGeometry::kRulerHeight && header.top() < size.height()) {
             painter.fillRect(header, style.palette.color(QPalette::Window));

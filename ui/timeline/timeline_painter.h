@@ -13,9 +13,11 @@
 
 class QPainter;
 
-namespace stratex::ui {
-
+namespace stratex::controllers {
 struct TimelineDocument;
+}
+
+namespace stratex::ui {
 
 struct TimelineStyle {
     TimelineZoom zoom;
@@ -37,6 +39,7 @@ const sim::TimelineOp* opAtTime(const std::vector<sim::TimelineOp>& ops, double 
 
 // Paints the view of size `size`: ruler, labels with busy/bubble %, plans and devices, ops
 // (culled to the visible time range, sub-pixel ops merged per pixel), memory curves.
-void paintTimeline(QPainter& painter, const TimelineDocument& document, const TimelineStyle& style, QSize size);
+void paintTimeline(
+    QPainter& painter, const controllers::TimelineDocument& document, const TimelineStyle& style, QSize size);
 
 } // namespace stratex::ui

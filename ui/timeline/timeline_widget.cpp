@@ -39,7 +39,7 @@ TimelineWidget::TimelineWidget(QWidget* parent)
     horizontalScrollBar()->setRange(0, 0);
 }
 
-void TimelineWidget::setDocument(std::shared_ptr<const TimelineDocument> document)
+void TimelineWidget::setDocument(std::shared_ptr<const controllers::TimelineDocument> document)
 {
     m_document = std::move(document);
     m_style.selectedMicrobatch = -1;
@@ -122,7 +122,7 @@ std::optional<TimelineWidget::OpHit> TimelineWidget::opAt(QPoint point) const
     const auto hit = TimelineGeometry(*m_document).hitAt(point.y() - TimelineGeometry::kRulerHeight + m_style.scrollY);
     if (!hit || hit->lane == TimelineLane::Memory)
         return std::nullopt;
-    const TimelinePlanView& plan = m_document->plans[std::size_t(hit->plan)];
+    const controllers::TimelinePlanView& plan = m_document->plans[std::size_t(hit->plan)];
     const auto& lane = hit->lane == TimelineLane::Compute ? plan.timeline.devices[std::size_t(hit->device)].compute
         : hit->lane == TimelineLane::Send                 ? plan.sends[std::size_t(hit->device)]
                                                           : plan.recvs[std::size_t(hit->device)];

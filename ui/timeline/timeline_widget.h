@@ -6,9 +6,10 @@
 
 #include <QAbstractScrollArea>
 
-#include "ui/timeline/timeline_document.h"
 #include "ui/timeline/timeline_geometry.h"
 #include "ui/timeline/timeline_painter.h"
+
+#include "controllers/timeline_document.h"
 
 namespace stratex::ui {
 
@@ -28,9 +29,9 @@ public:
 
     explicit TimelineWidget(QWidget* parent = nullptr);
 
-    void setDocument(std::shared_ptr<const TimelineDocument> document);
-    const TimelineDocument* document() const { return m_document.get(); }
-    std::shared_ptr<const TimelineDocument> sharedDocument() const { return m_document; }
+    void setDocument(std::shared_ptr<const controllers::TimelineDocument> document);
+    const controllers::TimelineDocument* document() const { return m_document.get(); }
+    std::shared_ptr<const controllers::TimelineDocument> sharedDocument() const { return m_document; }
 
     const TimelineZoom& zoom() const { return m_style.zoom; }
     void setVisibleRange(TimeRange range);
@@ -71,7 +72,7 @@ private:
     void updateScrollBars();
     void zoomStep(double factor, std::optional<double> anchorX = std::nullopt);
 
-    std::shared_ptr<const TimelineDocument> m_document;
+    std::shared_ptr<const controllers::TimelineDocument> m_document;
     TimelineStyle m_style;
     std::optional<QPoint> m_dragStart;
     double m_dragStartTime = 0;

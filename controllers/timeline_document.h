@@ -7,7 +7,7 @@
 
 #include "core/sim/timeline.h"
 
-namespace stratex::ui {
+namespace stratex::controllers {
 
 // One simulated plan as the Gantt shows it. Sends and receives are split into lanes of their own
 // because a receive may overlap a send on the full-duplex link; each lane is then sorted and free
@@ -39,4 +39,4 @@ struct TimelineDocument {
     std::size_t opCount() const;
 };
 
-} // namespace stratex::ui
+} // namespace stratex::controllers

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/timeline/timeline_document.h"
+#include "controllers/timeline_document.h"
 
 #include <algorithm>
 
-namespace stratex::ui {
+namespace stratex::controllers {
 
 using sim::OpKind;
 
@@ -68,4 +68,4 @@ std::size_t TimelineDocument::opCount() const
     return count;
 }
 
-} // namespace stratex::ui
+} // namespace stratex::controllers

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The one export entry point: every format's CLI name, file name and executable bit, and that it
+// writes exactly what the format's own writer writes.
+#include <algorithm>
+
+#include <QTest>
+
+#include "core/common/progress.h"
+#include "core/export/galvatron_config.h"
+#include "core/export/megatron_args.h"
+#include "core/export/paddle_config.h"
+#include "core/export/plan_export.h"
+#include "core/search/search_engine.h"
+
+#include "../search/search_test_util.h"
+
+using namespace stratex;
+using namespace stratex::exporting;
+
+Q_DECLARE_METATYPE(stratex::exporting::ExportFormat)
+
+namespace {
+
+const search::SearchSettings& searchSettings()
+{
+    static const search::SearchSettings s = test::llamaSettings(36, 16);
+    return s;
+}
+
+const search::Plan& searchedPlan()
+{
+    static const search::Plan best = [] {
+        NullProgress progress;
+        return *search::search(test::llamaInputs(), searchSettings(), progress, 2).best;
+    }();
+    return best;
+}
+
+} // namespace
+
+class TestPlanExport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void formats_data();
+    void formats();
+    void unknownNames_data();
+    void unknownNames();
+};
+
+void TestPlanExport::formats_data()
+{
+    QTest::addColumn<ExportFormat>("format");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("fileName");
+    QTest::addColumn<bool>("executable");
+    QTest::addColumn<QString>("writerText");
+
+    const auto text = [](const std::string& s) { return QString::fromStdString(s); };
+    QTest::newRow("galvatron") << ExportFormat::Galvatron << "galvatron"
+                               << "galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16_bsz16.json" << false
+                               << text(galvatronConfigText(searchedPlan()));
+    QTest::newRow("paddle") << ExportFormat::PaddleConfig << "paddle"
+                            << "fine_grained_config.json" << false << text(paddleFineGrainedConfigText(searchedPlan()));
+    QTest::newRow("paddle-script") << ExportFormat::PaddleScript << "paddle-script"
+                                   << "train_fine_grained.sh" << true
+                                   << text(paddleLaunchScript(searchedPlan(), searchSettings()));
+    QTest::newRow("megatron") << ExportFormat::Megatron << "megatron"
+                              << "megatron_args.sh" << true
+                              << text(megatronArgsScript(searchedPlan(), searchSettings()));
+}
+
+void TestPlanExport::formats()
+{
+    QFETCH(ExportFormat, format);
+    QFETCH(QString, name);
+    QFETCH(QString, fileName);
+    QFETCH(bool, executable);
+    QFETCH(QString, writerText);
+
+    QCOMPARE(QString::fromUtf8(exportFormatName(format).data(), qsizetype(exportFormatName(format).size())), name);
+    QVERIFY(parseExportFormat(name.toStdString()) == format);
+    QCOMPARE(int(std::count(exportFormats().begin(), exportFormats().end(), format)), 1);
+    QCOMPARE(int(exportFormats().size()), 4); // one row per format
+    QCOMPARE(QString::fromStdString(defaultExportFileName(format, searchSettings())), fileName);
+
+    const ExportedFile file = exportPlan(format, searchedPlan(), searchSettings());
+    QCOMPARE(file.executable, executable);
+    QVERIFY(!file.text.empty());
+    QCOMPARE(QString::fromStdString(file.text), writerText);
+}
+
+void TestPlanExport::unknownNames_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("empty") << "";
+    QTest::newRow("other framework") << "deepspeed";
+    QTest::newRow("case matters") << "Galvatron";
+    QTest::newRow("enum spelling") << "PaddleConfig";
+}
+
+void TestPlanExport::unknownNames()
+{
+    QFETCH(QString, name);
+    QVERIFY(!parseExportFormat(name.toStdString()));
+}
+
+QTEST_GUILESS_MAIN(TestPlanExport)
+#include "tst_plan_export.moc"
