@@ -2,6 +2,7 @@
 #include "controllers/search_controller.h"
 
 #include <QLocale>
+#include <QSaveFile>
 
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/search/plan_rank_layout.h"
@@ -152,6 +153,36 @@ void SearchController::simulateSelectedPlan()
         tr("Simulating the plan's pipeline"),
         [evaluation = *m_evaluation](ProgressSink&) { return simulatePlanTimeline(evaluation); },
         [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
+}
+
+bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error) const
+{
+    if (!m_evaluation || !m_outcome) {
+        if (error)
+            *error = tr("no plan selected: run the search and select a plan");
+        return false;
+    }
+    const exporting::ExportedFile exported = exporting::exportPlan(format, m_evaluation->plan, m_outcome->settings);
+    QSaveFile file(path);
+    const auto fail = [&] {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    };
+    if (!file.open(QIODevice::WriteOnly))
+        return fail();
+    file.write(QByteArray::fromStdString(exported.text));
+    if (exported.executable)
+        file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
+    if (!file.commit())
+        return fail();
+    return true;
+}
+
+QString SearchController::defaultExportName(exporting::ExportFormat format) const
+{
+    return QString::fromStdString(
+        exporting::defaultExportFileName(format, m_outcome ? m_outcome->settings : search::SearchSettings {}));
 }
 
 } // namespace stratex::controllers

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include "core/cost/cost_model.h"
+#include "core/export/plan_export.h"
 #include "core/profile/profile_discovery.h"
 #include "core/ranks/parallel_config.h"
 #include "core/search/evaluate.h"
@@ -74,6 +75,12 @@ public:
     std::optional<ranks::ParallelConfig> selectedRankLayout() const;
     // Simulates the selected plan's pipeline on a worker; timelineReady follows.
     void simulateSelectedPlan();
+
+    // Writes the selected plan for a framework (atomically; scripts executable). False with
+    // `error` when no plan is selected or the file cannot be written.
+    bool exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error) const;
+    // The file name the framework expects (Galvatron's encodes cluster and model).
+    QString defaultExportName(exporting::ExportFormat format) const;
 
     jobs::JobRunner* searchRunner() const { return m_searchRunner; }
     jobs::JobRunner* evaluateRunner() const { return m_evaluateRunner; }

@@ -33,6 +33,21 @@ std::string_view exportFormatName(ExportFormat format)
     return {};
 }
 
+std::string_view exportFormatTitle(ExportFormat format)
+{
+    switch (format) {
+    case ExportFormat::Galvatron:
+        return "Galvatron strategy JSON";
+    case ExportFormat::PaddleConfig:
+        return "PaddleNLP fine-grained config";
+    case ExportFormat::PaddleScript:
+        return "PaddleNLP launch script";
+    case ExportFormat::Megatron:
+        return "Megatron-LM launch arguments";
+    }
+    return {};
+}
+
 std::optional<ExportFormat> parseExportFormat(std::string_view name)
 {
     for (ExportFormat format : exportFormats()) {

@@ -20,6 +20,8 @@ const std::vector<ExportFormat>& exportFormats();
 // The CLI's --to names: "galvatron", "paddle", "paddle-script", "megatron".
 std::string_view exportFormatName(ExportFormat format);
 std::optional<ExportFormat> parseExportFormat(std::string_view name);
+// What the file is, for menus: "Galvatron strategy JSON", "PaddleNLP fine-grained config", ...
+std::string_view exportFormatTitle(ExportFormat format);
 
 struct ExportedFile {
     std::string text;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Search page's logic without widgets: SearchController runs the search, costs the selected
 // plan, simulates timelines and delivers the best plan's views, each job on its own runner.
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "controllers/search_controller.h"
@@ -45,6 +47,8 @@ private Q_SLOTS:
     void deliversTheBestPlanViews();
     void costsTheSelectedPlan();
     void aNewSelectionKeepsTheRequestedTimeline();
+    void exportsTheSelectedPlan_data();
+    void exportsTheSelectedPlan();
     void reportsAFailedSearch_data();
     void reportsAFailedSearch();
 };
@@ -142,6 +146,41 @@ void TestSearchController::aNewSelectionKeepsTheRequestedTimeline()
     QCOMPARE(evaluated.count(), 2);
     const auto timeline = timelines.first().first().value<TimelineRequest>();
     QCOMPARE(int(timeline.timeline->devices.size()), top[0].pp);
+}
+
+void TestSearchController::exportsTheSelectedPlan_data()
+{
+    QTest::addColumn<int>("format");
+    for (const exporting::ExportFormat format : exporting::exportFormats())
+        QTest::newRow(std::string(exporting::exportFormatName(format)).c_str()) << int(format);
+}
+
+// The page's exports go through the one core entry point: the file holds what exportPlan gives.
+void TestSearchController::exportsTheSelectedPlan()
+{
+    QFETCH(int, format);
+    const auto chosen = exporting::ExportFormat(format);
+    SearchController controller;
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(!controller.exportSelectedPlan(chosen, dir.filePath(QStringLiteral("none")), &error));
+    QVERIFY(error.contains(QStringLiteral("no plan selected")));
+
+    QSignalSpy finished(&controller, &SearchController::searchFinished);
+    QSignalSpy evaluated(&controller, &SearchController::evaluationReady);
+    controller.run(exampleRequest(false));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    controller.selectPlan(&*controller.outcome()->result.best);
+    QTRY_COMPARE_WITH_TIMEOUT(evaluated.count(), 1, 20000);
+    const QString path = dir.filePath(controller.defaultExportName(chosen));
+    QVERIFY2(controller.exportSelectedPlan(chosen, path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const exporting::ExportedFile expected
+        = exporting::exportPlan(chosen, *controller.outcome()->result.best, controller.outcome()->settings);
+    QCOMPARE(file.readAll().toStdString(), expected.text);
+    QCOMPARE(bool(file.permissions() & QFileDevice::ExeOwner), expected.executable);
+    QVERIFY(!controller.exportSelectedPlan(chosen, dir.filePath(QStringLiteral("no/such/dir/file")), &error));
 }
 
 void TestSearchController::reportsAFailedSearch_data()

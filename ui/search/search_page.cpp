@@ -28,9 +28,6 @@
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/cost/cost_model.h"
-#include "core/export/galvatron_config.h"
-#include "core/export/megatron_args.h"
-#include "core/export/paddle_config.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
@@ -146,9 +143,6 @@ SearchPage::SearchPage(QWidget* parent)
     leftLayout->addWidget(formScroll, 1);
     leftLayout->addLayout(buttons);
 
-    const std::pair<ExportKind, QString> exports[] = { { ExportKind::Galvatron, tr("Galvatron JSON…") },
-        { ExportKind::PaddleConfig, tr("PaddleNLP config…") }, { ExportKind::PaddleScript, tr("PaddleNLP script…") },
-        { ExportKind::Megatron, tr("Megatron-LM args…") } };
     // One Export button with a menu: four buttons made the page too wide for a 1280 px window.
     auto* exportButton = new QToolButton(this);
     exportButton->setObjectName(QStringLiteral("exportPlanButton"));
@@ -157,8 +151,9 @@ SearchPage::SearchPage(QWidget* parent)
     exportButton->setPopupMode(QToolButton::InstantPopup);
     exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     auto* exportMenu = new QMenu(exportButton);
-    for (const auto& [kind, label] : exports) {
-        const ExportKind exportKind = kind;
+    for (const exporting::ExportFormat format : exporting::exportFormats()) {
+        const QString label = QString::fromUtf8(exporting::exportFormatTitle(format).data()) + QStringLiteral("…");
+        const ExportKind exportKind = format;
         QAction* item = exportMenu->addAction(label);
         connect(item, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
         auto* action = new QAction(tr("Selected Plan as %1").arg(label), this);
@@ -406,62 +401,12 @@ void SearchPage::synthesizeWithDialog()
 
 QString SearchPage::defaultExportName(ExportKind kind) const
 {
-    const auto outcome = m_controller->outcome();
-    switch (kind) {
-    case ExportKind::Galvatron:
-        return outcome ? QString::fromStdString(
-                   exporting::galvatronConfigFileName(outcome->settings, outcome->settings.model.name))
-                       : QStringLiteral("galvatron_config.json");
-    case ExportKind::PaddleConfig:
-        return QStringLiteral("fine_grained_config.json");
-    case ExportKind::PaddleScript:
-        return QStringLiteral("train_fine_grained.sh");
-    case ExportKind::Megatron:
-        return QStringLiteral("megatron_args.sh");
-    }
-    return {};
+    return m_controller->defaultExportName(kind);
 }
 
 bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error) const
 {
-    const Evaluation* evaluation = m_controller->selectedEvaluation();
-    if (!evaluation || !m_controller->outcome()) {
-        if (error)
-            *error = tr("no plan selected: run the search and select a plan");
-        return false;
-    }
-    const Plan& plan = evaluation->plan;
-    const SearchSettings& settings = m_controller->outcome()->settings;
-    std::string text;
-    switch (kind) {
-    case ExportKind::Galvatron:
-        text = exporting::galvatronConfigText(plan);
-        break;
-    case ExportKind::PaddleConfig:
-        text = exporting::paddleFineGrainedConfigText(plan);
-        break;
-    case ExportKind::PaddleScript:
-        text = exporting::paddleLaunchScript(plan, settings);
-        break;
-    case ExportKind::Megatron:
-        text = exporting::megatronArgsScript(plan, settings);
-        break;
-    }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    file.write(QByteArray::fromStdString(text));
-    if (kind == ExportKind::PaddleScript || kind == ExportKind::Megatron)
-        file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
-    if (!file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return m_controller->exportSelectedPlan(kind, path, error);
 }
 
 void SearchPage::exportWithDialog(ExportKind kind)

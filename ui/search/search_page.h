@@ -67,7 +67,7 @@ public:
     const search::SearchResult* result() const;
     const search::Plan* selectedPlan() const;
 
-    enum class ExportKind { Galvatron, PaddleConfig, PaddleScript, Megatron };
+    using ExportKind = exporting::ExportFormat;
     // Writes the selected plan; false with `error` when there is none or the file cannot be written.
     bool exportPlan(ExportKind kind, const QString& path, QString* error) const;
     QString defaultExportName(ExportKind kind) const;
