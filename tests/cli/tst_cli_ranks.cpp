@@ -123,6 +123,10 @@ void TestCliRanks::exitCodes_data()
     QTest::newRow("trace-sizes-overflow") << QStringList { "trace-ranks", "--world", "8", "--tp", "4194304", "--pp",
         "4194304", "--cp", "1048576", "--json" }
                                           << 1 << "tp*pp*cp = 4194304*4194304*1048576, which exceeds 64-bit integers";
+    QTest::newRow("empty-order") << QStringList { "ranks", "--world", "8", "--order", "" } << 2
+                                 << "--order must not be empty";
+    QTest::newRow("trace-empty-order") << QStringList { "trace-ranks", "--world", "8", "--order", " " } << 2
+                                       << "--order must not be empty";
     QTest::newRow("help") << QStringList { "ranks", "--help" } << 0 << "";
 }
 

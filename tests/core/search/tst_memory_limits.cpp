@@ -7,6 +7,7 @@
 
 #include <QTest>
 
+#include "core/common/error.h"
 #include "core/cost/embedding_cost.h"
 #include "core/cost/layer_memory.h"
 #include "core/cost/memory_budget.h"
@@ -44,6 +45,8 @@ private Q_SLOTS:
     void conversions();
     void hugeBatch_data();
     void hugeBatch();
+    void clusterSize_data();
+    void clusterSize();
 };
 
 void TestMemoryLimits::conversions_data()
@@ -107,6 +110,35 @@ void TestMemoryLimits::hugeBatch()
         const EmbeddingMemory m = embeddingMemory(model(), e, gbsz, chunks);
         for (std::size_t i = 0; i < m.total_mb.size(); ++i)
             QCOMPARE(m.weight_mb[i], m.total_mb[i] <= kIntMax ? int(std::ceil(m.total_mb[i])) : kUnfitMb);
+    }
+}
+
+// num_nodes x num_gpus_per_node is an int: a settings file beyond the CLI's limits must be refused
+// with its real size, not wrapped to "world size 0".
+void TestMemoryLimits::clusterSize_data()
+{
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<int>("gpus");
+    QTest::addColumn<QString>("message"); // empty: valid
+    QTest::newRow("one node") << 1 << 8 << QString();
+    QTest::newRow("2^30 nodes") << 1073741824 << 8
+                                << "num_nodes x num_gpus_per_node = 8589934592) is unreasonably large";
+    QTest::newRow("int max both") << kIntMax << kIntMax << "is unreasonably large";
+}
+
+void TestMemoryLimits::clusterSize()
+{
+    QFETCH(int, nodes);
+    QFETCH(int, gpus);
+    QFETCH(QString, message);
+    SearchSettings settings = llamaSettings(36, 16);
+    settings.num_nodes = nodes;
+    settings.num_gpus_per_node = gpus;
+    try {
+        settings.validate();
+        QVERIFY2(message.isEmpty(), "accepted");
+    } catch (const Error& error) {
+        QVERIFY2(!message.isEmpty() && QString::fromUtf8(error.what()).contains(message), error.what());
     }
 }
 
