@@ -12,7 +12,9 @@ void printOut(std::string_view text)
 
 void printJson(const nlohmann::ordered_json& json)
 {
-    printOut(json.dump());
+    // Strings can come from the user's files; a byte that is not UTF-8 must not turn a finished
+    // run into an exception, so it is written as U+FFFD.
+    printOut(json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     printOut("\n");
 }
 

@@ -125,7 +125,7 @@ int runTraceRanks(const QStringList& args)
     } else {
         if (parser.isSet(QStringLiteral("batch-file"))) {
             const std::string file = parser.value(QStringLiteral("batch-file")).toStdString();
-            configs = parseBatchConfigs(readTextFile(file));
+            configs = loadBatchConfigs(file);
         }
         for (const QString& line : parser.values(QStringLiteral("batch")))
             configs.push_back(parseBatchConfigLine(line.toStdString()));

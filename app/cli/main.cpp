@@ -66,5 +66,11 @@ int main(int argc, char** argv)
     } catch (const std::bad_alloc&) {
         printErr(QStringLiteral("stratex-cli %1: error: out of memory\n").arg(name).toStdString());
         return kExitInvalidInput;
+    } catch (const std::exception& error) {
+        // A bug of ours, not of the input; still a message and an exit code, never an abort.
+        printErr(QStringLiteral("stratex-cli %1: internal error: %2\n")
+                     .arg(name, QString::fromUtf8(error.what()))
+                     .toStdString());
+        return kExitInvalidInput;
     }
 }

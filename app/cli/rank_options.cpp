@@ -23,8 +23,13 @@ void readLayoutOptions(const CliParser& parser, ranks::ParallelConfig& config)
     config.cp = parser.intValue(QStringLiteral("cp"), 1);
     config.ep = parser.intValue(QStringLiteral("ep"), 1);
     config.etp = parser.intValue(QStringLiteral("etp"), 0);
-    if (parser.isSet(QStringLiteral("order")))
+    if (parser.isSet(QStringLiteral("order"))) {
+        // An empty order would silently mean the default one: the user meant something else.
+        if (parser.value(QStringLiteral("order")).trimmed().isEmpty())
+            parser.usageError(
+                QStringLiteral("--order must not be empty (e.g. %1)").arg(QLatin1String(ranks::kDefaultOrder)));
         config.order = parser.value(QStringLiteral("order")).toStdString();
+    }
     config.gpusPerNode = parser.intValue(QStringLiteral("gpus-per-node"), 8);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/cost/comm_keys.h"
+#include "core/cost/memory_budget.h"
 #include "core/cost/zero_ratio.h"
 
 namespace stratex::cost {
@@ -124,7 +125,7 @@ EmbeddingMemory embeddingMemory(const CostModel& model, const EmbeddingStrategy&
         const double total
             = ((0 + result.model_states_mb[std::size_t(i)]) + result.activation_mb[std::size_t(i)]) + kPytorchContextMb;
         result.total_mb.push_back(total);
-        result.weight_mb.push_back(int(std::ceil(total)));
+        result.weight_mb.push_back(weightMb(total));
     }
     return result;
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/cost/memory_budget.h"
 #include "core/cost/zero_ratio.h"
 
 namespace stratex::cost {
@@ -38,7 +39,7 @@ LayerMemory layerMemory(const CostModel& model, const LayerStrategy& s, int gbsz
     result.model_states_mb = modelStates;
     result.activation_mb = activation;
     result.total_mb = modelStates + activation;
-    result.weight_mb = int(std::ceil(result.total_mb));
+    result.weight_mb = weightMb(result.total_mb);
     return result;
 }
 

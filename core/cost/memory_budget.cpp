@@ -1,7 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/cost/memory_budget.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace stratex::cost {
+
+namespace {
+
+// False for NaN, which therefore does not fit either.
+bool intRange(double mb)
+{
+    return mb >= double(std::numeric_limits<int>::min()) && mb <= double(kUnfitMb);
+}
+
+} // namespace
+
+int weightMb(double mb)
+{
+    return intRange(mb) ? int(std::ceil(mb)) : kUnfitMb;
+}
+
+int truncatedMb(double mb)
+{
+    return intRange(mb) ? int(mb) : kUnfitMb;
+}
+
+int saturatedMb(std::int64_t mb)
+{
+    return int(std::clamp<std::int64_t>(mb, -std::int64_t(kUnfitMb), kUnfitMb));
+}
 
 MemoryBudget memoryBudget(int memoryConstraintGb, double reserveFraction)
 {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstdint>
+#include <limits>
+
 #include "core/cost/cost_model.h"
 
 namespace stratex::cost {
@@ -13,6 +16,18 @@ struct MemoryBudget {
     int reserve_mb = 0;
     int dp_budget_mb = 0;
 };
+
+// A weight no budget can hold: budgets are at most 2^30 MB (memory_constraint <= 2^20 GB).
+inline constexpr int kUnfitMb = std::numeric_limits<int>::max();
+
+// Whole MB for the knapsack, rounded up (weightMb) or down (truncatedMb) as Galvatron does. A
+// value an int cannot hold (huge batches, NaN from 0 * inf) becomes kUnfitMb, "does not fit",
+// instead of an undefined conversion; ordinary values convert exactly as int(ceil(mb)) / int(mb).
+int weightMb(double mb);
+int truncatedMb(double mb);
+
+// A sum of MB counts that may hold kUnfitMb, saturated to +-kUnfitMb (so it can be negated).
+int saturatedMb(std::int64_t mb);
 
 // `reserveFraction` < 0 is Galvatron's rule; otherwise that share of the total is held back.
 MemoryBudget memoryBudget(int memoryConstraintGb, double reserveFraction = -1);

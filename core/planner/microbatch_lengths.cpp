@@ -139,6 +139,10 @@ std::vector<Sample> fromText(std::string_view text, const std::string& name)
         for (std::string token; fields >> token;)
             tokens.push_back(token);
         const std::string where = "line " + std::to_string(lineNumber);
+        // A line of separators only ("," or ", ,") has text but no field.
+        if (tokens.empty())
+            throw InputError(
+                name, where, "one length, or an encoder and a decoder length", "\"" + std::string(trim(line)) + "\"");
         if (tokens.size() > 2)
             throw InputError(name, where, "one length, or an encoder and a decoder length", "\"" + normalized + "\"");
         Sample sample { static_cast<int>(samples.size()), 0, 0 };

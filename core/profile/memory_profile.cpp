@@ -11,13 +11,26 @@ namespace stratex::profile {
 
 namespace {
 
+// Far beyond the memory of any GPU, yet small enough that batch sizes and in-flight micro-batches
+// multiplying it stay countable: a larger value is a broken profile (a unit mix-up, a corrupted
+// file) and is refused here, where the file and key can still be named.
+constexpr double kMaxProfileMb = 1e7;
+
+double memoryMb(const JsonView& view, bool positive = false)
+{
+    const double mb = positive ? view.positiveNumber() : view.nonNegativeNumber();
+    if (mb > kMaxProfileMb)
+        view.fail(std::string(positive ? "a positive" : "a non-negative") + " memory size in MB of at most 1e7");
+    return mb;
+}
+
 // {"1": MB, "2": MB, ...} keyed by degree; `allowCheckpoint` lets "checkpoint" through.
 std::map<int, double> readDegreeMap(const JsonView& view, std::optional<double>* checkpoint = nullptr)
 {
     std::map<int, double> values;
     for (const auto& [key, value] : view.members()) {
         if (checkpoint && key == "checkpoint") {
-            *checkpoint = value.nonNegativeNumber();
+            *checkpoint = memoryMb(value);
             continue;
         }
         const auto degree = parseAllDigits(key);
@@ -26,7 +39,7 @@ std::map<int, double> readDegreeMap(const JsonView& view, std::optional<double>*
                 checkpoint ? "a TP degree (\"1\", \"2\", ...) or \"checkpoint\" as key"
                            : "a TP degree (\"1\", \"2\", ...) as key",
                 "key \"" + key + "\"");
-        values[*degree] = value.nonNegativeNumber();
+        values[*degree] = memoryMb(value);
     }
     return values;
 }
@@ -35,7 +48,7 @@ std::map<int, double> readDegreeMap(const JsonView& view, std::optional<double>*
 std::map<int, double> readScalarOrDegreeMap(const JsonView& view)
 {
     if (view.isNumber())
-        return { { 1, view.nonNegativeNumber() } };
+        return { { 1, memoryMb(view) } };
     if (!view.isObject())
         view.fail("a number (MB) or an object keyed by TP degree");
     return readDegreeMap(view);
@@ -46,7 +59,7 @@ LayerMemoryEntry readLayerEntry(const JsonView& view)
     view.requireObject();
     LayerMemoryEntry entry;
     entry.path = view.path();
-    entry.parameter_size_mb = view["parameter_size"].positiveNumber();
+    entry.parameter_size_mb = memoryMb(view["parameter_size"], true);
     const JsonView activations = view["tp_activation_per_bsz_dict"];
     activations.requireObject();
     entry.activation_mb_per_sample = readDegreeMap(activations, &entry.checkpoint_mb_per_sample);

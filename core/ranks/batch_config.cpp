@@ -4,6 +4,10 @@
 #include <charconv>
 #include <limits>
 
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
+#include "core/common/text_check.h"
+
 namespace stratex::ranks {
 
 namespace {
@@ -101,6 +105,15 @@ std::vector<BatchConfig> parseBatchConfigs(std::string_view text)
         start = end + 1;
     }
     return configs;
+}
+
+std::vector<BatchConfig> loadBatchConfigs(const std::filesystem::path& file)
+{
+    const std::string text = readTextFile(file);
+    if (const std::optional<TextFault> fault = findUnprintableText(text))
+        throw InputError(file.string(), "line " + std::to_string(fault->line),
+            "printable UTF-8 text (\"WORLD_SIZE PP TP\" per line)", fault->found);
+    return parseBatchConfigs(text);
 }
 
 } // namespace stratex::ranks

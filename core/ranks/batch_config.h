@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,10 @@ BatchConfig parseBatchConfigLine(std::string_view line, int lineNumber = 0);
 
 // Reads a whole list: blank lines and lines starting with '#' are skipped.
 std::vector<BatchConfig> parseBatchConfigs(std::string_view text);
+
+// Reads a batch file with parseBatchConfigs. A file that cannot be read, is not UTF-8 or holds
+// control characters throws (InputError naming the file and line): its lines are echoed into
+// JSON, messages and scripts, so unlike a bad field this spoils the whole list.
+std::vector<BatchConfig> loadBatchConfigs(const std::filesystem::path& file);
 
 } // namespace stratex::ranks

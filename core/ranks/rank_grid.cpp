@@ -50,16 +50,20 @@ RankGrid RankGrid::create(const ParallelConfig& config)
             + std::to_string(kMaxWorld));
 
     const int etp = config.effectiveEtp();
-    const std::int64_t modelSize = std::int64_t(config.tp) * config.pp * config.cp;
-    if (config.world % modelSize != 0)
-        throw Error("world size " + std::to_string(config.world)
-            + " is not divisible by tp*pp*cp = " + std::to_string(config.tp) + "*" + std::to_string(config.pp) + "*"
-            + std::to_string(config.cp) + " = " + std::to_string(modelSize));
-    const std::int64_t expertModelSize = std::int64_t(etp) * config.ep * config.pp;
-    if (config.world % expertModelSize != 0)
-        throw Error("world size " + std::to_string(config.world)
-            + " is not divisible by etp*ep*pp = " + std::to_string(etp) + "*" + std::to_string(config.ep) + "*"
-            + std::to_string(config.pp) + " = " + std::to_string(expertModelSize));
+    const auto groupSize = [&](const char* names, int a, int b, int c) {
+        const std::string product
+            = std::string(names) + " = " + std::to_string(a) + "*" + std::to_string(b) + "*" + std::to_string(c);
+        const std::optional<std::int64_t> size = checkedProduct({ a, b, c });
+        if (!size)
+            throw Error("world size " + std::to_string(config.world) + " is not divisible by " + product
+                + ", which exceeds 64-bit integers");
+        if (config.world % *size != 0)
+            throw Error("world size " + std::to_string(config.world) + " is not divisible by " + product + " = "
+                + std::to_string(*size));
+        return *size;
+    };
+    const std::int64_t modelSize = groupSize("tp*pp*cp", config.tp, config.pp, config.cp);
+    const std::int64_t expertModelSize = groupSize("etp*ep*pp", etp, config.ep, config.pp);
 
     RankGrid grid;
     grid.m_config = config;

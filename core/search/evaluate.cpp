@@ -2,8 +2,10 @@
 #include "core/search/evaluate.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "core/common/error.h"
+#include "core/cost/memory_budget.h"
 #include "core/search/search_task.h"
 
 namespace stratex::search {
@@ -83,8 +85,9 @@ Evaluation evaluate(const cost::CostModel& model, const SearchSettings& settings
     ev.budget = cost::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction);
     const bool buffer
         = costSettings.sequence_parallel && costSettings.global_memory_buffer && plan.tp_sp_mode != TpSpMode::SpOnly;
-    const int bufferMb
-        = buffer ? int(cost::globalBufferMb(local, plan.gbsz, plan.chunks, plan.pp, plan.global_buffer_tp)) : 0;
+    const int bufferMb = buffer
+        ? cost::truncatedMb(cost::globalBufferMb(local, plan.gbsz, plan.chunks, plan.pp, plan.global_buffer_tp))
+        : 0;
 
     std::vector<double> sync;
     std::vector<double> noSync;
@@ -115,17 +118,20 @@ Evaluation evaluate(const cost::CostModel& model, const SearchSettings& settings
         s.stage = stage;
         s.first_layer = first;
         s.layers = plan.pp_division[std::size_t(stage)];
+        // Weights may be cost::kUnfitMb: summed in 64 bits, reported saturated.
+        std::int64_t layerMb = 0;
         for (int i = first; i < first + s.layers; ++i)
-            s.layer_memory_mb += ev.layers[std::size_t(i)].memory.weight_mb;
+            layerMb += ev.layers[std::size_t(i)].memory.weight_mb;
+        s.layer_memory_mb = cost::saturatedMb(layerMb);
         s.time_sync_s = ev.pipeline.stage_sync_s[std::size_t(stage)];
         s.time_no_sync_s = ev.pipeline.stage_no_sync_s[std::size_t(stage)];
         s.embedding_time_s = ev.embedding_time.no_sync_s[std::size_t(stage)];
         s.exposed_sync_s = ev.pipeline.exposed_sync_s[std::size_t(stage)];
         s.embedding_memory_mb = ev.embedding_memory.weight_mb[std::size_t(stage)];
         s.global_buffer_mb = bufferMb;
-        const int used = s.layer_memory_mb + s.embedding_memory_mb + s.global_buffer_mb;
-        s.memory_remaining_mb = ev.budget.dp_budget_mb - used;
-        s.memory_cost_mb = used + ev.budget.reserve_mb;
+        const std::int64_t used = layerMb + s.embedding_memory_mb + s.global_buffer_mb;
+        s.memory_remaining_mb = cost::saturatedMb(ev.budget.dp_budget_mb - used);
+        s.memory_cost_mb = cost::saturatedMb(used + ev.budget.reserve_mb);
         if (s.memory_remaining_mb < 0) {
             ev.fits = false;
             ev.notes.push_back("stage " + std::to_string(stage) + " needs " + std::to_string(-s.memory_remaining_mb)

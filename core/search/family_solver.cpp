@@ -13,6 +13,7 @@
 #include "core/cost/inter_layer_cost.h"
 #include "core/cost/layer_memory.h"
 #include "core/cost/layer_time.h"
+#include "core/cost/memory_budget.h"
 #include "core/cost/pipeline_cost.h"
 #include "core/search/dominance.h"
 
@@ -21,6 +22,13 @@ namespace stratex::search {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// The knapsack row a stage reads: the budget less embedding and buffer, either of which may be
+// cost::kUnfitMb, so the difference is taken in 64 bits (a negative row reads as infeasible).
+int rowLeft(int budgetMb, int embeddingMb, int bufferMb)
+{
+    return cost::saturatedMb(std::int64_t(budgetMb) - embeddingMb - bufferMb);
+}
 
 // Costs of the family's strategies, computed on first use.
 struct FamilyCosts {
@@ -155,7 +163,7 @@ void FamilySolver::solve(const std::vector<int>& taskIndices, std::vector<TaskOu
     const auto bufferMbOf = [&](const SearchTask& task) {
         const bool buffer
             = settings.sequence_parallel && settings.global_memory_buffer && task.mode != TpSpMode::SpOnly;
-        return buffer ? int(cost::globalBufferMb(model, task.gbsz, task.chunks, pp, task.buffer_tp)) : 0;
+        return buffer ? cost::truncatedMb(cost::globalBufferMb(model, task.gbsz, task.chunks, pp, task.buffer_tp)) : 0;
     };
 
     // Tasks of the family that filter to the same layer candidates share their knapsacks.
@@ -236,8 +244,8 @@ void FamilySolver::solve(const std::vector<int>& taskIndices, std::vector<TaskOu
             for (int embeddingIndex : group.embeddings[t]) {
                 const int eSlot = embeddingSlot(embeddingIndex);
                 for (int stage = 0; stage < pp; ++stage) {
-                    const int other = costs.embeddingWeights[std::size_t(eSlot)][std::size_t(stage)] + bufferMb;
-                    maxRow[std::size_t(stage)] = std::max(maxRow[std::size_t(stage)], budget - other);
+                    maxRow[std::size_t(stage)] = std::max(maxRow[std::size_t(stage)],
+                        rowLeft(budget, costs.embeddingWeights[std::size_t(eSlot)][std::size_t(stage)], bufferMb));
                 }
             }
         }
@@ -330,8 +338,8 @@ void FamilySolver::solve(const std::vector<int>& taskIndices, std::vector<TaskOu
                 bool feasible = true;
                 int first = 0;
                 for (int stage = 0; stage < pp && feasible; ++stage) {
-                    const int other = costs.embeddingWeights[std::size_t(eSlot)][std::size_t(stage)] + bufferMb;
-                    const Readout& r = readStage(stage, budget - other);
+                    const Readout& r = readStage(stage,
+                        rowLeft(budget, costs.embeddingWeights[std::size_t(eSlot)][std::size_t(stage)], bufferMb));
                     feasible = r.feasible;
                     if (!feasible)
                         break;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/search/search_settings.h"
 
+#include <cstdint>
 #include <string>
 
 #include "core/common/error.h"
@@ -76,6 +77,10 @@ cost::CostSettings SearchSettings::costSettings() const
 void SearchSettings::validate() const
 {
     require(num_nodes >= 1 && num_gpus_per_node >= 1, "the cluster needs at least one node with one GPU");
+    // world() multiplies in int: a settings file can ask for more nodes than the CLI allows.
+    const std::int64_t world64 = std::int64_t(num_nodes) * num_gpus_per_node;
+    require(world64 <= 1 << 24,
+        "the world size (num_nodes x num_gpus_per_node = " + std::to_string(world64) + ") is unreasonably large");
     require(powerOfTwo(world()),
         "the world size (num_nodes x num_gpus_per_node = " + std::to_string(world())
             + ") must be a power of two: Galvatron's degrees and bandwidth tables are powers of two");

@@ -67,6 +67,8 @@ private Q_SLOTS:
     void planCompareTableAndCsv();
     void exitCodes_data();
     void exitCodes();
+    void hostileLengthFiles_data();
+    void hostileLengthFiles();
 };
 
 void TestCliPlan::planJsonContract()
@@ -294,6 +296,34 @@ void TestCliPlan::exitCodes()
     QCOMPARE(r.exitCode, exitCode);
     if (!message.isEmpty())
         QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+}
+
+// Length files with lines that hold text but no length: an input error naming file and line.
+void TestCliPlan::hostileLengthFiles_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("message"); // after "<file>: "
+    QTest::newRow("comma-only") << QByteArray(",\n")
+                                << "line 1: expected one length, or an encoder and a decoder length, found \",\"";
+    QTest::newRow("separators-after-lengths")
+        << QByteArray("512\n1024 256\n , \t,\n") << "line 3: expected one length, or an encoder and a decoder length";
+    QTest::newRow("separators-before-comment") << QByteArray("512\n,,# none\n") << "line 2: expected one length";
+}
+
+void TestCliPlan::hostileLengthFiles()
+{
+    QFETCH(QByteArray, content);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lengths.txt");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(content);
+    file.close();
+    const CliResult r = runCli({ "plan", "--cost-model", costModel(), "--lengths", path, "--stages", "4",
+        "--layers-per-stage", "6", "--memory-mb", "40000" });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(path + ": " + message), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliPlan)

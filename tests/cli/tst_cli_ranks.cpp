@@ -31,6 +31,8 @@ private Q_SLOTS:
     void ranksText();
     void exitCodes_data();
     void exitCodes();
+    void hostileBatchFiles_data();
+    void hostileBatchFiles();
     void traceRanksSingle();
     void traceRanksBatch();
     void traceRanksBatchFileAndScript();
@@ -115,7 +117,61 @@ void TestCliRanks::exitCodes_data()
         << QStringList { "trace-ranks", "--world", "12", "--pp", "8", "--tp", "1" } << 1 << "not divisible";
     QTest::newRow("trace-missing-file") << QStringList { "trace-ranks", "--batch-file", "/nonexistent/batch.txt" } << 1
                                         << "/nonexistent/batch.txt: cannot open file";
+    // tp*pp*cp = 2^66 wraps to 0 in 64 bits: the world was taken modulo 0.
+    QTest::newRow("sizes-overflow") << QStringList { "ranks", "--world", "8", "--tp", "4194304", "--pp", "4194304",
+        "--cp", "1048576" } << 1 << "tp*pp*cp = 4194304*4194304*1048576, which exceeds 64-bit integers";
+    QTest::newRow("trace-sizes-overflow") << QStringList { "trace-ranks", "--world", "8", "--tp", "4194304", "--pp",
+        "4194304", "--cp", "1048576", "--json" }
+                                          << 1 << "tp*pp*cp = 4194304*4194304*1048576, which exceeds 64-bit integers";
+    QTest::newRow("empty-order") << QStringList { "ranks", "--world", "8", "--order", "" } << 2
+                                 << "--order must not be empty";
+    QTest::newRow("trace-empty-order") << QStringList { "trace-ranks", "--world", "8", "--order", " " } << 2
+                                       << "--order must not be empty";
     QTest::newRow("help") << QStringList { "ranks", "--help" } << 0 << "";
+}
+
+// Batch files whose bytes would break the JSON output or the script: refused as a whole, naming
+// the file and line. "{file}" in args and message stands for the batch file.
+void TestCliRanks::hostileBatchFiles_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    const QStringList json { "trace-ranks", "--batch-file", "{file}", "--json" };
+    QTest::newRow("not-utf8") << QByteArray("\x80 1 1\n") << json << 1
+                              << "{file}: line 1: expected printable UTF-8 text (\"WORLD_SIZE PP TP\" per line), found "
+                                 "byte 0x80 (not UTF-8)";
+    QTest::newRow("truncated-sequence") << QByteArray("8 2 2\n8 2 2 # caf\xc3") << json << 1
+                                        << "{file}: line 2: expected printable UTF-8 text";
+    QTest::newRow("overlong-slash") << QByteArray("8 2 2 \xc0\xaf\n") << json << 1 << "found byte 0xC0 (not UTF-8)";
+    QTest::newRow("control-character") << QByteArray("8 2 2\n\x01 1 1\n") << json << 1
+                                       << "{file}: line 2: expected printable UTF-8 text (\"WORLD_SIZE PP TP\" per "
+                                          "line), found control character 0x01";
+    QTest::newRow("text-output-too") << QByteArray("8 2 2\n\x80\n")
+                                     << QStringList { "trace-ranks", "--batch-file", "{file}" } << 1
+                                     << "{file}: line 2";
+    QTest::newRow("utf8-comment-ok") << QByteArray("8 2 2 # caf\xc3\xa9\r\n\t16 2 2\n") << json << 0 << "";
+}
+
+void TestCliRanks::hostileBatchFiles()
+{
+    QFETCH(QByteArray, content);
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("batch.txt");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(content);
+    file.close();
+    args.replaceInStrings("{file}", path);
+    const CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(QString::fromUtf8(r.err).contains(QString(message).replace("{file}", path)), r.err.constData());
+    if (exitCode != 0)
+        QVERIFY(r.out.isEmpty());
 }
 
 void TestCliRanks::exitCodes()

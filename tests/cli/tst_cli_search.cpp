@@ -78,6 +78,8 @@ private Q_SLOTS:
     void helpMentionsHonestCosting();
     void errors_data();
     void errors();
+    void hostileMemory_data();
+    void hostileMemory();
     void strategyOfAnotherCluster();
     void noValidConfiguration();
     void allocatorReserve();
@@ -338,6 +340,64 @@ void TestCliSearch::errors()
     QVERIFY(r.out.isEmpty());
 }
 
+// Memory beyond what the knapsack's whole MB can count: an implausible profile value is an input
+// error naming file and key, an implausible product of plausible values (a huge batch) simply
+// does not fit. Each row edits one value of a copy of the bundled profile set.
+void TestCliSearch::hostileMemory_data()
+{
+    QTest::addColumn<QString>("from"); // first occurrence in the memory profile; empty: no edit
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("message"); // "{file}": the memory profile
+    QTest::newRow("parameter size 1e9")
+        << "\"parameter_size\": 1210.0391"
+        << "\"parameter_size\": 1e9" << QStringList {}
+        << "{file}: /layertype_0/1024/parameter_size: expected a positive memory size in MB of at most 1e7, found "
+           "number 1000000000.0";
+    QTest::newRow("activation 1e308") << "\"1\": 644.0"
+                                      << "\"1\": 1e308" << QStringList {}
+                                      << "{file}: /layertype_0/2048/tp_activation_per_bsz_dict/1: expected a "
+                                         "non-negative memory size in MB of at most 1e7, found number 1e+308";
+    QTest::newRow("checkpoint 2e7") << "\"checkpoint\": 20.0"
+                                    << "\"checkpoint\": 2e7" << QStringList {}
+                                    << "{file}: /layertype_0/1024/tp_activation_per_bsz_dict/checkpoint: expected";
+    QTest::newRow("model states 1e10") << "\"1\": 5000.0781"
+                                       << "\"1\": 1e10" << QStringList {}
+                                       << "{file}: /other_memory_pp_off/1024/model_states/1: expected";
+    QTest::newRow("largest batch") << QString() << QString() << QStringList { "--settle-bsz", "1048576" }
+                                   << "no valid configuration found within 40 GB per GPU";
+    QTest::newRow("largest values, largest batch") << "\"1\": 644.0"
+                                                   << "\"1\": 1e7" << QStringList { "--settle-bsz", "1048576" }
+                                                   << "no valid configuration found within 40 GB per GPU";
+}
+
+void TestCliSearch::hostileMemory()
+{
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QStringList, extra);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QDir bundled(QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8"));
+    for (const QString& name : bundled.entryList(QDir::Files))
+        QVERIFY(QFile::copy(bundled.filePath(name), dir.filePath(name)));
+    const QString memory = dir.filePath("memory_profiling_bf16_llama2-13b_all.json");
+    if (!from.isEmpty()) {
+        QByteArray text = readAll(memory);
+        const qsizetype at = text.indexOf(from.toUtf8());
+        QVERIFY(at >= 0);
+        text.replace(at, from.size(), to.toUtf8());
+        QFile file(memory);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+    }
+    QStringList args { "search", "--profiles", dir.path(), "--memory-constraint", "40", "--settle-chunk", "1" };
+    args << extra;
+    const CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(QString(message).replace("{file}", memory)), r.err.constData());
+}
+
 void TestCliSearch::strategyOfAnotherCluster()
 {
     // A 3.0 strategy names its world size; exporting it for another cluster is an input error.
@@ -380,7 +440,8 @@ void TestCliSearch::allocatorReserve()
     QVERIFY(small != galvatron);
     QVERIFY(small.value("time_cost_s").toDouble() <= galvatron.value("time_cost_s").toDouble());
     QStringList args { "search" };
-    args << goldenFlags() << "--allocator-reserve" << "0.95";
+    args << goldenFlags() << "--allocator-reserve"
+         << "0.95";
     const CliResult r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--allocator-reserve: expected a number from -1 to 0.9"), r.err.constData());

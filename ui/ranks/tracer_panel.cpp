@@ -278,7 +278,7 @@ void TracerPanel::removeSelectedConfigs()
 bool TracerPanel::loadBatchFile(const QString& path, QString* error)
 {
     try {
-        m_model->setConfigs(parseBatchConfigs(readTextFile(path.toStdString())));
+        m_model->setConfigs(loadBatchConfigs(path.toStdString()));
         Q_EMIT statusMessage(tr("Loaded %1 batch configs from %2").arg(m_model->rowCount()).arg(path));
         return true;
     } catch (const Error& e) {
