@@ -15,15 +15,7 @@ constexpr std::string_view kPipeline = "Pipeline";
 SettingSpec integer(std::string_view flag, std::string_view label, std::string_view valueName, double minimum,
     double maximum, std::string_view help)
 {
-    SettingSpec spec;
-    spec.flag = flag;
-    spec.group = kPipeline;
-    spec.label = label;
-    spec.valueName = valueName;
-    spec.minimum = minimum;
-    spec.maximum = maximum;
-    spec.help = help;
-    return spec;
+    return settings::settingSpec(SettingKind::Integer, flag, kPipeline, label, valueName, help, minimum, maximum);
 }
 
 SettingSpec required(SettingSpec spec)
@@ -38,12 +30,9 @@ std::vector<settings::Setting<C>> rows()
         = required(integer("memory-mb", "Memory (MB)", "M", 1, 1 << 20, "Device memory limit in MB of 1e6 bytes."));
     memory.kind = SettingKind::Real;
 
-    SettingSpec mode;
-    mode.flag = "mode";
-    mode.group = kPipeline;
-    mode.label = "Mode";
-    mode.help = "Search effort: normal tries every schedule and recompute type, fast far fewer; auto is fast "
-                "above 16 micro-batches.";
+    SettingSpec mode = settings::settingSpec(SettingKind::Choice, "mode", kPipeline, "Mode", "",
+        "Search effort: normal tries every schedule and recompute type, fast far fewer; auto is fast above 16 "
+        "micro-batches.");
     mode.defaultText = "STRATEX_FAST_MODE=1 means fast, else auto";
 
     return {

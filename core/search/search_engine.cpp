@@ -173,9 +173,10 @@ SearchResult search(const cost::CostModel& model, const SearchSettings& settings
         progress.throwIfCancelled();
         const std::vector<int>& family = families[order[std::size_t(item)]];
         solvers[std::size_t(worker)].solve(family, outcomes, progress, stats[std::size_t(worker)]);
-        const int finished = done.fetch_add(1) + 1;
         const SearchTask& task = tasks[std::size_t(family.front())];
         const std::lock_guard lock(progressMutex);
+        // Counted under the lock: reports then leave in the order of their fractions.
+        const int finished = done.fetch_add(1) + 1;
         if (onBestSoFar) {
             int improved = -1;
             for (int t : family) {

@@ -16,40 +16,24 @@ constexpr double kMaxBatch = 1 << 20;
 SettingSpec integer(std::string_view flag, std::string_view peer, std::string_view group, std::string_view label,
     std::string_view valueName, double minimum, double maximum, std::string_view help)
 {
-    SettingSpec spec;
-    spec.flag = flag;
+    SettingSpec spec
+        = settings::settingSpec(SettingKind::Integer, flag, group, label, valueName, help, minimum, maximum);
     spec.peerName = peer;
-    spec.group = group;
-    spec.label = label;
-    spec.valueName = valueName;
-    spec.minimum = minimum;
-    spec.maximum = maximum;
-    spec.help = help;
     return spec;
 }
 
 SettingSpec flag(std::string_view flag, std::string_view group, std::string_view label, std::string_view help)
 {
-    SettingSpec spec;
-    spec.flag = flag;
+    SettingSpec spec = settings::settingSpec(SettingKind::Flag, flag, group, label, "", help);
     spec.peerName = flag;
-    spec.group = group;
-    spec.label = label;
-    spec.kind = SettingKind::Flag;
-    spec.help = help;
     return spec;
 }
 
 SettingSpec choice(
     std::string_view flag, std::string_view peer, std::string_view group, std::string_view label, std::string_view help)
 {
-    SettingSpec spec;
-    spec.flag = flag;
+    SettingSpec spec = settings::settingSpec(SettingKind::Choice, flag, group, label, "", help);
     spec.peerName = peer;
-    spec.group = group;
-    spec.label = label;
-    spec.kind = SettingKind::Choice;
-    spec.help = help;
     return spec;
 }
 
@@ -110,10 +94,10 @@ std::vector<settings::Setting<S>> rows()
         row(fromProfiles(integer(
                 "num-gpus-per-node", "num_gpus_per_node", cluster, "GPUs per node", "G", 1, 64, "GPUs per node.")),
             &S::num_gpus_per_node),
-        row(fromProfiles(integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1,
-                65536,
-                "GPU memory per device in GB (a synthesized set: its GPU's); --allocator-reserve holds part of it "
-                "back.")),
+        row(fromProfiles(
+                integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1, 65536,
+                    "GPU memory per device in GB (a synthesized set: its GPU's); --allocator-reserve holds part of it "
+                    "back.")),
             &S::memory_constraint_gb),
         row(reserve, &S::allocator_reserve_fraction),
         row(special(integer("settle-bsz", "settle_bsz", batch, "Global batch", "B", -1, kMaxBatch,

@@ -41,6 +41,21 @@ std::string inQuotes(std::string_view text)
 
 } // namespace
 
+SettingSpec settingSpec(SettingKind kind, std::string_view flag, std::string_view group, std::string_view label,
+    std::string_view valueName, std::string_view help, double minimum, double maximum)
+{
+    SettingSpec spec;
+    spec.kind = kind;
+    spec.flag = flag;
+    spec.group = group;
+    spec.label = label;
+    spec.valueName = valueName;
+    spec.help = help;
+    spec.minimum = minimum;
+    spec.maximum = maximum;
+    return spec;
+}
+
 std::string SettingSpec::jsonKey() const
 {
     std::string key(flag);

@@ -59,6 +59,10 @@ struct SettingSpec {
     bool hasValue() const { return kind != SettingKind::Flag; }
 };
 
+// The fields every spec has; the others (choices, special texts, marks) are set on the result.
+SettingSpec settingSpec(SettingKind kind, std::string_view flag, std::string_view group, std::string_view label,
+    std::string_view valueName, std::string_view help, double minimum = 0, double maximum = 0);
+
 // A setting of struct S: its spec and how to read and write it. `set` receives values that
 // checkSettingValue accepted.
 template <typename S> struct Setting {

@@ -17,16 +17,7 @@ constexpr std::string_view kPreset = "from the preset";
 SettingSpec spec(std::string_view flag, std::string_view group, std::string_view label, SettingKind kind,
     std::string_view valueName, double minimum, double maximum, std::string_view help)
 {
-    SettingSpec s;
-    s.flag = flag;
-    s.group = group;
-    s.label = label;
-    s.kind = kind;
-    s.valueName = valueName;
-    s.minimum = minimum;
-    s.maximum = maximum;
-    s.help = help;
-    return s;
+    return settings::settingSpec(kind, flag, group, label, valueName, help, minimum, maximum);
 }
 
 SettingSpec fromPreset(SettingSpec s)
