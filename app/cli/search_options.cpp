@@ -72,12 +72,7 @@ search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSet
     request.given.p2p = file("p2p");
     request.given.overlap = file("overlap");
     request.given.spTime = file("sp-time");
-    settings::SettingNames given;
-    for (const auto& row : search::searchSettingTable().rows()) {
-        if (parser.isSet(QString::fromUtf8(row.spec.flag.data(), qsizetype(row.spec.flag.size()))))
-            given.insert(std::string(row.spec.flag));
-    }
-    return search::loadSearchInputs(request, settings, given);
+    return search::loadSearchInputs(request, settings, givenSettingOptions(parser, search::searchSettingTable()));
 }
 
 } // namespace stratex::cli

@@ -22,6 +22,18 @@ template <typename S> void addSettingOptions(CliParser& parser, const settings::
         addSettingOption(parser, row.spec, row.get(defaults));
 }
 
+// The flags of the table's settings the command line gives.
+template <typename S>
+settings::SettingNames givenSettingOptions(const CliParser& parser, const settings::SettingTable<S>& table)
+{
+    settings::SettingNames given;
+    for (const settings::Setting<S>& row : table.rows()) {
+        if (parser.isSet(QString::fromUtf8(row.spec.flag.data(), qsizetype(row.spec.flag.size()))))
+            given.insert(std::string(row.spec.flag));
+    }
+    return given;
+}
+
 // Sets every setting the command line gives; returns their flags.
 template <typename S>
 settings::SettingNames readSettingOptions(const CliParser& parser, const settings::SettingTable<S>& table, S& values)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "core/common/error.h"
 
@@ -187,12 +188,12 @@ std::string settingHelp(const SettingSpec& spec, const SettingValue& defaultValu
         fallback = "none";
     else
         fallback = formatSettingValue(spec, defaultValue);
-    if (spec.kind == SettingKind::Integer && !spec.specialText.empty()
-        && std::holds_alternative<std::int64_t>(defaultValue)
-        && double(std::get<std::int64_t>(defaultValue)) == spec.minimum)
-        fallback += ": " + std::string(spec.specialText);
-    if (spec.kind == SettingKind::Real && !spec.specialText.empty() && std::holds_alternative<double>(defaultValue)
-        && std::get<double>(defaultValue) == spec.minimum)
+    // A default at the minimum that has a name of its own: "-1: every divisor".
+    const std::optional<double> number = std::holds_alternative<std::int64_t>(defaultValue)
+        ? std::optional<double>(double(std::get<std::int64_t>(defaultValue)))
+        : std::holds_alternative<double>(defaultValue) ? std::optional<double>(std::get<double>(defaultValue))
+                                                       : std::nullopt;
+    if (!spec.specialText.empty() && number == spec.minimum)
         fallback += ": " + std::string(spec.specialText);
     return help + " (default " + fallback + ").";
 }

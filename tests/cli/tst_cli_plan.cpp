@@ -316,10 +316,7 @@ void TestCliPlan::hostileLengthFiles()
     QFETCH(QString, message);
     QTemporaryDir dir;
     const QString path = dir.filePath("lengths.txt");
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(content);
-    file.close();
+    QVERIFY(stratex::test::writeTestFile(path, content));
     const CliResult r = runCli({ "plan", "--cost-model", costModel(), "--lengths", path, "--stages", "4",
         "--layers-per-stage", "6", "--memory-mb", "40000" });
     QCOMPARE(r.exitCode, 1);

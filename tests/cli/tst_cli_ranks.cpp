@@ -162,10 +162,7 @@ void TestCliRanks::hostileBatchFiles()
     QFETCH(QString, message);
     QTemporaryDir dir;
     const QString path = dir.filePath("batch.txt");
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(content);
-    file.close();
+    QVERIFY(stratex::test::writeTestFile(path, content));
     args.replaceInStrings("{file}", path);
     const CliResult r = runCli(args);
     QCOMPARE(r.exitCode, exitCode);

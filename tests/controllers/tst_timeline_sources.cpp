@@ -11,6 +11,7 @@
 
 #include "controllers/timeline_sources.h"
 #include "jobs/job_runner.h"
+#include "support/test_paths.h"
 
 using namespace stratex;
 using namespace stratex::controllers;
@@ -217,10 +218,7 @@ void TestTimelineSources::reportsBrokenFiles()
 
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("broken-cases.json"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(content);
-    file.close();
+    QVERIFY(stratex::test::writeTestFile(path, content));
 
     TimelineSources sources;
     QSignalSpy failed(&sources, &TimelineSources::failed);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
+#include <QFile>
 #include <QString>
 
 namespace stratex::test {
@@ -10,6 +12,13 @@ namespace stratex::test {
 inline QString fixture(const QString& relative)
 {
     return QStringLiteral(STRATEX_TEST_DATA_DIR "/") + relative;
+}
+
+// Writes `content` to `path` (a test's input file); false when it cannot.
+inline bool writeTestFile(const QString& path, const QByteArray& content)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(content) == content.size();
 }
 
 inline QString cliPath()

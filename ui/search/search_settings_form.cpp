@@ -122,9 +122,9 @@ profile::ProfileDiscovery SearchSettingsForm::discovery() const
     profile::ProfileDiscovery request;
     request.profilesDir = profilesDir().toStdString();
     request.hardwareDir = hardwareDir().toStdString();
-    request.modelName = settings().model.name;
-    if (!given().contains("model-name"))
-        request.modelName.clear();
+    // Left open, the model name comes from the profile files' names.
+    if (const auto name = value("model-name"))
+        request.modelName = std::get<std::string>(*name);
     return request;
 }
 
