@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Simulator inputs shared by the planner simulator tests.
+// Simulator inputs and ground truth shared by the simulator tests.
 
 #include <vector>
 
+#include "core/common/json_reader.h"
 #include "core/sim/simulator.h"
+
+#include "support/test_paths.h"
 
 namespace stratex::test {
 
+// DynaPipe's simulator on the same inputs (tests/data/dynapipe/SOURCES.md), loaded once.
+inline const JsonDocument& scheduleGroundTruth()
+{
+    static const JsonDocument document
+        = JsonDocument::load(fixture(QStringLiteral("dynapipe/schedule_ground_truth.json")).toStdString());
+    return document;
+}
+
 // Every micro-batch and layer alike; no communication.
-inline sim::SimulationInput uniformInput(const std::vector<int>& assignment, int microbatches, double fwUs,
-    double bwUs, double storedMb, double peakMb, double wUs = -1)
+inline sim::SimulationInput uniformInput(const std::vector<int>& assignment, int microbatches, double fwUs, double bwUs,
+    double storedMb, double peakMb, double wUs = -1)
 {
     sim::SimulationInput input;
     input.device_assignment = assignment;

@@ -18,13 +18,6 @@ using namespace stratex::sim;
 
 namespace {
 
-const JsonDocument& groundTruth()
-{
-    static const JsonDocument document
-        = JsonDocument::load(test::fixture(QStringLiteral("dynapipe/schedule_ground_truth.json")).toStdString());
-    return document;
-}
-
 std::vector<int> integers(const JsonView& array)
 {
     std::vector<int> values;
@@ -84,7 +77,7 @@ private Q_SLOTS:
 void TestInstructions::repoTestConfigs_data()
 {
     QTest::addColumn<int>("index");
-    const JsonView configs = groundTruth().root()["repo_test_configs"];
+    const JsonView configs = test::scheduleGroundTruth().root()["repo_test_configs"];
     for (std::size_t i = 0; i < configs.size(); ++i) {
         const JsonView c = configs.at(i);
         QTest::newRow(qPrintable(
@@ -98,7 +91,8 @@ void TestInstructions::repoTestConfigs_data()
 void TestInstructions::repoTestConfigs()
 {
     QFETCH(int, index);
-    const JsonView expected = groundTruth().root()["repo_test_configs"].at(static_cast<std::size_t>(index));
+    const JsonView expected
+        = test::scheduleGroundTruth().root()["repo_test_configs"].at(static_cast<std::size_t>(index));
     const std::vector<int> assignment = integers(expected["device_assignment"]);
     const SimulationInput input = expected["batch"].string() == "uniform" ? test::repoUniformBatch(assignment)
                                                                           : test::repoHeteroBatch(assignment);

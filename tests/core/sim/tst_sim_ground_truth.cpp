@@ -18,13 +18,6 @@ using namespace stratex::sim;
 
 namespace {
 
-const JsonDocument& groundTruth()
-{
-    static const JsonDocument document
-        = JsonDocument::load(test::fixture(QStringLiteral("dynapipe/schedule_ground_truth.json")).toStdString());
-    return document;
-}
-
 std::vector<double> numbers(const JsonView& array)
 {
     std::vector<double> values;
@@ -63,7 +56,7 @@ private Q_SLOTS:
 void TestSimGroundTruth::cases_data()
 {
     QTest::addColumn<int>("index");
-    const JsonView cases = groundTruth().root()["cases"];
+    const JsonView cases = test::scheduleGroundTruth().root()["cases"];
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const JsonView c = cases.at(i);
         QTest::newRow(qPrintable(
@@ -77,7 +70,7 @@ void TestSimGroundTruth::cases_data()
 void TestSimGroundTruth::cases()
 {
     QFETCH(int, index);
-    const JsonView expected = groundTruth().root()["cases"].at(static_cast<std::size_t>(index));
+    const JsonView expected = test::scheduleGroundTruth().root()["cases"].at(static_cast<std::size_t>(index));
     const SimulationCase simCase = readSimulationCase(expected);
     const SimulationResult result = simulate(simCase.input, simCase.schedule, simCase.options);
     QVERIFY(result.feasible);
@@ -106,7 +99,7 @@ void TestSimGroundTruth::cases()
 void TestSimGroundTruth::repoTestConfigs_data()
 {
     QTest::addColumn<int>("index");
-    const JsonView configs = groundTruth().root()["repo_test_configs"];
+    const JsonView configs = test::scheduleGroundTruth().root()["repo_test_configs"];
     for (std::size_t i = 0; i < configs.size(); ++i) {
         const JsonView c = configs.at(i);
         QTest::newRow(qPrintable(
@@ -121,7 +114,8 @@ void TestSimGroundTruth::repoTestConfigs_data()
 void TestSimGroundTruth::repoTestConfigs()
 {
     QFETCH(int, index);
-    const JsonView expected = groundTruth().root()["repo_test_configs"].at(static_cast<std::size_t>(index));
+    const JsonView expected
+        = test::scheduleGroundTruth().root()["repo_test_configs"].at(static_cast<std::size_t>(index));
     std::vector<int> assignment;
     for (const JsonView& device : expected["device_assignment"].elements())
         assignment.push_back(static_cast<int>(device.integer()));
@@ -144,7 +138,8 @@ void TestSimGroundTruth::memoryLimitedWaitFreeCyclic_data()
     QTest::addColumn<double>("limit");
     QTest::addColumn<double>("makespanMs");
     QTest::addColumn<double>("peakMb");
-    for (const JsonView& r : groundTruth().root()["memory_limited_wait_free_cyclic"]["results"].elements()) {
+    for (const JsonView& r :
+        test::scheduleGroundTruth().root()["memory_limited_wait_free_cyclic"]["results"].elements()) {
         const double limit = r["memory_limit_mb"].number();
         QTest::newRow(qPrintable(QStringLiteral("limit %1 MB").arg(limit)))
             << limit << r["makespan_ms"].number() << r["peak_mb"].number();
@@ -174,7 +169,7 @@ void TestSimGroundTruth::memoryLimitedWaitFreeCyclic()
 // Guards against a fixture that silently lost its rows.
 void TestSimGroundTruth::fixtureIsComplete()
 {
-    const JsonView root = groundTruth().root();
+    const JsonView root = test::scheduleGroundTruth().root();
     QCOMPARE(root["cases"].size(), std::size_t(20));
     QCOMPARE(root["repo_test_configs"].size(), std::size_t(10));
     QCOMPARE(root["memory_limited_wait_free_cyclic"]["results"].size(), std::size_t(5));
