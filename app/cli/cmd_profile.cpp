@@ -59,7 +59,7 @@ std::vector<int> readSeqLengths(const CliParser& parser)
 nlohmann::ordered_json presetsJson()
 {
     nlohmann::ordered_json models = nlohmann::ordered_json::array();
-    for (const ModelDescription& m : modelPresets())
+    for (const model::ModelDescription& m : model::modelPresets())
         models.push_back({ { "name", m.name }, { "num_layers", m.num_layers }, { "hidden_size", m.hidden_size },
             { "ffn_hidden_size", m.ffn_hidden_size }, { "num_heads", m.num_heads }, { "num_kv_heads", m.num_kv_heads },
             { "vocab_size", m.vocab_size }, { "seq_length", m.seq_length } });
@@ -87,7 +87,7 @@ int runSynth(const QStringList& args)
         if (json) {
             printJson(presetsJson());
         } else {
-            printOut("Models: " + presetNames(modelPresets()).toStdString() + "\n");
+            printOut("Models: " + presetNames(model::modelPresets()).toStdString() + "\n");
             printOut("GPUs: " + presetNames(gpuPresets()).toStdString() + "\n");
         }
         return kExitOk;
@@ -100,7 +100,7 @@ int runSynth(const QStringList& args)
     SynthesisOptions options;
     options.precision = settings.precision;
     options.seq_lengths = readSeqLengths(parser);
-    const ModelDescription& model = settings.model;
+    const model::ModelDescription& model = settings.model;
     const ClusterDescription& cluster = settings.cluster;
     const std::vector<ProfileFile> files = synthesizeProfiles(model, cluster, options);
     const std::filesystem::path dir = parser.value(q("out")).toStdString();

@@ -69,7 +69,7 @@ void adoptSynthesizedSettings(
     const profile::synth::SynthesisRecord& record, SearchSettings& settings, const settings::SettingNames& given)
 {
     SearchSettings made = settings;
-    const profile::synth::ModelDescription& model = record.model;
+    const model::ModelDescription& model = record.model;
     made.model.seq_length = model.seq_length;
     made.model.num_layers = model.num_layers;
     made.model.hidden_size = model.hidden_size;

@@ -25,7 +25,7 @@ ClusterDescription h100Nodes(int gpus)
 
 void BM_SynthesizeProfileSet(benchmark::State& state)
 {
-    const ModelDescription model = modelPreset("llama2-70b");
+    const model::ModelDescription model = model::modelPreset("llama2-70b");
     const ClusterDescription cluster = h100Nodes(int(state.range(0)));
     std::size_t bytes = 0;
     for (auto _ : state) {
@@ -44,7 +44,7 @@ void BM_SearchSynthesized70B(benchmark::State& state)
     const int gpus = int(state.range(0));
     const std::filesystem::path dir
         = std::filesystem::temp_directory_path() / ("stratex-bench-70b-" + std::to_string(gpus));
-    writeProfileFiles(dir, synthesizeProfiles(modelPreset("llama2-70b"), h100Nodes(gpus)));
+    writeProfileFiles(dir, synthesizeProfiles(model::modelPreset("llama2-70b"), h100Nodes(gpus)));
     search::SearchSettings settings;
     settings.memory_constraint_gb = 80;
     settings.settle_bsz = 4 * gpus;

@@ -81,7 +81,7 @@ private Q_SLOTS:
         ClusterDescription cluster;
         cluster.gpu = gpuPreset("h800-80gb");
         cluster.num_nodes = 4;
-        writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(modelPreset("llama3-70b"), cluster));
+        writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(model::modelPreset("llama3-70b"), cluster));
         auto* edit = m_page->findChild<QLineEdit*>(QStringLiteral("profilesFolder"));
         edit->setFocus();
         QTest::keyClicks(edit, dir.path());

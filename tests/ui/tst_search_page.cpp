@@ -444,7 +444,7 @@ void TestSearchPage::opensASynthesizedFolder()
     using namespace stratex::profile::synth;
     ClusterDescription cluster;
     cluster.gpu = gpuPreset("h100-80gb");
-    ModelDescription model = modelPreset("llama3-8b");
+    model::ModelDescription model = model::modelPreset("llama3-8b");
     model.seq_length = 4096;
     QString error;
     m_page->form()->spinBox("memory-constraint")->setValue(40); // an earlier search's card

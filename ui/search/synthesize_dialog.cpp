@@ -78,7 +78,7 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     connect(m_folder, &QLineEdit::textEdited, this, [this] { m_folderEdited = true; });
     // A new model preset brings its own sequence length.
     connect(modelBox(), &QComboBox::currentTextChanged, this,
-        [this] { seqBox()->setValue(modelPreset(modelBox()->currentText().toStdString()).seq_length); });
+        [this] { seqBox()->setValue(model::modelPreset(modelBox()->currentText().toStdString()).seq_length); });
     connect(m_form, &SettingsForm::changed, this, &SynthesizeDialog::updateSummary);
     updateSummary();
 }
@@ -126,7 +126,7 @@ void SynthesizeDialog::updateSummary()
     if (!m_folderEdited)
         m_folder->setText(defaultFolder());
     const SynthesisSettings chosen = settings();
-    const ModelDescription& model = chosen.model;
+    const model::ModelDescription& model = chosen.model;
     m_summary->setText(tr("%1: %2 B parameters, %3 layers, hidden %4, %5 key/value heads of %6, "
                           "on %7 GPUs.")
                            .arg(QString::fromStdString(chosen.model_preset),

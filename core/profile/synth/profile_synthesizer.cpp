@@ -6,13 +6,14 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/model/model_json.h"
 #include "core/profile/profile_discovery.h"
 
 namespace stratex::profile::synth {
 
 namespace {
 
-std::vector<int> profiledSequenceLengths(const ModelDescription& model, const SynthesisOptions& options)
+std::vector<int> profiledSequenceLengths(const model::ModelDescription& model, const SynthesisOptions& options)
 {
     std::set<int> seqs(options.seq_lengths.begin(), options.seq_lengths.end());
     if (seqs.empty()) {
@@ -39,13 +40,6 @@ std::string fileNamePart(const std::string& name)
     return part.empty() ? "custom" : part;
 }
 
-nlohmann::ordered_json describe(const ModelDescription& model)
-{
-    return { { "name", model.name }, { "num_layers", model.num_layers }, { "hidden_size", model.hidden_size },
-        { "ffn_hidden_size", model.ffn_hidden_size }, { "num_heads", model.num_heads },
-        { "num_kv_heads", model.num_kv_heads }, { "vocab_size", model.vocab_size }, { "seq_length", model.seq_length },
-        { "mlp", mlpKindName(model.mlp) }, { "tied_embeddings", model.tied_embeddings } };
-}
 
 nlohmann::ordered_json describe(const ClusterDescription& cluster)
 {
@@ -68,7 +62,7 @@ std::string text(const nlohmann::ordered_json& json)
 } // namespace
 
 std::vector<ProfileFile> synthesizeProfiles(
-    const ModelDescription& model, const ClusterDescription& cluster, const SynthesisOptions& options)
+    const model::ModelDescription& model, const ClusterDescription& cluster, const SynthesisOptions& options)
 {
     model.validate();
     cluster.validate();
@@ -85,7 +79,7 @@ std::vector<ProfileFile> synthesizeProfiles(
         { "note",
             "Computed from the model's shape and the GPU's datasheet figures, not measured: good for exploring "
             "strategies, to be replaced by Galvatron profiler output before planning a real run." },
-        { "precision", precision }, { "seq_lengths", seqs }, { "model", describe(model) },
+        { "precision", precision }, { "seq_lengths", seqs }, { "model", model::toJson(model) },
         { "cluster", describe(cluster) } };
 
     return {

@@ -2,6 +2,7 @@
 #include "core/profile/synth/synthesis_record.h"
 
 #include "core/common/json_reader.h"
+#include "core/model/model_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 
 namespace stratex::profile::synth {
@@ -20,21 +21,7 @@ std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& 
     SynthesisRecord record;
     record.file = file;
     record.precision = root["precision"].string();
-    const JsonView model = root["model"];
-    record.model.name = model["name"].string();
-    record.model.num_layers = model["num_layers"].positiveInt();
-    record.model.hidden_size = model["hidden_size"].positiveInt();
-    record.model.ffn_hidden_size = model["ffn_hidden_size"].positiveInt();
-    record.model.num_heads = model["num_heads"].positiveInt();
-    record.model.num_kv_heads = model["num_kv_heads"].positiveInt();
-    record.model.vocab_size = model["vocab_size"].positiveInt();
-    record.model.seq_length = model["seq_length"].positiveInt();
-    const JsonView mlp = model["mlp"];
-    const std::optional<MlpKind> kind = parseMlpKind(mlp.string());
-    if (!kind)
-        mlp.fail("\"gated\" or \"plain\"");
-    record.model.mlp = *kind;
-    record.model.tied_embeddings = model["tied_embeddings"].boolean();
+    record.model = model::readModel(root["model"]);
     const JsonView cluster = root["cluster"];
     record.num_nodes = cluster["num_nodes"].positiveInt();
     record.gpus_per_node = cluster["gpus_per_node"].positiveInt();

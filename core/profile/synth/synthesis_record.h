@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/profile/synth/model_description.h"
+#include "core/model/model_description.h"
+#include "core/model/model_presets.h"
 
 namespace stratex::profile::synth {
 
@@ -14,7 +15,7 @@ namespace stratex::profile::synth {
 // the model it was made for, so a search on it needs no model flags.
 struct SynthesisRecord {
     std::filesystem::path file;
-    ModelDescription model;
+    model::ModelDescription model;
     std::string precision;
     std::string gpu;
     double gpu_memory_gb = 0; // the card's memory: the search's memory per GPU unless given

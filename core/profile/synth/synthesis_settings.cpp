@@ -44,7 +44,7 @@ std::vector<Setting<S>> rows()
 
     SettingSpec modelSpec
         = spec("model", model, "Model", SettingKind::Choice, "", 0, 0, "Start from a published model shape.");
-    modelSpec.choices = presetNames(modelPresets());
+    modelSpec.choices = presetNames(model::modelPresets());
     SettingSpec gpuSpec = spec("gpu", gpu, "GPU", SettingKind::Choice, "", 0, 0, "GPU and interconnect datasheet.");
     gpuSpec.choices = presetNames(gpuPresets());
 
@@ -52,17 +52,17 @@ std::vector<Setting<S>> rows()
         { modelSpec, [](const S& s) { return SettingValue(s.model_preset); },
             [](S& s, const SettingValue& value) {
                 s.model_preset = std::get<std::string>(value);
-                s.model = modelPreset(s.model_preset);
+                s.model = model::modelPreset(s.model_preset);
             } },
         row(fromPreset(
                 spec("name", model, "Name", SettingKind::Text, "NAME", 0, 0, "Model name used in the file names.")),
-            &S::model, &ModelDescription::name),
+            &S::model, &model::ModelDescription::name),
         row(fromPreset(spec("num-layers", model, "Layers", Integer, "L", 1, 4096, "Transformer layers.")), &S::model,
-            &ModelDescription::num_layers),
+            &model::ModelDescription::num_layers),
         row(fromPreset(spec("hidden-size", model, "Hidden size", Integer, "H", 1, 1 << 20, "Hidden size.")), &S::model,
-            &ModelDescription::hidden_size),
+            &model::ModelDescription::hidden_size),
         row(fromPreset(spec("ffn-hidden-size", model, "MLP size", Integer, "F", 1, 1 << 22, "MLP intermediate size.")),
-            &S::model, &ModelDescription::ffn_hidden_size),
+            &S::model, &model::ModelDescription::ffn_hidden_size),
         // Changing the head count of an MHA model keeps it MHA unless kv heads are given (next row).
         { fromPreset(spec("num-heads", model, "Attention heads", Integer, "A", 1, 4096, "Attention heads.")),
             [](const S& s) { return SettingValue(std::int64_t(s.model.num_heads)); },
@@ -74,19 +74,19 @@ std::vector<Setting<S>> rows()
             } },
         row(fromPreset(spec("num-kv-heads", model, "Key/value heads", Integer, "K", 1, 4096,
                 "Key/value heads (grouped-query attention).")),
-            &S::model, &ModelDescription::num_kv_heads),
+            &S::model, &model::ModelDescription::num_kv_heads),
         row(fromPreset(spec("vocab-size", model, "Vocabulary", Integer, "V", 1, 1 << 24, "Vocabulary size.")),
-            &S::model, &ModelDescription::vocab_size),
+            &S::model, &model::ModelDescription::vocab_size),
         row(fromPreset(spec("seq-length", model, "Sequence length", Integer, "S", 1, 1 << 22,
                 "Sequence length the search will use.")),
-            &S::model, &ModelDescription::seq_length),
+            &S::model, &model::ModelDescription::seq_length),
         [] {
             SettingSpec mlp = fromPreset(
                 spec("mlp", model, "MLP", SettingKind::Choice, "", 0, 0, "SwiGLU (three matrices) or GeLU (two) MLP."));
-            mlp.choices = { mlpKindName(MlpKind::Gated), mlpKindName(MlpKind::Plain) };
-            return Setting<S> { mlp, [](const S& s) { return SettingValue(std::string(mlpKindName(s.model.mlp))); },
+            mlp.choices = { model::mlpKindName(model::MlpKind::Gated), model::mlpKindName(model::MlpKind::Plain) };
+            return Setting<S> { mlp, [](const S& s) { return SettingValue(std::string(model::mlpKindName(s.model.mlp))); },
                 [](S& s, const SettingValue& value) {
-                    s.model.mlp = parseMlpKind(std::get<std::string>(value)).value_or(MlpKind::Gated);
+                    s.model.mlp = model::parseMlpKind(std::get<std::string>(value)).value_or(model::MlpKind::Gated);
                 } };
         }(),
         { gpuSpec, [](const S& s) { return SettingValue(s.gpu_preset); },

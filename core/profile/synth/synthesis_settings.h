@@ -4,7 +4,8 @@
 #include <string>
 
 #include "core/profile/synth/cluster_description.h"
-#include "core/profile/synth/model_description.h"
+#include "core/model/model_description.h"
+#include "core/model/model_presets.h"
 #include "core/settings/setting_table.h"
 
 namespace stratex::profile::synth {
@@ -13,7 +14,7 @@ namespace stratex::profile::synth {
 // overrides, a GPU preset with overrides, the cluster's shape and the precision.
 struct SynthesisSettings {
     std::string model_preset = "llama2-7b";
-    ModelDescription model = modelPreset("llama2-7b");
+    model::ModelDescription model = model::modelPreset("llama2-7b");
     std::string gpu_preset = "a100-80gb";
     ClusterDescription cluster { gpuPreset("a100-80gb"), 1, 8 };
     std::string precision = "bf16";

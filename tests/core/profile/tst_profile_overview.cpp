@@ -49,7 +49,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         ClusterDescription cluster;
         cluster.gpu = gpuPreset("a100-80gb");
-        writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(modelPreset("llama2-7b"), cluster));
+        writeProfileFiles(dir.path().toStdString(), synthesizeProfiles(model::modelPreset("llama2-7b"), cluster));
         ProfileDiscovery request;
         request.profilesDir = dir.path().toStdString();
         request.seqLength = 4096;

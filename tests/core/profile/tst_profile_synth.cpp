@@ -31,14 +31,14 @@ ClusterDescription cluster(const char* gpu, int nodes, int perNode)
     return c;
 }
 
-ModelDescription llama2At2048()
+model::ModelDescription llama2At2048()
 {
-    ModelDescription model = modelPreset("llama2-7b");
+    model::ModelDescription model = model::modelPreset("llama2-7b");
     model.seq_length = 2048; // the length of the measured profile in tests/data
     return model;
 }
 
-std::filesystem::path writeSet(const QTemporaryDir& dir, const ModelDescription& model, const ClusterDescription& c,
+std::filesystem::path writeSet(const QTemporaryDir& dir, const model::ModelDescription& model, const ClusterDescription& c,
     const SynthesisOptions& options = {})
 {
     const std::filesystem::path path = dir.path().toStdString();
@@ -61,14 +61,6 @@ double relative(double actual, double expected)
     return std::abs(actual - expected) / std::abs(expected);
 }
 
-JsonView member(const JsonDocument& doc, std::initializer_list<const char*> path)
-{
-    JsonView view = doc.root();
-    for (const char* key : path)
-        view = view[key];
-    return view;
-}
-
 } // namespace
 
 class TestProfileSynth : public QObject {
@@ -88,7 +80,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, preset);
         QFETCH(double, parameters);
-        QCOMPARE(modelParameters(modelPreset(preset.toStdString())), parameters);
+        QCOMPARE(modelParameters(model::modelPreset(preset.toStdString())), parameters);
     }
 
     void loadsAndSearchesInEveryMode_data()
@@ -130,7 +122,7 @@ private Q_SLOTS:
         QFETCH(bool, sequenceParallel);
         QTemporaryDir dir;
         const ClusterDescription c = cluster(gpu.toLatin1().constData(), nodes, perNode);
-        const std::filesystem::path path = writeSet(dir, modelPreset(model.toStdString()), c);
+        const std::filesystem::path path = writeSet(dir, model::modelPreset(model.toStdString()), c);
 
         search::SearchSettings settings;
         settings.time_profile_mode = *profile::parseTimeProfileMode(timeMode.toStdString());
@@ -143,7 +135,7 @@ private Q_SLOTS:
         QVERIFY(result.best->time_cost_s > 0);
         QCOMPARE(result.best->world, c.worldSize());
         // Model-FLOPs utilisation of the plan (6 FLOPs per parameter per token) must be physical.
-        const ModelDescription m = modelPreset(model.toStdString());
+        const model::ModelDescription m = model::modelPreset(model.toStdString());
         const double tokensPerS = result.best->throughput_samples_per_s * m.seq_length;
         const double mfu = 6 * modelParameters(m) * tokensPerS / (c.worldSize() * c.gpu.peak_tflops * 1e12);
         QVERIFY2(mfu > 0.05 && mfu < c.gpu.matmul_efficiency, qPrintable(QString::number(mfu)));
@@ -217,7 +209,7 @@ private Q_SLOTS:
 
     void deterministic()
     {
-        const ModelDescription model = modelPreset("qwen2.5-7b");
+        const model::ModelDescription model = model::modelPreset("qwen2.5-7b");
         const ClusterDescription c = cluster("h100-80gb", 2, 8);
         const std::vector<ProfileFile> first = synthesizeProfiles(model, c);
         const std::vector<ProfileFile> second = synthesizeProfiles(model, c);
@@ -247,7 +239,7 @@ private Q_SLOTS:
     void writesGalvatronNamesAndARecord()
     {
         QTemporaryDir dir;
-        ModelDescription model = modelPreset("llama3-8b");
+        model::ModelDescription model = model::modelPreset("llama3-8b");
         model.name = "my model/v2"; // not a file name: sanitised
         const std::filesystem::path path = writeSet(dir, model, cluster("a100-80gb", 2, 8), { "fp16", {}, 8 });
         for (const char* name :
@@ -310,7 +302,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, what);
         QFETCH(QString, message);
-        ModelDescription model = modelPreset("llama2-7b");
+        model::ModelDescription model = model::modelPreset("llama2-7b");
         ClusterDescription c = cluster("a100-80gb", 1, 8);
         SynthesisOptions options;
         try {
@@ -329,7 +321,7 @@ private Q_SLOTS:
             else if (what == "sweep")
                 options.max_profiled_bsz = 4;
             else if (what == "preset")
-                model = modelPreset("llama9");
+                model = model::modelPreset("llama9");
             else if (what == "gpu")
                 c.gpu = gpuPreset("tpu");
             synthesizeProfiles(model, c, options);
@@ -342,7 +334,7 @@ private Q_SLOTS:
     void malformedRecordNamesTheKey()
     {
         QTemporaryDir dir;
-        const std::filesystem::path path = writeSet(dir, modelPreset("llama2-7b"), cluster("a100-80gb", 1, 8));
+        const std::filesystem::path path = writeSet(dir, model::modelPreset("llama2-7b"), cluster("a100-80gb", 1, 8));
         std::string text = readTextFile(path / kSynthesisFileName);
         text.replace(text.find("\"num_layers\": 32"), 16, "\"num_layers\": -3");
         writeFileAtomically(path / kSynthesisFileName, text);

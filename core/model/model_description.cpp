@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/model/model_description.h"
+
+#include <array>
+#include <utility>
+
+#include "core/common/error.h"
+
+namespace stratex::model {
+
+namespace {
+
+template <typename Enum, std::size_t N>
+std::string_view nameOf(const std::array<std::pair<Enum, std::string_view>, N>& names, Enum value)
+{
+    for (const auto& [candidate, name] : names) {
+        if (candidate == value)
+            return name;
+    }
+    return {};
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> parseName(const std::array<std::pair<Enum, std::string_view>, N>& names, std::string_view text)
+{
+    for (const auto& [candidate, name] : names) {
+        if (name == text)
+            return candidate;
+    }
+    return std::nullopt;
+}
+
+constexpr std::array<std::pair<MlpKind, std::string_view>, 2> kMlpNames { { { MlpKind::Gated, "gated" },
+    { MlpKind::Plain, "plain" } } };
+constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNormNames { { { NormKind::RmsNorm, "rmsnorm" },
+    { NormKind::LayerNorm, "layernorm" } } };
+constexpr std::array<std::pair<PositionEmbedding, std::string_view>, 2> kPositionNames {
+    { { PositionEmbedding::Rope, "rope" }, { PositionEmbedding::Learned, "learned" } }
+};
+
+void requirePositive(const char* what, int value)
+{
+    if (value <= 0)
+        throw Error(std::string("model: ") + what + " must be a positive integer, found " + std::to_string(value));
+}
+
+void requireNonNegative(const char* what, int value)
+{
+    if (value < 0)
+        throw Error(std::string("model: ") + what + " must not be negative, found " + std::to_string(value));
+}
+
+} // namespace
+
+std::string_view mlpKindName(MlpKind kind)
+{
+    return nameOf(kMlpNames, kind);
+}
+std::optional<MlpKind> parseMlpKind(std::string_view name)
+{
+    return parseName(kMlpNames, name);
+}
+std::string_view normKindName(NormKind kind)
+{
+    return nameOf(kNormNames, kind);
+}
+std::optional<NormKind> parseNormKind(std::string_view name)
+{
+    return parseName(kNormNames, name);
+}
+std::string_view positionEmbeddingName(PositionEmbedding kind)
+{
+    return nameOf(kPositionNames, kind);
+}
+std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view name)
+{
+    return parseName(kPositionNames, name);
+}
+
+void ModelDescription::validate() const
+{
+    requirePositive("num_layers", num_layers);
+    requirePositive("hidden_size", hidden_size);
+    requirePositive("ffn_hidden_size", ffn_hidden_size);
+    requirePositive("num_heads", num_heads);
+    requirePositive("num_kv_heads", num_kv_heads);
+    requirePositive("vocab_size", vocab_size);
+    requirePositive("seq_length", seq_length);
+    if (hidden_size % num_heads != 0)
+        throw Error("model: hidden_size " + std::to_string(hidden_size) + " is not divisible by num_heads "
+            + std::to_string(num_heads));
+    if (num_heads % num_kv_heads != 0)
+        throw Error("model: num_heads " + std::to_string(num_heads) + " is not divisible by num_kv_heads "
+            + std::to_string(num_kv_heads));
+    if (!moe)
+        return;
+    requirePositive("moe.num_experts", moe->num_experts);
+    requirePositive("moe.top_k", moe->top_k);
+    requirePositive("moe.expert_ffn_hidden_size", moe->expert_ffn_hidden_size);
+    requireNonNegative("moe.shared_experts", moe->shared_experts);
+    requireNonNegative("moe.shared_expert_ffn_hidden_size", moe->shared_expert_ffn_hidden_size);
+    requireNonNegative("moe.first_dense_layers", moe->first_dense_layers);
+    if (moe->top_k > moe->num_experts)
+        throw Error("model: moe.top_k " + std::to_string(moe->top_k) + " is larger than moe.num_experts "
+            + std::to_string(moe->num_experts));
+    if (moe->shared_experts > 0 && moe->shared_expert_ffn_hidden_size <= 0)
+        throw Error("model: moe.shared_expert_ffn_hidden_size must be positive when moe.shared_experts > 0");
+    if (moe->first_dense_layers >= num_layers)
+        throw Error("model: moe.first_dense_layers " + std::to_string(moe->first_dense_layers)
+            + " leaves no MoE layer of " + std::to_string(num_layers));
+}
+
+ParameterCount countParameters(const ModelDescription& model)
+{
+    const double h = model.hidden_size;
+    const double matrices = model.mlp == MlpKind::Gated ? 3 : 2;
+    ParameterCount count;
+    count.attention = 2 * h * h + 2 * h * model.kvHiddenSize();
+    count.dense_mlp = matrices * h * model.ffn_hidden_size;
+    count.norms = model.norm == NormKind::LayerNorm ? 4 * h : 2 * h; // LayerNorm has a bias vector
+    count.embedding = double(model.vocab_size) * h
+        + (model.position == PositionEmbedding::Learned ? double(model.seq_length) * h : 0);
+    count.output = model.tied_embeddings ? 0 : double(model.vocab_size) * h;
+    count.final_norm = model.norm == NormKind::LayerNorm ? 2 * h : h;
+
+    const int denseLayers = model.num_layers - model.moeLayerCount();
+    const int moeLayers = model.moeLayerCount();
+    double perMoeLayerTotal = 0;
+    double perMoeLayerActive = 0;
+    if (model.moe) {
+        const MoeDescription& moe = *model.moe;
+        count.expert_mlp = matrices * h * moe.expert_ffn_hidden_size;
+        count.shared_mlp = matrices * h * moe.shared_expert_ffn_hidden_size * moe.shared_experts;
+        count.router = h * moe.num_experts;
+        perMoeLayerTotal = count.expert_mlp * moe.num_experts + count.shared_mlp + count.router;
+        perMoeLayerActive = count.expert_mlp * moe.top_k + count.shared_mlp + count.router;
+    }
+    const double common = count.attention + count.norms;
+    const double outside = count.embedding + count.output + count.final_norm;
+    count.total = denseLayers * (common + count.dense_mlp) + moeLayers * (common + perMoeLayerTotal) + outside;
+    count.active = denseLayers * (common + count.dense_mlp) + moeLayers * (common + perMoeLayerActive) + outside;
+    return count;
+}
+
+} // namespace stratex::model

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stratex::model {
+
+enum class MlpKind {
+    Gated, // SwiGLU (LLaMA, Qwen, Mixtral): three h x ffn matrices
+    Plain // GeLU (GPT-3): two h x ffn matrices
+};
+
+enum class NormKind { RmsNorm, LayerNorm };
+
+enum class PositionEmbedding {
+    Rope, // rotary: no weights, an elementwise op on q and k
+    Learned // a seq x h table (GPT-3)
+};
+
+std::string_view mlpKindName(MlpKind kind); // "gated", "plain"
+std::optional<MlpKind> parseMlpKind(std::string_view name);
+std::string_view normKindName(NormKind kind); // "rmsnorm", "layernorm"
+std::optional<NormKind> parseNormKind(std::string_view name);
+std::string_view positionEmbeddingName(PositionEmbedding kind); // "rope", "learned"
+std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view name);
+
+// Mixture of experts in Megatron's terms: the MLP of a MoE layer is `num_experts` gated/plain
+// experts of `expert_ffn_hidden_size`, each token routed to `top_k` of them, plus `shared_experts`
+// always-active experts (DeepSeek). The first `first_dense_layers` layers keep a dense MLP
+// (Megatron's --moe-layer-freq pattern as DeepSeek-V3 uses it).
+struct MoeDescription {
+    int num_experts = 0;
+    int top_k = 0;
+    int expert_ffn_hidden_size = 0;
+    int shared_experts = 0;
+    int shared_expert_ffn_hidden_size = 0;
+    int first_dense_layers = 0;
+
+    auto operator<=>(const MoeDescription&) const = default;
+};
+
+// A decoder-only transformer as Megatron-LM builds it: enough to count parameters, FLOPs and
+// activation bytes per layer and to write the architecture flags of a launch script.
+// Grouped-query attention is num_kv_heads < num_heads. Multi-head latent attention (DeepSeek) is
+// described by its equivalent head count; its compressed KV cache is not modelled.
+struct ModelDescription {
+    std::string name;
+    int num_layers = 0;
+    int hidden_size = 0;
+    int ffn_hidden_size = 0; // the dense MLP's (of every layer when there is no MoE)
+    int num_heads = 0;
+    int num_kv_heads = 0;
+    int vocab_size = 0;
+    int seq_length = 0;
+    MlpKind mlp = MlpKind::Gated;
+    NormKind norm = NormKind::RmsNorm;
+    PositionEmbedding position = PositionEmbedding::Rope;
+    bool tied_embeddings = false;
+    std::optional<MoeDescription> moe;
+
+    int headDim() const { return hidden_size / num_heads; }
+    int kvHiddenSize() const { return num_kv_heads * headDim(); }
+    bool isMoeLayer(int layer) const { return moe && layer >= moe->first_dense_layers; }
+    int moeLayerCount() const { return moe ? num_layers - moe->first_dense_layers : 0; }
+
+    // Throws stratex::Error with a one-line reason when the shape cannot be a transformer
+    // (non-positive sizes, heads not dividing hidden, kv heads not dividing heads, top-k above
+    // the expert count, more dense layers than layers).
+    void validate() const;
+
+    auto operator<=>(const ModelDescription&) const = default;
+};
+
+// Parameter counts (weights, no optimizer state). Biases are left out: Llama-style models have
+// none and GPT-3's are below 0.1 % of its weights.
+struct ParameterCount {
+    double attention = 0; // per layer: Q, K, V, O
+    double dense_mlp = 0; // per dense layer
+    double expert_mlp = 0; // per expert
+    double shared_mlp = 0; // all shared experts of a MoE layer
+    double router = 0; // per MoE layer
+    double norms = 0; // per layer: two norm vectors
+    double embedding = 0; // the input embedding (plus learned positions)
+    double output = 0; // the LM head; 0 when tied
+    double final_norm = 0;
+
+    double total = 0; // every weight
+    double active = 0; // weights a token touches (top-k experts): what sets FLOPs
+};
+ParameterCount countParameters(const ModelDescription& model);
+
+} // namespace stratex::model

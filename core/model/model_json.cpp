@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/model/model_json.h"
+
+#include "core/common/error.h"
+#include "core/model/model_presets.h"
+
+namespace stratex::model {
+
+nlohmann::ordered_json toJson(const ModelDescription& model)
+{
+    nlohmann::ordered_json json = { { "name", model.name }, { "num_layers", model.num_layers },
+        { "hidden_size", model.hidden_size }, { "ffn_hidden_size", model.ffn_hidden_size },
+        { "num_heads", model.num_heads }, { "num_kv_heads", model.num_kv_heads }, { "vocab_size", model.vocab_size },
+        { "seq_length", model.seq_length }, { "mlp", mlpKindName(model.mlp) }, { "norm", normKindName(model.norm) },
+        { "position_embedding", positionEmbeddingName(model.position) }, { "tied_embeddings", model.tied_embeddings } };
+    if (model.moe) {
+        const MoeDescription& moe = *model.moe;
+        json["moe"] = { { "num_experts", moe.num_experts }, { "top_k", moe.top_k },
+            { "expert_ffn_hidden_size", moe.expert_ffn_hidden_size }, { "shared_experts", moe.shared_experts },
+            { "shared_expert_ffn_hidden_size", moe.shared_expert_ffn_hidden_size },
+            { "first_dense_layers", moe.first_dense_layers } };
+    }
+    return json;
+}
+
+namespace {
+
+// Reads `key` into `field` when present; required without a preset to start from.
+void readInt(const JsonView& object, std::string_view key, int& field, bool required)
+{
+    if (const std::optional<JsonView> value = object.find(key))
+        field = value->positiveInt();
+    else if (required)
+        object.failMissing(key);
+}
+
+void readCount(const JsonView& object, std::string_view key, int& field)
+{
+    if (const std::optional<JsonView> value = object.find(key)) {
+        const std::int64_t count = value->integer();
+        if (count < 0 || count > 1'000'000)
+            value->fail("an integer from 0 to 1000000");
+        field = int(count);
+    }
+}
+
+template <typename Enum, typename Parse>
+void readEnum(const JsonView& object, std::string_view key, Enum& field, Parse parse, std::string_view expected)
+{
+    if (const std::optional<JsonView> value = object.find(key)) {
+        const std::optional<Enum> parsed = parse(value->string());
+        if (!parsed)
+            value->fail(expected);
+        field = *parsed;
+    }
+}
+
+MoeDescription readMoe(const JsonView& object, const std::optional<MoeDescription>& base)
+{
+    object.requireObject();
+    MoeDescription moe = base.value_or(MoeDescription {});
+    const bool required = !base;
+    readInt(object, "num_experts", moe.num_experts, required);
+    readInt(object, "top_k", moe.top_k, required);
+    readInt(object, "expert_ffn_hidden_size", moe.expert_ffn_hidden_size, required);
+    readCount(object, "shared_experts", moe.shared_experts);
+    readCount(object, "shared_expert_ffn_hidden_size", moe.shared_expert_ffn_hidden_size);
+    readCount(object, "first_dense_layers", moe.first_dense_layers);
+    return moe;
+}
+
+} // namespace
+
+ModelDescription readModel(const JsonView& object)
+{
+    object.requireObject();
+    ModelDescription model;
+    const std::optional<JsonView> preset = object.find("preset");
+    if (preset) {
+        try {
+            model = modelPreset(preset->string());
+        } catch (const InputError&) {
+            throw;
+        } catch (const Error& error) {
+            preset->fail(std::string("a model preset; ") + error.what());
+        }
+    }
+    const bool required = !preset;
+    if (const std::optional<JsonView> name = object.find("name"))
+        model.name = name->string();
+    else if (required)
+        object.failMissing("name");
+    readInt(object, "num_layers", model.num_layers, required);
+    readInt(object, "hidden_size", model.hidden_size, required);
+    readInt(object, "ffn_hidden_size", model.ffn_hidden_size, required);
+    readInt(object, "num_heads", model.num_heads, required);
+    readInt(object, "num_kv_heads", model.num_kv_heads, required);
+    readInt(object, "vocab_size", model.vocab_size, required);
+    readInt(object, "seq_length", model.seq_length, required);
+    readEnum(object, "mlp", model.mlp, parseMlpKind, "\"gated\" or \"plain\"");
+    if (required && !object.has("mlp"))
+        object.failMissing("mlp");
+    const bool gated = model.mlp == MlpKind::Gated;
+    if (required) {
+        model.norm = gated ? NormKind::RmsNorm : NormKind::LayerNorm;
+        model.position = gated ? PositionEmbedding::Rope : PositionEmbedding::Learned;
+    }
+    readEnum(object, "norm", model.norm, parseNormKind, "\"rmsnorm\" or \"layernorm\"");
+    readEnum(object, "position_embedding", model.position, parsePositionEmbedding, "\"rope\" or \"learned\"");
+    if (const std::optional<JsonView> tied = object.find("tied_embeddings"))
+        model.tied_embeddings = tied->boolean();
+    else if (required)
+        object.failMissing("tied_embeddings");
+    if (const std::optional<JsonView> moe = object.find("moe")) {
+        if (moe->raw().is_null())
+            model.moe.reset();
+        else
+            model.moe = readMoe(*moe, model.moe);
+    }
+    try {
+        model.validate();
+    } catch (const Error& error) {
+        object.fail(std::string("a valid model shape (") + error.what() + ")");
+    }
+    return model;
+}
+
+} // namespace stratex::model

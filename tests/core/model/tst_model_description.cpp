@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The model description: presets against the parameter counts their authors publish, the JSON
+// form profile sets and strategy files carry, and the errors a bad model object gives.
+#include <QtTest>
+
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
+#include "core/model/model_description.h"
+#include "core/model/model_json.h"
+#include "core/model/model_presets.h"
+
+using namespace stratex;
+using namespace stratex::model;
+
+namespace {
+
+// JSON written with single quotes, which reads better in a test table (moc also cannot parse
+// raw string literals).
+std::string quoted(std::string json)
+{
+    std::ranges::replace(json, '\'', '"');
+    return json;
+}
+
+} // namespace
+
+class TestModelDescription : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void presetsMatchPublishedParameterCounts_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<double>("totalB"); // as published, billions
+        QTest::addColumn<double>("activeB");
+        QTest::addColumn<double>("tolerance"); // relative
+        // Model cards / papers: Llama 2 (6.74B, 13.0B, 69.0B), Llama 3 (8.03B, 70.6B, 405.9B),
+        // Qwen 2.5 (7.61B, 14.7B, 32.5B, 72.7B), GPT-3 (175B), Mixtral (46.7B/12.9B, 141B/39B),
+        // DeepSeek-V3 (671B/37B without the MTP module; MLA described as full heads: 5 %).
+        QTest::newRow("llama2-7b") << "llama2-7b" << 6.74 << 6.74 << 0.01;
+        QTest::newRow("llama2-13b") << "llama2-13b" << 13.0 << 13.0 << 0.01;
+        QTest::newRow("llama2-70b") << "llama2-70b" << 69.0 << 69.0 << 0.01;
+        QTest::newRow("llama3-8b") << "llama3-8b" << 8.03 << 8.03 << 0.01;
+        QTest::newRow("llama3-70b") << "llama3-70b" << 70.6 << 70.6 << 0.01;
+        QTest::newRow("llama3-405b") << "llama3-405b" << 405.9 << 405.9 << 0.01;
+        QTest::newRow("qwen2.5-7b") << "qwen2.5-7b" << 7.61 << 7.61 << 0.01;
+        QTest::newRow("qwen2.5-14b") << "qwen2.5-14b" << 14.7 << 14.7 << 0.01;
+        QTest::newRow("qwen2.5-32b") << "qwen2.5-32b" << 32.5 << 32.5 << 0.01;
+        QTest::newRow("qwen2.5-72b") << "qwen2.5-72b" << 72.7 << 72.7 << 0.01;
+        QTest::newRow("gpt3-175b") << "gpt3-175b" << 175.0 << 175.0 << 0.01;
+        QTest::newRow("mixtral-8x7b") << "mixtral-8x7b" << 46.7 << 12.9 << 0.01;
+        QTest::newRow("mixtral-8x22b") << "mixtral-8x22b" << 141.0 << 39.0 << 0.02;
+        QTest::newRow("deepseek-v3-style") << "deepseek-v3-style" << 671.0 << 37.0 << 0.05;
+        // The seed's table (shared/seeds/004): named 30B and 100B.
+        QTest::newRow("seed-30b") << "seed-30b" << 32.9 << 32.9 << 0.01;
+        QTest::newRow("seed-100b") << "seed-100b" << 100.9 << 100.9 << 0.01;
+    }
+    void presetsMatchPublishedParameterCounts()
+    {
+        QFETCH(QString, preset);
+        QFETCH(double, totalB);
+        QFETCH(double, activeB);
+        QFETCH(double, tolerance);
+        const ModelDescription model = modelPreset(preset.toStdString());
+        model.validate();
+        const ParameterCount count = countParameters(model);
+        QVERIFY2(std::abs(count.total / 1e9 - totalB) <= tolerance * totalB,
+            qPrintable(QString("total %1 B").arg(count.total / 1e9)));
+        QVERIFY2(std::abs(count.active / 1e9 - activeB) <= tolerance * activeB,
+            qPrintable(QString("active %1 B").arg(count.active / 1e9)));
+    }
+
+    void everyPresetRoundTripsThroughJson()
+    {
+        for (const ModelDescription& preset : modelPresets()) {
+            const std::string text = toJson(preset).dump();
+            const JsonDocument document = JsonDocument::parse(text, "model.json");
+            QCOMPARE(readModel(document.root()), preset);
+        }
+    }
+
+    void presetWithOverrides()
+    {
+        const JsonDocument document = JsonDocument::parse(
+            quoted("{'preset': 'llama3-70b', 'seq_length': 131072, 'name': 'llama3-70b-128k'}"), "run.json");
+        const ModelDescription model = readModel(document.root());
+        ModelDescription expected = modelPreset("llama3-70b");
+        expected.seq_length = 131072;
+        expected.name = "llama3-70b-128k";
+        QCOMPARE(model, expected);
+    }
+
+    void olderFilesWithoutNormTakeTheFamilyDefault_data()
+    {
+        QTest::addColumn<QString>("mlp");
+        QTest::addColumn<QString>("norm");
+        QTest::addColumn<QString>("position");
+        QTest::newRow("gated") << "gated"
+                               << "rmsnorm"
+                               << "rope";
+        QTest::newRow("plain") << "plain"
+                               << "layernorm"
+                               << "learned";
+    }
+    void olderFilesWithoutNormTakeTheFamilyDefault()
+    {
+        QFETCH(QString, mlp);
+        QFETCH(QString, norm);
+        QFETCH(QString, position);
+        const std::string text = quoted("{'name': 'm', 'num_layers': 2, 'hidden_size': 64, 'ffn_hidden_size': 256, "
+                                        "'num_heads': 4, 'num_kv_heads': 4, 'vocab_size': 100, 'seq_length': 32, "
+                                        "'tied_embeddings': false, 'mlp': '"
+            + mlp.toStdString() + "'}");
+        const ModelDescription model = readModel(JsonDocument::parse(text, "old.json").root());
+        QCOMPARE(QString::fromUtf8(normKindName(model.norm).data()), norm);
+        QCOMPARE(QString::fromUtf8(positionEmbeddingName(model.position).data()), position);
+    }
+
+    void badModelsNameTheKey_data()
+    {
+        QTest::addColumn<QString>("json"); // single-quoted
+        QTest::addColumn<QString>("keyPath");
+        QTest::addColumn<QString>("expectedPart");
+        QTest::newRow("unknown preset") << "{'preset': 'llama9'}"
+                                        << "/preset"
+                                        << "known: llama2-7b";
+        QTest::newRow("missing key") << "{'name': 'm'}"
+                                     << "/num_layers"
+                                     << "num_layers";
+        QTest::newRow("negative layers") << "{'preset': 'llama2-7b', 'num_layers': -3}"
+                                         << "/num_layers"
+                                         << "positive";
+        QTest::newRow("bad norm") << "{'preset': 'llama2-7b', 'norm': 'batchnorm'}"
+                                  << "/norm"
+                                  << "rmsnorm";
+        QTest::newRow("heads") << "{'preset': 'llama2-7b', 'num_heads': 33}"
+                               << "/"
+                               << "not divisible";
+        QTest::newRow("top-k") << "{'preset': 'mixtral-8x7b', 'moe': {'top_k': 9}}"
+                               << "/"
+                               << "top_k 9";
+        QTest::newRow("dense layers") << "{'preset': 'mixtral-8x7b', 'moe': {'first_dense_layers': 32}}"
+                                      << "/"
+                                      << "no MoE layer";
+        QTest::newRow("moe fields") << "{'preset': 'llama2-7b', 'moe': {'top_k': 2}}"
+                                    << "/moe/num_experts"
+                                    << "num_experts";
+    }
+    void badModelsNameTheKey()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, keyPath);
+        QFETCH(QString, expectedPart);
+        try {
+            readModel(JsonDocument::parse(quoted(json.toStdString()), "bad.json").root());
+            QFAIL("accepted");
+        } catch (const InputError& error) {
+            QCOMPARE(QString::fromStdString(error.file()), QString("bad.json"));
+            QCOMPARE(QString::fromStdString(error.keyPath()), keyPath);
+            QVERIFY2(QString::fromStdString(error.what()).contains(expectedPart), error.what());
+        }
+    }
+
+    void moeLayersFollowTheDensePrefix()
+    {
+        const ModelDescription model = modelPreset("deepseek-v3-style");
+        QVERIFY(!model.isMoeLayer(2));
+        QVERIFY(model.isMoeLayer(3));
+        QCOMPARE(model.moeLayerCount(), 58);
+        QVERIFY(!modelPreset("llama3-8b").isMoeLayer(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelDescription)
+#include "tst_model_description.moc"
