@@ -75,10 +75,10 @@ void adoptSynthesizedSettings(
     made.model.hidden_size = model.hidden_size;
     made.model.num_heads = model.num_heads;
     made.model.vocab_size = model.vocab_size;
-    made.num_nodes = record.num_nodes;
-    made.num_gpus_per_node = record.gpus_per_node;
+    made.num_nodes = record.cluster.num_nodes;
+    made.num_gpus_per_node = record.cluster.gpus_per_node;
     // Whole GB, as Galvatron's memory_constraint: a 79.6 GB card plans within 79 GB.
-    made.memory_constraint_gb = std::max(1, int(record.gpu_memory_gb));
+    made.memory_constraint_gb = std::max(1, int(record.cluster.gpu.memory_gb));
     if (const auto precision = cost::parseMixedPrecision(record.precision))
         made.mixed_precision = *precision;
     for (const auto& row : searchSettingTable().rows()) {

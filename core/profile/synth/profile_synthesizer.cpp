@@ -7,6 +7,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/model/model_json.h"
+#include "core/profile/synth/cluster_json.h"
 #include "core/profile/profile_discovery.h"
 
 namespace stratex::profile::synth {
@@ -40,20 +41,6 @@ std::string fileNamePart(const std::string& name)
     return part.empty() ? "custom" : part;
 }
 
-
-nlohmann::ordered_json describe(const ClusterDescription& cluster)
-{
-    const GpuDescription& gpu = cluster.gpu;
-    return { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node },
-        { "gpu",
-            { { "name", gpu.name }, { "peak_tflops", gpu.peak_tflops }, { "memory_gb", gpu.memory_gb },
-                { "hbm_gb_per_s", gpu.hbm_gb_per_s }, { "matmul_efficiency", gpu.matmul_efficiency },
-                { "intra_node_bus_gb_per_s", gpu.intra_node_bus_gb_per_s },
-                { "intra_node_p2p_gb_per_s", gpu.intra_node_p2p_gb_per_s },
-                { "network_gb_per_s_per_gpu", gpu.network_gb_per_s_per_gpu },
-                { "overlap_slowdown", gpu.overlap_slowdown } } } };
-}
-
 std::string text(const nlohmann::ordered_json& json)
 {
     return json.dump(4) + "\n"; // Galvatron writes json.dump(..., indent=4)
@@ -80,7 +67,7 @@ std::vector<ProfileFile> synthesizeProfiles(
             "Computed from the model's shape and the GPU's datasheet figures, not measured: good for exploring "
             "strategies, to be replaced by Galvatron profiler output before planning a real run." },
         { "precision", precision }, { "seq_lengths", seqs }, { "model", model::toJson(model) },
-        { "cluster", describe(cluster) } };
+        { "cluster", toJson(cluster) } };
 
     return {
         { "computation_profiling_" + precision + "_" + modelPart + "_all.json",

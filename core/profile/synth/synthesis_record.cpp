@@ -3,6 +3,7 @@
 
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
+#include "core/profile/synth/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 
 namespace stratex::profile::synth {
@@ -22,11 +23,7 @@ std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& 
     record.file = file;
     record.precision = root["precision"].string();
     record.model = model::readModel(root["model"]);
-    const JsonView cluster = root["cluster"];
-    record.num_nodes = cluster["num_nodes"].positiveInt();
-    record.gpus_per_node = cluster["gpus_per_node"].positiveInt();
-    record.gpu = cluster["gpu"]["name"].string();
-    record.gpu_memory_gb = cluster["gpu"]["memory_gb"].positiveNumber();
+    record.cluster = readCluster(root["cluster"]);
     return record;
 }
 

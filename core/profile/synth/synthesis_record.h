@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/model_description.h"
+#include "core/profile/synth/cluster_description.h"
 #include "core/model/model_presets.h"
 
 namespace stratex::profile::synth {
@@ -17,10 +18,7 @@ struct SynthesisRecord {
     std::filesystem::path file;
     model::ModelDescription model;
     std::string precision;
-    std::string gpu;
-    double gpu_memory_gb = 0; // the card's memory: the search's memory per GPU unless given
-    int num_nodes = 0;
-    int gpus_per_node = 0;
+    ClusterDescription cluster; // its GPU's memory is the search's memory per GPU unless given
 };
 
 // The record in `dir`, if the directory holds one. Throws InputError naming the key when the

@@ -228,8 +228,7 @@ private Q_SLOTS:
             = std::filesystem::path(STRATEX_RESOURCES_DIR) / "examples" / "llama2-13b-a100-40gb-2x8";
         const auto record = readSynthesisRecord(bundled);
         QVERIFY(record.has_value());
-        ClusterDescription c = cluster(record->gpu.c_str(), record->num_nodes, record->gpus_per_node);
-        for (const ProfileFile& file : synthesizeProfiles(record->model, c, { record->precision, {}, 8 }))
+        for (const ProfileFile& file : synthesizeProfiles(record->model, record->cluster, { record->precision, {}, 8 }))
             QVERIFY2(readTextFile(bundled / file.name) == file.content,
                 qPrintable(QString::fromStdString(file.name)
                     + " differs: run stratex-cli profile synth --model "
@@ -252,7 +251,7 @@ private Q_SLOTS:
         QCOMPARE(record->model.num_kv_heads, 8);
         QCOMPARE(record->model.seq_length, 8192);
         QCOMPARE(record->precision, std::string("fp16"));
-        QCOMPARE(record->num_nodes, 2);
+        QCOMPARE(record->cluster.num_nodes, 2);
         QVERIFY(!readSynthesisRecord(dir.path().toStdString() + "/missing").has_value());
     }
 

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/json_reader.h"
+#include "core/profile/synth/cluster_description.h"
+
+namespace stratex::profile::synth {
+
+// The cluster as synthesized sets and strategy files carry it: node count, GPUs per node and
+// every GPU figure by name.
+nlohmann::ordered_json toJson(const ClusterDescription& cluster);
+
+// Reads a cluster object. Its "gpu" is either a preset name ("h100-80gb") or an object; an object
+// with "preset" takes the preset's figures as defaults for the keys it leaves out, one without
+// needs every figure. Checks the figures (GpuDescription::validate) but not Galvatron's
+// power-of-two shape rule, which only the Galvatron-format writers need.
+ClusterDescription readCluster(const JsonView& object);
+
+} // namespace stratex::profile::synth
