@@ -21,6 +21,7 @@
 #include <QValueAxis>
 
 #include "core/profile/synth/profile_synthesizer.h"
+#include "ui/common/path_line_edit.h"
 #include "ui/common/theme.h"
 #include "ui/main_window.h"
 #include "ui/profiles/profiles_page.h"
@@ -146,6 +147,7 @@ private Q_SLOTS:
     void axisLabelsHaveNoEmptyDecimals();
     void fitsAndPointsHaveDistinctLegendEntries_data();
     void fitsAndPointsHaveDistinctLegendEntries();
+    void longPathElidedAtMinimumWidth();
 
 private:
     void showExample();
@@ -294,6 +296,34 @@ void TestProfilesPage::fitsAndPointsHaveDistinctLegendEntries()
     QVERIFY(fit->label() != points->label());
     QVERIFY(fit->label().contains(QStringLiteral("fit")));
     QVERIFY(points->label().contains(QStringLiteral("profiled")));
+}
+
+// At the window's minimum width a long folder path still shows its root and its last folder,
+// elided in the middle; focused, the field holds the whole path to edit.
+void TestProfilesPage::longPathElidedAtMinimumWidth()
+{
+    auto* edit = m_page->findChild<PathLineEdit*>(QStringLiteral("profilesFolder"));
+    QVERIFY(edit);
+    const QString path = QStringLiteral("/home/someone/experiments/2026/cluster-a/profiles/measured/"
+                                        "galvatron/llama3-70b-h800-80gb-4x8-bf16-sequence-sweep");
+    edit->setText(path);
+    m_window->resize(m_window->minimumSizeHint().width(), 760);
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    m_window->setFocus();
+    QVERIFY(!edit->hasFocus());
+    QVERIFY2(edit->fontMetrics().horizontalAdvance(path) > edit->width(), "the path must not fit for this test");
+    const QString shown = edit->displayedText();
+    QVERIFY2(shown.contains(QChar(0x2026)), qPrintable(shown));
+    QVERIFY2(shown.startsWith(QStringLiteral("/home")), qPrintable(shown));
+    QVERIFY2(shown.endsWith(QStringLiteral("sequence-sweep")), qPrintable(shown));
+    QVERIFY(edit->fontMetrics().horizontalAdvance(shown) < edit->width());
+    QCOMPARE(edit->text(), path); // only the display is elided
+    // What is painted is the elided text: the field's grab changes with the elision.
+    const QImage elided = edit->grab().toImage();
+    edit->setFocus();
+    QVERIFY(edit->hasFocus());
+    QCOMPARE(edit->displayedText(), path);
+    QVERIFY(edit->grab().toImage() != elided);
 }
 
 QTEST_MAIN(TestProfilesPage)

@@ -18,6 +18,7 @@
 
 #include "core/common/error.h"
 #include "core/planner/planner_setting_table.h"
+#include "ui/common/path_line_edit.h"
 
 #include "controllers/planner_inputs.h"
 
@@ -49,7 +50,7 @@ QWidget* withButton(QWidget* field, QPushButton* button, QWidget* parent)
 PlannerForm::PlannerForm(QWidget* parent)
     : SettingsForm(parent)
     , m_costSource(new QComboBox(this))
-    , m_costModel(new QLineEdit(this))
+    , m_costModel(new PathLineEdit(this))
     , m_lengthSource(new QComboBox(this))
     , m_lengthPages(new QStackedWidget(this))
     , m_mean(new QSlider(Qt::Horizontal, this))
@@ -57,7 +58,7 @@ PlannerForm::PlannerForm(QWidget* parent)
     , m_count(spin(this, 1, 65536, 256, tr("Samples in the global batch (the pool plan-compare draws batches from)")))
     , m_seed(spin(this, 0, 1 << 30, 1, tr("Seed of the length generator: same seed, same lengths")))
     , m_syntheticLabel(new QLabel(this))
-    , m_lengthsFile(new QLineEdit(this))
+    , m_lengthsFile(new PathLineEdit(this))
     , m_batches(new QLineEdit(QStringLiteral("16,32,64,128,256"), this))
 {
     m_costSource->setObjectName(QStringLiteral("costModelSource"));

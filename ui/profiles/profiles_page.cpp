@@ -12,6 +12,7 @@
 
 #include "core/search/search_inputs.h"
 #include "ui/common/chart_style.h"
+#include "ui/common/path_line_edit.h"
 #include "ui/profiles/profile_charts.h"
 #include "ui/search/synthesize_dialog.h"
 
@@ -34,7 +35,7 @@ PaletteChartView* chartView(QWidget* parent, const char* name, const QString& ac
 
 ProfilesPage::ProfilesPage(QWidget* parent)
     : Page(parent)
-    , m_folder(new QLineEdit(this))
+    , m_folder(new PathLineEdit(this))
     , m_summary(new QLabel(this))
     , m_batch(chartView(this, "batchTimeChart", tr("Forward time against batch size")))
     , m_sequence(chartView(this, "sequenceTimeChart", tr("Forward time against sequence length")))

@@ -15,6 +15,7 @@
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
+#include "ui/common/path_line_edit.h"
 
 namespace stratex::ui {
 
@@ -42,8 +43,8 @@ QWidget* pathField(QLineEdit* edit, const QString& dialogTitle, QWidget* parent)
 
 SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     : SettingsForm(parent)
-    , m_profilesDir(new QLineEdit(this))
-    , m_hardwareDir(new QLineEdit(this))
+    , m_profilesDir(new PathLineEdit(this))
+    , m_hardwareDir(new PathLineEdit(this))
     , m_threads(new QSpinBox(this))
     , m_topK(new QSpinBox(this))
 {

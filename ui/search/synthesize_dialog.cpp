@@ -19,6 +19,7 @@
 #include "core/common/error.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/transformer_estimates.h"
+#include "ui/common/path_line_edit.h"
 #include "ui/common/settings_form.h"
 
 namespace stratex::ui {
@@ -36,7 +37,7 @@ constexpr std::string_view kDialogRows[]
 SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     : QDialog(parent)
     , m_form(new SettingsForm(this))
-    , m_folder(new QLineEdit(this))
+    , m_folder(new PathLineEdit(this))
     , m_summary(new QLabel(this))
 {
     setWindowTitle(tr("Synthesize profiles"));
