@@ -336,11 +336,16 @@ QList<QPair<QString, QString>> MainWindow::shortcutOverview() const
               }
           };
     collect(menuBar()->actions(), {});
+    // The pages' own actions (the rank grid's zoom): active while the focus is on their page.
+    for (const Page* page : m_pages)
+        collect(page->actions(), page->title() + QStringLiteral(" › "));
     // Keys the widgets handle themselves.
     rows.append({ tr("W / S"), tr("Timeline: zoom in / out") });
     rows.append({ tr("A / D"), tr("Timeline: pan left / right") });
     rows.append({ tr("Ctrl+wheel"), tr("Timeline and rank grid: zoom at the pointer") });
     rows.append({ tr("0 or Home"), tr("Timeline: show the whole step") });
+    rows.append({ tr("+ / −"), tr("Rank grid: zoom in / out") });
+    rows.append({ tr("0"), tr("Rank grid: fit to the window") });
     return rows;
 }
 
