@@ -63,6 +63,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     setAcceptDrops(true);
 
     m_sidebar->setObjectName(QStringLiteral("pageList"));
+    m_sidebar->setAccessibleName(tr("Pages"));
     m_sidebar->setViewMode(QListView::IconMode);
     m_sidebar->setFlow(QListView::TopToBottom);
     m_sidebar->setMovement(QListView::Static);
@@ -84,6 +85,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_progress->setVisible(false);
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Cancel the running job (Esc)"));
+    m_cancel->setAccessibleName(tr("Cancel the running job"));
     m_cancel->setVisible(false);
     statusBar()->addPermanentWidget(m_status);
     statusBar()->addPermanentWidget(m_progress);
@@ -180,6 +182,7 @@ bool MainWindow::setCurrentPage(const QString& id)
 
 void MainWindow::createMenus()
 {
+    menuBar()->setAccessibleName(tr("Main menu"));
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openFileWithDialog);
     open->setShortcut(QKeySequence::Open);

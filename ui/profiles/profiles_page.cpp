@@ -44,11 +44,14 @@ ProfilesPage::ProfilesPage(QWidget* parent)
     , m_runner(new jobs::JobRunner(this))
 {
     m_folder->setObjectName(QStringLiteral("profilesFolder"));
+    m_folder->setAccessibleName(tr("Profiles folder"));
     m_folder->setPlaceholderText(tr("folder with Galvatron's computation_/memory_profiling_*.json and hardware files"));
     m_summary->setObjectName(QStringLiteral("profilesSummary"));
     m_summary->setWordWrap(true);
     m_summary->setText(tr("Open a folder of Galvatron profiles, or synthesize one from a model and a GPU."));
     auto* browse = new QPushButton(tr("Browse…"), this);
+    browse->setObjectName(QStringLiteral("profilesBrowseButton"));
+    browse->setAccessibleName(tr("Browse for a profiles folder"));
     auto* synthesize = new QPushButton(tr("Synthesize…"), this);
     synthesize->setObjectName(QStringLiteral("profilesSynthesizeButton"));
     synthesize->setToolTip(tr("Estimate a profile set from a model and a GPU (stratex-cli profile synth)"));

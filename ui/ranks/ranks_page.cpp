@@ -79,6 +79,7 @@ RanksPage::RanksPage(QWidget* parent)
     , m_exportScript(new QAction(tr("Tracer Script…"), this))
 {
     m_warnings->setObjectName(QStringLiteral("warningsList"));
+    m_warnings->setAccessibleName(tr("Layout warnings"));
     m_warnings->setWordWrap(true);
     m_warnings->setMaximumHeight(120);
     m_grid->setObjectName(QStringLiteral("rankGrid"));
@@ -87,7 +88,9 @@ RanksPage::RanksPage(QWidget* parent)
     fillKinds(m_colourBy);
     fillKinds(m_highlight);
     m_colourBy->setToolTip(tr("Colour every rank by its group of this kind"));
+    m_colourBy->setAccessibleName(tr("Colour ranks by"));
     m_highlight->setToolTip(tr("When a rank is selected, highlight its group of this kind"));
+    m_highlight->setAccessibleName(tr("Highlight the selected rank's group"));
 
     // Left: the form, warnings and the selected rank.
     auto* left = new QWidget(this);

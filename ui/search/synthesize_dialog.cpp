@@ -52,7 +52,9 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     m_summary->setWordWrap(true);
     m_folder->setObjectName(QStringLiteral("synthFolder"));
 
+    m_folder->setAccessibleName(tr("Folder to write the profile set to"));
     auto* browse = new QPushButton(tr("Browse…"), this);
+    browse->setAccessibleName(tr("Browse for the folder to write to"));
     auto* folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);

@@ -58,7 +58,9 @@ TimelinePage::TimelinePage(QWidget* parent)
     , m_exportTrace(new QAction(tr("Timeline as Chrome Trace (Perfetto)…"), this))
 {
     m_first->setObjectName(QStringLiteral("firstPlanBox"));
+    m_first->setAccessibleName(tr("Plan"));
     m_second->setObjectName(QStringLiteral("secondPlanBox"));
+    m_second->setAccessibleName(tr("Plan compared with"));
     m_widget->setObjectName(QStringLiteral("timelineWidget"));
     m_summary->setObjectName(QStringLiteral("timelineSummary"));
     m_summary->setWordWrap(true);
