@@ -75,6 +75,8 @@ private Q_SLOTS:
     void evaluateShippedConfig();
     void exportFormats_data();
     void exportFormats();
+    void helpNamesTheCommand_data();
+    void helpNamesTheCommand();
     void helpMentionsHonestCosting();
     void errors_data();
     void errors();
@@ -270,6 +272,26 @@ void TestCliSearch::exportFormats()
         galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--to", to });
     QCOMPARE(stdoutRun.exitCode, 0);
     QVERIFY(stdoutRun.out.contains(expected.toUtf8()));
+}
+
+void TestCliSearch::helpNamesTheCommand_data()
+{
+    QTest::addColumn<QStringList>("command");
+    for (const char* command :
+        { "ranks", "trace-ranks", "search", "evaluate", "export", "simulate", "plan", "plan-compare" })
+        QTest::newRow(command) << QStringList { QString::fromLatin1(command) };
+    QTest::newRow("profile synth") << QStringList { "profile", "synth" };
+}
+
+// The usage line names the command as the user types it (and as the man page shows it), not the
+// path the program was started from.
+void TestCliSearch::helpNamesTheCommand()
+{
+    QFETCH(QStringList, command);
+    const CliResult r = runCli(command + QStringList { "--help" });
+    QCOMPARE(r.exitCode, 0);
+    const QString usage = QStringLiteral("Usage: stratex-cli %1 [options]").arg(command.join(QLatin1Char(' ')));
+    QVERIFY2(r.out.startsWith(usage.toUtf8()), r.out.left(200).constData());
 }
 
 void TestCliSearch::helpMentionsHonestCosting()
