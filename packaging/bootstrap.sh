@@ -5,7 +5,8 @@
 set -euo pipefail
 
 # Build and test tools, Qt and the libraries; help2man for the man pages made at build time;
-# the freedesktop validators of the desktop metadata (ctest -L packaging).
+# the freedesktop validators of the desktop metadata (ctest -L packaging); dpkg-dev and file for
+# cpack's DEB generator (packaging/build-deb.sh).
 PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-qpa-plugins libgl-dev
@@ -15,6 +16,7 @@ PACKAGES=(
     fonts-dejavu-core
     help2man gzip
     appstream desktop-file-utils
+    dpkg-dev file
 )
 
 missing=()
