@@ -46,7 +46,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("stratex"));
     QApplication::setApplicationDisplayName(QStringLiteral("Stratex"));
     QApplication::setApplicationVersion(QStringLiteral(STRATEX_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("stratex"));
+    QApplication::setDesktopFileName(QStringLiteral(STRATEX_APP_ID)); // its .desktop file's name
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Strategy explorer for distributed LLM training."));

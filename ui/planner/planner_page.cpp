@@ -96,7 +96,7 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setText(tr("Plan a batch to see the normal and the fast plan side by side."));
     m_showMode->setObjectName(QStringLiteral("planModeBox"));
-    m_showMode->setAccessibleName(tr("Micro-batches of the plan of mode"));
+    m_showMode->setAccessibleName(tr("Plan whose micro-batches are shown"));
     m_showMode->addItems({ tr("normal plan"), tr("fast plan") });
     m_microbatches->setObjectName(QStringLiteral("microbatchTable"));
     m_microbatches->setAccessibleName(tr("Micro-batches of the plan"));

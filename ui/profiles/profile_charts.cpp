@@ -28,11 +28,10 @@ QValueAxis* valueAxis(
 {
     auto* axis = new QValueAxis(chart);
     axis->setTitleText(title);
-    if (values == Values::Whole) {
+    if (values == Values::Whole)
         setIntegerRange(axis, low, high);
-    } else {
+    else
         setRealRange(axis, low, high);
-    }
     chart->addAxis(axis, alignment);
     return axis;
 }

@@ -51,8 +51,8 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     m_form->addSettings(specs, defaults);
     m_summary->setWordWrap(true);
     m_folder->setObjectName(QStringLiteral("synthFolder"));
-
     m_folder->setAccessibleName(tr("Folder to write the profile set to"));
+
     auto* browse = new QPushButton(tr("Browse…"), this);
     browse->setAccessibleName(tr("Browse for the folder to write to"));
     auto* folderRow = new QHBoxLayout;
