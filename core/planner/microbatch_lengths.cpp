@@ -8,6 +8,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
 #include "core/planner/planner_rng.h"
 
@@ -16,7 +17,7 @@ namespace stratex::planner {
 namespace {
 
 constexpr std::string_view kLognormalPrefix = "lognormal:";
-constexpr int kMaxSyntheticSamples = 1 << 20;
+constexpr int kMaxSyntheticSamples = limits::kMaxSamples;
 // exp(20) tokens is far beyond any model: a larger MEAN is the mean length, not its logarithm.
 constexpr double kMaxMeanLog = 20;
 
