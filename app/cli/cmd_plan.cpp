@@ -73,6 +73,7 @@ int runPlan(const QStringList& args)
     parser.option(QStringLiteral("plan"), QStringLiteral("OUT.json"),
         QStringLiteral("Write the whole plan as JSON, with the per-rank instruction lists."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the plan summary as JSON."));
+    parser.inputLimitOption();
     parser.parse(args);
     const PlanInputs inputs = readPlanOptions(parser);
 

@@ -41,6 +41,7 @@ int runPlanCompare(const QStringList& args)
         QStringLiteral("Global batch sizes in samples (required), e.g. 8,16,32,64."));
     parser.option(QStringLiteral("csv"), QStringLiteral("OUT.csv"), QStringLiteral("Also write the table as CSV."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the table as JSON {\"rows\":[...]}."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.isSet(QStringLiteral("global-batches")))
         parser.usageError(QStringLiteral("--global-batches is required"));

@@ -119,6 +119,7 @@ int runSearch(const QStringList& args)
         QStringLiteral("Write Megatron-LM pretrain_gpt.py arguments for the best plan (with comments for what "
                        "Megatron cannot express)."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));

@@ -64,6 +64,7 @@ int runSimulate(const QStringList& args)
         QStringLiteral("Only case N (0-based) goes into the --trace file."));
     parser.flag(QStringLiteral("json"),
         QStringLiteral("Print {\"cases\":[{\"makespan_us\":..,\"peak_memory_mb_per_device\":[..]},...]}."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));

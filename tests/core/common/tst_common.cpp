@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// core/common: the input limits (one table, listed in the README and used by the settings tables).
+// core/common: the input limits (one table, listed in the README and used by the settings tables)
+// and bounded reading (regular files of at most the limit).
+#include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/planner/planner_setting_table.h"
 #include "core/profile/synth/synthesis_settings.h"
@@ -17,6 +24,8 @@ private Q_SLOTS:
     void readmeListsEveryLimit();
     void settingTablesUseTheLimits_data();
     void settingTablesUseTheLimits();
+    void readsRegularFilesWithinTheLimit_data();
+    void readsRegularFilesWithinTheLimit();
 };
 
 void TestCommon::readmeListsEveryLimit_data()
@@ -64,6 +73,64 @@ void TestCommon::settingTablesUseTheLimits()
     QFETCH(double, maximum);
     QFETCH(double, limit);
     QCOMPARE(maximum, limit);
+}
+
+void TestCommon::readsRegularFilesWithinTheLimit_data()
+{
+    QTest::addColumn<QString>("kind"); // file, dir, fifo, device, missing
+    QTest::addColumn<int>("size"); // bytes of the file
+    QTest::addColumn<qint64>("limit"); // maxInputBytes() for the read
+    QTest::addColumn<QString>("error"); // "" reads; else the message after "<path>: "
+    QTest::newRow("file") << "file" << 100 << qint64(limits::kDefaultMaxInputBytes) << "";
+    QTest::newRow("empty file") << "file" << 0 << qint64(limits::kDefaultMaxInputBytes) << "";
+    QTest::newRow("exactly the limit") << "file" << 4096 << qint64(4096) << "";
+    QTest::newRow("one byte beyond the limit")
+        << "file" << 4097 << qint64(4096)
+        << "the file is 4097 bytes, more than the input limit of 4096 bytes (--max-input-mb raises it)";
+    QTest::newRow("3 MB beyond 2 MB") << "file" << (3 << 20) << qint64(2 << 20)
+                                      << "the file is 3 MB, more than the input limit of 2 MB";
+    QTest::newRow("directory") << "dir" << 0 << qint64(limits::kDefaultMaxInputBytes)
+                               << "expected a regular file, found a directory";
+    QTest::newRow("FIFO") << "fifo" << 0 << qint64(limits::kDefaultMaxInputBytes)
+                          << "expected a regular file, found a FIFO";
+    QTest::newRow("/dev/zero") << "device" << 0 << qint64(limits::kDefaultMaxInputBytes)
+                               << "expected a regular file, found a device";
+    QTest::newRow("missing") << "missing" << 0 << qint64(limits::kDefaultMaxInputBytes)
+                             << "cannot open file: No such file or directory";
+}
+
+void TestCommon::readsRegularFilesWithinTheLimit()
+{
+    QFETCH(QString, kind);
+    QFETCH(int, size);
+    QFETCH(qint64, limit);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QString path = dir.filePath(QStringLiteral("input"));
+    if (kind == "file")
+        QVERIFY(QFile(path).open(QIODevice::WriteOnly) && QFile(path).resize(size));
+    else if (kind == "dir")
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("input")));
+    else if (kind == "fifo")
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    else if (kind == "device")
+        path = QStringLiteral("/dev/zero");
+    const std::int64_t before = maxInputBytes();
+    setMaxInputBytes(limit);
+    QString message;
+    std::string content;
+    try {
+        content = readTextFile(path.toStdString());
+    } catch (const Error& e) {
+        message = QString::fromUtf8(e.what());
+    }
+    setMaxInputBytes(before);
+    if (error.isEmpty()) {
+        QVERIFY2(message.isEmpty(), qPrintable(message));
+        QCOMPARE(qsizetype(content.size()), qsizetype(size));
+    } else {
+        QVERIFY2(message.startsWith(path + QStringLiteral(": ") + error), qPrintable(message));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCommon)
