@@ -11,6 +11,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
+#include "core/common/json_reader.h"
 #include "core/planner/planner_setting_table.h"
 #include "core/profile/synth/synthesis_settings.h"
 #include "core/search/search_setting_table.h"
@@ -26,6 +27,10 @@ private Q_SLOTS:
     void settingTablesUseTheLimits();
     void readsRegularFilesWithinTheLimit_data();
     void readsRegularFilesWithinTheLimit();
+    void parsesJsonAsNlohmannDoes_data();
+    void parsesJsonAsNlohmannDoes();
+    void reportsMalformedJson_data();
+    void reportsMalformedJson();
 };
 
 void TestCommon::readmeListsEveryLimit_data()
@@ -130,6 +135,59 @@ void TestCommon::readsRegularFilesWithinTheLimit()
         QCOMPARE(qsizetype(content.size()), qsizetype(size));
     } else {
         QVERIFY2(message.startsWith(path + QStringLiteral(": ") + error), qPrintable(message));
+    }
+}
+
+// The reader builds its documents itself (linear in the input); they must be what nlohmann's own
+// parser makes: same values, members in file order, a repeated key at its first place with its
+// last value.
+void TestCommon::parsesJsonAsNlohmannDoes_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::newRow("scalars") << QByteArray(R"([null, true, false, -3, 18446744073709551615, 2.5e-3, "a\u00e9\n"])");
+    QTest::newRow("file order") << QByteArray(R"({"b": 1, "a": {"z": [1, {"y": 2, "x": 3}], "c": {}}, "": []})");
+    QTest::newRow("repeated key") << QByteArray(R"({"a": 1, "b": 2, "a": {"c": 3}, "b": [4]})");
+    QTest::newRow("repeated key, nested") << QByteArray(R"([{"k": 1, "k": 2}, {"k": 3}])");
+    QTest::newRow("scalar root") << QByteArray("  42  ");
+    QTest::newRow("deep") << QByteArray(2000, '[') + QByteArray(2000, ']');
+    QByteArray wide = "{";
+    for (int i = 0; i < 5000; ++i)
+        wide += (i ? ",\"k" : "\"k") + QByteArray::number((i * 7919) % 5000) + "\": " + QByteArray::number(i);
+    QTest::newRow("wide, repeated keys") << wide + "}";
+}
+
+void TestCommon::parsesJsonAsNlohmannDoes()
+{
+    QFETCH(QByteArray, text);
+    const std::string_view view(text.constData(), std::size_t(text.size()));
+    const JsonDocument document = JsonDocument::parse(view, "doc.json");
+    const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(view);
+    QVERIFY(document.root().raw() == expected);
+    QCOMPARE(QByteArray::fromStdString(document.root().raw().dump()), QByteArray::fromStdString(expected.dump()));
+}
+
+void TestCommon::reportsMalformedJson_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("message"); // after "doc.json: "
+    QTest::newRow("empty") << QByteArray() << "expected valid JSON, found parse error at line 1, column 1";
+    QTest::newRow("truncated") << QByteArray(R"({"a": [1, 2)")
+                               << "expected valid JSON, found parse error at line 1, column 12";
+    QTest::newRow("trailing text") << QByteArray("{} x") << "expected valid JSON, found parse error";
+    QTest::newRow("number beyond double")
+        << QByteArray(R"({"a": 1e999})") << "expected valid JSON with finite numbers, found number overflow";
+    QTest::newRow("binary") << QByteArray("\x80\x81") << "expected valid JSON, found parse error";
+}
+
+void TestCommon::reportsMalformedJson()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, message);
+    try {
+        JsonDocument::parse(std::string_view(text.constData(), std::size_t(text.size())), "doc.json");
+        QFAIL("parsed");
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith("doc.json: " + message), e.what());
     }
 }
 
