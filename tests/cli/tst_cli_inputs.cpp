@@ -5,6 +5,7 @@
 // the row's files), the exit code, and the message on stderr ({dir} replaced).
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -54,6 +55,8 @@ class TestCliInputs : public QObject {
 private Q_SLOTS:
     void hostileInputs_data();
     void hostileInputs();
+    void wrongAnswers_data();
+    void wrongAnswers();
 };
 
 void TestCliInputs::hostileInputs_data()
@@ -145,6 +148,116 @@ void TestCliInputs::hostileInputs()
     QVERIFY2(err.contains(QString(message).replace(QStringLiteral("{dir}"), dir.path())), r.err.constData());
     if (exitCode != 0)
         QVERIFY2(r.out.isEmpty(), r.out.constData());
+}
+
+// Inputs that used to give a plausible-looking answer and exit 0. Each row copies a fixture (a
+// file, or every file of a folder) into {dir}, replaces the first `from` in `edit` by `to`, and
+// runs the command.
+void TestCliInputs::wrongAnswers_data()
+{
+    QTest::addColumn<QString>("fixture"); // a file or folder under the sources
+    QTest::addColumn<QString>("edit"); // the copied file to edit ("" none)
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+
+    const QString profiles = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
+    const QString computation = QStringLiteral("computation_profiling_bf16_llama2-13b_all.json");
+    const QStringList search { "search", "--profiles", "{dir}", "--memory-constraint", "40", "--settle-bsz", "64" };
+    QTest::newRow("zero forward time")
+        << profiles << computation << "\"layertype_0_bsz1_seq4096\": 13.539202"
+        << "\"layertype_0_bsz1_seq4096\": 0" << search << 1
+        << "{dir}/" + computation
+            + ": /layertype_0_bsz1_seq4096: expected a time in ms above 0 and at most 1e6, found number 0";
+    QTest::newRow("negative forward time")
+        << profiles << computation << "\"layertype_other_bsz2_seq4096\": 8.688701"
+        << "\"layertype_other_bsz2_seq4096\": -8.7" << search << 1
+        << "/layertype_other_bsz2_seq4096: expected a time in ms above 0 and at most 1e6, found number -8.7";
+
+    const QString model = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/synthetic-gpt-1.3b-cost-model.json");
+    const QStringList plan { "plan", "--cost-model", "{dir}/synthetic-gpt-1.3b-cost-model.json", "--synthetic",
+        "lognormal:6.5,0.8,64", "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "40000" };
+    QTest::newRow("zero DynaPipe time")
+        << model << "synthetic-gpt-1.3b-cost-model.json" << "[[1,0.4398," << "[[1,0," << plan << 1
+        << "/cost_models/tp1_none/timing_ms/encoder|forward/64/0/1: expected a time in ms above 0 and at most 1e6, "
+           "found number 0";
+    QTest::newRow("negative DynaPipe time")
+        << model << "synthetic-gpt-1.3b-cost-model.json" << "[[1,0.4398," << "[[1,-0.4398," << plan << 1
+        << "/1: expected a time in ms above 0 and at most 1e6, found number -0.4398";
+
+    const QString strategy
+        = fixture(QStringLiteral("galvatron/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json"));
+    const QString strategyName = QStringLiteral("galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json");
+    const QStringList exportArgs { "export", "--strategy", "{dir}/" + strategyName, "--to", "paddle", "--out",
+        "{dir}/out.json" };
+    QTest::newRow("vsp 2^32") << strategy << strategyName << "\"vsp\": 1"
+                              << "\"vsp\": 4294967296" << exportArgs << 1
+                              << "/vsp: expected 0 or 1, found number 4294967296";
+    QTest::newRow("embed_sdp 2^32+1") << strategy << strategyName << "\"embed_sdp\": 1"
+                                      << "\"embed_sdp\": 4294967297" << exportArgs << 1
+                                      << "/embed_sdp: expected 0 or 1, found number 4294967297";
+    QTest::newRow("chunks 1e9") << strategy << strategyName << "\"chunks\": 1"
+                                << "\"chunks\": 1000000000" << exportArgs << 1
+                                << "/chunks: expected micro-batches from 1 to global_bsz (16), found number 1000000000";
+
+    const QString cases = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/pipeline-cases.json");
+    QTest::newRow("layer time 1e308")
+        << cases << "pipeline-cases.json" << "\"fw_us_per_layer\": " << "\"fw_us_per_layer\": 1e308, \"x\": "
+        << QStringList { "simulate", "--cases", "{dir}/pipeline-cases.json" } << 1
+        << "/fw_us_per_layer: expected a time from 0 to 1e9 us, found number 1e+308";
+
+    // Work beyond the planner's budget: refused after the micro-batching, before the scheduling.
+    QTest::newRow("plan on 256 stages")
+        << model << "" << "" << ""
+        << QStringList { "plan", "--cost-model", model, "--synthetic", "lognormal:6.5,0.8,1024", "--stages", "256",
+               "--layers-per-stage", "1", "--memory-mb", "40000" }
+        << 1 << "on 256 stages in fast mode is too much work";
+    QTest::newRow("plan-compare on 64 stages")
+        << model << "" << "" << ""
+        << QStringList { "plan-compare", "--cost-model", model, "--synthetic", "lognormal:6.5,0.8,1024",
+               "--global-batches", "1024", "--stages", "64", "--layers-per-stage", "1", "--memory-mb", "40000" }
+        << 1 << "on 64 stages in normal mode is too much work";
+}
+
+void TestCliInputs::wrongAnswers()
+{
+    QFETCH(QString, fixture);
+    QFETCH(QString, edit);
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QFileInfo source(fixture);
+    if (source.isDir()) {
+        const QDir folder(fixture);
+        for (const QString& name : folder.entryList(QDir::Files))
+            QVERIFY(QFile::copy(folder.filePath(name), dir.filePath(name)));
+    } else {
+        QVERIFY(QFile::copy(fixture, dir.filePath(source.fileName())));
+    }
+    if (!edit.isEmpty()) {
+        QFile file(dir.filePath(edit));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray text = file.readAll();
+        file.close();
+        const qsizetype at = text.indexOf(from.toUtf8());
+        QVERIFY2(at >= 0, qPrintable(from));
+        text.replace(at, from.toUtf8().size(), to.toUtf8());
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+    }
+    for (QString& arg : args)
+        arg.replace(QStringLiteral("{dir}"), dir.path());
+    const CliResult r = runCli(args);
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(QString::fromUtf8(r.err).contains(QString(message).replace(QStringLiteral("{dir}"), dir.path())),
+        r.err.constData());
+    QVERIFY2(r.out.isEmpty(), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliInputs)
