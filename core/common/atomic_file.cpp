@@ -4,11 +4,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
-
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,38 +33,201 @@ fs::path temporarySibling(const fs::path& path)
     name << '.' << path.filename().string() << ".tmp-" << std::hex << rng();
     return path.parent_path() / name.str();
 }
+
+// The temporaries being written, for removePendingTemporaries() in a signal handler: fixed slots
+// of plain characters, claimed and released with atomics (no allocation, no lock).
+constexpr int kPendingSlots = 16;
+constexpr std::size_t kPendingPathSize = 4096;
+struct PendingSlot {
+    std::atomic<bool> claimed { false };
+    std::atomic<bool> ready { false };
+    char path[kPendingPathSize] = {};
+};
+PendingSlot g_pending[kPendingSlots];
+
+// Registers a temporary for the lifetime of the object; removes the file unless released.
+class PendingTemporary {
+public:
+    explicit PendingTemporary(fs::path path)
+        : m_path(std::move(path))
+    {
+        const std::string text = m_path.string();
+        if (text.size() >= kPendingPathSize)
+            return;
+        for (int i = 0; i < kPendingSlots; ++i) {
+            bool expected = false;
+            if (g_pending[i].claimed.compare_exchange_strong(expected, true)) {
+                std::memcpy(g_pending[i].path, text.c_str(), text.size() + 1);
+                g_pending[i].ready.store(true);
+                m_slot = i;
+                return;
+            }
+        }
+    }
+    ~PendingTemporary()
+    {
+        if (!m_kept) {
+            std::error_code ignored;
+            fs::remove(m_path, ignored);
+        }
+        if (m_slot >= 0) {
+            g_pending[m_slot].ready.store(false);
+            g_pending[m_slot].claimed.store(false);
+        }
+    }
+    PendingTemporary(const PendingTemporary&) = delete;
+    PendingTemporary& operator=(const PendingTemporary&) = delete;
+
+    const fs::path& path() const { return m_path; }
+    void keep() { m_kept = true; } // renamed into place: nothing to remove
+
+private:
+    fs::path m_path;
+    int m_slot = -1;
+    bool m_kept = false;
+};
+
+// The permissions a replacement gets: the existing file's (Executable adds x where r is), or
+// for a new file the umask's (applied by open).
+struct TargetMode {
+    bool exists = false;
+    mode_t mode = 0;
+};
+
+TargetMode targetMode(const fs::path& target, FileMode mode)
+{
+    struct stat info { };
+    if (::stat(target.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+        return {};
+    mode_t bits = info.st_mode & 07777;
+    if (mode == FileMode::Executable)
+        bits |= (bits & 0444) >> 2;
+    return { true, bits };
+}
+
+void syncDirectory(const fs::path& dir)
+{
+    // Makes the rename durable; best effort (some file systems refuse fsync on a directory).
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// Writes `content` to the new file `temporary` and flushes it to disk; throws naming `shown`.
+void writeAndSync(const fs::path& temporary, const std::string& shown, std::string_view content, FileMode mode,
+    const TargetMode& existing)
+{
+    const mode_t createMode = existing.exists ? 0600 : (mode == FileMode::Executable ? 0777 : 0666);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, createMode);
+    if (fd < 0)
+        throw Error(shown + ": cannot create file: " + systemReason());
+    std::size_t written = 0;
+    std::string failure;
+    while (written < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            failure = "write failed: " + systemReason();
+            break;
+        }
+        written += std::size_t(n);
+    }
+    if (failure.empty() && existing.exists && ::fchmod(fd, existing.mode) != 0)
+        failure = "cannot keep the file's permissions: " + systemReason();
+    if (failure.empty() && ::fsync(fd) != 0)
+        failure = "write failed: " + systemReason();
+    if (::close(fd) != 0 && failure.empty())
+        failure = "write failed: " + systemReason();
+    if (!failure.empty())
+        throw Error(shown + ": " + failure);
+}
+
+fs::path withDirectory(const fs::path& path)
+{
+    return path.parent_path().empty() ? fs::path(".") / path : path;
+}
 } // namespace
 
 void writeFileAtomically(const fs::path& path, std::string_view content, FileMode mode)
 {
-    const fs::path target = path.parent_path().empty() ? fs::path(".") / path : path;
-    const fs::path temporary = temporarySibling(target);
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw Error(path.string() + ": cannot create file: " + systemReason());
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            const std::string reason = systemReason();
-            out.close();
-            std::error_code ignored;
-            fs::remove(temporary, ignored);
-            throw Error(path.string() + ": write failed: " + reason);
-        }
-    }
+    const fs::path target = withDirectory(path);
+    PendingTemporary temporary(temporarySibling(target));
+    writeAndSync(temporary.path(), path.string(), content, mode, targetMode(target, mode));
     std::error_code ec;
-    if (mode == FileMode::Executable) {
-        fs::permissions(temporary,
-            fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec | fs::perms::owner_read
-                | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read,
-            fs::perm_options::replace, ec);
-    }
-    fs::rename(temporary, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
+    fs::rename(temporary.path(), target, ec);
+    if (ec)
         throw Error(path.string() + ": cannot replace file: " + ec.message());
+    temporary.keep();
+    syncDirectory(target.parent_path());
+}
+
+void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& files)
+{
+    const fs::path folder = withDirectory(dir);
+    std::error_code ec;
+    if (!fs::exists(folder, ec)) {
+        // A new folder: fill a temporary sibling, then one rename publishes the whole set.
+        fs::create_directories(folder.parent_path(), ec);
+        if (ec)
+            throw Error("cannot create directory " + folder.parent_path().string() + ": " + ec.message());
+        const fs::path staging = temporarySibling(folder);
+        if (!fs::create_directory(staging, ec))
+            throw Error("cannot create directory " + staging.string() + ": " + (ec ? ec.message() : "it exists"));
+        struct RemoveStaging {
+            fs::path path;
+            bool kept = false;
+            ~RemoveStaging()
+            {
+                if (!kept) {
+                    std::error_code ignored;
+                    fs::remove_all(path, ignored);
+                }
+            }
+        } cleanup { staging };
+        for (const FileToWrite& file : files)
+            writeAndSync(staging / file.name, (dir / file.name).string(), file.content, file.mode, {});
+        syncDirectory(staging);
+        fs::rename(staging, folder, ec);
+        if (ec)
+            throw Error("cannot create directory " + dir.string() + ": " + ec.message());
+        cleanup.kept = true;
+        syncDirectory(folder.parent_path());
+        return;
+    }
+    if (!fs::is_directory(folder, ec))
+        throw Error(dir.string() + ": expected a directory, found a file");
+    // An existing folder: every target checked and every temporary written first, then the renames
+    // (which cannot fail on a writable folder's regular files): all files are replaced or none.
+    for (const FileToWrite& file : files) {
+        const fs::path target = folder / file.name;
+        if (fs::exists(fs::symlink_status(target, ec)) && !fs::is_regular_file(target, ec))
+            throw Error(target.string() + ": cannot replace file: it is not a regular file");
+    }
+    std::vector<std::unique_ptr<PendingTemporary>> temporaries;
+    for (const FileToWrite& file : files) {
+        const fs::path target = folder / file.name;
+        temporaries.push_back(std::make_unique<PendingTemporary>(temporarySibling(target)));
+        writeAndSync(
+            temporaries.back()->path(), target.string(), file.content, file.mode, targetMode(target, file.mode));
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const fs::path target = folder / files[i].name;
+        fs::rename(temporaries[i]->path(), target, ec);
+        if (ec)
+            throw Error(target.string() + ": cannot replace file: " + ec.message());
+        temporaries[i]->keep();
+    }
+    syncDirectory(folder);
+}
+
+void removePendingTemporaries()
+{
+    for (PendingSlot& slot : g_pending) {
+        if (slot.ready.load())
+            ::unlink(slot.path);
     }
 }
 
@@ -127,7 +290,7 @@ std::string readTextFile(const fs::path& path)
 {
     const std::string name = path.string();
     // stat before open: opening a FIFO for reading would wait for a writer.
-    struct stat info {};
+    struct stat info { };
     if (::stat(name.c_str(), &info) != 0)
         throw Error(name + ": cannot open file: " + systemReason());
     if (!S_ISREG(info.st_mode))
@@ -153,7 +316,8 @@ std::string readTextFile(const fs::path& path)
             // The file grew (or st_size was 0, as for some pseudo-files): read on, up to the limit.
             if (std::int64_t(content.size()) > limit)
                 throw tooLarge(std::int64_t(content.size()));
-            content.resize(std::min<std::size_t>(std::max<std::size_t>(content.size() * 2, 4096), std::size_t(limit) + 1));
+            content.resize(
+                std::min<std::size_t>(std::max<std::size_t>(content.size() * 2, 4096), std::size_t(limit) + 1));
         }
         const ssize_t got = ::read(fd.get(), content.data() + filled, content.size() - filled);
         if (got < 0) {

@@ -8,6 +8,8 @@
 
 #include <sys/stat.h>
 
+#include "support/test_paths.h"
+
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
@@ -17,6 +19,7 @@
 #include "core/search/search_setting_table.h"
 
 using namespace stratex;
+using stratex::test::writeTestFile;
 
 class TestCommon : public QObject {
     Q_OBJECT
@@ -31,7 +34,28 @@ private Q_SLOTS:
     void parsesJsonAsNlohmannDoes();
     void reportsMalformedJson_data();
     void reportsMalformedJson();
+    void writesKeepTheMode_data();
+    void writesKeepTheMode();
+    void failedWritesLeaveNoTemporary();
+    void writesFileSets_data();
+    void writesFileSets();
 };
+
+namespace {
+
+// Names in `dir` that are temporaries of an atomic write (".NAME.tmp-...").
+QStringList temporaries(const QString& dir)
+{
+    return QDir(dir).entryList(QStringList { QStringLiteral(".*.tmp-*") }, QDir::AllEntries | QDir::Hidden);
+}
+
+QByteArray contentOf(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<missing>");
+}
+
+} // namespace
 
 void TestCommon::readmeListsEveryLimit_data()
 {
@@ -189,6 +213,105 @@ void TestCommon::reportsMalformedJson()
     } catch (const InputError& e) {
         QVERIFY2(QString::fromUtf8(e.what()).startsWith("doc.json: " + message), e.what());
     }
+}
+
+void TestCommon::writesKeepTheMode_data()
+{
+    QTest::addColumn<int>("existing"); // -1: no file yet
+    QTest::addColumn<bool>("executable");
+    QTest::addColumn<int>("expected"); // -1: what the umask gives a new file
+    QTest::newRow("private file stays private") << 0600 << false << 0600;
+    QTest::newRow("group-readable stays") << 0640 << false << 0640;
+    QTest::newRow("executable stays executable") << 0755 << false << 0755;
+    QTest::newRow("script: execute where readable") << 0640 << true << 0750;
+    QTest::newRow("new file") << -1 << false << -1;
+    QTest::newRow("new script") << -1 << true << -2;
+}
+
+void TestCommon::writesKeepTheMode()
+{
+    QFETCH(int, existing);
+    QFETCH(bool, executable);
+    QFETCH(int, expected);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("out.txt"));
+    if (existing >= 0) {
+        QVERIFY(writeTestFile(path, "old"));
+        QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(existing)), 0);
+    }
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    if (expected == -1)
+        expected = int(0666 & ~mask);
+    if (expected == -2)
+        expected = int(0777 & ~mask);
+    writeFileAtomically(path.toStdString(), "new", executable ? FileMode::Executable : FileMode::Regular);
+    struct stat info {};
+    QCOMPARE(::stat(QFile::encodeName(path).constData(), &info), 0);
+    QCOMPARE(int(info.st_mode & 07777), expected);
+    QCOMPARE(contentOf(path), QByteArray("new"));
+    QVERIFY(temporaries(dir.path()).isEmpty());
+}
+
+void TestCommon::failedWritesLeaveNoTemporary()
+{
+    // The rename fails (the target is a folder that is not empty): the error names the file,
+    // and the temporary written next to it is gone.
+    QTemporaryDir dir;
+    const QString target = dir.filePath(QStringLiteral("out.json"));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("out.json/inside")));
+    try {
+        writeFileAtomically(target.toStdString(), "{}");
+        QFAIL("written");
+    } catch (const Error& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith(target + QStringLiteral(": cannot replace file")), e.what());
+    }
+    QCOMPARE(temporaries(dir.path()), QStringList());
+}
+
+void TestCommon::writesFileSets_data()
+{
+    QTest::addColumn<bool>("folderExists");
+    QTest::addColumn<bool>("failing"); // the second file's name is a non-empty folder: the set fails
+    QTest::newRow("new folder") << false << false;
+    QTest::newRow("existing folder") << true << false;
+    QTest::newRow("existing folder, one file fails") << true << true;
+}
+
+void TestCommon::writesFileSets()
+{
+    QFETCH(bool, folderExists);
+    QFETCH(bool, failing);
+    QTemporaryDir parent;
+    const QString dir = parent.filePath(QStringLiteral("set"));
+    if (folderExists) {
+        QVERIFY(QDir(parent.path()).mkdir(QStringLiteral("set")));
+        QVERIFY(writeTestFile(dir + QStringLiteral("/a.json"), "old a"));
+        QVERIFY(writeTestFile(dir + QStringLiteral("/c.json"), "old c"));
+    }
+    if (failing)
+        QVERIFY(QDir(dir).mkpath(QStringLiteral("b.json/inside")));
+    const std::vector<FileToWrite> files { { "a.json", "new a" }, { "b.json", "new b" }, { "c.json", "new c" } };
+    QString message;
+    try {
+        writeFilesAtomically(dir.toStdString(), files);
+    } catch (const Error& e) {
+        message = QString::fromUtf8(e.what());
+    }
+    if (failing) {
+        // Nothing renamed: the old set is whole, and no temporary is left.
+        QVERIFY2(message.contains(QStringLiteral("b.json")), qPrintable(message));
+        QCOMPARE(contentOf(dir + QStringLiteral("/a.json")), QByteArray("old a"));
+        QCOMPARE(contentOf(dir + QStringLiteral("/c.json")), QByteArray("old c"));
+        QCOMPARE(temporaries(dir), QStringList());
+        return;
+    }
+    QVERIFY2(message.isEmpty(), qPrintable(message));
+    for (const FileToWrite& file : files)
+        QCOMPARE(contentOf(dir + QLatin1Char('/') + QString::fromStdString(file.name)),
+            QByteArray::fromStdString(file.content));
+    QCOMPARE(temporaries(dir), QStringList());
+    QCOMPARE(temporaries(parent.path()), QStringList()); // no staging folder left
 }
 
 QTEST_GUILESS_MAIN(TestCommon)
