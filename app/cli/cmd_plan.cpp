@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/plan_options.h"
@@ -77,8 +78,10 @@ int runPlan(const QStringList& args)
     parser.parse(args);
     const PlanInputs inputs = readPlanOptions(parser);
 
-    NullProgress progress;
+    // Ctrl-C stops the planner within one simulation (exit 130, nothing printed or written).
+    InterruptProgress progress;
     const PlanResult plan = planGlobalBatch(inputs.samples, *inputs.model, inputs.config, progress);
+    progress.finish();
 
     if (parser.isSet(QStringLiteral("trace"))) {
         std::vector<exporting::ChromeTraceSection> sections;

@@ -7,9 +7,14 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTest>
 
+#include <csignal>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <QProcess>
 
 #include "cli_runner.h"
 
@@ -57,6 +62,8 @@ private Q_SLOTS:
     void hostileInputs();
     void wrongAnswers_data();
     void wrongAnswers();
+    void interrupts_data();
+    void interrupts();
 };
 
 void TestCliInputs::hostileInputs_data()
@@ -258,6 +265,98 @@ void TestCliInputs::wrongAnswers()
     QVERIFY2(QString::fromUtf8(r.err).contains(QString(message).replace(QStringLiteral("{dir}"), dir.path())),
         r.err.constData());
     QVERIFY2(r.out.isEmpty(), r.out.constData());
+}
+
+namespace {
+
+// Fields of /proc/PID/status and /proc/PID/stat: when the process handles SIGINT, and the CPU
+// time it has used (clock ticks). Waiting on them synchronises with the process without timing.
+bool handlesSigint(qint64 pid)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return false;
+    for (const QByteArray& line : status.readAll().split('\n')) {
+        if (line.startsWith("SigCgt:"))
+            return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (SIGINT - 1)) & 1;
+    }
+    return false;
+}
+
+qint64 cpuTicks(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray text = stat.readAll();
+    // After "(comm) ": state is field 3, utime 14, stime 15.
+    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+    return fields.size() > 12 ? fields[11].toLongLong() + fields[12].toLongLong() : 0;
+}
+
+} // namespace
+
+// Ctrl-C: exit 130, nothing on stdout, no output file and no temporary left, whatever the command
+// was doing when it came. "computing" rows send it once the process has used a second of CPU, deep
+// in its computation: the job itself is cancelled (the message "interrupted"); the others send it
+// as soon as the handler is installed (while reading inputs: the process ends at once).
+void TestCliInputs::interrupts_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QByteArray>("cases"); // written to {dir}/cases.json when not empty
+    QTest::addColumn<bool>("computing");
+    const QString model = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/synthetic-gpt-1.3b-cost-model.json");
+    // ~20 s of planning without the interrupt.
+    QTest::newRow("plan") << QStringList { "plan", "--cost-model", model, "--synthetic", "lognormal:6.5,0.8,1048576",
+        "--stages", "4", "--layers-per-stage", "6", "--memory-mb", "40000", "--plan", "{dir}/plan.json" }
+                          << QByteArray() << true;
+    QTest::newRow("plan, at once") << QStringList { "plan", "--cost-model", model, "--synthetic",
+        "lognormal:6.5,0.8,1048576", "--stages", "4", "--layers-per-stage", "6", "--memory-mb", "40000" }
+                                   << QByteArray() << false;
+    QTest::newRow("plan-compare") << QStringList { "plan-compare", "--cost-model", model, "--synthetic",
+        "lognormal:6.5,0.8,8192", "--global-batches", "8192", "--stages", "4", "--layers-per-stage", "6",
+        "--memory-mb", "40000", "--csv", "{dir}/compare.csv" } << QByteArray() << true;
+    QTest::newRow("simulate") << QStringList { "simulate", "--cases", "{dir}/cases.json", "--trace",
+        "{dir}/trace.json" } << casesFile(256, 256, 64) << false;
+    QTest::newRow("search") << QStringList { "search", "--profiles",
+        QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8"), "--memory-constraint", "40",
+        "--min-bsz", "8", "--max-bsz", "16384", "--bsz-scale", "8", "--out", "{dir}/strategy.json" } << QByteArray()
+                            << true;
+}
+
+void TestCliInputs::interrupts()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, cases);
+    QFETCH(bool, computing);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    if (!cases.isEmpty())
+        QVERIFY(writeTestFile(dir.filePath("cases.json"), cases));
+    for (QString& arg : args)
+        arg.replace(QStringLiteral("{dir}"), dir.path());
+    QProcess process;
+    process.start(cliPath(), args);
+    QVERIFY(process.waitForStarted());
+    const qint64 pid = process.processId();
+    const qint64 ticks = computing ? ::sysconf(_SC_CLK_TCK) : 0;
+    bool ready = false;
+    while (!ready && process.state() == QProcess::Running) {
+        ready = handlesSigint(pid) && cpuTicks(pid) >= ticks;
+        if (!ready)
+            QThread::msleep(5);
+    }
+    QVERIFY2(ready, "the command ended before the interrupt");
+    QCOMPARE(::kill(pid_t(process.processId()), SIGINT), 0);
+    QVERIFY(process.waitForFinished(120000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 130);
+    QCOMPARE(process.readAllStandardOutput(), QByteArray());
+    if (computing)
+        QVERIFY(process.readAllStandardError().endsWith(": interrupted\n"));
+    // Only the inputs this row wrote are there: no output file, no temporary.
+    const QStringList left = QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    QCOMPARE(left, cases.isEmpty() ? QStringList() : QStringList { "cases.json" });
 }
 
 QTEST_GUILESS_MAIN(TestCliInputs)
