@@ -103,6 +103,8 @@ int runPlan(const QStringList& args)
         printJson(planSummaryJson(plan, inputs.config.device_memory_mb));
     else
         printOut(planText(plan, inputs.config.device_memory_mb));
+    if (!plan.feasible) // the exit code says it failed; stderr says why (stdout may be a pipe to a file)
+        printErr("stratex-cli plan: no feasible plan: " + plan.infeasible_reason + "\n");
     return plan.feasible ? kExitOk : kExitInvalidInput;
 }
 
