@@ -10,6 +10,7 @@ PACKAGES=(
     libqt6opengl6-dev
     nlohmann-json3-dev
     libbenchmark-dev
+    clang libclang-rt-14-dev
     fonts-dejavu-core
 )
 

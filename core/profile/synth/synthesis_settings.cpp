@@ -38,9 +38,9 @@ template <typename Presets> std::vector<std::string_view> presetNames(const Pres
 
 std::vector<Setting<S>> rows()
 {
-    constexpr std::string_view model = "Model";
-    constexpr std::string_view gpu = "GPU";
-    constexpr std::string_view cluster = "Cluster";
+    static constexpr std::string_view model = "Model";
+    static constexpr std::string_view gpu = "GPU";
+    static constexpr std::string_view cluster = "Cluster";
     constexpr auto Integer = SettingKind::Integer;
     constexpr auto Real = SettingKind::Real;
 
