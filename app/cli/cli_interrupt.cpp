@@ -29,7 +29,7 @@ extern "C" void onSignal(int signal)
 
 void installInterruptHandlers()
 {
-    struct sigaction action {};
+    struct sigaction action { };
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
     ::sigaction(SIGINT, &action, nullptr);

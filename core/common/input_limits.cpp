@@ -68,8 +68,7 @@ const std::vector<Limit>& allLimits()
             "`plan`, `plan-compare`: M micro-batches x P stages x min(M, 2P)", "about a minute on one core",
             "fewer stages or samples" },
         { "Planner work, normal mode", scientific(kMaxPlannerNormalWork),
-            "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core",
-            "fast mode, fewer samples" },
+            "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core", "fast mode, fewer samples" },
     };
     return limits;
 }

@@ -3,18 +3,17 @@
 // directories, devices, FIFOs, empty and oversized files, values beyond the limits of
 // core/common/input_limits.h. Each row: the command line ({dir} is a temporary folder holding
 // the row's files), the exit code, and the message on stderr ({dir} replaced).
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QTemporaryDir>
-#include <QThread>
-#include <QTest>
-
 #include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
 
 #include "cli_runner.h"
 
@@ -83,14 +82,13 @@ void TestCliInputs::hostileInputs_data()
     QTest::newRow("cases: FIFO") << QStringList { "simulate", "--cases", "{dir}/cases.json" } << "cases.json"
                                  << QByteArray("<fifo>") << 1
                                  << "{dir}/cases.json: expected a regular file, found a FIFO";
-    QTest::newRow("cost model: /dev/zero")
-        << QStringList { "plan", "--cost-model", "/dev/zero", "--synthetic", "lognormal:6,1,8", "--stages", "2",
-               "--layers-per-stage", "2", "--memory-mb", "1000" }
-        << "" << none << 1 << "/dev/zero: expected a regular file, found a device";
+    QTest::newRow("cost model: /dev/zero") << QStringList { "plan", "--cost-model", "/dev/zero", "--synthetic",
+        "lognormal:6,1,8", "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "1000" }
+                                           << "" << none << 1 << "/dev/zero: expected a regular file, found a device";
     QTest::newRow("lengths: directory") << planWith({ "--lengths", "{dir}" }) << "" << none << 1
                                         << "{dir}: expected a regular file, found a directory";
-    QTest::newRow("batch file: directory") << QStringList { "trace-ranks", "--batch-file", "{dir}" } << "" << none
-                                           << 1 << "{dir}: expected a regular file, found a directory";
+    QTest::newRow("batch file: directory") << QStringList { "trace-ranks", "--batch-file", "{dir}" } << "" << none << 1
+                                           << "{dir}: expected a regular file, found a directory";
     QTest::newRow("batch file: empty") << QStringList { "trace-ranks", "--batch-file", "{dir}/b.txt" } << "b.txt"
                                        << QByteArray("# nothing\n\n") << 1
                                        << "{dir}/b.txt: expected at least one \"WORLD_SIZE PP TP\" line, found no "
@@ -107,13 +105,11 @@ void TestCliInputs::hostileInputs_data()
         << planWith({ "--lengths", "{dir}/l.json", "--max-input-mb", "1" }) << "l.json" << twoMb << 1
         << "{dir}/l.json: the file is 2 MB, more than the input limit of 1 MB (--max-input-mb raises it)";
     QTest::newRow("lengths within --max-input-mb 3")
-        << planWith({ "--lengths", "{dir}/l.json", "--max-input-mb", "3", "--json" }) << "l.json" << twoMb << 0
-        << "";
-    QTest::newRow("--max-input-mb 0") << planWith({ "--lengths", "{dir}", "--max-input-mb", "0" }) << "" << none
-                                      << 2 << "--max-input-mb must be at least 1";
-    QTest::newRow("--max-input-mb beyond 65536")
-        << planWith({ "--lengths", "{dir}", "--max-input-mb", "65537" }) << "" << none << 2
-        << "--max-input-mb must be at most 65536";
+        << planWith({ "--lengths", "{dir}/l.json", "--max-input-mb", "3", "--json" }) << "l.json" << twoMb << 0 << "";
+    QTest::newRow("--max-input-mb 0") << planWith({ "--lengths", "{dir}", "--max-input-mb", "0" }) << "" << none << 2
+                                      << "--max-input-mb must be at least 1";
+    QTest::newRow("--max-input-mb beyond 65536") << planWith({ "--lengths", "{dir}", "--max-input-mb", "65537" }) << ""
+                                                 << none << 2 << "--max-input-mb must be at most 65536";
 
     // Counts and sizes beyond the limits, refused before allocating.
     QTest::newRow("text length 2^31-1") << planWith({ "--lengths", "{dir}/l.txt" }) << "l.txt"
@@ -173,10 +169,9 @@ void TestCliInputs::wrongAnswers_data()
     const QString profiles = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
     const QString computation = QStringLiteral("computation_profiling_bf16_llama2-13b_all.json");
     const QStringList search { "search", "--profiles", "{dir}", "--memory-constraint", "40", "--settle-bsz", "64" };
-    QTest::newRow("zero forward time")
-        << profiles << computation << "\"layertype_0_bsz1_seq4096\": 13.539202"
-        << "\"layertype_0_bsz1_seq4096\": 0" << search << 1
-        << "{dir}/" + computation
+    QTest::newRow("zero forward time") << profiles << computation << "\"layertype_0_bsz1_seq4096\": 13.539202"
+                                       << "\"layertype_0_bsz1_seq4096\": 0" << search << 1
+                                       << "{dir}/" + computation
             + ": /layertype_0_bsz1_seq4096: expected a time in ms above 0 and at most 1e6, found number 0";
     QTest::newRow("negative forward time")
         << profiles << computation << "\"layertype_other_bsz2_seq4096\": 8.688701"
@@ -187,12 +182,15 @@ void TestCliInputs::wrongAnswers_data()
     const QStringList plan { "plan", "--cost-model", "{dir}/synthetic-gpt-1.3b-cost-model.json", "--synthetic",
         "lognormal:6.5,0.8,64", "--stages", "2", "--layers-per-stage", "2", "--memory-mb", "40000" };
     QTest::newRow("zero DynaPipe time")
-        << model << "synthetic-gpt-1.3b-cost-model.json" << "[[1,0.4398," << "[[1,0," << plan << 1
+        << model << "synthetic-gpt-1.3b-cost-model.json"
+        << "[[1,0.4398,"
+        << "[[1,0," << plan << 1
         << "/cost_models/tp1_none/timing_ms/encoder|forward/64/0/1: expected a time in ms above 0 and at most 1e6, "
            "found number 0";
     QTest::newRow("negative DynaPipe time")
-        << model << "synthetic-gpt-1.3b-cost-model.json" << "[[1,0.4398," << "[[1,-0.4398," << plan << 1
-        << "/1: expected a time in ms above 0 and at most 1e6, found number -0.4398";
+        << model << "synthetic-gpt-1.3b-cost-model.json"
+        << "[[1,0.4398,"
+        << "[[1,-0.4398," << plan << 1 << "/1: expected a time in ms above 0 and at most 1e6, found number -0.4398";
 
     const QString strategy
         = fixture(QStringLiteral("galvatron/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json"));
@@ -210,19 +208,24 @@ void TestCliInputs::wrongAnswers_data()
                                 << "/chunks: expected micro-batches from 1 to global_bsz (16), found number 1000000000";
 
     const QString cases = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/pipeline-cases.json");
-    QTest::newRow("layer time 1e308")
-        << cases << "pipeline-cases.json" << "\"fw_us_per_layer\": " << "\"fw_us_per_layer\": 1e308, \"x\": "
-        << QStringList { "simulate", "--cases", "{dir}/pipeline-cases.json" } << 1
-        << "/fw_us_per_layer: expected a time from 0 to 1e9 us, found number 1e+308";
+    QTest::newRow("layer time 1e308") << cases << "pipeline-cases.json"
+                                      << "\"fw_us_per_layer\": "
+                                      << "\"fw_us_per_layer\": 1e308, \"x\": "
+                                      << QStringList { "simulate", "--cases", "{dir}/pipeline-cases.json" } << 1
+                                      << "/fw_us_per_layer: expected a time from 0 to 1e9 us, found number 1e+308";
 
     // Work beyond the planner's budget: refused after the micro-batching, before the scheduling.
-    QTest::newRow("plan on 256 stages")
-        << model << "" << "" << ""
-        << QStringList { "plan", "--cost-model", model, "--synthetic", "lognormal:6.5,0.8,1024", "--stages", "256",
-               "--layers-per-stage", "1", "--memory-mb", "40000" }
-        << 1 << "on 256 stages in fast mode is too much work";
+    QTest::newRow("plan on 256 stages") << model << ""
+                                        << ""
+                                        << ""
+                                        << QStringList { "plan", "--cost-model", model, "--synthetic",
+                                               "lognormal:6.5,0.8,1024", "--stages", "256", "--layers-per-stage", "1",
+                                               "--memory-mb", "40000" }
+                                        << 1 << "on 256 stages in fast mode is too much work";
     QTest::newRow("plan-compare on 64 stages")
-        << model << "" << "" << ""
+        << model << ""
+        << ""
+        << ""
         << QStringList { "plan-compare", "--cost-model", model, "--synthetic", "lognormal:6.5,0.8,1024",
                "--global-batches", "1024", "--stages", "64", "--layers-per-stage", "1", "--memory-mb", "40000" }
         << 1 << "on 64 stages in normal mode is too much work";
@@ -314,14 +317,16 @@ void TestCliInputs::interrupts_data()
         "lognormal:6.5,0.8,1048576", "--stages", "4", "--layers-per-stage", "6", "--memory-mb", "40000" }
                                    << QByteArray() << false;
     QTest::newRow("plan-compare") << QStringList { "plan-compare", "--cost-model", model, "--synthetic",
-        "lognormal:6.5,0.8,8192", "--global-batches", "8192", "--stages", "4", "--layers-per-stage", "6",
-        "--memory-mb", "40000", "--csv", "{dir}/compare.csv" } << QByteArray() << true;
+        "lognormal:6.5,0.8,8192", "--global-batches", "8192", "--stages", "4", "--layers-per-stage", "6", "--memory-mb",
+        "40000", "--csv", "{dir}/compare.csv" }
+                                  << QByteArray() << true;
     QTest::newRow("simulate") << QStringList { "simulate", "--cases", "{dir}/cases.json", "--trace",
-        "{dir}/trace.json" } << casesFile(256, 256, 64) << false;
+        "{dir}/trace.json" } << casesFile(256, 256, 64)
+                              << false;
     QTest::newRow("search") << QStringList { "search", "--profiles",
         QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8"), "--memory-constraint", "40",
-        "--min-bsz", "8", "--max-bsz", "16384", "--bsz-scale", "8", "--out", "{dir}/strategy.json" } << QByteArray()
-                            << true;
+        "--min-bsz", "8", "--max-bsz", "16384", "--bsz-scale", "8", "--out", "{dir}/strategy.json" }
+                            << QByteArray() << true;
 }
 
 void TestCliInputs::interrupts()

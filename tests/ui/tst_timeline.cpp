@@ -356,12 +356,13 @@ void TestTimeline::pageReportsBadFiles_data()
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("message"); // after "<file>: "
     QTest::newRow("not JSON") << QByteArray("{\"cases\": [") << "expected valid JSON";
-    QTest::newRow("unknown schedule")
-        << QByteArray(R"({"cases":[{"schedule":"zigzag","device_assignment":[0],"microbatches":[]}]})")
-        << "/cases/0/schedule: expected a schedule name";
-    QTest::newRow("time beyond the limit") << QByteArray(R"({"cases":[{"schedule":"GPipe","device_assignment":[0],
+    QTest::newRow("unknown schedule") << QByteArray(
+        R"({"cases":[{"schedule":"zigzag","device_assignment":[0],"microbatches":[]}]})")
+                                      << "/cases/0/schedule: expected a schedule name";
+    QTest::newRow("time beyond the limit")
+        << QByteArray(R"({"cases":[{"schedule":"GPipe","device_assignment":[0],
         "microbatches":[{"fw_us_per_layer":1e300,"bw_us_per_layer":1,"stored_mb_per_layer":1,"peak_mb_per_layer":1}]}]})")
-                                           << "/cases/0/microbatches/0/fw_us_per_layer: expected a time from 0 to 1e9 us";
+        << "/cases/0/microbatches/0/fw_us_per_layer: expected a time from 0 to 1e9 us";
 }
 
 void TestTimeline::pageReportsBadFiles()

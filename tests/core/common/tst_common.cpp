@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // core/common: the input limits (one table, listed in the README and used by the settings tables)
 // and bounded reading (regular files of at most the limit).
+#include <sys/stat.h>
+
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <sys/stat.h>
-
-#include "support/test_paths.h"
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
@@ -17,6 +15,8 @@
 #include "core/planner/planner_setting_table.h"
 #include "core/profile/synth/synthesis_settings.h"
 #include "core/search/search_setting_table.h"
+
+#include "support/test_paths.h"
 
 using namespace stratex;
 using stratex::test::writeTestFile;
@@ -90,8 +90,7 @@ void TestCommon::settingTablesUseTheLimits_data()
         << search.at("num-gpus-per-node").spec.maximum << double(limits::kMaxGpusPerNode);
     QTest::newRow("search num-layers") << search.at("num-layers").spec.maximum << double(limits::kMaxLayers);
     QTest::newRow("search settle-bsz") << search.at("settle-bsz").spec.maximum << double(limits::kMaxBatch);
-    QTest::newRow("synth gpu-memory-gb")
-        << synth.at("gpu-memory-gb").spec.maximum << double(limits::kMaxGpuMemoryGb);
+    QTest::newRow("synth gpu-memory-gb") << synth.at("gpu-memory-gb").spec.maximum << double(limits::kMaxGpuMemoryGb);
     QTest::newRow("synth num-nodes") << synth.at("num-nodes").spec.maximum << double(limits::kMaxNodes);
     QTest::newRow("synth num-layers") << synth.at("num-layers").spec.maximum << double(limits::kMaxLayers);
     QTest::newRow("planner memory-mb") << planner.at("memory-mb").spec.maximum << limits::kMaxPlannerMemoryMb;
@@ -246,7 +245,7 @@ void TestCommon::writesKeepTheMode()
     if (expected == -2)
         expected = int(0777 & ~mask);
     writeFileAtomically(path.toStdString(), "new", executable ? FileMode::Executable : FileMode::Regular);
-    struct stat info {};
+    struct stat info { };
     QCOMPARE(::stat(QFile::encodeName(path).constData(), &info), 0);
     QCOMPARE(int(info.st_mode & 07777), expected);
     QCOMPARE(contentOf(path), QByteArray("new"));
