@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -252,7 +251,7 @@ std::string kindOf(mode_t mode)
         return "a device";
     if (S_ISSOCK(mode))
         return "a socket";
-    return "not a regular file";
+    return "another kind of file";
 }
 
 class FileDescriptor {
@@ -302,9 +301,10 @@ std::string readTextFile(const fs::path& path)
     if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
         throw Error(name + ": expected a regular file, found " + kindOf(info.st_mode));
     const std::int64_t limit = maxInputBytes();
+    // size < 0: the file grew while read, beyond the limit.
     const auto tooLarge = [&](std::int64_t size) {
-        return Error(name + ": the file is " + (size > limit ? megabytes(size) : "larger than the limit")
-            + ", more than the input limit of " + megabytes(limit) + " (--max-input-mb raises it)");
+        return Error(name + ": the file is " + (size >= 0 ? megabytes(size) + ", more than" : "larger than")
+            + " the input limit of " + megabytes(limit) + " (--max-input-mb raises it)");
     };
     if (std::int64_t(info.st_size) > limit)
         throw tooLarge(std::int64_t(info.st_size));
@@ -315,7 +315,7 @@ std::string readTextFile(const fs::path& path)
         if (filled == content.size()) {
             // The file grew (or st_size was 0, as for some pseudo-files): read on, up to the limit.
             if (std::int64_t(content.size()) > limit)
-                throw tooLarge(std::int64_t(content.size()));
+                throw tooLarge(-1);
             content.resize(
                 std::min<std::size_t>(std::max<std::size_t>(content.size() * 2, 4096), std::size_t(limit) + 1));
         }
@@ -330,7 +330,7 @@ std::string readTextFile(const fs::path& path)
         filled += std::size_t(got);
     }
     if (std::int64_t(filled) > limit)
-        throw tooLarge(std::int64_t(filled));
+        throw tooLarge(-1);
     content.resize(filled);
     return content;
 }

@@ -28,8 +28,8 @@ SettingSpec required(SettingSpec spec)
 
 std::vector<settings::Setting<C>> rows()
 {
-    SettingSpec memory
-        = required(integer("memory-mb", "Memory (MB)", "M", 1, limits::kMaxPlannerMemoryMb, "Device memory limit in MB of 1e6 bytes."));
+    SettingSpec memory = required(integer(
+        "memory-mb", "Memory (MB)", "M", 1, limits::kMaxPlannerMemoryMb, "Device memory limit in MB of 1e6 bytes."));
     memory.kind = SettingKind::Real;
 
     SettingSpec mode = settings::settingSpec(SettingKind::Choice, "mode", kPipeline, "Mode", "",

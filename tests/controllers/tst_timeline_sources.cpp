@@ -244,10 +244,13 @@ void TestTimelineSources::reportsUnreadableFiles_data()
 {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("message");
-    QTest::newRow("missing") << "/nonexistent/stratex/missing-cases.json" << "cannot open file";
+    QTest::newRow("missing") << "/nonexistent/stratex/missing-cases.json"
+                             << "cannot open file";
     // Read on the GUI thread: a device must be refused, not read for ever.
-    QTest::newRow("device") << "/dev/zero" << "expected a regular file, found a device";
-    QTest::newRow("directory") << "/" << "expected a regular file, found a directory";
+    QTest::newRow("device") << "/dev/zero"
+                            << "expected a regular file, found a device";
+    QTest::newRow("directory") << "/"
+                               << "expected a regular file, found a directory";
 }
 
 void TestTimelineSources::reportsUnreadableFiles()

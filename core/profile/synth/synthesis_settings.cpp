@@ -59,8 +59,8 @@ std::vector<Setting<S>> rows()
         row(fromPreset(
                 spec("name", model, "Name", SettingKind::Text, "NAME", 0, 0, "Model name used in the file names.")),
             &S::model, &ModelDescription::name),
-        row(fromPreset(spec("num-layers", model, "Layers", Integer, "L", 1, limits::kMaxLayers, "Transformer layers.")), &S::model,
-            &ModelDescription::num_layers),
+        row(fromPreset(spec("num-layers", model, "Layers", Integer, "L", 1, limits::kMaxLayers, "Transformer layers.")),
+            &S::model, &ModelDescription::num_layers),
         row(fromPreset(spec("hidden-size", model, "Hidden size", Integer, "H", 1, 1 << 20, "Hidden size.")), &S::model,
             &ModelDescription::hidden_size),
         row(fromPreset(spec("ffn-hidden-size", model, "MLP size", Integer, "F", 1, 1 << 22, "MLP intermediate size.")),
@@ -115,9 +115,10 @@ std::vector<Setting<S>> rows()
         row(fromPreset(
                 spec("network-gbps", gpu, "Network GB/s", Real, "GB/s", 0.1, 1e5, "Inter-node bandwidth per GPU.")),
             &S::cluster, &ClusterDescription::gpu, &GpuDescription::network_gb_per_s_per_gpu),
-        row(spec("num-nodes", cluster, "Nodes", Integer, "N", 1, limits::kMaxNodes, "Nodes (a power of two)."), &S::cluster,
-            &ClusterDescription::num_nodes),
-        row(spec("num-gpus-per-node", cluster, "GPUs per node", Integer, "G", 1, limits::kMaxGpusPerNode, "GPUs per node (a power of two)."),
+        row(spec("num-nodes", cluster, "Nodes", Integer, "N", 1, limits::kMaxNodes, "Nodes (a power of two)."),
+            &S::cluster, &ClusterDescription::num_nodes),
+        row(spec("num-gpus-per-node", cluster, "GPUs per node", Integer, "G", 1, limits::kMaxGpusPerNode,
+                "GPUs per node (a power of two)."),
             &S::cluster, &ClusterDescription::gpus_per_node),
         [] {
             SettingSpec precision
