@@ -40,15 +40,18 @@ constexpr std::size_t kPendingPathSize = 4096;
 struct PendingSlot {
     std::atomic<bool> claimed { false };
     std::atomic<bool> ready { false };
+    bool directory = false; // a staging folder: removed (rmdir) after the files
     char path[kPendingPathSize] = {};
 };
 PendingSlot g_pending[kPendingSlots];
 
-// Registers a temporary for the lifetime of the object; removes the file unless released.
+// Registers a temporary (a file, or a staging folder) for the lifetime of the object; removes it
+// unless kept.
 class PendingTemporary {
 public:
-    explicit PendingTemporary(fs::path path)
+    explicit PendingTemporary(fs::path path, bool directory = false)
         : m_path(std::move(path))
+        , m_directory(directory)
     {
         const std::string text = m_path.string();
         if (text.size() >= kPendingPathSize)
@@ -57,6 +60,7 @@ public:
             bool expected = false;
             if (g_pending[i].claimed.compare_exchange_strong(expected, true)) {
                 std::memcpy(g_pending[i].path, text.c_str(), text.size() + 1);
+                g_pending[i].directory = directory;
                 g_pending[i].ready.store(true);
                 m_slot = i;
                 return;
@@ -67,7 +71,10 @@ public:
     {
         if (!m_kept) {
             std::error_code ignored;
-            fs::remove(m_path, ignored);
+            if (m_directory)
+                fs::remove_all(m_path, ignored);
+            else
+                fs::remove(m_path, ignored);
         }
         if (m_slot >= 0) {
             g_pending[m_slot].ready.store(false);
@@ -82,6 +89,7 @@ public:
 
 private:
     fs::path m_path;
+    bool m_directory = false;
     int m_slot = -1;
     bool m_kept = false;
 };
@@ -172,27 +180,22 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
         fs::create_directories(folder.parent_path(), ec);
         if (ec)
             throw Error("cannot create directory " + folder.parent_path().string() + ": " + ec.message());
-        const fs::path staging = temporarySibling(folder);
-        if (!fs::create_directory(staging, ec))
-            throw Error("cannot create directory " + staging.string() + ": " + (ec ? ec.message() : "it exists"));
-        struct RemoveStaging {
-            fs::path path;
-            bool kept = false;
-            ~RemoveStaging()
-            {
-                if (!kept) {
-                    std::error_code ignored;
-                    fs::remove_all(path, ignored);
-                }
-            }
-        } cleanup { staging };
-        for (const FileToWrite& file : files)
-            writeAndSync(staging / file.name, (dir / file.name).string(), file.content, file.mode, {});
-        syncDirectory(staging);
-        fs::rename(staging, folder, ec);
+        PendingTemporary staging(temporarySibling(folder), true);
+        if (!fs::create_directory(staging.path(), ec))
+            throw Error(
+                "cannot create directory " + staging.path().string() + ": " + (ec ? ec.message() : "it exists"));
+        std::vector<std::unique_ptr<PendingTemporary>> written; // for a signal: files first, then the folder
+        for (const FileToWrite& file : files) {
+            written.push_back(std::make_unique<PendingTemporary>(staging.path() / file.name));
+            writeAndSync(written.back()->path(), (dir / file.name).string(), file.content, file.mode, {});
+        }
+        syncDirectory(staging.path());
+        fs::rename(staging.path(), folder, ec);
         if (ec)
             throw Error("cannot create directory " + dir.string() + ": " + ec.message());
-        cleanup.kept = true;
+        for (auto& file : written)
+            file->keep();
+        staging.keep();
         syncDirectory(folder.parent_path());
         return;
     }
@@ -225,8 +228,12 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
 void removePendingTemporaries()
 {
     for (PendingSlot& slot : g_pending) {
-        if (slot.ready.load())
+        if (slot.ready.load() && !slot.directory)
             ::unlink(slot.path);
+    }
+    for (PendingSlot& slot : g_pending) {
+        if (slot.ready.load() && slot.directory)
+            ::rmdir(slot.path);
     }
 }
 
