@@ -99,6 +99,20 @@ void TestCliInputs::hostileInputs_data()
     QTest::newRow("profiles: /dev/null as a profile folder")
         << QStringList { "search", "--profiles", "/dev/null" } << "" << none << 1 << "/dev/null";
 
+    // Flags beyond the limits: usage errors naming the flag and the range (world size 0 and a
+    // profile set for 2^60 GPUs before).
+    QTest::newRow("search: 2^30 nodes") << QStringList { "search", "--profiles", "{dir}", "--num-nodes", "1073741824" }
+                                        << "" << none << 2 << "--num-nodes: expected an integer from 1 to 4096";
+    QTest::newRow("profile synth: 2^30 nodes") << QStringList { "profile", "synth", "--model", "llama2-7b", "--gpu",
+        "a100-40gb", "--num-nodes", "1073741824", "--out", "{dir}/set" }
+                                               << "" << none << 2 << "--num-nodes: expected an integer from 1 to 4096";
+    QTest::newRow("profile synth: 2^30 GPUs per node") << QStringList { "profile", "synth", "--model", "llama2-7b",
+        "--gpu", "a100-40gb", "--num-gpus-per-node", "1073741824", "--out",
+        "{dir}/set" } << "" << none << 2 << "--num-gpus-per-node: expected an integer from 1 to 64";
+    QTest::newRow("profile synth: 8192 GB GPUs") << QStringList { "profile", "synth", "--model", "llama2-7b", "--gpu",
+        "a100-40gb", "--gpu-memory-gb", "8192", "--out",
+        "{dir}/set" } << "" << none << 2 << "--gpu-memory-gb: expected a number from 1 to 4096";
+
     // Size: the limit (64 MB by default) and --max-input-mb.
     const QByteArray twoMb = "[" + QByteArray(2 << 20, ' ') + "512]";
     QTest::newRow("lengths beyond --max-input-mb 1")
