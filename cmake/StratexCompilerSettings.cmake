@@ -7,7 +7,7 @@ target_compile_options(stratex_compiler_settings INTERFACE
     -Woverloaded-virtual -Wimplicit-fallthrough
     # GCC 12 at -O2 reports std::string and std::vector internals as out of bounds or null
     # (GCC PR 105329 and friends); those false positives would drown real warnings.
-    -Wno-array-bounds -Wno-stringop-overflow
+    -Wno-array-bounds $<$<CXX_COMPILER_ID:GNU>:-Wno-stringop-overflow>
     # Aggregates initialised up to a point rely on default member initialisers for the rest.
     -Wno-missing-field-initializers)
 target_compile_definitions(stratex_compiler_settings INTERFACE
@@ -17,6 +17,14 @@ if(STRATEX_SANITIZE)
     target_compile_options(stratex_compiler_settings INTERFACE
         -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
     target_link_options(stratex_compiler_settings INTERFACE -fsanitize=address,undefined)
+endif()
+
+if(STRATEX_BUILD_FUZZERS)
+    if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+        message(FATAL_ERROR "STRATEX_BUILD_FUZZERS needs clang (libFuzzer): use the `fuzz` preset")
+    endif()
+    # Coverage for libFuzzer in every object; only the fuzz targets link libFuzzer itself.
+    target_compile_options(stratex_compiler_settings INTERFACE -fsanitize=fuzzer-no-link)
 endif()
 
 # Product code (app/, ui/) spells out every string conversion; tests may use plain literals.

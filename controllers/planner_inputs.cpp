@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QFile>
 
+#include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/planner/dynapipe_cost_model.h"
@@ -21,10 +22,15 @@ QString tr(const char* text)
 
 std::shared_ptr<const LayerCostModel> loadCostModelFile(const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw Error(tr("%1: %2").arg(path, file.errorString()).toStdString());
-    const QByteArray json = file.readAll();
+    QByteArray json;
+    if (path.startsWith(QLatin1Char(':'))) { // a Qt resource
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            throw Error(tr("%1: %2").arg(path, file.errorString()).toStdString());
+        json = file.readAll();
+    } else {
+        json = QByteArray::fromStdString(readTextFile(path.toStdString()));
+    }
     // Errors name the document: the resource path would mean nothing to a user.
     const std::string name
         = path == bundledCostModelPath() ? std::string("bundled synthetic cost model") : path.toStdString();

@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/export/chrome_trace.h"
 
@@ -114,13 +116,16 @@ void TimelineSources::loadCases(const QString& label, QByteArray json, const QSt
 
 bool TimelineSources::openCasesFile(const QString& path, QString* error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    std::string text;
+    try {
+        // Regular files of bounded size only: a device or a FIFO must not hang the window.
+        text = readTextFile(path.toStdString());
+    } catch (const Error& e) {
         if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+            *error = QString::fromStdString(e.what());
         return false;
     }
-    loadCases(QFileInfo(path).completeBaseName(), file.readAll(), path);
+    loadCases(QFileInfo(path).completeBaseName(), QByteArray::fromStdString(text), path);
     return true;
 }
 

@@ -13,6 +13,7 @@ PACKAGES=(
     libqt6opengl6-dev
     nlohmann-json3-dev
     libbenchmark-dev
+    clang libclang-rt-14-dev
     fonts-dejavu-core
     help2man gzip
     appstream desktop-file-utils

@@ -15,6 +15,7 @@ enum ExitCode : int {
     kExitOk = 0,
     kExitInvalidInput = 1, // invalid configuration or input, or a failed job
     kExitUsage = 2, // the command line itself is wrong
+    kExitInterrupted = 130, // Ctrl-C (128 + SIGINT): nothing printed on stdout, no file written
 };
 
 // A wrong command line: unknown option, missing value, value of the wrong form.

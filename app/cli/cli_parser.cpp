@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 
 #include "app/cli/cli_command.h"
+#include "core/common/atomic_file.h"
+#include "core/common/input_limits.h"
 
 namespace stratex::cli {
 
@@ -32,6 +34,14 @@ void CliParser::positional(const QString& name, const QString& help, const QStri
     m_parser.addPositionalArgument(name, help, syntax);
 }
 
+void CliParser::inputLimitOption()
+{
+    m_inputLimit = true;
+    option(QStringLiteral("max-input-mb"), QStringLiteral("MB"),
+        QStringLiteral("Largest input file read, in MB (default %1; see the README's Limits).")
+            .arg(limits::kDefaultMaxInputBytes >> 20));
+}
+
 void CliParser::parse(const QStringList& args)
 {
     QStringList withProgram = args;
@@ -48,6 +58,12 @@ void CliParser::parse(const QStringList& args)
         const QByteArray help = text.toUtf8();
         std::fwrite(help.constData(), 1, std::size_t(help.size()), stdout);
         throw HelpShown {};
+    }
+    if (m_inputLimit && isSet(QStringLiteral("max-input-mb"))) {
+        const int mb = intValue(QStringLiteral("max-input-mb"), 0, 1);
+        if (mb > limits::kMaxInputMb)
+            usageError(QStringLiteral("--max-input-mb must be at most %1, got %2").arg(limits::kMaxInputMb).arg(mb));
+        setMaxInputBytes(std::int64_t(mb) << 20);
     }
 }
 

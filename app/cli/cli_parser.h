@@ -21,6 +21,8 @@ public:
     void flag(const QString& name, const QString& help);
     void option(const QString& name, const QString& valueName, const QString& help);
     void positional(const QString& name, const QString& help, const QString& syntax = {});
+    // --max-input-mb N, for commands that read files: parse() applies it to readTextFile's limit.
+    void inputLimitOption();
 
     // Throws UsageError or HelpShown.
     void parse(const QStringList& args);
@@ -44,6 +46,7 @@ public:
 private:
     QString m_command;
     QCommandLineParser m_parser;
+    bool m_inputLimit = false;
 };
 
 } // namespace stratex::cli

@@ -64,6 +64,7 @@ int runEvaluate(const QStringList& args)
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));

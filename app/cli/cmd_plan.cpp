@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/plan_options.h"
@@ -73,11 +74,14 @@ int runPlan(const QStringList& args)
     parser.option(QStringLiteral("plan"), QStringLiteral("OUT.json"),
         QStringLiteral("Write the whole plan as JSON, with the per-rank instruction lists."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the plan summary as JSON."));
+    parser.inputLimitOption();
     parser.parse(args);
     const PlanInputs inputs = readPlanOptions(parser);
 
-    NullProgress progress;
+    // Ctrl-C stops the planner within one simulation (exit 130, nothing printed or written).
+    InterruptProgress progress;
     const PlanResult plan = planGlobalBatch(inputs.samples, *inputs.model, inputs.config, progress);
+    progress.finish();
 
     if (parser.isSet(QStringLiteral("trace"))) {
         std::vector<exporting::ChromeTraceSection> sections;
@@ -99,6 +103,8 @@ int runPlan(const QStringList& args)
         printJson(planSummaryJson(plan, inputs.config.device_memory_mb));
     else
         printOut(planText(plan, inputs.config.device_memory_mb));
+    if (!plan.feasible) // the exit code says it failed; stderr says why (stdout may be a pipe to a file)
+        printErr("stratex-cli plan: no feasible plan: " + plan.infeasible_reason + "\n");
     return plan.feasible ? kExitOk : kExitInvalidInput;
 }
 

@@ -2,6 +2,7 @@
 // stratex-cli plan-compare: the planner's normal and fast modes side by side on growing global
 // batches -- planning time, speedup, makespan and the fast mode's quality loss.
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/plan_options.h"
@@ -41,15 +42,17 @@ int runPlanCompare(const QStringList& args)
         QStringLiteral("Global batch sizes in samples (required), e.g. 8,16,32,64."));
     parser.option(QStringLiteral("csv"), QStringLiteral("OUT.csv"), QStringLiteral("Also write the table as CSV."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the table as JSON {\"rows\":[...]}."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.isSet(QStringLiteral("global-batches")))
         parser.usageError(QStringLiteral("--global-batches is required"));
     const std::vector<int> batches = readBatches(parser);
     const PlanInputs inputs = readPlanOptions(parser);
 
-    NullProgress progress;
+    InterruptProgress progress; // Ctrl-C: exit 130, nothing printed or written
     const std::vector<PlanCompareRow> rows
         = comparePlannerModes(inputs.samples, batches, *inputs.model, inputs.config, progress);
+    progress.finish();
     if (parser.isSet(QStringLiteral("csv")))
         writeFileAtomically(parser.value(QStringLiteral("csv")).toStdString(), planCompareCsv(rows));
     if (parser.isSet(QStringLiteral("json")))

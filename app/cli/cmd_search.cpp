@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli search: Galvatron main's strategy search on profile files, with the top plans and
 // the throughput / memory Pareto set, and the exports of the best plan.
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <utility>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
@@ -22,27 +21,6 @@
 namespace stratex::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted { false };
-
-extern "C" void onInterrupt(int)
-{
-    g_interrupted.store(true);
-}
-
-// Ctrl-C cancels the search (within a knapsack layer) instead of killing the process mid-write.
-class InterruptProgress final : public ProgressSink {
-public:
-    InterruptProgress() { m_previous = std::signal(SIGINT, onInterrupt); }
-    ~InterruptProgress() override { std::signal(SIGINT, m_previous); }
-    InterruptProgress(const InterruptProgress&) = delete;
-    InterruptProgress& operator=(const InterruptProgress&) = delete;
-    void report(double, std::string_view) override { }
-    bool cancelled() const override { return g_interrupted.load(); }
-
-private:
-    void (*m_previous)(int) = SIG_DFL;
-};
 
 std::string list(const std::vector<int>& values)
 {
@@ -119,6 +97,7 @@ int runSearch(const QStringList& args)
         QStringLiteral("Write Megatron-LM pretrain_gpt.py arguments for the best plan (with comments for what "
                        "Megatron cannot express)."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
@@ -128,12 +107,12 @@ int runSearch(const QStringList& args)
     const int top = parser.intValue(QStringLiteral("top"), 10, 0);
     const search::SearchInputs inputs = loadSearchInputs(parser, settings);
 
-    InterruptProgress progress;
+    // Ctrl-C cancels the search within a knapsack layer (exit 130, nothing printed).
     search::SearchResult result;
-    try {
+    {
+        InterruptProgress progress;
         result = search::search(inputs, settings, progress, threads, top);
-    } catch (const Cancelled&) {
-        throw Error("search cancelled");
+        progress.finish();
     }
 
     if (inputs.estimated)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/export/chrome_trace.h"
@@ -64,6 +65,7 @@ int runSimulate(const QStringList& args)
         QStringLiteral("Only case N (0-based) goes into the --trace file."));
     parser.flag(QStringLiteral("json"),
         QStringLiteral("Print {\"cases\":[{\"makespan_us\":..,\"peak_memory_mb_per_device\":[..]},...]}."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
@@ -80,14 +82,18 @@ int runSimulate(const QStringList& args)
     }
     const bool wantTrace = parser.isSet(QStringLiteral("trace"));
 
+    // Ctrl-C stops between cases (each is bounded by the layer-cost limit): exit 130, nothing printed.
+    InterruptProgress progress;
     std::vector<SimulationResult> results;
     results.reserve(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
+        progress.throwIfCancelled();
         SimulationOptions options = cases[i].options;
         options.build_timeline
             = !parser.isSet(QStringLiteral("json")) || (wantTrace && (!traceCase || *traceCase == static_cast<int>(i)));
         results.push_back(simulate(cases[i].input, cases[i].schedule, options));
     }
+    progress.finish();
 
     if (wantTrace) {
         std::vector<exporting::ChromeTraceSection> sections;

@@ -82,6 +82,7 @@ int runTraceRanks(const QStringList& args)
         QStringLiteral("Command the script runs per rank; placeholders {rank} {world} {pp} {tp} {dp} {cp} {ep} "
                        "{model} {config} {log_dir} {micro_batches} {micro_batch_size} {global_batch}."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.inputLimitOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));

@@ -3,9 +3,11 @@
 #include <QCoreApplication>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/error.h"
+#include "core/common/progress.h"
 
 namespace {
 
@@ -19,7 +21,8 @@ QString overview()
     for (const CliCommand& command : CommandRegistry::all())
         text += QStringLiteral("  %1%2\n").arg(command.name.leftJustified(14), command.summary);
     text += QStringLiteral("\nRun 'stratex-cli <command> --help' for a command's options.\n"
-                           "Exit codes: 0 success, 1 invalid configuration or input, 2 usage error.\n");
+                           "Exit codes: 0 success, 1 invalid configuration or input, 2 usage error, 130 "
+                           "interrupted (Ctrl-C).\n");
     return text;
 }
 
@@ -27,6 +30,7 @@ QString overview()
 
 int main(int argc, char** argv)
 {
+    installInterruptHandlers();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("stratex-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(STRATEX_VERSION));
@@ -54,6 +58,9 @@ int main(int argc, char** argv)
         return command->run(args);
     } catch (const HelpShown&) {
         return kExitOk;
+    } catch (const stratex::Cancelled&) {
+        printErr(QStringLiteral("stratex-cli %1: interrupted\n").arg(name).toStdString());
+        return kExitInterrupted;
     } catch (const UsageError& error) {
         printErr(QStringLiteral("stratex-cli %1: %2\nTry 'stratex-cli %1 --help'.\n")
                      .arg(name, QString::fromUtf8(error.what()))

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/atomic_file.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
+#include <memory>
 #include <random>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 
 namespace stratex {
 
@@ -27,51 +32,314 @@ fs::path temporarySibling(const fs::path& path)
     name << '.' << path.filename().string() << ".tmp-" << std::hex << rng();
     return path.parent_path() / name.str();
 }
+
+// The temporaries being written, for removePendingTemporaries() in a signal handler: fixed slots
+// of plain characters, claimed and released with atomics (no allocation, no lock).
+constexpr int kPendingSlots = 16;
+constexpr std::size_t kPendingPathSize = 4096;
+struct PendingSlot {
+    std::atomic<bool> claimed { false };
+    std::atomic<bool> ready { false };
+    bool directory = false; // a staging folder: removed (rmdir) after the files
+    char path[kPendingPathSize] = {};
+};
+PendingSlot g_pending[kPendingSlots];
+
+// Registers a temporary (a file, or a staging folder) for the lifetime of the object; removes it
+// unless kept.
+class PendingTemporary {
+public:
+    explicit PendingTemporary(fs::path path, bool directory = false)
+        : m_path(std::move(path))
+        , m_directory(directory)
+    {
+        const std::string text = m_path.string();
+        if (text.size() >= kPendingPathSize)
+            return;
+        for (int i = 0; i < kPendingSlots; ++i) {
+            bool expected = false;
+            if (g_pending[i].claimed.compare_exchange_strong(expected, true)) {
+                std::memcpy(g_pending[i].path, text.c_str(), text.size() + 1);
+                g_pending[i].directory = directory;
+                g_pending[i].ready.store(true);
+                m_slot = i;
+                return;
+            }
+        }
+    }
+    ~PendingTemporary()
+    {
+        if (!m_kept) {
+            std::error_code ignored;
+            if (m_directory)
+                fs::remove_all(m_path, ignored);
+            else
+                fs::remove(m_path, ignored);
+        }
+        if (m_slot >= 0) {
+            g_pending[m_slot].ready.store(false);
+            g_pending[m_slot].claimed.store(false);
+        }
+    }
+    PendingTemporary(const PendingTemporary&) = delete;
+    PendingTemporary& operator=(const PendingTemporary&) = delete;
+
+    const fs::path& path() const { return m_path; }
+    void keep() { m_kept = true; } // renamed into place: nothing to remove
+
+private:
+    fs::path m_path;
+    bool m_directory = false;
+    int m_slot = -1;
+    bool m_kept = false;
+};
+
+// The permissions a replacement gets: the existing file's (Executable adds x where r is), or
+// for a new file the umask's (applied by open).
+struct TargetMode {
+    bool exists = false;
+    mode_t mode = 0;
+};
+
+TargetMode targetMode(const fs::path& target, FileMode mode)
+{
+    struct stat info { };
+    if (::stat(target.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+        return {};
+    mode_t bits = info.st_mode & 07777;
+    if (mode == FileMode::Executable)
+        bits |= (bits & 0444) >> 2;
+    return { true, bits };
+}
+
+void syncDirectory(const fs::path& dir)
+{
+    // Makes the rename durable; best effort (some file systems refuse fsync on a directory).
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// Writes `content` to the new file `temporary` and flushes it to disk; throws naming `shown`.
+void writeAndSync(const fs::path& temporary, const std::string& shown, std::string_view content, FileMode mode,
+    const TargetMode& existing)
+{
+    const mode_t createMode = existing.exists ? 0600 : (mode == FileMode::Executable ? 0777 : 0666);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, createMode);
+    if (fd < 0)
+        throw Error(shown + ": cannot create file: " + systemReason());
+    std::size_t written = 0;
+    std::string failure;
+    while (written < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            failure = "write failed: " + systemReason();
+            break;
+        }
+        written += std::size_t(n);
+    }
+    if (failure.empty() && existing.exists && ::fchmod(fd, existing.mode) != 0)
+        failure = "cannot keep the file's permissions: " + systemReason();
+    if (failure.empty() && ::fsync(fd) != 0)
+        failure = "write failed: " + systemReason();
+    if (::close(fd) != 0 && failure.empty())
+        failure = "write failed: " + systemReason();
+    if (!failure.empty())
+        throw Error(shown + ": " + failure);
+}
+
+fs::path withDirectory(const fs::path& path)
+{
+    return path.parent_path().empty() ? fs::path(".") / path : path;
+}
 } // namespace
 
 void writeFileAtomically(const fs::path& path, std::string_view content, FileMode mode)
 {
-    const fs::path target = path.parent_path().empty() ? fs::path(".") / path : path;
-    const fs::path temporary = temporarySibling(target);
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw Error(path.string() + ": cannot create file: " + systemReason());
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            const std::string reason = systemReason();
-            out.close();
-            std::error_code ignored;
-            fs::remove(temporary, ignored);
-            throw Error(path.string() + ": write failed: " + reason);
-        }
-    }
+    const fs::path target = withDirectory(path);
+    PendingTemporary temporary(temporarySibling(target));
+    writeAndSync(temporary.path(), path.string(), content, mode, targetMode(target, mode));
     std::error_code ec;
-    if (mode == FileMode::Executable) {
-        fs::permissions(temporary,
-            fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec | fs::perms::owner_read
-                | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read,
-            fs::perm_options::replace, ec);
-    }
-    fs::rename(temporary, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
+    fs::rename(temporary.path(), target, ec);
+    if (ec)
         throw Error(path.string() + ": cannot replace file: " + ec.message());
+    temporary.keep();
+    syncDirectory(target.parent_path());
+}
+
+void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& files)
+{
+    const fs::path folder = withDirectory(dir);
+    std::error_code ec;
+    if (!fs::exists(folder, ec)) {
+        // A new folder: fill a temporary sibling, then one rename publishes the whole set.
+        fs::create_directories(folder.parent_path(), ec);
+        if (ec)
+            throw Error("cannot create directory " + folder.parent_path().string() + ": " + ec.message());
+        PendingTemporary staging(temporarySibling(folder), true);
+        if (!fs::create_directory(staging.path(), ec))
+            throw Error(
+                "cannot create directory " + staging.path().string() + ": " + (ec ? ec.message() : "it exists"));
+        std::vector<std::unique_ptr<PendingTemporary>> written; // for a signal: files first, then the folder
+        for (const FileToWrite& file : files) {
+            written.push_back(std::make_unique<PendingTemporary>(staging.path() / file.name));
+            writeAndSync(written.back()->path(), (dir / file.name).string(), file.content, file.mode, {});
+        }
+        syncDirectory(staging.path());
+        fs::rename(staging.path(), folder, ec);
+        if (ec)
+            throw Error("cannot create directory " + dir.string() + ": " + ec.message());
+        for (auto& file : written)
+            file->keep();
+        staging.keep();
+        syncDirectory(folder.parent_path());
+        return;
     }
+    if (!fs::is_directory(folder, ec))
+        throw Error(dir.string() + ": expected a directory, found a file");
+    // An existing folder: every target checked and every temporary written first, then the renames
+    // (which cannot fail on a writable folder's regular files): all files are replaced or none.
+    for (const FileToWrite& file : files) {
+        const fs::path target = folder / file.name;
+        if (fs::exists(fs::symlink_status(target, ec)) && !fs::is_regular_file(target, ec))
+            throw Error(target.string() + ": cannot replace file: it is not a regular file");
+    }
+    std::vector<std::unique_ptr<PendingTemporary>> temporaries;
+    for (const FileToWrite& file : files) {
+        const fs::path target = folder / file.name;
+        temporaries.push_back(std::make_unique<PendingTemporary>(temporarySibling(target)));
+        writeAndSync(
+            temporaries.back()->path(), target.string(), file.content, file.mode, targetMode(target, file.mode));
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const fs::path target = folder / files[i].name;
+        fs::rename(temporaries[i]->path(), target, ec);
+        if (ec)
+            throw Error(target.string() + ": cannot replace file: " + ec.message());
+        temporaries[i]->keep();
+    }
+    syncDirectory(folder);
+}
+
+void removePendingTemporaries()
+{
+    for (PendingSlot& slot : g_pending) {
+        if (slot.ready.load() && !slot.directory)
+            ::unlink(slot.path);
+    }
+    for (PendingSlot& slot : g_pending) {
+        if (slot.ready.load() && slot.directory)
+            ::rmdir(slot.path);
+    }
+}
+
+namespace {
+
+std::atomic<std::int64_t> g_maxInputBytes { limits::kDefaultMaxInputBytes };
+
+std::string megabytes(std::int64_t bytes)
+{
+    const std::int64_t mb = bytes >> 20;
+    return mb > 0 ? std::to_string(mb) + " MB" : std::to_string(bytes) + " bytes";
+}
+
+// What a path that is not a regular file is, for the message.
+std::string kindOf(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "another kind of file";
+}
+
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd)
+        : m_fd(fd)
+    {
+    }
+    ~FileDescriptor()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    int get() const { return m_fd; }
+
+private:
+    int m_fd;
+};
+
+} // namespace
+
+std::int64_t maxInputBytes()
+{
+    return g_maxInputBytes.load(std::memory_order_relaxed);
+}
+
+void setMaxInputBytes(std::int64_t bytes)
+{
+    g_maxInputBytes.store(bytes, std::memory_order_relaxed);
 }
 
 std::string readTextFile(const fs::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path.string() + ": cannot open file: " + systemReason());
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad())
-        throw Error(path.string() + ": read failed: " + systemReason());
-    return std::move(buffer).str();
+    const std::string name = path.string();
+    // stat before open: opening a FIFO for reading would wait for a writer.
+    struct stat info { };
+    if (::stat(name.c_str(), &info) != 0)
+        throw Error(name + ": cannot open file: " + systemReason());
+    if (!S_ISREG(info.st_mode))
+        throw Error(name + ": expected a regular file, found " + kindOf(info.st_mode));
+    const FileDescriptor fd(::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0)
+        throw Error(name + ": cannot open file: " + systemReason());
+    // The path may have been replaced between stat and open.
+    if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
+        throw Error(name + ": expected a regular file, found " + kindOf(info.st_mode));
+    const std::int64_t limit = maxInputBytes();
+    // size < 0: the file grew while read, beyond the limit.
+    const auto tooLarge = [&](std::int64_t size) {
+        return Error(name + ": the file is " + (size >= 0 ? megabytes(size) + ", more than" : "larger than")
+            + " the input limit of " + megabytes(limit) + " (--max-input-mb raises it)");
+    };
+    if (std::int64_t(info.st_size) > limit)
+        throw tooLarge(std::int64_t(info.st_size));
+    std::string content;
+    content.resize(std::size_t(info.st_size));
+    std::size_t filled = 0;
+    while (true) {
+        if (filled == content.size()) {
+            // The file grew (or st_size was 0, as for some pseudo-files): read on, up to the limit.
+            if (std::int64_t(content.size()) > limit)
+                throw tooLarge(-1);
+            content.resize(
+                std::min<std::size_t>(std::max<std::size_t>(content.size() * 2, 4096), std::size_t(limit) + 1));
+        }
+        const ssize_t got = ::read(fd.get(), content.data() + filled, content.size() - filled);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            throw Error(name + ": read failed: " + systemReason());
+        }
+        if (got == 0)
+            break;
+        filled += std::size_t(got);
+    }
+    if (std::int64_t(filled) > limit)
+        throw tooLarge(-1);
+    content.resize(filled);
+    return content;
 }
 
 } // namespace stratex

@@ -1,20 +1,48 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace stratex {
 
 enum class FileMode { Regular, Executable };
 
-// Writes the whole content to a temporary file next to `path` and renames it over `path`, so a
-// reader never sees a half-written file and a failed write leaves the old file untouched.
-// Throws stratex::Error naming the file on failure.
+// Writes the whole content to a temporary file next to `path`, flushes it to disk (fsync) and
+// renames it over `path`, so a reader never sees a half-written file, and a failed write or a
+// crash leaves the old file untouched. A file that exists keeps its permissions (Executable adds
+// execute where it can be read); a new one gets the umask's. The temporary file is removed on
+// failure, and by removePendingTemporaries() on a signal. Throws stratex::Error naming the file.
 void writeFileAtomically(
     const std::filesystem::path& path, std::string_view content, FileMode mode = FileMode::Regular);
 
-// Reads a whole file; throws stratex::Error naming the file when it cannot be read.
+struct FileToWrite {
+    std::string name; // a plain file name inside the folder
+    std::string content;
+    FileMode mode = FileMode::Regular;
+};
+
+// Writes several files into `dir` as one set. A new folder is written as a temporary sibling and
+// renamed into place: readers see all files or none. Into an existing folder, every file is written
+// to its temporary first and the renames follow only when all were written, so a failure leaves the
+// old set untouched. Throws stratex::Error naming the file or folder.
+void writeFilesAtomically(const std::filesystem::path& dir, const std::vector<FileToWrite>& files);
+
+// Removes the temporary files of the writes in progress. Async-signal-safe: for a signal handler
+// that ends the process (the CLI's SIGINT / SIGTERM).
+void removePendingTemporaries();
+
+// Reads a whole regular file (symbolic links followed) of at most maxInputBytes(); throws
+// stratex::Error naming the file when it cannot be read, is a directory, a device, a FIFO or a
+// socket, or is larger than the limit. Never reads more than the limit plus one byte.
 std::string readTextFile(const std::filesystem::path& path);
+
+// The size limit of every input file (limits::kDefaultMaxInputBytes unless set; the CLI's
+// --max-input-mb sets it for the process). Thread-safe.
+std::int64_t maxInputBytes();
+void setMaxInputBytes(std::int64_t bytes);
 
 } // namespace stratex

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
 
 namespace stratex::planner {
@@ -38,11 +39,25 @@ bool parseSubModelKey(std::string_view key, int& tp, RecomputeType& recompute)
     return true;
 }
 
+// What a table's values are: times must be above zero (zero or negative times planned a makespan
+// of 0), memory may be zero; both bounded so that sums over layers and micro-batches stay finite.
+enum class GridValue { TimeMs, MemoryMb };
+
+double gridValue(const JsonView& view, GridValue kind)
+{
+    const double value = view.number();
+    if (kind == GridValue::TimeMs && (!(value > 0) || value > limits::kMaxLayerTimeMs))
+        view.fail("a time in ms above 0 and at most 1e6");
+    if (kind == GridValue::MemoryMb && (value < 0 || value > limits::kMaxProfileMemoryMb))
+        view.fail("a memory size in MB from 0 to 1e7");
+    return value;
+}
+
 // A table {seqlen key: [[mbs, value, ...], ...]} as grid points. Seqlen keys are "512" or, for
 // decoder tables, "enc,dec". A point profiled more than once (T5's encoder tables list each
 // encoder length once per profiled decoder length) keeps its largest value: DynaPipe writes the
 // sorted rows into the grid one after the other, so the last, largest one stays.
-DynapipeCostGrid readGrid(const JsonView& table, int dims)
+DynapipeCostGrid readGrid(const JsonView& table, int dims, GridValue kind)
 {
     std::map<std::array<int, DynapipeCostGrid::kMaxDimensions>, double> values;
     for (const auto& [key, rows] : table.members()) {
@@ -66,7 +81,7 @@ DynapipeCostGrid readGrid(const JsonView& table, int dims)
             if (row.size() < 2)
                 row.fail("[mbs, value, ...]");
             point.coords[0] = row.at(0).positiveInt();
-            const double value = row.at(1).number();
+            const double value = gridValue(row.at(1), kind);
             const auto [it, inserted] = values.emplace(point.coords, value);
             if (!inserted)
                 it->second = std::max(it->second, value);
@@ -94,18 +109,18 @@ DynapipeCostModel::SubModel DynapipeCostModel::readSubModel(const JsonView& view
     const JsonView stored = view["stored_activation_mb"];
     const JsonView peak = view["peak_activation_mb"];
     const JsonView params = view["model_state_param_mb"];
-    model.encoder_forward = readGrid(timing["encoder|forward"], kSeqlenGridDims);
-    model.encoder_backward = readGrid(timing["encoder|backward"], kSeqlenGridDims);
-    model.postprocess_forward = readGrid(timing["postprocess|forward"], kSeqlenGridDims);
-    model.postprocess_backward = readGrid(timing["postprocess|backward"], kSeqlenGridDims);
-    model.encoder_stored = readGrid(stored["encoder"], kSeqlenGridDims);
-    model.encoder_peak = readGrid(peak["encoder"], kSeqlenGridDims);
+    model.encoder_forward = readGrid(timing["encoder|forward"], kSeqlenGridDims, GridValue::TimeMs);
+    model.encoder_backward = readGrid(timing["encoder|backward"], kSeqlenGridDims, GridValue::TimeMs);
+    model.postprocess_forward = readGrid(timing["postprocess|forward"], kSeqlenGridDims, GridValue::TimeMs);
+    model.postprocess_backward = readGrid(timing["postprocess|backward"], kSeqlenGridDims, GridValue::TimeMs);
+    model.encoder_stored = readGrid(stored["encoder"], kSeqlenGridDims, GridValue::MemoryMb);
+    model.encoder_peak = readGrid(peak["encoder"], kSeqlenGridDims, GridValue::MemoryMb);
     hasDecoder = timing.has("decoder|forward");
     if (hasDecoder) {
-        model.decoder_forward = readGrid(timing["decoder|forward"], kDecoderGridDims);
-        model.decoder_backward = readGrid(timing["decoder|backward"], kDecoderGridDims);
-        model.decoder_stored = readGrid(stored["decoder"], kDecoderGridDims);
-        model.decoder_peak = readGrid(peak["decoder"], kDecoderGridDims);
+        model.decoder_forward = readGrid(timing["decoder|forward"], kDecoderGridDims, GridValue::TimeMs);
+        model.decoder_backward = readGrid(timing["decoder|backward"], kDecoderGridDims, GridValue::TimeMs);
+        model.decoder_stored = readGrid(stored["decoder"], kDecoderGridDims, GridValue::MemoryMb);
+        model.decoder_peak = readGrid(peak["decoder"], kDecoderGridDims, GridValue::MemoryMb);
         model.parameters.decoder_layer_param_mb = params["decoder"].nonNegativeNumber();
     }
     model.parameters.embedding_param_mb = params["embedding"].nonNegativeNumber();

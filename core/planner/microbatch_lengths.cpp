@@ -8,6 +8,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
 #include "core/planner/planner_rng.h"
 
@@ -16,7 +17,7 @@ namespace stratex::planner {
 namespace {
 
 constexpr std::string_view kLognormalPrefix = "lognormal:";
-constexpr int kMaxSyntheticSamples = 1 << 20;
+constexpr int kMaxSyntheticSamples = limits::kMaxSamples;
 // exp(20) tokens is far beyond any model: a larger MEAN is the mean length, not its logarithm.
 constexpr double kMaxMeanLog = 20;
 
@@ -71,12 +72,18 @@ int drawLength(PlannerRng& rng, const SyntheticLengthSpec& spec)
 std::vector<Sample> fromJson(const JsonView& root)
 {
     std::vector<Sample> samples;
-    auto readLengths = [](const JsonView& array, int minimum) {
+    const auto requireCount = [](const JsonView& array) {
+        if (array.isArray() && array.size() > std::size_t(limits::kMaxSamples))
+            array.fail("at most " + std::to_string(limits::kMaxSamples) + " samples");
+    };
+    auto readLengths = [&](const JsonView& array, int minimum) {
+        requireCount(array);
         std::vector<int> lengths;
         for (const JsonView& element : array.elements()) {
             const std::int64_t value = element.integer();
-            if (value < minimum || value > (1 << 24))
-                element.fail(minimum > 0 ? "a positive length in tokens" : "a length >= 0 in tokens");
+            if (value < minimum || value > limits::kMaxSampleTokens)
+                element.fail(std::string(minimum > 0 ? "a positive length" : "a length >= 0") + " of at most "
+                    + std::to_string(limits::kMaxSampleTokens) + " tokens");
             lengths.push_back(static_cast<int>(value));
         }
         return lengths;
@@ -92,6 +99,7 @@ std::vector<Sample> fromJson(const JsonView& root)
         for (std::size_t i = 0; i < input.size(); ++i)
             samples.push_back({ static_cast<int>(i), input[i], target[i] });
     } else {
+        requireCount(root);
         const std::vector<JsonView> elements = root.elements();
         for (std::size_t i = 0; i < elements.size(); ++i) {
             Sample sample { static_cast<int>(i), 0, 0 };
@@ -104,8 +112,9 @@ std::vector<Sample> fromJson(const JsonView& root)
                     elements[i].at(0).fail("a positive length in tokens");
             } else {
                 const std::int64_t value = elements[i].integer();
-                if (value < 1 || value > (1 << 24))
-                    elements[i].fail("a positive length in tokens");
+                if (value < 1 || value > limits::kMaxSampleTokens)
+                    elements[i].fail(
+                        "a positive length of at most " + std::to_string(limits::kMaxSampleTokens) + " tokens");
                 sample.seqlen = static_cast<int>(value);
             }
             samples.push_back(sample);
@@ -145,11 +154,17 @@ std::vector<Sample> fromText(std::string_view text, const std::string& name)
                 name, where, "one length, or an encoder and a decoder length", "\"" + std::string(trim(line)) + "\"");
         if (tokens.size() > 2)
             throw InputError(name, where, "one length, or an encoder and a decoder length", "\"" + normalized + "\"");
+        if (samples.size() >= std::size_t(limits::kMaxSamples))
+            throw InputError(name, where, "at most " + std::to_string(limits::kMaxSamples) + " samples",
+                "sample " + std::to_string(samples.size() + 1));
         Sample sample { static_cast<int>(samples.size()), 0, 0 };
-        if (!parseInteger(tokens[0], sample.seqlen) || sample.seqlen < 1)
-            throw InputError(name, where, "a positive length in tokens", "\"" + tokens[0] + "\"");
-        if (tokens.size() == 2 && (!parseInteger(tokens[1], sample.decoder_seqlen) || sample.decoder_seqlen < 0))
-            throw InputError(name, where, "a decoder length >= 0 in tokens", "\"" + tokens[1] + "\"");
+        const std::string most = " of at most " + std::to_string(limits::kMaxSampleTokens) + " tokens";
+        if (!parseInteger(tokens[0], sample.seqlen) || sample.seqlen < 1 || sample.seqlen > limits::kMaxSampleTokens)
+            throw InputError(name, where, "a positive length" + most, "\"" + tokens[0] + "\"");
+        if (tokens.size() == 2
+            && (!parseInteger(tokens[1], sample.decoder_seqlen) || sample.decoder_seqlen < 0
+                || sample.decoder_seqlen > limits::kMaxSampleTokens))
+            throw InputError(name, where, "a decoder length >= 0" + most, "\"" + tokens[1] + "\"");
         samples.push_back(sample);
     }
     if (samples.empty())

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/planner/planner_setting_table.h"
 
+#include "core/common/input_limits.h"
+
 namespace stratex::planner {
 
 namespace {
@@ -26,8 +28,8 @@ SettingSpec required(SettingSpec spec)
 
 std::vector<settings::Setting<C>> rows()
 {
-    SettingSpec memory
-        = required(integer("memory-mb", "Memory (MB)", "M", 1, 1 << 20, "Device memory limit in MB of 1e6 bytes."));
+    SettingSpec memory = required(integer(
+        "memory-mb", "Memory (MB)", "M", 1, limits::kMaxPlannerMemoryMb, "Device memory limit in MB of 1e6 bytes."));
     memory.kind = SettingKind::Real;
 
     SettingSpec mode = settings::settingSpec(SettingKind::Choice, "mode", kPipeline, "Mode", "",

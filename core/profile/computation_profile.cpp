@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
@@ -18,6 +19,25 @@ std::optional<int> layerTypeOf(std::string_view key)
     if (fields.size() < 2 || fields[0] != "layertype")
         return std::nullopt;
     return parseAllDigits(fields[1]);
+}
+
+// A processed time: ms per sample per layer. Zero would make a layer free (all-zero times gave a
+// plausible plan), and beyond the limit it is a unit mistake whose sums overflow.
+double layerTimeMs(const JsonView& value)
+{
+    const double ms = value.number();
+    if (!(ms > 0) || ms > limits::kMaxLayerTimeMs)
+        value.fail("a time in ms above 0 and at most 1e6");
+    return ms;
+}
+
+// A raw measurement: the time of a whole run of layers.
+double rawTimeMs(const JsonView& value)
+{
+    const double ms = value.nonNegativeNumber();
+    if (ms > limits::kMaxLayerTimeMs * limits::kMaxLayers)
+        value.fail("a time in ms of at most 4.096e9");
+    return ms;
 }
 
 } // namespace
@@ -41,9 +61,9 @@ ComputationProfile ComputationProfile::fromJson(const JsonView& root)
     profile.file = root.file();
     for (const auto& [key, value] : root.members()) {
         if (startsWith(key, "layertype_"))
-            profile.processed.push_back({ key, value.nonNegativeNumber() });
+            profile.processed.push_back({ key, layerTimeMs(value) });
         else if (startsWith(key, "layernum"))
-            profile.raw.push_back({ key, value.nonNegativeNumber() });
+            profile.raw.push_back({ key, rawTimeMs(value) });
         // Anything else is not read by Galvatron's search either.
     }
     if (profile.processed.empty())

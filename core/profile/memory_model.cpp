@@ -184,7 +184,11 @@ MemoryModels resolveMemoryModels(
         throw InputError(file, "/", "one layer type for memory-profile-mode sequence",
             std::to_string(profile.layerTypes().size()) + " layer types");
     const LayerMemoryGroup& layer = requireLayerGroup(profile, layerType, true);
-    const auto [minSeq, maxSeq] = seqRange(layer, file);
+    // Not a structured binding: the lambda below captures maxSeq (clang 14, of the fuzz preset,
+    // cannot capture bindings).
+    const std::pair<int, int> seqs = seqRange(layer, file);
+    const int minSeq = seqs.first;
+    const int maxSeq = seqs.second;
     models.layer = layerModel(file, entryForExactSeq(layer, maxSeq));
     models.layer.parameter_size_mb = entryForExactSeq(layer, minSeq).parameter_size_mb;
     for (auto& [degree, value] : models.layer.activation_mb_per_sample)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
@@ -14,7 +15,7 @@ namespace {
 // Far beyond the memory of any GPU, yet small enough that batch sizes and in-flight micro-batches
 // multiplying it stay countable: a larger value is a broken profile (a unit mix-up, a corrupted
 // file) and is refused here, where the file and key can still be named.
-constexpr double kMaxProfileMb = 1e7;
+constexpr double kMaxProfileMb = limits::kMaxProfileMemoryMb;
 
 double memoryMb(const JsonView& view, bool positive = false)
 {

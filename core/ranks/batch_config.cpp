@@ -113,7 +113,11 @@ std::vector<BatchConfig> loadBatchConfigs(const std::filesystem::path& file)
     if (const std::optional<TextFault> fault = findUnprintableText(text))
         throw InputError(file.string(), "line " + std::to_string(fault->line),
             "printable UTF-8 text (\"WORLD_SIZE PP TP\" per line)", fault->found);
-    return parseBatchConfigs(text);
+    std::vector<BatchConfig> configs = parseBatchConfigs(text);
+    // An empty file is a mistake, not a request for the default batch.
+    if (configs.empty())
+        throw InputError(file.string(), "", "at least one \"WORLD_SIZE PP TP\" line", "no batch configs");
+    return configs;
 }
 
 } // namespace stratex::ranks

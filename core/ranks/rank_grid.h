@@ -3,13 +3,14 @@
 
 #include <vector>
 
+#include "core/common/input_limits.h"
 #include "core/ranks/group_kind.h"
 #include "core/ranks/orthogonal_grid.h"
 #include "core/ranks/parallel_config.h"
 
 namespace stratex::ranks {
 
-inline constexpr int kMaxWorld = 1 << 24;
+inline constexpr int kMaxWorld = limits::kMaxWorld;
 
 // Sizes of every dimension once DP and expert-DP are derived.
 struct ParallelSizes {

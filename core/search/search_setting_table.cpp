@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/search/search_setting_table.h"
 
+#include "core/common/input_limits.h"
+
 namespace stratex::search {
 
 namespace {
@@ -11,7 +13,7 @@ using settings::SettingSpec;
 using S = SearchSettings;
 using cost::ModelShape;
 
-constexpr double kMaxBatch = 1 << 20;
+constexpr double kMaxBatch = limits::kMaxBatch;
 
 SettingSpec integer(std::string_view flag, std::string_view peer, std::string_view group, std::string_view label,
     std::string_view valueName, double minimum, double maximum, std::string_view help)
@@ -89,15 +91,16 @@ std::vector<settings::Setting<S>> rows()
     seq.defaultText = "the synthesized set's, else the memory profile's when it holds one, else 8192";
 
     return {
-        row(fromProfiles(integer("num-nodes", "num_nodes", cluster, "Nodes", "N", 1, 4096, "Nodes in the cluster.")),
-            &S::num_nodes),
         row(fromProfiles(integer(
-                "num-gpus-per-node", "num_gpus_per_node", cluster, "GPUs per node", "G", 1, 64, "GPUs per node.")),
+                "num-nodes", "num_nodes", cluster, "Nodes", "N", 1, limits::kMaxNodes, "Nodes in the cluster.")),
+            &S::num_nodes),
+        row(fromProfiles(integer("num-gpus-per-node", "num_gpus_per_node", cluster, "GPUs per node", "G", 1,
+                limits::kMaxGpusPerNode, "GPUs per node.")),
             &S::num_gpus_per_node),
-        row(fromProfiles(
-                integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1, 65536,
-                    "GPU memory per device in GB (a synthesized set: its GPU's); --allocator-reserve holds part of it "
-                    "back.")),
+        row(fromProfiles(integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1,
+                limits::kMaxGpuMemoryGb,
+                "GPU memory per device in GB (a synthesized set: its GPU's); --allocator-reserve holds part of it "
+                "back.")),
             &S::memory_constraint_gb),
         row(reserve, &S::allocator_reserve_fraction),
         row(special(integer("settle-bsz", "settle_bsz", batch, "Global batch", "B", -1, kMaxBatch,
@@ -171,7 +174,8 @@ std::vector<settings::Setting<S>> rows()
         row(seq, &S::model, &ModelShape::seq_length),
         row(fromProfiles(integer("hidden-size", "hidden_size", model, "Hidden size", "H", 1, 1 << 20, "Hidden size.")),
             &S::model, &ModelShape::hidden_size),
-        row(fromProfiles(integer("num-layers", "num_layers", model, "Layers", "L", 1, 4096, "Transformer layers.")),
+        row(fromProfiles(integer(
+                "num-layers", "num_layers", model, "Layers", "L", 1, limits::kMaxLayers, "Transformer layers.")),
             &S::model, &ModelShape::num_layers),
         row(fromProfiles(integer(
                 "num-heads", "num_attention_heads", model, "Attention heads", "A", 1, 4096, "Attention heads.")),

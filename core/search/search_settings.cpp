@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 
 namespace stratex::search {
 
@@ -79,13 +80,14 @@ void SearchSettings::validate() const
     require(num_nodes >= 1 && num_gpus_per_node >= 1, "the cluster needs at least one node with one GPU");
     // world() multiplies in int: a settings file can ask for more nodes than the CLI allows.
     const std::int64_t world64 = std::int64_t(num_nodes) * num_gpus_per_node;
-    require(world64 <= 1 << 24,
+    require(world64 <= limits::kMaxWorld,
         "the world size (num_nodes x num_gpus_per_node = " + std::to_string(world64) + ") is unreasonably large");
     require(powerOfTwo(world()),
         "the world size (num_nodes x num_gpus_per_node = " + std::to_string(world())
             + ") must be a power of two: Galvatron's degrees and bandwidth tables are powers of two");
     require(memory_constraint_gb >= 1, "memory_constraint must be at least 1 GB");
-    require(memory_constraint_gb <= 1 << 20, "memory_constraint is unreasonably large");
+    require(memory_constraint_gb <= limits::kMaxGpuMemoryGb,
+        "memory_constraint is unreasonably large (at most " + std::to_string(limits::kMaxGpuMemoryGb) + " GB)");
     require(allocator_reserve_fraction == -1 || (allocator_reserve_fraction >= 0 && allocator_reserve_fraction <= 0.9),
         "allocator_reserve must be -1 (Galvatron's rule) or a fraction from 0 to 0.9");
     require(model.seq_length >= 1 && model.hidden_size >= 1 && model.num_layers >= 1 && model.num_heads >= 1

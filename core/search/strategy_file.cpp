@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
 #include "core/profile/profile_key.h"
 
@@ -11,11 +12,26 @@ namespace stratex::search {
 
 namespace {
 
+// An integer in [low, high], checked before it is narrowed to int (vsp = 2^32 once read as 0).
+int intIn(const JsonView& view, std::int64_t low, std::int64_t high, const std::string& expected)
+{
+    const std::int64_t value = view.integer();
+    if (value < low || value > high)
+        view.fail(expected);
+    return int(value);
+}
+
+int flag(const JsonView& view)
+{
+    return intIn(view, 0, 1, "0 or 1");
+}
+
 // "1,1,2" (or a bare number for a one-layer model) -> {1, 1, 2}.
 std::vector<int> readIntList(const JsonView& view)
 {
     if (view.isNumber())
-        return { int(view.integer()) };
+        return { intIn(
+            view, 0, limits::kMaxWorld, "a non-negative integer of at most " + std::to_string(limits::kMaxWorld)) };
     const std::string text = view.string();
     std::vector<int> values;
     std::size_t start = 0;
@@ -32,6 +48,8 @@ std::vector<int> readIntList(const JsonView& view)
         if (!value)
             view.fail("comma-separated non-negative integers (one per layer)");
         values.push_back(*value);
+        if (values.size() > std::size_t(limits::kMaxLayers))
+            view.fail("at most " + std::to_string(limits::kMaxLayers) + " values (one per layer)");
         start = end + 1;
     }
     return values;
@@ -65,7 +83,8 @@ StrategyFile StrategyFile::fromJson(const JsonView& root)
     root.requireObject();
     StrategyFile s;
     s.file = root.file();
-    s.pp_deg = root["pp_deg"].positiveInt();
+    const std::string degree = "a positive degree of at most " + std::to_string(limits::kMaxWorld);
+    s.pp_deg = intIn(root["pp_deg"], 1, limits::kMaxWorld, degree);
     s.tp_sizes = readIntList(root["tp_sizes_enc"]);
     if (const auto v = root.find("tp_consecutive_flags"))
         s.tp_consecutive = readIntList(*v);
@@ -74,9 +93,12 @@ StrategyFile StrategyFile::fromJson(const JsonView& root)
         s.use_sp = readIntList(*v);
     s.checkpoint = readIntList(root["checkpoint"]);
     if (const auto v = root.find("world_size"))
-        s.world_size = v->positiveInt();
-    s.global_bsz = root["global_bsz"].positiveInt();
-    s.chunks = root["chunks"].positiveInt();
+        s.world_size = intIn(*v, 1, limits::kMaxWorld, degree);
+    const std::string batch = "a positive integer of at most " + std::to_string(limits::kMaxBatch);
+    s.global_bsz = intIn(root["global_bsz"], 1, limits::kMaxBatch, batch);
+    // Micro-batches of at least one sample each (chunks 1e9 gave 0 samples/s).
+    s.chunks = intIn(
+        root["chunks"], 1, s.global_bsz, "micro-batches from 1 to global_bsz (" + std::to_string(s.global_bsz) + ")");
     if (const auto v = root.find("pp_division"))
         s.pp_division = readIntList(*v);
     if (const auto v = root.find("pipeline_type")) {
@@ -92,13 +114,13 @@ StrategyFile StrategyFile::fromJson(const JsonView& root)
             v->fail("\"ddp\", \"zero2\" or \"zero3\"");
     }
     if (const auto v = root.find("vtp"))
-        s.vtp = v->positiveInt();
+        s.vtp = intIn(*v, 1, limits::kMaxWorld, degree);
     if (const auto v = root.find("vsp"))
-        s.vsp = int(v->integer());
+        s.vsp = flag(*v);
     if (const auto v = root.find("embed_sdp"))
-        s.embed_sdp = int(v->integer());
+        s.embed_sdp = flag(*v);
     else if (const auto alias = root.find("vocab_sdp"))
-        s.embed_sdp = int(alias->integer());
+        s.embed_sdp = flag(*alias);
 
     if (s.tp_sizes.empty())
         fail(s, "tp_sizes_enc", "one TP degree per layer", "none");
@@ -109,10 +131,6 @@ StrategyFile StrategyFile::fromJson(const JsonView& root)
     requireFlags(s, s.dp_types, "dp_types_enc");
     requireFlags(s, s.use_sp, "use_sp");
     requireFlags(s, s.checkpoint, "checkpoint");
-    if (s.vsp != 0 && s.vsp != 1)
-        fail(s, "vsp", "0 or 1", "value " + std::to_string(s.vsp));
-    if (s.embed_sdp != 0 && s.embed_sdp != 1)
-        fail(s, "embed_sdp", "0 or 1", "value " + std::to_string(s.embed_sdp));
     return s;
 }
 

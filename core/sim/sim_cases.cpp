@@ -5,13 +5,27 @@
 #include <limits>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 
 namespace stratex::sim {
 
 namespace {
 
-// A number for every layer, or an array with one number per layer.
-std::vector<double> perLayer(const JsonView& view, std::size_t layers)
+// Times in us and memory in MB beyond these are unit mistakes, and their sums would not stay finite.
+constexpr double kMaxTimeUs = limits::kMaxLayerTimeMs * 1000;
+constexpr double kMaxMb = limits::kMaxProfileMemoryMb;
+static_assert(kMaxTimeUs == 1e9 && kMaxMb == 1e7, "the messages of bounded() name these");
+
+double bounded(const JsonView& view, double maximum)
+{
+    const double value = view.nonNegativeNumber();
+    if (value > maximum)
+        view.fail(maximum == kMaxTimeUs ? "a time from 0 to 1e9 us" : "a memory size from 0 to 1e7 MB");
+    return value;
+}
+
+// A number for every layer, or an array with one number per layer; each from 0 to `maximum`.
+std::vector<double> perLayer(const JsonView& view, std::size_t layers, double maximum)
 {
     if (view.isArray()) {
         if (view.size() != layers)
@@ -19,16 +33,17 @@ std::vector<double> perLayer(const JsonView& view, std::size_t layers)
         std::vector<double> values;
         values.reserve(layers);
         for (const JsonView& element : view.elements())
-            values.push_back(element.nonNegativeNumber());
+            values.push_back(bounded(element, maximum));
         return values;
     }
-    return std::vector<double>(layers, view.nonNegativeNumber());
+    return std::vector<double>(layers, bounded(view, maximum));
 }
 
-std::vector<double> optionalPerLayer(const JsonView& view, std::string_view key, std::size_t layers, double fallback)
+std::vector<double> optionalPerLayer(
+    const JsonView& view, std::string_view key, std::size_t layers, double fallback, double maximum)
 {
     if (const auto found = view.find(key))
-        return perLayer(*found, layers);
+        return perLayer(*found, layers, maximum);
     return std::vector<double>(layers, fallback);
 }
 
@@ -47,14 +62,14 @@ MicrobatchSpec readMicrobatch(const JsonView& view, std::size_t layers, int defa
     mb.id = defaultId;
     if (const auto id = view.find("id"))
         mb.id = integerIn(*id, 0, std::numeric_limits<int>::max(), "a non-negative integer id");
-    const std::vector<double> fw = perLayer(view["fw_us_per_layer"], layers);
-    const std::vector<double> bw = perLayer(view["bw_us_per_layer"], layers);
-    const std::vector<double> stored = perLayer(view["stored_mb_per_layer"], layers);
-    const std::vector<double> peak = perLayer(view["peak_mb_per_layer"], layers);
-    const std::vector<double> w = optionalPerLayer(view, "w_us_per_layer", layers, -1);
-    const std::vector<double> wStored = optionalPerLayer(view, "w_stored_mb_per_layer", layers, -1);
-    const std::vector<double> fwComm = optionalPerLayer(view, "fw_comm_mb_per_layer", layers, 0);
-    const std::vector<double> bwComm = optionalPerLayer(view, "bw_comm_mb_per_layer", layers, 0);
+    const std::vector<double> fw = perLayer(view["fw_us_per_layer"], layers, kMaxTimeUs);
+    const std::vector<double> bw = perLayer(view["bw_us_per_layer"], layers, kMaxTimeUs);
+    const std::vector<double> stored = perLayer(view["stored_mb_per_layer"], layers, kMaxMb);
+    const std::vector<double> peak = perLayer(view["peak_mb_per_layer"], layers, kMaxMb);
+    const std::vector<double> w = optionalPerLayer(view, "w_us_per_layer", layers, -1, kMaxTimeUs);
+    const std::vector<double> wStored = optionalPerLayer(view, "w_stored_mb_per_layer", layers, -1, kMaxMb);
+    const std::vector<double> fwComm = optionalPerLayer(view, "fw_comm_mb_per_layer", layers, 0, kMaxMb);
+    const std::vector<double> bwComm = optionalPerLayer(view, "bw_comm_mb_per_layer", layers, 0, kMaxMb);
     mb.layers.resize(layers);
     for (std::size_t l = 0; l < layers; ++l) {
         LayerCost& layer = mb.layers[l];
@@ -130,12 +145,16 @@ SimulationCase readSimulationCase(const JsonView& view)
     microbatches.requireArray();
     if (microbatches.size() == 0)
         microbatches.fail("at least one micro-batch");
+    // Checked before any per-layer vector is allocated: one number per micro-batch expands to all layers.
+    if (std::int64_t(layers) * std::int64_t(microbatches.size()) > limits::kMaxSimLayerCosts)
+        microbatches.fail("at most " + std::to_string(limits::kMaxSimLayerCosts)
+            + " layer costs (micro-batches x layers; this case has " + std::to_string(layers) + " layers)");
     int index = 0;
     for (const JsonView& mb : microbatches.elements())
         result.input.microbatches.push_back(readMicrobatch(mb, layers, index++));
 
     if (const auto state = view.find("model_state_mb_per_layer"))
-        result.input.model_state_mb_per_layer = perLayer(*state, layers);
+        result.input.model_state_mb_per_layer = perLayer(*state, layers, kMaxMb);
     if (const auto decoder = view.find("first_decoder_layer")) {
         result.input.first_decoder_layer
             = integerIn(*decoder, -1, static_cast<std::int64_t>(layers) - 1, "-1 or a layer index");
@@ -158,6 +177,18 @@ std::vector<SimulationCase> readSimulationCases(const JsonView& root)
     root.requireObject();
     const JsonView cases = root["cases"];
     cases.requireArray();
+    // The whole file's layer costs, counted before reading any case.
+    std::int64_t layerCosts = 0;
+    for (const JsonView& element : cases.elements()) {
+        const auto assignment = element.find("device_assignment");
+        const auto microbatches = element.find("microbatches");
+        if (!assignment || !microbatches || !assignment->isArray() || !microbatches->isArray())
+            continue; // readSimulationCase names what is missing
+        layerCosts += std::int64_t(assignment->size()) * std::int64_t(microbatches->size());
+        if (layerCosts > limits::kMaxSimLayerCosts)
+            microbatches->fail("at most " + std::to_string(limits::kMaxSimLayerCosts)
+                + " layer costs in the file (micro-batches x layers, summed over the cases)");
+    }
     std::vector<SimulationCase> result;
     result.reserve(cases.size());
     for (const JsonView& element : cases.elements())

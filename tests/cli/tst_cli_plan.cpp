@@ -284,7 +284,7 @@ void TestCliPlan::exitCodes_data()
     QTest::newRow("unsupported-tp") << planArgs(QStringLiteral("plan"), { "--tp", "16" }) << 1
                                     << QStringLiteral("tp 16");
     QTest::newRow("no-plan-fits") << planArgs(QStringLiteral("plan"), { "--memory-mb", "1000", "--json" }) << 1
-                                  << QString();
+                                  << QStringLiteral("stratex-cli plan: no feasible plan: ");
 }
 
 void TestCliPlan::exitCodes()

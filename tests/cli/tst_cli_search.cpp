@@ -327,7 +327,10 @@ void TestCliSearch::errors_data()
     QTest::newRow("bad choice") << QStringList { "search", "--profiles", g, "--pipeline-type", "1f1b" } << 2
                                 << "--pipeline-type: expected one of pipedream_flush, gpipe, found \"1f1b\"";
     QTest::newRow("bad number") << QStringList { "search", "--profiles", g, "--memory-constraint", "lots" } << 2
-                                << "--memory-constraint: expected an integer from 1 to 65536, found \"lots\"";
+                                << "--memory-constraint: expected an integer from 1 to 4096, found \"lots\"";
+    // The knapsack has a row per MB: 65536 GB needed 3.5 GB of RAM (input_limits.h).
+    QTest::newRow("memory beyond the limit") << QStringList { "search", "--profiles", g, "--memory-constraint",
+        "65536" } << 2 << "--memory-constraint: expected an integer from 1 to 4096, found \"65536\"";
     QTest::newRow("unknown flag") << QStringList { "search", "--profiles", g, "--disable-everything" } << 2
                                   << "disable-everything";
     QTest::newRow("missing dir") << QStringList { "search", "--profiles", "/nonexistent/dir" } << 1

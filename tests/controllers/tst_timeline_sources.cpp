@@ -90,6 +90,7 @@ private Q_SLOTS:
     void ignoresUnknownSources();
     void reportsBrokenFiles_data();
     void reportsBrokenFiles();
+    void reportsUnreadableFiles_data();
     void reportsUnreadableFiles();
     void addedTimelinesBecomeSources();
     void firstAddedTimelineIsShown();
@@ -239,14 +240,28 @@ void TestTimelineSources::reportsBrokenFiles()
     QVERIFY(!sources.selection());
 }
 
+void TestTimelineSources::reportsUnreadableFiles_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing") << "/nonexistent/stratex/missing-cases.json"
+                             << "cannot open file";
+    // Read on the GUI thread: a device must be refused, not read for ever.
+    QTest::newRow("device") << "/dev/zero"
+                            << "expected a regular file, found a device";
+    QTest::newRow("directory") << "/"
+                               << "expected a regular file, found a directory";
+}
+
 void TestTimelineSources::reportsUnreadableFiles()
 {
+    QFETCH(QString, path);
+    QFETCH(QString, message);
     TimelineSources sources;
     QSignalSpy failed(&sources, &TimelineSources::failed);
-    const QString path = QStringLiteral("/nonexistent/stratex/missing-cases.json");
     QString error;
     QVERIFY(!sources.openCasesFile(path, &error));
-    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY2(error.startsWith(path + ": " + message), qPrintable(error));
     settle(sources);
     QCOMPARE(failed.count(), 0); // told directly, not by a job
     QVERIFY(sources.sources().empty());

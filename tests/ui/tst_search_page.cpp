@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -350,6 +351,11 @@ void TestSearchPage::reportsErrors()
     QVERIFY2(m_page->bestText().contains(QStringLiteral("Search failed")), qPrintable(m_page->bestText()));
     QVERIFY(m_page->bestText().contains(dir.path().toHtmlEscaped())
         || m_page->bestText().contains(QStringLiteral("computation_profiling")));
+    // And a message box says it, where it cannot be missed.
+    auto* box = m_page->findChild<QMessageBox*>(QStringLiteral("searchFailedBox"));
+    QVERIFY(box && box->isVisible());
+    QVERIFY2(box->text().contains(dir.path()), qPrintable(box->text()));
+    box->close();
 }
 
 void TestSearchPage::tooltipsExplainSettings()

@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMessageBox>
 #include <QScrollBar>
 #include <QSet>
 #include <QSignalSpy>
@@ -97,6 +98,8 @@ private Q_SLOTS:
     void grabShowsOps();
     void pageShowsBundledExample();
     void pageOpensGroundTruthCases();
+    void pageReportsBadFiles_data();
+    void pageReportsBadFiles();
     void pageExportsImages();
     void legendShowsEveryShade_data();
     void legendShowsEveryShade();
@@ -392,6 +395,42 @@ void TestTimeline::pageOpensGroundTruthCases()
     // The first ground-truth case is shown first; its makespan is DynaPipe's.
     const double expected = cases.at(0).toObject().value(QStringLiteral("makespan_us")).toDouble();
     QCOMPARE(page->timeline()->document()->plans[0].timeline.makespan_us, expected);
+}
+
+// A cases file that cannot be loaded: a message box names the file and the JSON key.
+void TestTimeline::pageReportsBadFiles_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("message"); // after "<file>: "
+    QTest::newRow("not JSON") << QByteArray("{\"cases\": [") << "expected valid JSON";
+    QTest::newRow("unknown schedule") << QByteArray(
+        R"({"cases":[{"schedule":"zigzag","device_assignment":[0],"microbatches":[]}]})")
+                                      << "/cases/0/schedule: expected a schedule name";
+    QTest::newRow("time beyond the limit")
+        << QByteArray(R"({"cases":[{"schedule":"GPipe","device_assignment":[0],
+        "microbatches":[{"fw_us_per_layer":1e300,"bw_us_per_layer":1,"stored_mb_per_layer":1,"peak_mb_per_layer":1}]}]})")
+        << "/cases/0/microbatches/0/fw_us_per_layer: expected a time from 0 to 1e9 us";
+}
+
+void TestTimeline::pageReportsBadFiles()
+{
+    QFETCH(QByteArray, content);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("cases.json"));
+    QVERIFY(stratex::test::writeTestFile(path, content));
+    MainWindow window(MainWindow::Options { false });
+    QVERIFY(stratex::test::waitUntilIdle(window));
+    QString error;
+    QVERIFY2(window.openFile(path, &error), qPrintable(error)); // read at once; parsed by a job
+    QVERIFY(stratex::test::waitUntilIdle(window));
+    QMessageBox* box = nullptr;
+    for (QMessageBox* candidate : window.findChildren<QMessageBox*>()) {
+        if (candidate->isVisible())
+            box = candidate;
+    }
+    QVERIFY(box);
+    QVERIFY2(box->text().startsWith(path + QStringLiteral(": ") + message), qPrintable(box->text()));
 }
 
 void TestTimeline::pageExportsImages()

@@ -222,6 +222,12 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_controller, &SearchController::searchFailed, this, [this](const QString& message) {
         m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
         Q_EMIT statusMessage(message);
+        // A bad profile file is named with its key in the message: shown where it cannot be missed.
+        // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Search"), message, QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("searchFailedBox"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
     });
     connect(m_controller, &SearchController::searchCancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });

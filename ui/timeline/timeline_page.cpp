@@ -223,10 +223,16 @@ void TimelinePage::selectFromBoxes()
 void TimelinePage::showFailure(TimelineSources::Job job, const QString& message)
 {
     switch (job) {
-    case TimelineSources::Job::Load:
+    case TimelineSources::Job::Load: {
         m_summary->setText(tr("Cannot open cases: %1").arg(message));
         Q_EMIT statusMessage(message);
+        // The message names the file and the key: the user must see it, not only the label.
+        // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Open simulation cases"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
         break;
+    }
     case TimelineSources::Job::Simulate:
         m_summary->setText(tr("Simulation failed: %1").arg(message));
         break;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/profile/synth/preset_lookup.h"
 
 namespace stratex::profile::synth {
@@ -23,6 +24,9 @@ void GpuDescription::validate() const
 {
     requirePositive("peak_tflops", peak_tflops);
     requirePositive("memory_gb", memory_gb);
+    if (memory_gb > limits::kMaxGpuMemoryGb)
+        throw Error("gpu: memory_gb must be at most " + std::to_string(limits::kMaxGpuMemoryGb) + ", found "
+            + std::to_string(memory_gb));
     requirePositive("hbm_gb_per_s", hbm_gb_per_s);
     requirePositive("matmul_efficiency", matmul_efficiency);
     if (matmul_efficiency > 1)
@@ -39,8 +43,12 @@ void GpuDescription::validate() const
 void ClusterDescription::validate() const
 {
     gpu.validate();
-    if (num_nodes <= 0)
-        throw Error("cluster: num_nodes must be a positive integer, found " + std::to_string(num_nodes));
+    if (num_nodes <= 0 || num_nodes > limits::kMaxNodes)
+        throw Error("cluster: num_nodes must be an integer from 1 to " + std::to_string(limits::kMaxNodes) + ", found "
+            + std::to_string(num_nodes));
+    if (gpus_per_node > limits::kMaxGpusPerNode)
+        throw Error("cluster: gpus_per_node must be at most " + std::to_string(limits::kMaxGpusPerNode) + ", found "
+            + std::to_string(gpus_per_node));
     // Galvatron's hardware files list groups by halving the world, so the shape must be powers of two.
     if (gpus_per_node <= 0 || !std::has_single_bit(unsigned(gpus_per_node)))
         throw Error("cluster: gpus_per_node must be a power of two, found " + std::to_string(gpus_per_node));

@@ -84,12 +84,10 @@ std::vector<ProfileFile> synthesizeProfiles(
 
 void writeProfileFiles(const std::filesystem::path& dir, const std::vector<ProfileFile>& files)
 {
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    if (error)
-        throw Error("cannot create directory " + dir.string() + ": " + error.message());
+    std::vector<FileToWrite> set;
     for (const ProfileFile& file : files)
-        writeFileAtomically(dir / file.name, file.content);
+        set.push_back({ file.name, file.content });
+    writeFilesAtomically(dir, set);
 }
 
 } // namespace stratex::profile::synth

@@ -34,7 +34,7 @@ struct ProfileFile {
 std::vector<ProfileFile> synthesizeProfiles(
     const model::ModelDescription& model, const ClusterDescription& cluster, const SynthesisOptions& options = {});
 
-// Writes the files into `dir` (created if missing), each atomically.
+// Writes the files into `dir` (created if missing) as one set: all of them or none.
 void writeProfileFiles(const std::filesystem::path& dir, const std::vector<ProfileFile>& files);
 
 inline constexpr const char* kSynthesisFileName = "stratex_synthesis.json";

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/profile/synth/synthesis_settings.h"
 
+#include "core/common/input_limits.h"
+
 namespace stratex::profile::synth {
 
 namespace {
@@ -36,9 +38,9 @@ template <typename Presets> std::vector<std::string_view> presetNames(const Pres
 
 std::vector<Setting<S>> rows()
 {
-    constexpr std::string_view model = "Model";
-    constexpr std::string_view gpu = "GPU";
-    constexpr std::string_view cluster = "Cluster";
+    static constexpr std::string_view model = "Model";
+    static constexpr std::string_view gpu = "GPU";
+    static constexpr std::string_view cluster = "Cluster";
     constexpr auto Integer = SettingKind::Integer;
     constexpr auto Real = SettingKind::Real;
 
@@ -57,8 +59,8 @@ std::vector<Setting<S>> rows()
         row(fromPreset(
                 spec("name", model, "Name", SettingKind::Text, "NAME", 0, 0, "Model name used in the file names.")),
             &S::model, &model::ModelDescription::name),
-        row(fromPreset(spec("num-layers", model, "Layers", Integer, "L", 1, 4096, "Transformer layers.")), &S::model,
-            &model::ModelDescription::num_layers),
+        row(fromPreset(spec("num-layers", model, "Layers", Integer, "L", 1, limits::kMaxLayers, "Transformer layers.")),
+            &S::model, &model::ModelDescription::num_layers),
         row(fromPreset(spec("hidden-size", model, "Hidden size", Integer, "H", 1, 1 << 20, "Hidden size.")), &S::model,
             &model::ModelDescription::hidden_size),
         row(fromPreset(spec("ffn-hidden-size", model, "MLP size", Integer, "F", 1, 1 << 22, "MLP intermediate size.")),
@@ -99,7 +101,7 @@ std::vector<Setting<S>> rows()
         row(fromPreset(spec("matmul-efficiency", gpu, "GEMM efficiency", Real, "E", 0.01, 1,
                 "Fraction of peak a large GEMM reaches.")),
             &S::cluster, &ClusterDescription::gpu, &GpuDescription::matmul_efficiency),
-        row(fromPreset(spec("gpu-memory-gb", gpu, "Memory (GB)", Real, "GB", 1, 1e5,
+        row(fromPreset(spec("gpu-memory-gb", gpu, "Memory (GB)", Real, "GB", 1, limits::kMaxGpuMemoryGb,
                 "Memory per GPU: the search's memory per GPU unless it is given --memory-constraint.")),
             &S::cluster, &ClusterDescription::gpu, &GpuDescription::memory_gb),
         // One NVLink figure: all-reduce bus bandwidth and send/recv inside a node alike.
@@ -113,9 +115,10 @@ std::vector<Setting<S>> rows()
         row(fromPreset(
                 spec("network-gbps", gpu, "Network GB/s", Real, "GB/s", 0.1, 1e5, "Inter-node bandwidth per GPU.")),
             &S::cluster, &ClusterDescription::gpu, &GpuDescription::network_gb_per_s_per_gpu),
-        row(spec("num-nodes", cluster, "Nodes", Integer, "N", 1, 4096, "Nodes (a power of two)."), &S::cluster,
-            &ClusterDescription::num_nodes),
-        row(spec("num-gpus-per-node", cluster, "GPUs per node", Integer, "G", 1, 64, "GPUs per node (a power of two)."),
+        row(spec("num-nodes", cluster, "Nodes", Integer, "N", 1, limits::kMaxNodes, "Nodes (a power of two)."),
+            &S::cluster, &ClusterDescription::num_nodes),
+        row(spec("num-gpus-per-node", cluster, "GPUs per node", Integer, "G", 1, limits::kMaxGpusPerNode,
+                "GPUs per node (a power of two)."),
             &S::cluster, &ClusterDescription::gpus_per_node),
         [] {
             SettingSpec precision

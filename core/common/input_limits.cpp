@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/input_limits.h"
+
+#include <cstdio>
+
+namespace stratex::limits {
+
+namespace {
+
+std::string count(double value)
+{
+    // 16777216 -> "16,777,216"
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%.0f", value);
+    std::string text = digits;
+    for (int at = int(text.size()) - 3; at > 0; at -= 3)
+        text.insert(std::size_t(at), ",");
+    return text;
+}
+
+std::string scientific(double value)
+{
+    // 1e7 -> "1e7", 4e+08 -> "4e8"
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    std::string result = text;
+    if (const auto e = result.find("e+"); e != std::string::npos) {
+        std::size_t digits = e + 2;
+        while (digits + 1 < result.size() && result[digits] == '0')
+            ++digits;
+        result = result.substr(0, e + 1) + result.substr(digits);
+    }
+    return result;
+}
+
+} // namespace
+
+const std::vector<Limit>& allLimits()
+{
+    static const std::vector<Limit> limits {
+        { "Input file size", count(double(kDefaultMaxInputBytes >> 20)) + " MB",
+            "every file read (profiles, cost models, cases, lengths, batch files, strategies); regular files only",
+            "files are read whole; real ones are under 10 MB",
+            "`--max-input-mb N` (up to " + count(double(kMaxInputMb)) + ")" },
+        { "GPUs (world size)", count(kMaxWorld), "`ranks`, `trace-ranks`, `search`, `profile synth`",
+            "rank products stay in 64 bits, per-rank tables allocatable", "fixed" },
+        { "Nodes x GPUs per node", count(kMaxNodes) + " x " + count(kMaxGpusPerNode),
+            "`--num-nodes`, `--num-gpus-per-node`", "beyond any cluster built", "fixed" },
+        { "Layers", count(kMaxLayers), "`--num-layers`, strategy files", "per-layer tables per strategy and stage",
+            "fixed" },
+        { "GPU memory", count(kMaxGpuMemoryGb) + " GB", "`search --memory-constraint`, `profile synth --gpu-memory-gb`",
+            "the knapsack has a row per MB: 65536 GB needed 3.5 GB of RAM", "fixed" },
+        { "Memory value in a profile", scientific(kMaxProfileMemoryMb) + " MB", "Galvatron memory profiles",
+            "whole MB summed in an int", "fixed" },
+        { "Planner device memory", count(kMaxPlannerMemoryMb) + " MB", "`plan --memory-mb`", "1 TB per device",
+            "fixed" },
+        { "Time per layer", scientific(kMaxLayerTimeMs) + " ms, and above 0",
+            "Galvatron computation profiles, DynaPipe cost models, simulation cases",
+            "a unit mistake beyond; sums stay finite; zero plans for free", "fixed" },
+        { "Global batch", count(kMaxBatch) + " samples", "`search` batch flags; chunks at most the batch",
+            "per-sample tables", "fixed" },
+        { "Samples", count(kMaxSamples), "lengths files, `--synthetic`", "the micro-batch DP is per sample", "fixed" },
+        { "Sample length", count(kMaxSampleTokens) + " tokens", "lengths files", "token counts in an int", "fixed" },
+        { "Simulation layer costs", count(double(kMaxSimLayerCosts)),
+            "cases files: micro-batches x layers, summed over cases", "a per-layer number expands to every layer",
+            "fixed" },
+        { "Planner work, fast mode", scientific(kMaxPlannerFastWork),
+            "`plan`, `plan-compare`: M micro-batches x P stages x min(M, 2P)", "about a minute on one core",
+            "fewer stages or samples" },
+        { "Planner work, normal mode", scientific(kMaxPlannerNormalWork),
+            "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core", "fast mode, fewer samples" },
+    };
+    return limits;
+}
+
+std::string markdownRow(const Limit& limit)
+{
+    return "| " + std::string(limit.what) + " | " + limit.value + " | " + std::string(limit.where) + " | "
+        + std::string(limit.why) + " | " + limit.raise + " |";
+}
+
+} // namespace stratex::limits
