@@ -4,7 +4,9 @@
 #include <QLocale>
 #include <QSaveFile>
 
+#include "core/common/error.h"
 #include "core/planner/galvatron_layer_cost_model.h"
+#include "core/profile/synth/synthesis_record.h"
 #include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
@@ -17,6 +19,19 @@ namespace stratex::controllers {
 
 using search::Evaluation;
 using search::Plan;
+
+void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, const settings::SettingNames& given)
+{
+    std::optional<model::ModelDescription> base;
+    if (inputs.synthesis) {
+        base = inputs.synthesis->model;
+        outcome.cluster = inputs.synthesis->cluster;
+        outcome.cluster->num_nodes = outcome.settings.num_nodes;
+        outcome.cluster->gpus_per_node = outcome.settings.num_gpus_per_node;
+    }
+    outcome.description = search::resolveModel(
+        base, "the synthesized profiles' model", outcome.settings, given, {}, {}, { "seq-length" });
+}
 
 TimelineRequest simulatePlanTimeline(const Evaluation& evaluation)
 {
@@ -72,6 +87,7 @@ void SearchController::run(SearchRequest request)
             outcome->settings = settings;
             outcome->model = std::move(model);
             outcome->estimated_profiles = inputs.estimated;
+            describeModel(*outcome, inputs, request.given);
             return std::shared_ptr<const SearchOutcome>(std::move(outcome));
         },
         [this, showBestPlan](
@@ -155,14 +171,36 @@ void SearchController::simulateSelectedPlan()
         [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
 }
 
-bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error) const
+bool SearchController::exportSelectedPlan(
+    exporting::ExportFormat format, const QString& path, QString* error, QStringList* warnings) const
 {
     if (!m_evaluation || !m_outcome) {
         if (error)
             *error = tr("no plan selected: run the search and select a plan");
         return false;
     }
-    const exporting::ExportedFile exported = exporting::exportPlan(format, m_evaluation->plan, m_outcome->settings);
+    const SearchOutcome& outcome = *m_outcome;
+    if (exporting::exportNeedsModel(format) && !outcome.description.model) {
+        if (error)
+            *error = QString::fromStdString(search::missingModelMessage(exporting::exportFormatTitle(format),
+                         "the profiles (measured, not synthesized)", outcome.description.missing))
+                + tr(" to `stratex-cli export` with the Galvatron strategy, or search a profile set synthesized for "
+                     "the model (Synthesize…).");
+        return false;
+    }
+    exporting::ExportedFile exported;
+    try {
+        exported = exporting::exportPlan(format, m_evaluation->plan, outcome.settings,
+            { outcome.description.model, outcome.cluster, outcome.model });
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromUtf8(failure.what());
+        return false;
+    }
+    if (warnings) {
+        for (const std::string& warning : exported.warnings)
+            *warnings << QString::fromStdString(warning);
+    }
     QSaveFile file(path);
     const auto fail = [&] {
         if (error)

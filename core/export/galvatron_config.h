@@ -2,8 +2,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "core/model/model_description.h"
+#include "core/profile/synth/cluster_description.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
@@ -17,6 +20,17 @@ nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan);
 
 // The file as Galvatron writes it: 4-space indentation, no trailing newline.
 std::string galvatronConfigText(const search::Plan& plan);
+
+// A Stratex strategy file: Galvatron's keys (galvatronConfigJson), then "model" (model::toJson) and
+// "cluster" (synth::toJson) when known and "search_settings" (the search table's JSON), which
+// Galvatron's loaders ignore (they read their keys by name) and `export` and `evaluate` read back.
+nlohmann::ordered_json strategyFileJson(const search::Plan& plan, const search::SearchSettings& settings,
+    const std::optional<model::ModelDescription>& model,
+    const std::optional<profile::synth::ClusterDescription>& cluster);
+// Formatted as Galvatron formats its file.
+std::string strategyFileText(const search::Plan& plan, const search::SearchSettings& settings,
+    const std::optional<model::ModelDescription>& model,
+    const std::optional<profile::synth::ClusterDescription>& cluster);
 
 // galvatron_config_{model}_{N}nodes_{G}gpus_per_node_{GB}GB_{prec}[_bsz{settle}][_[{off}_off]].json
 std::string galvatronConfigFileName(const search::SearchSettings& settings, const std::string& modelName);

@@ -29,7 +29,8 @@ template <typename Get> int mostCommon(const search::Plan& plan, Get get)
 
 } // namespace
 
-MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings)
+MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const cost::CostModel*)
 {
     MegatronArgs m;
     const int world = plan.world > 0 ? plan.world : settings.world();
@@ -114,7 +115,6 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
         m.decoder_last_pipeline_layers = even.back();
     }
 
-    const cost::ModelShape& model = settings.model;
     auto& a = m.arguments;
     a.push_back("--num-layers " + std::to_string(model.num_layers));
     a.push_back("--hidden-size " + std::to_string(model.hidden_size));
@@ -149,9 +149,14 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     return m;
 }
 
-std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings)
+std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const cost::CostModel* costModel)
 {
-    const MegatronArgs m = megatronArgs(plan, settings);
+    return megatronArgsScript(plan, settings, megatronArgs(plan, settings, model, costModel));
+}
+
+std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings, const MegatronArgs& m)
+{
     std::string s;
     s += "#!/usr/bin/env bash\n";
     s += "# Megatron-LM pretrain_gpt.py arguments for a Galvatron strategy, written by Stratex.\n";

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cost/cost_model.h"
+#include "core/model/model_description.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
@@ -25,11 +27,16 @@ struct MegatronArgs {
     int decoder_last_pipeline_layers = 0; // > 0: the last stage's layer count differs
     std::vector<std::string> arguments; // "--name value" items, in order
     std::vector<std::string> comments; // what Megatron cannot express, one line per item
+    std::vector<std::string> warnings; // what the user must know before launching
 };
 
-MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings);
+MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
 
 // A bash snippet: the comments, then MEGATRON_ARGS=( ... ) and an example torchrun line.
-std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings);
+std::string megatronArgsScript(
+    const search::Plan& plan, const search::SearchSettings& settings, const MegatronArgs& args);
+std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
 
 } // namespace stratex::exporting

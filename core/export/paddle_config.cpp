@@ -86,11 +86,10 @@ PaddleParallelArgs paddleParallelArgs(const search::Plan& plan)
     return args;
 }
 
-std::string paddleLaunchScript(
-    const search::Plan& plan, const search::SearchSettings& settings, const PaddleScriptOptions& options)
+std::string paddleLaunchScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const PaddleScriptOptions& options)
 {
     const PaddleParallelArgs args = paddleParallelArgs(plan);
-    const cost::ModelShape& model = settings.model;
     std::string gpus;
     for (int g = 0; g < settings.num_gpus_per_node; ++g)
         gpus += (g ? "," : "") + std::to_string(g);

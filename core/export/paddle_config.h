@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/model/model_description.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
@@ -38,7 +39,7 @@ struct PaddleScriptOptions {
     std::string trainer = "./train_qwen_fine_grained.py";
     std::string modelType = "llama_fine_grained_final";
 };
-std::string paddleLaunchScript(
-    const search::Plan& plan, const search::SearchSettings& settings, const PaddleScriptOptions& options = {});
+std::string paddleLaunchScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const PaddleScriptOptions& options = {});
 
 } // namespace stratex::exporting

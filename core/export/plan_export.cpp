@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/export/plan_export.h"
 
+#include "core/common/error.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
@@ -57,17 +58,29 @@ std::optional<ExportFormat> parseExportFormat(std::string_view name)
     return std::nullopt;
 }
 
-ExportedFile exportPlan(ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings)
+bool exportNeedsModel(ExportFormat format)
 {
+    return format == ExportFormat::PaddleScript || format == ExportFormat::Megatron;
+}
+
+ExportedFile exportPlan(
+    ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings, const ExportContext& context)
+{
+    if (exportNeedsModel(format) && !context.model)
+        throw Error(std::string(exportFormatTitle(format))
+            + " need the model's architecture (MLP, attention heads, norm, position embedding, tied embedding): "
+              "give a model");
     switch (format) {
     case ExportFormat::Galvatron:
-        return { galvatronConfigText(plan), false };
+        return { strategyFileText(plan, settings, context.model, context.cluster), false, {} };
     case ExportFormat::PaddleConfig:
-        return { paddleFineGrainedConfigText(plan), false };
+        return { paddleFineGrainedConfigText(plan), false, {} };
     case ExportFormat::PaddleScript:
-        return { paddleLaunchScript(plan, settings), true };
-    case ExportFormat::Megatron:
-        return { megatronArgsScript(plan, settings), true };
+        return { paddleLaunchScript(plan, settings, *context.model), true, {} };
+    case ExportFormat::Megatron: {
+        const MegatronArgs args = megatronArgs(plan, settings, *context.model, context.cost_model.get());
+        return { megatronArgsScript(plan, settings, args), true, args.warnings };
+    }
     }
     return {};
 }

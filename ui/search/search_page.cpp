@@ -404,9 +404,9 @@ QString SearchPage::defaultExportName(ExportKind kind) const
     return m_controller->defaultExportName(kind);
 }
 
-bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error) const
+bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings) const
 {
-    return m_controller->exportSelectedPlan(kind, path, error);
+    return m_controller->exportSelectedPlan(kind, path, error, warnings);
 }
 
 void SearchPage::exportWithDialog(ExportKind kind)
@@ -415,10 +415,15 @@ void SearchPage::exportWithDialog(ExportKind kind)
     if (path.isEmpty())
         return;
     QString error;
-    if (exportPlan(kind, path, &error))
-        Q_EMIT statusMessage(tr("Wrote %1").arg(path));
-    else
+    QStringList warnings;
+    if (!exportPlan(kind, path, &error, &warnings)) {
         QMessageBox::warning(this, tr("Export plan"), error);
+        return;
+    }
+    Q_EMIT statusMessage(tr("Wrote %1").arg(path));
+    if (!warnings.isEmpty())
+        QMessageBox::warning(
+            this, tr("Export plan"), tr("Wrote %1, but:\n\n%2").arg(path, warnings.join(QStringLiteral("\n\n"))));
 }
 
 // The form is remembered through the settings table's JSON: the same keys as a settings file,

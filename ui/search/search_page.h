@@ -69,7 +69,9 @@ public:
 
     using ExportKind = exporting::ExportFormat;
     // Writes the selected plan; false with `error` when there is none or the file cannot be written.
-    bool exportPlan(ExportKind kind, const QString& path, QString* error) const;
+    // `warnings` receives what the export says the user must know (e.g. the Megatron version does
+    // not fit the memory budget).
+    bool exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings = nullptr) const;
     QString defaultExportName(ExportKind kind) const;
 
 public Q_SLOTS:

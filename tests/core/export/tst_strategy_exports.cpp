@@ -10,7 +10,9 @@
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_json.h"
+#include "core/model/model_presets.h"
 #include "core/search/search_engine.h"
+#include "core/search/search_setting_table.h"
 #include "core/search/strategy_file.h"
 
 #include "../search/search_test_util.h"
@@ -21,6 +23,13 @@ using namespace stratex::exporting;
 using namespace stratex::test;
 
 namespace {
+
+model::ModelDescription llama7b()
+{
+    model::ModelDescription m = model::modelPreset("llama2-7b");
+    m.seq_length = 2048; // the fixtures' sequence length
+    return m;
+}
 
 Plan searched(int memory, int bsz)
 {
@@ -74,6 +83,7 @@ private Q_SLOTS:
     void galvatronFileFormat();
     void galvatronFileName();
     void galvatronRoundTrip();
+    void strategyFileCarriesModelAndCluster();
     void paddleConfig();
     void paddleMappingUsesFirstValue();
     void paddleScript();
@@ -119,6 +129,42 @@ void TestStrategyExports::galvatronRoundTrip()
     QCOMPARE(back.pp_division, plan.pp_division);
     QCOMPARE(back.gbsz, plan.gbsz);
     QCOMPARE(back.chunks, plan.chunks);
+}
+
+void TestStrategyExports::strategyFileCarriesModelAndCluster()
+{
+    // Galvatron's keys, exactly as galvatronConfigText writes them, then what Stratex reads back.
+    SearchSettings settings = llamaSettings(24, 32);
+    settings.allocator_reserve_fraction = 0.1;
+    const Plan plan = searched(24, 32);
+    const model::ModelDescription model = llama7b();
+    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("a100-40gb"), 1, 8 };
+    const std::string text = strategyFileText(plan, settings, model, cluster);
+    const std::string galvatron = galvatronConfigText(plan);
+    QCOMPARE(text.substr(0, galvatron.size() - 2), galvatron.substr(0, galvatron.size() - 2)); // up to "\n}"
+    std::vector<std::string> keys;
+    const nlohmann::ordered_json json = strategyFileJson(plan, settings, model, cluster);
+    for (auto it = json.begin(); it != json.end(); ++it)
+        keys.push_back(it.key());
+    QCOMPARE(std::vector<std::string>(keys.end() - 3, keys.end()),
+        std::vector<std::string>({ "model", "cluster", "search_settings" }));
+
+    const StrategyFile back = StrategyFile::fromJson(jsonText(text, "written.json").root());
+    QVERIFY(back.model == model);
+    QVERIFY(back.cluster);
+    QCOMPARE(back.cluster->gpu.name, cluster.gpu.name);
+    QCOMPARE(back.cluster->gpu.memory_gb, cluster.gpu.memory_gb);
+    QVERIFY(back.search_settings);
+    QCOMPARE(searchSettingTable().toJson(*back.search_settings).dump(), searchSettingTable().toJson(settings).dump());
+    QCOMPARE(int(back.search_settings_keys.size()), int(searchSettingTable().rows().size()));
+    const Plan again = planFromStrategyFile(back, settings);
+    QCOMPARE(again.layers, plan.layers);
+    QCOMPARE(again.pp_division, plan.pp_division);
+    // Without a model or a GPU the keys are left out, the settings stay.
+    const nlohmann::ordered_json bare = strategyFileJson(plan, settings, std::nullopt, std::nullopt);
+    QVERIFY(!bare.contains("model"));
+    QVERIFY(!bare.contains("cluster"));
+    QVERIFY(bare.contains("search_settings"));
 }
 
 void TestStrategyExports::paddleConfig()
@@ -170,7 +216,7 @@ void TestStrategyExports::paddleScript()
 {
     SearchSettings settings = llamaSettings(24, 512);
     settings.num_nodes = 16;
-    const std::string script = paddleLaunchScript(wideDataParallelPlan(), settings);
+    const std::string script = paddleLaunchScript(wideDataParallelPlan(), settings, llama7b());
     QVERIFY(script.rfind("#!/usr/bin/env bash\n", 0) == 0);
     QVERIFY(contains(script, "    --sharding_parallel_degree 16\n"));
     QVERIFY(contains(script, "    --tensor_parallel_degree 4\n"));
@@ -187,13 +233,13 @@ void TestStrategyExports::paddleScript()
     // An uneven per-device batch is rounded up and said so.
     Plan uneven = wideDataParallelPlan();
     uneven.gbsz = 500;
-    QVERIFY(contains(paddleLaunchScript(uneven, settings), "is not whole"));
+    QVERIFY(contains(paddleLaunchScript(uneven, settings, llama7b()), "is not whole"));
 }
 
 void TestStrategyExports::megatronGolden()
 {
     // ZeRO-3 everywhere, checkpoint on layers 0-19, vtp 2 as Ulysses: tp 1, recompute block 20.
-    const MegatronArgs m = megatronArgs(searched(36, 16), llamaSettings(36, 16));
+    const MegatronArgs m = megatronArgs(searched(36, 16), llamaSettings(36, 16), llama7b());
     QCOMPARE(m.tensor_parallel, 1);
     QCOMPARE(m.pipeline_parallel, 1);
     QCOMPARE(m.data_parallel, 8);
@@ -210,7 +256,7 @@ void TestStrategyExports::megatronGolden()
     for (const std::string& comment : m.comments)
         zero3 += comment.find("ZeRO-3") != std::string::npos && comment.rfind("layer ", 0) == 0 ? 1 : 0;
     QCOMPARE(zero3, 32);
-    const std::string script = megatronArgsScript(searched(36, 16), llamaSettings(36, 16));
+    const std::string script = megatronArgsScript(searched(36, 16), llamaSettings(36, 16), llama7b());
     QVERIFY(contains(script, "#   layer 31: ZeRO-3"));
     QVERIFY(contains(script, "#   embedding / LM head: vtp 2 as Ulysses SP"));
     QVERIFY(contains(script, "MEGATRON_ARGS=(\n    --num-layers 32\n"));
@@ -220,7 +266,7 @@ void TestStrategyExports::megatronPipeline()
 {
     // 24 GB pp 4: 24 layers use TP 2, stage 0 uses TP 1 -> TP 2 and a comment for layers 0-7;
     // recompute counts per stage differ (8, 5, 3, 1).
-    const MegatronArgs m = megatronArgs(searched(24, 32), llamaSettings(24, 32));
+    const MegatronArgs m = megatronArgs(searched(24, 32), llamaSettings(24, 32), llama7b());
     QCOMPARE(m.tensor_parallel, 2);
     QCOMPARE(m.pipeline_parallel, 4);
     QCOMPARE(m.data_parallel, 1);
