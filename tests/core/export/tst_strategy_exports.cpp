@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Writing a searched plan for the training frameworks: Galvatron's strategy JSON (byte format,
 // key order, world_size, file name), PaddleNLP's fine_grained_config.json and launch script with
-// seed 004's mapping, Megatron-LM arguments with a comment per choice it cannot express, and the
-// CLI's JSON shapes.
+// seed 004's mapping, and the CLI's JSON shapes (Megatron-LM: tst_megatron_args).
 #include <QTest>
 
 #include "core/common/progress.h"
 #include "core/export/galvatron_config.h"
-#include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_json.h"
 #include "core/model/model_presets.h"
@@ -87,8 +85,6 @@ private Q_SLOTS:
     void paddleConfig();
     void paddleMappingUsesFirstValue();
     void paddleScript();
-    void megatronGolden();
-    void megatronPipeline();
     void cliJsonShapes();
 };
 
@@ -234,50 +230,6 @@ void TestStrategyExports::paddleScript()
     Plan uneven = wideDataParallelPlan();
     uneven.gbsz = 500;
     QVERIFY(contains(paddleLaunchScript(uneven, settings, llama7b()), "is not whole"));
-}
-
-void TestStrategyExports::megatronGolden()
-{
-    // ZeRO-3 everywhere, checkpoint on layers 0-19, vtp 2 as Ulysses: tp 1, recompute block 20.
-    const MegatronArgs m = megatronArgs(searched(36, 16), llamaSettings(36, 16), llama7b());
-    QCOMPARE(m.tensor_parallel, 1);
-    QCOMPARE(m.pipeline_parallel, 1);
-    QCOMPARE(m.data_parallel, 8);
-    QCOMPARE(m.recompute_layers, 20);
-    QVERIFY(m.distributed_optimizer);
-    QCOMPARE(m.micro_batch_size, 2);
-    const std::string args = join(m.arguments);
-    QVERIFY(contains(args, "--recompute-method block\n--recompute-num-layers 20\n"));
-    QVERIFY(contains(args, "--use-distributed-optimizer\n"));
-    QVERIFY(contains(args, "--micro-batch-size 2\n--global-batch-size 16\n"));
-    QVERIFY(args.find("--sequence-parallel") == std::string::npos);
-    // One comment per layer for ZeRO-3, plus the embedding's vocabulary split and ZeRO-3.
-    int zero3 = 0;
-    for (const std::string& comment : m.comments)
-        zero3 += comment.find("ZeRO-3") != std::string::npos && comment.rfind("layer ", 0) == 0 ? 1 : 0;
-    QCOMPARE(zero3, 32);
-    const std::string script = megatronArgsScript(searched(36, 16), llamaSettings(36, 16), llama7b());
-    QVERIFY(contains(script, "#   layer 31: ZeRO-3"));
-    QVERIFY(contains(script, "#   embedding / LM head: vtp 2 as Ulysses SP"));
-    QVERIFY(contains(script, "MEGATRON_ARGS=(\n    --num-layers 32\n"));
-}
-
-void TestStrategyExports::megatronPipeline()
-{
-    // 24 GB pp 4: 24 layers use TP 2, stage 0 uses TP 1 -> TP 2 and a comment for layers 0-7;
-    // recompute counts per stage differ (8, 5, 3, 1).
-    const MegatronArgs m = megatronArgs(searched(24, 32), llamaSettings(24, 32), llama7b());
-    QCOMPARE(m.tensor_parallel, 2);
-    QCOMPARE(m.pipeline_parallel, 4);
-    QCOMPARE(m.data_parallel, 1);
-    QVERIFY(m.sequence_parallel);
-    QCOMPARE(m.micro_batch_size, 2);
-    QCOMPARE(m.recompute_layers, 8);
-    const std::string comments = join(m.comments);
-    for (int layer = 0; layer < 8; ++layer)
-        QVERIFY(contains(comments, "layer " + std::to_string(layer) + ": tp 1 (Megatron: one TP degree, 2)\n"));
-    QVERIFY(contains(comments, "recomputes (per stage) 8, 5, 3, 1 layers"));
-    QVERIFY(comments.find("layer 8:") == std::string::npos);
 }
 
 void TestStrategyExports::cliJsonShapes()
