@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/export/plan_export.h"
 
+#include <utility>
+
 #include "core/common/error.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
@@ -75,8 +77,10 @@ ExportedFile exportPlan(
         return { strategyFileText(plan, settings, context.model, context.cluster), false, {} };
     case ExportFormat::PaddleConfig:
         return { paddleFineGrainedConfigText(plan), false, {} };
-    case ExportFormat::PaddleScript:
-        return { paddleLaunchScript(plan, settings, *context.model), true, {} };
+    case ExportFormat::PaddleScript: {
+        PaddleScript script = paddleScript(plan, settings, *context.model);
+        return { std::move(script.text), true, std::move(script.warnings) };
+    }
     case ExportFormat::Megatron: {
         const MegatronArgs args = megatronArgs(plan, settings, *context.model, context.cost_model.get());
         return { megatronArgsScript(plan, settings, args), true, args.warnings };
