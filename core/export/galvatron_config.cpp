@@ -49,16 +49,23 @@ nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan)
     return json;
 }
 
+nlohmann::ordered_json galvatronFileJson(const search::Plan& plan)
+{
+    nlohmann::ordered_json json = galvatronConfigJson(plan);
+    json["vocab_sdp"] = plan.embedSdp();
+    return json;
+}
+
 std::string galvatronConfigText(const search::Plan& plan)
 {
-    return galvatronConfigJson(plan).dump(4);
+    return galvatronFileJson(plan).dump(4);
 }
 
 nlohmann::ordered_json strategyFileJson(const search::Plan& plan, const search::SearchSettings& settings,
     const std::optional<model::ModelDescription>& model,
     const std::optional<profile::synth::ClusterDescription>& cluster)
 {
-    nlohmann::ordered_json json = galvatronConfigJson(plan);
+    nlohmann::ordered_json json = galvatronFileJson(plan);
     if (model)
         json["model"] = model::toJson(*model);
     if (cluster)

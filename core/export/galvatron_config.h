@@ -15,13 +15,18 @@ namespace stratex::exporting {
 // Galvatron main's strategy JSON (galvatron-main-search-spec.md §6.1): pp_deg, tp_sizes_enc,
 // tp_consecutive_flags (always 1), dp_types_enc (1 = ZeRO-3), use_sp, checkpoint, world_size,
 // global_bsz, chunks, pp_division, pipeline_type, default_dp_type, vtp, vsp, embed_sdp - in that
-// order, per-layer values comma-separated.
+// order, per-layer values comma-separated: what its search writes (the CLI's --json "strategy").
 nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan);
+
+// The strategy file Galvatron's runtimes load: galvatronConfigJson plus "vocab_sdp", the key
+// Galvatron main's runtime reads (hybrid_parallel_config.py) where its search writes embed_sdp and
+// Galvatron 2.4's runtime reads embed_sdp; with both, either loads the embedding's ZeRO-3.
+nlohmann::ordered_json galvatronFileJson(const search::Plan& plan);
 
 // The file as Galvatron writes it: 4-space indentation, no trailing newline.
 std::string galvatronConfigText(const search::Plan& plan);
 
-// A Stratex strategy file: Galvatron's keys (galvatronConfigJson), then "model" (model::toJson) and
+// A Stratex strategy file: Galvatron's keys (galvatronFileJson), then "model" (model::toJson) and
 // "cluster" (synth::toJson) when known and "search_settings" (the search table's JSON), which
 // Galvatron's loaders ignore (they read their keys by name) and `export` and `evaluate` read back.
 nlohmann::ordered_json strategyFileJson(const search::Plan& plan, const search::SearchSettings& settings,

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <sstream>
+#include <stdexcept>
 
 #include <QFile>
 #include <QProcess>
@@ -251,6 +253,79 @@ ScriptRun runScript(const std::string& text, const QStringList& environment)
         QString::fromUtf8(bash.readAllStandardError()) };
 }
 
+// ---- Galvatron's runtime loaders, written down from PKU-DAIR/Hetu-Galvatron (tag v2.4.0 and main
+// at cea12ff, read for this test; no code copied) ----
+// galvatron/core/runtime/hybrid_parallel_config.py get_hybrid_parallel_configs_api and
+// galvatron/utils/config_utils.py config2strategy / str2array, in both versions:
+// - read by key (extra keys such as Stratex's model, cluster and search_settings are never looked at):
+//   pp_deg, tp_sizes_enc, tp_consecutive_flags, dp_types_enc, global_bsz and chunks are required;
+//   vtp (1), vsp (0), use_sp (0s), checkpoint (0s), pp_division (even, remainder last),
+//   pipeline_type and default_dp_type are optional; main adds vcp, cp_sizes_enc, ep_sizes_enc and
+//   tp_of_ep_sizes_enc (optional);
+// - the embedding's ZeRO-3 flag: 2.4 reads "embed_sdp", main reads "vocab_sdp" (default 0);
+// - per-layer lists go through str2array, s.split(','): a string of integers, not a JSON number;
+// - main asserts the layer count equals the model's (2.4's assert is a tuple, never false);
+// - both assert global_bsz % (world_size // pp_deg // min_tp [// min_cp]) == 0, min_tp over the
+//   layers' degrees and vtp.
+struct GalvatronRead {
+    int pp = 0;
+    std::vector<int> tp;
+    std::vector<int> dpTypes;
+    std::vector<int> checkpoint;
+    std::vector<int> division;
+    int vtp = 1;
+    int vsp = 0;
+    int sdp = 0;
+};
+
+std::vector<int> str2array(const nlohmann::ordered_json& value, const char* key)
+{
+    if (!value.is_string())
+        throw std::runtime_error(std::string(key) + ": 'int' object has no attribute 'split'");
+    std::vector<int> out;
+    std::stringstream in(value.get<std::string>());
+    std::string item;
+    while (std::getline(in, item, ','))
+        out.push_back(std::stoi(item));
+    return out;
+}
+
+GalvatronRead galvatronLoad(const nlohmann::ordered_json& config, bool main, int world, int layers)
+{
+    GalvatronRead r;
+    for (const char* key :
+        { "pp_deg", "tp_sizes_enc", "tp_consecutive_flags", "dp_types_enc", "global_bsz", "chunks" }) {
+        if (!config.contains(key))
+            throw std::runtime_error(std::string("KeyError: ") + key);
+    }
+    r.pp = config["pp_deg"].get<int>();
+    r.tp = str2array(config["tp_sizes_enc"], "tp_sizes_enc");
+    str2array(config["tp_consecutive_flags"], "tp_consecutive_flags");
+    r.dpTypes = str2array(config["dp_types_enc"], "dp_types_enc");
+    if (config.contains("use_sp"))
+        str2array(config["use_sp"], "use_sp");
+    r.checkpoint = config.contains("checkpoint") ? str2array(config["checkpoint"], "checkpoint")
+                                                 : std::vector<int>(r.tp.size(), 0);
+    if (config.contains("pp_division")) {
+        r.division = str2array(config["pp_division"], "pp_division");
+    } else {
+        const int layersPerStage = int(r.tp.size()) / r.pp;
+        r.division.assign(std::size_t(r.pp - 1), layersPerStage);
+        r.division.push_back(int(r.tp.size()) - layersPerStage * (r.pp - 1));
+    }
+    r.vtp = config.value("vtp", 1);
+    r.vsp = config.value("vsp", 0);
+    const int vcp = main ? config.value("vcp", 1) : 1;
+    r.sdp = config.value(main ? "vocab_sdp" : "embed_sdp", 0);
+    if (main && int(r.tp.size()) != layers)
+        throw std::runtime_error("Layer_num in json config does not match layer_num in the model!");
+    const int minTp = std::min(*std::min_element(r.tp.begin(), r.tp.end()), r.vtp);
+    const int divisor = world / r.pp / minTp / vcp;
+    if (config["global_bsz"].get<int>() % divisor != 0)
+        throw std::runtime_error("global_batch_size should be multiple of world_size//pp_deg//min_tp");
+    return r;
+}
+
 } // namespace
 
 class TestStrategyExports : public QObject {
@@ -259,6 +334,8 @@ private Q_SLOTS:
     void galvatronFileFormat();
     void galvatronFileName();
     void galvatronRoundTrip();
+    void galvatronLoadersReadTheFile_data();
+    void galvatronLoadersReadTheFile();
     void strategyFileCarriesModelAndCluster();
     void paddleConfig();
     void paddleMappingUsesFirstValue();
@@ -271,13 +348,14 @@ private Q_SLOTS:
 void TestStrategyExports::galvatronFileFormat()
 {
     const std::string text = galvatronConfigText(searched(36, 16));
-    // json.dump(indent=4) in Galvatron's key order, world_size included, no trailing newline.
+    // json.dump(indent=4) in Galvatron's key order, world_size included, no trailing newline; then
+    // vocab_sdp, the key Galvatron main's runtime reads (galvatronLoadersReadTheFile).
     QVERIFY(text.rfind("{\n    \"pp_deg\": 1,\n    \"tp_sizes_enc\": \"1,1,1,", 0) == 0);
     QVERIFY(contains(text,
         "\"checkpoint\": \"1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\",\n"
         "    \"world_size\": 8,\n    \"global_bsz\": 16,\n    \"chunks\": 1,\n    \"pp_division\": "
         "\"32\",\n    \"pipeline_type\": \"pipedream_flush\",\n    \"default_dp_type\": \"zero2\",\n"
-        "    \"vtp\": 2,\n    \"vsp\": 1,\n    \"embed_sdp\": 1\n}"));
+        "    \"vtp\": 2,\n    \"vsp\": 1,\n    \"embed_sdp\": 1,\n    \"vocab_sdp\": 1\n}"));
     QVERIFY(text.back() == '}');
 }
 
@@ -305,6 +383,49 @@ void TestStrategyExports::galvatronRoundTrip()
     QCOMPARE(back.pp_division, plan.pp_division);
     QCOMPARE(back.gbsz, plan.gbsz);
     QCOMPARE(back.chunks, plan.chunks);
+}
+
+void TestStrategyExports::galvatronLoadersReadTheFile_data()
+{
+    QTest::addColumn<int>("memory");
+    QTest::addColumn<int>("bsz");
+    QTest::addColumn<bool>("main"); // Galvatron main's loader, else 2.4's
+    for (const bool main : { false, true }) {
+        const char* version = main ? "main" : "2.4";
+        QTest::newRow(qPrintable(QStringLiteral("36 GB, ZeRO-3 embedding, %1").arg(version))) << 36 << 16 << main;
+        QTest::newRow(qPrintable(QStringLiteral("24 GB, pp 4, %1").arg(version))) << 24 << 32 << main;
+        QTest::newRow(qPrintable(QStringLiteral("16 GB, %1").arg(version))) << 16 << 64 << main;
+    }
+}
+
+void TestStrategyExports::galvatronLoadersReadTheFile()
+{
+    QFETCH(int, memory);
+    QFETCH(int, bsz);
+    QFETCH(bool, main);
+    const Plan plan = searched(memory, bsz);
+    const SearchSettings settings = llamaSettings(memory, bsz);
+    const auto read = [&](const std::string& text) {
+        return galvatronLoad(nlohmann::ordered_json::parse(text), main, plan.world, int(plan.layers.size()));
+    };
+    const GalvatronRead r = read(galvatronConfigText(plan));
+    QCOMPARE(r.pp, plan.pp);
+    QCOMPARE(r.division, plan.pp_division);
+    QCOMPARE(r.vtp, plan.vtp());
+    QCOMPARE(r.vsp, plan.vsp());
+    QCOMPARE(r.sdp, plan.embedSdp()); // both runtimes shard the embedding as planned
+    for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+        QCOMPARE(r.tp[i], plan.layers[i].tpsp());
+        QCOMPARE(r.checkpoint[i], plan.layers[i].checkpoint ? 1 : 0);
+    }
+    // Stratex's extra keys change nothing a loader reads.
+    const GalvatronRead withExtras = read(strategyFileText(plan, settings, llama7b(), std::nullopt));
+    QCOMPARE(withExtras.sdp, r.sdp);
+    QCOMPARE(withExtras.division, r.division);
+    // Galvatron's search output alone (embed_sdp only): main's runtime trains the embedding
+    // unsharded where ZeRO-3 was planned.
+    const GalvatronRead searchOutput = read(galvatronConfigJson(plan).dump());
+    QCOMPARE(searchOutput.sdp == plan.embedSdp(), !main || plan.embedSdp() == 0);
 }
 
 void TestStrategyExports::strategyFileCarriesModelAndCluster()
