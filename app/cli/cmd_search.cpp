@@ -123,6 +123,10 @@ int runSearch(const QStringList& args)
     parser.option(QStringLiteral("megatron-args"), QStringLiteral("FILE"),
         QStringLiteral("Write Megatron-LM pretrain_gpt.py arguments for the best plan (with comments for what "
                        "Megatron cannot express)."));
+    parser.option(QStringLiteral("pytorch-schedule"), QStringLiteral("FILE"),
+        QStringLiteral("Write the best plan's pipeline schedule as torch.distributed.pipelining's CSV."));
+    parser.option(QStringLiteral("torchtitan"), QStringLiteral("FILE"),
+        QStringLiteral("Write a torchtitan job config (TOML) for the best plan."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
@@ -147,6 +151,8 @@ int runSearch(const QStringList& args)
         { QStringLiteral("paddle-out"), exporting::ExportFormat::PaddleConfig },
         { QStringLiteral("paddle-script"), exporting::ExportFormat::PaddleScript },
         { QStringLiteral("megatron-args"), exporting::ExportFormat::Megatron },
+        { QStringLiteral("pytorch-schedule"), exporting::ExportFormat::PytorchSchedule },
+        { QStringLiteral("torchtitan"), exporting::ExportFormat::Torchtitan },
     };
     std::optional<model::ModelDescription> base;
     if (inputs.synthesis)

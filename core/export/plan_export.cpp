@@ -7,6 +7,7 @@
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
+#include "core/export/pytorch_exports.h"
 
 namespace stratex::exporting {
 
@@ -17,6 +18,8 @@ const std::vector<ExportFormat>& exportFormats()
         ExportFormat::PaddleConfig,
         ExportFormat::PaddleScript,
         ExportFormat::Megatron,
+        ExportFormat::PytorchSchedule,
+        ExportFormat::Torchtitan,
     };
     return formats;
 }
@@ -32,6 +35,10 @@ std::string_view exportFormatName(ExportFormat format)
         return "paddle-script";
     case ExportFormat::Megatron:
         return "megatron";
+    case ExportFormat::PytorchSchedule:
+        return "pytorch-schedule";
+    case ExportFormat::Torchtitan:
+        return "torchtitan";
     }
     return {};
 }
@@ -47,6 +54,10 @@ std::string_view exportFormatTitle(ExportFormat format)
         return "PaddleNLP launch script";
     case ExportFormat::Megatron:
         return "Megatron-LM launch arguments";
+    case ExportFormat::PytorchSchedule:
+        return "PyTorch pipeline schedule CSV";
+    case ExportFormat::Torchtitan:
+        return "torchtitan job config";
     }
     return {};
 }
@@ -62,7 +73,8 @@ std::optional<ExportFormat> parseExportFormat(std::string_view name)
 
 bool exportNeedsModel(ExportFormat format)
 {
-    return format == ExportFormat::PaddleScript || format == ExportFormat::Megatron;
+    return format == ExportFormat::PaddleScript || format == ExportFormat::Megatron
+        || format == ExportFormat::Torchtitan;
 }
 
 ExportedFile exportPlan(
@@ -85,6 +97,12 @@ ExportedFile exportPlan(
         const MegatronArgs args = megatronArgs(plan, settings, *context.model, context.cost_model.get());
         return { megatronArgsScript(plan, settings, args), true, args.warnings };
     }
+    case ExportFormat::PytorchSchedule:
+        return { pipelineScheduleCsv(plan), false, {} };
+    case ExportFormat::Torchtitan: {
+        TorchtitanConfig config = torchtitanConfig(plan, settings, *context.model);
+        return { std::move(config.text), false, std::move(config.warnings) };
+    }
     }
     return {};
 }
@@ -100,6 +118,10 @@ std::string defaultExportFileName(ExportFormat format, const search::SearchSetti
         return "train_fine_grained.sh";
     case ExportFormat::Megatron:
         return "megatron_args.sh";
+    case ExportFormat::PytorchSchedule:
+        return "pipeline_schedule.csv";
+    case ExportFormat::Torchtitan:
+        return "torchtitan.toml";
     }
     return {};
 }

@@ -17,11 +17,12 @@ namespace stratex::exporting {
 
 // The training-framework files a searched plan can be written as. One list, so the CLI's
 // commands and the GUI offer the same formats under the same names.
-enum class ExportFormat { Galvatron, PaddleConfig, PaddleScript, Megatron };
+enum class ExportFormat { Galvatron, PaddleConfig, PaddleScript, Megatron, PytorchSchedule, Torchtitan };
 
 const std::vector<ExportFormat>& exportFormats();
 
-// The CLI's --to names: "galvatron", "paddle", "paddle-script", "megatron".
+// The CLI's --to names: "galvatron", "paddle", "paddle-script", "megatron", "pytorch-schedule",
+// "torchtitan".
 std::string_view exportFormatName(ExportFormat format);
 std::optional<ExportFormat> parseExportFormat(std::string_view name);
 // What the file is, for menus: "Galvatron strategy JSON", "PaddleNLP fine-grained config", ...
@@ -47,7 +48,7 @@ struct ExportContext {
     std::shared_ptr<const cost::CostModel> cost_model;
 };
 
-// Megatron-LM and the PaddleNLP launch script write the model's architecture: without
+// Megatron-LM, the PaddleNLP launch script and torchtitan write the model: without
 // ExportContext::model exportPlan throws.
 bool exportNeedsModel(ExportFormat format);
 

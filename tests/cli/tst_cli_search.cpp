@@ -273,6 +273,10 @@ void TestCliSearch::exportFormats_data()
                                    << "--fine_grained_config_path './configs/fine_grained_config.json'";
     QTest::newRow("megatron") << "megatron"
                               << "--recompute-num-layers 20";
+    QTest::newRow("pytorch-schedule") << "pytorch-schedule"
+                                      << "0F0,0B0";
+    QTest::newRow("torchtitan") << "torchtitan"
+                                << "data_parallel_shard_degree = 8";
 }
 
 void TestCliSearch::exportFormats()
@@ -378,8 +382,8 @@ void TestCliSearch::helpMentionsHonestCosting()
             QVERIFY2(r.out.contains(flag), flag);
     }
     const CliResult r = runCli({ "search", "--help" });
-    for (const char* flag :
-        { "--threads", "--top", "--out", "--paddle-out", "--paddle-script", "--megatron-args", "--json" })
+    for (const char* flag : { "--threads", "--top", "--out", "--paddle-out", "--paddle-script", "--megatron-args",
+             "--pytorch-schedule", "--torchtitan", "--json" })
         QVERIFY2(r.out.contains(flag), flag);
 }
 

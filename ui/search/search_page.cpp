@@ -147,7 +147,8 @@ SearchPage::SearchPage(QWidget* parent)
     auto* exportButton = new QToolButton(this);
     exportButton->setObjectName(QStringLiteral("exportPlanButton"));
     exportButton->setText(tr("Export"));
-    exportButton->setToolTip(tr("Write the selected plan for Galvatron, PaddleNLP or Megatron-LM"));
+    exportButton->setToolTip(
+        tr("Write the selected plan for Galvatron, PaddleNLP, Megatron-LM, PyTorch or torchtitan"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
     exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     auto* exportMenu = new QMenu(exportButton);

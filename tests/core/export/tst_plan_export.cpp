@@ -10,6 +10,7 @@
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_export.h"
+#include "core/export/pytorch_exports.h"
 #include "core/model/model_presets.h"
 #include "core/search/search_engine.h"
 
@@ -86,6 +87,11 @@ void TestPlanExport::formats_data()
     QTest::newRow("megatron") << ExportFormat::Megatron << "megatron"
                               << "megatron_args.sh" << true
                               << text(megatronArgsScript(searchedPlan(), searchSettings(), llamaModel()));
+    QTest::newRow("pytorch-schedule") << ExportFormat::PytorchSchedule << "pytorch-schedule"
+                                      << "pipeline_schedule.csv" << false << text(pipelineScheduleCsv(searchedPlan()));
+    QTest::newRow("torchtitan") << ExportFormat::Torchtitan << "torchtitan"
+                                << "torchtitan.toml" << false
+                                << text(torchtitanConfig(searchedPlan(), searchSettings(), llamaModel()).text);
 }
 
 void TestPlanExport::formats()
@@ -99,7 +105,7 @@ void TestPlanExport::formats()
     QCOMPARE(QString::fromUtf8(exportFormatName(format).data(), qsizetype(exportFormatName(format).size())), name);
     QVERIFY(parseExportFormat(name.toStdString()) == format);
     QCOMPARE(int(std::count(exportFormats().begin(), exportFormats().end(), format)), 1);
-    QCOMPARE(int(exportFormats().size()), 4); // one row per format
+    QCOMPARE(int(exportFormats().size()), 6); // one row per format
     QCOMPARE(QString::fromStdString(defaultExportFileName(format, searchSettings())), fileName);
 
     const ExportedFile file = exportPlan(format, searchedPlan(), searchSettings(), context());
