@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/search_controller.h"
 
+#include <QFileInfo>
 #include <QLocale>
 #include <QSaveFile>
 
@@ -11,6 +12,8 @@
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "core/search/strategy_file.h"
+#include "core/search/synthesized_inputs.h"
 #include "core/sim/simulator.h"
 
 #include "jobs/job_runner.h"
@@ -92,6 +95,66 @@ void SearchController::run(SearchRequest request)
         },
         [this, showBestPlan](
             std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
+}
+
+bool SearchController::openStrategy(const QString& path, const search::SearchSettings& settings,
+    const profile::ProfileDiscovery& discovery, QString* error)
+{
+    search::StrategyRun run;
+    search::Plan plan;
+    try {
+        const search::StrategyFile strategy = search::StrategyFile::load(path.toStdString());
+        run = search::resolveStrategyRun(strategy, settings, {}, {}, {});
+        run.settings.settle_bsz = strategy.global_bsz;
+        run.settings.validate();
+        plan = search::planFromStrategyFile(strategy, run.settings);
+        if (!(run.model.model && run.cluster)) {
+            if (discovery.profilesDir.empty())
+                throw Error(strategy.file
+                    + ": the file names no model and cluster to estimate profiles from, and no profiles folder is "
+                      "chosen: choose the folder of the profiles first");
+            // A synthesized folder says its model: a strategy of another layer count is not its.
+            const auto record = profile::synth::readSynthesisRecord(discovery.profilesDir);
+            if (record && record->model.num_layers != strategy.layers())
+                throw Error(strategy.file + ": a strategy for " + std::to_string(strategy.layers())
+                    + " layers, but the profiles in " + discovery.profilesDir.string() + " are " + record->model.name
+                    + "'s " + std::to_string(record->model.num_layers)
+                    + ": choose the profiles of the strategy's model");
+        }
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromUtf8(failure.what());
+        return false;
+    }
+    m_searchRunner->start<std::shared_ptr<const SearchOutcome>>(
+        tr("Costing %1").arg(QFileInfo(path).fileName()),
+        [run = std::move(run), plan = std::move(plan), discovery, path](ProgressSink& progress) {
+            progress.report(0.0, "loading profiles");
+            search::StrategyRun resolved = run;
+            const bool estimate = resolved.model.model && resolved.cluster;
+            const search::SearchInputs inputs = estimate
+                ? search::synthesizedInputs(*resolved.model.model, *resolved.cluster, resolved.settings.mixed_precision)
+                : search::loadSearchInputs(discovery, resolved.settings, resolved.settled);
+            auto model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, resolved.settings));
+            progress.throwIfCancelled();
+            const search::Evaluation evaluation = search::evaluate(*model, resolved.settings, plan);
+            auto outcome = std::make_shared<SearchOutcome>();
+            outcome->profiles_dir = estimate ? QString() : QString::fromStdString(discovery.profilesDir.string());
+            outcome->strategy_file = path;
+            outcome->result.best = evaluation.plan;
+            outcome->result.top = { evaluation.plan };
+            outcome->result.pareto = { evaluation.plan };
+            if (!evaluation.fits)
+                outcome->result.notes.push_back("the strategy does not fit the memory budget");
+            outcome->settings = resolved.settings;
+            outcome->model = std::move(model);
+            outcome->estimated_profiles = inputs.estimated;
+            outcome->description = resolved.model;
+            outcome->cluster = resolved.cluster;
+            return std::shared_ptr<const SearchOutcome>(std::move(outcome));
+        },
+        [this](std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), false); });
+    return true;
 }
 
 void SearchController::cancel()

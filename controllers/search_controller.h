@@ -46,6 +46,7 @@ struct SearchRequest {
 // model name, cluster of a synthesized set) and the cost model, kept for costing plans.
 struct SearchOutcome {
     QString profiles_dir;
+    QString strategy_file; // the outcome of openStrategy: the file costed
     search::SearchResult result;
     search::SearchSettings settings;
     std::shared_ptr<const cost::CostModel> model;
@@ -70,6 +71,14 @@ public:
 
     void run(SearchRequest request);
     void cancel();
+
+    // Costs a strategy file (Galvatron's or Stratex's) as the outcome of a search with that one
+    // plan: on profiles synthesized for the model and cluster the file carries, else on the
+    // profiles of `discovery` with `settings` (the file's search settings win). False with `error`
+    // (naming file and key) when the file is not a valid strategy or nothing can cost it;
+    // searchFinished follows otherwise, or searchFailed.
+    bool openStrategy(const QString& path, const search::SearchSettings& settings,
+        const profile::ProfileDiscovery& discovery, QString* error);
 
     std::shared_ptr<const SearchOutcome> outcome() const { return m_outcome; }
     // The plans of a set (empty before the first search).

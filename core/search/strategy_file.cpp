@@ -136,6 +136,17 @@ StrategyFile StrategyFile::load(const std::filesystem::path& path)
     return fromJson(document.root());
 }
 
+bool isStrategyFile(const std::filesystem::path& path)
+{
+    try {
+        const JsonDocument document = JsonDocument::load(path);
+        const JsonView root = document.root();
+        return root.isObject() && root.has("pp_deg") && root.has("tp_sizes_enc");
+    } catch (const Error&) {
+        return false;
+    }
+}
+
 Plan planFromStrategyFile(const StrategyFile& s, const SearchSettings& settings)
 {
     const int world = settings.world();

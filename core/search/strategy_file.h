@@ -51,6 +51,11 @@ struct StrategyFile {
     static StrategyFile fromJson(const JsonView& root);
 };
 
+// Whether the file is a strategy JSON, by its keys: an object with Galvatron's pp_deg and
+// tp_sizes_enc. False for anything else, unreadable or malformed files included (opening the file
+// reports what is wrong with it).
+bool isStrategyFile(const std::filesystem::path& path);
+
 // The plan a strategy file describes, on the settings' world size and model (every inconsistency
 // is an InputError naming the file and key: layer counts, degrees that do not divide the world, a
 // division that does not sum to the layers, a world_size other than the cluster's). Missing

@@ -34,6 +34,7 @@
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
+#include "core/search/strategy_file.h"
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
 #include "ui/search/layer_strategy_strip.h"
@@ -316,12 +317,14 @@ void SearchPage::showOutcome(const controllers::SearchOutcome& outcome)
         m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.")
                             .arg(outcome.settings.memory_constraint_gb));
     }
-    QString stats = tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
-                        .arg(result.stats.tasks)
-                        .arg(QLocale::c().toString(result.stats.search_time_s, 'f', 3))
-                        .arg(result.stats.threads)
-                        .arg(result.stats.dp_calls)
-                        .arg(result.stats.galvatron_dp_calls);
+    QString stats = outcome.strategy_file.isEmpty()
+        ? tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
+              .arg(result.stats.tasks)
+              .arg(QLocale::c().toString(result.stats.search_time_s, 'f', 3))
+              .arg(result.stats.threads)
+              .arg(result.stats.dp_calls)
+              .arg(result.stats.galvatron_dp_calls)
+        : tr("The strategy %1, costed with Galvatron's cost model.").arg(outcome.strategy_file);
     if (outcome.estimated_profiles)
         stats += tr("\nEstimated profiles (stratex-cli profile synth): made from the model's shape and the GPU's "
                     "datasheet, not measured. Profile the cluster before planning a real run.");
@@ -364,13 +367,26 @@ void SearchPage::showSelectedPlanRanks()
 bool SearchPage::canOpen(const QString& path) const
 {
     const QFileInfo info(path);
+    if (info.isFile())
+        return search::isStrategyFile(path.toStdString());
     return info.isDir()
         && !QDir(path).entryList({ QStringLiteral("computation_profiling_*.json") }, QDir::Files).isEmpty();
 }
 
-bool SearchPage::openFile(const QString& path, QString*)
+bool SearchPage::openFile(const QString& path, QString* error)
 {
+    if (QFileInfo(path).isFile())
+        return openStrategy(path, error);
     openProfiles(path);
+    return true;
+}
+
+bool SearchPage::openStrategy(const QString& path, QString* error)
+{
+    if (!m_controller->openStrategy(path, m_form->settings(), m_form->discovery(), error))
+        return false;
+    m_best->setText(tr("Costing the strategy %1…").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+    m_stats->clear();
     return true;
 }
 
