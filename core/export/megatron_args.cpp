@@ -202,12 +202,17 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
         m.recompute_method = "block";
         m.recompute_layers = mostPerStage;
         bool exact = true;
-        for (int i = 0; i < layers; ++i)
-            exact = exact && plan.layers[std::size_t(i)].checkpoint == (positionInStage[std::size_t(i)] < mostPerStage);
+        bool leading = true; // every stage recomputes its first layers
+        for (int i = 0; i < layers; ++i) {
+            const int position = positionInStage[std::size_t(i)];
+            const bool ckpt = plan.layers[std::size_t(i)].checkpoint;
+            exact = exact && ckpt == (position < mostPerStage);
+            leading = leading && ckpt == (position < perStage[std::size_t(stageOf[std::size_t(i)])]);
+        }
         if (!exact)
-            m.comments.push_back("the plan recomputes (per stage) " + joined(perStage)
-                + " layers, not always the first ones; Megatron's block method recomputes the first "
-                + std::to_string(mostPerStage) + " of every stage (at least as much memory saved, a little more time)");
+            m.comments.push_back("the plan recomputes (per stage) " + joined(perStage) + " layers"
+                + (leading ? "" : ", not always the first ones") + "; Megatron's block method recomputes the first "
+                + std::to_string(mostPerStage) + " of every stage (at least as much memory saved, more time)");
     }
 
     // Data parallelism: one flavour for the whole model.

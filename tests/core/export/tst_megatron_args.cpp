@@ -537,6 +537,10 @@ void TestMegatronArgs::exportsSatisfyMegatron_data()
         << "--recompute-method uniform;--recompute-num-layers 1;--add-qkv-bias;"
            "--group-query-attention;--num-query-groups 4"
         << "";
+    QTest::newRow("recomputed layers in the middle of a stage")
+        << handMade({ 16, 16 }, 2, 1, DpType::Zero2, { false, true, true }) << withLayers("llama2-7b", 32, 4096)
+        << "--recompute-method block;--recompute-num-layers 2"
+        << "the plan recomputes (per stage) 2, 0 layers, not always the first ones";
     Plan mixed = handMade({ 32 }, 1, 1, DpType::Zero2);
     for (int i = 0; i < 10; ++i)
         mixed.layers[std::size_t(i)].dp_type = DpType::Zero3;
