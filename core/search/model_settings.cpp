@@ -80,6 +80,14 @@ ResolvedModel resolveModel(const std::optional<model::ModelDescription>& base, s
         label = std::string(baseLabel);
     }
     model::ModelDescription description = start.value_or(flags.model);
+    // A preset names the shape it is usually trained at; what the run knows (the searched sequence
+    // length) is this run's.
+    if (preset) {
+        for (const ShapeFlag& flag : kShapeFlags) {
+            if (known.contains(flag.search) && !givenShape.contains(flag.search))
+                model::setModelField(description, flag.model, searchSettingTable().at(flag.search).get(shape));
+        }
+    }
     // A base's field replaced by a given flag: said when it contradicts a strategy file's or a
     // profile set's model, not when it overrides a preset the user chose.
     const auto override = [&](std::string_view modelFlag, const SettingValue& value, std::string_view cliFlag) {

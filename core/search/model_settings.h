@@ -42,8 +42,9 @@ struct ResolvedModel {
 // - every given flag overrides its field: the architecture flags from `flags` (givenModel), the shape
 //   flags from `shape` (givenShape: num-layers, hidden-size, num-heads, vocab-size, seq-length,
 //   model-name), each contradiction of a base noted in `warnings`;
-// - without a base the description needs every field given, except those in `known` (shape flags
-//   whose values in `shape` are right without being given, e.g. the searched sequence length);
+// - `known` are shape flags whose values in `shape` are right without being given (e.g. the searched
+//   sequence length): they replace a preset's, and without a base they count as given;
+// - without a base the description needs every field given or known;
 //   RMSNorm + RoPE follow a gated MLP and LayerNorm + learned positions a plain one unless given.
 ResolvedModel resolveModel(const std::optional<model::ModelDescription>& base, std::string_view baseLabel,
     const SearchSettings& shape, const settings::SettingNames& givenShape, const ModelSettings& flags,

@@ -2,6 +2,7 @@
 #include "core/search/strategy_file.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "core/common/error.h"
@@ -214,6 +215,10 @@ Plan planFromStrategyFile(const StrategyFile& s, const SearchSettings& settings)
 
 namespace {
 
+// The search table's flags of the model's shape.
+constexpr std::array<std::string_view, 6> kShapeFlags { "seq-length", "hidden-size", "num-layers", "num-heads",
+    "vocab-size", "model-name" };
+
 std::string shownValue(const settings::SettingSpec& spec, const settings::SettingValue& value)
 {
     return settings::formatSettingValue(spec, value);
@@ -242,10 +247,8 @@ StrategyRun resolveStrategyRun(const StrategyFile& file, const SearchSettings& f
                 continue;
             const settings::SettingValue value = row.get(*file.search_settings);
             // A file's model says the shape too: its contradictions are resolveModel's.
-            const bool shape = file.model
-                && std::string_view("seq-length hidden-size num-layers num-heads vocab-size model-name")
-                        .find(row.spec.flag)
-                    != std::string_view::npos;
+            const bool shape
+                = file.model && std::find(kShapeFlags.begin(), kShapeFlags.end(), row.spec.flag) != kShapeFlags.end();
             if (given.contains(row.spec.flag)) {
                 if (row.get(flags) != value && !shape)
                     contradiction(row.spec.flag, shownValue(row.spec, row.get(flags)),
@@ -303,16 +306,14 @@ StrategyRun resolveStrategyRun(const StrategyFile& file, const SearchSettings& f
     }
     if (fromFile.contains("seq-length"))
         known.insert("seq-length");
-    settings::SettingNames givenShape = given;
-    run.model = resolveModel(file.model, name + "'s model", settings, givenShape, modelFlags, givenModel, known);
+    run.model = resolveModel(file.model, name + "'s model", settings, given, modelFlags, givenModel, known);
     for (const std::string& warning : run.model.warnings)
         run.warnings.push_back(warning);
     if (run.model.model) {
         const model::ModelDescription& model = *run.model.model;
         SearchSettings shaped = settings;
         setModelShape(shaped, model);
-        for (std::string_view flag :
-            { "seq-length", "hidden-size", "num-layers", "num-heads", "vocab-size", "model-name" }) {
+        for (std::string_view flag : kShapeFlags) {
             if (!given.contains(flag)) {
                 searchSettingTable().at(flag).set(settings, searchSettingTable().at(flag).get(shaped));
                 fromFile.insert(std::string(flag));

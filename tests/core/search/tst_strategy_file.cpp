@@ -201,7 +201,10 @@ void TestStrategyFile::modelRules_data()
     QTest::newRow("the base as it is") << "llama3-8b" << QStringList {} << QStringList {} << R"({"num_kv_heads":8})"
                                        << true << 0;
     QTest::newRow("a preset without a base") << "" << QStringList { "--model", "mixtral-8x7b" } << QStringList {}
-                                             << R"({"num_heads":32,"num_kv_heads":8})" << true << 0;
+                                             << R"({"num_heads":32,"num_kv_heads":8,"seq_length":4096})" << true << 0;
+    QTest::newRow("a preset at the searched sequence length")
+        << "" << QStringList { "--model", "llama2-70b" } << QStringList { "seq-length" }
+        << R"({"num_layers":80,"seq_length":8192})" << true << 0;
     QTest::newRow("overriding a preset is no contradiction")
         << "" << QStringList { "--model", "llama2-70b", "--num-layers", "40", "--seq-length", "2048" } << QStringList {}
         << R"({"num_layers":40,"seq_length":2048})" << true << 0;
