@@ -139,7 +139,7 @@ bool SearchController::openStrategy(const QString& path, const search::SearchSet
             progress.throwIfCancelled();
             const search::Evaluation evaluation = search::evaluate(*model, resolved.settings, plan);
             auto outcome = std::make_shared<SearchOutcome>();
-            outcome->profiles_dir = estimate ? QString() : QString::fromStdString(discovery.profilesDir.string());
+            outcome->profiles_dir = QString::fromStdString(discovery.profilesDir.string()); // the form's, kept
             outcome->strategy_file = path;
             outcome->result.best = evaluation.plan;
             outcome->result.top = { evaluation.plan };
