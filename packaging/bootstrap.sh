@@ -4,6 +4,9 @@
 # Idempotent: when everything is already installed it returns at once without touching apt.
 set -euo pipefail
 
+# Build and test tools, Qt and the libraries; help2man for the man pages made at build time;
+# the freedesktop validators of the desktop metadata (ctest -L packaging); dpkg-dev and file for
+# cpack's DEB generator (packaging/build-deb.sh).
 PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-qpa-plugins libgl-dev
@@ -11,6 +14,9 @@ PACKAGES=(
     nlohmann-json3-dev
     libbenchmark-dev
     fonts-dejavu-core
+    help2man gzip
+    appstream desktop-file-utils
+    dpkg-dev file
 )
 
 missing=()

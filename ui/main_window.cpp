@@ -63,6 +63,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     setAcceptDrops(true);
 
     m_sidebar->setObjectName(QStringLiteral("pageList"));
+    m_sidebar->setAccessibleName(tr("Pages"));
     m_sidebar->setViewMode(QListView::IconMode);
     m_sidebar->setFlow(QListView::TopToBottom);
     m_sidebar->setMovement(QListView::Static);
@@ -84,6 +85,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_progress->setVisible(false);
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Cancel the running job (Esc)"));
+    m_cancel->setAccessibleName(tr("Cancel the running job"));
     m_cancel->setVisible(false);
     statusBar()->addPermanentWidget(m_status);
     statusBar()->addPermanentWidget(m_progress);
@@ -180,6 +182,7 @@ bool MainWindow::setCurrentPage(const QString& id)
 
 void MainWindow::createMenus()
 {
+    menuBar()->setAccessibleName(tr("Main menu"));
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openFileWithDialog);
     open->setShortcut(QKeySequence::Open);
@@ -339,11 +342,16 @@ QList<QPair<QString, QString>> MainWindow::shortcutOverview() const
               }
           };
     collect(menuBar()->actions(), {});
+    // The pages' own actions (the rank grid's zoom): active while the focus is on their page.
+    for (const Page* page : m_pages)
+        collect(page->actions(), page->title() + QStringLiteral(" › "));
     // Keys the widgets handle themselves.
     rows.append({ tr("W / S"), tr("Timeline: zoom in / out") });
     rows.append({ tr("A / D"), tr("Timeline: pan left / right") });
     rows.append({ tr("Ctrl+wheel"), tr("Timeline and rank grid: zoom at the pointer") });
     rows.append({ tr("0 or Home"), tr("Timeline: show the whole step") });
+    rows.append({ tr("+ / −"), tr("Rank grid: zoom in / out") });
+    rows.append({ tr("0"), tr("Rank grid: fit to the window") });
     return rows;
 }
 

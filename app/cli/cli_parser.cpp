@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include <QCoreApplication>
+
 #include "app/cli/cli_command.h"
 
 namespace stratex::cli {
@@ -37,7 +39,13 @@ void CliParser::parse(const QStringList& args)
     if (!m_parser.parse(withProgram))
         usageError(m_parser.errorText());
     if (m_parser.isSet(QStringLiteral("help"))) {
-        const QByteArray help = m_parser.helpText().toUtf8();
+        // Qt names the program by the path it was started as: "Usage: /usr/bin/stratex-cli [options]".
+        // The usage line a user can type, and the man page shows, names the command.
+        QString text = m_parser.helpText();
+        const QString qtUsage = QStringLiteral("Usage: ") + QCoreApplication::arguments().value(0);
+        if (text.startsWith(qtUsage))
+            text.replace(0, qtUsage.size(), QStringLiteral("Usage: stratex-cli ") + m_command);
+        const QByteArray help = text.toUtf8();
         std::fwrite(help.constData(), 1, std::size_t(help.size()), stdout);
         throw HelpShown {};
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// stratex: the GUI. `stratex [--page NAME] [--screenshot FILE.png] [FILES...]`.
+// stratex: the GUI. `stratex [--page NAME] [--theme NAME] [--screenshot FILE.png] [FILES...]`.
 #include <cstdio>
 #include <cstdlib>
 
@@ -46,7 +46,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("stratex"));
     QApplication::setApplicationDisplayName(QStringLiteral("Stratex"));
     QApplication::setApplicationVersion(QStringLiteral(STRATEX_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("stratex"));
+    QApplication::setDesktopFileName(QStringLiteral(STRATEX_APP_ID)); // its .desktop file's name
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Strategy explorer for distributed LLM training."));
@@ -58,7 +58,12 @@ int main(int argc, char** argv)
         QStringLiteral("Open the window (offscreen without a display), finish the startup work, save the window "
                        "to FILE and exit."),
         QStringLiteral("FILE.png"));
+    const QCommandLineOption themeOption(QStringLiteral("theme"),
+        QStringLiteral("Use this theme (system, light, dark) for this run, without saving it; by default the one "
+                       "chosen in View > Theme."),
+        QStringLiteral("NAME"));
     parser.addOption(pageOption);
+    parser.addOption(themeOption);
     parser.addOption(screenshotOption);
     parser.addPositionalArgument(QStringLiteral("files"),
         QStringLiteral(
@@ -68,9 +73,18 @@ int main(int argc, char** argv)
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
-    if (!screenshot)
+    if (parser.isSet(themeOption)) {
+        const QString name = parser.value(themeOption);
+        const stratex::ui::Theme theme = stratex::ui::themeFromName(name);
+        if (stratex::ui::themeName(theme) != name) {
+            printError(QStringLiteral("unknown theme \"%1\" (themes: system, light, dark)").arg(name));
+            return 2;
+        }
+        stratex::ui::applyTheme(theme);
+    } else if (!screenshot) {
         stratex::ui::applyTheme(stratex::ui::themeFromName(
             QSettings().value(QStringLiteral("theme"), QStringLiteral("system")).toString()));
+    }
 
     stratex::ui::MainWindow::Options options;
     options.persistSettings = !screenshot;

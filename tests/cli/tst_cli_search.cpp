@@ -78,6 +78,8 @@ private Q_SLOTS:
     void exportNeedsTheModel_data();
     void exportNeedsTheModel();
     void exportReadsWhatSearchWrote();
+    void helpNamesTheCommand_data();
+    void helpNamesTheCommand();
     void helpMentionsHonestCosting();
     void errors_data();
     void errors();
@@ -362,6 +364,26 @@ void TestCliSearch::exportReadsWhatSearchWrote()
                  + "'s model's seq_length 4096; using 2048"),
         contradicted.err.constData());
     QVERIFY(contradicted.out.contains("--seq-length 2048\n"));
+}
+
+void TestCliSearch::helpNamesTheCommand_data()
+{
+    QTest::addColumn<QStringList>("command");
+    for (const char* command :
+        { "ranks", "trace-ranks", "search", "evaluate", "export", "simulate", "plan", "plan-compare" })
+        QTest::newRow(command) << QStringList { QString::fromLatin1(command) };
+    QTest::newRow("profile synth") << QStringList { "profile", "synth" };
+}
+
+// The usage line names the command as the user types it (and as the man page shows it), not the
+// path the program was started from.
+void TestCliSearch::helpNamesTheCommand()
+{
+    QFETCH(QStringList, command);
+    const CliResult r = runCli(command + QStringList { "--help" });
+    QCOMPARE(r.exitCode, 0);
+    const QString usage = QStringLiteral("Usage: stratex-cli %1 [options]").arg(command.join(QLatin1Char(' ')));
+    QVERIFY2(r.out.startsWith(usage.toUtf8()), r.out.left(200).constData());
 }
 
 void TestCliSearch::helpMentionsHonestCosting()

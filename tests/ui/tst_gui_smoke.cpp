@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex executable as the README's main job runs it: --screenshot with no display.
+#include <QColor>
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -11,7 +12,10 @@ class TestGuiSmoke : public QObject {
 private Q_SLOTS:
     void screenshotWithoutDisplay_data();
     void screenshotWithoutDisplay();
+    void themeReachesTheCharts_data();
+    void themeReachesTheCharts();
     void unknownPageIsAUsageError();
+    void unknownThemeIsAUsageError();
     void badStrategyFileFails();
     void helpAndVersionWithoutDisplay_data();
     void helpAndVersionWithoutDisplay();
@@ -49,6 +53,47 @@ void TestGuiSmoke::screenshotWithoutDisplay()
     QVERIFY(image.width() >= 800 && image.height() >= 600);
 }
 
+void TestGuiSmoke::themeReachesTheCharts_data()
+{
+    QTest::addColumn<QString>("theme");
+    QTest::addColumn<QString>("page");
+    QTest::addColumn<bool>("dark");
+    // The pages with charts: a chart left in Qt Charts' white would light up the dark window.
+    for (const char* page : { "profiles", "search", "planner" }) {
+        QTest::addRow("dark-%s", page) << "dark" << page << true;
+        QTest::addRow("light-%s", page) << "light" << page << false;
+    }
+}
+
+// The window's mean lightness: under 30 % in the dark theme, over 70 % in the light one.
+void TestGuiSmoke::themeReachesTheCharts()
+{
+    QFETCH(QString, theme);
+    QFETCH(QString, page);
+    QFETCH(bool, dark);
+    QTemporaryDir dir;
+    const QString png = dir.filePath("themed.png");
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, { "--theme", theme, "--page", page, "--screenshot", png });
+    QVERIFY(gui.waitForFinished(60000));
+    QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    double sum = 0;
+    int count = 0;
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2) {
+            sum += QColor(image.pixel(x, y)).lightnessF();
+            ++count;
+        }
+    }
+    const double mean = sum / count;
+    QVERIFY2(dark ? mean < 0.3 : mean > 0.7, qPrintable(QStringLiteral("mean lightness %1").arg(mean)));
+}
+
 void TestGuiSmoke::unknownPageIsAUsageError()
 {
     QTemporaryDir dir;
@@ -60,6 +105,19 @@ void TestGuiSmoke::unknownPageIsAUsageError()
     QVERIFY(gui.waitForFinished(60000));
     QCOMPARE(gui.exitCode(), 2);
     QVERIFY(gui.readAllStandardError().contains("unknown page"));
+}
+
+void TestGuiSmoke::unknownThemeIsAUsageError()
+{
+    QTemporaryDir dir;
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, { "--theme", "purple", "--screenshot", dir.filePath("x.png") });
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 2);
+    QVERIFY(gui.readAllStandardError().contains("unknown theme"));
 }
 
 void TestGuiSmoke::badStrategyFileFails()

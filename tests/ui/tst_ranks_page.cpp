@@ -12,6 +12,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include "ui/common/categorical_palette.h"
 #include "ui/main_window.h"
@@ -64,6 +65,8 @@ private Q_SLOTS:
     void settingsRoundTrip();
     void windowGrab();
     void gridFittedWhenShownLater();
+    void zoomButtonsAreNamedAndWork_data();
+    void zoomButtonsAreNamedAndWork();
 
 private:
     MainWindow* m_window = nullptr;
@@ -346,6 +349,58 @@ void TestRanksPage::gridFittedWhenShownLater()
     grid->zoomToFit(); // what the Fit button gives now that the grid has its real size
     QCOMPARE(shown, grid->cellSize());
     QVERIFY2(shown >= 24, qPrintable(QString::number(shown)));
+}
+
+void TestRanksPage::zoomButtonsAreNamedAndWork_data()
+{
+    QTest::addColumn<QString>("button");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QKeySequence>("shortcut");
+    QTest::addColumn<int>("direction"); // -1 smaller cells, +1 larger, 0 the fitted size
+    QTest::newRow("zoom-out") << "zoomOutButton"
+                              << "Zoom out" << QKeySequence(QKeySequence::ZoomOut) << -1;
+    QTest::newRow("zoom-in") << "zoomInButton"
+                             << "Zoom in" << QKeySequence(QKeySequence::ZoomIn) << 1;
+    QTest::newRow("fit") << "fitGridButton"
+                         << "Fit" << QKeySequence(Qt::CTRL | Qt::Key_0) << 0;
+}
+
+// The grid's zoom buttons say what they do (not "−" and "+"), name their shortcut in the tooltip,
+// and both the click and the shortcut zoom; Help > Keyboard Shortcuts lists the shortcut.
+void TestRanksPage::zoomButtonsAreNamedAndWork()
+{
+    QFETCH(QString, button);
+    QFETCH(QString, name);
+    QFETCH(QKeySequence, shortcut);
+    QFETCH(int, direction);
+    QVERIFY(QTest::qWaitForWindowActive(m_window));
+    QVERIFY(waitUntilIdle(*m_window));
+    auto* tool = m_page->findChild<QToolButton*>(button);
+    QVERIFY(tool);
+    QCOMPARE(tool->text(), name);
+    QCOMPARE(tool->accessibleName(), name);
+    const QString keys = shortcut.toString(QKeySequence::NativeText);
+    QVERIFY2(tool->toolTip().contains(keys), qPrintable(tool->toolTip()));
+    RankGridWidget* grid = m_page->findChild<RankGridWidget*>(QStringLiteral("rankGrid"));
+    grid->zoomToFit();
+    const int fitted = grid->cellSize();
+    const int start = direction == 0 ? fitted / 2 : fitted;
+    const auto check = [&](const char* how) {
+        const int now = grid->cellSize();
+        const bool ok = direction < 0 ? now < start : direction > 0 ? now > start : now == fitted;
+        QVERIFY2(ok, qPrintable(QStringLiteral("%1: %2 -> %3").arg(QLatin1String(how)).arg(start).arg(now)));
+    };
+    grid->setCellSize(start);
+    QTest::mouseClick(tool, Qt::LeftButton);
+    check("click");
+    grid->setCellSize(start);
+    m_page->findChild<QComboBox*>(QStringLiteral("colourByBox"))->setFocus(); // anywhere on the page
+    QTest::keySequence(m_window, shortcut);
+    check("shortcut");
+    bool listed = false;
+    for (const auto& row : m_window->shortcutOverview())
+        listed = listed || (row.first == keys && row.second.contains(name));
+    QVERIFY2(listed, qPrintable(keys));
 }
 
 QTEST_MAIN(TestRanksPage)

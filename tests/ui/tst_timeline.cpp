@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScrollBar>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -16,6 +17,7 @@
 
 #include "core/sim/simulator.h"
 #include "ui/main_window.h"
+#include "ui/timeline/timeline_legend.h"
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
@@ -96,6 +98,8 @@ private Q_SLOTS:
     void pageShowsBundledExample();
     void pageOpensGroundTruthCases();
     void pageExportsImages();
+    void legendShowsEveryShade_data();
+    void legendShowsEveryShade();
 };
 
 void TestTimeline::zoomMapping_data()
@@ -326,6 +330,49 @@ void TestTimeline::pageShowsBundledExample()
     }
     QVERIFY(hasWeightOps);
     QVERIFY(window.grab().toImage().save(QDir::temp().filePath(QStringLiteral("stratex-tst-timeline.png"))));
+}
+
+void TestTimeline::legendShowsEveryShade_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<bool>("narrow");
+    const std::pair<OpKind, const char*> kinds[] = { { OpKind::Forward, "forward" }, { OpKind::Backward, "backward" },
+        { OpKind::Weight, "weight" }, { OpKind::Send, "send" }, { OpKind::Recv, "receive" } };
+    for (const auto& [kind, name] : kinds) {
+        QTest::addRow("%s-wide", name) << int(kind) << false;
+        QTest::addRow("%s-minimum-width", name) << int(kind) << true;
+    }
+}
+
+// The ops of one kind come in kTimelineShades shades, one per micro-batch in turn: the legend shows
+// every one of them, at any window width (it wraps instead of clipping).
+void TestTimeline::legendShowsEveryShade()
+{
+    QFETCH(int, kind);
+    QFETCH(bool, narrow);
+    MainWindow window(MainWindow::Options { false });
+    window.resize(narrow ? window.minimumSizeHint().width() : 1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.setCurrentPage(QStringLiteral("timeline")));
+    auto* legend
+        = window.page(QStringLiteral("timeline"))->findChild<TimelineLegend*>(QStringLiteral("timelineLegend"));
+    QVERIFY(legend);
+    QVERIFY(legend->height() >= legend->heightForWidth(legend->width()));
+    QSet<QRgb> drawn;
+    const QImage image = legend->grab().toImage();
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x)
+            drawn.insert(image.pixel(x, y));
+    }
+    QSet<QRgb> shades;
+    for (int microbatch = 0; microbatch < kTimelineShades; ++microbatch) {
+        const QRgb shade = timelineOpColor(OpKind(kind), microbatch).rgb();
+        shades.insert(shade);
+        QVERIFY2(drawn.contains(shade), qPrintable(QStringLiteral("shade %1 not in the legend").arg(microbatch)));
+    }
+    QCOMPARE(int(shades.size()), kTimelineShades); // four different colours, not one four times
+    QVERIFY(legend->toolTip().contains(QString::number(kTimelineShades)));
 }
 
 void TestTimeline::pageOpensGroundTruthCases()

@@ -121,6 +121,7 @@ void SettingsForm::addSettings(const std::vector<SettingSpec>& specs, const std:
         }
         }
         widget->setObjectName(text(spec.flag));
+        widget->setAccessibleName(label);
         widget->setToolTip(settingToolTip(spec, defaults[i]));
         m_fields.push_back({ spec, widget });
         setValue(spec.flag, defaults[i]);

@@ -5,8 +5,6 @@
 #include <cmath>
 
 #include <QChart>
-#include <QChartView>
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QLegend>
 #include <QLegendMarker>
@@ -16,19 +14,17 @@
 #include <QValueAxis>
 
 #include "ui/common/chart_reset.h"
+#include "ui/common/chart_style.h"
 
 namespace stratex::ui {
 
 namespace {
 
-QChartView* makeView(const QString& title, QWidget* parent)
+PaletteChartView* makeView(const QString& title, QWidget* parent)
 {
-    auto* chart = new QChart;
-    chart->setTitle(title);
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    auto* view = new QChartView(chart, parent);
-    view->setRenderHint(QPainter::Antialiasing);
+    auto* view = new PaletteChartView(parent);
+    view->chart()->setTitle(title);
+    view->setAccessibleName(title);
     view->setMinimumHeight(220);
     return view;
 }
@@ -90,7 +86,6 @@ ModeCompareChart::ModeCompareChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_timeView);
     layout->addWidget(m_makespanView);
-    applyTheme();
 }
 
 QChart* ModeCompareChart::timeChart() const
@@ -148,28 +143,13 @@ void ModeCompareChart::rebuild()
     auto* makespanX = batchAxis(rows);
     auto* makespanY = new QValueAxis;
     makespanY->setTitleText(tr("ms per step"));
-    makespanY->setRange(0, makespanHigh * 1.1);
-    makespanY->applyNiceNumbers();
+    setRealRange(makespanY, 0, makespanHigh * 1.1);
     makespan->addAxis(makespanX, Qt::AlignBottom);
     makespan->addAxis(makespanY, Qt::AlignLeft);
     addSeries(makespan, tr("normal"), kNormal, Qt::SolidLine, normalMakespan, makespanX, makespanY);
     addSeries(makespan, tr("fast"), kFast, Qt::DashLine, fastMakespan, makespanX, makespanY);
-}
-
-void ModeCompareChart::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyTheme();
-}
-
-void ModeCompareChart::applyTheme()
-{
-    // setTheme() recolours every series; rebuilding afterwards puts the mode colours back.
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    for (QChart* chart : { timeChart(), makespanChart() })
-        chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-    rebuild();
+    m_timeView->followPalette();
+    m_makespanView->followPalette();
 }
 
 } // namespace stratex::ui

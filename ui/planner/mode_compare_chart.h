@@ -6,9 +6,9 @@
 #include <QWidget>
 
 #include "core/planner/planner_compare.h"
+#include "ui/common/chart_style.h"
 
 class QChart;
-class QChartView;
 
 namespace stratex::ui {
 
@@ -22,19 +22,15 @@ public:
     void setRows(const std::vector<planner::PlanCompareRow>& rows);
     QChart* timeChart() const;
     QChart* makespanChart() const;
-    QChartView* timeView() const { return m_timeView; }
-    QChartView* makespanView() const { return m_makespanView; }
-
-protected:
-    void changeEvent(QEvent* event) override;
+    PaletteChartView* timeView() const { return m_timeView; }
+    PaletteChartView* makespanView() const { return m_makespanView; }
 
 private:
-    void applyTheme();
     void rebuild();
 
     std::vector<planner::PlanCompareRow> m_rows;
-    QChartView* m_timeView;
-    QChartView* m_makespanView;
+    PaletteChartView* m_timeView;
+    PaletteChartView* m_makespanView;
 };
 
 } // namespace stratex::ui

@@ -18,6 +18,7 @@
 
 #include "core/common/error.h"
 #include "core/planner/planner_setting_table.h"
+#include "ui/common/path_line_edit.h"
 
 #include "controllers/planner_inputs.h"
 
@@ -49,7 +50,7 @@ QWidget* withButton(QWidget* field, QPushButton* button, QWidget* parent)
 PlannerForm::PlannerForm(QWidget* parent)
     : SettingsForm(parent)
     , m_costSource(new QComboBox(this))
-    , m_costModel(new QLineEdit(this))
+    , m_costModel(new PathLineEdit(this))
     , m_lengthSource(new QComboBox(this))
     , m_lengthPages(new QStackedWidget(this))
     , m_mean(new QSlider(Qt::Horizontal, this))
@@ -57,17 +58,20 @@ PlannerForm::PlannerForm(QWidget* parent)
     , m_count(spin(this, 1, 65536, 256, tr("Samples in the global batch (the pool plan-compare draws batches from)")))
     , m_seed(spin(this, 0, 1 << 30, 1, tr("Seed of the length generator: same seed, same lengths")))
     , m_syntheticLabel(new QLabel(this))
-    , m_lengthsFile(new QLineEdit(this))
+    , m_lengthsFile(new PathLineEdit(this))
     , m_batches(new QLineEdit(QStringLiteral("16,32,64,128,256"), this))
 {
     m_costSource->setObjectName(QStringLiteral("costModelSource"));
     m_costSource->addItem(tr("Bundled synthetic example (GPT 1.3B-like, estimated)"));
     m_costSource->addItem(tr("DynaPipe cost model file"));
     m_costSource->setToolTip(tr("Where per-layer times and memory come from"));
+    m_costSource->setAccessibleName(tr("Cost model source"));
     m_costModel->setObjectName(QStringLiteral("costModelPath"));
     m_costModel->setPlaceholderText(tr("a DynaPipe cost model (.json)"));
     m_costModel->setToolTip(tr("A DynaPipe cost model in its JSON form"));
+    m_costModel->setAccessibleName(tr("Cost model file"));
     auto* browse = new QPushButton(tr("Browse…"), this);
+    browse->setAccessibleName(tr("Browse for a cost model file"));
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Choose a cost model"), QString(), tr("DynaPipe cost models (*.json);;All files (*)"));
@@ -76,16 +80,21 @@ PlannerForm::PlannerForm(QWidget* parent)
     });
 
     m_lengthSource->setObjectName(QStringLiteral("lengthSource"));
+    m_lengthSource->setAccessibleName(tr("Sample lengths source"));
     m_lengthSource->addItems({ tr("Synthetic (lognormal)"), tr("Lengths file") });
     m_mean->setObjectName(QStringLiteral("meanSlider"));
     m_mean->setRange(30, 85); // ln(length) 3.0 .. 8.5
     m_mean->setValue(65);
     m_mean->setToolTip(tr("Mean of ln(length): the median sample length is e^mean"));
+    m_mean->setAccessibleName(tr("Mean of the log sample length"));
     m_sigma->setObjectName(QStringLiteral("sigmaSlider"));
     m_sigma->setRange(0, 200);
     m_sigma->setValue(80);
     m_sigma->setToolTip(tr("Standard deviation of ln(length): how much lengths vary"));
+    m_sigma->setAccessibleName(tr("Standard deviation of the log sample length"));
     m_count->setObjectName(QStringLiteral("sampleCount"));
+    m_count->setAccessibleName(tr("Samples in the batch"));
+    m_seed->setAccessibleName(tr("Seed of the length generator"));
     auto* synthetic = new QWidget(this);
     auto* syntheticForm = new QFormLayout(synthetic);
     syntheticForm->setContentsMargins(0, 0, 0, 0);
@@ -95,6 +104,7 @@ PlannerForm::PlannerForm(QWidget* parent)
     syntheticForm->addRow(tr("Seed"), m_seed);
     syntheticForm->addRow(m_syntheticLabel);
     auto* fileBrowse = new QPushButton(tr("Browse…"), this);
+    fileBrowse->setAccessibleName(tr("Browse for a lengths file"));
     connect(fileBrowse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Choose a lengths file"), QString(), tr("Lengths (*.txt *.json);;All files (*)"));
@@ -102,10 +112,12 @@ PlannerForm::PlannerForm(QWidget* parent)
             setLengthsFile(path);
     });
     m_lengthsFile->setPlaceholderText(tr("one length per line, or JSON"));
+    m_lengthsFile->setAccessibleName(tr("Lengths file"));
     m_lengthPages->addWidget(synthetic);
     m_lengthPages->addWidget(withButton(m_lengthsFile, fileBrowse, this));
 
     m_batches->setObjectName(QStringLiteral("globalBatches"));
+    m_batches->setAccessibleName(tr("Compare batches"));
     m_batches->setToolTip(tr("Global batches (samples) for the fast-vs-normal comparison, each the first B samples"));
 
     // The inputs first, then the planner settings of the table.

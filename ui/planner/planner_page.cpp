@@ -95,8 +95,11 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setText(tr("Plan a batch to see the normal and the fast plan side by side."));
+    m_showMode->setObjectName(QStringLiteral("planModeBox"));
+    m_showMode->setAccessibleName(tr("Plan whose micro-batches are shown"));
     m_showMode->addItems({ tr("normal plan"), tr("fast plan") });
     m_microbatches->setObjectName(QStringLiteral("microbatchTable"));
+    m_microbatches->setAccessibleName(tr("Micro-batches of the plan"));
     m_microbatches->setColumnCount(6);
     m_microbatches->setHorizontalHeaderLabels({ tr("Order"), tr("Micro-batch"), tr("Samples"), tr("Padded length"),
         tr("Recompute per device"), tr("Estimated ms") });
@@ -104,6 +107,7 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_microbatches->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_microbatches->setToolTip(tr("Recompute per device: - none, s selective, F full"));
     m_compareTable->setObjectName(QStringLiteral("compareTable"));
+    m_compareTable->setAccessibleName(tr("Fast against normal mode by global batch"));
     m_compareTable->setModel(m_compareModel);
     m_compareTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_compareTable->horizontalHeader()->setStretchLastSection(true);
@@ -143,6 +147,9 @@ PlannerPage::PlannerPage(QWidget* parent)
     planLayout->addLayout(planRow);
     planLayout->addWidget(m_microbatches, 1);
 
+    m_tabs->setObjectName(QStringLiteral("plannerTabs"));
+    m_tabs->setAccessibleName(tr("Planner results"));
+    m_tabs->tabBar()->setAccessibleName(tr("Planner results"));
     m_tabs->addTab(compareTab, tr("Fast vs normal"));
     m_tabs->addTab(planTab, tr("Plan"));
     auto* splitter = new QSplitter(Qt::Horizontal, this);

@@ -9,22 +9,29 @@
 #include <QChart>
 #include <QLineSeries>
 #include <QLocale>
+#include <QPen>
 #include <QScatterSeries>
 #include <QValueAxis>
 
 #include "ui/common/categorical_palette.h"
 #include "ui/common/chart_reset.h"
+#include "ui/common/chart_style.h"
 
 namespace stratex::ui {
 
 namespace {
 
-QValueAxis* valueAxis(QChart* chart, const QString& title, Qt::Alignment alignment, double low, double high)
+enum class Values { Real, Whole };
+
+QValueAxis* valueAxis(
+    QChart* chart, const QString& title, Qt::Alignment alignment, double low, double high, Values values = Values::Real)
 {
     auto* axis = new QValueAxis(chart);
     axis->setTitleText(title);
-    axis->setRange(low, high > low ? high : low + 1);
-    axis->applyNiceNumbers();
+    if (values == Values::Whole)
+        setIntegerRange(axis, low, high);
+    else
+        setRealRange(axis, low, high);
     chart->addAxis(axis, alignment);
     return axis;
 }
@@ -45,6 +52,16 @@ QScatterSeries* points(const QString& name, const std::vector<std::pair<int, dou
     series->setBorderColor(categoricalColor(colour).darker(130));
     for (const auto& [x, y] : values)
         series->append(x, y);
+    return series;
+}
+
+// A fit the search uses, drawn as a line over the points it was fitted to: the legend shows it
+// as a line segment, the points as dots (PaletteChartView's legend), in the points' colour.
+QLineSeries* fitLine(const QString& name, int colour)
+{
+    auto* series = new QLineSeries;
+    series->setName(name);
+    series->setPen(QPen(categoricalColor(colour), 2));
     return series;
 }
 
@@ -73,17 +90,15 @@ void fillBatchTimeChart(QChart* chart, const profile::ProfileOverview* overview)
     const auto& other = overview->other_ms_per_sample_by_bsz;
     const int maxBsz = std::max(layer.back().first, other.empty() ? 1 : other.back().first);
     auto* x = valueAxis(chart, QObject::tr("batch size (samples) at sequence %1").arg(overview->seq_length),
-        Qt::AlignBottom, 0, maxBsz + 1);
+        Qt::AlignBottom, 0, maxBsz + 1, Values::Whole);
     auto* y = valueAxis(
         chart, QObject::tr("ms per sample"), Qt::AlignLeft, 0, std::max(highest(layer), highest(other)) * 1.15);
-    attach(chart, points(QObject::tr("one layer"), layer, 0), x, y);
+    attach(chart, points(QObject::tr("one layer, profiled"), layer, 0), x, y);
     if (!other.empty())
-        attach(chart, points(QObject::tr("embedding, LM head, loss"), other, 1), x, y);
+        attach(chart, points(QObject::tr("embedding, LM head, loss, profiled"), other, 1), x, y);
     if (overview->layer_batch_fit) {
         // Galvatron's batch mode: a micro-batch of b samples takes slope·b + intercept ms.
-        auto* fit = new QLineSeries;
-        fit->setName(QObject::tr("batch-mode fit (layer)"));
-        fit->setColor(categoricalColor(0));
+        auto* fit = fitLine(QObject::tr("one layer, batch-mode fit"), 0);
         for (double b = 1; b <= maxBsz; b += 0.25)
             fit->append(b, overview->layer_batch_fit->at(b) / b);
         attach(chart, fit, x, y);
@@ -102,13 +117,11 @@ void fillSequenceTimeChart(QChart* chart, const profile::ProfileOverview* overvi
     double top = highest(layer);
     if (overview->layer_seq_fit)
         top = std::max(top, overview->layer_seq_fit->at(longest));
-    auto* x = valueAxis(chart, QObject::tr("sequence length (tokens)"), Qt::AlignBottom, 0, longest);
+    auto* x = valueAxis(chart, QObject::tr("sequence length (tokens)"), Qt::AlignBottom, 0, longest, Values::Whole);
     auto* y = valueAxis(chart, QObject::tr("ms per sample, one layer"), Qt::AlignLeft, 0, top * 1.1);
-    attach(chart, points(QObject::tr("profiled"), layer, 0), x, y);
+    attach(chart, points(QObject::tr("one layer, profiled"), layer, 0), x, y);
     if (overview->layer_seq_fit) {
-        auto* fit = new QLineSeries;
-        fit->setName(QObject::tr("sequence-mode fit (quadratic)"));
-        fit->setColor(categoricalColor(0));
+        auto* fit = fitLine(QObject::tr("one layer, sequence-mode fit (quadratic)"), 0);
         for (int i = 0; i <= 60; ++i) {
             const double s = longest * i / 60.0;
             fit->append(s, overview->layer_seq_fit->at(s));
@@ -163,9 +176,9 @@ void fillBandwidthChart(QChart* chart, const profile::ProfileOverview* overview)
             sizes.push_back(stages);
     }
     std::ranges::sort(sizes);
-    auto* consecutive = new QBarSet(QObject::tr("all-reduce, consecutive ranks"));
-    auto* strided = new QBarSet(QObject::tr("all-reduce, strided ranks"));
-    auto* p2p = new QBarSet(QObject::tr("p2p between pipeline stages"));
+    auto* consecutive = new QBarSet(QObject::tr("all-reduce, consecutive"));
+    auto* strided = new QBarSet(QObject::tr("all-reduce, strided"));
+    auto* p2p = new QBarSet(QObject::tr("p2p between stages"));
     consecutive->setColor(categoricalColor(0));
     strided->setColor(categoricalColor(1));
     p2p->setColor(categoricalColor(3));

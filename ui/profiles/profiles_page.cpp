@@ -2,7 +2,6 @@
 #include "ui/profiles/profiles_page.h"
 
 #include <QChart>
-#include <QChartView>
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -12,6 +11,8 @@
 #include <QVBoxLayout>
 
 #include "core/search/search_inputs.h"
+#include "ui/common/chart_style.h"
+#include "ui/common/path_line_edit.h"
 #include "ui/profiles/profile_charts.h"
 #include "ui/search/synthesize_dialog.h"
 
@@ -21,14 +22,11 @@ namespace stratex::ui {
 
 namespace {
 
-QChartView* chartView(QWidget* parent, const char* name)
+PaletteChartView* chartView(QWidget* parent, const char* name, const QString& accessibleName)
 {
-    auto* chart = new QChart;
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    auto* view = new QChartView(chart, parent);
+    auto* view = new PaletteChartView(parent);
     view->setObjectName(QString::fromLatin1(name));
-    view->setRenderHint(QPainter::Antialiasing);
+    view->setAccessibleName(accessibleName);
     view->setMinimumSize(320, 240);
     return view;
 }
@@ -37,20 +35,23 @@ QChartView* chartView(QWidget* parent, const char* name)
 
 ProfilesPage::ProfilesPage(QWidget* parent)
     : Page(parent)
-    , m_folder(new QLineEdit(this))
+    , m_folder(new PathLineEdit(this))
     , m_summary(new QLabel(this))
-    , m_batch(chartView(this, "batchTimeChart"))
-    , m_sequence(chartView(this, "sequenceTimeChart"))
-    , m_memory(chartView(this, "layerMemoryChart"))
-    , m_bandwidth(chartView(this, "bandwidthChart"))
+    , m_batch(chartView(this, "batchTimeChart", tr("Forward time against batch size")))
+    , m_sequence(chartView(this, "sequenceTimeChart", tr("Forward time against sequence length")))
+    , m_memory(chartView(this, "layerMemoryChart", tr("Memory per layer by TP degree")))
+    , m_bandwidth(chartView(this, "bandwidthChart", tr("Collective bandwidths")))
     , m_runner(new jobs::JobRunner(this))
 {
     m_folder->setObjectName(QStringLiteral("profilesFolder"));
+    m_folder->setAccessibleName(tr("Profiles folder"));
     m_folder->setPlaceholderText(tr("folder with Galvatron's computation_/memory_profiling_*.json and hardware files"));
     m_summary->setObjectName(QStringLiteral("profilesSummary"));
     m_summary->setWordWrap(true);
     m_summary->setText(tr("Open a folder of Galvatron profiles, or synthesize one from a model and a GPU."));
     auto* browse = new QPushButton(tr("Browse…"), this);
+    browse->setObjectName(QStringLiteral("profilesBrowseButton"));
+    browse->setAccessibleName(tr("Browse for a profiles folder"));
     auto* synthesize = new QPushButton(tr("Synthesize…"), this);
     synthesize->setObjectName(QStringLiteral("profilesSynthesizeButton"));
     synthesize->setToolTip(tr("Estimate a profile set from a model and a GPU (stratex-cli profile synth)"));
@@ -138,6 +139,8 @@ void ProfilesPage::show(std::optional<profile::ProfileOverview> overview)
     fillSequenceTimeChart(m_sequence->chart(), o);
     fillActivationChart(m_memory->chart(), o);
     fillBandwidthChart(m_bandwidth->chart(), o);
+    for (PaletteChartView* view : { m_batch, m_sequence, m_memory, m_bandwidth })
+        view->followPalette();
     if (!o)
         return;
     QString text = tr("<b>%1</b> at sequence length %2 · %3 group sizes of all-reduce, %4 pipeline degrees of p2p")

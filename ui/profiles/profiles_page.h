@@ -6,11 +6,12 @@
 #include "core/profile/profile_overview.h"
 #include "ui/page.h"
 
-class QChartView;
 class QLabel;
 class QLineEdit;
 
 namespace stratex::ui {
+
+class PaletteChartView;
 
 // The Profiles page: what a profile set (measured by Galvatron's profilers, or estimated by the
 // synthesizer) says — forward time against batch size and sequence length with the fits the
@@ -41,10 +42,10 @@ private:
 
     QLineEdit* m_folder;
     QLabel* m_summary;
-    QChartView* m_batch;
-    QChartView* m_sequence;
-    QChartView* m_memory;
-    QChartView* m_bandwidth;
+    PaletteChartView* m_batch;
+    PaletteChartView* m_sequence;
+    PaletteChartView* m_memory;
+    PaletteChartView* m_bandwidth;
     jobs::JobRunner* m_runner;
     std::optional<profile::ProfileOverview> m_overview;
 };

@@ -12,10 +12,11 @@
 namespace stratex::ui {
 
 namespace {
-QSpinBox* sizeBox(QWidget* parent, const QString& name, int maximum, const QString& tip)
+QSpinBox* sizeBox(QWidget* parent, const QString& name, int maximum, const QString& accessibleName, const QString& tip)
 {
     auto* box = new QSpinBox(parent);
     box->setObjectName(name);
+    box->setAccessibleName(accessibleName);
     box->setRange(1, maximum);
     box->setToolTip(tip);
     box->setAccelerated(true);
@@ -26,22 +27,27 @@ QSpinBox* sizeBox(QWidget* parent, const QString& name, int maximum, const QStri
 
 ParallelConfigForm::ParallelConfigForm(QWidget* parent)
     : QWidget(parent)
-    , m_world(sizeBox(this, QStringLiteral("worldBox"), ranks::kMaxWorld, tr("Number of GPUs (WORLD_SIZE)")))
-    , m_tp(sizeBox(this, QStringLiteral("tpBox"), 1 << 16, tr("Tensor-parallel size (--tensor-model-parallel-size)")))
-    , m_pp(sizeBox(
-          this, QStringLiteral("ppBox"), 1 << 16, tr("Pipeline-parallel size (--pipeline-model-parallel-size)")))
-    , m_cp(sizeBox(this, QStringLiteral("cpBox"), 1 << 16, tr("Context-parallel size (--context-parallel-size)")))
-    , m_ep(sizeBox(this, QStringLiteral("epBox"), 1 << 16, tr("Expert-parallel size (--expert-model-parallel-size)")))
-    , m_etp(sizeBox(this, QStringLiteral("etpBox"), 1 << 16,
+    , m_world(sizeBox(
+          this, QStringLiteral("worldBox"), ranks::kMaxWorld, tr("World size"), tr("Number of GPUs (WORLD_SIZE)")))
+    , m_tp(sizeBox(this, QStringLiteral("tpBox"), 1 << 16, tr("Tensor-parallel size"),
+          tr("Tensor-parallel size (--tensor-model-parallel-size)")))
+    , m_pp(sizeBox(this, QStringLiteral("ppBox"), 1 << 16, tr("Pipeline-parallel size"),
+          tr("Pipeline-parallel size (--pipeline-model-parallel-size)")))
+    , m_cp(sizeBox(this, QStringLiteral("cpBox"), 1 << 16, tr("Context-parallel size"),
+          tr("Context-parallel size (--context-parallel-size)")))
+    , m_ep(sizeBox(this, QStringLiteral("epBox"), 1 << 16, tr("Expert-parallel size"),
+          tr("Expert-parallel size (--expert-model-parallel-size)")))
+    , m_etp(sizeBox(this, QStringLiteral("etpBox"), 1 << 16, tr("Expert tensor-parallel size"),
           tr("Expert tensor-parallel size (--expert-tensor-parallel-size); \"= TP\" follows the TP size")))
     , m_order(new QComboBox(this))
-    , m_gpusPerNode(
-          sizeBox(this, QStringLiteral("gpusPerNodeBox"), 1024, tr("GPUs per node: node boundaries and warnings")))
+    , m_gpusPerNode(sizeBox(this, QStringLiteral("gpusPerNodeBox"), 1024, tr("GPUs per node"),
+          tr("GPUs per node: node boundaries and warnings")))
     , m_status(new QLabel(this))
 {
     m_etp->setMinimum(0);
     m_etp->setSpecialValueText(tr("= TP"));
     m_order->setObjectName(QStringLiteral("orderBox"));
+    m_order->setAccessibleName(tr("Rank order"));
     m_order->setEditable(true);
     m_order->addItem(QString::fromLatin1(ranks::kDefaultOrder));
     m_order->setItemData(0, tr("Megatron's default order"), Qt::ToolTipRole);

@@ -30,6 +30,7 @@ RankDetails::RankDetails(QWidget* parent)
     : QTreeWidget(parent)
 {
     setObjectName(QStringLiteral("rankDetails"));
+    setAccessibleName(tr("Selected rank's groups"));
     setColumnCount(3);
     setHeaderLabels({ tr("Group"), tr("Size"), tr("Members") });
     setRootIsDecorated(false);

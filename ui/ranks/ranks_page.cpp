@@ -79,6 +79,7 @@ RanksPage::RanksPage(QWidget* parent)
     , m_exportScript(new QAction(tr("Tracer Script…"), this))
 {
     m_warnings->setObjectName(QStringLiteral("warningsList"));
+    m_warnings->setAccessibleName(tr("Layout warnings"));
     m_warnings->setWordWrap(true);
     m_warnings->setMaximumHeight(120);
     m_grid->setObjectName(QStringLiteral("rankGrid"));
@@ -87,7 +88,9 @@ RanksPage::RanksPage(QWidget* parent)
     fillKinds(m_colourBy);
     fillKinds(m_highlight);
     m_colourBy->setToolTip(tr("Colour every rank by its group of this kind"));
+    m_colourBy->setAccessibleName(tr("Colour ranks by"));
     m_highlight->setToolTip(tr("When a rank is selected, highlight its group of this kind"));
+    m_highlight->setAccessibleName(tr("Highlight the selected rank's group"));
 
     // Left: the form, warnings and the selected rank.
     auto* left = new QWidget(this);
@@ -110,19 +113,35 @@ RanksPage::RanksPage(QWidget* parent)
     toolbar->addWidget(new QLabel(tr("Highlight"), centre));
     toolbar->addWidget(m_highlight);
     toolbar->addStretch();
-    const auto addTool = [&](const QString& text, const QString& tip, auto slot) {
+    // Zoom and fit as actions of the page: their shortcuts work wherever the focus is on the page,
+    // the buttons show their names, and Help > Keyboard Shortcuts lists them.
+    const auto addTool = [&](const char* name, const QString& text, const QString& iconName,
+                             const QList<QKeySequence>& shortcuts, const QString& tip, auto slot) {
+        auto* action = new QAction(QIcon::fromTheme(iconName), text, this);
+        action->setShortcuts(shortcuts);
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        const QString keys = action->shortcut().toString(QKeySequence::NativeText);
+        action->setToolTip(keys.isEmpty() ? tip : tr("%1 (%2)").arg(tip, keys));
+        connect(action, &QAction::triggered, this, slot);
+        addAction(action);
         auto* button = new QToolButton(centre);
-        button->setText(text);
-        button->setToolTip(tip);
-        connect(button, &QToolButton::clicked, this, slot);
+        button->setObjectName(QString::fromLatin1(name));
+        button->setDefaultAction(action);
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        button->setAccessibleName(text);
+        button->setAccessibleDescription(action->toolTip());
         toolbar->addWidget(button);
     };
-    addTool(QStringLiteral("−"), tr("Zoom out (−, Ctrl+wheel)"),
+    addTool("zoomOutButton", tr("Zoom out"), QStringLiteral("zoom-out"),
+        QKeySequence::keyBindings(QKeySequence::ZoomOut), tr("Smaller cells; in the grid also − and Ctrl+wheel"),
         [this] { m_grid->setCellSize(m_grid->cellSize() * 4 / 5); });
-    addTool(QStringLiteral("+"), tr("Zoom in (+, Ctrl+wheel)"),
+    addTool("zoomInButton", tr("Zoom in"), QStringLiteral("zoom-in"), QKeySequence::keyBindings(QKeySequence::ZoomIn),
+        tr("Larger cells; in the grid also + and Ctrl+wheel"),
         [this] { m_grid->setCellSize(std::max(m_grid->cellSize() + 1, m_grid->cellSize() * 5 / 4)); });
-    addTool(tr("Fit"), tr("Fit the grid to the window (0)"), [this] { m_grid->zoomToFit(); });
-    addTool(tr("Export…"), tr("Save the grid as PNG or SVG"), [this] { exportGridImageWithDialog(); });
+    addTool("fitGridButton", tr("Fit"), QStringLiteral("zoom-fit-best"), { QKeySequence(Qt::CTRL | Qt::Key_0) },
+        tr("Fit the grid to the window; in the grid also 0"), [this] { m_grid->zoomToFit(); });
+    addTool("exportGridButton", tr("Export…"), QStringLiteral("document-save-as"), {},
+        tr("Save the grid as PNG or SVG"), [this] { exportGridImageWithDialog(); });
     auto* legend = new QLabel(tr("Cells: ranks, coloured by group · bands: pipeline stages · thick lines: node "
                                  "boundaries · corner dot: traced by the workload tracer"),
         centre);

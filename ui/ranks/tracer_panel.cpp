@@ -50,6 +50,7 @@ TracerPanel::TracerPanel(QWidget* parent)
 {
     m_table->setModel(m_model);
     m_table->setObjectName(QStringLiteral("batchConfigTable"));
+    m_table->setAccessibleName(tr("Tracer batch configs"));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
     m_table->horizontalHeader()->setSectionResizeMode(BatchConfigModel::StatusColumn, QHeaderView::Stretch);
@@ -57,6 +58,10 @@ TracerPanel::TracerPanel(QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
 
     m_modelName->setObjectName(QStringLiteral("tracerModelName"));
+    m_modelName->setAccessibleName(tr("Tracer model name"));
+    m_microBatchSize->setAccessibleName(tr("Micro-batch size"));
+    m_microBatches->setAccessibleName(tr("Micro-batches per step"));
+    m_globalBatch->setAccessibleName(tr("Global batch"));
     m_modelName->setToolTip(tr("Model name used in the log directory names (SIM_GPT_<model>_Config<i>_…)"));
     m_microBatchSize->setRange(1, 1 << 20);
     m_microBatchSize->setToolTip(tr("Micro-batch size (MICROB_SIZE)"));
@@ -67,6 +72,7 @@ TracerPanel::TracerPanel(QWidget* parent)
     m_globalBatch->setSpecialValueText(tr("auto"));
     m_globalBatch->setToolTip(tr("Global batch; auto: micro-batches × micro-batch size × DP"));
     m_command->setObjectName(QStringLiteral("tracerCommand"));
+    m_command->setAccessibleName(tr("Command per rank"));
     m_command->setToolTip(tr("Command the script runs per traced rank. Placeholders: {rank} {world} {pp} {tp} {dp} "
                              "{cp} {ep} {model} {config} {log_dir} {micro_batches} {micro_batch_size} {global_batch}"));
     m_summary->setObjectName(QStringLiteral("tracerSummary"));

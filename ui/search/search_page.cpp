@@ -110,9 +110,12 @@ SearchPage::SearchPage(QWidget* parent)
     m_best->setText(tr("Choose the folder of Galvatron profiles and run the search."));
     m_stats->setObjectName(QStringLiteral("searchStats"));
     m_stats->setWordWrap(true);
+    m_planSet->setObjectName(QStringLiteral("planSetBox"));
+    m_planSet->setAccessibleName(tr("Plans shown"));
     m_planSet->addItems({ tr("Top plans"), tr("Pareto set (throughput vs peak memory)") });
     m_proxy->setSourceModel(m_planModel);
     m_table->setObjectName(QStringLiteral("planTable"));
+    m_table->setAccessibleName(tr("Plans"));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -122,6 +125,7 @@ SearchPage::SearchPage(QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_strip->setObjectName(QStringLiteral("layerStrip"));
+    m_strip->setAccessibleName(tr("Strategy per layer of the selected plan"));
     m_memory->setObjectName(QStringLiteral("stageMemoryChart"));
     m_timeline->setObjectName(QStringLiteral("showTimelineButton"));
     m_timeline->setEnabled(false);

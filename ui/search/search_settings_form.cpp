@@ -15,6 +15,7 @@
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
+#include "ui/common/path_line_edit.h"
 
 namespace stratex::ui {
 
@@ -28,6 +29,8 @@ QWidget* pathField(QLineEdit* edit, const QString& dialogTitle, QWidget* parent)
     auto* layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* browse = new QPushButton(QObject::tr("Browse…"), row);
+    edit->setAccessibleName(dialogTitle);
+    browse->setAccessibleName(QObject::tr("Browse for the %1").arg(dialogTitle.toLower()));
     layout->addWidget(edit, 1);
     layout->addWidget(browse);
     QObject::connect(browse, &QPushButton::clicked, edit, [edit, dialogTitle] {
@@ -42,8 +45,8 @@ QWidget* pathField(QLineEdit* edit, const QString& dialogTitle, QWidget* parent)
 
 SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     : SettingsForm(parent)
-    , m_profilesDir(new QLineEdit(this))
-    , m_hardwareDir(new QLineEdit(this))
+    , m_profilesDir(new PathLineEdit(this))
+    , m_hardwareDir(new PathLineEdit(this))
     , m_threads(new QSpinBox(this))
     , m_topK(new QSpinBox(this))
 {
@@ -73,11 +76,13 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
     m_threads->setToolTip(tr("Search threads; results do not depend on it"));
+    m_threads->setAccessibleName(tr("Search threads"));
     engine->addRow(tr("Threads"), m_threads);
     m_topK->setObjectName(QStringLiteral("topK"));
     m_topK->setRange(1, 1000);
     m_topK->setValue(20);
     m_topK->setToolTip(tr("Plans kept: the best per (pipeline degree, TP/SP mode, batch, micro-batches)"));
+    m_topK->setAccessibleName(tr("Top plans kept"));
     engine->addRow(tr("Top plans"), m_topK);
 
     connect(m_profilesDir, &QLineEdit::textChanged, this, &SearchSettingsForm::adoptSynthesizedModel);

@@ -14,11 +14,9 @@
 namespace stratex::ui {
 
 StageMemoryChart::StageMemoryChart(QWidget* parent)
-    : QChartView(new QChart, parent)
+    : PaletteChartView(parent)
 {
-    setRenderHint(QPainter::Antialiasing);
-    chart()->setAnimationOptions(QChart::NoAnimation);
-    chart()->legend()->setAlignment(Qt::AlignBottom);
+    setAccessibleName(tr("Memory per pipeline stage"));
     chart()->setTitle(tr("Memory per stage"));
     setMinimumHeight(200);
 }
@@ -29,8 +27,6 @@ void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
     resetChart(c);
     if (!evaluation)
         return;
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    c->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
 
     auto* layers = new QBarSet(tr("layers"));
     auto* embedding = new QBarSet(tr("embedding / LM head"));
@@ -58,8 +54,7 @@ void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
     x->append(categories);
     auto* y = new QValueAxis(c);
     y->setTitleText(tr("MB"));
-    y->setRange(0, std::max(highest, evaluation->budget.total_mb) * 1.05);
-    y->applyNiceNumbers();
+    setIntegerRange(y, 0, std::max(highest, evaluation->budget.total_mb) * 1.05);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
@@ -69,6 +64,7 @@ void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
                     .arg(evaluation->budget.dp_budget_mb)
                     .arg(evaluation->budget.reserve_mb)
                     .arg(evaluation->fits ? QString() : tr(" — does NOT fit")));
+    followPalette();
 }
 
 } // namespace stratex::ui

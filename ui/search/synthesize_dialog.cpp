@@ -19,6 +19,7 @@
 #include "core/common/error.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/transformer_estimates.h"
+#include "ui/common/path_line_edit.h"
 #include "ui/common/settings_form.h"
 
 namespace stratex::ui {
@@ -36,7 +37,7 @@ constexpr std::string_view kDialogRows[]
 SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     : QDialog(parent)
     , m_form(new SettingsForm(this))
-    , m_folder(new QLineEdit(this))
+    , m_folder(new PathLineEdit(this))
     , m_summary(new QLabel(this))
 {
     setWindowTitle(tr("Synthesize profiles"));
@@ -50,8 +51,10 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     m_form->addSettings(specs, defaults);
     m_summary->setWordWrap(true);
     m_folder->setObjectName(QStringLiteral("synthFolder"));
+    m_folder->setAccessibleName(tr("Folder to write the profile set to"));
 
     auto* browse = new QPushButton(tr("Browse…"), this);
+    browse->setAccessibleName(tr("Browse for the folder to write to"));
     auto* folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);

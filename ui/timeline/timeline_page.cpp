@@ -17,7 +17,7 @@
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "ui/common/image_export.h"
-#include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/timeline_legend.h"
 #include "ui/timeline/timeline_widget.h"
 
 #include "controllers/timeline_document.h"
@@ -32,16 +32,6 @@ using controllers::TimelineSourceId;
 using controllers::TimelineSources;
 
 namespace {
-
-QLabel* legendSwatch(const QString& text, OpKind kind, QWidget* parent)
-{
-    TimelineOp op;
-    op.kind = kind;
-    auto* label = new QLabel(QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span> %2")
-                                 .arg(timelineOpColor(op).name(), text),
-        parent);
-    return label;
-}
 
 // The source a plan box item stands for; "—" in the second box has none.
 std::optional<TimelineSourceId> sourceIdOf(const QComboBox* box)
@@ -70,7 +60,9 @@ TimelinePage::TimelinePage(QWidget* parent)
     , m_exportTrace(new QAction(tr("Timeline as Chrome Trace (Perfetto)…"), this))
 {
     m_first->setObjectName(QStringLiteral("firstPlanBox"));
+    m_first->setAccessibleName(tr("Plan"));
     m_second->setObjectName(QStringLiteral("secondPlanBox"));
+    m_second->setAccessibleName(tr("Plan compared with"));
     m_widget->setObjectName(QStringLiteral("timelineWidget"));
     m_summary->setObjectName(QStringLiteral("timelineSummary"));
     m_summary->setWordWrap(true);
@@ -96,24 +88,20 @@ TimelinePage::TimelinePage(QWidget* parent)
     toolbar->addWidget(exportButton);
     toolbar->addWidget(traceButton);
 
-    auto* legend = new QHBoxLayout;
-    legend->addWidget(legendSwatch(tr("forward"), OpKind::Forward, this));
-    legend->addWidget(legendSwatch(tr("backward"), OpKind::Backward, this));
-    legend->addWidget(legendSwatch(tr("weight gradient"), OpKind::Weight, this));
-    legend->addWidget(legendSwatch(tr("send"), OpKind::Send, this));
-    legend->addWidget(legendSwatch(tr("receive"), OpKind::Recv, this));
-    legend->addWidget(new QLabel(tr("<span style=\"color:#e15759\">—</span> memory"), this));
-    legend->addStretch();
-    legend->addWidget(new QLabel(tr("W/S zoom · A/D pan · Ctrl+wheel zoom · drag pan · 0 fit · click: highlight "
-                                    "micro-batch"),
-        this));
+    auto* keys = new QLabel(
+        tr("Shades of a colour: micro-batches in turn · W/S zoom · A/D pan · Ctrl+wheel zoom · drag pan · 0 fit · "
+           "click: highlight micro-batch · Esc: clear"),
+        this);
+    keys->setObjectName(QStringLiteral("timelineKeys"));
+    keys->setWordWrap(true);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(toolbar);
     layout->addWidget(m_widget, 1);
     layout->addWidget(m_summary);
-    layout->addLayout(legend);
+    layout->addWidget(new TimelineLegend(this));
+    layout->addWidget(keys);
 
     connect(open, &QPushButton::clicked, this, &TimelinePage::openCasesWithDialog);
     connect(fit, &QPushButton::clicked, m_widget, &TimelineWidget::fit);

@@ -22,18 +22,27 @@ using sim::TimelineOp;
 
 QColor timelineOpColor(const TimelineOp& op)
 {
-    constexpr int kShades = 4; // lightness steps cycling with the micro-batch id
+    return timelineOpColor(op.kind, op.microbatch);
+}
+
+QColor timelineOpColor(OpKind kind, int microbatch)
+{
+    constexpr int kShades = kTimelineShades;
     static const auto table = [] {
         const QRgb bases[] = { 0x4E79A7, 0xF28E2B, 0x59A14F, 0xB07AA1, 0x76B7B2 }; // F, B, W, send, recv
         std::array<std::array<QColor, kShades>, 5> colours;
-        for (std::size_t kind = 0; kind < 5; ++kind) {
+        for (std::size_t k = 0; k < 5; ++k) {
             for (int shade = 0; shade < kShades; ++shade)
-                colours[kind][std::size_t(shade)]
-                    = QColor::fromRgb(QColor(bases[kind]).lighter(100 + shade * 14).rgb());
+                colours[k][std::size_t(shade)] = QColor::fromRgb(QColor(bases[k]).lighter(100 + shade * 14).rgb());
         }
         return colours;
     }();
-    return table[std::size_t(op.kind)][std::size_t(op.microbatch % kShades)];
+    return table[std::size_t(kind)][std::size_t(((microbatch % kShades) + kShades) % kShades)];
+}
+
+QColor timelineMemoryColor()
+{
+    return QColor(0xE1, 0x57, 0x59);
 }
 
 std::pair<std::size_t, std::size_t> visibleOps(const std::vector<TimelineOp>& ops, double t0_us, double t1_us)
@@ -272,7 +281,7 @@ void paintMemory(const Frame& f, const std::vector<sim::MemorySample>& samples, 
         current = it->mem_mb;
     }
     curve.add(f.x(std::min(visible.end_us, f.style.zoom.trace().end_us)), y(current));
-    QPen pen(QColor(0xE1, 0x57, 0x59));
+    QPen pen(timelineMemoryColor());
     pen.setCosmetic(true); // one device pixel wide: the raster engine's fast line path
     p.setPen(pen);
     p.drawPolyline(curve.finish());

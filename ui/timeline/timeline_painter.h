@@ -27,8 +27,13 @@ struct TimelineStyle {
 };
 
 // Colour of an op: a hue per kind (F blue, B orange, W green, send purple, receive teal) and a
-// lightness step per micro-batch so neighbours stay apart.
+// lightness step per micro-batch so neighbours stay apart: kTimelineShades shades cycling with the
+// micro-batch id (micro-batch m has shade m mod kTimelineShades).
+inline constexpr int kTimelineShades = 4;
 QColor timelineOpColor(const sim::TimelineOp& op);
+QColor timelineOpColor(sim::OpKind kind, int microbatch);
+// The memory curve's colour.
+QColor timelineMemoryColor();
 
 // The index range [first, last) of ops overlapping [t0, t1] in a lane sorted by start whose ops
 // do not overlap each other (so their ends are sorted too).

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// stratex-cli reference: the stratex cost model against published measurements of real runs.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include <QCoreApplication>
+#include <QDir>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_output.h"
+#include "app/cli/cli_parser.h"
+#include "core/perf/reference_run.h"
+
+namespace stratex::cli {
+
+namespace {
+
+// Installed beside the binary (share/stratex/reference-runs) or, in a build tree, the sources'.
+QString defaultRunsDir()
+{
+    const QString installed
+        = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/stratex/reference-runs");
+    if (QDir(installed).exists())
+        return installed;
+    return QStringLiteral(STRATEX_SOURCE_REFERENCE_RUNS);
+}
+
+std::string percent(double fraction)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%+.1f%%", fraction * 100);
+    return buffer;
+}
+
+std::string fixed(double value, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+struct Summary {
+    double mae = 0;
+    int runs = 0;
+    int trainedButOom = 0;
+};
+
+Summary summarise(const std::vector<perf::ReferenceComparison>& all, bool fit)
+{
+    std::vector<perf::ReferenceComparison> part;
+    Summary summary;
+    for (const auto& c : all) {
+        if (c.run->fit != fit || !c.estimate.problems.empty())
+            continue;
+        part.push_back(c);
+        if (c.predicted_oom && c.run->trained)
+            ++summary.trainedButOom;
+    }
+    summary.mae = perf::meanAbsoluteError(part);
+    summary.runs = int(part.size());
+    return summary;
+}
+
+nlohmann::ordered_json summaryJson(const Summary& s)
+{
+    return { { "runs", s.runs }, { "mean_absolute_throughput_error", s.mae },
+        { "trained_but_predicted_oom", s.trainedButOom } };
+}
+
+int runReference(const QStringList& args)
+{
+    CliParser parser(QStringLiteral("reference"),
+        QStringLiteral("Costs every recorded real training run (resources/reference-runs) with the stratex cost "
+                       "model and prints predicted against measured iteration time, the throughput error, "
+                       "predicted peak memory, and the mean absolute error of the fit and hold-out runs."));
+    parser.option(QStringLiteral("runs"), QStringLiteral("DIR"),
+        QStringLiteral("Directory of run records (default: the bundled reference runs)."));
+    parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.parse(args);
+    if (!parser.positionalArguments().isEmpty())
+        parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
+    const QString dir = parser.isSet(QStringLiteral("runs")) ? parser.value(QStringLiteral("runs")) : defaultRunsDir();
+
+    const std::vector<perf::ReferenceRun> runs = perf::readReferenceRuns(dir.toStdString());
+    std::vector<perf::ReferenceComparison> comparisons;
+    for (const perf::ReferenceRun& run : runs)
+        comparisons.push_back(perf::compareWithRun(run, perf::efficiencyFor(run.cluster.gpu)));
+    const Summary fit = summarise(comparisons, true);
+    const Summary holdout = summarise(comparisons, false);
+
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::ordered_json out;
+        out["runs"] = nlohmann::ordered_json::array();
+        for (const auto& c : comparisons) {
+            const perf::ReferenceRun& run = *c.run;
+            nlohmann::ordered_json row = { { "id", run.id }, { "use", run.fit ? "fit" : "holdout" },
+                { "verified", run.verified }, { "gpus", run.cluster.worldSize() }, { "gpu", run.cluster.gpu.name },
+                { "strategy", run.strategy.notation() }, { "measured_iteration_s", run.measured_iteration_s },
+                { "measured_from", run.measured_from } };
+            if (!c.estimate.problems.empty()) {
+                row["problems"] = c.estimate.problems;
+            } else {
+                row["predicted_iteration_s"] = c.predicted_iteration_s;
+                row["throughput_error"] = c.throughput_error;
+                row["predicted_peak_memory_gb"] = c.estimate.peak_memory_mb / 1e3;
+                row["predicted_oom"] = c.predicted_oom;
+                row["predicted_mfu"] = c.estimate.mfu;
+            }
+            if (run.peak_memory_gib)
+                row["measured_peak_memory_gib"] = *run.peak_memory_gib;
+            row["trained"] = run.trained;
+            row["assumptions"] = run.assumptions;
+            out["runs"].push_back(row);
+        }
+        out["fit"] = summaryJson(fit);
+        out["holdout"] = summaryJson(holdout);
+        printOut(out.dump(2) + "\n");
+        return kExitOk;
+    }
+    std::string text;
+    for (const auto& c : comparisons) {
+        const perf::ReferenceRun& run = *c.run;
+        text += run.id + " [" + (run.fit ? "fit" : "holdout") + "] " + std::to_string(run.cluster.worldSize()) + " x "
+            + run.cluster.gpu.name + ", " + run.strategy.notation() + "\n";
+        if (!c.estimate.problems.empty()) {
+            text += "  cannot be costed: " + c.estimate.problems.front() + "\n";
+            continue;
+        }
+        text += "  measured " + fixed(run.measured_iteration_s, 3) + " s/iter (" + run.measured_from + "), predicted "
+            + fixed(c.predicted_iteration_s, 3) + " s/iter, throughput error " + percent(c.throughput_error)
+            + ", peak memory " + fixed(c.estimate.peak_memory_mb / 1e3, 1) + " GB of "
+            + fixed(c.estimate.memory_limit_mb / 1e3, 1) + (c.predicted_oom ? " (predicted OOM)" : "") + "\n";
+    }
+    text += "fit: " + std::to_string(fit.runs) + " runs, mean absolute throughput error " + fixed(fit.mae * 100, 1)
+        + " %, " + std::to_string(fit.trainedButOom) + " trained runs predicted OOM\n";
+    text += "holdout: " + std::to_string(holdout.runs) + " runs, mean absolute throughput error "
+        + fixed(holdout.mae * 100, 1) + " %, " + std::to_string(holdout.trainedButOom)
+        + " trained runs predicted OOM\n";
+    printOut(text);
+    return kExitOk;
+}
+
+const RegisterCommand registerReference({ QStringLiteral("reference"),
+    QStringLiteral("Predicted vs measured for published training runs (stratex cost model)."), 75, runReference });
+
+} // namespace
+
+} // namespace stratex::cli

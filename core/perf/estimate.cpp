@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/perf/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/perf/layer_cost.h"
+#include "core/sim/simulator.h"
+
+namespace stratex::perf {
+
+namespace {
+
+constexpr double kMb = 1e6;
+constexpr double kBytes = 2;
+
+// One model chunk (a stage's share of layers under interleaving): per-micro-batch times and
+// activation bytes, plus the weights it holds.
+struct ChunkCost {
+    int layers = 0;
+    double forward_s = 0;
+    double backward_s = 0;
+    double activation_bytes = 0; // kept per micro-batch
+    double transient_bytes = 0; // one recomputed layer's activations during its backward
+    double dense_params = 0; // per GPU, before ZeRO sharding
+    double expert_params = 0;
+};
+
+double layerWeightsPerGpu(
+    const model::ModelDescription& model, const ParallelStrategy& s, bool moeLayer, double& expertParams)
+{
+    const model::ParameterCount count = model::countParameters(model);
+    double dense = count.attention / s.tp + count.norms;
+    if (!moeLayer)
+        return dense + count.dense_mlp / s.tp;
+    const model::MoeDescription& moe = *model.moe;
+    expertParams += count.expert_mlp * moe.num_experts / (double(s.ep) * s.etp);
+    return dense + count.shared_mlp / s.tp + count.router;
+}
+
+// Embedding lookup and, on the last chunk, final norm + LM head + vocab-parallel cross-entropy.
+struct EndCosts {
+    double embedding_forward_s = 0;
+    double embedding_backward_s = 0;
+    double head_forward_s = 0;
+    double head_backward_s = 0;
+    double logits_bytes = 0;
+};
+
+EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw)
+{
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    const double h = model.hidden_size;
+    const double vocabShard = double(model.vocab_size) / s.tp;
+    const double hidden = kBytes * tokens * h;
+    const GroupShape tpGroup { s.tp, 1 };
+    EndCosts end;
+    end.embedding_forward_s = hw.memoryBoundS(2 * hidden) + hw.allReduceS(hidden, tpGroup) + hw.kernelOverheadS(3);
+    end.embedding_backward_s = hw.memoryBoundS(4 * hidden) + hw.kernelOverheadS(3);
+    const double head = hw.gemmS(tokens, vocabShard, h);
+    // Cross-entropy in fp32 over the local vocabulary shard: cast, max, exp-sum, loss, gradient.
+    const double lossBytes = tokens * vocabShard * (2 + 4 + 4 + 4);
+    const double gather = s.sequence_parallel ? hw.allGatherS(hidden, tpGroup) : 0;
+    end.head_forward_s = head + hw.memoryBoundS(lossBytes * 0.6 + 2 * hidden) + gather + hw.kernelOverheadS(8);
+    end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
+    end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
+    return end;
+}
+
+std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
+    const HardwareModel& hw, const std::vector<int>& stageLayers)
+{
+    const int p = s.pp;
+    const int v = s.vpp;
+    const LayerCost dense = layerCost(model, s, hw, false, false);
+    const LayerCost denseRecomputed = layerCost(model, s, hw, false, true);
+    LayerCost moe;
+    LayerCost moeRecomputed;
+    if (model.moe) {
+        moe = layerCost(model, s, hw, true, false);
+        moeRecomputed = layerCost(model, s, hw, true, true);
+    }
+    std::vector<ChunkCost> chunks(std::size_t(p * v));
+    int layer = 0;
+    for (int j = 0; j < v; ++j) {
+        for (int i = 0; i < p; ++i) {
+            ChunkCost& chunk = chunks[std::size_t(j * p + i)];
+            const int stage = stageLayers[std::size_t(i)];
+            chunk.layers = stage / v + (j < stage % v ? 1 : 0);
+            // Full recompute, Megatron's uniform method: every layer is recomputed, in groups of
+            // recompute_num_layers; a group keeps its input and rebuilds its layers' activations
+            // during its backward.
+            const bool full = s.recompute == Recompute::Full;
+            const int group = std::max(1, s.recompute_num_layers);
+            double groupBytes = 0;
+            for (int k = 0; k < chunk.layers; ++k, ++layer) {
+                const bool isMoe = model.isMoeLayer(layer);
+                const LayerCost& c = isMoe ? (full ? moeRecomputed : moe) : (full ? denseRecomputed : dense);
+                chunk.forward_s += c.forwardS();
+                chunk.backward_s += c.backwardS();
+                if (full) {
+                    if (k % group == 0) {
+                        chunk.activation_bytes += c.input_bytes;
+                        groupBytes = 0;
+                    }
+                    groupBytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, groupBytes);
+                } else {
+                    chunk.activation_bytes += c.activation_bytes;
+                }
+                chunk.dense_params += layerWeightsPerGpu(model, s, isMoe, chunk.expert_params);
+            }
+        }
+    }
+    return chunks;
+}
+
+double makespanS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, const HardwareModel& hw,
+    double p2pBytes, bool crossNode)
+{
+    const int p = s.pp;
+    const int m = s.microbatches();
+    if (p == 1) {
+        double perMicrobatch = 0;
+        for (const ChunkCost& c : chunks)
+            perMicrobatch += c.forward_s + c.backward_s;
+        return m * perMicrobatch;
+    }
+    sim::SimulationInput input;
+    const int count = int(chunks.size());
+    input.device_assignment.resize(std::size_t(count));
+    for (int c = 0; c < count; ++c)
+        input.device_assignment[std::size_t(c)] = c % p;
+    sim::MicrobatchSpec spec;
+    for (const ChunkCost& c : chunks) {
+        sim::LayerCost layer;
+        layer.fw_us = c.forward_s * 1e6;
+        layer.bw_us = c.backward_s * 1e6;
+        layer.fw_comm_mb = p2pBytes / kMb;
+        layer.bw_comm_mb = p2pBytes / kMb;
+        spec.layers.push_back(layer);
+    }
+    for (int id = 0; id < m; ++id) {
+        spec.id = id;
+        input.microbatches.push_back(spec);
+    }
+    // The link between consecutive stages: its measured latency and bandwidth.
+    const double oneMb = hw.p2pS(kMb, crossNode) - hw.p2pS(1e-9, crossNode);
+    input.comm.intra_node_bw_gbps = 8e-3 / oneMb; // MB per s -> Gbit/s: 1 MB in `oneMb` seconds
+    input.comm.inter_node_bw_gbps = input.comm.intra_node_bw_gbps;
+    input.comm.intra_node_lat_us = hw.efficiency().collective_latency_us;
+    input.comm.inter_node_lat_us = input.comm.intra_node_lat_us;
+    const sim::ScheduleKind kind = s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1
+        : s.vpp > 1                                                     ? sim::ScheduleKind::Interleaved1F1B
+                                                                        : sim::ScheduleKind::OneFOneB;
+    sim::SimulationOptions options;
+    options.build_timeline = false;
+    return sim::simulate(input, kind, options).makespan_us * 1e-6;
+}
+
+// Activations at the peak, in micro-batches of a whole stage: 1F1B warms up p - i of them;
+// interleaving warms up (p - i - 1)·2 + (v - 1)·p + 1 chunks (Megatron's schedules.py).
+double inflightMicrobatches(const ParallelStrategy& s, int stage)
+{
+    const int m = s.microbatches();
+    if (s.pp == 1)
+        return 1;
+    if (s.vpp > 1) {
+        const int chunks = std::min(m * s.vpp, (s.pp - stage - 1) * 2 + (s.vpp - 1) * s.pp + 1);
+        return double(chunks) / s.vpp;
+    }
+    return std::min(s.pp - stage, m);
+}
+
+} // namespace
+
+double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch)
+{
+    const double h = model.hidden_size;
+    const double s = model.seq_length;
+    const double mats = model.mlp == model::MlpKind::Gated ? 3 : 2;
+    const model::ParameterCount count = model::countParameters(model);
+    double perToken = 0;
+    for (int layer = 0; layer < model.num_layers; ++layer) {
+        double mlp = count.dense_mlp;
+        if (model.isMoeLayer(layer))
+            mlp = mats * h * model.moe->expert_ffn_hidden_size * model.moe->top_k + count.shared_mlp;
+        perToken += 2 * (count.attention + mlp) + 2 * s * h; // causal QK^T and PV
+    }
+    perToken += 2 * h * model.vocab_size;
+    return 3 * perToken * s * double(globalBatch);
+}
+
+Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw)
+{
+    Estimate result;
+    result.strategy = s;
+    const profile::synth::ClusterDescription& cluster = hw.cluster();
+    result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
+    result.memory_limit_mb = cluster.gpu.memory_gb * 1e9 / kMb;
+    if (!result.problems.empty()) {
+        result.fits = false;
+        return result;
+    }
+    const Efficiency& eff = hw.efficiency();
+    const int p = s.pp;
+    const int v = s.vpp;
+    const int m = s.microbatches();
+    const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
+    std::vector<ChunkCost> chunks = chunkCosts(model, s, hw, stageLayers);
+    const EndCosts end = endCosts(model, s, hw);
+    chunks.front().forward_s += end.embedding_forward_s;
+    chunks.front().backward_s += end.embedding_backward_s;
+    chunks.back().forward_s += end.head_forward_s;
+    chunks.back().backward_s += end.head_backward_s;
+    const double h = model.hidden_size;
+    const double embeddingParams = double(model.vocab_size) * h / s.tp;
+    chunks.front().dense_params += embeddingParams;
+    chunks.back().dense_params += embeddingParams; // the LM head (a copy when tied and pp > 1)
+    if (p == 1 && model.tied_embeddings)
+        chunks.back().dense_params -= embeddingParams;
+
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    const double p2pBytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
+    const bool crossNode = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
+    const double pipelineS = makespanS(chunks, s, hw, p2pBytes, crossNode);
+
+    const GroupShape denseDp { s.dp * s.cp, s.tp };
+    const GroupShape expertDp { s.expertDp(), s.ep * s.etp };
+    double worstTailS = 0;
+    double busiestStageS = 0;
+    for (int i = 0; i < p; ++i) {
+        StageEstimate stage;
+        stage.stage = i;
+        stage.layers = stageLayers[std::size_t(i)];
+        double denseParams = 0;
+        double expertParams = 0;
+        double activationBytes = 0;
+        double transientBytes = 0;
+        double forwardS = 0;
+        double backwardS = 0;
+        for (int j = 0; j < v; ++j) {
+            const ChunkCost& c = chunks[std::size_t(j * p + i)];
+            denseParams += c.dense_params;
+            expertParams += c.expert_params;
+            activationBytes += c.activation_bytes;
+            transientBytes = std::max(transientBytes, c.transient_bytes);
+            forwardS += c.forward_s;
+            backwardS += c.backward_s;
+        }
+        stage.forward_ms = forwardS * 1e3;
+        stage.backward_ms = backwardS * 1e3;
+        busiestStageS = std::max(busiestStageS, m * (forwardS + backwardS));
+
+        // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
+        const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
+        const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
+        double gradS = 0;
+        double gatherS = 0;
+        if (s.zero == 0) {
+            gradS = hw.allReduceS(4 * denseParams, denseDp) + hw.allReduceS(4 * expertParams, expertDp);
+        } else {
+            gradS = hw.reduceScatterS(4 * denseParams, denseDp) + hw.reduceScatterS(4 * expertParams, expertDp);
+            gatherS = hw.allGatherS(2 * denseParams, denseDp) + hw.allGatherS(2 * expertParams, expertDp);
+        }
+        double exposedS = 0;
+        if (s.zero == 3) {
+            // FSDP gathers the weights for the forward and again for the backward of every
+            // micro-batch and reduce-scatters gradients each time, prefetched under compute.
+            const double perMicro = 2 * gatherS + gradS;
+            exposedS = m * std::max(0.0, perMicro - eff.dp_overlap * (forwardS + backwardS));
+            stage.dp_comm_ms = m * perMicro * 1e3;
+        } else {
+            const double hide = s.overlap_grad_reduce ? eff.dp_overlap : 0.0;
+            exposedS = std::max(0.0, gradS - hide * backwardS / std::max(1, v))
+                + std::max(0.0, gatherS - hide * forwardS / std::max(1, v));
+            stage.dp_comm_ms = (gradS + gatherS) * 1e3;
+        }
+        stage.dp_exposed_ms = exposedS * 1e3;
+        // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,
+        // the 16-bit weight written back, one more gradient read for the norm.
+        const double shardParams = denseParams / denseShard + expertParams / expertShard;
+        const double optimizerS = hw.memoryBoundS(34 * shardParams) + hw.kernelOverheadS(20);
+        worstTailS = std::max(worstTailS, exposedS + optimizerS);
+        result.optimizer_ms = std::max(result.optimizer_ms, optimizerS * 1e3);
+
+        // Memory.
+        StageMemory& mem = stage.memory;
+        const double params = denseParams + expertParams;
+        if (s.zero == 3) {
+            const double gatheredLayers = 2.0 / std::max(1, stage.layers);
+            mem.weights_mb = (2 * shardParams + 2 * params * gatheredLayers) / kMb;
+        } else {
+            mem.weights_mb = 2 * params / kMb;
+        }
+        mem.gradients_mb = 4 * (s.zero >= 2 ? shardParams : params) / kMb;
+        mem.optimizer_mb = 12 * (s.zero >= 1 ? shardParams : params) / kMb;
+        const double inflight = inflightMicrobatches(s, i);
+        stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
+        mem.activations_mb = (inflight * activationBytes + transientBytes) * eff.activation_fragmentation / kMb;
+        if (i == p - 1)
+            mem.logits_mb = end.logits_bytes / kMb;
+        mem.reserve_mb = eff.memory_reserve_gb * 1e9 / kMb;
+        result.peak_memory_mb = std::max(result.peak_memory_mb, mem.totalMb());
+        result.stages.push_back(stage);
+    }
+
+    result.pipeline_ms = pipelineS * 1e3;
+    result.bubble_fraction = pipelineS > 0 ? std::max(0.0, 1 - busiestStageS / pipelineS) : 0;
+    result.dp_exposed_ms = 0;
+    for (const StageEstimate& stage : result.stages)
+        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
+    result.overhead_ms = eff.iteration_overhead_ms;
+    result.iteration_ms = result.pipeline_ms + worstTailS * 1e3 + result.overhead_ms;
+    const double world = double(cluster.worldSize());
+    const double iterationS = result.iteration_ms * 1e-3;
+    result.tokens_per_s_per_gpu = double(s.global_batch_size) * model.seq_length / iterationS / world;
+    const double flops = modelFlopsPerIteration(model, s.global_batch_size);
+    result.model_tflops_per_gpu = flops / iterationS / world / 1e12;
+    result.mfu = result.model_tflops_per_gpu / cluster.gpu.peak_tflops;
+    result.fits = result.peak_memory_mb <= result.memory_limit_mb;
+    if (!result.fits)
+        result.notes.push_back("does not fit: " + std::to_string(int(result.peak_memory_mb)) + " MB needed, "
+            + std::to_string(int(result.memory_limit_mb)) + " MB on the GPU");
+    return result;
+}
+
+} // namespace stratex::perf

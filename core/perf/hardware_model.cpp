@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/perf/hardware_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stratex::perf {
+
+Efficiency efficiencyFor(const profile::synth::GpuDescription& gpu)
+{
+    Efficiency e;
+    // Starting points before the fit: cuBLAS BF16 GEMMs reach about 80 % of A100 peak and 70 %
+    // of H100 peak; flash attention 2 about 60 % / 45 %.
+    if (gpu.name.rfind("a100", 0) == 0) {
+        e.gemm = 0.80;
+        e.attention = 0.60;
+    } else {
+        e.gemm = 0.70;
+        e.attention = 0.45;
+    }
+    return e;
+}
+
+HardwareModel::HardwareModel(profile::synth::ClusterDescription cluster, Efficiency efficiency)
+    : m_cluster(std::move(cluster))
+    , m_efficiency(efficiency)
+{
+}
+
+double HardwareModel::gemmS(double m, double n, double k, bool fp8) const
+{
+    if (m <= 0 || n <= 0 || k <= 0)
+        return 0;
+    const auto& gpu = m_cluster.gpu;
+    const double peak = gpu.peak_tflops * 1e12 * m_efficiency.gemm * (fp8 ? m_efficiency.fp8_speedup : 1.0);
+    const double elementBytes = fp8 ? 1.0 : 2.0;
+    const double bytes = elementBytes * (m * k + k * n) + 2.0 * m * n;
+    return 2.0 * m * n * k / peak + bytes / (gpu.hbm_gb_per_s * 1e9 * m_efficiency.hbm);
+}
+
+double HardwareModel::attentionS(double flops) const
+{
+    return flops / (m_cluster.gpu.peak_tflops * 1e12 * m_efficiency.attention);
+}
+
+double HardwareModel::memoryBoundS(double bytes) const
+{
+    return bytes / (m_cluster.gpu.hbm_gb_per_s * 1e9 * m_efficiency.hbm);
+}
+
+double HardwareModel::kernelOverheadS(int kernels) const
+{
+    return kernels * m_efficiency.kernel_overhead_us * 1e-6;
+}
+
+bool HardwareModel::spansNodes(GroupShape group) const
+{
+    return static_cast<long long>(group.size) * group.stride > m_cluster.gpus_per_node;
+}
+
+double HardwareModel::busBandwidth(GroupShape group) const
+{
+    const auto& gpu = m_cluster.gpu;
+    const double nvlink = gpu.intra_node_bus_gb_per_s * 1e9;
+    if (!spansNodes(group))
+        return nvlink * m_efficiency.network;
+    // Ranks of the group on one node; each brings its own NIC share to the ring that leaves it.
+    const int perNode = group.stride >= m_cluster.gpus_per_node
+        ? 1
+        : std::max(1, std::min(group.size, m_cluster.gpus_per_node / group.stride));
+    return std::min(nvlink, perNode * gpu.network_gb_per_s_per_gpu * 1e9) * m_efficiency.network;
+}
+
+double HardwareModel::stepLatencyS(GroupShape group) const
+{
+    // NCCL switches from rings to trees as groups grow: latency grows with log2 of the size.
+    return m_efficiency.collective_latency_us * 1e-6 * std::ceil(std::log2(std::max(2, group.size)));
+}
+
+double HardwareModel::allReduceS(double bytes, GroupShape group) const
+{
+    if (group.size <= 1 || bytes <= 0)
+        return 0;
+    const double n = group.size;
+    return 2 * (n - 1) / n * bytes / busBandwidth(group) + 2 * stepLatencyS(group);
+}
+
+double HardwareModel::allGatherS(double bytes, GroupShape group) const
+{
+    if (group.size <= 1 || bytes <= 0)
+        return 0;
+    const double n = group.size;
+    return (n - 1) / n * bytes / busBandwidth(group) + stepLatencyS(group);
+}
+
+double HardwareModel::reduceScatterS(double bytes, GroupShape group) const
+{
+    return allGatherS(bytes, group);
+}
+
+double HardwareModel::allToAllS(double bytes, GroupShape group) const
+{
+    return allGatherS(bytes, group);
+}
+
+double HardwareModel::p2pS(double bytes, bool crossNode) const
+{
+    if (bytes <= 0)
+        return 0;
+    const auto& gpu = m_cluster.gpu;
+    const double bandwidth
+        = (crossNode ? gpu.network_gb_per_s_per_gpu : gpu.intra_node_p2p_gb_per_s) * 1e9 * m_efficiency.network;
+    return bytes / bandwidth + m_efficiency.collective_latency_us * 1e-6;
+}
+
+} // namespace stratex::perf

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/perf/layer_cost.h"
+
+#include <algorithm>
+
+namespace stratex::perf {
+
+namespace {
+
+constexpr double kBytes = 2; // bf16/fp16 activations (FP8 keeps 16-bit activations between GEMMs)
+
+} // namespace
+
+LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw,
+    bool moeLayer, bool recomputed)
+{
+    const bool fp8 = s.precision == Precision::Fp8;
+    const bool gated = model.mlp == model::MlpKind::Gated;
+    const bool dropout = !gated; // GPT-3-style training uses dropout 0.1, Llama/Qwen-style none
+    const double tp = s.tp;
+    const double b = s.micro_batch_size;
+    const double seq = double(model.seq_length) / s.cp; // tokens of a sequence on this CP rank
+    const double tokens = b * seq;
+    const double h = model.hidden_size;
+    const double kv = model.kvHiddenSize();
+    const double spShare = s.sequence_parallel ? 1.0 / tp : 1.0; // norms, residuals, dropout
+
+    LayerCost cost;
+    // Attention block: QKV projection, flash attention (causal: half the s^2 work), output projection.
+    double gemm = hw.gemmS(tokens, (h + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, h / tp, fp8);
+    double attention = 0;
+    double scoreBytes = 0; // the materialised attention scores without flash attention
+    if (s.flash_attention) {
+        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5); // causal: half the square
+    } else {
+        // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
+        // b x heads x s x s scores (each read and written once).
+        const double heads = model.num_heads / tp;
+        const double perHead = hw.gemmS(seq, model.seq_length, model.headDim(), fp8)
+            + hw.gemmS(seq, model.headDim(), model.seq_length, fp8);
+        scoreBytes = kBytes * b * heads * seq * model.seq_length;
+        attention = b * heads * perHead + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
+    }
+
+    // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
+    const double upWidth = gated ? 2.0 : 1.0;
+    double mlpActivation = 0; // bytes kept by the MLP beyond its input
+    double elementwise = 0; // bytes the activation function moves
+    double epComm = 0;
+    if (moeLayer) {
+        const model::MoeDescription& moe = *model.moe;
+        const double etp = s.etp;
+        const double moeTokens = tokens * etp / tp; // after SP sharding, gathered over expert TP
+        const double routed = moeTokens * moe.top_k; // token-expert pairs this rank computes
+        const double perExpert = routed * s.ep / moe.num_experts;
+        const double localExperts = double(moe.num_experts) / s.ep;
+        const double fe = moe.expert_ffn_hidden_size / etp;
+        gemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
+        gemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
+        mlpActivation += kBytes * routed * (h + (upWidth + 1) * fe) + 4.0 * moeTokens * moe.num_experts;
+        elementwise += kBytes * routed * (upWidth + 1) * fe + 2 * kBytes * routed * h; // act + permute
+        if (moe.shared_experts > 0) {
+            const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;
+            gemm += hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
+            mlpActivation += kBytes * tokens * (upWidth + 1) * fs;
+            elementwise += kBytes * tokens * (upWidth + 1) * fs;
+        }
+        if (s.ep > 1)
+            epComm = 2 * hw.allToAllS(kBytes * routed * h, { s.ep, s.etp });
+    } else {
+        const double f = model.ffn_hidden_size / tp;
+        gemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
+        mlpActivation += kBytes * tokens * (upWidth + 1) * f; // activation input + fc2 input
+        elementwise += kBytes * tokens * (upWidth + 1) * f;
+    }
+
+    // Memory-bound ops: two norms (read + write), two residual adds (2 reads + write), rotary on q
+    // and k, dropout (read, write, mask).
+    const double hidden = kBytes * tokens * h;
+    double memoryBytes = (2 * 2 + 2 * 3 + (dropout ? 2 * 2.5 : 0)) * hidden * spShare + elementwise;
+    if (model.position == model::PositionEmbedding::Rope)
+        memoryBytes += 2 * kBytes * tokens * (h + kv) / tp;
+    const int kernels = 22 + (moeLayer ? 12 : 0);
+    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(kernels);
+    cost.backward_compute_s
+        = 2 * gemm + 2.5 * attention + 2 * hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(2 * kernels);
+
+    // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
+    // reduce-scatters of the same bytes (Megatron, no TP communication overlap).
+    double tpComm = 0;
+    const GroupShape tpGroup { s.tp, 1 };
+    if (s.tp > 1)
+        tpComm = s.sequence_parallel ? 2 * (hw.allGatherS(hidden, tpGroup) + hw.reduceScatterS(hidden, tpGroup))
+                                     : 2 * hw.allReduceS(hidden, tpGroup);
+    // Context parallelism: every rank receives the other ranks' K and V (all-gather or ring),
+    // overlapped with the attention compute; the backward sends dK and dV back as well.
+    double cpForward = 0;
+    double cpBackward = 0;
+    if (s.cp > 1) {
+        const double kvBytes = 2 * kBytes * tokens * kv / tp * s.cp;
+        const double exchange = hw.allGatherS(kvBytes, { s.cp, s.tp });
+        cpForward = std::max(0.0, exchange - attention);
+        cpBackward = std::max(0.0, 2 * exchange - 2.5 * attention);
+    }
+    cost.forward_comm_s = tpComm + cpForward + epComm;
+    cost.backward_comm_s = tpComm + cpBackward + epComm;
+
+    // Activations kept for backward (Korthikanti et al. §4.1): replicated over TP without SP are
+    // the two norm inputs, the QKV and fc1 inputs and the dropout masks; the rest is split.
+    const double replicated = hidden * (2 + 1 + 1) + (dropout ? hidden : 0); // norms 2x2sbh, qkv/fc1 inputs
+    const double splitAttention = kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
+    cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
+    if (!s.flash_attention && s.recompute != Recompute::Selective)
+        cost.activation_bytes += scoreBytes * (dropout ? 2.5 : 1); // Korthikanti's 5as/h term
+    cost.input_bytes = hidden * spShare;
+
+    if (recomputed && s.recompute == Recompute::Full)
+        cost.recompute_s = cost.forwardS();
+    else if (s.recompute == Recompute::Selective)
+        cost.recompute_s = attention; // the attention core is recomputed
+    return cost;
+}
+
+} // namespace stratex::perf

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/model/model_description.h"
+#include "core/perf/hardware_model.h"
+#include "core/perf/parallel_strategy.h"
+
+namespace stratex::perf {
+
+// One transformer layer, one micro-batch, on one GPU (seconds, bytes).
+struct LayerCost {
+    double forward_compute_s = 0; // GEMMs, flash attention, memory-bound ops, kernel launches
+    double forward_comm_s = 0; // TP all-reduce / SP gather+scatter, exposed CP exchange, EP all-to-all
+    double backward_compute_s = 0; // the gradients of the above (2x GEMM FLOPs, 2.5x attention)
+    double backward_comm_s = 0;
+    double recompute_s = 0; // extra forward work done in backward (selective or full recompute)
+    double activation_bytes = 0; // kept from forward to backward without full recompute
+    double input_bytes = 0; // the layer's input: all a fully recomputed layer keeps
+
+    double forwardS() const { return forward_compute_s + forward_comm_s; }
+    double backwardS() const { return backward_compute_s + backward_comm_s + recompute_s; }
+};
+
+// Per-operation costs of a decoder layer (dense or MoE MLP) under the strategy's TP, SP, CP,
+// EP/ETP and precision. Activation bytes follow Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", §4) term by term, generalised to grouped-query
+// attention and gated MLPs, with flash attention (no s^2 tensors kept); dropout masks only for
+// GPT-style models (plain MLP), which train with dropout.
+LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy& strategy,
+    const HardwareModel& hardware, bool moeLayer, bool recomputed);
+
+} // namespace stratex::perf

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The stratex cost model's parts against their published formulas: Korthikanti et al.'s
+// activation memory per layer, Megatron's acceptance rules, the pipeline bubble.
+#include <numeric>
+
+#include <QtTest>
+
+#include "core/model/model_presets.h"
+#include "core/perf/estimate.h"
+#include "core/perf/layer_cost.h"
+
+using namespace stratex;
+using namespace stratex::perf;
+
+namespace {
+
+// GPT-3 175B as Korthikanti et al. cost it (their Table 3): dropout, LayerNorm, 4h GeLU MLP.
+model::ModelDescription gpt175b()
+{
+    return model::modelPreset("gpt3-175b");
+}
+
+HardwareModel a100s(int nodes)
+{
+    profile::synth::ClusterDescription cluster;
+    cluster.gpu = profile::synth::gpuPreset("a100-80gb");
+    cluster.num_nodes = nodes;
+    cluster.gpus_per_node = 8;
+    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
+}
+
+} // namespace
+
+class TestPerfModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Korthikanti et al. 2022, §4.2 (Table 2): activation bytes of one layer, b = 1:
+    //   TP:            s·b·h·(10 + 24/t + 5·a·s/(h·t))
+    //   TP + SP:       s·b·h/t·(34 + 5·a·s/h)
+    //   TP + SP + selective recompute: s·b·h/t·34
+    // (without flash attention; the softmax statistics of a fused kernel, 4 bytes per head and
+    // token, are the only extra and are allowed for).
+    void activationsFollowKorthikanti_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<bool>("selective");
+        QTest::newRow("tp8") << 8 << false << false;
+        QTest::newRow("tp8 sp") << 8 << true << false;
+        QTest::newRow("tp8 sp selective") << 8 << true << true;
+        QTest::newRow("tp4 sp selective") << 4 << true << true;
+        QTest::newRow("tp1") << 1 << false << false;
+    }
+    void activationsFollowKorthikanti()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(bool, selective);
+        const model::ModelDescription model = gpt175b();
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        s.flash_attention = false;
+        s.recompute = selective ? Recompute::Selective : Recompute::None;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double sbh = double(model.seq_length) * model.hidden_size;
+        const double as_h = double(model.num_heads) * model.seq_length / model.hidden_size;
+        double expected = 0;
+        if (selective)
+            expected = sbh / tp * 34;
+        else if (sp)
+            expected = sbh / tp * (34 + 5 * as_h);
+        else
+            expected = sbh * (10 + 24.0 / tp + 5 * as_h / tp);
+        const double statistics = 4.0 * model.seq_length * model.num_heads / tp;
+        QCOMPARE(cost.activation_bytes, expected + statistics);
+        QCOMPARE(cost.input_bytes, 2 * sbh / (sp ? tp : 1));
+    }
+
+    void megatronRules_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("problem"); // empty: accepted
+        QTest::newRow("valid") << ""
+                               << "";
+        QTest::newRow("world") << "dp=2"
+                               << "the cluster has 64";
+        QTest::newRow("heads") << "tp=5"
+                               << "not divisible by tp 5";
+        QTest::newRow("sp needs tp") << "sp1"
+                                     << "needs tp > 1";
+        QTest::newRow("batch") << "gbs=100"
+                               << "not divisible by micro_batch_size";
+        QTest::newRow("vpp needs interleaving") << "vpp=13"
+                                                << "needs the interleaved schedule";
+        QTest::newRow("uneven ends are a layout") << "ends"
+                                                  << "";
+        QTest::newRow("ep needs moe") << "ep=2"
+                                      << "needs a MoE model";
+    }
+    void megatronRules()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, problem);
+        const model::ModelDescription model = gpt175b(); // 96 layers, 96 heads
+        ParallelStrategy s;
+        s.tp = 8;
+        s.pp = 8;
+        s.dp = 1;
+        s.sequence_parallel = true;
+        s.global_batch_size = 64;
+        if (change == "dp=2")
+            s.dp = 2;
+        else if (change == "tp=5")
+            s.tp = 5;
+        else if (change == "sp1") {
+            s.tp = 1;
+            s.dp = 8;
+        } else if (change == "gbs=100") {
+            s.dp = 1;
+            s.micro_batch_size = 3;
+            s.global_batch_size = 100;
+        } else if (change == "vpp=13") {
+            s.vpp = 13;
+        } else if (change == "ends") {
+            s.first_stage_layers = 11;
+            s.last_stage_layers = 11;
+        } else if (change == "ep=2")
+            s.ep = 2;
+        const std::vector<std::string> problems = strategyProblems(s, model, 64);
+        if (problem.isEmpty()) {
+            if (!problems.empty())
+                QFAIL(problems.front().c_str());
+            return;
+        }
+        QString all;
+        for (const std::string& text : problems)
+            all += QString::fromStdString(text) + "; ";
+        QVERIFY2(all.contains(problem), qPrintable(all));
+    }
+
+    void unevenEndsSpreadTheRest()
+    {
+        ParallelStrategy s;
+        s.pp = 16;
+        s.first_stage_layers = 7;
+        s.last_stage_layers = 7;
+        const std::vector<int> counts = stageLayerCounts(s, 126); // Llama 3 405B's layout
+        QCOMPARE(counts.front(), 7);
+        QCOMPARE(counts.back(), 7);
+        QCOMPARE(std::accumulate(counts.begin(), counts.end(), 0), 126);
+        QCOMPARE(*std::max_element(counts.begin() + 1, counts.end() - 1), 8);
+    }
+
+    // More micro-batches shrink the 1F1B bubble towards zero, (p - 1) / (m + p - 1) in theory;
+    // interleaving shrinks it further by about the chunk count.
+    void bubbleShrinksWithMicrobatchesAndChunks()
+    {
+        const model::ModelDescription model = gpt175b();
+        ParallelStrategy s;
+        s.tp = 8;
+        s.pp = 8;
+        s.sequence_parallel = true;
+        s.global_batch_size = 8;
+        const HardwareModel hw = a100s(8);
+        const double few = estimate(model, s, hw).bubble_fraction;
+        s.global_batch_size = 64;
+        const double many = estimate(model, s, hw).bubble_fraction;
+        s.vpp = 4;
+        s.schedule = PipelineSchedule::Interleaved;
+        const double interleaved = estimate(model, s, hw).bubble_fraction;
+        QVERIFY2(few > 0.4 && few < 0.5, qPrintable(QString::number(few))); // 7/15 = 0.47
+        QVERIFY2(many < 0.12, qPrintable(QString::number(many))); // 7/71 = 0.10
+        QVERIFY2(interleaved < many, qPrintable(QString::number(interleaved)));
+    }
+
+    void deterministic()
+    {
+        const model::ModelDescription model = model::modelPreset("mixtral-8x7b");
+        ParallelStrategy s;
+        s.tp = 2;
+        s.pp = 2;
+        s.ep = 4;
+        s.dp = 16;
+        s.sequence_parallel = true;
+        s.zero = 1;
+        s.global_batch_size = 256;
+        const Estimate a = estimate(model, s, a100s(8));
+        const Estimate b = estimate(model, s, a100s(8));
+        QVERIFY(a.problems.empty());
+        QCOMPARE(a.iteration_ms, b.iteration_ms);
+        QCOMPARE(a.peak_memory_mb, b.peak_memory_mb);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPerfModel)
+#include "tst_perf_model.moc"
