@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/search_controller.h"
 
+#include <QFileInfo>
 #include <QLocale>
 #include <QSaveFile>
 
+#include "core/common/error.h"
 #include "core/planner/galvatron_layer_cost_model.h"
+#include "core/profile/synth/synthesis_record.h"
 #include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "core/search/strategy_file.h"
+#include "core/search/synthesized_inputs.h"
 #include "core/sim/simulator.h"
 
 #include "jobs/job_runner.h"
@@ -17,6 +22,19 @@ namespace stratex::controllers {
 
 using search::Evaluation;
 using search::Plan;
+
+void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, const settings::SettingNames& given)
+{
+    std::optional<model::ModelDescription> base;
+    if (inputs.synthesis) {
+        base = inputs.synthesis->model;
+        outcome.cluster = inputs.synthesis->cluster;
+        outcome.cluster->num_nodes = outcome.settings.num_nodes;
+        outcome.cluster->gpus_per_node = outcome.settings.num_gpus_per_node;
+    }
+    outcome.description = search::resolveModel(
+        base, "the synthesized profiles' model", outcome.settings, given, {}, {}, { "seq-length" });
+}
 
 TimelineRequest simulatePlanTimeline(const Evaluation& evaluation)
 {
@@ -72,10 +90,71 @@ void SearchController::run(SearchRequest request)
             outcome->settings = settings;
             outcome->model = std::move(model);
             outcome->estimated_profiles = inputs.estimated;
+            describeModel(*outcome, inputs, request.given);
             return std::shared_ptr<const SearchOutcome>(std::move(outcome));
         },
         [this, showBestPlan](
             std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
+}
+
+bool SearchController::openStrategy(const QString& path, const search::SearchSettings& settings,
+    const profile::ProfileDiscovery& discovery, QString* error)
+{
+    search::StrategyRun run;
+    search::Plan plan;
+    try {
+        const search::StrategyFile strategy = search::StrategyFile::load(path.toStdString());
+        run = search::resolveStrategyRun(strategy, settings, {}, {}, {});
+        run.settings.settle_bsz = strategy.global_bsz;
+        run.settings.validate();
+        plan = search::planFromStrategyFile(strategy, run.settings);
+        if (!(run.model.model && run.cluster)) {
+            if (discovery.profilesDir.empty())
+                throw Error(strategy.file
+                    + ": the file names no model and cluster to estimate profiles from, and no profiles folder is "
+                      "chosen: choose the folder of the profiles first");
+            // A synthesized folder says its model: a strategy of another layer count is not its.
+            const auto record = profile::synth::readSynthesisRecord(discovery.profilesDir);
+            if (record && record->model.num_layers != strategy.layers())
+                throw Error(strategy.file + ": a strategy for " + std::to_string(strategy.layers())
+                    + " layers, but the profiles in " + discovery.profilesDir.string() + " are " + record->model.name
+                    + "'s " + std::to_string(record->model.num_layers)
+                    + ": choose the profiles of the strategy's model");
+        }
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromUtf8(failure.what());
+        return false;
+    }
+    m_searchRunner->start<std::shared_ptr<const SearchOutcome>>(
+        tr("Costing %1").arg(QFileInfo(path).fileName()),
+        [run = std::move(run), plan = std::move(plan), discovery, path](ProgressSink& progress) {
+            progress.report(0.0, "loading profiles");
+            search::StrategyRun resolved = run;
+            const bool estimate = resolved.model.model && resolved.cluster;
+            const search::SearchInputs inputs = estimate
+                ? search::synthesizedInputs(*resolved.model.model, *resolved.cluster, resolved.settings.mixed_precision)
+                : search::loadSearchInputs(discovery, resolved.settings, resolved.settled);
+            auto model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, resolved.settings));
+            progress.throwIfCancelled();
+            const search::Evaluation evaluation = search::evaluate(*model, resolved.settings, plan);
+            auto outcome = std::make_shared<SearchOutcome>();
+            outcome->profiles_dir = QString::fromStdString(discovery.profilesDir.string()); // the form's, kept
+            outcome->strategy_file = path;
+            outcome->result.best = evaluation.plan;
+            outcome->result.top = { evaluation.plan };
+            outcome->result.pareto = { evaluation.plan };
+            if (!evaluation.fits)
+                outcome->result.notes.push_back("the strategy does not fit the memory budget");
+            outcome->settings = resolved.settings;
+            outcome->model = std::move(model);
+            outcome->estimated_profiles = inputs.estimated;
+            outcome->description = resolved.model;
+            outcome->cluster = resolved.cluster;
+            return std::shared_ptr<const SearchOutcome>(std::move(outcome));
+        },
+        [this](std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), false); });
+    return true;
 }
 
 void SearchController::cancel()
@@ -155,14 +234,36 @@ void SearchController::simulateSelectedPlan()
         [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
 }
 
-bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error) const
+bool SearchController::exportSelectedPlan(
+    exporting::ExportFormat format, const QString& path, QString* error, QStringList* warnings) const
 {
     if (!m_evaluation || !m_outcome) {
         if (error)
             *error = tr("no plan selected: run the search and select a plan");
         return false;
     }
-    const exporting::ExportedFile exported = exporting::exportPlan(format, m_evaluation->plan, m_outcome->settings);
+    const SearchOutcome& outcome = *m_outcome;
+    if (exporting::exportNeedsModel(format) && !outcome.description.model) {
+        if (error)
+            *error = QString::fromStdString(search::missingModelMessage(exporting::exportFormatTitle(format),
+                         "the profiles (measured, not synthesized)", outcome.description.missing))
+                + tr(" to `stratex-cli export` with the Galvatron strategy, or search a profile set synthesized for "
+                     "the model (Synthesize…).");
+        return false;
+    }
+    exporting::ExportedFile exported;
+    try {
+        exported = exporting::exportPlan(format, m_evaluation->plan, outcome.settings,
+            { outcome.description.model, outcome.cluster, outcome.model });
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromUtf8(failure.what());
+        return false;
+    }
+    if (warnings) {
+        for (const std::string& warning : exported.warnings)
+            *warnings << QString::fromStdString(warning);
+    }
     QSaveFile file(path);
     const auto fail = [&] {
         if (error)

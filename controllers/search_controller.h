@@ -6,12 +6,15 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include "core/cost/cost_model.h"
 #include "core/export/plan_export.h"
 #include "core/profile/profile_discovery.h"
 #include "core/ranks/parallel_config.h"
 #include "core/search/evaluate.h"
+#include "core/search/model_settings.h"
+#include "core/search/search_inputs.h"
 #include "core/search/search_result.h"
 #include "core/search/search_settings.h"
 #include "core/settings/setting.h"
@@ -43,10 +46,15 @@ struct SearchRequest {
 // model name, cluster of a synthesized set) and the cost model, kept for costing plans.
 struct SearchOutcome {
     QString profiles_dir;
+    QString strategy_file; // the outcome of openStrategy: the file costed
     search::SearchResult result;
     search::SearchSettings settings;
     std::shared_ptr<const cost::CostModel> model;
     bool estimated_profiles = false;
+    // The model and the cluster the exports carry (a synthesized set's; measured profiles give
+    // neither): without a model the launch-script exports name the fields they miss.
+    search::ResolvedModel description;
+    std::optional<profile::synth::ClusterDescription> cluster;
 };
 
 enum class PlanSet { Top, Pareto };
@@ -64,6 +72,14 @@ public:
     void run(SearchRequest request);
     void cancel();
 
+    // Costs a strategy file (Galvatron's or Stratex's) as the outcome of a search with that one
+    // plan: on profiles synthesized for the model and cluster the file carries, else on the
+    // profiles of `discovery` with `settings` (the file's search settings win). False with `error`
+    // (naming file and key) when the file is not a valid strategy or nothing can cost it;
+    // searchFinished follows otherwise, or searchFailed.
+    bool openStrategy(const QString& path, const search::SearchSettings& settings,
+        const profile::ProfileDiscovery& discovery, QString* error);
+
     std::shared_ptr<const SearchOutcome> outcome() const { return m_outcome; }
     // The plans of a set (empty before the first search).
     const std::vector<search::Plan>& plans(PlanSet set) const;
@@ -77,8 +93,10 @@ public:
     void simulateSelectedPlan();
 
     // Writes the selected plan for a framework (atomically; scripts executable). False with
-    // `error` when no plan is selected or the file cannot be written.
-    bool exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error) const;
+    // `error` when no plan is selected, the format needs a model the profiles do not give or the
+    // file cannot be written. `warnings` receives what the export says the user must know.
+    bool exportSelectedPlan(
+        exporting::ExportFormat format, const QString& path, QString* error, QStringList* warnings = nullptr) const;
     // The file name the framework expects (Galvatron's encodes cluster and model).
     QString defaultExportName(exporting::ExportFormat format) const;
 
@@ -113,6 +131,10 @@ private:
     std::shared_ptr<const SearchOutcome> m_outcome;
     std::optional<search::Evaluation> m_evaluation;
 };
+
+// The model the outcome's exports carry: resolveModel on a synthesized set's model with the settings
+// the user gave (`given`), and the set's cluster.
+void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, const settings::SettingNames& given);
 
 // The timeline of an evaluated plan: its pipeline simulated with uniform micro-batches.
 TimelineRequest simulatePlanTimeline(const search::Evaluation& evaluation);

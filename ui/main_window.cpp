@@ -190,6 +190,9 @@ void MainWindow::createMenus()
         = file->addAction(tr("Open &Profiles Folder…"), this, &MainWindow::openProfilesFolderWithDialog);
     openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openFolder->setToolTip(tr("A folder of Galvatron profiles, measured or synthesized: searched on the Search page"));
+    QAction* openStrategy = file->addAction(tr("Open &Strategy…"), this, &MainWindow::openStrategyWithDialog);
+    openStrategy->setObjectName(QStringLiteral("openStrategyAction"));
+    openStrategy->setToolTip(tr("A Galvatron or Stratex strategy JSON: costed and shown on the Search page"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     m_exportMenu = file->addMenu(tr("&Export"));
@@ -411,7 +414,7 @@ bool MainWindow::openFile(const QString& path, QString* error)
 void MainWindow::openFileWithDialog()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open"), QString(),
-        tr("Tracer batch configs (*.txt *.conf *.cfg);;Simulation cases (*.json);;All files (*)"));
+        tr("Tracer batch configs (*.txt *.conf *.cfg);;Strategies and simulation cases (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -427,6 +430,23 @@ void MainWindow::openProfilesFolderWithDialog()
     QString error;
     if (!openFile(dir, &error))
         QMessageBox::warning(this, tr("Open Profiles Folder"), error);
+}
+
+void MainWindow::openStrategyWithDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Strategy"), QString(), tr("Galvatron or Stratex strategies (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    auto* search = qobject_cast<SearchPage*>(page(QStringLiteral("search")));
+    QString error;
+    if (!search || !search->openStrategy(path, &error)) {
+        QMessageBox::warning(this, tr("Open Strategy"), error);
+        return;
+    }
+    setCurrentPage(search->pageId());
+    rememberRecentFile(path);
+    setWindowTitle(QFileInfo(path).fileName());
 }
 
 void MainWindow::rememberRecentFile(const QString& path)

@@ -58,6 +58,8 @@ public:
 public Q_SLOTS:
     void openFileWithDialog();
     void openProfilesFolderWithDialog();
+    // File > Open Strategy…: a Galvatron or Stratex strategy file, costed on the Search page.
+    void openStrategyWithDialog();
     void cancelJobs();
     void showStatus(const QString& message);
     void showShortcutOverview();

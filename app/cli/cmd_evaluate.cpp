@@ -6,6 +6,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
+#include "core/common/error.h"
 #include "core/export/plan_json.h"
 #include "core/search/evaluate.h"
 #include "core/search/search_setting_table.h"
@@ -57,12 +58,16 @@ int runEvaluate(const QStringList& args)
     CliParser parser(QStringLiteral("evaluate"),
         QStringLiteral("Costs a Galvatron strategy JSON (any version) with Galvatron main's cost model: time per "
                        "iteration, throughput, memory per stage, and the breakdown per layer and per stage. The "
-                       "strategy's own pipeline_type and default_dp_type win over the flags.\n\n")
+                       "strategy's own pipeline_type and default_dp_type win over the flags. A strategy file written "
+                       "by Stratex gives its search settings, and without --profiles it is costed on profiles "
+                       "estimated from its model and cluster.\n\n")
             + QString::fromUtf8(
                 search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
-    parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The Galvatron strategy JSON."));
+    parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"),
+        QStringLiteral("The strategy JSON (Galvatron's, or Stratex's with its model, cluster and search settings)."));
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
+    addModelOptions(parser);
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
     parser.parse(args);
@@ -71,13 +76,16 @@ int runEvaluate(const QStringList& args)
     if (!parser.isSet(QStringLiteral("strategy")))
         parser.usageError(QStringLiteral("--strategy is required"));
 
-    search::SearchSettings settings = readSearchSettings(parser);
     const search::StrategyFile strategy
         = search::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
-    settings.settle_bsz = strategy.global_bsz;
-    const search::SearchInputs inputs = loadSearchInputs(parser, settings);
-    const search::Plan plan = search::planFromStrategyFile(strategy, settings);
-    const search::Evaluation ev = search::evaluate(search::buildCostModel(inputs, settings), settings, plan);
+    search::StrategyRun run = readStrategyRun(parser, strategy);
+    run.settings.settle_bsz = strategy.global_bsz;
+    std::string why;
+    const std::shared_ptr<const cost::CostModel> costModel = strategyCostModel(parser, run, why);
+    if (!costModel)
+        throw Error(strategy.file + ": cannot cost the strategy: " + why);
+    const search::Plan plan = search::planFromStrategyFile(strategy, run.settings);
+    const search::Evaluation ev = search::evaluate(*costModel, run.settings, plan);
     if (parser.isSet(QStringLiteral("json")))
         printJson(exporting::evaluationJson(ev));
     else

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// stratex-cli export: a Galvatron strategy JSON as Galvatron 3.0 JSON, PaddleNLP config or launch
-// script, or Megatron-LM arguments.
+// stratex-cli export: a Galvatron or Stratex strategy JSON for a training framework.
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
 #include "core/common/atomic_file.h"
+#include "core/common/error.h"
 #include "core/export/plan_export.h"
 #include "core/search/strategy_file.h"
 
@@ -26,16 +26,26 @@ QStringList formatNames()
 int runExport(const QStringList& args)
 {
     CliParser parser(QStringLiteral("export"),
-        QStringLiteral("Writes a Galvatron strategy JSON for a training framework: 'galvatron' (Galvatron main's "
-                       "format with world_size), 'paddle' (PaddleNLP fine_grained_config.json), 'paddle-script' "
-                       "(a PaddleNLP launch script; degrees from the first comma-separated value of dp_size_list / "
-                       "tp_size_list), 'megatron' (pretrain_gpt.py arguments, with a comment for every per-layer "
-                       "choice Megatron-LM cannot express). The settings give the cluster and model shape."));
-    parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The Galvatron strategy JSON."));
+        QStringLiteral(
+            "Writes a strategy JSON for a training framework: 'galvatron' (Galvatron main's format with world_size, "
+            "plus the model, cluster and search settings Stratex reads back), 'paddle' (PaddleNLP "
+            "fine_grained_config.json), 'paddle-script' (a PaddleNLP auto-parallel launch script), 'megatron' "
+            "(pretrain_gpt.py arguments, with a comment for every per-layer choice Megatron-LM cannot express and "
+            "the re-costed memory of what it can), 'pytorch-schedule' (the plan's 1F1B or GPipe schedule as the CSV "
+            "torch.distributed.pipelining loads: one row of actions such as 0F0, 0B0 per rank), 'torchtitan' (a "
+            "torchtitan v0.2 TOML job config: parallelism, activation checkpointing, batch sizes).\n\n"
+            "A strategy file written by Stratex carries its model, cluster and search settings; flags given here "
+            "win (with a warning where they contradict the file). For a Galvatron file the cluster follows from "
+            "its world_size, and the launch scripts need the model: --model PRESET or every architecture flag. "
+            "The Megatron export is re-costed on --profiles when given, else on profiles estimated from the "
+            "file's model and cluster."));
+    parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The strategy JSON."));
     parser.option(QStringLiteral("to"), formatNames().join(QLatin1Char('|')), QStringLiteral("Output format."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"), QStringLiteral("Output file (default: stdout)."));
     addSearchSettingsOptions(parser);
     parser.inputLimitOption();
+    addModelOptions(parser);
+    addProfileOptions(parser);
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
@@ -46,14 +56,32 @@ int runExport(const QStringList& args)
     const exporting::ExportFormat format = *exporting::parseExportFormat(
         parser.choice(QStringLiteral("to"), formatNames(), QStringLiteral("galvatron")).toStdString());
 
-    search::SearchSettings settings = readSearchSettings(parser);
     const search::StrategyFile strategy
         = search::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
-    if (!parser.isSet(QStringLiteral("num-layers")))
-        settings.model.num_layers = strategy.layers();
-    const search::Plan plan = search::planFromStrategyFile(strategy, settings);
+    search::StrategyRun run = readStrategyRun(parser, strategy);
+    if (exporting::exportNeedsModel(format) && !run.model.model)
+        throw Error(strategy.file + ": "
+            + search::missingModelMessage("--to " + std::string(exporting::exportFormatName(format)),
+                "the file (it has no \"model\") and the command line", run.model.missing));
+    const search::Plan plan = search::planFromStrategyFile(strategy, run.settings);
 
-    const exporting::ExportedFile file = exporting::exportPlan(format, plan, settings);
+    exporting::ExportContext context;
+    context.model = run.model.model;
+    context.cluster = run.cluster;
+    if (format == exporting::ExportFormat::Megatron) {
+        std::string why;
+        try {
+            context.cost_model = strategyCostModel(parser, run, why);
+        } catch (const Error& error) {
+            why = error.what();
+        }
+        if (!context.cost_model)
+            printErr("note: the export is not re-costed: " + why + "\n");
+    }
+
+    const exporting::ExportedFile file = exporting::exportPlan(format, plan, run.settings, context);
+    for (const std::string& warning : file.warnings)
+        printErr("warning: " + warning + "\n");
     if (parser.isSet(QStringLiteral("out")))
         writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
             file.executable ? FileMode::Executable : FileMode::Regular);
@@ -63,7 +91,7 @@ int runExport(const QStringList& args)
 }
 
 const RegisterCommand registration({ QStringLiteral("export"),
-    QStringLiteral("Strategy JSON to Galvatron / PaddleNLP / Megatron-LM"), 32, runExport });
+    QStringLiteral("Strategy JSON to Galvatron / PaddleNLP / Megatron-LM / PyTorch / torchtitan"), 32, runExport });
 
 } // namespace
 

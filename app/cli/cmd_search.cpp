@@ -9,12 +9,15 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
+#include "app/cli/setting_options.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/number_format.h"
 #include "core/common/progress.h"
 #include "core/export/plan_export.h"
 #include "core/export/plan_json.h"
+#include "core/profile/synth/synthesis_record.h"
+#include "core/search/model_settings.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_setting_table.h"
 
@@ -83,12 +86,14 @@ int runSearch(const QStringList& args)
                 search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
+    addModelOptions(parser);
     parser.option(
         QStringLiteral("threads"), QStringLiteral("N"), QStringLiteral("Worker threads (default: all cores)."));
     parser.option(QStringLiteral("top"), QStringLiteral("K"), QStringLiteral("Plans in the top list (default 10)."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"),
         QStringLiteral(
-            "Write the best plan as a Galvatron strategy JSON (Galvatron's keys and format, with world_size)."));
+            "Write the best plan as a strategy JSON: Galvatron's keys and format (with world_size), plus the model, "
+            "the cluster and the search settings, which `export` and `evaluate` read back."));
     parser.option(QStringLiteral("paddle-out"), QStringLiteral("FILE"),
         QStringLiteral("Write the best plan as PaddleNLP's fine_grained_config.json."));
     parser.option(QStringLiteral("paddle-script"), QStringLiteral("FILE"),
@@ -96,6 +101,10 @@ int runSearch(const QStringList& args)
     parser.option(QStringLiteral("megatron-args"), QStringLiteral("FILE"),
         QStringLiteral("Write Megatron-LM pretrain_gpt.py arguments for the best plan (with comments for what "
                        "Megatron cannot express)."));
+    parser.option(QStringLiteral("pytorch-schedule"), QStringLiteral("FILE"),
+        QStringLiteral("Write the best plan's pipeline schedule as torch.distributed.pipelining's CSV."));
+    parser.option(QStringLiteral("torchtitan"), QStringLiteral("FILE"),
+        QStringLiteral("Write a torchtitan job config (TOML) for the best plan."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
     parser.parse(args);
@@ -105,13 +114,51 @@ int runSearch(const QStringList& args)
     search::SearchSettings settings = readSearchSettings(parser);
     const int threads = parser.intValue(QStringLiteral("threads"), 0, 1);
     const int top = parser.intValue(QStringLiteral("top"), 10, 0);
-    const search::SearchInputs inputs = loadSearchInputs(parser, settings);
+    settings::SettingNames givenModel;
+    const search::ModelSettings modelFlags = readModelOptions(parser, givenModel);
+    const settings::SettingNames given = givenSettingOptions(parser, search::searchSettingTable());
+    search::adoptPresetShape(settings, given, modelFlags, givenModel);
+    // A preset's shape is the user's choice: a synthesized set does not override it.
+    settings::SettingNames settled = given;
+    if (givenModel.contains("model"))
+        settled.insert({ "num-layers", "hidden-size", "num-heads", "vocab-size" });
+    const search::SearchInputs inputs = loadSearchInputs(parser, settings, settled);
+
+    // The model and the cluster the exports carry: a synthesized set's, with the flags given.
+    const std::pair<QString, exporting::ExportFormat> exports[] = {
+        { QStringLiteral("out"), exporting::ExportFormat::Galvatron },
+        { QStringLiteral("paddle-out"), exporting::ExportFormat::PaddleConfig },
+        { QStringLiteral("paddle-script"), exporting::ExportFormat::PaddleScript },
+        { QStringLiteral("megatron-args"), exporting::ExportFormat::Megatron },
+        { QStringLiteral("pytorch-schedule"), exporting::ExportFormat::PytorchSchedule },
+        { QStringLiteral("torchtitan"), exporting::ExportFormat::Torchtitan },
+    };
+    std::optional<model::ModelDescription> base;
+    if (inputs.synthesis)
+        base = inputs.synthesis->model;
+    const search::ResolvedModel resolved = search::resolveModel(
+        base, "the synthesized profiles' model", settings, given, modelFlags, givenModel, { "seq-length" });
+    for (const std::string& warning : resolved.warnings)
+        printErr("warning: " + warning + "\n");
+    for (const auto& [option, format] : exports) {
+        if (parser.isSet(option) && exporting::exportNeedsModel(format) && !resolved.model)
+            throw Error(search::missingModelMessage("--" + option.toStdString(),
+                "the profiles (measured, not synthesized) and the command line", resolved.missing));
+    }
+    exporting::ExportContext context;
+    context.model = resolved.model;
+    if (inputs.synthesis) {
+        context.cluster = inputs.synthesis->cluster;
+        context.cluster->num_nodes = settings.num_nodes;
+        context.cluster->gpus_per_node = settings.num_gpus_per_node;
+    }
+    context.cost_model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, settings));
 
     // Ctrl-C cancels the search within a knapsack layer (exit 130, nothing printed).
     search::SearchResult result;
     {
         InterruptProgress progress;
-        result = search::search(inputs, settings, progress, threads, top);
+        result = search::search(*context.cost_model, settings, progress, threads, top);
         progress.finish();
     }
 
@@ -134,16 +181,12 @@ int runSearch(const QStringList& args)
         throw Error(
             "no valid configuration found within " + std::to_string(settings.memory_constraint_gb) + " GB per GPU");
 
-    const std::pair<QString, exporting::ExportFormat> exports[] = {
-        { QStringLiteral("out"), exporting::ExportFormat::Galvatron },
-        { QStringLiteral("paddle-out"), exporting::ExportFormat::PaddleConfig },
-        { QStringLiteral("paddle-script"), exporting::ExportFormat::PaddleScript },
-        { QStringLiteral("megatron-args"), exporting::ExportFormat::Megatron },
-    };
     for (const auto& [option, format] : exports) {
         if (!parser.isSet(option))
             continue;
-        const exporting::ExportedFile file = exporting::exportPlan(format, *result.best, settings);
+        const exporting::ExportedFile file = exporting::exportPlan(format, *result.best, settings, context);
+        for (const std::string& warning : file.warnings)
+            printErr("warning: " + warning + "\n");
         writeFileAtomically(
             parser.value(option).toStdString(), file.text, file.executable ? FileMode::Executable : FileMode::Regular);
     }

@@ -3,10 +3,12 @@
 
 #include <filesystem>
 
+#include "app/cli/cli_output.h"
 #include "app/cli/setting_options.h"
 #include "core/common/error.h"
 #include "core/profile/profile_discovery.h"
 #include "core/search/search_setting_table.h"
+#include "core/search/synthesized_inputs.h"
 
 namespace stratex::cli {
 
@@ -37,6 +39,48 @@ search::SearchSettings readSearchSettings(const CliParser& parser)
     return settings;
 }
 
+search::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given)
+{
+    search::SearchSettings settings;
+    given = readSettingOptions(parser, search::searchSettingTable(), settings);
+    return settings;
+}
+
+void addModelOptions(CliParser& parser)
+{
+    addSettingOptions(parser, search::modelSettingTable());
+}
+
+search::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given)
+{
+    search::ModelSettings model;
+    given = readSettingOptions(parser, search::modelSettingTable(), model);
+    return model;
+}
+
+search::StrategyRun readStrategyRun(const CliParser& parser, const search::StrategyFile& strategy)
+{
+    settings::SettingNames given;
+    const search::SearchSettings flags = readGivenSearchSettings(parser, given);
+    settings::SettingNames givenModel;
+    const search::ModelSettings model = readModelOptions(parser, givenModel);
+    search::StrategyRun run = search::resolveStrategyRun(strategy, flags, given, model, givenModel);
+    for (const std::string& warning : run.warnings)
+        printErr("warning: " + warning + "\n");
+    run.settings.validate();
+    return run;
+}
+
+bool hasProfileOptions(const CliParser& parser)
+{
+    for (const char* name :
+        { "profiles", "hardware", "computation", "memory", "allreduce", "p2p", "overlap", "sp-time" }) {
+        if (parser.isSet(q(name)))
+            return true;
+    }
+    return false;
+}
+
 void addProfileOptions(CliParser& parser)
 {
     parser.option(q("profiles"), q("DIR"),
@@ -56,6 +100,12 @@ void addProfileOptions(CliParser& parser)
 
 search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSettings& settings)
 {
+    return loadSearchInputs(parser, settings, givenSettingOptions(parser, search::searchSettingTable()));
+}
+
+search::SearchInputs loadSearchInputs(
+    const CliParser& parser, search::SearchSettings& settings, const settings::SettingNames& given)
+{
     profile::ProfileDiscovery request;
     if (parser.isSet(q("profiles")))
         request.profilesDir = str(parser, "profiles");
@@ -72,7 +122,23 @@ search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSet
     request.given.p2p = file("p2p");
     request.given.overlap = file("overlap");
     request.given.spTime = file("sp-time");
-    return search::loadSearchInputs(request, settings, givenSettingOptions(parser, search::searchSettingTable()));
+    return search::loadSearchInputs(request, settings, given);
+}
+
+std::shared_ptr<const cost::CostModel> strategyCostModel(
+    const CliParser& parser, search::StrategyRun& run, std::string& why)
+{
+    if (hasProfileOptions(parser)) {
+        const search::SearchInputs inputs = loadSearchInputs(parser, run.settings, run.settled);
+        return std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, run.settings));
+    }
+    if (run.model.model && run.cluster) {
+        const search::SearchInputs inputs
+            = search::synthesizedInputs(*run.model.model, *run.cluster, run.settings.mixed_precision);
+        return std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, run.settings));
+    }
+    why = "no --profiles, and the strategy file carries no model and cluster to estimate them from";
+    return nullptr;
 }
 
 } // namespace stratex::cli

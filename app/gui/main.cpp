@@ -67,7 +67,8 @@ int main(int argc, char** argv)
     parser.addOption(screenshotOption);
     parser.addPositionalArgument(QStringLiteral("files"),
         QStringLiteral(
-            "Files to open: a folder of Galvatron profiles, tracer batch configs (.txt), simulation cases (.json)."),
+            "Files to open: a folder of Galvatron profiles, a Galvatron or Stratex strategy (.json, costed on the "
+            "Search page), tracer batch configs (.txt), simulation cases (.json)."),
         QStringLiteral("[FILES...]"));
     parser.process(app);
 

@@ -3,6 +3,10 @@
 
 #include <functional>
 
+#include "core/model/model_json.h"
+#include "core/profile/synth/cluster_json.h"
+#include "core/search/search_setting_table.h"
+
 namespace stratex::exporting {
 
 namespace {
@@ -45,9 +49,36 @@ nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan)
     return json;
 }
 
+nlohmann::ordered_json galvatronFileJson(const search::Plan& plan)
+{
+    nlohmann::ordered_json json = galvatronConfigJson(plan);
+    json["vocab_sdp"] = plan.embedSdp();
+    return json;
+}
+
 std::string galvatronConfigText(const search::Plan& plan)
 {
-    return galvatronConfigJson(plan).dump(4);
+    return galvatronFileJson(plan).dump(4);
+}
+
+nlohmann::ordered_json strategyFileJson(const search::Plan& plan, const search::SearchSettings& settings,
+    const std::optional<model::ModelDescription>& model,
+    const std::optional<profile::synth::ClusterDescription>& cluster)
+{
+    nlohmann::ordered_json json = galvatronFileJson(plan);
+    if (model)
+        json["model"] = model::toJson(*model);
+    if (cluster)
+        json["cluster"] = profile::synth::toJson(*cluster);
+    json["search_settings"] = search::searchSettingTable().toJson(settings);
+    return json;
+}
+
+std::string strategyFileText(const search::Plan& plan, const search::SearchSettings& settings,
+    const std::optional<model::ModelDescription>& model,
+    const std::optional<profile::synth::ClusterDescription>& cluster)
+{
+    return strategyFileJson(plan, settings, model, cluster).dump(4);
 }
 
 std::string galvatronConfigFileName(const search::SearchSettings& settings, const std::string& modelName)

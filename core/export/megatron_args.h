@@ -1,35 +1,84 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/cost/cost_model.h"
+#include "core/model/model_description.h"
+#include "core/search/evaluate.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
 namespace stratex::exporting {
 
-// Megatron-LM's pretrain_gpt.py arguments closest to a plan. Megatron applies one TP degree, one
-// context-parallel degree, one data-parallel flavour and a per-stage block of recomputed layers
-// to the whole model; every per-layer choice of the plan that this cannot express gets a comment.
+// How Megatron-LM runs data parallelism for an exported plan.
+enum class MegatronDataParallel {
+    Ddp, // plain data parallelism (no flag)
+    DistributedOptimizer, // --use-distributed-optimizer: optimizer states sharded (ZeRO-1)
+    MegatronFsdp, // --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params (ZeRO-3)
+};
+
+// Megatron-LM's pretrain_gpt.py arguments for a plan and a model (megatron/training/arguments.py,
+// megatron/core/transformer/transformer_config.py). Megatron applies one TP degree, one context-
+// parallel degree, one data-parallel flavour and per-stage recomputation to the whole model; the
+// layer division is exact (--decoder-first/last-pipeline-num-layers or
+// --pipeline-model-parallel-layout). Every per-layer choice of the plan it cannot express gets a
+// comment, and what was exported is re-costed with Stratex's evaluate when a cost model is given.
 struct MegatronArgs {
     int tensor_parallel = 1;
     int pipeline_parallel = 1;
     int context_parallel = 1; // Ulysses SP as Megatron context parallelism with a2a communication
     int data_parallel = 1;
     bool sequence_parallel = false;
-    int recompute_layers = 0; // --recompute-method block --recompute-num-layers: per stage
-    bool distributed_optimizer = false;
     int micro_batch_size = 1;
     int global_batch_size = 1;
-    int decoder_last_pipeline_layers = 0; // > 0: the last stage's layer count differs
-    std::vector<std::string> arguments; // "--name value" items, in order
+
+    // The layer division: Megatron's even split, or the first/last stage's count, or a layout.
+    int decoder_first_pipeline_layers = 0; // > 0: --decoder-first-pipeline-num-layers
+    int decoder_last_pipeline_layers = 0; // > 0: --decoder-last-pipeline-num-layers
+    std::string layout; // non-empty: --pipeline-model-parallel-layout
+
+    // Recomputation: "" (none) or "full", with "uniform" (every layer) or "block" (the first
+    // recompute_layers of every stage).
+    std::string recompute_granularity;
+    std::string recompute_method;
+    int recompute_layers = 0;
+
+    MegatronDataParallel data_parallel_kind = MegatronDataParallel::Ddp;
+    bool distributed_optimizer = false; // also set under Megatron-FSDP v1, which requires it
+
+    // The launch environment: CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP > 1, unset under FSDP.
+    std::vector<std::pair<std::string, std::string>> environment;
+    std::vector<std::string> unset_environment;
+
+    // (flag, value) in order; an empty value is a switch.
+    std::vector<std::pair<std::string, std::string>> arguments;
+    std::string model_summary; // "model llama2-7b: 32 layers, hidden 4096, ..."
     std::vector<std::string> comments; // what Megatron cannot express, one line per item
+    std::vector<std::string> warnings; // what the user must know before launching
+
+    // What Megatron runs, as a plan Stratex can cost, and the costs (when a cost model was given).
+    search::Plan exported;
+    std::optional<search::Evaluation> planned; // the plan itself
+    std::optional<search::Evaluation> recosted; // the exported version
+    std::string not_costed; // why a cost is missing
+
+    // "--name value" items, values shell-quoted where needed: what MEGATRON_ARGS holds.
+    std::vector<std::string> argumentLines() const;
 };
 
-MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings);
+MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
 
-// A bash snippet: the comments, then MEGATRON_ARGS=( ... ) and an example torchrun line.
-std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings);
+// A bash script: the predictions and the comments, MEGATRON_ARGS=( ... ), and, when run rather than
+// sourced, the torchrun launch with the environment Megatron requires and the script's arguments
+// (data, tokenizer, optimizer) appended.
+std::string megatronArgsScript(
+    const search::Plan& plan, const search::SearchSettings& settings, const MegatronArgs& args);
+std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
 
 } // namespace stratex::exporting

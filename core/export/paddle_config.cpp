@@ -86,20 +86,38 @@ PaddleParallelArgs paddleParallelArgs(const search::Plan& plan)
     return args;
 }
 
-std::string paddleLaunchScript(
-    const search::Plan& plan, const search::SearchSettings& settings, const PaddleScriptOptions& options)
+PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const PaddleScriptOptions& options)
 {
+    PaddleScript script;
     const PaddleParallelArgs args = paddleParallelArgs(plan);
-    const cost::ModelShape& model = settings.model;
     std::string gpus;
     for (int g = 0; g < settings.num_gpus_per_node; ++g)
         gpus += (g ? "," : "") + std::to_string(g);
     const bool fp16 = settings.mixed_precision == cost::MixedPrecision::Fp16;
     const bool bf16 = settings.mixed_precision == cost::MixedPrecision::Bf16;
+    const bool multiNode = settings.num_nodes > 1;
+
+    // The port's llama_fine_grained_final is a Llama: SwiGLU, RMSNorm, RoPE, dense MLP.
+    std::vector<std::string> notes;
+    if (model.mlp != model::MlpKind::Gated || model.norm != model::NormKind::RmsNorm
+        || model.position != model::PositionEmbedding::Rope)
+        notes.push_back("the port's " + options.modelType + " is a Llama (SwiGLU, RMSNorm, RoPE); " + model.name
+            + " is not: the run would train another architecture");
+    if (model.moe)
+        notes.push_back("the port's " + options.modelType + " has no mixture of experts; " + model.name
+            + "'s experts would train as a dense MLP");
+    for (const std::string& note : notes)
+        script.warnings.push_back("PaddleNLP: " + note);
+    if (!args.per_device_batch_exact)
+        script.warnings.push_back("PaddleNLP: the per-device batch " + std::to_string(plan.gbsz) + " / "
+            + std::to_string(plan.chunks) + " / " + std::to_string(args.sharding_parallel_degree)
+            + " is not whole and is rounded up: the run trains on a larger global batch");
 
     std::string s;
     s += "#!/usr/bin/env bash\n";
-    s += "# PaddleNLP fine-grained launch of a Galvatron strategy, written by Stratex.\n";
+    s += "# PaddleNLP auto-parallel launch of a Galvatron strategy (the PaddleNLP Galvatron port's fine-grained\n";
+    s += "# runtime), written by Stratex.\n";
     s += "# "
         + commentLine(model.name + ": " + std::to_string(model.num_layers) + " layers, hidden "
             + std::to_string(model.hidden_size) + ", seq " + std::to_string(model.seq_length) + "; "
@@ -117,27 +135,49 @@ std::string paddleLaunchScript(
         s += "# NOTE: " + std::to_string(plan.gbsz) + " / " + std::to_string(plan.chunks) + " / "
             + std::to_string(args.sharding_parallel_degree)
             + " is not whole: per_device_train_batch_size is rounded up.\n";
-    s += "# Set START_RANK / END_RANK, the master address and the Python environment for your cluster.\n";
+    for (const std::string& note : notes)
+        s += "# NOTE: " + commentLine(note) + ".\n";
+    s += "# Run it on every node (a cluster launcher sets PADDLE_TRAINERS_NUM and PADDLE_TRAINER_ID) with\n";
+    if (multiNode)
+        s += "#   MASTER_ADDR  the address of the first node (required),\n";
+    s += "#   INPUT_DIR    the preprocessed training data, *_idx.npz / .idx files (required),\n";
+    s += "#   and optionally MAX_STEPS (10000), SPLIT (949,50,1), "
+        + std::string(multiNode ? "MASTER_PORT (36677), " : "") + "PYTHON, TASK_NAME, START_RANK / END_RANK.\n";
     s += "set -euo pipefail\n\n";
     s += "nnodes=${PADDLE_TRAINERS_NUM:-" + std::to_string(settings.num_nodes) + "}\n";
     s += "rank=${PADDLE_TRAINER_ID:-0}\n";
+    s += "# A launcher's PADDLE_* variables would override those paddle.distributed.launch sets for its workers.\n";
+    s += "unset PADDLE_ELASTIC_JOB_ID PADDLE_TRAINER_ENDPOINTS DISTRIBUTED_TRAINER_ENDPOINTS FLAGS_START_PORT \\\n";
+    s += "    PADDLE_ELASTIC_TIMEOUT PADDLE_TRAINERS_NUM PADDLE_TRAINER_ID PADDLE_WORKERS_IP_PORT_LIST PADDLE_TRAINERS "
+         "\\\n";
+    s += "    PADDLE_NUM_GRADIENT_SERVERS\n";
     s += "START_RANK=${START_RANK:-0}\n";
     s += "END_RANK=${END_RANK:-" + std::to_string(settings.num_nodes) + "}\n";
     s += "if [[ $rank -lt $START_RANK || $rank -ge $END_RANK ]]; then\n    exit 0\nfi\n";
     s += "rank=$((rank - START_RANK))\n";
     s += "nnodes=$((END_RANK - START_RANK))\n";
-    s += "master=${MASTER_ADDR:-127.0.0.1}\n";
-    s += "port=${MASTER_PORT:-36677}\n";
+    if (multiNode) {
+        s += "master=${MASTER_ADDR:?set MASTER_ADDR to the address of the first node}\n";
+        s += "port=${MASTER_PORT:-36677}\n";
+    }
+    s += "input_dir=${INPUT_DIR:?set INPUT_DIR to the preprocessed training data (*_idx.npz / .idx files)}\n";
     s += "interpreter=${PYTHON:-python}\n";
     s += "task_name=${TASK_NAME:-stratex_fine_grained}\n\n";
     s += "MODEL_ARGS=(\n";
     s += "    --model_type " + shellQuote(options.modelType) + "\n";
     s += "    --num_hidden_layers " + std::to_string(model.num_layers) + "\n";
+    s += "    --intermediate_size " + std::to_string(model.ffn_hidden_size) + "\n";
     s += "    --vocab_size " + std::to_string(model.vocab_size) + "\n";
     s += "    --hidden_size " + std::to_string(model.hidden_size) + "\n";
     s += "    --seq_length " + std::to_string(model.seq_length) + "\n";
     s += "    --num_attention_heads " + std::to_string(model.num_heads) + "\n";
-    s += "    # --intermediate_size / --num_key_value_heads: set them for your model\n";
+    s += "    --num_key_value_heads " + std::to_string(model.num_kv_heads) + "\n";
+    s += ")\n\n";
+    s += "TRAIN_ARGS=(\n";
+    s += "    --do_train true\n";
+    s += "    --max_steps \"${MAX_STEPS:-10000}\"\n";
+    s += "    --enable_auto_parallel 1\n";
+    s += "    --to_static 1\n";
     s += ")\n\n";
     s += "CONFIG_ARGS=(\n";
     s += "    --per_device_train_batch_size " + std::to_string(args.per_device_train_batch_size) + "\n";
@@ -159,20 +199,32 @@ std::string paddleLaunchScript(
         + shellQuote(plan.pipeline_type == cost::PipelineType::GPipe ? "FThenB" : "1F1B") + "\n";
     s += "    --virtual_pp_degree 1\n";
     s += ")\n\n";
-    s += "DATA_ARGS=(\n    --max_seq_length " + std::to_string(model.seq_length) + "\n)\n\n";
+    s += "DATA_ARGS=(\n";
+    s += "    --input_dir \"$input_dir\"\n";
+    s += "    --split \"${SPLIT:-949,50,1}\"\n";
+    s += "    --max_seq_length " + std::to_string(model.seq_length) + "\n";
+    s += ")\n\n";
     s += "GRANULARITY_RUNTIME_ARGS=(\n";
     s += "    --granularity_type fine_grained\n";
     s += "    --usp_flag " + std::string(args.ulysses ? "1" : "0") + "\n";
     s += "    --sharding_stage_level " + std::to_string(args.sharding_stage) + "\n";
     s += "    --fine_grained_config_path " + shellQuote(options.configPath) + "\n";
     s += ")\n\n";
-    s += "\"$interpreter\" -u -m paddle.distributed.launch --master \"$master:$port\" --nnodes \"$nnodes\" --rank "
-         "\"$rank\" \\\n";
+    s += "\"$interpreter\" -u -m paddle.distributed.launch "
+        + std::string(multiNode ? "--master \"$master:$port\" " : "") + "--nnodes \"$nnodes\" --rank \"$rank\" \\\n";
     s += "    --gpus " + gpus + " --log_dir \"output/${task_name}_log\" \\\n";
     s += "    " + shellQuote(options.trainer) + " --output_dir \"output/${task_name}\" \\\n";
-    s += "    \"${MODEL_ARGS[@]}\" \"${CONFIG_ARGS[@]}\" \"${PARALLEL_ARGS[@]}\" \"${DATA_ARGS[@]}\" "
+    s += "    \"${MODEL_ARGS[@]}\" \"${TRAIN_ARGS[@]}\" \"${CONFIG_ARGS[@]}\" \"${PARALLEL_ARGS[@]}\" "
+         "\"${DATA_ARGS[@]}\" "
          "\"${GRANULARITY_RUNTIME_ARGS[@]}\"\n";
-    return s;
+    script.text = s;
+    return script;
+}
+
+std::string paddleLaunchScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const PaddleScriptOptions& options)
+{
+    return paddleScript(plan, settings, model, options).text;
 }
 
 } // namespace stratex::exporting

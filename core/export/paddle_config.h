@@ -3,7 +3,9 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "core/model/model_description.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
@@ -31,14 +33,26 @@ struct PaddleParallelArgs {
 };
 PaddleParallelArgs paddleParallelArgs(const search::Plan& plan);
 
-// A PaddleNLP launch script in the spirit of the port's train_qwen_fine_grained.sh: the model,
-// batch and parallel arguments of the plan, and the fine-grained runtime pointed at the config.
+// A PaddleNLP launch script in the spirit of the port's train_qwen_fine_grained.sh, for its
+// auto-parallel trainer: the model (every field the port's MODEL_ARGS take, --intermediate_size and
+// --num_key_value_heads included), --do_train / --max_steps / --enable_auto_parallel 1 /
+// --to_static 1, the batch and parallel arguments of the plan, the data (--input_dir, --split)
+// and the fine-grained runtime pointed at the config. It reads the node count and rank from a
+// cluster launcher's PADDLE_TRAINERS_NUM / PADDLE_TRAINER_ID and then unsets the launcher's
+// PADDLE_* variables (as the port's multi-node scripts do); MASTER_ADDR (several nodes) and
+// INPUT_DIR are required, the script stops with a message without them.
 struct PaddleScriptOptions {
     std::string configPath = "./configs/fine_grained_config.json";
     std::string trainer = "./train_qwen_fine_grained.py";
     std::string modelType = "llama_fine_grained_final";
 };
-std::string paddleLaunchScript(
-    const search::Plan& plan, const search::SearchSettings& settings, const PaddleScriptOptions& options = {});
+struct PaddleScript {
+    std::string text;
+    std::vector<std::string> warnings; // the model is not the port's Llama, the batch is rounded
+};
+PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const PaddleScriptOptions& options = {});
+std::string paddleLaunchScript(const search::Plan& plan, const search::SearchSettings& settings,
+    const model::ModelDescription& model, const PaddleScriptOptions& options = {});
 
 } // namespace stratex::exporting

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/export/plan_export.h"
 
+#include <utility>
+
+#include "core/common/error.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
+#include "core/export/pytorch_exports.h"
 
 namespace stratex::exporting {
 
@@ -14,6 +18,8 @@ const std::vector<ExportFormat>& exportFormats()
         ExportFormat::PaddleConfig,
         ExportFormat::PaddleScript,
         ExportFormat::Megatron,
+        ExportFormat::PytorchSchedule,
+        ExportFormat::Torchtitan,
     };
     return formats;
 }
@@ -29,6 +35,10 @@ std::string_view exportFormatName(ExportFormat format)
         return "paddle-script";
     case ExportFormat::Megatron:
         return "megatron";
+    case ExportFormat::PytorchSchedule:
+        return "pytorch-schedule";
+    case ExportFormat::Torchtitan:
+        return "torchtitan";
     }
     return {};
 }
@@ -44,6 +54,10 @@ std::string_view exportFormatTitle(ExportFormat format)
         return "PaddleNLP launch script";
     case ExportFormat::Megatron:
         return "Megatron-LM launch arguments";
+    case ExportFormat::PytorchSchedule:
+        return "PyTorch pipeline schedule CSV";
+    case ExportFormat::Torchtitan:
+        return "torchtitan job config";
     }
     return {};
 }
@@ -57,17 +71,38 @@ std::optional<ExportFormat> parseExportFormat(std::string_view name)
     return std::nullopt;
 }
 
-ExportedFile exportPlan(ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings)
+bool exportNeedsModel(ExportFormat format)
 {
+    return format == ExportFormat::PaddleScript || format == ExportFormat::Megatron
+        || format == ExportFormat::Torchtitan;
+}
+
+ExportedFile exportPlan(
+    ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings, const ExportContext& context)
+{
+    if (exportNeedsModel(format) && !context.model)
+        throw Error(std::string(exportFormatTitle(format))
+            + " need the model's architecture (MLP, attention heads, norm, position embedding, tied embedding): "
+              "give a model");
     switch (format) {
     case ExportFormat::Galvatron:
-        return { galvatronConfigText(plan), false };
+        return { strategyFileText(plan, settings, context.model, context.cluster), false, {} };
     case ExportFormat::PaddleConfig:
-        return { paddleFineGrainedConfigText(plan), false };
-    case ExportFormat::PaddleScript:
-        return { paddleLaunchScript(plan, settings), true };
-    case ExportFormat::Megatron:
-        return { megatronArgsScript(plan, settings), true };
+        return { paddleFineGrainedConfigText(plan), false, {} };
+    case ExportFormat::PaddleScript: {
+        PaddleScript script = paddleScript(plan, settings, *context.model);
+        return { std::move(script.text), true, std::move(script.warnings) };
+    }
+    case ExportFormat::Megatron: {
+        const MegatronArgs args = megatronArgs(plan, settings, *context.model, context.cost_model.get());
+        return { megatronArgsScript(plan, settings, args), true, args.warnings };
+    }
+    case ExportFormat::PytorchSchedule:
+        return { pipelineScheduleCsv(plan), false, {} };
+    case ExportFormat::Torchtitan: {
+        TorchtitanConfig config = torchtitanConfig(plan, settings, *context.model);
+        return { std::move(config.text), false, std::move(config.warnings) };
+    }
     }
     return {};
 }
@@ -83,6 +118,10 @@ std::string defaultExportFileName(ExportFormat format, const search::SearchSetti
         return "train_fine_grained.sh";
     case ExportFormat::Megatron:
         return "megatron_args.sh";
+    case ExportFormat::PytorchSchedule:
+        return "pipeline_schedule.csv";
+    case ExportFormat::Torchtitan:
+        return "torchtitan.toml";
     }
     return {};
 }

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/cost/cost_model.h"
+#include "core/model/model_description.h"
+#include "core/profile/synth/cluster_description.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
@@ -13,11 +17,12 @@ namespace stratex::exporting {
 
 // The training-framework files a searched plan can be written as. One list, so the CLI's
 // commands and the GUI offer the same formats under the same names.
-enum class ExportFormat { Galvatron, PaddleConfig, PaddleScript, Megatron };
+enum class ExportFormat { Galvatron, PaddleConfig, PaddleScript, Megatron, PytorchSchedule, Torchtitan };
 
 const std::vector<ExportFormat>& exportFormats();
 
-// The CLI's --to names: "galvatron", "paddle", "paddle-script", "megatron".
+// The CLI's --to names: "galvatron", "paddle", "paddle-script", "megatron", "pytorch-schedule",
+// "torchtitan".
 std::string_view exportFormatName(ExportFormat format);
 std::optional<ExportFormat> parseExportFormat(std::string_view name);
 // What the file is, for menus: "Galvatron strategy JSON", "PaddleNLP fine-grained config", ...
@@ -26,9 +31,30 @@ std::string_view exportFormatTitle(ExportFormat format);
 struct ExportedFile {
     std::string text;
     bool executable = false; // a script to run
+    // What the user must know before running it (also in the file's comments where it has any):
+    // the exported version does not fit the memory budget, Megatron will reject a value, ...
+    std::vector<std::string> warnings;
 };
 
-ExportedFile exportPlan(ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings);
+// What an export knows beside the plan and the settings.
+struct ExportContext {
+    // The model's architecture: required by the launch scripts (exportNeedsModel), written into
+    // Stratex strategy files. Its shape is the one to train (the settings' shape is the searched one).
+    std::optional<model::ModelDescription> model;
+    // The cluster with its GPU, written into strategy files when known.
+    std::optional<profile::synth::ClusterDescription> cluster;
+    // Costs the plan and what a framework can express of it (the predicted numbers in the scripts'
+    // comments, the re-costed memory of an inexact Megatron export); none: not costed.
+    std::shared_ptr<const cost::CostModel> cost_model;
+};
+
+// Megatron-LM, the PaddleNLP launch script and torchtitan write the model: without
+// ExportContext::model exportPlan throws.
+bool exportNeedsModel(ExportFormat format);
+
+// Throws stratex::Error when the format needs a model the context does not have.
+ExportedFile exportPlan(ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings,
+    const ExportContext& context = {});
 
 // The name the framework expects the file under (Galvatron's encodes the cluster and model).
 std::string defaultExportFileName(ExportFormat format, const search::SearchSettings& settings);

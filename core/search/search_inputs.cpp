@@ -100,6 +100,8 @@ SearchInputs loadSearchInputs(
     }
     SearchInputs inputs = SearchInputs::discover(request, settings);
     inputs.estimated = synthesis.has_value();
+    if (synthesis)
+        inputs.synthesis = std::make_shared<const profile::synth::SynthesisRecord>(*synthesis);
     if (!given.contains("model-name") && !inputs.profiles.modelName.empty())
         settings.model.name = inputs.profiles.modelName;
     return inputs;

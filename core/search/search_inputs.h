@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "core/cost/cost_model.h"
@@ -21,6 +22,8 @@ struct SearchInputs {
     profile::ProfileSet profiles;
     // The profiles were synthesized (stratex_synthesis.json beside them), not measured.
     bool estimated = false;
+    // The record of a synthesized set: the model and the cluster it was made for.
+    std::shared_ptr<const profile::synth::SynthesisRecord> synthesis;
 
     static SearchInputs load(const profile::ProfilePaths& paths);
     // Discovery with the settings' cluster shape, precision, sequence length and profile modes.

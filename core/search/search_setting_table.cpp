@@ -2,6 +2,7 @@
 #include "core/search/search_setting_table.h"
 
 #include "core/common/input_limits.h"
+#include "core/model/model_setting_rows.h"
 
 namespace stratex::search {
 
@@ -47,6 +48,14 @@ SettingSpec onOff(
     return spec;
 }
 
+// A model shape flag: the spec profile synth uses (model::modelSettingSpec), under Galvatron's name.
+SettingSpec modelSpec(std::string_view flag, std::string_view peer)
+{
+    SettingSpec spec = model::modelSettingSpec(flag);
+    spec.peerName = peer;
+    return spec;
+}
+
 SettingSpec fromProfiles(SettingSpec spec, std::string_view openText = {})
 {
     spec.fromProfiles = true;
@@ -64,7 +73,6 @@ std::vector<settings::Setting<S>> rows()
 {
     constexpr std::string_view cluster = "Cluster";
     constexpr std::string_view batch = "Batch";
-    constexpr std::string_view model = "Model";
     constexpr std::string_view space = "Search space";
     constexpr std::string_view training = "Training";
     constexpr std::string_view profiling = "Profiling and engine";
@@ -85,9 +93,7 @@ std::vector<settings::Setting<S>> rows()
         "from the profile's file name");
     name.kind = SettingKind::Text;
     name.defaultText = "from the profile's file name";
-    SettingSpec seq = fromProfiles(
-        integer("seq-length", "seq_length", model, "Sequence length", "S", 1, 1 << 22, "Sequence length."),
-        "from the profile");
+    SettingSpec seq = fromProfiles(modelSpec("seq-length", "seq_length"), "from the profile");
     seq.defaultText = "the synthesized set's, else the memory profile's when it holds one, else 8192";
 
     return {
@@ -172,16 +178,10 @@ std::vector<settings::Setting<S>> rows()
             &S::memory_profile_mode, profile::memoryProfileModeName,
             { profile::MemoryProfileMode::Static, profile::MemoryProfileMode::Sequence }),
         row(seq, &S::model, &ModelShape::seq_length),
-        row(fromProfiles(integer("hidden-size", "hidden_size", model, "Hidden size", "H", 1, 1 << 20, "Hidden size.")),
-            &S::model, &ModelShape::hidden_size),
-        row(fromProfiles(integer(
-                "num-layers", "num_layers", model, "Layers", "L", 1, limits::kMaxLayers, "Transformer layers.")),
-            &S::model, &ModelShape::num_layers),
-        row(fromProfiles(integer(
-                "num-heads", "num_attention_heads", model, "Attention heads", "A", 1, 4096, "Attention heads.")),
-            &S::model, &ModelShape::num_heads),
-        row(fromProfiles(integer("vocab-size", "vocab_size", model, "Vocabulary", "V", 1, 1 << 24, "Vocabulary size.")),
-            &S::model, &ModelShape::vocab_size),
+        row(fromProfiles(modelSpec("hidden-size", "hidden_size")), &S::model, &ModelShape::hidden_size),
+        row(fromProfiles(modelSpec("num-layers", "num_layers")), &S::model, &ModelShape::num_layers),
+        row(fromProfiles(modelSpec("num-heads", "num_attention_heads")), &S::model, &ModelShape::num_heads),
+        row(fromProfiles(modelSpec("vocab-size", "vocab_size")), &S::model, &ModelShape::vocab_size),
         row(name, &S::model, &ModelShape::name),
         row(coe, &S::costmodel_coe),
     };

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/search/strategy_file.h"
 
+#include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
+#include "core/model/model_json.h"
 #include "core/profile/profile_key.h"
+#include "core/profile/synth/cluster_json.h"
+#include "core/search/search_setting_table.h"
 
 namespace stratex::search {
 
@@ -122,6 +127,16 @@ StrategyFile StrategyFile::fromJson(const JsonView& root)
     else if (const auto alias = root.find("vocab_sdp"))
         s.embed_sdp = flag(*alias);
 
+    if (const auto v = root.find("model"))
+        s.model = model::readModel(*v);
+    if (const auto v = root.find("cluster"))
+        s.cluster = profile::synth::readCluster(*v);
+    if (const auto v = root.find("search_settings")) {
+        SearchSettings settings;
+        s.search_settings_keys = searchSettingTable().applyJson(settings, *v);
+        s.search_settings = settings;
+    }
+
     if (s.tp_sizes.empty())
         fail(s, "tp_sizes_enc", "one TP degree per layer", "none");
     requireLayers(s, s.tp_consecutive, "tp_consecutive_flags");
@@ -138,6 +153,17 @@ StrategyFile StrategyFile::load(const std::filesystem::path& path)
 {
     const JsonDocument document = JsonDocument::load(path);
     return fromJson(document.root());
+}
+
+bool isStrategyFile(const std::filesystem::path& path)
+{
+    try {
+        const JsonDocument document = JsonDocument::load(path);
+        const JsonView root = document.root();
+        return root.isObject() && root.has("pp_deg") && root.has("tp_sizes_enc");
+    } catch (const Error&) {
+        return false;
+    }
 }
 
 Plan planFromStrategyFile(const StrategyFile& s, const SearchSettings& settings)
@@ -203,6 +229,118 @@ Plan planFromStrategyFile(const StrategyFile& s, const SearchSettings& settings)
         : plan.embedding.dp == 1                                       ? cost::DpType::Ddp
                                                                        : plan.default_dp_type;
     return plan;
+}
+
+namespace {
+
+// The search table's flags of the model's shape.
+constexpr std::array<std::string_view, 6> kShapeFlags { "seq-length", "hidden-size", "num-layers", "num-heads",
+    "vocab-size", "model-name" };
+
+std::string shownValue(const settings::SettingSpec& spec, const settings::SettingValue& value)
+{
+    return settings::formatSettingValue(spec, value);
+}
+
+} // namespace
+
+StrategyRun resolveStrategyRun(const StrategyFile& file, const SearchSettings& flags,
+    const settings::SettingNames& given, const ModelSettings& modelFlags, const settings::SettingNames& givenModel)
+{
+    StrategyRun run;
+    run.settings = flags;
+    SearchSettings& settings = run.settings;
+    const std::string name = file.file;
+    const auto contradiction
+        = [&](std::string_view flag, const std::string& value, const std::string& where, const std::string& fileValue) {
+              run.warnings.push_back("--" + std::string(flag) + " " + value + " contradicts " + name + "'s " + where
+                  + " " + fileValue + "; using " + value);
+          };
+
+    // 1. The file's search settings where the command line gives none.
+    settings::SettingNames fromFile;
+    if (file.search_settings) {
+        for (const auto& row : searchSettingTable().rows()) {
+            if (!file.search_settings_keys.contains(row.spec.flag))
+                continue;
+            const settings::SettingValue value = row.get(*file.search_settings);
+            // A file's model says the shape too: its contradictions are resolveModel's.
+            const bool shape
+                = file.model && std::find(kShapeFlags.begin(), kShapeFlags.end(), row.spec.flag) != kShapeFlags.end();
+            if (given.contains(row.spec.flag)) {
+                if (row.get(flags) != value && !shape)
+                    contradiction(row.spec.flag, shownValue(row.spec, row.get(flags)),
+                        "search_settings." + row.spec.jsonKey(), shownValue(row.spec, value));
+                continue;
+            }
+            row.set(settings, value);
+            fromFile.insert(std::string(row.spec.flag));
+        }
+    }
+    const auto open = [&](std::string_view flag) { return !given.contains(flag) && !fromFile.contains(flag); };
+
+    // 2. The file's cluster.
+    if (file.cluster) {
+        const profile::synth::ClusterDescription& cluster = *file.cluster;
+        const auto take = [&](std::string_view flag, int& field, int value, const char* key) {
+            if (open(flag)) {
+                field = value;
+                fromFile.insert(std::string(flag));
+            } else if (given.contains(flag) && field != value) {
+                contradiction(flag, std::to_string(field), std::string("cluster.") + key, std::to_string(value));
+            }
+        };
+        take("num-nodes", settings.num_nodes, cluster.num_nodes, "num_nodes");
+        take("num-gpus-per-node", settings.num_gpus_per_node, cluster.gpus_per_node, "gpus_per_node");
+        if (open("memory-constraint")) {
+            // Whole GB, as Galvatron's memory_constraint (adoptSynthesizedSettings' rule).
+            settings.memory_constraint_gb = std::max(1, int(cluster.gpu.memory_gb));
+            fromFile.insert("memory-constraint");
+        }
+        run.cluster = cluster;
+        run.cluster->num_nodes = settings.num_nodes;
+        run.cluster->gpus_per_node = settings.num_gpus_per_node;
+    }
+
+    // 3. Galvatron's world_size when nothing else names the cluster.
+    if (file.world_size && open("num-nodes")) {
+        const int world = *file.world_size;
+        if (world % settings.num_gpus_per_node == 0) {
+            settings.num_nodes = world / settings.num_gpus_per_node;
+            fromFile.insert("num-nodes");
+        } else if (world < settings.num_gpus_per_node && open("num-gpus-per-node")) {
+            settings.num_gpus_per_node = world;
+            settings.num_nodes = 1;
+            fromFile.insert("num-nodes");
+            fromFile.insert("num-gpus-per-node");
+        }
+    }
+
+    // 4. The model.
+    settings::SettingNames known { "num-layers" };
+    if (!given.contains("num-layers") && !fromFile.contains("num-layers")) {
+        settings.model.num_layers = file.layers();
+        fromFile.insert("num-layers");
+    }
+    if (fromFile.contains("seq-length"))
+        known.insert("seq-length");
+    run.model = resolveModel(file.model, name + "'s model", settings, given, modelFlags, givenModel, known);
+    for (const std::string& warning : run.model.warnings)
+        run.warnings.push_back(warning);
+    if (run.model.model) {
+        const model::ModelDescription& model = *run.model.model;
+        SearchSettings shaped = settings;
+        setModelShape(shaped, model);
+        for (std::string_view flag : kShapeFlags) {
+            if (!given.contains(flag)) {
+                searchSettingTable().at(flag).set(settings, searchSettingTable().at(flag).get(shaped));
+                fromFile.insert(std::string(flag));
+            }
+        }
+    }
+    run.settled = given;
+    run.settled.insert(fromFile.begin(), fromFile.end());
+    return run;
 }
 
 } // namespace stratex::search

@@ -7,14 +7,21 @@
 #include <vector>
 
 #include "core/common/json_reader.h"
+#include "core/model/model_description.h"
+#include "core/profile/synth/cluster_description.h"
+#include "core/search/model_settings.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
+#include "core/settings/setting.h"
 
 namespace stratex::search {
 
 // A Galvatron strategy JSON as written by any version (galvatron-formats-and-search.md §3.1):
 // 3.0 with world_size, v2.x without it, v2.0 without use_sp / vtp / vsp, files whose runtime
 // reads vocab_sdp instead of embed_sdp. Per-layer values are comma-separated strings.
+// Stratex's own strategy files add, beside Galvatron's keys (which Galvatron's loaders pick by
+// name, ignoring the rest): "model" (model::toJson), "cluster" (synth::toJson, when the GPU is
+// known) and "search_settings" (the search table's JSON of the settings the plan was made with).
 struct StrategyFile {
     std::string file;
     int pp_deg = 1;
@@ -33,16 +40,49 @@ struct StrategyFile {
     int vsp = 0;
     int embed_sdp = 0;
 
+    std::optional<model::ModelDescription> model;
+    std::optional<profile::synth::ClusterDescription> cluster;
+    std::optional<SearchSettings> search_settings;
+    settings::SettingNames search_settings_keys; // the flags of the settings the file names
+
     int layers() const { return int(tp_sizes.size()); }
 
     static StrategyFile load(const std::filesystem::path& path);
     static StrategyFile fromJson(const JsonView& root);
 };
 
+// Whether the file is a strategy JSON, by its keys: an object with Galvatron's pp_deg and
+// tp_sizes_enc. False for anything else, unreadable or malformed files included (opening the file
+// reports what is wrong with it).
+bool isStrategyFile(const std::filesystem::path& path);
+
 // The plan a strategy file describes, on the settings' world size and model (every inconsistency
 // is an InputError naming the file and key: layer counts, degrees that do not divide the world, a
 // division that does not sum to the layers, a world_size other than the cluster's). Missing
 // pipeline_type / default_dp_type come from the settings. Costs are not filled in: see evaluate().
 Plan planFromStrategyFile(const StrategyFile& strategy, const SearchSettings& settings);
+
+// What exporting or costing a strategy file runs with.
+struct StrategyRun {
+    SearchSettings settings;
+    ResolvedModel model;
+    std::optional<profile::synth::ClusterDescription> cluster; // the cluster with its GPU, when known
+    std::vector<std::string> warnings; // given flags that contradict the file
+    // The settings the command line or the file decided (the others may come from profiles).
+    settings::SettingNames settled;
+};
+
+// The one rule for the settings, model and cluster of a strategy file:
+// 1. a setting given on the command line (`given`) wins; the file's search_settings give the others,
+//    and a given flag that contradicts the file's value is a warning;
+// 2. the file's cluster gives --num-nodes, --num-gpus-per-node and, from its GPU, --memory-constraint
+//    where neither the command line nor the file's settings do (contradictions warned);
+// 3. a file that says neither (Galvatron's own) gives its world_size: --num-nodes becomes
+//    world_size / --num-gpus-per-node, or one node of world_size GPUs when fewer than a node;
+// 4. the model is resolveModel's with the file's "model" as the base ("<file>'s model"); the layer
+//    count is always known (the file's), the sequence length when the file's settings name it. A
+//    complete model sets the search's shape settings the command line does not give.
+StrategyRun resolveStrategyRun(const StrategyFile& file, const SearchSettings& flags,
+    const settings::SettingNames& given, const ModelSettings& modelFlags, const settings::SettingNames& givenModel);
 
 } // namespace stratex::search

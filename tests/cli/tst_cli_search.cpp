@@ -75,6 +75,9 @@ private Q_SLOTS:
     void evaluateShippedConfig();
     void exportFormats_data();
     void exportFormats();
+    void exportNeedsTheModel_data();
+    void exportNeedsTheModel();
+    void exportReadsWhatSearchWrote();
     void helpNamesTheCommand_data();
     void helpNamesTheCommand();
     void helpMentionsHonestCosting();
@@ -183,13 +186,30 @@ void TestCliSearch::writesExports()
         dir.filePath("fine_grained_config.json"), "--paddle-script", dir.filePath("train.sh"), "--megatron-args",
         dir.filePath("megatron.sh") };
     args << goldenFlags();
+    // Measured profiles do not say the model: the launch scripts are refused before searching.
+    const CliResult refused = runCli(args);
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains("--paddle-script needs the model's architecture; missing from the profiles "
+                                  "(measured, not synthesized) and the command line: num_layers (--num-layers)"),
+        refused.err.constData());
+    QVERIFY(refused.out.isEmpty());
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 0);
+
+    args << "--model"
+         << "llama2-7b";
     const CliResult r = runCli(args);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("Best: gbsz 16, chunks 1, pp 1"));
     const QByteArray strategy = readAll(dir.filePath("strategy.json"));
     QVERIFY(strategy.startsWith("{\n    \"pp_deg\": 1,\n"));
     QVERIFY(strategy.contains("    \"world_size\": 8,\n"));
-    QVERIFY(strategy.endsWith("\"embed_sdp\": 1\n}"));
+    QVERIFY(strategy.contains("\"embed_sdp\": 1,\n"));
+    // Beside Galvatron's keys: the model (the preset at the searched sequence length) and the settings.
+    const QJsonObject written = QJsonDocument::fromJson(strategy).object();
+    QCOMPARE(written.value("model").toObject().value("name").toString(), QStringLiteral("llama2-7b"));
+    QCOMPARE(written.value("model").toObject().value("seq_length").toInt(), 2048);
+    QCOMPARE(written.value("search_settings").toObject().value("memory_constraint").toInt(), 36);
+    QVERIFY(!written.contains("cluster")); // measured profiles do not name the GPU
     const QJsonObject paddle = QJsonDocument::fromJson(readAll(dir.filePath("fine_grained_config.json"))).object();
     QCOMPARE(paddle.value("pp_size").toInt(), 1);
     QCOMPARE(paddle.value("sharding_stage_list").toString().split(',').size(), 32);
@@ -255,6 +275,10 @@ void TestCliSearch::exportFormats_data()
                                    << "--fine_grained_config_path './configs/fine_grained_config.json'";
     QTest::newRow("megatron") << "megatron"
                               << "--recompute-num-layers 20";
+    QTest::newRow("pytorch-schedule") << "pytorch-schedule"
+                                      << "0F0,0B0";
+    QTest::newRow("torchtitan") << "torchtitan"
+                                << "data_parallel_shard_degree = 8";
 }
 
 void TestCliSearch::exportFormats()
@@ -262,16 +286,84 @@ void TestCliSearch::exportFormats()
     QFETCH(QString, to);
     QFETCH(QString, expected);
     QTemporaryDir dir;
-    const CliResult r = runCli(
-        { "export", "--strategy", galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json",
-            "--to", to, "--out", dir.filePath("out") });
+    // Galvatron's file does not say its model: the launch scripts need it from the command line.
+    const QStringList model { "--model", "llama2-7b", "--seq-length", "2048" };
+    const CliResult r = runCli(QStringList { "export", "--strategy",
+                                   galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json",
+                                   "--to", to, "--out", dir.filePath("out") }
+        + model);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(readAll(dir.filePath("out")).contains(expected.toUtf8()));
     // Without --out the content goes to stdout.
-    const CliResult stdoutRun = runCli({ "export", "--strategy",
-        galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--to", to });
+    const CliResult stdoutRun
+        = runCli(QStringList { "export", "--strategy",
+                     galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json", "--to", to }
+            + model);
     QCOMPARE(stdoutRun.exitCode, 0);
     QVERIFY(stdoutRun.out.contains(expected.toUtf8()));
+}
+
+void TestCliSearch::exportNeedsTheModel_data()
+{
+    QTest::addColumn<QString>("to");
+    QTest::newRow("megatron") << "megatron";
+    QTest::newRow("paddle-script") << "paddle-script";
+}
+
+void TestCliSearch::exportNeedsTheModel()
+{
+    // A Galvatron file says nothing of its model: a launch script for it is refused (exit 1),
+    // naming the fields, instead of training a default-shaped model.
+    QFETCH(QString, to);
+    const QString file = galvatronDir() + "/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json";
+    const CliResult r = runCli({ "export", "--strategy", file, "--to", to, "--hidden-size", "4096" });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.out.isEmpty());
+    for (const char* part : { "galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json: --to ",
+             "needs the model's architecture; missing from the file (it has no \"model\") and the command line: ",
+             "ffn_hidden_size (--ffn-hidden-size)", "num_kv_heads (--num-kv-heads)", "mlp (--mlp)",
+             "Give --model PRESET (llama2-7b, " })
+        QVERIFY2(r.err.contains(part), r.err.constData());
+    QVERIFY2(!r.err.contains("hidden_size (--hidden-size)"), r.err.constData()); // given
+    QVERIFY2(!r.err.contains("num_layers"), r.err.constData()); // the file's
+    // The Galvatron and PaddleNLP config formats do not need it.
+    QCOMPARE(runCli({ "export", "--strategy", file, "--to", "paddle" }).exitCode, 0);
+}
+
+void TestCliSearch::exportReadsWhatSearchWrote()
+{
+    // A 64-GPU strategy of a synthesized 70B set: the file carries model, cluster and settings, so
+    // its exports need no repeated flag; flags that contradict it win with a warning.
+    QTemporaryDir dir;
+    QCOMPARE(runCli({ "profile", "synth", "--model", "llama2-70b", "--gpu", "h100-80gb", "--num-nodes", "8", "--out",
+                        dir.filePath("profiles") })
+                 .exitCode,
+        0);
+    const QString strategy = dir.filePath("strategy.json");
+    const CliResult searched
+        = runCli({ "search", "--profiles", dir.filePath("profiles"), "--settle-bsz", "64", "--out", strategy });
+    QVERIFY2(searched.exitCode == 0, searched.err.constData());
+    const QJsonObject written = QJsonDocument::fromJson(readAll(strategy)).object();
+    QCOMPARE(written.value("world_size").toInt(), 64);
+    QCOMPARE(written.value("model").toObject().value("num_kv_heads").toInt(), 8);
+    QCOMPARE(written.value("cluster").toObject().value("num_nodes").toInt(), 8);
+    QCOMPARE(written.value("cluster").toObject().value("gpu").toObject().value("name").toString(), "h100-80gb");
+    QCOMPARE(written.value("search_settings").toObject().value("settle_bsz").toInt(), 64);
+
+    const CliResult megatron = runCli({ "export", "--strategy", strategy, "--to", "megatron" });
+    QVERIFY2(megatron.exitCode == 0, megatron.err.constData());
+    QVERIFY(megatron.out.contains("--num-layers 80\n"));
+    QVERIFY(megatron.out.contains("--hidden-size 8192\n"));
+    QVERIFY(megatron.out.contains("--seq-length 4096\n"));
+    QVERIFY2(!megatron.err.contains("warning"), megatron.err.constData());
+
+    const CliResult contradicted
+        = runCli({ "export", "--strategy", strategy, "--to", "megatron", "--seq-length", "2048" });
+    QVERIFY2(contradicted.exitCode == 0, contradicted.err.constData());
+    QVERIFY2(contradicted.err.contains("warning: --seq-length 2048 contradicts " + strategy.toUtf8()
+                 + "'s model's seq_length 4096; using 2048"),
+        contradicted.err.constData());
+    QVERIFY(contradicted.out.contains("--seq-length 2048\n"));
 }
 
 void TestCliSearch::helpNamesTheCommand_data()
@@ -312,8 +404,8 @@ void TestCliSearch::helpMentionsHonestCosting()
             QVERIFY2(r.out.contains(flag), flag);
     }
     const CliResult r = runCli({ "search", "--help" });
-    for (const char* flag :
-        { "--threads", "--top", "--out", "--paddle-out", "--paddle-script", "--megatron-args", "--json" })
+    for (const char* flag : { "--threads", "--top", "--out", "--paddle-out", "--paddle-script", "--megatron-args",
+             "--pytorch-schedule", "--torchtitan", "--json" })
         QVERIFY2(r.out.contains(flag), flag);
 }
 

@@ -176,8 +176,10 @@ void TestSearchController::exportsTheSelectedPlan()
     QVERIFY2(controller.exportSelectedPlan(chosen, path, &error), qPrintable(error));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
-    const exporting::ExportedFile expected
-        = exporting::exportPlan(chosen, *controller.outcome()->result.best, controller.outcome()->settings);
+    const SearchOutcome& outcome = *controller.outcome();
+    QVERIFY(outcome.description.model); // the bundled set is synthesized: it names its model
+    const exporting::ExportedFile expected = exporting::exportPlan(
+        chosen, *outcome.result.best, outcome.settings, { outcome.description.model, outcome.cluster, outcome.model });
     QCOMPARE(file.readAll().toStdString(), expected.text);
     QCOMPARE(bool(file.permissions() & QFileDevice::ExeOwner), expected.executable);
     QVERIFY(!controller.exportSelectedPlan(chosen, dir.filePath(QStringLiteral("no/such/dir/file")), &error));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex executable as the README's main job runs it: --screenshot with no display.
 #include <QColor>
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -15,6 +16,7 @@ private Q_SLOTS:
     void themeReachesTheCharts();
     void unknownPageIsAUsageError();
     void unknownThemeIsAUsageError();
+    void badStrategyFileFails();
     void helpAndVersionWithoutDisplay_data();
     void helpAndVersionWithoutDisplay();
 };
@@ -116,6 +118,27 @@ void TestGuiSmoke::unknownThemeIsAUsageError()
     QVERIFY(gui.waitForFinished(60000));
     QCOMPARE(gui.exitCode(), 2);
     QVERIFY(gui.readAllStandardError().contains("unknown theme"));
+}
+
+void TestGuiSmoke::badStrategyFileFails()
+{
+    // A .json given on the command line that is a broken strategy (its keys say so) is refused at
+    // once: exit 1 with the file and key, not a background failure after exit 0.
+    QTemporaryDir dir;
+    const QString strategy = dir.filePath("strategy.json");
+    QFile file(strategy);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"pp_deg": 0, "tp_sizes_enc": "1,1"})");
+    file.close();
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, { "--screenshot", dir.filePath("x.png"), strategy });
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 1);
+    const QByteArray err = gui.readAllStandardError();
+    QVERIFY2(err.contains(strategy.toUtf8() + ": /pp_deg: expected a positive degree"), err.constData());
 }
 
 void TestGuiSmoke::helpAndVersionWithoutDisplay_data()

@@ -24,6 +24,9 @@
 #include <QTest>
 #include <QTimer>
 
+#include "core/common/atomic_file.h"
+#include "core/export/galvatron_config.h"
+#include "core/model/model_presets.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/search/plan_rank_layout.h"
 #include "ui/main_window.h"
@@ -69,6 +72,35 @@ QJsonObject baselineCase(int index)
         .at(index)
         .toObject();
 }
+// A Stratex strategy file for Llama 2 7B on 1 x 8 A100-40GB: pp 2, tp 2, dp 2 (ZeRO-2), every
+// other layer recomputed, 4 micro-batches of a global batch of 16.
+QString writeStratexStrategy(const QString& path)
+{
+    model::ModelDescription model = model::modelPreset("llama2-7b");
+    model.seq_length = 2048;
+    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("a100-40gb"), 1, 8 };
+    search::Plan plan;
+    plan.pp = 2;
+    plan.world = 8;
+    plan.gbsz = 16;
+    plan.chunks = 4;
+    plan.pp_division = { 16, 16 };
+    for (int i = 0; i < 32; ++i) {
+        cost::LayerStrategy s;
+        s.pp = 2;
+        s.tp = 2;
+        s.dp = 2;
+        s.dp_type = cost::DpType::Zero2;
+        s.checkpoint = i % 2 == 0;
+        plan.layers.push_back(s);
+    }
+    plan.embedding = { 2, 2, 1, 1, 2, cost::DpType::Zero2 };
+    search::SearchSettings settings;
+    settings.memory_constraint_gb = 40;
+    settings.model.seq_length = 2048;
+    writeFileAtomically(path.toStdString(), exporting::strategyFileText(plan, settings, model, cluster));
+    return path;
+}
 } // namespace
 
 class TestSearchPage : public QObject {
@@ -92,6 +124,10 @@ private Q_SLOTS:
     void showsThePlanRankGrid();
     void opensASynthesizedFolder();
     void synthesizesFromTheDialog();
+    void opensAStrategyFile();
+    void opensAGalvatronStrategyOnTheFormsProfiles();
+    void refusesBadStrategyFiles_data();
+    void refusesBadStrategyFiles();
 
 private:
     void setUpBaseline();
@@ -214,14 +250,19 @@ void TestSearchPage::exportsThePlan()
     for (const QString& key : expected.keys())
         QVERIFY2(written.value(key) == expected.value(key), qPrintable(key));
 
-    for (const auto kind : { SearchPage::ExportKind::PaddleConfig, SearchPage::ExportKind::PaddleScript,
-             SearchPage::ExportKind::Megatron }) {
+    const QString paddle = dir.filePath(m_page->defaultExportName(SearchPage::ExportKind::PaddleConfig));
+    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::PaddleConfig, paddle, &error), qPrintable(error));
+    QVERIFY(QFileInfo(paddle).size() > 50);
+    // Measured profiles do not say the model's architecture: the launch scripts name what they miss.
+    for (const auto kind : { SearchPage::ExportKind::PaddleScript, SearchPage::ExportKind::Megatron }) {
         const QString path = dir.filePath(m_page->defaultExportName(kind));
-        QVERIFY2(m_page->exportPlan(kind, path, &error), qPrintable(error));
-        QVERIFY(QFileInfo(path).size() > 50);
+        QVERIFY(!m_page->exportPlan(kind, path, &error));
+        QVERIFY2(error.contains(QStringLiteral("needs the model's architecture")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("ffn_hidden_size (--ffn-hidden-size)")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
     }
-    QVERIFY(
-        !m_page->exportPlan(SearchPage::ExportKind::Megatron, dir.filePath(QStringLiteral("no/such/dir.sh")), &error));
+    QVERIFY(!m_page->exportPlan(
+        SearchPage::ExportKind::PaddleConfig, dir.filePath(QStringLiteral("no/such/dir.json")), &error));
 }
 
 void TestSearchPage::showsThePlanTimeline()
@@ -499,6 +540,114 @@ void TestSearchPage::synthesizesFromTheDialog()
     QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
     // The set is for 80 GB cards: the search plans for them, not for the 40 GB of before.
     QCOMPARE(m_page->form()->spinBox("memory-constraint")->value(), 80);
+}
+
+void TestSearchPage::opensAStrategyFile()
+{
+    // File > Open Strategy… is there; opening a Stratex strategy file (by the window's routing:
+    // its keys say it is a strategy) costs it on the Search page with profiles estimated from the
+    // model and cluster it carries.
+    QVERIFY(m_window->findChild<QAction*>(QStringLiteral("openStrategyAction")));
+    QTemporaryDir dir;
+    const QString path = writeStratexStrategy(dir.filePath(QStringLiteral("strategy.json")));
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
+    QString error;
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QCOMPARE(m_window->currentPage(), m_page);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    const search::Plan* plan = m_page->selectedPlan();
+    QVERIFY(plan);
+    QCOMPARE(plan->pp, 2);
+    QCOMPARE(plan->chunks, 4);
+    QCOMPARE(plan->pp_division, (std::vector<int> { 16, 16 }));
+    QVERIFY(plan->time_cost_s > 0);
+    QCOMPARE(int(plan->memory_cost_mb_per_stage.size()), 2);
+    QVERIFY2(m_page->bestText().contains(QStringLiteral("Best plan")), qPrintable(m_page->bestText()));
+    QVERIFY2(m_page->statsText().contains(QStringLiteral("strategy.json, costed")), qPrintable(m_page->statsText()));
+    QVERIFY(m_page->statsText().contains(QStringLiteral("Estimated profiles")));
+    // The file's model and cluster travel on: the launch scripts export without asking.
+    const auto outcome = m_page->controller()->outcome();
+    QVERIFY(outcome && outcome->description.model);
+    QCOMPARE(outcome->description.model->num_kv_heads, 32);
+    QCOMPARE(outcome->settings.memory_constraint_gb, 40);
+    const QString megatron = dir.filePath(QStringLiteral("megatron_args.sh"));
+    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Megatron, megatron, &error), qPrintable(error));
+    QFile script(megatron);
+    QVERIFY(script.open(QIODevice::ReadOnly));
+    const QByteArray text = script.readAll();
+    QVERIFY(text.contains("--pipeline-model-parallel-size 2\n"));
+    QVERIFY(text.contains("--recompute-method block\n"));
+    QVERIFY(text.contains("#   as Megatron runs it: "));
+}
+
+void TestSearchPage::opensAGalvatronStrategyOnTheFormsProfiles()
+{
+    // Galvatron's own file names no model: it is costed on the form's profiles and settings, and
+    // gives the plan Galvatron's search found (the first baseline's memory).
+    setUpBaseline();
+    QString error;
+    QVERIFY2(m_window->openFile(stratex::test::fixture(QStringLiteral(
+                                    "galvatron/galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16.json")),
+                 &error),
+        qPrintable(error));
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    const search::Plan* plan = m_page->selectedPlan();
+    QVERIFY(plan);
+    QCOMPARE(plan->memory_cost_mb_per_stage.front(),
+        baselineCase(0)
+            .value(QStringLiteral("expected"))
+            .toObject()
+            .value(QStringLiteral("memory_cost_mb_per_stage"))
+            .toArray()
+            .at(0)
+            .toInt());
+}
+
+void TestSearchPage::refusesBadStrategyFiles_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<bool>("example"); // the bundled example's (synthesized llama2-13b) folder is chosen
+    QTest::addColumn<QString>("message"); // "{file}": the file's path, "{profiles}": the chosen folder
+    const QByteArray twoLayers = R"({"pp_deg": 1, "tp_sizes_enc": "1,1", "dp_types_enc": "0,0", "checkpoint": "0,0", )"
+                                 R"("global_bsz": 8, "chunks": 1})";
+    QTest::newRow("a value of the wrong type") << QByteArray(R"({"pp_deg": "two", "tp_sizes_enc": "1,1"})") << false
+                                               << "{file}: /pp_deg: expected an integer, found string \"two\"";
+    QTest::newRow("a missing key") << QByteArray(R"({"pp_deg": 1, "tp_sizes_enc": "1,1", "dp_types_enc": "0,0"})")
+                                   << false << "{file}: /checkpoint";
+    QTest::newRow("a bad model") << QByteArray(
+        R"({"pp_deg": 1, "tp_sizes_enc": "1", "dp_types_enc": "0", )"
+        R"("checkpoint": "0", "global_bsz": 8, "chunks": 1, "model": {"preset": "gpt9"}})")
+                                 << false << "{file}: /model/preset: expected a model preset";
+    QTest::newRow("nothing to cost it with") << twoLayers << false << "{file}: the file names no model and cluster";
+    QTest::newRow("another model's profiles")
+        << twoLayers << true << "{file}: a strategy for 2 layers, but the profiles in {profiles} are llama2-13b's 40";
+    QTest::newRow("JSON that is neither a strategy nor simulation cases")
+        << QByteArray(R"({"layertype_0": {}})") << false << "{file}: no page opens this kind of file";
+}
+
+void TestSearchPage::refusesBadStrategyFiles()
+{
+    // A bad file is refused at once, naming file and key (the command line exits 1 with the
+    // message, File > Open Strategy… shows it in a message box), not after a background failure.
+    QFETCH(QByteArray, content);
+    QFETCH(bool, example);
+    QFETCH(QString, message);
+    if (example) {
+        m_page->openExample();
+        QVERIFY(waitUntilIdle(*m_window, 60000));
+    }
+    const search::Plan* before = m_page->selectedPlan();
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.json"));
+    writeFileAtomically(path.toStdString(), content.toStdString());
+    QString error;
+    QVERIFY(!m_window->openFile(path, &error));
+    const QString expected = QString(message)
+                                 .replace(QStringLiteral("{file}"), path)
+                                 .replace(QStringLiteral("{profiles}"), m_page->form()->profilesDir());
+    QVERIFY2(error.contains(expected), qPrintable(error));
+    QVERIFY(waitUntilIdle(*m_window));
+    QCOMPARE(m_page->selectedPlan(), before); // nothing started
 }
 
 QTEST_MAIN(TestSearchPage)

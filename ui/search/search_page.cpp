@@ -34,6 +34,7 @@
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
+#include "core/search/strategy_file.h"
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
 #include "ui/search/layer_strategy_strip.h"
@@ -151,7 +152,8 @@ SearchPage::SearchPage(QWidget* parent)
     auto* exportButton = new QToolButton(this);
     exportButton->setObjectName(QStringLiteral("exportPlanButton"));
     exportButton->setText(tr("Export"));
-    exportButton->setToolTip(tr("Write the selected plan for Galvatron, PaddleNLP or Megatron-LM"));
+    exportButton->setToolTip(
+        tr("Write the selected plan for Galvatron, PaddleNLP, Megatron-LM, PyTorch or torchtitan"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
     exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     auto* exportMenu = new QMenu(exportButton);
@@ -325,12 +327,14 @@ void SearchPage::showOutcome(const controllers::SearchOutcome& outcome)
         m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.")
                             .arg(outcome.settings.memory_constraint_gb));
     }
-    QString stats = tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
-                        .arg(result.stats.tasks)
-                        .arg(QLocale::c().toString(result.stats.search_time_s, 'f', 3))
-                        .arg(result.stats.threads)
-                        .arg(result.stats.dp_calls)
-                        .arg(result.stats.galvatron_dp_calls);
+    QString stats = outcome.strategy_file.isEmpty()
+        ? tr("%1 tasks searched in %2 s on %3 threads: %4 knapsacks where Galvatron runs %5.")
+              .arg(result.stats.tasks)
+              .arg(QLocale::c().toString(result.stats.search_time_s, 'f', 3))
+              .arg(result.stats.threads)
+              .arg(result.stats.dp_calls)
+              .arg(result.stats.galvatron_dp_calls)
+        : tr("The strategy %1, costed with Galvatron's cost model.").arg(outcome.strategy_file);
     if (outcome.estimated_profiles)
         stats += tr("\nEstimated profiles (stratex-cli profile synth): made from the model's shape and the GPU's "
                     "datasheet, not measured. Profile the cluster before planning a real run.");
@@ -373,13 +377,26 @@ void SearchPage::showSelectedPlanRanks()
 bool SearchPage::canOpen(const QString& path) const
 {
     const QFileInfo info(path);
+    if (info.isFile())
+        return search::isStrategyFile(path.toStdString());
     return info.isDir()
         && !QDir(path).entryList({ QStringLiteral("computation_profiling_*.json") }, QDir::Files).isEmpty();
 }
 
-bool SearchPage::openFile(const QString& path, QString*)
+bool SearchPage::openFile(const QString& path, QString* error)
 {
+    if (QFileInfo(path).isFile())
+        return openStrategy(path, error);
     openProfiles(path);
+    return true;
+}
+
+bool SearchPage::openStrategy(const QString& path, QString* error)
+{
+    if (!m_controller->openStrategy(path, m_form->settings(), m_form->discovery(), error))
+        return false;
+    m_best->setText(tr("Costing the strategy %1…").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+    m_stats->clear();
     return true;
 }
 
@@ -414,9 +431,9 @@ QString SearchPage::defaultExportName(ExportKind kind) const
     return m_controller->defaultExportName(kind);
 }
 
-bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error) const
+bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings) const
 {
-    return m_controller->exportSelectedPlan(kind, path, error);
+    return m_controller->exportSelectedPlan(kind, path, error, warnings);
 }
 
 void SearchPage::exportWithDialog(ExportKind kind)
@@ -425,10 +442,15 @@ void SearchPage::exportWithDialog(ExportKind kind)
     if (path.isEmpty())
         return;
     QString error;
-    if (exportPlan(kind, path, &error))
-        Q_EMIT statusMessage(tr("Wrote %1").arg(path));
-    else
+    QStringList warnings;
+    if (!exportPlan(kind, path, &error, &warnings)) {
         QMessageBox::warning(this, tr("Export plan"), error);
+        return;
+    }
+    Q_EMIT statusMessage(tr("Wrote %1").arg(path));
+    if (!warnings.isEmpty())
+        QMessageBox::warning(
+            this, tr("Export plan"), tr("Wrote %1, but:\n\n%2").arg(path, warnings.join(QStringLiteral("\n\n"))));
 }
 
 // The form is remembered through the settings table's JSON: the same keys as a settings file,

@@ -43,8 +43,14 @@ public:
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
     // A folder of Galvatron profiles (or one made by `stratex-cli profile synth`): searched at once.
+    // A strategy file (a JSON object with Galvatron's pp_deg and tp_sizes_enc): costed at once.
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
+
+    // Costs a Galvatron or Stratex strategy file as a one-plan result (SearchController::
+    // openStrategy, with this form's settings and profiles where the file says nothing). False with
+    // `error` naming file and key when it is not a valid strategy or nothing can cost it.
+    bool openStrategy(const QString& path, QString* error);
 
     // Searches the profiles in `dir`. With `showBestPlan`, the best plan's rank layout and pipeline
     // timeline follow as bestPlanViewsReady once they are known.
@@ -69,7 +75,9 @@ public:
 
     using ExportKind = exporting::ExportFormat;
     // Writes the selected plan; false with `error` when there is none or the file cannot be written.
-    bool exportPlan(ExportKind kind, const QString& path, QString* error) const;
+    // `warnings` receives what the export says the user must know (e.g. the Megatron version does
+    // not fit the memory budget).
+    bool exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings = nullptr) const;
     QString defaultExportName(ExportKind kind) const;
 
 public Q_SLOTS:

@@ -14,6 +14,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
 #include "ui/common/image_export.h"
 #include "ui/timeline/timeline_legend.h"
 #include "ui/timeline/timeline_widget.h"
@@ -142,7 +144,16 @@ QList<QAction*> TimelinePage::exportActions() const
 
 bool TimelinePage::canOpen(const QString& path) const
 {
-    return QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0;
+    if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) != 0)
+        return false;
+    // Simulation cases by their key; a file that is not JSON at all is taken, so its parse error
+    // is reported here. Other JSON (a strategy, a profile) is no simulation case.
+    try {
+        const JsonDocument document = JsonDocument::load(path.toStdString());
+        return document.root().isObject() && document.root().has("cases");
+    } catch (const Error&) {
+        return true;
+    }
 }
 
 bool TimelinePage::openFile(const QString& path, QString* error)

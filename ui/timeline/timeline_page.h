@@ -34,6 +34,8 @@ public:
     QIcon icon() const override;
     QList<jobs::JobRunner*> jobRunners() const override;
     QList<QAction*> exportActions() const override;
+    // Simulation cases (stratex-cli simulate --cases): a JSON object with "cases", or a file that
+    // does not parse (its error is reported here).
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
 

@@ -2,6 +2,7 @@
 #include "core/profile/synth/synthesis_settings.h"
 
 #include "core/common/input_limits.h"
+#include "core/model/model_setting_rows.h"
 
 namespace stratex::profile::synth {
 
@@ -28,69 +29,29 @@ SettingSpec fromPreset(SettingSpec s)
     return s;
 }
 
-template <typename Presets> std::vector<std::string_view> presetNames(const Presets& presets)
+std::vector<std::string_view> gpuPresetNames()
 {
     std::vector<std::string_view> names;
-    for (const auto& preset : presets)
+    for (const GpuDescription& preset : gpuPresets())
         names.push_back(preset.name);
     return names;
 }
 
 std::vector<Setting<S>> rows()
 {
-    static constexpr std::string_view model = "Model";
-    static constexpr std::string_view gpu = "GPU";
-    static constexpr std::string_view cluster = "Cluster";
+    constexpr std::string_view gpu = "GPU";
+    constexpr std::string_view cluster = "Cluster";
     constexpr auto Integer = SettingKind::Integer;
     constexpr auto Real = SettingKind::Real;
 
-    SettingSpec modelSpec
-        = spec("model", model, "Model", SettingKind::Choice, "", 0, 0, "Start from a published model shape.");
-    modelSpec.choices = presetNames(model::modelPresets());
     SettingSpec gpuSpec = spec("gpu", gpu, "GPU", SettingKind::Choice, "", 0, 0, "GPU and interconnect datasheet.");
-    gpuSpec.choices = presetNames(gpuPresets());
+    gpuSpec.choices = gpuPresetNames();
 
-    return {
-        { modelSpec, [](const S& s) { return SettingValue(s.model_preset); },
-            [](S& s, const SettingValue& value) {
-                s.model_preset = std::get<std::string>(value);
-                s.model = model::modelPreset(s.model_preset);
-            } },
-        row(fromPreset(
-                spec("name", model, "Name", SettingKind::Text, "NAME", 0, 0, "Model name used in the file names.")),
-            &S::model, &model::ModelDescription::name),
-        row(fromPreset(spec("num-layers", model, "Layers", Integer, "L", 1, limits::kMaxLayers, "Transformer layers.")),
-            &S::model, &model::ModelDescription::num_layers),
-        row(fromPreset(spec("hidden-size", model, "Hidden size", Integer, "H", 1, 1 << 20, "Hidden size.")), &S::model,
-            &model::ModelDescription::hidden_size),
-        row(fromPreset(spec("ffn-hidden-size", model, "MLP size", Integer, "F", 1, 1 << 22, "MLP intermediate size.")),
-            &S::model, &model::ModelDescription::ffn_hidden_size),
-        // Changing the head count of an MHA model keeps it MHA unless kv heads are given (next row).
-        { fromPreset(spec("num-heads", model, "Attention heads", Integer, "A", 1, 4096, "Attention heads.")),
-            [](const S& s) { return SettingValue(std::int64_t(s.model.num_heads)); },
-            [](S& s, const SettingValue& value) {
-                const int heads = int(std::get<std::int64_t>(value));
-                if (s.model.num_kv_heads == s.model.num_heads)
-                    s.model.num_kv_heads = heads;
-                s.model.num_heads = heads;
-            } },
-        row(fromPreset(spec("num-kv-heads", model, "Key/value heads", Integer, "K", 1, 4096,
-                "Key/value heads (grouped-query attention).")),
-            &S::model, &model::ModelDescription::num_kv_heads),
-        row(fromPreset(spec("vocab-size", model, "Vocabulary", Integer, "V", 1, 1 << 24, "Vocabulary size.")),
-            &S::model, &model::ModelDescription::vocab_size),
-        row(fromPreset(spec("seq-length", model, "Sequence length", Integer, "S", 1, 1 << 22,
-                "Sequence length the search will use.")),
-            &S::model, &model::ModelDescription::seq_length),
-        [] {
-            SettingSpec mlp = fromPreset(
-                spec("mlp", model, "MLP", SettingKind::Choice, "", 0, 0, "SwiGLU (three matrices) or GeLU (two) MLP."));
-            mlp.choices = { model::mlpKindName(model::MlpKind::Gated), model::mlpKindName(model::MlpKind::Plain) };
-            return Setting<S> { mlp, [](const S& s) { return SettingValue(std::string(model::mlpKindName(s.model.mlp))); },
-                [](S& s, const SettingValue& value) {
-                    s.model.mlp = model::parseMlpKind(std::get<std::string>(value)).value_or(model::MlpKind::Gated);
-                } };
-        }(),
+    std::vector<Setting<S>> rows = model::modelSettingRows(&S::model_preset, &S::model,
+        { "model", "name", "num-layers", "hidden-size", "ffn-hidden-size", "num-heads", "num-kv-heads", "vocab-size",
+            "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings" },
+        kPreset);
+    std::vector<Setting<S>> hardware {
         { gpuSpec, [](const S& s) { return SettingValue(s.gpu_preset); },
             [](S& s, const SettingValue& value) {
                 s.gpu_preset = std::get<std::string>(value);
@@ -127,6 +88,8 @@ std::vector<Setting<S>> rows()
             return row(precision, &S::precision);
         }(),
     };
+    rows.insert(rows.end(), hardware.begin(), hardware.end());
+    return rows;
 }
 
 } // namespace

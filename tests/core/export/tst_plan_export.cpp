@@ -10,6 +10,8 @@
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_export.h"
+#include "core/export/pytorch_exports.h"
+#include "core/model/model_presets.h"
 #include "core/search/search_engine.h"
 
 #include "../search/search_test_util.h"
@@ -25,6 +27,24 @@ const search::SearchSettings& searchSettings()
 {
     static const search::SearchSettings s = test::llamaSettings(36, 16);
     return s;
+}
+
+// The golden plan's model: Llama 2 7B at the searched sequence length.
+const model::ModelDescription& llamaModel()
+{
+    static const model::ModelDescription m = [] {
+        model::ModelDescription d = model::modelPreset("llama2-7b");
+        d.seq_length = 2048;
+        return d;
+    }();
+    return m;
+}
+
+ExportContext context()
+{
+    ExportContext c;
+    c.model = llamaModel();
+    return c;
 }
 
 const search::Plan& searchedPlan()
@@ -58,15 +78,20 @@ void TestPlanExport::formats_data()
     const auto text = [](const std::string& s) { return QString::fromStdString(s); };
     QTest::newRow("galvatron") << ExportFormat::Galvatron << "galvatron"
                                << "galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16_bsz16.json" << false
-                               << text(galvatronConfigText(searchedPlan()));
+                               << text(strategyFileText(searchedPlan(), searchSettings(), llamaModel(), std::nullopt));
     QTest::newRow("paddle") << ExportFormat::PaddleConfig << "paddle"
                             << "fine_grained_config.json" << false << text(paddleFineGrainedConfigText(searchedPlan()));
     QTest::newRow("paddle-script") << ExportFormat::PaddleScript << "paddle-script"
                                    << "train_fine_grained.sh" << true
-                                   << text(paddleLaunchScript(searchedPlan(), searchSettings()));
+                                   << text(paddleLaunchScript(searchedPlan(), searchSettings(), llamaModel()));
     QTest::newRow("megatron") << ExportFormat::Megatron << "megatron"
                               << "megatron_args.sh" << true
-                              << text(megatronArgsScript(searchedPlan(), searchSettings()));
+                              << text(megatronArgsScript(searchedPlan(), searchSettings(), llamaModel()));
+    QTest::newRow("pytorch-schedule") << ExportFormat::PytorchSchedule << "pytorch-schedule"
+                                      << "pipeline_schedule.csv" << false << text(pipelineScheduleCsv(searchedPlan()));
+    QTest::newRow("torchtitan") << ExportFormat::Torchtitan << "torchtitan"
+                                << "torchtitan.toml" << false
+                                << text(torchtitanConfig(searchedPlan(), searchSettings(), llamaModel()).text);
 }
 
 void TestPlanExport::formats()
@@ -80,10 +105,10 @@ void TestPlanExport::formats()
     QCOMPARE(QString::fromUtf8(exportFormatName(format).data(), qsizetype(exportFormatName(format).size())), name);
     QVERIFY(parseExportFormat(name.toStdString()) == format);
     QCOMPARE(int(std::count(exportFormats().begin(), exportFormats().end(), format)), 1);
-    QCOMPARE(int(exportFormats().size()), 4); // one row per format
+    QCOMPARE(int(exportFormats().size()), 6); // one row per format
     QCOMPARE(QString::fromStdString(defaultExportFileName(format, searchSettings())), fileName);
 
-    const ExportedFile file = exportPlan(format, searchedPlan(), searchSettings());
+    const ExportedFile file = exportPlan(format, searchedPlan(), searchSettings(), context());
     QCOMPARE(file.executable, executable);
     QVERIFY(!file.text.empty());
     QCOMPARE(QString::fromStdString(file.text), writerText);

@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Writing a searched plan for the training frameworks: Galvatron's strategy JSON (byte format,
 // key order, world_size, file name), PaddleNLP's fine_grained_config.json and launch script with
-// seed 004's mapping, Megatron-LM arguments with a comment per choice it cannot express, and the
-// CLI's JSON shapes.
+// seed 004's mapping, and the CLI's JSON shapes (Megatron-LM: tst_megatron_args).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "core/common/progress.h"
 #include "core/export/galvatron_config.h"
-#include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_json.h"
+#include "core/model/model_presets.h"
 #include "core/search/search_engine.h"
+#include "core/search/search_setting_table.h"
 #include "core/search/strategy_file.h"
 
 #include "../search/search_test_util.h"
@@ -22,18 +32,17 @@ using namespace stratex::test;
 
 namespace {
 
+model::ModelDescription llama7b()
+{
+    model::ModelDescription m = model::modelPreset("llama2-7b");
+    m.seq_length = 2048; // the fixtures' sequence length
+    return m;
+}
+
 Plan searched(int memory, int bsz)
 {
     NullProgress progress;
     return *stratex::search::search(llamaInputs(), llamaSettings(memory, bsz), progress, 2).best;
-}
-
-std::string join(const std::vector<std::string>& lines)
-{
-    std::string text;
-    for (const std::string& line : lines)
-        text += line + "\n";
-    return text;
 }
 
 bool contains(const std::string& text, const std::string& part)
@@ -66,6 +75,249 @@ Plan wideDataParallelPlan()
     return plan;
 }
 
+// ---- PaddleNLP's rules for the launch script, written down from its sources (PaddlePaddle/PaddleNLP
+// develop, read for this test; no code copied) ----
+// - paddlenlp/trainer/training_args.py, TrainingArguments: the fields below and __post_init__
+//   (fp16 and bf16 exclusive; `sharding` is space-separated ShardingOption values stage1/2/3 and
+//   offload; world_size % (tensor_parallel_degree x pipeline_parallel_degree) == 0; to_static only
+//   with world_size 1 or enable_auto_parallel; amp_master_grad is dropped without fp16/bf16);
+// - paddlenlp/trainer/auto_training_args.py, AutoTrainingArguments.__post_init__: assert
+//   enable_auto_parallel (and PreTrainingArguments in llm/auto_parallel/llama/run_pretrain_auto.py);
+// - run_pretrain_auto.py: PreTrainingArguments.pipeline_schedule_mode (FThenB, 1F1B, VPP,
+//   Eager-1F1B), ModelArguments (model_type, vocab_size, hidden_size, intermediate_size,
+//   num_hidden_layers, num_attention_heads, recompute_granularity full/core_attn/full_attn,
+//   virtual_pp_degree), DataArguments (input_dir, split "a,b,c", max_seq_length), and
+//   create_pretrained_dataset, which sizes the data by max_steps (positive);
+// - paddlenlp/trainer/argparser.py: PdArgumentParser's strtobool (yes/no, true/false, t/f, y/n,
+//   1/0) and its error on an argument no dataclass takes;
+// - the Galvatron port's launch scripts (train_qwen_fine_grained.sh and its multi-node variant):
+//   --seq_length and --num_key_value_heads in MODEL_ARGS, GranularityRuntimeArguments
+//   (granularity_type coarse_grained/fine_grained, usp_flag, fine_grained_config_path,
+//   sharding_stage_level), nnodes/rank read from PADDLE_TRAINERS_NUM / PADDLE_TRAINER_ID before
+//   the launcher's PADDLE_* variables are unset.
+enum class PaddleKind { Bool, Int, Text };
+struct PaddleFlag {
+    PaddleKind kind;
+    std::vector<std::string> choices;
+};
+
+const std::map<std::string, PaddleFlag>& paddleFlags()
+{
+    static const std::map<std::string, PaddleFlag> flags {
+        { "--output_dir", { PaddleKind::Text, {} } },
+        { "--do_train", { PaddleKind::Bool, {} } },
+        { "--max_steps", { PaddleKind::Int, {} } },
+        { "--enable_auto_parallel", { PaddleKind::Bool, {} } },
+        { "--to_static", { PaddleKind::Bool, {} } },
+        { "--per_device_train_batch_size", { PaddleKind::Int, {} } },
+        { "--gradient_accumulation_steps", { PaddleKind::Int, {} } },
+        { "--recompute", { PaddleKind::Bool, {} } },
+        { "--recompute_granularity", { PaddleKind::Text, { "full", "core_attn", "full_attn" } } },
+        { "--bf16", { PaddleKind::Bool, {} } },
+        { "--fp16", { PaddleKind::Bool, {} } },
+        { "--fp16_opt_level", { PaddleKind::Text, { "O0", "O1", "O2" } } },
+        { "--amp_master_grad", { PaddleKind::Bool, {} } },
+        { "--sharding_parallel_degree", { PaddleKind::Int, {} } },
+        { "--sharding", { PaddleKind::Text, { "stage1", "stage2", "stage3", "stage2 offload", "stage3 offload" } } },
+        { "--tensor_parallel_degree", { PaddleKind::Int, {} } },
+        { "--sequence_parallel", { PaddleKind::Bool, {} } },
+        { "--pipeline_parallel_degree", { PaddleKind::Int, {} } },
+        { "--pipeline_schedule_mode", { PaddleKind::Text, { "FThenB", "1F1B", "VPP", "Eager-1F1B" } } },
+        { "--virtual_pp_degree", { PaddleKind::Int, {} } },
+        { "--model_type", { PaddleKind::Text, {} } },
+        { "--num_hidden_layers", { PaddleKind::Int, {} } },
+        { "--intermediate_size", { PaddleKind::Int, {} } },
+        { "--vocab_size", { PaddleKind::Int, {} } },
+        { "--hidden_size", { PaddleKind::Int, {} } },
+        { "--seq_length", { PaddleKind::Int, {} } },
+        { "--num_attention_heads", { PaddleKind::Int, {} } },
+        { "--num_key_value_heads", { PaddleKind::Int, {} } },
+        { "--input_dir", { PaddleKind::Text, {} } },
+        { "--split", { PaddleKind::Text, {} } },
+        { "--max_seq_length", { PaddleKind::Int, {} } },
+        { "--granularity_type", { PaddleKind::Text, { "coarse_grained", "fine_grained" } } },
+        { "--usp_flag", { PaddleKind::Int, {} } },
+        { "--sharding_stage_level", { PaddleKind::Int, {} } },
+        { "--fine_grained_config_path", { PaddleKind::Text, {} } },
+    };
+    return flags;
+}
+
+std::optional<bool> strtobool(const std::string& text)
+{
+    std::string v = text;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (v == "yes" || v == "true" || v == "t" || v == "y" || v == "1")
+        return true;
+    if (v == "no" || v == "false" || v == "f" || v == "n" || v == "0")
+        return false;
+    return std::nullopt;
+}
+
+// The trainer's arguments (after the script name) as PdArgumentParser sees them; violations of the
+// rules above, empty when PaddleNLP accepts them.
+std::vector<std::string> paddleViolations(const QStringList& argv, int world)
+{
+    std::vector<std::string> v;
+    std::map<std::string, std::string> args;
+    for (qsizetype i = 0; i < argv.size(); ++i) {
+        const std::string flag = argv[i].toStdString();
+        if (flag.rfind("--", 0) != 0) {
+            v.push_back("stray value " + flag);
+            continue;
+        }
+        const auto rule = paddleFlags().find(flag);
+        if (rule == paddleFlags().end()) {
+            v.push_back("no dataclass takes " + flag);
+            continue;
+        }
+        const std::string value = i + 1 < argv.size() ? argv[++i].toStdString() : std::string();
+        if (args.contains(flag))
+            v.push_back(flag + " twice");
+        args[flag] = value;
+        const PaddleFlag& f = rule->second;
+        if (f.kind == PaddleKind::Bool && !strtobool(value))
+            v.push_back(flag + ": not a truth value: " + value);
+        if (f.kind == PaddleKind::Int && (value.empty() || value.find_first_not_of("-0123456789") != std::string::npos))
+            v.push_back(flag + ": not an integer: " + value);
+        if (!f.choices.empty() && std::find(f.choices.begin(), f.choices.end(), value) == f.choices.end())
+            v.push_back(flag + ": not a choice: " + value);
+    }
+    const auto flag = [&](const char* name) { return args.contains(name) && strtobool(args[name]).value_or(false); };
+    const auto number
+        = [&](const char* name, int fallback) { return args.contains(name) ? std::stoi(args[name]) : fallback; };
+    if (!flag("--enable_auto_parallel"))
+        v.push_back("AutoTrainingArguments asserts enable_auto_parallel");
+    if (flag("--to_static") && world > 1 && !flag("--enable_auto_parallel"))
+        v.push_back("to_static needs enable_auto_parallel");
+    if (flag("--bf16") && flag("--fp16"))
+        v.push_back("At most one of fp16 and bf16");
+    if (flag("--amp_master_grad") && !flag("--bf16") && !flag("--fp16"))
+        v.push_back("amp_master_grad without amp");
+    const int tp = std::max(1, number("--tensor_parallel_degree", 1));
+    const int pp = std::max(1, number("--pipeline_parallel_degree", 1));
+    if (world % (tp * pp) != 0)
+        v.push_back("world_size not divisible by tensor x pipeline degree");
+    if (!flag("--do_train"))
+        v.push_back("do_train is not set: nothing trains");
+    if (number("--max_steps", -1) <= 0)
+        v.push_back("max_steps must be positive (the dataset is sized by it)");
+    if (!args.contains("--input_dir") || args["--input_dir"].empty())
+        v.push_back("no input_dir");
+    static const std::regex split(R"(\d+,\d+,\d+)");
+    if (!std::regex_match(args["--split"], split))
+        v.push_back("split is not a,b,c");
+    for (const char* required : { "--intermediate_size", "--num_key_value_heads", "--num_attention_heads",
+             "--hidden_size", "--num_hidden_layers", "--vocab_size", "--output_dir" }) {
+        if (!args.contains(required))
+            v.push_back(std::string("missing ") + required);
+    }
+    return v;
+}
+
+struct ScriptRun {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+// Runs a launch script with bash, PYTHON=echo standing in for the interpreter.
+ScriptRun runScript(const std::string& text, const QStringList& environment)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("launch.sh"));
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(QByteArray::fromStdString(text));
+    }
+    QProcess bash;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PYTHON"), QStringLiteral("echo"));
+    for (const QString& item : environment)
+        env.insert(item.section('=', 0, 0), item.section('=', 1));
+    bash.setProcessEnvironment(env);
+    bash.setWorkingDirectory(dir.path());
+    bash.start(QStringLiteral("bash"), { path });
+    bash.waitForFinished(30000);
+    return { bash.exitCode(), QString::fromUtf8(bash.readAllStandardOutput()).trimmed(),
+        QString::fromUtf8(bash.readAllStandardError()) };
+}
+
+// ---- Galvatron's runtime loaders, written down from PKU-DAIR/Hetu-Galvatron (tag v2.4.0 and main
+// at cea12ff, read for this test; no code copied) ----
+// galvatron/core/runtime/hybrid_parallel_config.py get_hybrid_parallel_configs_api and
+// galvatron/utils/config_utils.py config2strategy / str2array, in both versions:
+// - read by key (extra keys such as Stratex's model, cluster and search_settings are never looked at):
+//   pp_deg, tp_sizes_enc, tp_consecutive_flags, dp_types_enc, global_bsz and chunks are required;
+//   vtp (1), vsp (0), use_sp (0s), checkpoint (0s), pp_division (even, remainder last),
+//   pipeline_type and default_dp_type are optional; main adds vcp, cp_sizes_enc, ep_sizes_enc and
+//   tp_of_ep_sizes_enc (optional);
+// - the embedding's ZeRO-3 flag: 2.4 reads "embed_sdp", main reads "vocab_sdp" (default 0);
+// - per-layer lists go through str2array, s.split(','): a string of integers, not a JSON number;
+// - main asserts the layer count equals the model's (2.4's assert is a tuple, never false);
+// - both assert global_bsz % (world_size // pp_deg // min_tp [// min_cp]) == 0, min_tp over the
+//   layers' degrees and vtp.
+struct GalvatronRead {
+    int pp = 0;
+    std::vector<int> tp;
+    std::vector<int> dpTypes;
+    std::vector<int> checkpoint;
+    std::vector<int> division;
+    int vtp = 1;
+    int vsp = 0;
+    int sdp = 0;
+};
+
+std::vector<int> str2array(const nlohmann::ordered_json& value, const char* key)
+{
+    if (!value.is_string())
+        throw std::runtime_error(std::string(key) + ": 'int' object has no attribute 'split'");
+    std::vector<int> out;
+    std::stringstream in(value.get<std::string>());
+    std::string item;
+    while (std::getline(in, item, ','))
+        out.push_back(std::stoi(item));
+    return out;
+}
+
+GalvatronRead galvatronLoad(const nlohmann::ordered_json& config, bool main, int world, int layers)
+{
+    GalvatronRead r;
+    for (const char* key :
+        { "pp_deg", "tp_sizes_enc", "tp_consecutive_flags", "dp_types_enc", "global_bsz", "chunks" }) {
+        if (!config.contains(key))
+            throw std::runtime_error(std::string("KeyError: ") + key);
+    }
+    r.pp = config["pp_deg"].get<int>();
+    r.tp = str2array(config["tp_sizes_enc"], "tp_sizes_enc");
+    str2array(config["tp_consecutive_flags"], "tp_consecutive_flags");
+    r.dpTypes = str2array(config["dp_types_enc"], "dp_types_enc");
+    if (config.contains("use_sp"))
+        str2array(config["use_sp"], "use_sp");
+    r.checkpoint = config.contains("checkpoint") ? str2array(config["checkpoint"], "checkpoint")
+                                                 : std::vector<int>(r.tp.size(), 0);
+    if (config.contains("pp_division")) {
+        r.division = str2array(config["pp_division"], "pp_division");
+    } else {
+        const int layersPerStage = int(r.tp.size()) / r.pp;
+        r.division.assign(std::size_t(r.pp - 1), layersPerStage);
+        r.division.push_back(int(r.tp.size()) - layersPerStage * (r.pp - 1));
+    }
+    r.vtp = config.value("vtp", 1);
+    r.vsp = config.value("vsp", 0);
+    const int vcp = main ? config.value("vcp", 1) : 1;
+    r.sdp = config.value(main ? "vocab_sdp" : "embed_sdp", 0);
+    if (main && int(r.tp.size()) != layers)
+        throw std::runtime_error("Layer_num in json config does not match layer_num in the model!");
+    const int minTp = std::min(*std::min_element(r.tp.begin(), r.tp.end()), r.vtp);
+    const int divisor = world / r.pp / minTp / vcp;
+    if (config["global_bsz"].get<int>() % divisor != 0)
+        throw std::runtime_error("global_batch_size should be multiple of world_size//pp_deg//min_tp");
+    return r;
+}
+
 } // namespace
 
 class TestStrategyExports : public QObject {
@@ -74,24 +326,28 @@ private Q_SLOTS:
     void galvatronFileFormat();
     void galvatronFileName();
     void galvatronRoundTrip();
+    void galvatronLoadersReadTheFile_data();
+    void galvatronLoadersReadTheFile();
+    void strategyFileCarriesModelAndCluster();
     void paddleConfig();
     void paddleMappingUsesFirstValue();
     void paddleScript();
-    void megatronGolden();
-    void megatronPipeline();
+    void paddleScriptRunsPaddleNLP_data();
+    void paddleScriptRunsPaddleNLP();
     void cliJsonShapes();
 };
 
 void TestStrategyExports::galvatronFileFormat()
 {
     const std::string text = galvatronConfigText(searched(36, 16));
-    // json.dump(indent=4) in Galvatron's key order, world_size included, no trailing newline.
+    // json.dump(indent=4) in Galvatron's key order, world_size included, no trailing newline; then
+    // vocab_sdp, the key Galvatron main's runtime reads (galvatronLoadersReadTheFile).
     QVERIFY(text.rfind("{\n    \"pp_deg\": 1,\n    \"tp_sizes_enc\": \"1,1,1,", 0) == 0);
     QVERIFY(contains(text,
         "\"checkpoint\": \"1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\",\n"
         "    \"world_size\": 8,\n    \"global_bsz\": 16,\n    \"chunks\": 1,\n    \"pp_division\": "
         "\"32\",\n    \"pipeline_type\": \"pipedream_flush\",\n    \"default_dp_type\": \"zero2\",\n"
-        "    \"vtp\": 2,\n    \"vsp\": 1,\n    \"embed_sdp\": 1\n}"));
+        "    \"vtp\": 2,\n    \"vsp\": 1,\n    \"embed_sdp\": 1,\n    \"vocab_sdp\": 1\n}"));
     QVERIFY(text.back() == '}');
 }
 
@@ -119,6 +375,85 @@ void TestStrategyExports::galvatronRoundTrip()
     QCOMPARE(back.pp_division, plan.pp_division);
     QCOMPARE(back.gbsz, plan.gbsz);
     QCOMPARE(back.chunks, plan.chunks);
+}
+
+void TestStrategyExports::galvatronLoadersReadTheFile_data()
+{
+    QTest::addColumn<int>("memory");
+    QTest::addColumn<int>("bsz");
+    QTest::addColumn<bool>("main"); // Galvatron main's loader, else 2.4's
+    for (const bool main : { false, true }) {
+        const char* version = main ? "main" : "2.4";
+        QTest::newRow(qPrintable(QStringLiteral("36 GB, ZeRO-3 embedding, %1").arg(version))) << 36 << 16 << main;
+        QTest::newRow(qPrintable(QStringLiteral("24 GB, pp 4, %1").arg(version))) << 24 << 32 << main;
+        QTest::newRow(qPrintable(QStringLiteral("16 GB, %1").arg(version))) << 16 << 64 << main;
+    }
+}
+
+void TestStrategyExports::galvatronLoadersReadTheFile()
+{
+    QFETCH(int, memory);
+    QFETCH(int, bsz);
+    QFETCH(bool, main);
+    const Plan plan = searched(memory, bsz);
+    const SearchSettings settings = llamaSettings(memory, bsz);
+    const auto read = [&](const std::string& text) {
+        return galvatronLoad(nlohmann::ordered_json::parse(text), main, plan.world, int(plan.layers.size()));
+    };
+    const GalvatronRead r = read(galvatronConfigText(plan));
+    QCOMPARE(r.pp, plan.pp);
+    QCOMPARE(r.division, plan.pp_division);
+    QCOMPARE(r.vtp, plan.vtp());
+    QCOMPARE(r.vsp, plan.vsp());
+    QCOMPARE(r.sdp, plan.embedSdp()); // both runtimes shard the embedding as planned
+    for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+        QCOMPARE(r.tp[i], plan.layers[i].tpsp());
+        QCOMPARE(r.checkpoint[i], plan.layers[i].checkpoint ? 1 : 0);
+    }
+    // Stratex's extra keys change nothing a loader reads.
+    const GalvatronRead withExtras = read(strategyFileText(plan, settings, llama7b(), std::nullopt));
+    QCOMPARE(withExtras.sdp, r.sdp);
+    QCOMPARE(withExtras.division, r.division);
+    // Galvatron's search output alone (embed_sdp only): main's runtime trains the embedding
+    // unsharded where ZeRO-3 was planned.
+    const GalvatronRead searchOutput = read(galvatronConfigJson(plan).dump());
+    QCOMPARE(searchOutput.sdp == plan.embedSdp(), !main || plan.embedSdp() == 0);
+}
+
+void TestStrategyExports::strategyFileCarriesModelAndCluster()
+{
+    // Galvatron's keys, exactly as galvatronConfigText writes them, then what Stratex reads back.
+    SearchSettings settings = llamaSettings(24, 32);
+    settings.allocator_reserve_fraction = 0.1;
+    const Plan plan = searched(24, 32);
+    const model::ModelDescription model = llama7b();
+    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("a100-40gb"), 1, 8 };
+    const std::string text = strategyFileText(plan, settings, model, cluster);
+    const std::string galvatron = galvatronConfigText(plan);
+    QCOMPARE(text.substr(0, galvatron.size() - 2), galvatron.substr(0, galvatron.size() - 2)); // up to "\n}"
+    std::vector<std::string> keys;
+    const nlohmann::ordered_json json = strategyFileJson(plan, settings, model, cluster);
+    for (auto it = json.begin(); it != json.end(); ++it)
+        keys.push_back(it.key());
+    QCOMPARE(std::vector<std::string>(keys.end() - 3, keys.end()),
+        std::vector<std::string>({ "model", "cluster", "search_settings" }));
+
+    const StrategyFile back = StrategyFile::fromJson(jsonText(text, "written.json").root());
+    QVERIFY(back.model == model);
+    QVERIFY(back.cluster);
+    QCOMPARE(back.cluster->gpu.name, cluster.gpu.name);
+    QCOMPARE(back.cluster->gpu.memory_gb, cluster.gpu.memory_gb);
+    QVERIFY(back.search_settings);
+    QCOMPARE(searchSettingTable().toJson(*back.search_settings).dump(), searchSettingTable().toJson(settings).dump());
+    QCOMPARE(int(back.search_settings_keys.size()), int(searchSettingTable().rows().size()));
+    const Plan again = planFromStrategyFile(back, settings);
+    QCOMPARE(again.layers, plan.layers);
+    QCOMPARE(again.pp_division, plan.pp_division);
+    // Without a model or a GPU the keys are left out, the settings stay.
+    const nlohmann::ordered_json bare = strategyFileJson(plan, settings, std::nullopt, std::nullopt);
+    QVERIFY(!bare.contains("model"));
+    QVERIFY(!bare.contains("cluster"));
+    QVERIFY(bare.contains("search_settings"));
 }
 
 void TestStrategyExports::paddleConfig()
@@ -170,7 +505,7 @@ void TestStrategyExports::paddleScript()
 {
     SearchSettings settings = llamaSettings(24, 512);
     settings.num_nodes = 16;
-    const std::string script = paddleLaunchScript(wideDataParallelPlan(), settings);
+    const std::string script = paddleLaunchScript(wideDataParallelPlan(), settings, llama7b());
     QVERIFY(script.rfind("#!/usr/bin/env bash\n", 0) == 0);
     QVERIFY(contains(script, "    --sharding_parallel_degree 16\n"));
     QVERIFY(contains(script, "    --tensor_parallel_degree 4\n"));
@@ -187,51 +522,90 @@ void TestStrategyExports::paddleScript()
     // An uneven per-device batch is rounded up and said so.
     Plan uneven = wideDataParallelPlan();
     uneven.gbsz = 500;
-    QVERIFY(contains(paddleLaunchScript(uneven, settings), "is not whole"));
+    QVERIFY(contains(paddleLaunchScript(uneven, settings, llama7b()), "is not whole"));
 }
 
-void TestStrategyExports::megatronGolden()
+void TestStrategyExports::paddleScriptRunsPaddleNLP_data()
 {
-    // ZeRO-3 everywhere, checkpoint on layers 0-19, vtp 2 as Ulysses: tp 1, recompute block 20.
-    const MegatronArgs m = megatronArgs(searched(36, 16), llamaSettings(36, 16));
-    QCOMPARE(m.tensor_parallel, 1);
-    QCOMPARE(m.pipeline_parallel, 1);
-    QCOMPARE(m.data_parallel, 8);
-    QCOMPARE(m.recompute_layers, 20);
-    QVERIFY(m.distributed_optimizer);
-    QCOMPARE(m.micro_batch_size, 2);
-    const std::string args = join(m.arguments);
-    QVERIFY(contains(args, "--recompute-method block\n--recompute-num-layers 20\n"));
-    QVERIFY(contains(args, "--use-distributed-optimizer\n"));
-    QVERIFY(contains(args, "--micro-batch-size 2\n--global-batch-size 16\n"));
-    QVERIFY(args.find("--sequence-parallel") == std::string::npos);
-    // One comment per layer for ZeRO-3, plus the embedding's vocabulary split and ZeRO-3.
-    int zero3 = 0;
-    for (const std::string& comment : m.comments)
-        zero3 += comment.find("ZeRO-3") != std::string::npos && comment.rfind("layer ", 0) == 0 ? 1 : 0;
-    QCOMPARE(zero3, 32);
-    const std::string script = megatronArgsScript(searched(36, 16), llamaSettings(36, 16));
-    QVERIFY(contains(script, "#   layer 31: ZeRO-3"));
-    QVERIFY(contains(script, "#   embedding / LM head: vtp 2 as Ulysses SP"));
-    QVERIFY(contains(script, "MEGATRON_ARGS=(\n    --num-layers 32\n"));
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<QString>("warning"); // expected in the export's warnings, or ""
+    QTest::newRow("one node") << 1 << "llama2-7b"
+                              << "";
+    QTest::newRow("16 nodes, GQA") << 16 << "llama3-8b"
+                                   << "";
+    QTest::newRow("GPT-3 is not the port's Llama") << 16 << "gpt3-13b"
+                                                   << "is a Llama (SwiGLU, RMSNorm, RoPE); gpt3-13b is not";
 }
 
-void TestStrategyExports::megatronPipeline()
+void TestStrategyExports::paddleScriptRunsPaddleNLP()
 {
-    // 24 GB pp 4: 24 layers use TP 2, stage 0 uses TP 1 -> TP 2 and a comment for layers 0-7;
-    // recompute counts per stage differ (8, 5, 3, 1).
-    const MegatronArgs m = megatronArgs(searched(24, 32), llamaSettings(24, 32));
-    QCOMPARE(m.tensor_parallel, 2);
-    QCOMPARE(m.pipeline_parallel, 4);
-    QCOMPARE(m.data_parallel, 1);
-    QVERIFY(m.sequence_parallel);
-    QCOMPARE(m.micro_batch_size, 2);
-    QCOMPARE(m.recompute_layers, 8);
-    const std::string comments = join(m.comments);
-    for (int layer = 0; layer < 8; ++layer)
-        QVERIFY(contains(comments, "layer " + std::to_string(layer) + ": tp 1 (Megatron: one TP degree, 2)\n"));
-    QVERIFY(contains(comments, "recomputes (per stage) 8, 5, 3, 1 layers"));
-    QVERIFY(comments.find("layer 8:") == std::string::npos);
+    // The script run by bash, with `echo` as the interpreter: what paddle.distributed.launch and
+    // then the trainer would receive, checked against PaddleNLP's rules.
+    QFETCH(int, nodes);
+    QFETCH(QString, preset);
+    QFETCH(QString, warning);
+    SearchSettings settings = llamaSettings(24, 512);
+    settings.num_nodes = nodes;
+    Plan plan = wideDataParallelPlan();
+    plan.world = 8 * nodes;
+    for (cost::LayerStrategy& s : plan.layers)
+        s.dp = plan.world / (s.pp * s.tp);
+    model::ModelDescription model = model::modelPreset(preset.toStdString());
+    model.num_layers = 4;
+    const PaddleScript script = exporting::paddleScript(plan, settings, model);
+    std::string warnings;
+    for (const std::string& w : script.warnings)
+        warnings += w + "\n";
+    QCOMPARE(warnings.empty(), warning.isEmpty());
+    QVERIFY2(warnings.find(warning.toStdString()) != std::string::npos, warnings.c_str());
+
+    // Without the data (and, with several nodes, the master) it stops and says so.
+    const ScriptRun bare = runScript(script.text, {});
+    QVERIFY(bare.exitCode != 0);
+    QVERIFY2(bare.err.contains(nodes > 1 ? "MASTER_ADDR: set MASTER_ADDR" : "INPUT_DIR: set INPUT_DIR"),
+        qPrintable(bare.err));
+    QVERIFY(!QString::fromStdString(script.text).contains(QStringLiteral("127.0.0.1")));
+    // The launcher's variables are read, then unset before paddle.distributed.launch starts.
+    const std::string& text = script.text;
+    const std::size_t read = text.find("nnodes=${PADDLE_TRAINERS_NUM:-");
+    const std::size_t unset = text.find("unset PADDLE_ELASTIC_JOB_ID");
+    QVERIFY(read != std::string::npos && unset != std::string::npos && read < unset);
+    for (const char* name : { "PADDLE_TRAINER_ENDPOINTS", "DISTRIBUTED_TRAINER_ENDPOINTS", "FLAGS_START_PORT",
+             "PADDLE_ELASTIC_TIMEOUT", "PADDLE_TRAINERS_NUM", "PADDLE_TRAINER_ID", "PADDLE_WORKERS_IP_PORT_LIST",
+             "PADDLE_TRAINERS", "PADDLE_NUM_GRADIENT_SERVERS" })
+        QVERIFY2(text.find(name, unset) != std::string::npos, name);
+
+    const ScriptRun run = runScript(script.text,
+        { "MASTER_ADDR=10.0.0.1", "INPUT_DIR=/data/llama", "PADDLE_TRAINERS_NUM=" + QString::number(nodes),
+            "PADDLE_TRAINER_ID=0", "PADDLE_TRAINER_ENDPOINTS=stale:1" });
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QStringList argv = run.out.split(' ', Qt::SkipEmptyParts);
+    // The launcher's own arguments, then the trainer and its arguments.
+    QCOMPARE(argv.mid(0, 3), QStringList({ "-u", "-m", "paddle.distributed.launch" }));
+    QCOMPARE(argv.contains(QStringLiteral("--master")), nodes > 1);
+    if (nodes > 1)
+        QCOMPARE(argv[argv.indexOf(QStringLiteral("--master")) + 1], QStringLiteral("10.0.0.1:36677"));
+    QCOMPARE(argv[argv.indexOf(QStringLiteral("--nnodes")) + 1], QString::number(nodes));
+    const qsizetype trainer = argv.indexOf(QStringLiteral("./train_qwen_fine_grained.py"));
+    QVERIFY(trainer > 0);
+    // "--sharding stage3" is one argument to bash (quoted); echo joins it with a space again.
+    QStringList trainerArgs = argv.mid(trainer + 1);
+    const qsizetype sharding = trainerArgs.indexOf(QStringLiteral("--sharding"));
+    QVERIFY(sharding >= 0);
+    const std::string violations = [&] {
+        std::string found;
+        for (const std::string& item : paddleViolations(trainerArgs, plan.world))
+            found += item + "\n";
+        return found;
+    }();
+    QVERIFY2(violations.empty(), (violations + run.out.toStdString()).c_str());
+    const auto value
+        = [&](const char* flag) { return trainerArgs[trainerArgs.indexOf(QString::fromLatin1(flag)) + 1]; };
+    QCOMPARE(value("--intermediate_size").toInt(), model.ffn_hidden_size);
+    QCOMPARE(value("--num_key_value_heads").toInt(), model.num_kv_heads);
+    QCOMPARE(value("--input_dir"), QStringLiteral("/data/llama"));
+    QCOMPARE(value("--max_steps"), QStringLiteral("10000"));
 }
 
 void TestStrategyExports::cliJsonShapes()

@@ -232,6 +232,8 @@ void TestSettingTable::synthesisTableRoundTripsThroughJson()
     else if (row.spec.kind == SettingKind::Choice)
         other = std::string(row.spec.choices.back() == std::get<std::string>(original) ? row.spec.choices.front()
                                                                                        : row.spec.choices.back());
+    else if (row.spec.kind == SettingKind::Switch || row.spec.kind == SettingKind::Flag)
+        other = !std::get<bool>(original);
     else
         other = std::string("my-model");
     QVERIFY(other != original);

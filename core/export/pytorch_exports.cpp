@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/export/pytorch_exports.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/export/shell_quote.h"
+
+namespace stratex::exporting {
+
+namespace {
+
+// The value most layers use (the smaller one on ties).
+template <typename Get> int mostCommon(const search::Plan& plan, Get get)
+{
+    std::map<int, int> counts;
+    for (const cost::LayerStrategy& s : plan.layers)
+        ++counts[get(s)];
+    int best = 1;
+    int bestCount = -1;
+    for (const auto& [value, count] : counts) {
+        if (count > bestCount) {
+            best = value;
+            bestCount = count;
+        }
+    }
+    return best;
+}
+
+std::string tomlString(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text)
+        out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return out + "\"";
+}
+
+// torchtitan's llama3 flavours (torchtitan/models/llama3/__init__.py: "8B", "70B", "405B").
+std::string llama3Flavor(const model::ModelDescription& model)
+{
+    if (model.name == "llama3-8b")
+        return "8B";
+    if (model.name == "llama3-70b")
+        return "70B";
+    if (model.name == "llama3-405b")
+        return "405B";
+    return {};
+}
+
+} // namespace
+
+std::string PipelineAction::text() const
+{
+    return std::to_string(stage) + type + std::to_string(microbatch);
+}
+
+std::vector<std::vector<PipelineAction>> pipelineOrder(const search::Plan& plan)
+{
+    const int p = std::max(1, plan.pp);
+    const int m = std::max(1, plan.chunks);
+    std::vector<std::vector<PipelineAction>> ranks(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) {
+        std::vector<PipelineAction>& actions = ranks[std::size_t(r)];
+        if (plan.pipeline_type == cost::PipelineType::GPipe) {
+            for (int i = 0; i < m; ++i)
+                actions.push_back({ r, 'F', i });
+            for (int i = 0; i < m; ++i)
+                actions.push_back({ r, 'B', i });
+            continue;
+        }
+        const int warmup = std::min(m, p - r);
+        int forward = 0;
+        int backward = 0;
+        while (forward < warmup)
+            actions.push_back({ r, 'F', forward++ });
+        while (backward < m) {
+            actions.push_back({ r, 'B', backward++ });
+            if (forward < m)
+                actions.push_back({ r, 'F', forward++ });
+        }
+    }
+    return ranks;
+}
+
+std::string pipelineScheduleCsv(const search::Plan& plan)
+{
+    std::string csv;
+    for (const std::vector<PipelineAction>& rank : pipelineOrder(plan)) {
+        for (std::size_t i = 0; i < rank.size(); ++i)
+            csv += (i ? "," : "") + rank[i].text();
+        csv += "\r\n"; // csv.writer's default line terminator
+    }
+    return csv;
+}
+
+TorchtitanConfig torchtitanConfig(
+    const search::Plan& plan, const search::SearchSettings& settings, const model::ModelDescription& model)
+{
+    TorchtitanConfig config;
+    std::vector<std::string> notes;
+    const auto warn = [&](const std::string& text) {
+        notes.push_back(text);
+        config.warnings.push_back("torchtitan: " + text);
+    };
+    const int world = plan.world > 0 ? plan.world : settings.world();
+    const int layers = int(plan.layers.size());
+    const int pp = plan.pp;
+    const int tp = mostCommon(plan, [](const cost::LayerStrategy& s) { return s.tp; });
+    const int cp = mostCommon(plan, [](const cost::LayerStrategy& s) { return s.sp; });
+    const int dp = std::max(1, world / (pp * tp * cp));
+
+    // Per-layer degrees torchtitan cannot give.
+    int otherDegrees = 0;
+    for (const cost::LayerStrategy& s : plan.layers)
+        otherDegrees += s.tp != tp || s.sp != cp ? 1 : 0;
+    if (otherDegrees > 0)
+        notes.push_back(std::to_string(otherDegrees) + " of " + std::to_string(layers)
+            + " layers planned with other TP/SP degrees: torchtitan uses one of each (tp " + std::to_string(tp)
+            + ", cp " + std::to_string(cp) + ")");
+    if (cp > 1)
+        notes.push_back("Ulysses SP " + std::to_string(cp)
+            + " runs as torchtitan's context parallelism (ring attention), not an all-to-all");
+
+    // Data parallelism: FSDP2 shards (reshard after forward: ZeRO-3; never: ZeRO-2), DDP replicates.
+    bool anyZero3 = false;
+    bool anyZero2 = false;
+    bool everyZero3 = true;
+    for (const cost::LayerStrategy& s : plan.layers) {
+        if (s.dp <= 1)
+            continue;
+        anyZero3 = anyZero3 || s.dp_type == cost::DpType::Zero3;
+        anyZero2 = anyZero2 || s.dp_type == cost::DpType::Zero2;
+        everyZero3 = everyZero3 && s.dp_type == cost::DpType::Zero3;
+    }
+    int replicate = dp;
+    int shard = 1;
+    std::string reshard;
+    if (dp > 1 && (anyZero3 || anyZero2)) {
+        replicate = 1;
+        shard = dp;
+        reshard = anyZero3 ? "always" : "never";
+        if (anyZero3 && !everyZero3)
+            notes.push_back("per-layer ZeRO is not expressible: every layer reshards after forward (ZeRO-3)");
+    }
+
+    // Batches: with PP, torchtitan splits each step's local batch into micro-batches; without,
+    // Galvatron's micro-batches are gradient-accumulation steps.
+    const long long perStep = static_cast<long long>(plan.chunks) * dp;
+    if (plan.gbsz % perStep != 0)
+        warn("global batch " + std::to_string(plan.gbsz) + " does not divide into " + std::to_string(plan.chunks)
+            + " micro-batches x dp " + std::to_string(dp) + "; torchtitan asserts on it");
+    const int microbatch = int(std::max(1LL, plan.gbsz / perStep));
+    const int localBatch = pp > 1 ? microbatch * plan.chunks : microbatch;
+    if (pp > 1 && plan.pipeline_type != cost::PipelineType::GPipe && plan.chunks < pp)
+        warn(std::to_string(plan.chunks) + " micro-batches for " + std::to_string(pp)
+            + " stages: torch's Schedule1F1B needs at least one per stage");
+
+    // Recomputation: torchtitan's full AC, or layer-level selective AC every Nth layer.
+    int checkpointed = 0;
+    for (const cost::LayerStrategy& s : plan.layers)
+        checkpointed += s.checkpoint ? 1 : 0;
+    std::string acMode = "none";
+    int acEvery = 0;
+    if (checkpointed == layers && layers > 0) {
+        acMode = "full";
+    } else if (checkpointed > 0) {
+        acMode = "selective";
+        acEvery = std::max(1, layers / checkpointed);
+        notes.push_back("the plan recomputes " + std::to_string(checkpointed) + " of " + std::to_string(layers)
+            + " layers; torchtitan's layer-level selective AC recomputes every " + std::to_string(acEvery)
+            + (acEvery == 1 ? "st" : "th") + " layer (" + std::to_string(layers / acEvery) + ")");
+    }
+    if (plan.embedSdp() == 1 && shard == 1)
+        notes.push_back("embedding / LM head: ZeRO-3 planned; torchtitan shards it only with FSDP");
+    if (model.mlp != model::MlpKind::Gated || model.norm != model::NormKind::RmsNorm
+        || model.position != model::PositionEmbedding::Rope)
+        notes.push_back("torchtitan's llama3 is SwiGLU + RMSNorm + RoPE; this model is not");
+
+    if (settings.mixed_precision == cost::MixedPrecision::Fp16)
+        notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+
+    std::string s;
+    s += "# torchtitan job config for a Galvatron strategy, written by Stratex (torchtitan v0.2 TOML,\n";
+    s += "# torchtitan/config/job_config.py; train with ./run_train.sh --job.config_file this.toml).\n";
+    s += "# "
+        + commentLine("model " + model.name + ": " + std::to_string(model.num_layers) + " layers, hidden "
+            + std::to_string(model.hidden_size) + ", seq " + std::to_string(model.seq_length))
+        + "\n";
+    s += "# "
+        + commentLine("plan: pp " + std::to_string(pp) + ", chunks " + std::to_string(plan.chunks) + ", global batch "
+            + std::to_string(plan.gbsz) + "; layers " + plan.layerSummary())
+        + "\n";
+    s += "# torchtitan: tp " + std::to_string(tp) + ", pp " + std::to_string(pp) + ", cp " + std::to_string(cp)
+        + ", dp " + std::to_string(dp) + (shard > 1 ? " (FSDP2)" : "") + "\n";
+    if (!notes.empty())
+        s += "# Not expressible in torchtitan, written as the nearest it accepts:\n";
+    for (const std::string& note : notes)
+        s += "#   " + commentLine(note) + "\n";
+    s += "\n[job]\n";
+    s += "description = " + tomlString("Stratex plan for " + model.name) + "\n";
+    const std::string flavor = llama3Flavor(model);
+    if (!flavor.empty()) {
+        s += "\n[model]\nname = \"llama3\"\nflavor = " + tomlString(flavor) + "\n";
+    } else {
+        s += "\n# [model]: torchtitan ships no flavor of " + commentLine(model.name)
+            + "; set name and flavor to one you registered.\n";
+    }
+    s += "\n[training]\n";
+    s += "local_batch_size = " + std::to_string(localBatch) + "\n";
+    s += "global_batch_size = " + std::to_string(plan.gbsz) + "\n";
+    s += "seq_len = " + std::to_string(model.seq_length) + "\n";
+    s += std::string("mixed_precision_param = ")
+        + (settings.mixed_precision == cost::MixedPrecision::Fp32 ? "\"float32\"" : "\"bfloat16\"") + "\n";
+    s += "\n[parallelism]\n";
+    s += "data_parallel_replicate_degree = " + std::to_string(replicate) + "\n";
+    s += "data_parallel_shard_degree = " + std::to_string(shard) + "\n";
+    if (!reshard.empty())
+        s += "fsdp_reshard_after_forward = " + tomlString(reshard) + "\n";
+    s += "tensor_parallel_degree = " + std::to_string(tp) + "\n";
+    s += "context_parallel_degree = " + std::to_string(cp) + "\n";
+    s += "pipeline_parallel_degree = " + std::to_string(pp) + "\n";
+    if (pp > 1) {
+        s += std::string("pipeline_parallel_schedule = ")
+            + (plan.pipeline_type == cost::PipelineType::GPipe ? "\"GPipe\"" : "\"1F1B\"") + "\n";
+        s += "pipeline_parallel_microbatch_size = " + std::to_string(microbatch) + "\n";
+        // The exact division, as torchtitan's llama3 names its modules.
+        s += "module_fqns_per_model_part = [\n";
+        int first = 0;
+        for (int stage = 0; stage < pp; ++stage) {
+            std::string part = "    [";
+            if (stage == 0)
+                part += "\"tok_embeddings\", ";
+            const int end = first + plan.pp_division[std::size_t(stage)];
+            for (int i = first; i < end; ++i)
+                part += "\"layers." + std::to_string(i) + "\"" + (i + 1 < end ? ", " : "");
+            if (stage + 1 == pp)
+                part += ", \"norm\", \"output\"";
+            s += part + "]" + (stage + 1 < pp ? "," : "") + "\n";
+            first += plan.pp_division[std::size_t(stage)];
+        }
+        s += "]\n";
+    }
+    s += "\n[activation_checkpoint]\n";
+    s += "mode = " + tomlString(acMode) + "\n";
+    if (acMode == "selective")
+        s += "selective_ac_option = " + tomlString(std::to_string(acEvery)) + "\n";
+    config.text = s;
+    return config;
+}
+
+} // namespace stratex::exporting

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/model/model_description.h"
+#include "core/search/plan.h"
+#include "core/search/search_settings.h"
+
+namespace stratex::exporting {
+
+// One compute action of torch.distributed.pipelining's schedule IR (schedules.py, _Action): a
+// stage, F (forward) or B (full backward), a micro-batch. Written "{stage}{type}{micro-batch}",
+// e.g. "0F0", "1B3" (_Action.__repr__).
+struct PipelineAction {
+    int stage = 0;
+    char type = 'F';
+    int microbatch = 0;
+
+    std::string text() const;
+    auto operator<=>(const PipelineAction&) const = default;
+};
+
+// The plan's pipeline schedule per rank, one stage per rank: GPipe (every forward, then every
+// backward, both in micro-batch order) or 1F1B (rank r runs min(m, p - r) warm-up forwards, then
+// alternates backward and forward, then the remaining backwards), as Schedule1F1B / ScheduleGPipe
+// order them.
+std::vector<std::vector<PipelineAction>> pipelineOrder(const search::Plan& plan);
+
+// The schedule as the CSV PipelineScheduleMulti._load_csv and _PipelineScheduleRuntime._load_csv
+// read in their default "compute_only" format: one row per pipeline rank, one action per cell
+// (what torchtitan's parallelism.pipeline_parallel_schedule_csv points at).
+std::string pipelineScheduleCsv(const search::Plan& plan);
+
+// A torchtitan job config (torchtitan v0.2's TOML, torchtitan/config/job_config.py; torchtitan main
+// has moved to Python configs): [parallelism] degrees, schedule, micro-batch size and the exact
+// layer division (module_fqns_per_model_part), [activation_checkpoint] and [training] batch sizes
+// and sequence length, [model] when the model is one of torchtitan's llama3 flavours. What torchtitan
+// cannot express is commented and listed in `warnings` when it would not run as planned.
+struct TorchtitanConfig {
+    std::string text;
+    std::vector<std::string> warnings;
+};
+TorchtitanConfig torchtitanConfig(
+    const search::Plan& plan, const search::SearchSettings& settings, const model::ModelDescription& model);
+
+} // namespace stratex::exporting

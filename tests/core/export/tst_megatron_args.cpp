@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Megatron-LM export checked against Megatron-LM's own rules, written down here from its
+// sources (NVIDIA/Megatron-LM main at d98e8a64, read for this test; no code copied):
+// - megatron/training/arguments.py: _add_network_size_args (--group-query-attention,
+//   --position-embedding-type choices, --swiglu, --untie-embeddings-and-output-weights),
+//   _add_distributed_args (--pipeline-model-parallel-layout, --decoder-first/last-pipeline-num-layers,
+//   --use-distributed-optimizer, --data-parallel-sharding-strategy choices, --cp-comm-type),
+//   _add_moe_args (--num-experts, --moe-layer-freq) and validate_args (the asserts quoted below);
+// - megatron/core/transformer/transformer_config.py: the TransformerConfig fields that become flags
+//   (megatron/training/argument_utils.py ArgumentGroupFactory: --field-name, a bool defaulting to
+//   False is store_true, add_bias_linear is --disable-bias-linear, a Literal gives the choices) and
+//   __post_init__ (heads and query groups against TP, recompute combinations, uneven pipelines);
+// - megatron/training/config/common_config.py: --use-megatron-fsdp, --use-torch-fsdp2;
+//   megatron/training/config/training_config.py: --ckpt-format choices;
+// - megatron/core/transformer/pipeline_parallel_layer_layout.py: the layout string grammar;
+// - megatron/core/num_microbatches_calculator.py: the global batch divides into micro-batches x dp.
+#include <map>
+#include <regex>
+
+#include <QTest>
+
+#include "core/common/progress.h"
+#include "core/export/megatron_args.h"
+#include "core/model/model_presets.h"
+#include "core/search/model_settings.h"
+#include "core/search/search_engine.h"
+#include "core/search/synthesized_inputs.h"
+
+#include "../search/search_test_util.h"
+
+using namespace stratex;
+using namespace stratex::search;
+using namespace stratex::exporting;
+
+namespace {
+
+// ---- Megatron-LM's rules ----
+
+enum class Kind { Switch, Int, Text };
+struct FlagRule {
+    Kind kind;
+    std::vector<std::string> choices; // empty: any value of the kind
+};
+
+// Every flag the export may write, with its argparse type and choices.
+const std::map<std::string, FlagRule>& megatronFlags()
+{
+    static const std::map<std::string, FlagRule> flags {
+        { "--num-layers", { Kind::Int, {} } },
+        { "--hidden-size", { Kind::Int, {} } },
+        { "--ffn-hidden-size", { Kind::Int, {} } },
+        { "--num-attention-heads", { Kind::Int, {} } },
+        { "--group-query-attention", { Kind::Switch, {} } },
+        { "--num-query-groups", { Kind::Int, {} } },
+        { "--seq-length", { Kind::Int, {} } },
+        { "--max-position-embeddings", { Kind::Int, {} } },
+        { "--swiglu", { Kind::Switch, {} } },
+        // TransformerConfig.normalization: Literal['LayerNorm', 'RMSNorm']
+        { "--normalization", { Kind::Text, { "LayerNorm", "RMSNorm" } } },
+        { "--position-embedding-type",
+            { Kind::Text, { "learned_absolute", "rope", "yarn", "mrope", "relative", "none" } } },
+        { "--untie-embeddings-and-output-weights", { Kind::Switch, {} } },
+        { "--disable-bias-linear", { Kind::Switch, {} } },
+        { "--add-qkv-bias", { Kind::Switch, {} } },
+        { "--num-experts", { Kind::Int, {} } },
+        { "--moe-router-topk", { Kind::Int, {} } },
+        { "--moe-ffn-hidden-size", { Kind::Int, {} } },
+        { "--moe-shared-expert-intermediate-size", { Kind::Int, {} } },
+        { "--moe-layer-freq", { Kind::Text, {} } },
+        { "--tensor-model-parallel-size", { Kind::Int, {} } },
+        { "--pipeline-model-parallel-size", { Kind::Int, {} } },
+        { "--pipeline-model-parallel-layout", { Kind::Text, {} } },
+        { "--decoder-first-pipeline-num-layers", { Kind::Int, {} } },
+        { "--decoder-last-pipeline-num-layers", { Kind::Int, {} } },
+        { "--context-parallel-size", { Kind::Int, {} } },
+        { "--cp-comm-type", { Kind::Text, { "p2p", "a2a", "allgather", "a2a+p2p" } } },
+        { "--sequence-parallel", { Kind::Switch, {} } },
+        // TransformerConfig.recompute_granularity / recompute_method: Literal choices
+        { "--recompute-granularity", { Kind::Text, { "full", "selective" } } },
+        { "--recompute-method", { Kind::Text, { "uniform", "block" } } },
+        { "--recompute-num-layers", { Kind::Int, {} } },
+        { "--micro-batch-size", { Kind::Int, {} } },
+        { "--global-batch-size", { Kind::Int, {} } },
+        { "--use-distributed-optimizer", { Kind::Switch, {} } },
+        { "--use-megatron-fsdp", { Kind::Switch, {} } },
+        { "--use-torch-fsdp2", { Kind::Switch, {} } },
+        { "--data-parallel-sharding-strategy",
+            { Kind::Text, { "no_shard", "optim", "optim_grads", "optim_grads_params" } } },
+        { "--ckpt-format", { Kind::Text, { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } } },
+        { "--bf16", { Kind::Switch, {} } },
+        { "--fp16", { Kind::Switch, {} } },
+    };
+    return flags;
+}
+
+using Args = std::map<std::string, std::string>; // flag -> value ("" for a switch)
+
+int intOf(const Args& args, const std::string& flag, int fallback)
+{
+    const auto it = args.find(flag);
+    return it == args.end() ? fallback : std::stoi(it->second);
+}
+
+// pipeline_parallel_layer_layout.py parse_str_to_list: commas are cosmetic, "(...)*n" and "x*n"
+// repeat, stages split at '|', each character E (embedding), t (decoder layer), m (MTP) or L (loss).
+std::vector<std::string> parseLayout(std::string text)
+{
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    const auto unroll = [](std::string s, const std::regex& pattern) {
+        std::smatch match;
+        while (std::regex_search(s, match, pattern)) {
+            std::string repeated;
+            for (int i = 0; i < std::stoi(match[2]); ++i)
+                repeated += match[1];
+            s = match.prefix().str() + repeated + match.suffix().str();
+        }
+        return s;
+    };
+    text = unroll(text, std::regex(R"(\(([^)]+)\)\*(\d+))"));
+    text = unroll(text, std::regex(R"((.)\*(\d+))"));
+    std::vector<std::string> stages(1);
+    for (char c : text) {
+        if (c == '|')
+            stages.emplace_back();
+        else
+            stages.back() += c;
+    }
+    return stages;
+}
+
+// The layers per pipeline stage Megatron builds from the arguments (even split, first/last stage
+// counts or the layout); empty when it rejects them.
+std::vector<int> megatronDivision(const Args& args, std::vector<std::string>& violations)
+{
+    const int layers = intOf(args, "--num-layers", 0);
+    const int pp = intOf(args, "--pipeline-model-parallel-size", 1);
+    const bool hasLayout = args.contains("--pipeline-model-parallel-layout");
+    const int first = intOf(args, "--decoder-first-pipeline-num-layers", 0);
+    const int last = intOf(args, "--decoder-last-pipeline-num-layers", 0);
+    if (hasLayout) {
+        // TransformerConfig: a layout conflicts with the first/last stage counts.
+        if (first || last)
+            violations.push_back("pipeline_model_parallel_layout cannot be set with other pipeline layout arguments");
+        const std::vector<std::string> stages = parseLayout(args.at("--pipeline-model-parallel-layout"));
+        // validate_args: the stage count divides by pp (vpp = stages / pp; the export uses none).
+        if (int(stages.size()) != pp)
+            violations.push_back(
+                "layout has " + std::to_string(stages.size()) + " stages for pp " + std::to_string(pp));
+        std::string flat;
+        std::vector<int> division;
+        for (const std::string& stage : stages) {
+            flat += stage;
+            division.push_back(int(std::count(stage.begin(), stage.end(), 't')));
+            for (char c : stage) {
+                if (std::string("EtmL").find(c) == std::string::npos)
+                    violations.push_back(std::string("invalid layer character ") + c);
+            }
+        }
+        // validate_layer_layout: embedding first and once, loss last and once, num_layers decoders.
+        if (flat.empty() || flat.front() != 'E' || std::count(flat.begin(), flat.end(), 'E') != 1)
+            violations.push_back("the layout's first layer must be the embedding, once");
+        if (flat.empty() || flat.back() != 'L' || std::count(flat.begin(), flat.end(), 'L') != 1)
+            violations.push_back("the layout's last layer must be the loss, once");
+        if (std::count(flat.begin(), flat.end(), 't') != layers)
+            violations.push_back("the layout's decoder layers do not match num_layers");
+        return division;
+    }
+    if (first || last) {
+        // TransformerConfig's uneven PP: the middle layers divide evenly over the middle stages.
+        int middleLayers = layers - first - last;
+        const int middleStages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+        if (bool(middleLayers) != bool(middleStages) || (middleStages && middleLayers % middleStages != 0)) {
+            violations.push_back("uneven pipeline: middle layers do not divide over the middle stages");
+            return {};
+        }
+        std::vector<int> division;
+        if (first)
+            division.push_back(first);
+        for (int s = 0; s < middleStages; ++s)
+            division.push_back(middleLayers / middleStages);
+        if (last)
+            division.push_back(last);
+        return division;
+    }
+    // validate_args: 'Number of layers should be divisible by the pipeline-model-parallel size'.
+    if (layers % pp != 0) {
+        violations.push_back("num_layers not divisible by pp");
+        return {};
+    }
+    return std::vector<int>(std::size_t(pp), layers / pp);
+}
+
+// Every rule; the violations, empty when Megatron accepts the arguments.
+std::vector<std::string> megatronViolations(
+    const Args& args, const std::map<std::string, std::string>& environment, bool unsetConnections, int world)
+{
+    std::vector<std::string> v;
+    for (const auto& [flag, value] : args) {
+        const auto rule = megatronFlags().find(flag);
+        if (rule == megatronFlags().end()) {
+            v.push_back("unknown flag " + flag);
+            continue;
+        }
+        if (rule->second.kind == Kind::Switch && !value.empty())
+            v.push_back(flag + " takes no value");
+        if (rule->second.kind == Kind::Int
+            && (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || std::stoi(value) < 1))
+            v.push_back(flag + " needs a positive integer, found '" + value + "'");
+        if (!rule->second.choices.empty()
+            && std::find(rule->second.choices.begin(), rule->second.choices.end(), value) == rule->second.choices.end())
+            v.push_back(flag + ": '" + value + "' is not a choice");
+    }
+    // validate_args: required_args.
+    for (const char* flag : { "--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings" }) {
+        if (!args.contains(flag))
+            v.push_back(std::string("missing ") + flag);
+    }
+    const int tp = intOf(args, "--tensor-model-parallel-size", 1);
+    const int pp = intOf(args, "--pipeline-model-parallel-size", 1);
+    const int cp = intOf(args, "--context-parallel-size", 1);
+    // validate_args: world size divisible by total_model_size (tp x pp x cp).
+    if (world % (tp * pp * cp) != 0)
+        v.push_back("world size not divisible by tp x pp x cp");
+    const int dp = std::max(1, world / (tp * pp * cp));
+    // num_microbatches_calculator: global batch divisible by micro batch x dp.
+    const int mbs = intOf(args, "--micro-batch-size", 1);
+    if (intOf(args, "--global-batch-size", mbs * dp) % (mbs * dp) != 0)
+        v.push_back("global batch size not divisible by micro batch size x dp");
+    // TransformerConfig: heads and query groups against TP.
+    const int heads = intOf(args, "--num-attention-heads", 1);
+    if (heads % tp != 0)
+        v.push_back("num_attention_heads not a multiple of tp");
+    // core_transformer_config_from_args: num_query_groups only counts with --group-query-attention.
+    if (args.contains("--num-query-groups") != args.contains("--group-query-attention"))
+        v.push_back("--num-query-groups without --group-query-attention (or the reverse)");
+    const int groups = intOf(args, "--num-query-groups", heads);
+    if (groups % tp != 0 && tp % groups != 0)
+        v.push_back("num_query_groups neither a multiple nor a divisor of tp");
+    if (heads % groups != 0)
+        v.push_back("num_query_groups does not divide the heads");
+    // validate_args: sequence parallelism is switched off (with a warning) without TP.
+    if (args.contains("--sequence-parallel") && tp == 1)
+        v.push_back("--sequence-parallel with tp 1");
+    // TransformerConfig: recompute combinations.
+    const bool granularity = args.contains("--recompute-granularity");
+    if (granularity && args.at("--recompute-granularity") == "full"
+        && (!args.contains("--recompute-method") || !args.contains("--recompute-num-layers")))
+        v.push_back("full recompute needs a method and a layer count");
+    if (granularity && args.at("--recompute-granularity") == "selective"
+        && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
+        v.push_back("selective recompute takes no method and no layer count");
+    if (!granularity && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
+        v.push_back("recompute method or layers without a granularity");
+    // validate_args: max_position_embeddings >= seq_length; seq_length % (2 cp) with CP.
+    const int seq = intOf(args, "--seq-length", 0);
+    if (intOf(args, "--max-position-embeddings", 0) < seq)
+        v.push_back("max_position_embeddings below seq_length");
+    if (cp > 1 && seq % (2 * cp) != 0)
+        v.push_back("seq_length not a multiple of 2 x cp");
+    // validate_args: FSDP.
+    if (args.contains("--use-megatron-fsdp")) {
+        if (!args.contains("--ckpt-format") || args.at("--ckpt-format") != "fsdp_dtensor")
+            v.push_back("Megatron-FSDP requires --ckpt-format fsdp_dtensor");
+        if (environment.contains("CUDA_DEVICE_MAX_CONNECTIONS") && environment.at("CUDA_DEVICE_MAX_CONNECTIONS") == "1")
+            v.push_back("FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset");
+        if (!unsetConnections)
+            v.push_back("an inherited CUDA_DEVICE_MAX_CONNECTIONS=1 would fail Megatron-FSDP's assert");
+    }
+    if (args.contains("--use-torch-fsdp2")) {
+        if (pp != 1 || args.contains("--use-distributed-optimizer")
+            || !args.contains("--untie-embeddings-and-output-weights") || args.contains("--fp16"))
+            v.push_back("--use-torch-fsdp2 needs pp 1, no distributed optimizer, untied embeddings, no fp16");
+    }
+    // validate_args: TP or CP > 1 (before Blackwell, without FSDP) asserts CUDA_DEVICE_MAX_CONNECTIONS == 1.
+    if ((tp > 1 || cp > 1) && !args.contains("--use-megatron-fsdp") && !args.contains("--use-torch-fsdp2")
+        && (!environment.contains("CUDA_DEVICE_MAX_CONNECTIONS")
+            || environment.at("CUDA_DEVICE_MAX_CONNECTIONS") != "1"))
+        v.push_back("TP or CP > 1 needs CUDA_DEVICE_MAX_CONNECTIONS=1");
+    if (args.contains("--bf16") && args.contains("--fp16"))
+        v.push_back("bf16 and fp16");
+    // _add_moe_args / validate_args: MoE flags need experts; a custom layer pattern has one entry per layer.
+    for (const char* flag :
+        { "--moe-router-topk", "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq" }) {
+        if (args.contains(flag) && !args.contains("--num-experts"))
+            v.push_back(std::string(flag) + " without --num-experts");
+    }
+    if (args.contains("--moe-layer-freq")) {
+        std::smatch m;
+        const std::string& pattern = args.at("--moe-layer-freq");
+        if (std::regex_match(pattern, m, std::regex(R"(\(\[0\]\*(\d+)\+\[1\]\*(\d+)\))"))) {
+            if (std::stoi(m[1]) + std::stoi(m[2]) != intOf(args, "--num-layers", 0))
+                v.push_back("--moe-layer-freq pattern length is not num_layers");
+        } else {
+            v.push_back("--moe-layer-freq: unexpected pattern " + pattern);
+        }
+    }
+    megatronDivision(args, v);
+    return v;
+}
+
+// ---- the export under test ----
+
+Args argsOf(const MegatronArgs& m)
+{
+    Args args;
+    for (const auto& [flag, value] : m.arguments) {
+        if (args.contains(flag))
+            qWarning("flag given twice: %s", flag.c_str());
+        args[flag] = value;
+    }
+    return args;
+}
+
+std::map<std::string, std::string> environmentOf(const MegatronArgs& m)
+{
+    return { m.environment.begin(), m.environment.end() };
+}
+
+bool unsetsConnections(const MegatronArgs& m)
+{
+    return std::find(m.unset_environment.begin(), m.unset_environment.end(), "CUDA_DEVICE_MAX_CONNECTIONS")
+        != m.unset_environment.end();
+}
+
+std::string joined(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const std::string& line : lines)
+        text += line + "\n";
+    return text;
+}
+
+// The model's architecture, read back from the arguments.
+void checkModel(const Args& args, const model::ModelDescription& model)
+{
+    QCOMPARE(intOf(args, "--num-layers", 0), model.num_layers);
+    QCOMPARE(intOf(args, "--hidden-size", 0), model.hidden_size);
+    QCOMPARE(intOf(args, "--ffn-hidden-size", 0), model.ffn_hidden_size);
+    QCOMPARE(intOf(args, "--num-attention-heads", 0), model.num_heads);
+    QCOMPARE(intOf(args, "--num-query-groups", model.num_heads), model.num_kv_heads);
+    QCOMPARE(intOf(args, "--seq-length", 0), model.seq_length);
+    QCOMPARE(args.contains("--swiglu"), model.mlp == model::MlpKind::Gated);
+    QCOMPARE(args.at("--normalization"), std::string(model.norm == model::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm"));
+    QCOMPARE(args.at("--position-embedding-type"),
+        std::string(model.position == model::PositionEmbedding::Rope ? "rope" : "learned_absolute"));
+    QCOMPARE(args.contains("--untie-embeddings-and-output-weights"), !model.tied_embeddings);
+    QCOMPARE(args.contains("--num-experts"), model.moe.has_value());
+    if (model.moe) {
+        QCOMPARE(intOf(args, "--num-experts", 0), model.moe->num_experts);
+        QCOMPARE(intOf(args, "--moe-router-topk", 0), model.moe->top_k);
+        QCOMPARE(intOf(args, "--moe-ffn-hidden-size", 0), model.moe->expert_ffn_hidden_size);
+        QCOMPARE(intOf(args, "--moe-shared-expert-intermediate-size", 0),
+            model.moe->shared_experts * model.moe->shared_expert_ffn_hidden_size);
+        QCOMPARE(args.contains("--moe-layer-freq"), model.moe->first_dense_layers > 0);
+    }
+}
+
+model::ModelDescription llama7b()
+{
+    model::ModelDescription m = model::modelPreset("llama2-7b");
+    m.seq_length = 2048;
+    return m;
+}
+
+Plan searched(int memory, int bsz)
+{
+    NullProgress progress;
+    return *search::search(test::llamaInputs(), test::llamaSettings(memory, bsz), progress, 2).best;
+}
+
+// A hand-made plan on 8 GPUs: per-layer (tp, sp) and DP type, checkpoint flags, a division.
+Plan handMade(const std::vector<int>& division, int tp, int sp, cost::DpType dpType, std::vector<bool> checkpoint = {})
+{
+    Plan plan;
+    plan.pp = int(division.size());
+    plan.world = 8;
+    plan.pp_division = division;
+    plan.gbsz = 64;
+    plan.chunks = 8;
+    int layers = 0;
+    for (int n : division)
+        layers += n;
+    for (int i = 0; i < layers; ++i) {
+        cost::LayerStrategy s;
+        s.pp = plan.pp;
+        s.tp = tp;
+        s.sp = sp;
+        s.dp = 8 / (plan.pp * tp * sp);
+        s.dp_type = s.dp > 1 ? dpType : cost::DpType::Ddp;
+        s.checkpoint = i < int(checkpoint.size()) && checkpoint[std::size_t(i)];
+        plan.layers.push_back(s);
+    }
+    plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), cost::DpType::Zero2 };
+    return plan;
+}
+
+model::ModelDescription withLayers(const char* preset, int layers, int seq)
+{
+    model::ModelDescription m = model::modelPreset(preset);
+    m.num_layers = layers;
+    m.seq_length = seq;
+    if (m.moe)
+        m.moe->first_dense_layers = std::min(m.moe->first_dense_layers, layers - 1);
+    return m;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(stratex::search::Plan)
+Q_DECLARE_METATYPE(stratex::model::ModelDescription)
+
+class TestMegatronArgs : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void rulesCatchViolations_data();
+    void rulesCatchViolations();
+    void exportsSatisfyMegatron_data();
+    void exportsSatisfyMegatron();
+    void goldenPlanRecosted();
+    void seventyBillionPlan();
+    void scriptLaunchesWithTheEnvironment();
+};
+
+// The rules above must be able to fail: hand-written argument sets Megatron rejects.
+void TestMegatronArgs::rulesCatchViolations_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("environment"); // "" or "CUDA_DEVICE_MAX_CONNECTIONS=1"
+    QTest::addColumn<QString>("violation");
+    const QStringList base { "--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32",
+        "--seq-length", "2048", "--max-position-embeddings", "2048", "--micro-batch-size", "1", "--global-batch-size",
+        "16" };
+    QTest::newRow("accepted") << base << ""
+                              << "";
+    QTest::newRow("unknown flag") << base + QStringList { "--zero-stage", "3" } << ""
+                                  << "unknown flag --zero-stage";
+    QTest::newRow("bad choice") << base + QStringList { "--normalization", "rmsnorm" } << ""
+                                << "is not a choice";
+    QTest::newRow("heads vs tp") << base
+            + QStringList { "--tensor-model-parallel-size", "8", "--num-attention-heads", "12" }
+                                 << "CUDA_DEVICE_MAX_CONNECTIONS=1"
+                                 << "num_attention_heads not a multiple of tp";
+    QTest::newRow("tp without the environment") << base + QStringList { "--tensor-model-parallel-size", "2" } << ""
+                                                << "CUDA_DEVICE_MAX_CONNECTIONS=1";
+    QTest::newRow("uneven layers") << base
+            + QStringList { "--pipeline-model-parallel-size", "3", "--global-batch-size", "15" }
+                                   << ""
+                                   << "world size not divisible";
+    QTest::newRow("selective with a method")
+        << base + QStringList { "--recompute-granularity", "selective", "--recompute-method", "block" } << ""
+        << "selective recompute takes no method";
+    QTest::newRow("full without a count")
+        << base + QStringList { "--recompute-granularity", "full", "--recompute-method", "uniform" } << ""
+        << "full recompute needs";
+    QTest::newRow("layout without the loss") << base
+            + QStringList { "--pipeline-model-parallel-size", "2", "--pipeline-model-parallel-layout", "Et*16|t*16" }
+                                             << ""
+                                             << "last layer must be the loss";
+    QTest::newRow("layout with a wrong count") << base
+            + QStringList { "--pipeline-model-parallel-size", "2", "--pipeline-model-parallel-layout", "Et*16|t*15L" }
+                                               << ""
+                                               << "decoder layers do not match";
+    QTest::newRow("uneven middle") << base
+            + QStringList { "--pipeline-model-parallel-size", "4", "--decoder-last-pipeline-num-layers", "9",
+                  "--global-batch-size", "16" }
+                                   << ""
+                                   << "middle layers";
+    QTest::newRow("fsdp with the tp environment") << base
+            + QStringList { "--use-megatron-fsdp", "--ckpt-format", "fsdp_dtensor", "--tensor-model-parallel-size",
+                  "2" } << "CUDA_DEVICE_MAX_CONNECTIONS=1"
+                                                  << "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset";
+    QTest::newRow("groups without gqa") << base + QStringList { "--num-query-groups", "8" } << ""
+                                        << "--num-query-groups without --group-query-attention";
+    QTest::newRow("sequence parallel without tp") << base + QStringList { "--sequence-parallel" } << ""
+                                                  << "--sequence-parallel with tp 1";
+}
+
+void TestMegatronArgs::rulesCatchViolations()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, environment);
+    QFETCH(QString, violation);
+    Args parsed;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const std::string flag = args[i].toStdString();
+        const bool hasValue = i + 1 < args.size() && !args[i + 1].startsWith("--");
+        parsed[flag] = hasValue ? args[++i].toStdString() : std::string();
+    }
+    std::map<std::string, std::string> env;
+    if (!environment.isEmpty())
+        env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1";
+    const std::string found = joined(megatronViolations(parsed, env, false, 8));
+    if (violation.isEmpty())
+        QVERIFY2(found.empty(), found.c_str());
+    else
+        QVERIFY2(found.find(violation.toStdString()) != std::string::npos, found.c_str());
+}
+
+void TestMegatronArgs::exportsSatisfyMegatron_data()
+{
+    QTest::addColumn<Plan>("plan");
+    QTest::addColumn<model::ModelDescription>("model");
+    QTest::addColumn<QString>("expect"); // "flag value" pairs the export must hold, ';'-separated
+    QTest::addColumn<QString>("comment"); // comments it must hold, ';'-separated, or ""
+    using cost::DpType;
+    const std::vector<bool> first20(20, true);
+    QTest::newRow("7B golden") << searched(36, 16) << llama7b()
+                               << "--use-megatron-fsdp;--data-parallel-sharding-strategy optim_grads_params;"
+                                  "--recompute-method block;--recompute-num-layers 20;--micro-batch-size 2"
+                               << "embedding / LM head: vtp 2 as Ulysses SP;embedding / LM head: ZeRO-3 planned";
+    QTest::newRow("7B, 24 GB, pp 4")
+        << searched(24, 32) << llama7b()
+        << "--tensor-model-parallel-size 2;--pipeline-model-parallel-size 4;"
+           "--sequence-parallel;--recompute-num-layers 8"
+        << "layers 0-7: tp 1 (Megatron: one TP degree, 2);recomputes (per stage) 8, 5, 3, 1";
+    QTest::newRow("remainder on the last stage")
+        << handMade({ 7, 7, 7, 9 }, 2, 1, DpType::Ddp) << withLayers("llama3-8b", 30, 8192)
+        << "--decoder-last-pipeline-num-layers 9"
+        << "";
+    QTest::newRow("a smaller first stage")
+        << handMade({ 6, 8, 8, 8 }, 1, 1, DpType::Zero2) << withLayers("llama2-13b", 30, 4096)
+        << "--decoder-first-pipeline-num-layers 6;--use-distributed-optimizer"
+        << "ZeRO-2 runs as Megatron's distributed optimizer";
+    QTest::newRow("both ends") << handMade({ 6, 9, 9, 6 }, 1, 1, DpType::Zero2) << withLayers("llama2-13b", 30, 4096)
+                               << "--decoder-first-pipeline-num-layers 6;--decoder-last-pipeline-num-layers 6"
+                               << "";
+    QTest::newRow("a layout") << handMade({ 5, 9, 8, 8 }, 1, 1, DpType::Ddp) << withLayers("llama2-13b", 30, 4096)
+                              << "--pipeline-model-parallel-layout Et*5|t*9|t*8|t*8L"
+                              << "";
+    QTest::newRow("Ulysses as context parallelism")
+        << handMade({ 16, 16 }, 1, 4, DpType::Zero2, first20) << withLayers("llama3-8b", 32, 8192)
+        << "--context-parallel-size 4;--cp-comm-type a2a;"
+           "--recompute-method block;--recompute-num-layers 16"
+        << "recomputes (per stage) 16, 4 layers";
+    QTest::newRow("every layer recomputed")
+        << handMade({ 32 }, 4, 1, DpType::Zero3, std::vector<bool>(32, true)) << withLayers("qwen2.5-7b", 32, 8192)
+        << "--recompute-method uniform;--recompute-num-layers 1;--add-qkv-bias;"
+           "--group-query-attention;--num-query-groups 4"
+        << "";
+    QTest::newRow("recomputed layers in the middle of a stage")
+        << handMade({ 16, 16 }, 2, 1, DpType::Zero2, { false, true, true }) << withLayers("llama2-7b", 32, 4096)
+        << "--recompute-method block;--recompute-num-layers 2"
+        << "the plan recomputes (per stage) 2, 0 layers, not always the first ones";
+    Plan mixed = handMade({ 32 }, 1, 1, DpType::Zero2);
+    for (int i = 0; i < 10; ++i)
+        mixed.layers[std::size_t(i)].dp_type = DpType::Zero3;
+    QTest::newRow("mixed ZeRO") << mixed << withLayers("llama2-7b", 32, 4096) << "--use-megatron-fsdp"
+                                << "per-layer ZeRO is not expressible (ZeRO-3 on 10 of 32 layers)";
+    QTest::newRow("GPT-3: plain MLP, tied, learned positions")
+        << handMade({ 24, 24 }, 2, 1, DpType::Zero2) << withLayers("gpt3-13b", 48, 2048)
+        << "--normalization LayerNorm;--position-embedding-type learned_absolute"
+        << "";
+    QTest::newRow("Mixtral") << handMade({ 16, 16 }, 2, 1, DpType::Zero2) << withLayers("mixtral-8x7b", 32, 4096)
+                             << "--num-experts 8;--moe-router-topk 2;--moe-ffn-hidden-size 14336"
+                             << "expert parallelism: none";
+    QTest::newRow("DeepSeek-style MoE") << handMade({ 8, 8 }, 2, 1, DpType::Zero2)
+                                        << withLayers("deepseek-v3-style", 16, 4096)
+                                        << "--moe-shared-expert-intermediate-size 2048;--moe-layer-freq ([0]*3+[1]*13)"
+                                        << "";
+}
+
+void TestMegatronArgs::exportsSatisfyMegatron()
+{
+    QFETCH(Plan, plan);
+    QFETCH(model::ModelDescription, model);
+    QFETCH(QString, expect);
+    QFETCH(QString, comment);
+    SearchSettings settings = test::llamaSettings(36, plan.gbsz);
+    setModelShape(settings, model);
+    const MegatronArgs m = megatronArgs(plan, settings, model);
+    const Args args = argsOf(m);
+    QCOMPARE(args.size(), m.arguments.size()); // no flag twice
+    const std::string violations = joined(megatronViolations(args, environmentOf(m), unsetsConnections(m), plan.world));
+    QVERIFY2(violations.empty(), (violations + joined(m.argumentLines())).c_str());
+    QVERIFY2(m.warnings.empty(), joined(m.warnings).c_str());
+    checkModel(args, model);
+    // The division Megatron builds is the plan's.
+    std::vector<std::string> unused;
+    QCOMPARE(megatronDivision(args, unused), plan.pp_division);
+    for (const QString& item : expect.split(';')) {
+        const QString flag = item.section(' ', 0, 0);
+        const QString value = item.section(' ', 1);
+        QVERIFY2(args.contains(flag.toStdString()), qPrintable(flag));
+        QCOMPARE(QString::fromStdString(args.at(flag.toStdString())), value);
+    }
+    for (const QString& part : comment.split(';', Qt::SkipEmptyParts))
+        QVERIFY2(joined(m.comments).find(part.toStdString()) != std::string::npos, joined(m.comments).c_str());
+    if (comment.isEmpty())
+        QVERIFY2(joined(m.comments).find("layer") == std::string::npos, joined(m.comments).c_str());
+    // Every layer of what Megatron runs recomputes as the arguments say.
+    QCOMPARE(int(m.exported.layers.size()), int(plan.layers.size()));
+    int first = 0;
+    for (int stage = 0; stage < plan.pp; ++stage) {
+        for (int j = 0; j < plan.pp_division[std::size_t(stage)]; ++j) {
+            const bool recomputed = args.contains("--recompute-method")
+                && (args.at("--recompute-method") == "uniform" || j < intOf(args, "--recompute-num-layers", 0));
+            QCOMPARE(m.exported.layers[std::size_t(first + j)].checkpoint, recomputed);
+        }
+        first += plan.pp_division[std::size_t(stage)];
+    }
+}
+
+void TestMegatronArgs::goldenPlanRecosted()
+{
+    // The 7B golden plan: ZeRO-3 on every layer is Megatron-FSDP's optim_grads_params, not the
+    // distributed optimizer (ZeRO-1), so what Megatron runs is re-costed near the plan, not at the
+    // 48 GB the distributed optimizer would need.
+    const SearchSettings settings = test::llamaSettings(36, 16);
+    const cost::CostModel costModel = test::withCurveFit(test::llamaInputs(), settings);
+    const Plan plan = searched(36, 16);
+    const MegatronArgs m = megatronArgs(plan, settings, llama7b(), &costModel);
+    QVERIFY(m.planned);
+    QVERIFY(m.recosted);
+    QCOMPARE(m.planned->stages[0].memory_cost_mb, 36757);
+    const int recosted = m.recosted->stages[0].memory_cost_mb;
+    QVERIFY2(recosted < 40000, std::to_string(recosted).c_str());
+    QCOMPARE(m.recosted->fits, m.recosted->stages[0].memory_remaining_mb >= 0);
+    // Fits, or said so.
+    QCOMPARE(joined(m.warnings).find("does not fit") != std::string::npos, !m.recosted->fits);
+    const std::string script = megatronArgsScript(plan, settings, m);
+    QVERIFY(script.find("#   the plan:            ") != std::string::npos);
+    QVERIFY(script.find("[36757] MB of 36864 MB (fits)") != std::string::npos);
+    QVERIFY(script.find("#   as Megatron runs it: ") != std::string::npos);
+
+    // The distributed optimizer instead (what the export wrote before): re-costed as ZeRO-2 it
+    // needs more than the budget.
+    Plan zero2 = plan;
+    for (cost::LayerStrategy& s : zero2.layers)
+        s.dp_type = cost::DpType::Zero2;
+    const MegatronArgs d = megatronArgs(zero2, settings, llama7b(), &costModel);
+    QVERIFY(d.recosted);
+    QVERIFY(!d.recosted->fits);
+    QVERIFY2(joined(d.warnings)
+                 .find("the Megatron-LM version does not fit the memory budget of 36864 MB per GPU: "
+                       "stage 0 needs ")
+            != std::string::npos,
+        joined(d.warnings).c_str());
+    QVERIFY(megatronArgsScript(zero2, settings, d).find("(DOES NOT FIT: stage 0 needs") != std::string::npos);
+}
+
+void TestMegatronArgs::seventyBillionPlan()
+{
+    // Llama 2 70B on 8 x 8 H100 (estimated profiles): the searched plan's Megatron arguments satisfy
+    // every rule, and what Megatron runs fits the budget or is flagged.
+    const model::ModelDescription model = model::modelPreset("llama2-70b");
+    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("h100-80gb"), 8, 8 };
+    SearchSettings settings;
+    settings.num_nodes = 8;
+    settings.memory_constraint_gb = 80;
+    settings.settle_bsz = 64;
+    setModelShape(settings, model);
+    const cost::CostModel costModel
+        = buildCostModel(synthesizedInputs(model, cluster, settings.mixed_precision), settings);
+    NullProgress progress;
+    const SearchResult result = search::search(costModel, settings, progress, 2);
+    QVERIFY(result.best);
+    for (const Plan& plan : { *result.best, result.top.back() }) {
+        const MegatronArgs m = megatronArgs(plan, settings, model, &costModel);
+        const Args args = argsOf(m);
+        const std::string violations = joined(megatronViolations(args, environmentOf(m), unsetsConnections(m), 64));
+        QVERIFY2(violations.empty(), violations.c_str());
+        checkModel(args, model);
+        QVERIFY(args.contains("--group-query-attention"));
+        QCOMPARE(args.at("--num-query-groups"), std::string("8"));
+        QVERIFY2(m.recosted, m.not_costed.c_str());
+        QCOMPARE(joined(m.warnings).find("does not fit") != std::string::npos, !m.recosted->fits);
+        std::vector<std::string> unused;
+        QCOMPARE(megatronDivision(args, unused), plan.pp_division);
+    }
+}
+
+void TestMegatronArgs::scriptLaunchesWithTheEnvironment()
+{
+    // The script's MEGATRON_ARGS hold the arguments (values quoted where the shell would split
+    // or glob them), and its launch line sets the environment Megatron asserts on.
+    const Plan plan = handMade({ 5, 9, 8, 8 }, 2, 1, cost::DpType::Ddp);
+    const model::ModelDescription model = withLayers("llama2-13b", 30, 4096);
+    SearchSettings settings = test::llamaSettings(36, 64);
+    const MegatronArgs m = megatronArgs(plan, settings, model);
+    const std::string script = megatronArgsScript(plan, settings, m);
+    QVERIFY(script.find("    --pipeline-model-parallel-layout 'Et*5|t*9|t*8|t*8L'\n") != std::string::npos);
+    QVERIFY(script.find("    exec env CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --standalone --nproc-per-node 8")
+        != std::string::npos);
+    QVERIFY(script.find("\"${MEGATRON_ARGS[@]}\" \"$@\"") != std::string::npos);
+    // Megatron-FSDP: the variable is removed instead; several nodes need the rendezvous.
+    settings.num_nodes = 2;
+    Plan fsdp = handMade({ 32 }, 2, 1, cost::DpType::Zero3);
+    fsdp.world = 16;
+    for (cost::LayerStrategy& s : fsdp.layers)
+        s.dp = 8;
+    fsdp.embedding.dp = 8;
+    const std::string sharded = megatronArgsScript(fsdp, settings, withLayers("llama2-7b", 32, 4096));
+    QVERIFY(sharded.find("    exec env -u CUDA_DEVICE_MAX_CONNECTIONS torchrun --nnodes 2 --nproc-per-node 8")
+        != std::string::npos);
+    QVERIFY(sharded.find("--master-addr \"${MASTER_ADDR:?set MASTER_ADDR}\"") != std::string::npos);
+}
+
+QTEST_GUILESS_MAIN(TestMegatronArgs)
+#include "tst_megatron_args.moc"
