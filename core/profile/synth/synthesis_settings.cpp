@@ -39,8 +39,8 @@ std::vector<std::string_view> gpuPresetNames()
 
 std::vector<Setting<S>> rows()
 {
-    constexpr std::string_view gpu = "GPU";
-    constexpr std::string_view cluster = "Cluster";
+    static constexpr std::string_view gpu = "GPU"; // static: clang 14 will not capture a local in the lambdas
+    static constexpr std::string_view cluster = "Cluster";
     constexpr auto Integer = SettingKind::Integer;
     constexpr auto Real = SettingKind::Real;
 
