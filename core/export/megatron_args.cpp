@@ -3,31 +3,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 
 #include "core/common/error.h"
 #include "core/export/shell_quote.h"
+#include "core/export/uniform_plan.h"
 
 namespace stratex::exporting {
 
 namespace {
-
-// The value most layers use (the smaller one on ties).
-template <typename Get> int mostCommon(const search::Plan& plan, Get get)
-{
-    std::map<int, int> counts;
-    for (const cost::LayerStrategy& s : plan.layers)
-        ++counts[get(s)];
-    int best = 1;
-    int bestCount = -1;
-    for (const auto& [value, count] : counts) {
-        if (count > bestCount) {
-            best = value;
-            bestCount = count;
-        }
-    }
-    return best;
-}
 
 std::string joined(const std::vector<int>& values, const char* separator = ", ")
 {
@@ -150,8 +133,8 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     const int world = plan.world > 0 ? plan.world : settings.world();
     const int layers = int(plan.layers.size());
     m.pipeline_parallel = plan.pp;
-    m.tensor_parallel = mostCommon(plan, [](const cost::LayerStrategy& s) { return s.tp; });
-    m.context_parallel = mostCommon(plan, [](const cost::LayerStrategy& s) { return s.sp; });
+    m.tensor_parallel = mostCommonTp(plan);
+    m.context_parallel = mostCommonUlysses(plan);
     const int modelParallel = m.pipeline_parallel * m.tensor_parallel * m.context_parallel;
     m.data_parallel = std::max(1, world / modelParallel);
     m.sequence_parallel = settings.sequence_parallel && m.tensor_parallel > 1;
@@ -216,24 +199,15 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     }
 
     // Data parallelism: one flavour for the whole model.
-    bool anyZero3 = false;
-    bool anyZero2 = false;
-    bool everyZero3 = true;
-    for (const cost::LayerStrategy& s : plan.layers) {
-        if (s.dp <= 1)
-            continue;
-        anyZero3 = anyZero3 || s.dp_type == cost::DpType::Zero3;
-        anyZero2 = anyZero2 || s.dp_type == cost::DpType::Zero2;
-        everyZero3 = everyZero3 && s.dp_type == cost::DpType::Zero3;
-    }
+    const DpTypeMix mix = dpTypeMix(plan);
     cost::DpType exportedDpType = cost::DpType::Ddp;
-    if (m.data_parallel > 1 && anyZero3) {
+    if (m.data_parallel > 1 && mix.any_zero3) {
         // Megatron-FSDP, not --use-torch-fsdp2: validate_args refuses torch FSDP2 with pipeline
         // parallelism, tied embeddings and fp16; Megatron-FSDP's optim_grads_params is ZeRO-3.
         m.data_parallel_kind = MegatronDataParallel::MegatronFsdp;
         m.distributed_optimizer = true; // Megatron-FSDP v1 (the default) runs on the distributed optimizer
         exportedDpType = cost::DpType::Zero3;
-        if (!everyZero3) {
+        if (!mix.every_zero3) {
             int zero3 = 0;
             for (const cost::LayerStrategy& s : plan.layers)
                 zero3 += s.dp > 1 && s.dp_type == cost::DpType::Zero3 ? 1 : 0;
@@ -242,7 +216,7 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
                 + " layers): every layer runs Megatron-FSDP's ZeRO-3, with less memory and more communication "
                   "than planned");
         }
-    } else if (m.data_parallel > 1 && anyZero2) {
+    } else if (m.data_parallel > 1 && mix.any_zero2) {
         m.data_parallel_kind = MegatronDataParallel::DistributedOptimizer;
         m.distributed_optimizer = true;
         exportedDpType = cost::DpType::Zero2;

@@ -2,30 +2,13 @@
 #include "core/export/pytorch_exports.h"
 
 #include <algorithm>
-#include <map>
 
 #include "core/export/shell_quote.h"
+#include "core/export/uniform_plan.h"
 
 namespace stratex::exporting {
 
 namespace {
-
-// The value most layers use (the smaller one on ties).
-template <typename Get> int mostCommon(const search::Plan& plan, Get get)
-{
-    std::map<int, int> counts;
-    for (const cost::LayerStrategy& s : plan.layers)
-        ++counts[get(s)];
-    int best = 1;
-    int bestCount = -1;
-    for (const auto& [value, count] : counts) {
-        if (count > bestCount) {
-            best = value;
-            bestCount = count;
-        }
-    }
-    return best;
-}
 
 std::string tomlString(const std::string& text)
 {
@@ -105,8 +88,8 @@ TorchtitanConfig torchtitanConfig(
     const int world = plan.world > 0 ? plan.world : settings.world();
     const int layers = int(plan.layers.size());
     const int pp = plan.pp;
-    const int tp = mostCommon(plan, [](const cost::LayerStrategy& s) { return s.tp; });
-    const int cp = mostCommon(plan, [](const cost::LayerStrategy& s) { return s.sp; });
+    const int tp = mostCommonTp(plan);
+    const int cp = mostCommonUlysses(plan);
     const int dp = std::max(1, world / (pp * tp * cp));
 
     // Per-layer degrees torchtitan cannot give.
@@ -122,24 +105,15 @@ TorchtitanConfig torchtitanConfig(
             + " runs as torchtitan's context parallelism (ring attention), not an all-to-all");
 
     // Data parallelism: FSDP2 shards (reshard after forward: ZeRO-3; never: ZeRO-2), DDP replicates.
-    bool anyZero3 = false;
-    bool anyZero2 = false;
-    bool everyZero3 = true;
-    for (const cost::LayerStrategy& s : plan.layers) {
-        if (s.dp <= 1)
-            continue;
-        anyZero3 = anyZero3 || s.dp_type == cost::DpType::Zero3;
-        anyZero2 = anyZero2 || s.dp_type == cost::DpType::Zero2;
-        everyZero3 = everyZero3 && s.dp_type == cost::DpType::Zero3;
-    }
+    const DpTypeMix mix = dpTypeMix(plan);
     int replicate = dp;
     int shard = 1;
     std::string reshard;
-    if (dp > 1 && (anyZero3 || anyZero2)) {
+    if (dp > 1 && (mix.any_zero3 || mix.any_zero2)) {
         replicate = 1;
         shard = dp;
-        reshard = anyZero3 ? "always" : "never";
-        if (anyZero3 && !everyZero3)
+        reshard = mix.any_zero3 ? "always" : "never";
+        if (mix.any_zero3 && !mix.every_zero3)
             notes.push_back("per-layer ZeRO is not expressible: every layer reshards after forward (ZeRO-3)");
     }
 

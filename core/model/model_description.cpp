@@ -1,42 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model_description.h"
 
-#include <array>
-#include <utility>
-
+#include "core/common/enum_names.h"
 #include "core/common/error.h"
 
 namespace stratex::model {
 
 namespace {
 
-template <typename Enum, std::size_t N>
-std::string_view nameOf(const std::array<std::pair<Enum, std::string_view>, N>& names, Enum value)
-{
-    for (const auto& [candidate, name] : names) {
-        if (candidate == value)
-            return name;
-    }
-    return {};
-}
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> parseName(const std::array<std::pair<Enum, std::string_view>, N>& names, std::string_view text)
-{
-    for (const auto& [candidate, name] : names) {
-        if (name == text)
-            return candidate;
-    }
-    return std::nullopt;
-}
-
-constexpr std::array<std::pair<MlpKind, std::string_view>, 2> kMlpNames { { { MlpKind::Gated, "gated" },
-    { MlpKind::Plain, "plain" } } };
-constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNormNames { { { NormKind::RmsNorm, "rmsnorm" },
+constexpr EnumNames<MlpKind, 2> kMlpNames { { { MlpKind::Gated, "gated" }, { MlpKind::Plain, "plain" } } };
+constexpr EnumNames<NormKind, 2> kNormNames { { { NormKind::RmsNorm, "rmsnorm" },
     { NormKind::LayerNorm, "layernorm" } } };
-constexpr std::array<std::pair<PositionEmbedding, std::string_view>, 2> kPositionNames {
-    { { PositionEmbedding::Rope, "rope" }, { PositionEmbedding::Learned, "learned" } }
-};
+constexpr EnumNames<PositionEmbedding, 2> kPositionNames { { { PositionEmbedding::Rope, "rope" },
+    { PositionEmbedding::Learned, "learned" } } };
 
 void requirePositive(const char* what, int value)
 {
@@ -54,27 +30,27 @@ void requireNonNegative(const char* what, int value)
 
 std::string_view mlpKindName(MlpKind kind)
 {
-    return nameOf(kMlpNames, kind);
+    return enumName(kMlpNames, kind);
 }
 std::optional<MlpKind> parseMlpKind(std::string_view name)
 {
-    return parseName(kMlpNames, name);
+    return parseEnumName(kMlpNames, name);
 }
 std::string_view normKindName(NormKind kind)
 {
-    return nameOf(kNormNames, kind);
+    return enumName(kNormNames, kind);
 }
 std::optional<NormKind> parseNormKind(std::string_view name)
 {
-    return parseName(kNormNames, name);
+    return parseEnumName(kNormNames, name);
 }
 std::string_view positionEmbeddingName(PositionEmbedding kind)
 {
-    return nameOf(kPositionNames, kind);
+    return enumName(kPositionNames, kind);
 }
 std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view name)
 {
-    return parseName(kPositionNames, name);
+    return parseEnumName(kPositionNames, name);
 }
 
 void ModelDescription::validate() const

@@ -26,10 +26,9 @@ struct ChunkCost {
     double expert_params = 0;
 };
 
-double layerWeightsPerGpu(
-    const model::ModelDescription& model, const ParallelStrategy& s, bool moeLayer, double& expertParams)
+double layerWeightsPerGpu(const model::ModelDescription& model, const model::ParameterCount& count,
+    const ParallelStrategy& s, bool moeLayer, double& expertParams)
 {
-    const model::ParameterCount count = model::countParameters(model);
     double dense = count.attention / s.tp + count.norms;
     if (!moeLayer)
         return dense + count.dense_mlp / s.tp;
@@ -80,6 +79,7 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
         moe = layerCost(model, s, hw, true, false);
         moeRecomputed = layerCost(model, s, hw, true, true);
     }
+    const model::ParameterCount count = model::countParameters(model);
     std::vector<ChunkCost> chunks(std::size_t(p * v));
     int layer = 0;
     for (int j = 0; j < v; ++j) {
@@ -108,7 +108,7 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                 } else {
                     chunk.activation_bytes += c.activation_bytes;
                 }
-                chunk.dense_params += layerWeightsPerGpu(model, s, isMoe, chunk.expert_params);
+                chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
             }
         }
     }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/perf/flops_convention.h"
 
-#include <array>
-#include <utility>
+#include "core/common/enum_names.h"
 
 namespace stratex::perf {
 
 namespace {
 
-constexpr std::array<std::pair<FlopsConvention, std::string_view>, 9> kNames { {
+constexpr EnumNames<FlopsConvention, 9> kNames { {
     { FlopsConvention::Narayanan2021, "narayanan2021" },
     { FlopsConvention::Korthikanti2022, "korthikanti2022" },
     { FlopsConvention::Llama3, "llama3" },
@@ -47,20 +46,12 @@ Shape shapeOf(const model::ModelDescription& m)
 
 std::optional<FlopsConvention> parseFlopsConvention(std::string_view name)
 {
-    for (const auto& [convention, text] : kNames) {
-        if (text == name)
-            return convention;
-    }
-    return std::nullopt;
+    return parseEnumName(kNames, name);
 }
 
 std::string_view flopsConventionName(FlopsConvention convention)
 {
-    for (const auto& [candidate, text] : kNames) {
-        if (candidate == convention)
-            return text;
-    }
-    return {};
+    return enumName(kNames, convention);
 }
 
 double conventionFlops(FlopsConvention convention, const model::ModelDescription& model, double B)

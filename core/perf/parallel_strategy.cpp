@@ -1,39 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/perf/parallel_strategy.h"
 
-#include <array>
 #include <utility>
+
+#include "core/common/enum_names.h"
 
 namespace stratex::perf {
 
 namespace {
 
-template <typename Enum, std::size_t N> using Names = std::array<std::pair<Enum, std::string_view>, N>;
-
-constexpr Names<Recompute, 3> kRecomputeNames { { { Recompute::None, "none" }, { Recompute::Selective, "selective" },
-    { Recompute::Full, "full" } } };
-constexpr Names<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::OneFOneB, "1f1b" },
+constexpr EnumNames<Recompute, 3> kRecomputeNames { { { Recompute::None, "none" },
+    { Recompute::Selective, "selective" }, { Recompute::Full, "full" } } };
+constexpr EnumNames<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::OneFOneB, "1f1b" },
     { PipelineSchedule::Interleaved, "interleaved" }, { PipelineSchedule::ZbH1, "zb-h1" } } };
-constexpr Names<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
+constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
     { Precision::Fp8, "fp8" } } };
-
-template <typename Enum, std::size_t N> std::string_view nameOf(const Names<Enum, N>& names, Enum value)
-{
-    for (const auto& [candidate, name] : names) {
-        if (candidate == value)
-            return name;
-    }
-    return {};
-}
-
-template <typename Enum, std::size_t N> std::optional<Enum> parse(const Names<Enum, N>& names, std::string_view text)
-{
-    for (const auto& [candidate, name] : names) {
-        if (name == text)
-            return candidate;
-    }
-    return std::nullopt;
-}
 
 std::string str(long long value)
 {
@@ -44,27 +25,27 @@ std::string str(long long value)
 
 std::string_view recomputeName(Recompute value)
 {
-    return nameOf(kRecomputeNames, value);
+    return enumName(kRecomputeNames, value);
 }
 std::optional<Recompute> parseRecompute(std::string_view name)
 {
-    return parse(kRecomputeNames, name);
+    return parseEnumName(kRecomputeNames, name);
 }
 std::string_view pipelineScheduleName(PipelineSchedule value)
 {
-    return nameOf(kScheduleNames, value);
+    return enumName(kScheduleNames, value);
 }
 std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view name)
 {
-    return parse(kScheduleNames, name);
+    return parseEnumName(kScheduleNames, name);
 }
 std::string_view precisionName(Precision value)
 {
-    return nameOf(kPrecisionNames, value);
+    return enumName(kPrecisionNames, value);
 }
 std::optional<Precision> parsePrecision(std::string_view name)
 {
-    return parse(kPrecisionNames, name);
+    return parseEnumName(kPrecisionNames, name);
 }
 
 std::string ParallelStrategy::notation() const

@@ -26,11 +26,12 @@
 #include "core/search/search_engine.h"
 #include "core/search/synthesized_inputs.h"
 
-#include "../search/search_test_util.h"
+#include "export_test_util.h"
 
 using namespace stratex;
 using namespace stratex::search;
 using namespace stratex::exporting;
+using namespace stratex::test;
 
 namespace {
 
@@ -322,14 +323,6 @@ bool unsetsConnections(const MegatronArgs& m)
         != m.unset_environment.end();
 }
 
-std::string joined(const std::vector<std::string>& lines)
-{
-    std::string text;
-    for (const std::string& line : lines)
-        text += line + "\n";
-    return text;
-}
-
 // The model's architecture, read back from the arguments.
 void checkModel(const Args& args, const model::ModelDescription& model)
 {
@@ -353,19 +346,6 @@ void checkModel(const Args& args, const model::ModelDescription& model)
             model.moe->shared_experts * model.moe->shared_expert_ffn_hidden_size);
         QCOMPARE(args.contains("--moe-layer-freq"), model.moe->first_dense_layers > 0);
     }
-}
-
-model::ModelDescription llama7b()
-{
-    model::ModelDescription m = model::modelPreset("llama2-7b");
-    m.seq_length = 2048;
-    return m;
-}
-
-Plan searched(int memory, int bsz)
-{
-    NullProgress progress;
-    return *search::search(test::llamaInputs(), test::llamaSettings(memory, bsz), progress, 2).best;
 }
 
 // A hand-made plan on 8 GPUs: per-layer (tp, sp) and DP type, checkpoint flags, a division.
@@ -392,16 +372,6 @@ Plan handMade(const std::vector<int>& division, int tp, int sp, cost::DpType dpT
     }
     plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), cost::DpType::Zero2 };
     return plan;
-}
-
-model::ModelDescription withLayers(const char* preset, int layers, int seq)
-{
-    model::ModelDescription m = model::modelPreset(preset);
-    m.num_layers = layers;
-    m.seq_length = seq;
-    if (m.moe)
-        m.moe->first_dense_layers = std::min(m.moe->first_dense_layers, layers - 1);
-    return m;
 }
 
 } // namespace
@@ -514,47 +484,47 @@ void TestMegatronArgs::exportsSatisfyMegatron_data()
            "--sequence-parallel;--recompute-num-layers 8"
         << "layers 0-7: tp 1 (Megatron: one TP degree, 2);recomputes (per stage) 8, 5, 3, 1";
     QTest::newRow("remainder on the last stage")
-        << handMade({ 7, 7, 7, 9 }, 2, 1, DpType::Ddp) << withLayers("llama3-8b", 30, 8192)
+        << handMade({ 7, 7, 7, 9 }, 2, 1, DpType::Ddp) << resizedModel("llama3-8b", 30, 8192)
         << "--decoder-last-pipeline-num-layers 9"
         << "";
     QTest::newRow("a smaller first stage")
-        << handMade({ 6, 8, 8, 8 }, 1, 1, DpType::Zero2) << withLayers("llama2-13b", 30, 4096)
+        << handMade({ 6, 8, 8, 8 }, 1, 1, DpType::Zero2) << resizedModel("llama2-13b", 30, 4096)
         << "--decoder-first-pipeline-num-layers 6;--use-distributed-optimizer"
         << "ZeRO-2 runs as Megatron's distributed optimizer";
-    QTest::newRow("both ends") << handMade({ 6, 9, 9, 6 }, 1, 1, DpType::Zero2) << withLayers("llama2-13b", 30, 4096)
+    QTest::newRow("both ends") << handMade({ 6, 9, 9, 6 }, 1, 1, DpType::Zero2) << resizedModel("llama2-13b", 30, 4096)
                                << "--decoder-first-pipeline-num-layers 6;--decoder-last-pipeline-num-layers 6"
                                << "";
-    QTest::newRow("a layout") << handMade({ 5, 9, 8, 8 }, 1, 1, DpType::Ddp) << withLayers("llama2-13b", 30, 4096)
+    QTest::newRow("a layout") << handMade({ 5, 9, 8, 8 }, 1, 1, DpType::Ddp) << resizedModel("llama2-13b", 30, 4096)
                               << "--pipeline-model-parallel-layout Et*5|t*9|t*8|t*8L"
                               << "";
     QTest::newRow("Ulysses as context parallelism")
-        << handMade({ 16, 16 }, 1, 4, DpType::Zero2, first20) << withLayers("llama3-8b", 32, 8192)
+        << handMade({ 16, 16 }, 1, 4, DpType::Zero2, first20) << resizedModel("llama3-8b", 32, 8192)
         << "--context-parallel-size 4;--cp-comm-type a2a;"
            "--recompute-method block;--recompute-num-layers 16"
         << "recomputes (per stage) 16, 4 layers";
     QTest::newRow("every layer recomputed")
-        << handMade({ 32 }, 4, 1, DpType::Zero3, std::vector<bool>(32, true)) << withLayers("qwen2.5-7b", 32, 8192)
+        << handMade({ 32 }, 4, 1, DpType::Zero3, std::vector<bool>(32, true)) << resizedModel("qwen2.5-7b", 32, 8192)
         << "--recompute-method uniform;--recompute-num-layers 1;--add-qkv-bias;"
            "--group-query-attention;--num-query-groups 4"
         << "";
     QTest::newRow("recomputed layers in the middle of a stage")
-        << handMade({ 16, 16 }, 2, 1, DpType::Zero2, { false, true, true }) << withLayers("llama2-7b", 32, 4096)
+        << handMade({ 16, 16 }, 2, 1, DpType::Zero2, { false, true, true }) << resizedModel("llama2-7b", 32, 4096)
         << "--recompute-method block;--recompute-num-layers 2"
         << "the plan recomputes (per stage) 2, 0 layers, not always the first ones";
     Plan mixed = handMade({ 32 }, 1, 1, DpType::Zero2);
     for (int i = 0; i < 10; ++i)
         mixed.layers[std::size_t(i)].dp_type = DpType::Zero3;
-    QTest::newRow("mixed ZeRO") << mixed << withLayers("llama2-7b", 32, 4096) << "--use-megatron-fsdp"
+    QTest::newRow("mixed ZeRO") << mixed << resizedModel("llama2-7b", 32, 4096) << "--use-megatron-fsdp"
                                 << "per-layer ZeRO is not expressible (ZeRO-3 on 10 of 32 layers)";
     QTest::newRow("GPT-3: plain MLP, tied, learned positions")
-        << handMade({ 24, 24 }, 2, 1, DpType::Zero2) << withLayers("gpt3-13b", 48, 2048)
+        << handMade({ 24, 24 }, 2, 1, DpType::Zero2) << resizedModel("gpt3-13b", 48, 2048)
         << "--normalization LayerNorm;--position-embedding-type learned_absolute"
         << "";
-    QTest::newRow("Mixtral") << handMade({ 16, 16 }, 2, 1, DpType::Zero2) << withLayers("mixtral-8x7b", 32, 4096)
+    QTest::newRow("Mixtral") << handMade({ 16, 16 }, 2, 1, DpType::Zero2) << resizedModel("mixtral-8x7b", 32, 4096)
                              << "--num-experts 8;--moe-router-topk 2;--moe-ffn-hidden-size 14336"
                              << "expert parallelism: none";
     QTest::newRow("DeepSeek-style MoE") << handMade({ 8, 8 }, 2, 1, DpType::Zero2)
-                                        << withLayers("deepseek-v3-style", 16, 4096)
+                                        << resizedModel("deepseek-v3-style", 16, 4096)
                                         << "--moe-shared-expert-intermediate-size 2048;--moe-layer-freq ([0]*3+[1]*13)"
                                         << "";
 }
@@ -674,7 +644,7 @@ void TestMegatronArgs::scriptLaunchesWithTheEnvironment()
     // The script's MEGATRON_ARGS hold the arguments (values quoted where the shell would split
     // or glob them), and its launch line sets the environment Megatron asserts on.
     const Plan plan = handMade({ 5, 9, 8, 8 }, 2, 1, cost::DpType::Ddp);
-    const model::ModelDescription model = withLayers("llama2-13b", 30, 4096);
+    const model::ModelDescription model = resizedModel("llama2-13b", 30, 4096);
     SearchSettings settings = test::llamaSettings(36, 64);
     const MegatronArgs m = megatronArgs(plan, settings, model);
     const std::string script = megatronArgsScript(plan, settings, m);
@@ -689,7 +659,7 @@ void TestMegatronArgs::scriptLaunchesWithTheEnvironment()
     for (cost::LayerStrategy& s : fsdp.layers)
         s.dp = 8;
     fsdp.embedding.dp = 8;
-    const std::string sharded = megatronArgsScript(fsdp, settings, withLayers("llama2-7b", 32, 4096));
+    const std::string sharded = megatronArgsScript(fsdp, settings, resizedModel("llama2-7b", 32, 4096));
     QVERIFY(sharded.find("    exec env -u CUDA_DEVICE_MAX_CONNECTIONS torchrun --nnodes 2 --nproc-per-node 8")
         != std::string::npos);
     QVERIFY(sharded.find("--master-addr \"${MASTER_ADDR:?set MASTER_ADDR}\"") != std::string::npos);

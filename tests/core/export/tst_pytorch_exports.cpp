@@ -31,11 +31,12 @@
 #include "core/search/search_engine.h"
 #include "core/search/synthesized_inputs.h"
 
-#include "../search/search_test_util.h"
+#include "export_test_util.h"
 
 using namespace stratex;
 using namespace stratex::search;
 using namespace stratex::exporting;
+using namespace stratex::test;
 
 namespace {
 
@@ -330,20 +331,6 @@ std::vector<std::string> torchtitanViolations(const Toml& toml, int world, int l
     return v;
 }
 
-std::string joined(const std::vector<std::string>& lines)
-{
-    std::string text;
-    for (const std::string& line : lines)
-        text += line + "\n";
-    return text;
-}
-
-Plan searched(int memory, int bsz)
-{
-    NullProgress progress;
-    return *search::search(test::llamaInputs(), test::llamaSettings(memory, bsz), progress, 2).best;
-}
-
 Plan handMade(
     const std::vector<int>& division, int tp, int sp, cost::DpType dpType, cost::PipelineType type, int chunks)
 {
@@ -368,14 +355,6 @@ Plan handMade(
     }
     plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), cost::DpType::Zero2 };
     return plan;
-}
-
-model::ModelDescription modelWith(const char* preset, int layers, int seq)
-{
-    model::ModelDescription m = model::modelPreset(preset);
-    m.num_layers = layers;
-    m.seq_length = seq;
-    return m;
 }
 
 } // namespace
@@ -461,31 +440,31 @@ void TestPytorchExports::torchtitanConfig_data()
     QTest::addColumn<QString>("expect"); // "section.key=value" items, ';'-separated
     QTest::addColumn<bool>("warned");
     QTest::newRow("7B, 36 GB: ZeRO-3, 20 of 32 layers recomputed")
-        << searched(36, 16) << modelWith("llama2-7b", 32, 2048)
+        << searched(36, 16) << resizedModel("llama2-7b", 32, 2048)
         << "parallelism.data_parallel_shard_degree=8;parallelism.fsdp_reshard_after_forward=always;"
            "activation_checkpoint.mode=selective;activation_checkpoint.selective_ac_option=1;"
            "training.local_batch_size=2;training.global_batch_size=16"
         << false;
     QTest::newRow("7B, 24 GB: pp 4, 16 micro-batches")
-        << searched(24, 32) << modelWith("llama2-7b", 32, 2048)
+        << searched(24, 32) << resizedModel("llama2-7b", 32, 2048)
         << "parallelism.pipeline_parallel_degree=4;parallelism.tensor_parallel_degree=2;"
            "parallelism.pipeline_parallel_microbatch_size=2;training.local_batch_size=32"
         << false;
     QTest::newRow("Llama 3 8B flavor, GPipe, ZeRO-2")
         << handMade({ 16, 16 }, 2, 1, cost::DpType::Zero2, cost::PipelineType::GPipe, 8)
-        << modelWith("llama3-8b", 32, 8192)
+        << resizedModel("llama3-8b", 32, 8192)
         << "model.name=llama3;model.flavor=8B;parallelism.pipeline_parallel_schedule=GPipe;"
            "parallelism.fsdp_reshard_after_forward=never;parallelism.data_parallel_shard_degree=2"
         << false;
     QTest::newRow("Ulysses as context parallelism, DDP")
         << handMade({ 32 }, 1, 4, cost::DpType::Ddp, cost::PipelineType::PipeDreamFlush, 4)
-        << modelWith("llama3-8b", 32, 8192)
+        << resizedModel("llama3-8b", 32, 8192)
         << "parallelism.context_parallel_degree=4;parallelism.data_parallel_replicate_degree=2;"
            "training.local_batch_size=8"
         << false;
     QTest::newRow("too few micro-batches for 1F1B")
         << handMade({ 8, 8, 8, 8 }, 1, 1, cost::DpType::Ddp, cost::PipelineType::PipeDreamFlush, 2)
-        << modelWith("llama2-13b", 32, 4096) << "parallelism.pipeline_parallel_degree=4" << true;
+        << resizedModel("llama2-13b", 32, 4096) << "parallelism.pipeline_parallel_degree=4" << true;
 }
 
 void TestPytorchExports::torchtitanConfig()

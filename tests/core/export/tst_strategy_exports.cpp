@@ -23,7 +23,7 @@
 #include "core/search/search_setting_table.h"
 #include "core/search/strategy_file.h"
 
-#include "../search/search_test_util.h"
+#include "export_test_util.h"
 
 using namespace stratex;
 using namespace stratex::search;
@@ -31,19 +31,6 @@ using namespace stratex::exporting;
 using namespace stratex::test;
 
 namespace {
-
-model::ModelDescription llama7b()
-{
-    model::ModelDescription m = model::modelPreset("llama2-7b");
-    m.seq_length = 2048; // the fixtures' sequence length
-    return m;
-}
-
-Plan searched(int memory, int bsz)
-{
-    NullProgress progress;
-    return *stratex::search::search(llamaInputs(), llamaSettings(memory, bsz), progress, 2).best;
-}
 
 bool contains(const std::string& text, const std::string& part)
 {

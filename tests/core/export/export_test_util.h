@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What the export suites share: the fixture model, the plan Stratex searches on it, model shapes
+// resized for hand-made plans.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/common/progress.h"
+#include "core/model/model_presets.h"
+#include "core/search/search_engine.h"
+
+#include "../search/search_test_util.h"
+
+namespace stratex::test {
+
+// llama2-7b at the fixtures' sequence length (2048).
+inline model::ModelDescription llama7b()
+{
+    model::ModelDescription m = model::modelPreset("llama2-7b");
+    m.seq_length = 2048;
+    return m;
+}
+
+// The best plan of a search on the llama2-7b fixtures.
+inline search::Plan searched(int memoryGb, int bsz)
+{
+    NullProgress progress;
+    return *search::search(llamaInputs(), llamaSettings(memoryGb, bsz), progress, 2).best;
+}
+
+// A preset with another layer count and sequence length (a MoE keeps at least one MoE layer).
+inline model::ModelDescription resizedModel(const char* preset, int layers, int seq)
+{
+    model::ModelDescription m = model::modelPreset(preset);
+    m.num_layers = layers;
+    m.seq_length = seq;
+    if (m.moe)
+        m.moe->first_dense_layers = std::min(m.moe->first_dense_layers, layers - 1);
+    return m;
+}
+
+inline std::string joined(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const std::string& line : lines)
+        text += line + "\n";
+    return text;
+}
+
+} // namespace stratex::test
