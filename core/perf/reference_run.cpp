@@ -8,16 +8,11 @@
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/perf/flops_convention.h"
+#include "core/perf/strategy_json.h"
 
 namespace stratex::perf {
 
 namespace {
-
-int optionalInt(const JsonView& object, std::string_view key, int fallback)
-{
-    const std::optional<JsonView> value = object.find(key);
-    return value ? value->positiveInt() : fallback;
-}
 
 // The record names the model by preset for people; its shape keys are what counts.
 model::ModelDescription readRunModel(const JsonView& object)
@@ -27,89 +22,6 @@ model::ModelDescription readRunModel(const JsonView& object)
         copy.erase("preset");
     const JsonDocument document = JsonDocument::parse(copy.dump(), object.file() + object.path());
     return model::readModel(document.root());
-}
-
-template <typename Enum, typename Parse>
-Enum readChoice(const JsonView& object, std::string_view key, Enum fallback, Parse parse, std::string_view expected)
-{
-    const std::optional<JsonView> value = object.find(key);
-    if (!value)
-        return fallback;
-    const std::optional<Enum> parsed = parse(value->string());
-    if (!parsed)
-        value->fail(expected);
-    return *parsed;
-}
-
-ParallelStrategy readRunStrategy(
-    const JsonView& object, const model::ModelDescription& model, int world, std::vector<std::string>& assumptions)
-{
-    object.requireObject();
-    ParallelStrategy s;
-    s.tp = optionalInt(object, "tp", 1);
-    s.pp = optionalInt(object, "pp", 1);
-    s.cp = optionalInt(object, "cp", 1);
-    s.ep = optionalInt(object, "ep", 1);
-    s.etp = optionalInt(object, "etp", 1);
-    s.dp = optionalInt(object, "dp", std::max(1, world / std::max(1, s.tp * s.pp * s.cp)));
-    s.global_batch_size = object["global_batch_size"].positiveInt();
-    if (const std::optional<JsonView> mbs = object.find("micro_batch_size")) {
-        s.micro_batch_size = mbs->positiveInt();
-    } else {
-        s.micro_batch_size = 1;
-        assumptions.push_back("micro_batch_size 1");
-    }
-    if (const std::optional<JsonView> sp = object.find("sequence_parallel")) {
-        s.sequence_parallel = sp->boolean();
-    } else {
-        s.sequence_parallel = s.tp > 1;
-        if (s.tp > 1)
-            assumptions.push_back("sequence parallelism on (tp > 1)");
-    }
-    if (const std::optional<JsonView> zero = object.find("zero")) {
-        const std::int64_t stage = zero->integer();
-        if (stage < 0 || stage > 3)
-            zero->fail("0, 1, 2 or 3");
-        s.zero = int(stage);
-    } else {
-        s.zero = s.dp * s.cp > 1 ? 1 : 0;
-        if (s.zero == 1)
-            assumptions.push_back("distributed optimizer (zero 1)");
-    }
-    s.recompute
-        = readChoice(object, "recompute", Recompute::None, parseRecompute, "\"none\", \"selective\" or \"full\"");
-    if (!object.has("recompute"))
-        assumptions.push_back("no recompute");
-    s.recompute_num_layers = object.has("recompute_num_layers") ? object["recompute_num_layers"].positiveInt() : 0;
-    if (const std::optional<JsonView> schedule = object.find("schedule")) {
-        const std::string name = schedule->string();
-        if (name == "1f1b" || name == "gpipe")
-            s.schedule = PipelineSchedule::OneFOneB;
-        else if (name == "interleaved")
-            s.schedule = PipelineSchedule::Interleaved;
-        else if (name == "zb-h1")
-            s.schedule = PipelineSchedule::ZbH1;
-        else
-            schedule->fail("\"1f1b\", \"interleaved\", \"gpipe\" or \"zb-h1\"");
-    }
-    s.first_stage_layers = object.has("first_stage_layers") ? object["first_stage_layers"].positiveInt() : 0;
-    s.last_stage_layers = object.has("last_stage_layers") ? object["last_stage_layers"].positiveInt() : 0;
-    s.vpp = optionalInt(object, "vpp", 1);
-    if (s.schedule == PipelineSchedule::Interleaved && s.pp > 1 && !object.has("vpp")) {
-        // The smallest chunk count every stage's layers divide into.
-        const std::vector<int> layers = stageLayerCounts(s, model.num_layers);
-        for (int v = 2; v <= model.num_layers; ++v) {
-            if (std::ranges::all_of(layers, [v](int n) { return n % v == 0; })) {
-                s.vpp = v;
-                break;
-            }
-        }
-        assumptions.push_back("vpp " + std::to_string(s.vpp) + " (interleaved, chunks not published)");
-    }
-    if (s.vpp == 1 && s.schedule == PipelineSchedule::Interleaved)
-        s.schedule = PipelineSchedule::OneFOneB;
-    s.precision = readChoice(object, "precision", Precision::Bf16, parsePrecision, "\"bf16\", \"fp16\" or \"fp8\"");
-    return s;
 }
 
 } // namespace
@@ -140,7 +52,7 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     }
     run.cluster.num_nodes = cluster["num_nodes"].positiveInt();
     run.cluster.gpus_per_node = cluster["gpus_per_node"].positiveInt();
-    run.strategy = readRunStrategy(root["strategy"], run.model, run.cluster.worldSize(), run.assumptions);
+    run.strategy = readStrategy(root["strategy"], run.model, run.cluster.worldSize(), &run.assumptions);
     // FlashAttention appeared in mid-2022 and reached Megatron with Transformer Engine in 2023.
     if (const std::optional<JsonView> flash = root["strategy"].find("flash_attention")) {
         run.strategy.flash_attention = flash->boolean();

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/perf/plan_file.h"
+
+#include "core/common/json_reader.h"
+#include "core/model/model_json.h"
+#include "core/perf/estimate_json.h"
+#include "core/perf/strategy_json.h"
+#include "core/profile/synth/cluster_json.h"
+
+namespace stratex::perf {
+
+PlanFile PlanFile::load(const std::filesystem::path& path)
+{
+    const JsonDocument document = JsonDocument::load(path);
+    const JsonView root = document.root();
+    root.requireObject();
+    const JsonView format = root["format"];
+    if (format.string() != kPlanFileFormat)
+        format.fail("\"stratex-plan\"");
+    const JsonView version = root["version"];
+    if (version.integer() != 1)
+        version.fail("1");
+    PlanFile plan;
+    plan.file = path.string();
+    plan.model = model::readModel(root["model"]);
+    plan.cluster = profile::synth::readCluster(root["cluster"]);
+    plan.strategy = readStrategy(root["strategy"], plan.model, plan.cluster.worldSize(), &plan.assumptions);
+    return plan;
+}
+
+nlohmann::ordered_json planFileJson(const model::ModelDescription& model,
+    const profile::synth::ClusterDescription& cluster, const Estimate& prediction)
+{
+    nlohmann::ordered_json out;
+    out["format"] = kPlanFileFormat;
+    out["version"] = 1;
+    out["model"] = model::toJson(model);
+    out["cluster"] = profile::synth::toJson(cluster);
+    out["strategy"] = toJson(prediction.strategy);
+    nlohmann::ordered_json predicted = toJson(prediction);
+    predicted.erase("strategy");
+    out["prediction"] = std::move(predicted);
+    return out;
+}
+
+bool isPlanFile(const std::filesystem::path& path)
+{
+    try {
+        const JsonDocument document = JsonDocument::load(path);
+        const std::optional<JsonView> format = document.root().isObject() ? document.root().find("format")
+                                                                          : std::nullopt;
+        return format && format->isString() && format->string() == kPlanFileFormat;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+} // namespace stratex::perf
