@@ -6,8 +6,14 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
+#include "app/cli/setting_options.h"
+#include "app/cli/stratex_options.h"
+#include "app/cli/stratex_report.h"
 #include "core/common/error.h"
 #include "core/export/plan_json.h"
+#include "core/perf/estimate_json.h"
+#include "core/perf/plan_file.h"
+#include "core/profile/synth/synthesis_record.h"
 #include "core/search/evaluate.h"
 #include "core/search/search_setting_table.h"
 #include "core/search/strategy_file.h"
@@ -53,21 +59,74 @@ std::string evaluationText(const search::Evaluation& ev)
     return text;
 }
 
+// A stratex plan file, costed by the stratex model: its model and cluster, else the synthesized
+// profiles', else the command line's.
+int evaluatePlanFile(const CliParser& parser, const std::string& file)
+{
+    const perf::StrategySearchSettings stratex = readStratexSettings(parser);
+    if (stratex.costModel() == perf::CostModelChoice::Galvatron)
+        throw Error(file + ": a stratex plan file (Megatron's space) is costed by the stratex model, not Galvatron's");
+    const perf::PlanFile plan = perf::PlanFile::load(file);
+    settings::SettingNames given;
+    search::SearchSettings settings = readGivenSearchSettings(parser, given);
+    settings::SettingNames givenModel;
+    const search::ModelSettings modelFlags = readModelOptions(parser, givenModel);
+    StratexBase base { plan.model(), plan.cluster(), file };
+    if (hasProfileOptions(parser)) {
+        const search::SearchInputs inputs = loadSearchInputs(parser, settings, given);
+        if (inputs.synthesis) {
+            if (!base.model)
+                base.model = inputs.synthesis->model;
+            if (!base.cluster)
+                base.cluster = inputs.synthesis->cluster;
+        }
+    }
+    const StratexTarget target = resolveStratexTarget(parser, stratex, settings, given, modelFlags, givenModel, base);
+    std::vector<std::string> assumptions;
+    const perf::ParallelStrategy strategy
+        = plan.strategy(target.model, static_cast<long long>(target.cluster.worldSize()), &assumptions);
+    perf::EstimateOptions options;
+    options.memory_limit_mb = target.memory_limit_mb;
+    const perf::Estimate estimate
+        = perf::estimate(target.model, strategy, perf::HardwareModel(target.cluster, target.efficiency), options);
+    for (const std::string& assumption : assumptions)
+        printErr("note: " + file + " does not say; assumed " + assumption + "\n");
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::ordered_json out = perf::toJson(estimate);
+        out["cost_model"] = "stratex";
+        out["assumptions"] = assumptions;
+        printJson(out);
+    } else {
+        printOut("Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes) + " x "
+            + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + "\n"
+            + estimateText(estimate));
+    }
+    if (!estimate.problems.empty())
+        throw Error(file + ": Megatron-LM would refuse this strategy: " + estimate.problems.front());
+    return kExitOk;
+}
+
 int runEvaluate(const QStringList& args)
 {
     CliParser parser(QStringLiteral("evaluate"),
-        QStringLiteral("Costs a Galvatron strategy JSON (any version) with Galvatron main's cost model: time per "
-                       "iteration, throughput, memory per stage, and the breakdown per layer and per stage. The "
+        QStringLiteral("Costs a strategy file. A Galvatron strategy JSON (any version) is costed with Galvatron main's "
+                       "cost model: time per iteration, throughput, memory per stage, and the breakdown per layer and "
+                       "per stage. A stratex plan file (\"format\": \"stratex-plan\": Megatron's TP, PP and layout, "
+                       "VPP, CP, EP, ZeRO, recompute) is costed with the stratex model, on its model and cluster or "
+                       "the ones the command line gives (--profiles of a synthesized set, --model, --cluster, "
+                       "--gpu). The "
                        "strategy's own pipeline_type and default_dp_type win over the flags. A strategy file written "
                        "by Stratex gives its search settings, and without --profiles it is costed on profiles "
                        "estimated from its model and cluster.\n\n")
             + QString::fromUtf8(
                 search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"),
-        QStringLiteral("The strategy JSON (Galvatron's, or Stratex's with its model, cluster and search settings)."));
+        QStringLiteral("The strategy JSON: Galvatron's (or Stratex's with its model, cluster and search settings), or "
+                       "a stratex plan file."));
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
     addModelOptions(parser);
+    addStratexOptions(parser);
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
     parser.parse(args);
@@ -76,8 +135,13 @@ int runEvaluate(const QStringList& args)
     if (!parser.isSet(QStringLiteral("strategy")))
         parser.usageError(QStringLiteral("--strategy is required"));
 
-    const search::StrategyFile strategy
-        = search::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
+    const std::string file = parser.value(QStringLiteral("strategy")).toStdString();
+    if (perf::isPlanFile(file))
+        return evaluatePlanFile(parser, file);
+    if (readStratexSettings(parser).costModel() == perf::CostModelChoice::Stratex)
+        throw Error(file + ": the stratex cost model costs stratex plan files (\"format\": \"stratex-plan\", a "
+            + "Megatron-space \"strategy\"); this is a Galvatron strategy file");
+    const search::StrategyFile strategy = search::StrategyFile::load(file);
     search::StrategyRun run = readStrategyRun(parser, strategy);
     run.settings.settle_bsz = strategy.global_bsz;
     std::string why;
@@ -94,7 +158,7 @@ int runEvaluate(const QStringList& args)
 }
 
 const RegisterCommand registration({ QStringLiteral("evaluate"),
-    QStringLiteral("Cost a Galvatron strategy JSON, per layer and per stage"), 31, runEvaluate });
+    QStringLiteral("Cost a strategy file (Galvatron's or a stratex plan), per stage"), 31, runEvaluate });
 
 } // namespace
 

@@ -10,6 +10,8 @@
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
 #include "app/cli/setting_options.h"
+#include "app/cli/stratex_options.h"
+#include "app/cli/stratex_search.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/number_format.h"
@@ -76,6 +78,46 @@ std::string resultText(const search::SearchResult& r)
     return text;
 }
 
+// The flags that write Galvatron-space exports; the stratex model writes its plan file with --out
+// and leaves the other formats to `export`.
+constexpr const char* kGalvatronExportFlags[]
+    = { "paddle-out", "paddle-script", "megatron-args", "pytorch-schedule", "torchtitan" };
+
+int searchWithStratexModel(const CliParser& parser, const perf::StrategySearchSettings& stratex,
+    const search::SearchSettings& settings, const settings::SettingNames& given, const search::ModelSettings& modelFlags,
+    const settings::SettingNames& givenModel, const std::optional<profile::synth::SynthesisRecord>& record)
+{
+    for (const char* flag : kGalvatronExportFlags) {
+        if (parser.isSet(QString::fromUtf8(flag)))
+            throw Error(std::string("--") + flag + " exports a Galvatron-space plan; with the stratex cost model write "
+                + "the plan with --out FILE and run 'stratex-cli export --strategy FILE --to ...'");
+    }
+    const std::vector<std::string> ignored = galvatronOnlyFlags(given);
+    if (!ignored.empty()) {
+        std::string list;
+        for (const std::string& flag : ignored)
+            list += (list.empty() ? "" : ", ") + flag;
+        printErr("warning: the stratex cost model does not read " + list + " (Galvatron's search settings)\n");
+    }
+    StratexBase base;
+    if (record) {
+        base.model = record->model;
+        base.cluster = record->cluster;
+        base.label = "the synthesized profiles";
+    } else if (hasProfileOptions(parser)) {
+        printErr("warning: the stratex cost model does not read measured profiles; it costs the model and GPU "
+                 "given on the command line\n");
+    }
+    const StratexTarget target = resolveStratexTarget(parser, stratex, settings, given, modelFlags, givenModel, base);
+    int globalBatch = stratex.global_batch_size;
+    if (globalBatch == 0 && given.contains("settle-bsz"))
+        globalBatch = settings.settle_bsz;
+    if (globalBatch <= 0)
+        throw Error("the stratex cost model searches one global batch: give --global-batch-size N (or --settle-bsz "
+                    "N), or --cost-model galvatron to search Galvatron's batch range");
+    return runStratexSearch(parser, stratex, target, globalBatch);
+}
+
 int runSearch(const QStringList& args)
 {
     CliParser parser(QStringLiteral("search"),
@@ -87,13 +129,15 @@ int runSearch(const QStringList& args)
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
     addModelOptions(parser);
+    addStratexOptions(parser);
     parser.option(
         QStringLiteral("threads"), QStringLiteral("N"), QStringLiteral("Worker threads (default: all cores)."));
     parser.option(QStringLiteral("top"), QStringLiteral("K"), QStringLiteral("Plans in the top list (default 10)."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"),
         QStringLiteral(
-            "Write the best plan as a strategy JSON: Galvatron's keys and format (with world_size), plus the model, "
-            "the cluster and the search settings, which `export` and `evaluate` read back."));
+            "Write the best plan as a strategy JSON, which `export` and `evaluate` read back: with Galvatron's cost "
+            "model Galvatron's keys and format (with world_size) plus the model, the cluster and the search settings; "
+            "with the stratex model a stratex plan file (model, cluster, Megatron strategy, prediction)."));
     parser.option(QStringLiteral("paddle-out"), QStringLiteral("FILE"),
         QStringLiteral("Write the best plan as PaddleNLP's fine_grained_config.json."));
     parser.option(QStringLiteral("paddle-script"), QStringLiteral("FILE"),
@@ -111,17 +155,34 @@ int runSearch(const QStringList& args)
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
 
-    search::SearchSettings settings = readSearchSettings(parser);
+    settings::SettingNames given;
+    search::SearchSettings settings = readGivenSearchSettings(parser, given);
     const int threads = parser.intValue(QStringLiteral("threads"), 0, 1);
     const int top = parser.intValue(QStringLiteral("top"), 10, 0);
     settings::SettingNames givenModel;
     const search::ModelSettings modelFlags = readModelOptions(parser, givenModel);
-    const settings::SettingNames given = givenSettingOptions(parser, search::searchSettingTable());
     search::adoptPresetShape(settings, given, modelFlags, givenModel);
     // A preset's shape is the user's choice: a synthesized set does not override it.
     settings::SettingNames settled = given;
     if (givenModel.contains("model"))
         settled.insert({ "num-layers", "hidden-size", "num-heads", "vocab-size" });
+    // The cost model: the stratex one for a synthesized set (its record names the model and the
+    // cluster) or a model without profiles (auto), or as asked.
+    const perf::StrategySearchSettings stratex = readStratexSettings(parser);
+    std::optional<profile::synth::SynthesisRecord> record;
+    if (parser.isSet(QStringLiteral("profiles")))
+        record = profile::synth::readSynthesisRecord(parser.value(QStringLiteral("profiles")).toStdString());
+    perf::CostModelChoice costModel = stratex.costModel();
+    if (costModel == perf::CostModelChoice::Auto) {
+        const bool described = hasProfileOptions(parser)
+            ? record.has_value()
+            : givenModel.contains("model") || parser.isSet(QStringLiteral("cluster")) || !stratex.gpu.empty();
+        costModel = described ? perf::CostModelChoice::Stratex : perf::CostModelChoice::Galvatron;
+    }
+    if (costModel == perf::CostModelChoice::Stratex)
+        return searchWithStratexModel(parser, stratex, settings, given, modelFlags, givenModel, record);
+
+    settings.validate();
     const search::SearchInputs inputs = loadSearchInputs(parser, settings, settled);
 
     // The model and the cluster the exports carry: a synthesized set's, with the flags given.

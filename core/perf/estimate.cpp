@@ -158,6 +158,31 @@ double makespanS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s
     return sim::simulate(input, kind, options).makespan_us * 1e-6;
 }
 
+// A lower bound of the simulated makespan: stage i starts when the first micro-batch's forward
+// of the first model chunk has crossed stages 0..i-1, then does all its own work, and after its
+// last op the last micro-batch's backward of the first chunk still has to cross stages i-1..0
+// (with ZB-H1 the weight-gradient halves may fill that tail, so it is left out).
+double pipelineLowerBoundS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s)
+{
+    const int p = s.pp;
+    const int m = s.microbatches();
+    double head = 0;
+    double tail = 0;
+    double bound = 0;
+    for (int i = 0; i < p; ++i) {
+        double work = 0;
+        for (int j = 0; j < s.vpp; ++j) {
+            const ChunkCost& c = chunks[std::size_t(j * p + i)];
+            work += c.forward_s + c.backward_s;
+        }
+        const double tailHere = s.schedule == PipelineSchedule::ZbH1 ? 0.0 : tail;
+        bound = std::max(bound, head + m * work + tailHere);
+        head += chunks[std::size_t(i)].forward_s;
+        tail += chunks[std::size_t(i)].backward_s;
+    }
+    return bound;
+}
+
 // Activations at the peak, in micro-batches of a whole stage: 1F1B warms up p - i of them;
 // interleaving warms up (p - i - 1)·2 + (v - 1)·p + 1 chunks (Megatron's schedules.py).
 double inflightMicrobatches(const ParallelStrategy& s, int stage)
@@ -191,13 +216,15 @@ double modelFlopsPerIteration(const model::ModelDescription& model, long long gl
     return 3 * perToken * s * double(globalBatch);
 }
 
-Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw)
+Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw,
+    const EstimateOptions& options)
 {
     Estimate result;
     result.strategy = s;
     const profile::synth::ClusterDescription& cluster = hw.cluster();
     result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
-    result.memory_limit_mb = cluster.gpu.memory_gb * 1e9 / kMb;
+    result.memory_limit_mb
+        = options.memory_limit_mb > 0 ? options.memory_limit_mb : cluster.gpu.memory_gb * 1e9 / kMb;
     if (!result.problems.empty()) {
         result.fits = false;
         return result;
@@ -223,7 +250,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
     const double p2pBytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
     const bool crossNode = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
-    const double pipelineS = makespanS(chunks, s, hw, p2pBytes, crossNode);
+    const double pipelineS = options.simulate_pipeline || p == 1 ? makespanS(chunks, s, hw, p2pBytes, crossNode)
+                                                                 : pipelineLowerBoundS(chunks, s);
 
     const GroupShape denseDp { s.dp * s.cp, s.tp };
     const GroupShape expertDp { s.expertDp(), s.ep * s.etp };

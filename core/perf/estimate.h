@@ -61,8 +61,17 @@ struct Estimate {
 // MoE-aware, no recompute): the numerator of MFU.
 double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch);
 
+struct EstimateOptions {
+    // false: no simulation; pipeline_ms is a lower bound of the makespan (the first micro-batch's
+    // way to each stage, that stage's work, the last micro-batch's way back), which is what a
+    // search needs to order candidates before simulating the promising ones.
+    bool simulate_pipeline = true;
+    double memory_limit_mb = 0; // 0: the GPU's memory
+};
+
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator
 // (1F1B, interleaved 1F1B or ZB-H1 over the stages' per-micro-batch times).
-Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& strategy, const HardwareModel& hw);
+Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& strategy, const HardwareModel& hw,
+    const EstimateOptions& options = {});
 
 } // namespace stratex::perf

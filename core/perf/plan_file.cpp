@@ -11,8 +11,8 @@ namespace stratex::perf {
 
 PlanFile PlanFile::load(const std::filesystem::path& path)
 {
-    const JsonDocument document = JsonDocument::load(path);
-    const JsonView root = document.root();
+    auto document = std::make_shared<const JsonDocument>(JsonDocument::load(path));
+    const JsonView root = document->root();
     root.requireObject();
     const JsonView format = root["format"];
     if (format.string() != kPlanFileFormat)
@@ -20,12 +20,21 @@ PlanFile PlanFile::load(const std::filesystem::path& path)
     const JsonView version = root["version"];
     if (version.integer() != 1)
         version.fail("1");
+    root["strategy"].requireObject();
     PlanFile plan;
-    plan.file = path.string();
-    plan.model = model::readModel(root["model"]);
-    plan.cluster = profile::synth::readCluster(root["cluster"]);
-    plan.strategy = readStrategy(root["strategy"], plan.model, plan.cluster.worldSize(), &plan.assumptions);
+    plan.m_file = path.string();
+    if (const std::optional<JsonView> model = root.find("model"))
+        plan.m_model = model::readModel(*model);
+    if (const std::optional<JsonView> cluster = root.find("cluster"))
+        plan.m_cluster = profile::synth::readCluster(*cluster);
+    plan.m_document = std::move(document);
     return plan;
+}
+
+ParallelStrategy PlanFile::strategy(
+    const model::ModelDescription& model, long long worldSize, std::vector<std::string>* assumptions) const
+{
+    return readStrategy(m_document->root()["strategy"], model, worldSize, assumptions);
 }
 
 nlohmann::ordered_json planFileJson(const model::ModelDescription& model,

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/json_reader.h"
 #include "core/model/model_description.h"
 #include "core/perf/estimate.h"
 #include "core/perf/parallel_strategy.h"
@@ -14,23 +17,35 @@
 
 namespace stratex::perf {
 
-// A Megatron-space plan as Stratex writes it (`search --cost-model stratex --output`) and reads it
-// (`evaluate`, `export`, File > Open Strategy): everything needed to cost or launch it again.
+inline constexpr std::string_view kPlanFileFormat = "stratex-plan";
+
+// A Megatron-space plan as Stratex writes it (`search --cost-model stratex --out`) and reads it
+// (`evaluate`, `export`, File > Open Strategy):
 //   { "format": "stratex-plan", "version": 1, "model": {...}, "cluster": {...},
 //     "strategy": {...}, "prediction": {...} }
-// "prediction" is what Stratex predicted when it wrote the file, for people and diffing; readers
-// ignore it and cost the plan anew.
-struct PlanFile {
-    std::string file;
-    model::ModelDescription model;
-    profile::synth::ClusterDescription cluster;
-    ParallelStrategy strategy;
-    std::vector<std::string> assumptions; // defaults taken for strategy keys the file leaves out
-
+// Stratex writes every part. A user writing a published run's strategy by hand may leave out
+// "model" and "cluster" and give them on the command line (a synthesized profile set, --model,
+// --cluster, --gpu) instead. "prediction" is what Stratex predicted when it wrote the file, for
+// people and diffs; readers ignore it and cost the plan anew.
+class PlanFile {
+public:
     static PlanFile load(const std::filesystem::path& path);
-};
 
-inline constexpr std::string_view kPlanFileFormat = "stratex-plan";
+    const std::string& file() const { return m_file; }
+    const std::optional<model::ModelDescription>& model() const { return m_model; }
+    const std::optional<profile::synth::ClusterDescription>& cluster() const { return m_cluster; }
+
+    // The strategy on `model` and `worldSize` GPUs (its defaults depend on them); the defaults
+    // taken are added to `assumptions`. InputError naming the file and key for a bad value.
+    ParallelStrategy strategy(const model::ModelDescription& model, long long worldSize,
+        std::vector<std::string>* assumptions = nullptr) const;
+
+private:
+    std::string m_file;
+    std::optional<model::ModelDescription> m_model;
+    std::optional<profile::synth::ClusterDescription> m_cluster;
+    std::shared_ptr<const JsonDocument> m_document;
+};
 
 nlohmann::ordered_json planFileJson(const model::ModelDescription& model,
     const profile::synth::ClusterDescription& cluster, const Estimate& prediction);

@@ -182,7 +182,8 @@ void TestCliInputs::wrongAnswers_data()
 
     const QString profiles = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
     const QString computation = QStringLiteral("computation_profiling_bf16_llama2-13b_all.json");
-    const QStringList search { "search", "--profiles", "{dir}", "--memory-constraint", "40", "--settle-bsz", "64" };
+    const QStringList search { "search", "--cost-model", "galvatron", "--profiles", "{dir}", "--memory-constraint", "40",
+        "--settle-bsz", "64" };
     QTest::newRow("zero forward time") << profiles << computation << "\"layertype_0_bsz1_seq4096\": 13.539202"
                                        << "\"layertype_0_bsz1_seq4096\": 0" << search << 1
                                        << "{dir}/" + computation
@@ -337,7 +338,7 @@ void TestCliInputs::interrupts_data()
     QTest::newRow("simulate") << QStringList { "simulate", "--cases", "{dir}/cases.json", "--trace",
         "{dir}/trace.json" } << casesFile(256, 256, 64)
                               << false;
-    QTest::newRow("search") << QStringList { "search", "--profiles",
+    QTest::newRow("search") << QStringList { "search", "--cost-model", "galvatron", "--profiles",
         QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8"), "--memory-constraint", "40",
         "--min-bsz", "8", "--max-bsz", "16384", "--bsz-scale", "8", "--out", "{dir}/strategy.json" }
                             << QByteArray() << true;

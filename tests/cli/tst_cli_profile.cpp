@@ -32,7 +32,8 @@ private Q_SLOTS:
 
         // No model, cluster or sequence flags: the synthesis record supplies them.
         const CliResult search
-            = runCli({ "search", "--profiles", out, "--memory-constraint", "80", "--settle-bsz", "64", "--json" });
+            = runCli({ "search", "--cost-model", "galvatron", "--profiles", out, "--memory-constraint", "80",
+                "--settle-bsz", "64", "--json" });
         QCOMPARE(search.exitCode, 0);
         const QJsonObject result = search.json().object();
         QCOMPARE(result.value("estimated_profiles").toBool(), true);

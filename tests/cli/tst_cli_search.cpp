@@ -341,7 +341,8 @@ void TestCliSearch::exportReadsWhatSearchWrote()
         0);
     const QString strategy = dir.filePath("strategy.json");
     const CliResult searched
-        = runCli({ "search", "--profiles", dir.filePath("profiles"), "--settle-bsz", "64", "--out", strategy });
+        = runCli({ "search", "--cost-model", "galvatron", "--profiles", dir.filePath("profiles"), "--settle-bsz", "64",
+            "--out", strategy });
     QVERIFY2(searched.exitCode == 0, searched.err.constData());
     const QJsonObject written = QJsonDocument::fromJson(readAll(strategy)).object();
     QCOMPARE(written.value("world_size").toInt(), 64);
@@ -508,7 +509,8 @@ void TestCliSearch::hostileMemory()
         QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
         file.write(text);
     }
-    QStringList args { "search", "--profiles", dir.path(), "--memory-constraint", "40", "--settle-chunk", "1" };
+    QStringList args { "search", "--cost-model", "galvatron", "--profiles", dir.path(), "--memory-constraint", "40",
+        "--settle-chunk", "1" };
     args << extra;
     const CliResult r = runCli(args);
     QCOMPARE(r.exitCode, 1);

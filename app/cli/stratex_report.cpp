@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/stratex_report.h"
+
+#include "core/common/number_format.h"
+
+namespace stratex::cli {
+
+std::string estimateLine(const perf::Estimate& e)
+{
+    return e.strategy.notation() + " " + std::string(perf::pipelineScheduleName(e.strategy.schedule)) + ": "
+        + fixed(e.iteration_ms / 1e3, 3) + " s/iter, " + fixed(e.tokens_per_s_per_gpu, 0) + " tokens/s/GPU, MFU "
+        + fixed(e.mfu * 100, 1) + " %, peak " + fixed(e.peak_memory_mb, 0) + " MB";
+}
+
+std::string estimateText(const perf::Estimate& e)
+{
+    std::string text = "Plan: " + e.strategy.notation() + ", schedule "
+        + std::string(perf::pipelineScheduleName(e.strategy.schedule)) + ", "
+        + std::string(perf::precisionName(e.strategy.precision)) + "\n";
+    if (!e.problems.empty()) {
+        text += "Megatron-LM would refuse it:\n";
+        for (const std::string& problem : e.problems)
+            text += "  " + problem + "\n";
+        return text;
+    }
+    text += "  iteration " + fixed(e.iteration_ms / 1e3, 4) + " s: pipeline " + fixed(e.pipeline_ms, 1) + " ms (bubble "
+        + fixed(e.bubble_fraction * 100, 1) + " %), exposed DP " + fixed(e.dp_exposed_ms, 1) + " ms, optimizer "
+        + fixed(e.optimizer_ms, 1) + " ms, fixed " + fixed(e.overhead_ms, 1) + " ms\n";
+    text += "  throughput " + fixed(e.tokens_per_s_per_gpu, 1) + " tokens/s/GPU, " + fixed(e.model_tflops_per_gpu, 1)
+        + " model TFLOP/s/GPU, MFU " + fixed(e.mfu * 100, 1) + " %\n";
+    text += "  peak memory " + fixed(e.peak_memory_mb, 0) + " MB of " + fixed(e.memory_limit_mb, 0) + " MB"
+        + (e.fits ? "" : " (does not fit)") + "\n";
+    text += "Stages (per micro-batch times; memory: weights + gradients + optimizer + activations + logits + "
+            "reserve):\n";
+    for (const perf::StageEstimate& s : e.stages) {
+        const perf::StageMemory& m = s.memory;
+        text += "  " + std::to_string(s.stage) + ": " + std::to_string(s.layers) + " layers, forward "
+            + fixed(s.forward_ms, 2) + " ms, backward " + fixed(s.backward_ms, 2) + " ms, DP " + fixed(s.dp_comm_ms, 1)
+            + " ms (" + fixed(s.dp_exposed_ms, 1) + " exposed), " + fixed(s.inflight_microbatches_x100 / 100.0, 2)
+            + " micro-batches in flight, memory " + fixed(m.totalMb(), 0) + " MB = " + fixed(m.weights_mb, 0) + " + "
+            + fixed(m.gradients_mb, 0) + " + " + fixed(m.optimizer_mb, 0) + " + " + fixed(m.activations_mb, 0) + " + "
+            + fixed(m.logits_mb, 0) + " + " + fixed(m.reserve_mb, 0) + "\n";
+    }
+    for (const std::string& note : e.notes)
+        text += "note: " + note + "\n";
+    return text;
+}
+
+} // namespace stratex::cli

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/stratex_search.h"
+
+#include <chrono>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_interrupt.h"
+#include "app/cli/cli_output.h"
+#include "app/cli/stratex_report.h"
+#include "core/common/atomic_file.h"
+#include "core/common/error.h"
+#include "core/common/number_format.h"
+#include "core/model/model_json.h"
+#include "core/perf/estimate_json.h"
+#include "core/perf/plan_file.h"
+#include "core/perf/strategy_search.h"
+#include "core/profile/synth/cluster_json.h"
+#include "core/search/parallel_for.h"
+
+namespace stratex::cli {
+
+namespace {
+
+nlohmann::ordered_json statsJson(const perf::StrategySearchStats& stats, double seconds, int threads)
+{
+    return { { "enumerated", stats.enumerated }, { "refused", stats.refused }, { "over_memory", stats.over_memory },
+        { "bounded", stats.bounded }, { "simulated", stats.simulated }, { "search_time_s", seconds },
+        { "threads", threads } };
+}
+
+} // namespace
+
+int runStratexSearch(const CliParser& parser, const perf::StrategySearchSettings& stratex,
+    const StratexTarget& target, int globalBatchSize)
+{
+    perf::StrategySearchRequest request;
+    request.model = target.model;
+    request.cluster = target.cluster;
+    request.efficiency = target.efficiency;
+    request.global_batch_size = globalBatchSize;
+    request.memory_limit_mb = target.memory_limit_mb;
+    request.space = stratex.resolvedSpace();
+    request.top = parser.intValue(QStringLiteral("top"), 10, 1);
+    request.threads = parser.intValue(QStringLiteral("threads"), 0, 1);
+
+    const auto start = std::chrono::steady_clock::now();
+    perf::StrategySearchResult result;
+    {
+        InterruptProgress progress;
+        result = perf::searchStrategies(request, progress);
+        progress.finish();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const int threads = search::effectiveThreads(request.threads);
+
+    if (parser.isSet(QStringLiteral("json"))) {
+        nlohmann::ordered_json out;
+        out["cost_model"] = "stratex";
+        out["model"] = model::toJson(target.model);
+        out["cluster"] = profile::synth::toJson(target.cluster);
+        out["global_batch_size"] = globalBatchSize;
+        out["memory_limit_mb"] = target.memory_limit_mb;
+        out["stats"] = statsJson(result.stats, seconds, threads);
+        nlohmann::ordered_json best = nlohmann::ordered_json::array();
+        for (const perf::Estimate& e : result.best)
+            best.push_back(perf::toJson(e));
+        out["top"] = std::move(best);
+        if (result.least_memory)
+            out["least_memory"] = perf::toJson(*result.least_memory);
+        printJson(out);
+    } else {
+        std::string text = "Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes)
+            + " x " + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + ", global batch "
+            + std::to_string(globalBatchSize) + " x " + std::to_string(target.model.seq_length) + " tokens, "
+            + fixed(target.memory_limit_mb, 0) + " MB per GPU\n";
+        text += "Searched " + std::to_string(result.stats.enumerated) + " strategies: "
+            + std::to_string(result.stats.refused) + " refused by Megatron's rules, "
+            + std::to_string(result.stats.over_memory) + " over memory, " + std::to_string(result.stats.bounded)
+            + " bounded, " + std::to_string(result.stats.simulated) + " simulated, in " + fixed(seconds, 3) + " s on "
+            + std::to_string(threads) + " thread(s)\n";
+        if (!result.best.empty()) {
+            text += "Best:\n" + estimateText(result.best.front());
+            text += "Top plans:\n";
+            for (std::size_t i = 0; i < result.best.size(); ++i)
+                text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + "\n";
+        }
+        printOut(text);
+    }
+    if (result.best.empty()) {
+        std::string message = "no strategy fits in " + fixed(target.memory_limit_mb, 0) + " MB per GPU";
+        if (result.least_memory)
+            message += "; the least memory is " + fixed(result.least_memory->peak_memory_mb, 0) + " MB ("
+                + result.least_memory->strategy.notation() + ")";
+        throw Error(message);
+    }
+    if (parser.isSet(QStringLiteral("out"))) {
+        const nlohmann::ordered_json plan = perf::planFileJson(target.model, target.cluster, result.best.front());
+        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), plan.dump(2) + "\n");
+    }
+    return kExitOk;
+}
+
+} // namespace stratex::cli
