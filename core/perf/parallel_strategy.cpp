@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/perf/parallel_strategy.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/common/enum_names.h"
@@ -70,6 +71,12 @@ std::string ParallelStrategy::notation() const
     if (first_stage_layers > 0 || last_stage_layers > 0)
         text += " layout " + str(first_stage_layers) + "/" + str(last_stage_layers);
     return text;
+}
+
+long long pipelineWork(const ParallelStrategy& s)
+{
+    const long long microbatches = std::max(1, s.global_batch_size / std::max(1, s.micro_batch_size * s.dp));
+    return microbatches * std::max(1, s.pp) * std::max(1, s.vpp);
 }
 
 std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayers)

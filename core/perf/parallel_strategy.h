@@ -70,6 +70,9 @@ struct ParallelStrategy {
     auto operator<=>(const ParallelStrategy&) const = default;
 };
 
+// The pipeline simulation's size: micro-batches x stages x model chunks (at least 1 each).
+long long pipelineWork(const ParallelStrategy& strategy);
+
 // Transformer layers on each pipeline stage (pp entries), honouring first/last stage counts.
 std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayers);
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/common/input_limits.h"
+
 namespace stratex::perf {
 
 namespace {
@@ -137,6 +139,12 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.overlap_grad_reduce = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
+    // Bounded work: costing simulates every micro-batch through every model chunk.
+    if (s.global_batch_size > limits::kMaxBatch)
+        object["global_batch_size"].fail("at most " + std::to_string(limits::kMaxBatch) + " sequences");
+    if (pipelineWork(s) > limits::kMaxSimLayerCosts)
+        object["global_batch_size"].fail("a batch whose micro-batches x pipeline stages x model chunks stay within "
+            + std::to_string(limits::kMaxSimLayerCosts) + " (the simulator's budget)");
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 #include "core/search/parallel_for.h"
 
 namespace stratex::perf {
@@ -157,6 +158,8 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                                         s.zero = zero;
                                         s.recompute = recompute;
                                         s.recompute_num_layers = recompute == Recompute::Full ? 1 : 0;
+                                        if (pipelineWork(s) > limits::kMaxSimLayerCosts)
+                                            continue; // bounded work: its simulation is beyond the budget
                                         out.push_back(s);
                                     }
                                 }
