@@ -13,6 +13,7 @@
 #include "core/model/model_json.h"
 #include "core/perf/estimate_json.h"
 #include "core/perf/plan_file.h"
+#include "core/perf/plan_robustness.h"
 #include "core/perf/strategy_search.h"
 #include "core/profile/synth/cluster_json.h"
 #include "core/search/parallel_for.h"
@@ -51,6 +52,14 @@ int runStratexSearch(const CliParser& parser, const perf::StrategySearchSettings
         progress.finish();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // How far the ranking holds when the model is off by 5 or 10 % on one component.
+    std::vector<perf::PlanRobustness> robustness;
+    {
+        InterruptProgress progress;
+        robustness = perf::rankingRobustness(target.model, perf::HardwareModel(target.cluster, target.efficiency),
+            result.best, target.memory_limit_mb, progress);
+        progress.finish();
+    }
     const int threads = search::effectiveThreads(request.threads);
 
     if (parser.isSet(QStringLiteral("json"))) {
@@ -62,8 +71,14 @@ int runStratexSearch(const CliParser& parser, const perf::StrategySearchSettings
         out["memory_limit_mb"] = target.memory_limit_mb;
         out["stats"] = statsJson(result.stats, seconds, threads);
         nlohmann::ordered_json best = nlohmann::ordered_json::array();
-        for (const perf::Estimate& e : result.best)
-            best.push_back(perf::toJson(e));
+        for (std::size_t i = 0; i < result.best.size(); ++i) {
+            nlohmann::ordered_json plan = perf::toJson(result.best[i]);
+            const perf::PlanRobustness& r = robustness[i];
+            plan["robustness"] = { { "rank_range_5_percent", { r.band_5.best, r.band_5.worst } },
+                { "rank_range_10_percent", { r.band_10.best, r.band_10.worst } }, { "robust_5_percent", r.robust_5 },
+                { "robust_10_percent", r.robust_10 } };
+            best.push_back(std::move(plan));
+        }
         out["top"] = std::move(best);
         if (result.least_memory)
             out["least_memory"] = perf::toJson(*result.least_memory);
@@ -80,9 +95,15 @@ int runStratexSearch(const CliParser& parser, const perf::StrategySearchSettings
             + std::to_string(threads) + " thread(s)\n";
         if (!result.best.empty()) {
             text += "Best:\n" + estimateText(result.best.front());
-            text += "Top plans:\n";
-            for (std::size_t i = 0; i < result.best.size(); ++i)
-                text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + "\n";
+            text += "Top plans (rank range when compute or one dimension's communication is off by 10 %):\n";
+            for (std::size_t i = 0; i < result.best.size(); ++i) {
+                const perf::RankRange& range = robustness[i].band_10;
+                const std::string ranks = robustness[i].robust_10 ? "robust"
+                    : range.best == range.worst
+                    ? "rank " + std::to_string(range.best)
+                    : "ranks " + std::to_string(range.best) + "-" + std::to_string(range.worst);
+                text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + " [" + ranks + "]\n";
+            }
         }
         printOut(text);
     }

@@ -67,7 +67,7 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
 }
 
 std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
-    const HardwareModel& hw, const std::vector<int>& stageLayers)
+    const HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales)
 {
     const int p = s.pp;
     const int v = s.vpp;
@@ -96,8 +96,8 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
             for (int k = 0; k < chunk.layers; ++k, ++layer) {
                 const bool isMoe = model.isMoeLayer(layer);
                 const LayerCost& c = isMoe ? (full ? moeRecomputed : moe) : (full ? denseRecomputed : dense);
-                chunk.forward_s += c.forwardS();
-                chunk.backward_s += c.backwardS();
+                chunk.forward_s += c.forwardS(scales);
+                chunk.backward_s += c.backwardS(scales);
                 if (full) {
                     if (k % group == 0) {
                         chunk.activation_bytes += c.input_bytes;
@@ -234,12 +234,13 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const int v = s.vpp;
     const int m = s.microbatches();
     const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
-    std::vector<ChunkCost> chunks = chunkCosts(model, s, hw, stageLayers);
+    const TimeScales& scales = options.scales;
+    std::vector<ChunkCost> chunks = chunkCosts(model, s, hw, stageLayers, scales);
     const EndCosts end = endCosts(model, s, hw);
-    chunks.front().forward_s += end.embedding_forward_s;
-    chunks.front().backward_s += end.embedding_backward_s;
-    chunks.back().forward_s += end.head_forward_s;
-    chunks.back().backward_s += end.head_backward_s;
+    chunks.front().forward_s += scales.compute * end.embedding_forward_s;
+    chunks.front().backward_s += scales.compute * end.embedding_backward_s;
+    chunks.back().forward_s += scales.compute * end.head_forward_s;
+    chunks.back().backward_s += scales.compute * end.head_backward_s;
     const double h = model.hidden_size;
     const double embeddingParams = double(model.vocab_size) * h / s.tp;
     chunks.front().dense_params += embeddingParams;
@@ -248,7 +249,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         chunks.back().dense_params -= embeddingParams;
 
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
-    const double p2pBytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
+    const double p2pBytes = scales.pp * kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
     const bool crossNode = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
     const double pipelineS = options.simulate_pipeline || p == 1 ? makespanS(chunks, s, hw, p2pBytes, crossNode)
                                                                  : pipelineLowerBoundS(chunks, s);
@@ -291,6 +292,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             gradS = hw.reduceScatterS(4 * denseParams, denseDp) + hw.reduceScatterS(4 * expertParams, expertDp);
             gatherS = hw.allGatherS(2 * denseParams, denseDp) + hw.allGatherS(2 * expertParams, expertDp);
         }
+        gradS *= scales.dp;
+        gatherS *= scales.dp;
         double exposedS = 0;
         if (s.zero == 3) {
             // FSDP gathers the weights for the forward and again for the backward of every
@@ -308,7 +311,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,
         // the 16-bit weight written back, one more gradient read for the norm.
         const double shardParams = denseParams / denseShard + expertParams / expertShard;
-        const double optimizerS = hw.memoryBoundS(34 * shardParams) + hw.kernelOverheadS(20);
+        const double optimizerS = scales.compute * (hw.memoryBoundS(34 * shardParams) + hw.kernelOverheadS(20));
         worstTailS = std::max(worstTailS, exposedS + optimizerS);
         result.optimizer_ms = std::max(result.optimizer_ms, optimizerS * 1e3);
 

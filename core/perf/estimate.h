@@ -7,6 +7,7 @@
 #include "core/model/model_description.h"
 #include "core/perf/hardware_model.h"
 #include "core/perf/parallel_strategy.h"
+#include "core/perf/time_scales.h"
 
 namespace stratex::perf {
 
@@ -67,6 +68,7 @@ struct EstimateOptions {
     // search needs to order candidates before simulating the promising ones.
     bool simulate_pipeline = true;
     double memory_limit_mb = 0; // 0: the GPU's memory
+    TimeScales scales; // what-if factors on the time components (robustness of a ranking)
 };
 
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator

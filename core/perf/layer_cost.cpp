@@ -104,6 +104,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     }
     cost.forward_comm_s = tpComm + cpForward + epComm;
     cost.backward_comm_s = tpComm + cpBackward + epComm;
+    cost.tp_comm_s = tpComm;
+    cost.ep_comm_s = epComm;
+    cost.cp_forward_comm_s = cpForward;
+    cost.cp_backward_comm_s = cpBackward;
 
     // Activations kept for backward (Korthikanti et al. §4.1): replicated over TP without SP are
     // the two norm inputs, the QKV and fc1 inputs and the dropout masks; the rest is split.

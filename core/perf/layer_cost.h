@@ -4,6 +4,7 @@
 #include "core/model/model_description.h"
 #include "core/perf/hardware_model.h"
 #include "core/perf/parallel_strategy.h"
+#include "core/perf/time_scales.h"
 
 namespace stratex::perf {
 
@@ -17,8 +18,24 @@ struct LayerCost {
     double activation_bytes = 0; // kept from forward to backward without full recompute
     double input_bytes = 0; // the layer's input: all a fully recomputed layer keeps
 
+    // forward_comm_s and backward_comm_s by dimension.
+    double tp_comm_s = 0; // each pass
+    double ep_comm_s = 0; // each pass
+    double cp_forward_comm_s = 0;
+    double cp_backward_comm_s = 0;
+
     double forwardS() const { return forward_compute_s + forward_comm_s; }
     double backwardS() const { return backward_compute_s + backward_comm_s + recompute_s; }
+    // The same with each component scaled.
+    double forwardS(const TimeScales& k) const
+    {
+        return k.compute * forward_compute_s + k.tp * tp_comm_s + k.cp * cp_forward_comm_s + k.ep * ep_comm_s;
+    }
+    double backwardS(const TimeScales& k) const
+    {
+        return k.compute * (backward_compute_s + recompute_s) + k.tp * tp_comm_s + k.cp * cp_backward_comm_s
+            + k.ep * ep_comm_s;
+    }
 };
 
 // Per-operation costs of a decoder layer (dense or MoE MLP) under the strategy's TP, SP, CP,

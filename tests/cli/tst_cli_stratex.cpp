@@ -65,6 +65,9 @@ private Q_SLOTS:
             QVERIFY(top.size() <= 3);
             QVERIFY(top.first().toObject().value("fits").toBool());
             QVERIFY(top.first().toObject().value("iteration_ms").toDouble() > 0);
+            const QJsonObject robustness = top.first().toObject().value("robustness").toObject();
+            QCOMPARE(robustness.value("rank_range_10_percent").toArray().first().toInt(), 1);
+            QVERIFY(robustness.contains("robust_5_percent"));
         } else {
             QVERIFY(result.contains("best"));
         }

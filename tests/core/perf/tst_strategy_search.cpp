@@ -9,6 +9,7 @@
 #include "core/common/json_reader.h"
 #include "core/model/model_presets.h"
 #include "core/perf/plan_file.h"
+#include "core/perf/plan_robustness.h"
 #include "core/perf/strategy_json.h"
 #include "core/perf/strategy_search.h"
 
@@ -211,6 +212,59 @@ private Q_SLOTS:
         const ParallelStrategy back = plan.strategy(*plan.model(), 64, &assumptions);
         QVERIFY(back == result.best.front().strategy);
         QVERIFY(assumptions.empty()); // every field was written
+    }
+
+    void timeScalesMoveTheirComponent_data()
+    {
+        QTest::addColumn<int>("component"); // 0 compute, 1 tp, 2 cp, 3 ep, 4 dp, 5 pp
+        QTest::newRow("compute") << 0;
+        QTest::newRow("tp") << 1;
+        QTest::newRow("dp") << 4;
+        QTest::newRow("pp") << 5;
+    }
+
+    void timeScalesMoveTheirComponent()
+    {
+        QFETCH(int, component);
+        const StrategySearchRequest r = request("llama2-13b", "a100-80gb", 4, 8, 64);
+        ParallelStrategy s;
+        s.tp = 4;
+        s.pp = 2;
+        s.dp = 4;
+        s.zero = 1;
+        s.sequence_parallel = true;
+        s.global_batch_size = 64;
+        const HardwareModel hw(r.cluster, r.efficiency);
+        const double base = estimate(r.model, s, hw).iteration_ms;
+        EstimateOptions slower;
+        double TimeScales::*const members[]
+            = { &TimeScales::compute, &TimeScales::tp, &TimeScales::cp, &TimeScales::ep, &TimeScales::dp, &TimeScales::pp };
+        slower.scales.*members[component] = 1.5;
+        const Estimate scaled = estimate(r.model, s, hw, slower);
+        QVERIFY2(scaled.iteration_ms > base, qPrintable(QString("%1 ms, %2 ms").arg(scaled.iteration_ms).arg(base)));
+        QCOMPARE(scaled.peak_memory_mb, estimate(r.model, s, hw).peak_memory_mb);
+    }
+
+    void rankingRobustnessIsConsistent()
+    {
+        StrategySearchRequest r = request("llama2-70b", "h100-80gb", 8, 8, 128);
+        r.top = 6;
+        NullProgress progress;
+        const StrategySearchResult result = searchStrategies(r, progress);
+        QCOMPARE(int(result.best.size()), 6);
+        const std::vector<PlanRobustness> robustness = rankingRobustness(
+            r.model, HardwareModel(r.cluster, r.efficiency), result.best, r.memory_limit_mb, progress);
+        QCOMPARE(robustness.size(), result.best.size());
+        for (std::size_t i = 0; i < robustness.size(); ++i) {
+            const PlanRobustness& p = robustness[i];
+            const int rank = int(i) + 1;
+            QVERIFY(p.band_5.best <= rank && rank <= p.band_5.worst); // the model itself is a what-if
+            QVERIFY(p.band_10.best <= p.band_5.best && p.band_5.worst <= p.band_10.worst); // bands nest
+            QCOMPARE(p.robust_5, p.band_5.worst == 1);
+            QVERIFY(!p.robust_10 || p.robust_5);
+            if (i > 0)
+                QVERIFY(!p.robust_5); // only the fastest can stay the fastest
+        }
     }
 
     void strategyErrorsNameTheKey_data()
