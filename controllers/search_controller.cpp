@@ -243,10 +243,12 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
         return false;
     }
     const SearchOutcome& outcome = *m_outcome;
-    const std::optional<model::ModelDescription> model
-        = outcome.description.model ? outcome.description.model : fallback ? fallback->model : std::nullopt;
-    const std::optional<profile::synth::ClusterDescription> cluster
-        = outcome.cluster ? outcome.cluster : fallback ? fallback->cluster : std::nullopt;
+    const std::optional<model::ModelDescription> model = outcome.description.model ? outcome.description.model
+        : fallback                                                                 ? fallback->model
+                                                                                   : std::nullopt;
+    const std::optional<profile::synth::ClusterDescription> cluster = outcome.cluster ? outcome.cluster
+        : fallback                                                                    ? fallback->cluster
+                                                                                      : std::nullopt;
     if (exporting::exportNeedsModel(format) && !model) {
         if (error)
             *error = QString::fromStdString(search::missingModelMessage(exporting::exportFormatTitle(format),
@@ -257,8 +259,8 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
     }
     exporting::ExportedFile exported;
     try {
-        exported = exporting::exportPlan(format, m_evaluation->plan, outcome.settings,
-            { model, cluster, outcome.model });
+        exported
+            = exporting::exportPlan(format, m_evaluation->plan, outcome.settings, { model, cluster, outcome.model });
     } catch (const Error& failure) {
         if (error)
             *error = QString::fromUtf8(failure.what());

@@ -13,8 +13,8 @@ GalvatronPlan galvatronPlanFromStrategy(const perf::PlanFile& file, std::string_
 {
     requireValidStrategy(file, target);
     const perf::ParallelStrategy& s = file.strategy;
-    const std::string where = (file.file.empty() ? std::string("the plan") : file.file) + ": not exported to "
-        + std::string(target) + ": ";
+    const std::string where
+        = (file.file.empty() ? std::string("the plan") : file.file) + ": not exported to " + std::string(target) + ": ";
     const auto refuse = [&](const std::string& dimension, const std::string& why) {
         throw Error(where + dimension + " cannot be expressed (" + why + ")");
     };
@@ -36,8 +36,8 @@ GalvatronPlan galvatronPlanFromStrategy(const perf::PlanFile& file, std::string_
     settings.num_gpus_per_node = file.cluster.gpus_per_node;
     settings.memory_constraint_gb = int(std::floor(file.cluster.gpu.memory_gb));
     settings.sequence_parallel = s.sequence_parallel;
-    settings.mixed_precision = s.precision == perf::Precision::Fp16 ? cost::MixedPrecision::Fp16
-                                                                    : cost::MixedPrecision::Bf16;
+    settings.mixed_precision
+        = s.precision == perf::Precision::Fp16 ? cost::MixedPrecision::Fp16 : cost::MixedPrecision::Bf16;
     settings.settle_bsz = s.global_batch_size;
     settings.min_bsz = settings.max_bsz = s.global_batch_size;
     search::setModelShape(settings, file.model);

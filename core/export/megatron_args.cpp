@@ -175,7 +175,8 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
         m.comments.push_back("embedding / LM head: ZeRO-3 planned; Megatron-FSDP shards transformer layers only");
     else if (plan.embedSdp() == 1)
         m.comments.push_back("embedding / LM head: ZeRO-3 planned; Megatron shards its optimizer states at most");
-    if (plan.vtp() != m.run.tensor_parallel * m.run.context_parallel || plan.vsp() != (m.run.context_parallel > 1 ? 1 : 0))
+    if (plan.vtp() != m.run.tensor_parallel * m.run.context_parallel
+        || plan.vsp() != (m.run.context_parallel > 1 ? 1 : 0))
         m.comments.push_back("embedding / LM head: vtp " + std::to_string(plan.vtp())
             + (plan.vsp() ? " as Ulysses SP" : "") + "; Megatron splits the vocabulary over the model's TP group");
 
@@ -184,8 +185,8 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     for (const cost::LayerStrategy& s : plan.layers) {
         std::vector<std::string> issues;
         if (s.tp != m.run.tensor_parallel)
-            issues.push_back(
-                "tp " + std::to_string(s.tp) + " (Megatron: one TP degree, " + std::to_string(m.run.tensor_parallel) + ")");
+            issues.push_back("tp " + std::to_string(s.tp) + " (Megatron: one TP degree, "
+                + std::to_string(m.run.tensor_parallel) + ")");
         if (s.sp != m.run.context_parallel)
             issues.push_back("Ulysses SP " + std::to_string(s.sp) + " (Megatron: one context-parallel degree, "
                 + std::to_string(m.run.context_parallel) + ")");
@@ -257,8 +258,9 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     e.embedding.tp = m.run.tensor_parallel;
     e.embedding.sp = m.run.context_parallel;
     e.embedding.dp = m.run.data_parallel;
-    e.embedding.dp_type = m.run.data_parallel > 1 && m.run.data_parallel_kind != MegatronDataParallel::Ddp ? cost::DpType::Zero2
-                                                                                                   : cost::DpType::Ddp;
+    e.embedding.dp_type = m.run.data_parallel > 1 && m.run.data_parallel_kind != MegatronDataParallel::Ddp
+        ? cost::DpType::Zero2
+        : cost::DpType::Ddp;
 
     if (!costModel) {
         m.not_costed = "no cost model (give the search's profiles, or a strategy file with its model and cluster)";
@@ -298,8 +300,8 @@ std::string megatronArgsScript(const search::Plan& plan, const search::SearchSet
         + commentLine("plan: pp " + std::to_string(plan.pp) + ", chunks " + std::to_string(plan.chunks)
             + ", global batch " + std::to_string(plan.gbsz) + "; layers " + plan.layerSummary())
         + "\n";
-    s += "# Megatron: tp " + std::to_string(m.run.tensor_parallel) + ", pp " + std::to_string(m.run.pipeline_parallel) + ", cp "
-        + std::to_string(m.run.context_parallel) + ", dp " + std::to_string(m.run.data_parallel)
+    s += "# Megatron: tp " + std::to_string(m.run.tensor_parallel) + ", pp " + std::to_string(m.run.pipeline_parallel)
+        + ", cp " + std::to_string(m.run.context_parallel) + ", dp " + std::to_string(m.run.data_parallel)
         + megatronDataParallelText(m.run.data_parallel_kind) + "\n";
     s += "# Predicted by Stratex (Galvatron's cost model):\n";
     if (m.planned)
@@ -315,8 +317,8 @@ std::string megatronArgsScript(const search::Plan& plan, const search::SearchSet
         s += "# Not expressible in Megatron-LM, exported as the nearest it accepts:\n";
     for (const std::string& comment : m.comments)
         s += "#   " + commentLine(comment) + "\n";
-    s += megatronLaunchText(m.arguments, { m.environment, m.unset_environment }, settings.num_nodes,
-        settings.num_gpus_per_node);
+    s += megatronLaunchText(
+        m.arguments, { m.environment, m.unset_environment }, settings.num_nodes, settings.num_gpus_per_node);
     return s;
 }
 

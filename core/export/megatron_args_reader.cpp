@@ -98,8 +98,8 @@ MegatronArgumentList parseMegatronArguments(std::string_view text)
         bool closed = false;
         while (pos != std::string_view::npos && pos + 1 < text.size()) {
             const std::size_t end = text.find('\n', pos + 1);
-            std::string_view line = text.substr(pos + 1, end == std::string_view::npos ? std::string_view::npos
-                                                                                       : end - pos - 1);
+            std::string_view line
+                = text.substr(pos + 1, end == std::string_view::npos ? std::string_view::npos : end - pos - 1);
             const std::size_t first = line.find_first_not_of(" \t");
             if (first != std::string_view::npos && line[first] == ')') {
                 closed = true;
@@ -142,8 +142,9 @@ perf::ParallelStrategy strategyFromMegatronArguments(const MegatronArgumentList&
     s.cp = intFlag(flags, "--context-parallel-size", 1);
     const long long modelParallel = static_cast<long long>(s.tp) * s.pp * s.cp;
     if (worldSize % modelParallel != 0)
-        fail("--tensor-model-parallel-size", "tp x pp x cp = " + std::to_string(modelParallel)
-                + " does not divide the world size " + std::to_string(worldSize));
+        fail("--tensor-model-parallel-size",
+            "tp x pp x cp = " + std::to_string(modelParallel) + " does not divide the world size "
+                + std::to_string(worldSize));
     s.dp = int(worldSize / modelParallel);
     s.ep = intFlag(flags, "--expert-model-parallel-size", 1);
     s.etp = has("--num-experts") ? intFlag(flags, "--expert-tensor-parallel-size", s.tp) : 1;
@@ -243,7 +244,7 @@ model::ModelDescription modelFromMegatronArguments(
     m.seq_length = intFlag(flags, "--seq-length", 1);
     m.mlp = has("--swiglu") ? model::MlpKind::Gated : model::MlpKind::Plain;
     m.norm = has("--normalization") && flags.at("--normalization") == "RMSNorm" ? model::NormKind::RmsNorm
-                                                                                 : model::NormKind::LayerNorm;
+                                                                                : model::NormKind::LayerNorm;
     m.position = has("--position-embedding-type") && flags.at("--position-embedding-type") == "rope"
         ? model::PositionEmbedding::Rope
         : model::PositionEmbedding::Learned;

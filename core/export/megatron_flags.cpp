@@ -72,9 +72,8 @@ std::string megatronModelSummary(const model::ModelDescription& model)
 
 void addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescription& model)
 {
-    const auto add = [&a](std::string_view flag, std::string value = {}) {
-        a.emplace_back(std::string(flag), std::move(value));
-    };
+    const auto add
+        = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
     add("--num-layers", number(model.num_layers));
     add("--hidden-size", number(model.hidden_size));
     add("--ffn-hidden-size", number(model.ffn_hidden_size));
@@ -155,9 +154,8 @@ MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayer
 
 void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bool moeModel)
 {
-    const auto add = [&a](std::string_view flag, std::string value = {}) {
-        a.emplace_back(std::string(flag), std::move(value));
-    };
+    const auto add
+        = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
     add("--tensor-model-parallel-size", number(run.tensor_parallel));
     add("--pipeline-model-parallel-size", number(run.pipeline_parallel));
     const MegatronPipelineLayout& division = run.division;

@@ -171,8 +171,8 @@ std::string megatronPlanScript(const perf::PlanFile& plan, const MegatronPlanArg
         + "\n";
     s += "# Megatron: tp " + str(r.tensor_parallel) + ", pp " + str(r.pipeline_parallel)
         + (r.virtual_stages > 1 ? ", vpp " + str(r.virtual_stages) : "") + ", cp " + str(r.context_parallel)
-        + (plan.model.moe ? ", ep " + str(r.expert_parallel) + ", etp " + str(r.expert_tensor_parallel) : "")
-        + ", dp " + str(r.data_parallel) + megatronDataParallelText(r.data_parallel_kind) + "\n";
+        + (plan.model.moe ? ", ep " + str(r.expert_parallel) + ", etp " + str(r.expert_tensor_parallel) : "") + ", dp "
+        + str(r.data_parallel) + megatronDataParallelText(r.data_parallel_kind) + "\n";
     s += "# Predicted by Stratex (its Megatron-space cost model):\n";
     if (m.planned && m.recosted) {
         s += "#   the plan:            " + predictionText(*m.planned) + "\n";

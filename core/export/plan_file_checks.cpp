@@ -7,8 +7,8 @@ namespace stratex::exporting {
 
 void requireValidStrategy(const perf::PlanFile& plan, std::string_view target)
 {
-    const std::vector<std::string> problems = perf::strategyProblems(
-        plan.strategy, plan.model, static_cast<long long>(plan.cluster.worldSize()));
+    const std::vector<std::string> problems
+        = perf::strategyProblems(plan.strategy, plan.model, static_cast<long long>(plan.cluster.worldSize()));
     if (problems.empty())
         return;
     std::string text;

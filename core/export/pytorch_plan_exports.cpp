@@ -64,9 +64,9 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const perf::ParallelStrat
         std::vector<PipelineAction>& actions = ranks[std::size_t(device.device)];
         for (const sim::TimelineOp& op : ops) {
             const char type = op.kind == sim::OpKind::Forward ? 'F'
-                : op.kind == sim::OpKind::Weight             ? 'W'
-                : zb                                         ? 'I'
-                                                             : 'B';
+                : op.kind == sim::OpKind::Weight              ? 'W'
+                : zb                                          ? 'I'
+                                                              : 'B';
             actions.push_back({ op.stage, type, op.microbatch });
         }
     }
@@ -116,8 +116,8 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
         notes.push_back("tensor parallelism: torchtitan always shards norms and dropout over TP (sequence "
                         "parallelism), less activation memory than planned");
     if (s.ep > 1 && s.etp != 1 && s.etp != s.tp)
-        warn("expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree ("
-            + str(s.tp) + ") only (parallel_dims.py)");
+        warn("expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
+            + ") only (parallel_dims.py)");
     if (s.cp > 1)
         notes.push_back("context parallelism: torchtitan's ring attention exchanges K/V by all-gather "
                         "(context_parallel_rotate_method), as costed");
@@ -128,8 +128,8 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
     const int localBatch = s.pp > 1 ? s.micro_batch_size * microbatches : s.micro_batch_size;
     const int stages = s.pp * s.vpp;
     if (s.pp > 1 && microbatches < stages)
-        notes.push_back(str(microbatches) + " micro-batches for " + str(stages)
-            + " pipeline stages: torchtitan warns of a bubble");
+        notes.push_back(
+            str(microbatches) + " micro-batches for " + str(stages) + " pipeline stages: torchtitan warns of a bubble");
 
     // The schedule.
     std::string schedule = "1F1B";
@@ -169,8 +169,8 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
     t += "# torchtitan job config for a Stratex plan, written by Stratex (torchtitan v0.2 TOML,\n";
     t += "# torchtitan/config/job_config.py; train with ./run_train.sh --job.config_file this.toml).\n";
     t += "# "
-        + commentLine("model " + model.name + ": " + str(model.num_layers) + " layers, hidden "
-            + str(model.hidden_size) + ", seq " + str(model.seq_length))
+        + commentLine("model " + model.name + ": " + str(model.num_layers) + " layers, hidden " + str(model.hidden_size)
+            + ", seq " + str(model.seq_length))
         + "\n";
     t += "# "
         + commentLine("plan: " + s.notation() + ", schedule " + std::string(perf::pipelineScheduleName(s.schedule))

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model_setting_rows.h"
 
-#include "core/common/input_limits.h"
-
 #include <stdexcept>
+
+#include "core/common/input_limits.h"
 
 namespace stratex::model {
 
@@ -53,8 +53,8 @@ int ModelDescription::*intMember(std::string_view flag)
 const std::vector<std::string_view>& modelFlags()
 {
     static const std::vector<std::string_view> flags { "model", "name", "num-layers", "hidden-size", "ffn-hidden-size",
-        "num-heads", "num-kv-heads", "vocab-size", "seq-length", "mlp", "norm", "position-embedding",
-        "tied-embeddings", "qkv-bias" };
+        "num-heads", "num-kv-heads", "vocab-size", "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings",
+        "qkv-bias" };
     return flags;
 }
 

@@ -21,9 +21,10 @@ QByteArray planJson(const QByteArray& strategy)
         + strategy + "}\n";
 }
 
-const QByteArray kInterleaved = "{\"tp\": 8, \"pp\": 4, \"vpp\": 2, \"dp\": 2, \"sequence_parallel\": true, \"zero\": 1, "
-                                "\"recompute\": \"selective\", \"micro_batch_size\": 1, \"global_batch_size\": 64, "
-                                "\"schedule\": \"interleaved\"}";
+const QByteArray kInterleaved
+    = "{\"tp\": 8, \"pp\": 4, \"vpp\": 2, \"dp\": 2, \"sequence_parallel\": true, \"zero\": 1, "
+      "\"recompute\": \"selective\", \"micro_batch_size\": 1, \"global_batch_size\": 64, "
+      "\"schedule\": \"interleaved\"}";
 
 QString writePlan(const QTemporaryDir& dir, const QByteArray& strategy)
 {

@@ -7,8 +7,8 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -30,12 +30,12 @@
 #include "core/model/model_presets.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/search/plan_rank_layout.h"
+#include "ui/common/settings_form.h"
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
 #include "ui/planner/planner_page.h"
 #include "ui/ranks/parallel_config_form.h"
 #include "ui/ranks/ranks_page.h"
-#include "ui/common/settings_form.h"
 #include "ui/search/export_model_dialog.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"

@@ -164,7 +164,8 @@ inline std::vector<int> megatronChunks(const Args& args, std::vector<std::string
         const std::vector<std::string> stages = parseLayout(args.at("--pipeline-model-parallel-layout"));
         // validate_args / PipelineParallelLayerLayout: the chunk count divides by pp (vpp = chunks / pp).
         if (int(stages.size()) % pp != 0)
-            violations.push_back("layout has " + std::to_string(stages.size()) + " chunks for pp " + std::to_string(pp));
+            violations.push_back(
+                "layout has " + std::to_string(stages.size()) + " chunks for pp " + std::to_string(pp));
         vpp = std::max(1, int(stages.size()) / pp);
         std::string flat;
         for (const std::string& stage : stages) {
@@ -359,7 +360,8 @@ inline std::vector<std::string> megatronViolations(
     if (args.contains("--overlap-param-gather")
         && (!(args.contains("--use-distributed-optimizer") || args.contains("--use-megatron-fsdp"))
             || !args.contains("--overlap-grad-reduce")))
-        v.push_back("--overlap-param-gather needs the distributed optimizer or Megatron-FSDP and --overlap-grad-reduce");
+        v.push_back(
+            "--overlap-param-gather needs the distributed optimizer or Megatron-FSDP and --overlap-grad-reduce");
     // validate_args / TransformerConfig: expert parallelism needs experts, and divides them.
     const int ep = intOf(args, "--expert-model-parallel-size", 1);
     const int experts = intOf(args, "--num-experts", 0);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// How PyTorch and torchtitan read the exports, with their rules written down here from their sources (read for this test; no code copied):
+// How PyTorch and torchtitan read the exports, with their rules written down here from their sources (read for this
+// test; no code copied):
 // - pytorch/pytorch torch/distributed/pipelining/schedules.py: _Action's string form
 //   "{stage}{F|I|B|W|...}{micro-batch}" (_action_regex, __repr__), PipelineScheduleMulti._load_csv
 //   (csv.reader, one row per rank, "" for an idle step), _validate_schedule (every stage runs a
@@ -266,7 +267,8 @@ inline long long intOf(const Toml& toml, const std::string& section, const std::
     return std::holds_alternative<long long>(value) ? std::get<long long>(value) : fallback;
 }
 
-inline std::string textOf(const Toml& toml, const std::string& section, const std::string& key, const std::string& fallback)
+inline std::string textOf(
+    const Toml& toml, const std::string& section, const std::string& key, const std::string& fallback)
 {
     const auto s = toml.find(section);
     if (s == toml.end() || !s->second.contains(key) || !std::holds_alternative<std::string>(s->second.at(key)))

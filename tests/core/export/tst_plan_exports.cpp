@@ -3,6 +3,8 @@
 // rules (megatron_rules.h, pytorch_rules.h: written down from Megatron-LM, PyTorch and torchtitan),
 // read back where the format allows (Megatron's arguments into a strategy and a model), and the
 // targets that cannot express a dimension refusing it by name.
+#include <nlohmann/json.hpp>
+
 #include <QTest>
 
 #include "core/common/error.h"
@@ -13,8 +15,6 @@
 #include "core/model/model_presets.h"
 #include "core/perf/hardware_model.h"
 #include "core/profile/synth/cluster_description.h"
-
-#include <nlohmann/json.hpp>
 
 #include "export_test_util.h"
 #include "megatron_rules.h"
@@ -158,11 +158,9 @@ void TestPlanExports::megatronRulesCatchViolations_data()
     QTest::newRow("accepted") << base << "";
     QTest::newRow("vpp with one stage") << base + QStringList { "--num-virtual-stages-per-pipeline-rank", "2" }
                                         << "interleaved schedule with pipeline-model-parallel size 1";
-    QTest::newRow("vpp with two stages, no p2p overlap")
-        << base
+    QTest::newRow("vpp with two stages, no p2p overlap") << base
             + QStringList { "--pipeline-model-parallel-size", "2", "--num-virtual-stages-per-pipeline-rank", "2",
-                  "--no-overlap-p2p-communication" }
-        << "interleaved schedule with pipeline-model-parallel size 2";
+                  "--no-overlap-p2p-communication" } << "interleaved schedule with pipeline-model-parallel size 2";
     QTest::newRow("two vpp flags") << base
             + QStringList { "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "2",
                   "--num-layers-per-virtual-pipeline-stage", "4" }
@@ -170,11 +168,10 @@ void TestPlanExports::megatronRulesCatchViolations_data()
     QTest::newRow("vpp not dividing a rank's layers")
         << base + QStringList { "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "3" }
         << "not divisible by the virtual pipeline degree 3";
-    QTest::newRow("uneven with the layer-count vpp")
-        << base
+    QTest::newRow("uneven with the layer-count vpp") << base
             + QStringList { "--pipeline-model-parallel-size", "4", "--decoder-first-pipeline-num-layers", "5",
                   "--num-layers-per-virtual-pipeline-stage", "2" }
-        << "please use --num-virtual-stages-per-pipeline-rank";
+                                                     << "please use --num-virtual-stages-per-pipeline-rank";
     QTest::newRow("param gather without the distributed optimizer")
         << base + QStringList { "--overlap-grad-reduce", "--overlap-param-gather" } << "--overlap-param-gather needs";
     QTest::newRow("ep not dividing the experts")
@@ -184,13 +181,11 @@ void TestPlanExports::megatronRulesCatchViolations_data()
                                  << "does not divide the data-parallel ranks";
     QTest::newRow("MoE and TP without SP")
         << base + moe + QStringList { "--tensor-model-parallel-size", "2" } << "needs --sequence-parallel";
-    QTest::newRow("interleaved, micro-batches not a multiple of pp")
-        << base
+    QTest::newRow("interleaved, micro-batches not a multiple of pp") << base
             + QStringList { "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "2",
-                  "--global-batch-size", "6" }
-        << "3 micro-batches, not a multiple of pp 4";
-    QTest::newRow("a bad attention backend") << base + QStringList { "--attention-backend", "flash_attn" }
-                                             << "is not a choice";
+                  "--global-batch-size", "6" } << "3 micro-batches, not a multiple of pp 4";
+    QTest::newRow("a bad attention backend")
+        << base + QStringList { "--attention-backend", "flash_attn" } << "is not a choice";
     QTest::newRow("a bad FP8 format") << base + QStringList { "--bf16", "--fp8-format", "e5m2" } << "is not a choice";
 }
 
@@ -224,54 +219,69 @@ void TestPlanExports::megatron_data()
                "tp=8 pp=4 vpp=5 dp=2 sp=1 zero=1 recompute=selective mbs=1 gbs=128 schedule=interleaved")
         << "--num-virtual-stages-per-pipeline-rank 5;--use-distributed-optimizer;--overlap-grad-reduce;"
            "--overlap-param-gather;--recompute-granularity selective;--sequence-parallel;--bf16"
-        << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size" << ""
-        << false;
+        << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size"
+        << "" << false;
     QTest::newRow("uneven ends divisible by vpp")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
                "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved first=18 last=18")
         << "--num-virtual-stages-per-pipeline-rank 2;--decoder-first-pipeline-num-layers 18;"
            "--decoder-last-pipeline-num-layers 18"
-        << "--pipeline-model-parallel-layout" << "" << false;
+        << "--pipeline-model-parallel-layout"
+        << "" << false;
     QTest::newRow("uneven ends as a layout")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
                "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved first=19 last=17")
         << "--pipeline-model-parallel-layout Et*10|t*11|t*11|t*9|t*9|t*11|t*11|t*8L"
-        << "--num-virtual-stages-per-pipeline-rank;--decoder-first-pipeline-num-layers" << "" << false;
+        << "--num-virtual-stages-per-pipeline-rank;--decoder-first-pipeline-num-layers"
+        << "" << false;
     QTest::newRow("interleaved with micro-batches Megatron refuses")
         << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=6 schedule=interleaved")
-        << "--num-virtual-stages-per-pipeline-rank 2" << "" << "Megatron-LM will refuse" << false;
+        << "--num-virtual-stages-per-pipeline-rank 2"
+        << ""
+        << "Megatron-LM will refuse" << false;
     QTest::newRow("remainder on the last stage, no vpp")
         << planOf("llama2-13b", 30, 4096, "a100-80gb", 1, "tp=2 pp=4 dp=1 sp=1 gbs=16 last=9")
-        << "--decoder-last-pipeline-num-layers 9" << "--num-virtual-stages-per-pipeline-rank" << "" << false;
+        << "--decoder-last-pipeline-num-layers 9"
+        << "--num-virtual-stages-per-pipeline-rank"
+        << "" << false;
     QTest::newRow("context parallelism, Megatron-FSDP ZeRO-3")
         << planOf("llama3-8b", 0, 32768, "h100-80gb", 2, "tp=2 cp=4 dp=2 sp=1 zero=3 recompute=full gbs=16")
         << "--context-parallel-size 4;--cp-comm-type p2p;--use-megatron-fsdp;"
            "--data-parallel-sharding-strategy optim_grads_params;--recompute-method uniform;--recompute-num-layers 1"
-        << "--pipeline-model-parallel-size 2" << "Megatron-FSDP with TP or CP" << false;
+        << "--pipeline-model-parallel-size 2"
+        << "Megatron-FSDP with TP or CP" << false;
     QTest::newRow("ZeRO-2 as Megatron-FSDP optim_grads")
         << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=1 pp=2 dp=8 zero=2 gbs=64")
         << "--use-megatron-fsdp;--data-parallel-sharding-strategy optim_grads;--ckpt-format fsdp_dtensor"
-        << "--sequence-parallel" << "the distributed optimizer alone" << false;
+        << "--sequence-parallel"
+        << "the distributed optimizer alone" << false;
     QTest::newRow("Mixtral: EP 4, ETP 1, all-to-all")
         << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4, "tp=2 pp=4 ep=4 etp=1 dp=4 sp=1 zero=1 gbs=64")
         << "--expert-model-parallel-size 4;--expert-tensor-parallel-size 1;--moe-token-dispatcher-type alltoall;"
            "--num-experts 8"
-        << "" << "" << false;
+        << ""
+        << "" << false;
     QTest::newRow("MoE with TP needs SP")
         << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4, "tp=2 pp=4 ep=2 etp=2 dp=4 sp=0 zero=1 gbs=64")
-        << "--sequence-parallel;--expert-tensor-parallel-size 2" << "" << "sequence parallelism on" << true;
-    QTest::newRow("ZB-H1 runs as 1F1B") << planOf("llama2-13b", 0, 0, "a100-80gb", 2,
-        "tp=4 pp=4 dp=1 sp=1 gbs=32 schedule=zb-h1") << "--pipeline-model-parallel-size 4"
-                                        << "--num-virtual-stages-per-pipeline-rank" << "ZB-H1" << true;
+        << "--sequence-parallel;--expert-tensor-parallel-size 2"
+        << ""
+        << "sequence parallelism on" << true;
+    QTest::newRow("ZB-H1 runs as 1F1B") << planOf(
+        "llama2-13b", 0, 0, "a100-80gb", 2, "tp=4 pp=4 dp=1 sp=1 gbs=32 schedule=zb-h1")
+                                        << "--pipeline-model-parallel-size 4"
+                                        << "--num-virtual-stages-per-pipeline-rank"
+                                        << "ZB-H1" << true;
     QTest::newRow("FP8, unfused attention, full recompute in groups")
         << planOf("llama2-7b", 0, 0, "h100-80gb", 1,
                "tp=2 pp=2 dp=2 sp=1 precision=fp8 flash=0 recompute=full groups=2 gbs=32 overlap=0")
         << "--fp8-format hybrid;--bf16;--attention-backend unfused;--recompute-num-layers 2"
-        << "--overlap-grad-reduce;--fp16" << "FP8" << false;
+        << "--overlap-grad-reduce;--fp16"
+        << "FP8" << false;
     QTest::newRow("Qwen 2.5: QKV bias, ZeRO with one data-parallel rank")
         << planOf("qwen2.5-7b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 zero=1 gbs=16")
         << "--add-qkv-bias;--disable-bias-linear;--num-query-groups 4"
-        << "--use-distributed-optimizer;--overlap-param-gather" << "nothing to shard" << true;
+        << "--use-distributed-optimizer;--overlap-param-gather"
+        << "nothing to shard" << true;
 }
 
 void TestPlanExports::megatron()
@@ -319,7 +329,8 @@ void TestPlanExports::megatron()
     const MegatronArgumentList parsed = parseMegatronArguments(script);
     QCOMPARE(parsed, m.arguments);
     const ParallelStrategy back = strategyFromMegatronArguments(parsed, world);
-    QVERIFY2(sameRun(back, m.exported, plan.model.num_layers), (back.notation() + " / " + m.exported.notation()).c_str());
+    QVERIFY2(
+        sameRun(back, m.exported, plan.model.num_layers), (back.notation() + " / " + m.exported.notation()).c_str());
     QCOMPARE(modelFromMegatronArguments(parsed, plan.model.vocab_size, plan.model.name), plan.model);
 }
 
@@ -368,13 +379,14 @@ void TestPlanExports::scheduleCsv_data()
     QTest::addColumn<perf::PlanFile>("plan");
     QTest::addColumn<QString>("types"); // the compute types the CSV holds
     QTest::newRow("1F1B") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 dp=1 gbs=8") << "BF";
-    QTest::newRow("interleaved, vpp 2") << planOf("llama2-7b", 0, 0, "a100-80gb", 1,
-        "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved") << "BF";
+    QTest::newRow("interleaved, vpp 2") << planOf(
+        "llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved")
+                                        << "BF";
     QTest::newRow("interleaved, vpp 4, micro-batches not a multiple of pp")
         << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=4 dp=1 gbs=6 schedule=interleaved") << "BF";
-    QTest::newRow("ZB-H1") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 dp=1 gbs=8 schedule=zb-h1")
-                           << "FIW";
-    QTest::newRow("one stage, ZB-H1") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=8 pp=1 dp=1 gbs=3 schedule=zb-h1")
+    QTest::newRow("ZB-H1") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 dp=1 gbs=8 schedule=zb-h1") << "FIW";
+    QTest::newRow("one stage, ZB-H1") << planOf(
+        "llama2-7b", 0, 0, "a100-80gb", 1, "tp=8 pp=1 dp=1 gbs=3 schedule=zb-h1")
                                       << "FIW";
 }
 
@@ -402,8 +414,8 @@ void TestPlanExports::scheduleCsv()
     if (s.vpp > 1 && s.microbatches() % s.pp == 0) {
         for (int r = 0; r < s.pp; ++r) {
             const auto& actions = ranks[std::size_t(r)];
-            const auto firstBackward = std::find_if(
-                actions.begin(), actions.end(), [](const pytorch::Action& a) { return a.type != "F"; });
+            const auto firstBackward
+                = std::find_if(actions.begin(), actions.end(), [](const pytorch::Action& a) { return a.type != "F"; });
             const int total = s.microbatches() * s.vpp;
             const int expected = std::min((s.pp - r - 1) * 2 + (s.vpp - 1) * s.pp + 1, total);
             QCOMPARE(int(firstBackward - actions.begin()), expected);
@@ -439,10 +451,11 @@ void TestPlanExports::torchtitan_data()
         << "model.name=deepseek_v3;model.flavor=671B;parallelism.expert_parallel_degree=16;"
            "parallelism.expert_tensor_parallel_degree=1"
         << 8;
-    QTest::newRow("Qwen 2.5 (no flavour), FP8") << planOf("qwen2.5-14b", 0, 0, "h100-80gb", 1,
-        "tp=4 pp=2 dp=1 sp=1 precision=fp8 gbs=16") << "quantize.linear.float8.recipe_name=tensorwise;"
-                                                        "training.local_batch_size=16"
-                                                 << 2;
+    QTest::newRow("Qwen 2.5 (no flavour), FP8")
+        << planOf("qwen2.5-14b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 precision=fp8 gbs=16")
+        << "quantize.linear.float8.recipe_name=tensorwise;"
+           "training.local_batch_size=16"
+        << 2;
 }
 
 void TestPlanExports::torchtitan()
@@ -469,8 +482,9 @@ void TestPlanExports::torchtitan()
         QCOMPARE(QString::fromStdString(shown), item.section('=', 1));
     }
     const bool hasParts = toml.contains("parallelism") && toml.at("parallelism").contains("module_fqns_per_model_part");
-    QCOMPARE(hasParts ? int(std::get<pytorch::TomlArray>(toml.at("parallelism").at("module_fqns_per_model_part")).size())
-                      : 0,
+    QCOMPARE(hasParts
+            ? int(std::get<pytorch::TomlArray>(toml.at("parallelism").at("module_fqns_per_model_part")).size())
+            : 0,
         parts);
     const bool flavour = toml.contains("model") && toml.at("model").contains("flavor");
     QCOMPARE(flavour, file.text.find("# [model]: torchtitan v0.2 ships") == std::string::npos);
@@ -495,16 +509,17 @@ void TestPlanExports::galvatronAndPaddle_data()
         << planOf("llama2-13b", 0, 0, "a100-80gb", 2, "tp=2 pp=4 dp=2 sp=1 zero=1 recompute=selective gbs=64 first=8")
         << ""
         << "selective recompute planned";
-    QTest::newRow("virtual stages") << planOf("llama2-7b", 0, 0, "a100-80gb", 1,
-        "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved") << "virtual pipeline stages (vpp 2)"
+    QTest::newRow("virtual stages") << planOf(
+        "llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved")
+                                    << "virtual pipeline stages (vpp 2)"
                                     << "";
     QTest::newRow("context parallelism") << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 gbs=8")
                                          << "context parallelism (cp 2)"
                                          << "";
-    QTest::newRow("expert parallelism")
-        << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 2, "tp=2 pp=1 ep=4 dp=8 sp=1 zero=1 gbs=64")
-        << "expert parallelism (ep 4, etp 1)"
-        << "";
+    QTest::newRow("expert parallelism") << planOf(
+        "mixtral-8x7b", 0, 0, "h100-80gb", 2, "tp=2 pp=1 ep=4 dp=8 sp=1 zero=1 gbs=64")
+                                        << "expert parallelism (ep 4, etp 1)"
+                                        << "";
 }
 
 void TestPlanExports::galvatronAndPaddle()
@@ -526,7 +541,8 @@ void TestPlanExports::galvatronAndPaddle()
         }
         const ExportedFile file = exportPlanFile(format, plan);
         if (!warned.isEmpty())
-            QVERIFY2(joined(file.warnings).find(warned.toStdString()) != std::string::npos, joined(file.warnings).c_str());
+            QVERIFY2(
+                joined(file.warnings).find(warned.toStdString()) != std::string::npos, joined(file.warnings).c_str());
         if (format == ExportFormat::PaddleScript) {
             QVERIFY(file.executable);
             QVERIFY(file.text.find("--pipeline_parallel_degree " + std::to_string(s.pp)) != std::string::npos);

@@ -129,8 +129,8 @@ private Q_SLOTS:
         QTest::newRow("llama preset") << "{'preset': 'llama3-8b'}" << false;
         QTest::newRow("older file naming a Qwen preset")
             << QString::fromStdString("{'name': 'qwen2.5-7b', " + shape + "}") << true;
-        QTest::newRow("older file, another name") << QString::fromStdString("{'name': 'my-qwen', " + shape + "}")
-                                                  << false;
+        QTest::newRow("older file, another name")
+            << QString::fromStdString("{'name': 'my-qwen', " + shape + "}") << false;
         QTest::newRow("given") << QString::fromStdString("{'name': 'my-qwen', 'qkv_bias': true, " + shape + "}")
                                << true;
     }
