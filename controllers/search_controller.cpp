@@ -234,8 +234,8 @@ void SearchController::simulateSelectedPlan()
         [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
 }
 
-bool SearchController::exportSelectedPlan(
-    exporting::ExportFormat format, const QString& path, QString* error, QStringList* warnings) const
+bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error,
+    QStringList* warnings, const exporting::ExportContext* fallback) const
 {
     if (!m_evaluation || !m_outcome) {
         if (error)
@@ -243,7 +243,13 @@ bool SearchController::exportSelectedPlan(
         return false;
     }
     const SearchOutcome& outcome = *m_outcome;
-    if (exporting::exportNeedsModel(format) && !outcome.description.model) {
+    const std::optional<model::ModelDescription> model = outcome.description.model ? outcome.description.model
+        : fallback                                                                 ? fallback->model
+                                                                                   : std::nullopt;
+    const std::optional<profile::synth::ClusterDescription> cluster = outcome.cluster ? outcome.cluster
+        : fallback                                                                    ? fallback->cluster
+                                                                                      : std::nullopt;
+    if (exporting::exportNeedsModel(format) && !model) {
         if (error)
             *error = QString::fromStdString(search::missingModelMessage(exporting::exportFormatTitle(format),
                          "the profiles (measured, not synthesized)", outcome.description.missing))
@@ -253,8 +259,8 @@ bool SearchController::exportSelectedPlan(
     }
     exporting::ExportedFile exported;
     try {
-        exported = exporting::exportPlan(format, m_evaluation->plan, outcome.settings,
-            { outcome.description.model, outcome.cluster, outcome.model });
+        exported
+            = exporting::exportPlan(format, m_evaluation->plan, outcome.settings, { model, cluster, outcome.model });
     } catch (const Error& failure) {
         if (error)
             *error = QString::fromUtf8(failure.what());

@@ -95,8 +95,9 @@ public:
     // Writes the selected plan for a framework (atomically; scripts executable). False with
     // `error` when no plan is selected, the format needs a model the profiles do not give or the
     // file cannot be written. `warnings` receives what the export says the user must know.
-    bool exportSelectedPlan(
-        exporting::ExportFormat format, const QString& path, QString* error, QStringList* warnings = nullptr) const;
+    // `fallback` gives the model and the cluster where the outcome has none (measured profiles).
+    bool exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error,
+        QStringList* warnings = nullptr, const exporting::ExportContext* fallback = nullptr) const;
     // The file name the framework expects (Galvatron's encodes cluster and model).
     QString defaultExportName(exporting::ExportFormat format) const;
 

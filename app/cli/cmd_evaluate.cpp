@@ -66,7 +66,7 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     const perf::StrategySearchSettings stratex = readStratexSettings(parser);
     if (stratex.costModel() == perf::CostModelChoice::Galvatron)
         throw Error(file + ": a stratex plan file (Megatron's space) is costed by the stratex model, not Galvatron's");
-    const perf::PlanFile plan = perf::PlanFile::load(file);
+    const perf::PartialPlanFile plan = perf::PartialPlanFile::load(file);
     settings::SettingNames given;
     search::SearchSettings settings = readGivenSearchSettings(parser, given);
     settings::SettingNames givenModel;

@@ -7,6 +7,8 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/export/plan_export.h"
+#include "core/export/plan_file_export.h"
+#include "core/perf/plan_file.h"
 #include "core/search/strategy_file.h"
 
 namespace stratex::cli {
@@ -21,6 +23,41 @@ QStringList formatNames()
         names << QString::fromUtf8(name.data(), qsizetype(name.size()));
     }
     return names;
+}
+
+// The options a Stratex plan file takes: it carries its model, cluster and strategy, so the search
+// settings, model flags and profiles of a Galvatron file do not apply.
+void requirePlanFileOptions(const CliParser& parser, const QStringList& args)
+{
+    static const QStringList allowed { QStringLiteral("strategy"), QStringLiteral("to"), QStringLiteral("out"),
+        QStringLiteral("max-input-mb") };
+    for (const QString& arg : args) {
+        if (!arg.startsWith(QStringLiteral("--")))
+            continue;
+        const QString name = arg.mid(2).section(QLatin1Char('='), 0, 0);
+        if (!allowed.contains(name))
+            parser.usageError(QStringLiteral("--%1 does not apply to a Stratex plan file, which carries its model, "
+                                             "cluster and strategy (give only --strategy, --to and --out)")
+                                  .arg(name));
+    }
+}
+
+// A Stratex plan file (search --cost-model stratex): exported as it is.
+int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::ExportFormat format)
+{
+    requirePlanFileOptions(parser, args);
+    const perf::PlanFile plan = perf::PlanFile::load(parser.value(QStringLiteral("strategy")).toStdString());
+    for (const std::string& assumption : plan.assumptions)
+        printErr("note: " + plan.file + ": " + assumption + "\n");
+    const exporting::ExportedFile file = exporting::exportPlanFile(format, plan);
+    for (const std::string& warning : file.warnings)
+        printErr("warning: " + warning + "\n");
+    if (parser.isSet(QStringLiteral("out")))
+        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
+            file.executable ? FileMode::Executable : FileMode::Regular);
+    else
+        printOut(file.text.back() == '\n' ? file.text : file.text + "\n");
+    return kExitOk;
 }
 
 int runExport(const QStringList& args)
@@ -38,7 +75,12 @@ int runExport(const QStringList& args)
             "win (with a warning where they contradict the file). For a Galvatron file the cluster follows from "
             "its world_size, and the launch scripts need the model: --model PRESET or every architecture flag. "
             "The Megatron export is re-costed on --profiles when given, else on profiles estimated from the "
-            "file's model and cluster."));
+            "file's model and cluster.\n\n"
+            "A Stratex plan file (\"format\": \"stratex-plan\", from search --cost-model stratex) carries a "
+            "Megatron-space strategy (TP, PP with virtual stages, CP, EP/ETP, DP with ZeRO 0-3, recompute, FP8) with "
+            "its model and cluster: give only --strategy, --to and --out. Megatron-LM, torchtitan and the schedule "
+            "CSV take every dimension (re-costed where the framework runs something else); Galvatron and PaddleNLP "
+            "refuse virtual stages, context and expert parallelism."));
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The strategy JSON."));
     parser.option(QStringLiteral("to"), formatNames().join(QLatin1Char('|')), QStringLiteral("Output format."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"), QStringLiteral("Output file (default: stdout)."));
@@ -56,6 +98,8 @@ int runExport(const QStringList& args)
     const exporting::ExportFormat format = *exporting::parseExportFormat(
         parser.choice(QStringLiteral("to"), formatNames(), QStringLiteral("galvatron")).toStdString());
 
+    if (perf::isPlanFile(parser.value(QStringLiteral("strategy")).toStdString()))
+        return exportPlanFile(parser, args, format);
     const search::StrategyFile strategy
         = search::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
     search::StrategyRun run = readStrategyRun(parser, strategy);

@@ -7,19 +7,13 @@
 #include <vector>
 
 #include "core/cost/cost_model.h"
+#include "core/export/megatron_flags.h"
 #include "core/model/model_description.h"
 #include "core/search/evaluate.h"
 #include "core/search/plan.h"
 #include "core/search/search_settings.h"
 
 namespace stratex::exporting {
-
-// How Megatron-LM runs data parallelism for an exported plan.
-enum class MegatronDataParallel {
-    Ddp, // plain data parallelism (no flag)
-    DistributedOptimizer, // --use-distributed-optimizer: optimizer states sharded (ZeRO-1)
-    MegatronFsdp, // --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params (ZeRO-3)
-};
 
 // Megatron-LM's pretrain_gpt.py arguments for a plan and a model (megatron/training/arguments.py,
 // megatron/core/transformer/transformer_config.py). Megatron applies one TP degree, one context-
@@ -28,34 +22,16 @@ enum class MegatronDataParallel {
 // --pipeline-model-parallel-layout). Every per-layer choice of the plan it cannot express gets a
 // comment, and what was exported is re-costed with Stratex's evaluate when a cost model is given.
 struct MegatronArgs {
-    int tensor_parallel = 1;
-    int pipeline_parallel = 1;
-    int context_parallel = 1; // Ulysses SP as Megatron context parallelism with a2a communication
-    int data_parallel = 1;
-    bool sequence_parallel = false;
-    int micro_batch_size = 1;
-    int global_batch_size = 1;
-
-    // The layer division: Megatron's even split, or the first/last stage's count, or a layout.
-    int decoder_first_pipeline_layers = 0; // > 0: --decoder-first-pipeline-num-layers
-    int decoder_last_pipeline_layers = 0; // > 0: --decoder-last-pipeline-num-layers
-    std::string layout; // non-empty: --pipeline-model-parallel-layout
-
-    // Recomputation: "" (none) or "full", with "uniform" (every layer) or "block" (the first
-    // recompute_layers of every stage).
-    std::string recompute_granularity;
-    std::string recompute_method;
-    int recompute_layers = 0;
-
-    MegatronDataParallel data_parallel_kind = MegatronDataParallel::Ddp;
-    bool distributed_optimizer = false; // also set under Megatron-FSDP v1, which requires it
+    // The degrees, division, recomputation, batch and data-parallel flavour Megatron runs: Ulysses
+    // SP as context parallelism with a2a communication; recomputation "full" with "uniform" (every
+    // layer) or "block" (the first recompute_layers of every stage).
+    MegatronRun run;
 
     // The launch environment: CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP > 1, unset under FSDP.
     std::vector<std::pair<std::string, std::string>> environment;
     std::vector<std::string> unset_environment;
 
-    // (flag, value) in order; an empty value is a switch.
-    std::vector<std::pair<std::string, std::string>> arguments;
+    MegatronArgumentList arguments; // the flags in megatron_flags.h's spelling
     std::string model_summary; // "model llama2-7b: 32 layers, hidden 4096, ..."
     std::vector<std::string> comments; // what Megatron cannot express, one line per item
     std::vector<std::string> warnings; // what the user must know before launching
@@ -73,9 +49,7 @@ struct MegatronArgs {
 MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
     const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
 
-// A bash script: the predictions and the comments, MEGATRON_ARGS=( ... ), and, when run rather than
-// sourced, the torchrun launch with the environment Megatron requires and the script's arguments
-// (data, tokenizer, optimizer) appended.
+// A bash script: the predictions and the comments, then megatronLaunchText.
 std::string megatronArgsScript(
     const search::Plan& plan, const search::SearchSettings& settings, const MegatronArgs& args);
 std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings,

@@ -5,10 +5,21 @@
 
 #include "core/export/shell_quote.h"
 #include "core/export/uniform_plan.h"
+#include "core/model/model_presets.h"
 
 namespace stratex::exporting {
 
 namespace {
+
+bool sameArchitecture(const model::ModelDescription& a, const model::ModelDescription& b)
+{
+    model::ModelDescription x = a;
+    x.name = b.name;
+    x.seq_length = b.seq_length;
+    return x == b;
+}
+
+} // namespace
 
 std::string tomlString(const std::string& text)
 {
@@ -18,19 +29,42 @@ std::string tomlString(const std::string& text)
     return out + "\"";
 }
 
-// torchtitan's llama3 flavours (torchtitan/models/llama3/__init__.py: "8B", "70B", "405B").
-std::string llama3Flavor(const model::ModelDescription& model)
+std::optional<TorchtitanModel> torchtitanModel(const model::ModelDescription& model)
 {
-    if (model.name == "llama3-8b")
-        return "8B";
-    if (model.name == "llama3-70b")
-        return "70B";
-    if (model.name == "llama3-405b")
-        return "405B";
-    return {};
+    static const std::pair<const char*, TorchtitanModel> shipped[] {
+        { "llama3-8b", { "llama3", "8B", "" } },
+        { "llama3-70b", { "llama3", "70B", "" } },
+        { "llama3-405b", { "llama3", "405B", "" } },
+        { "deepseek-v3-style",
+            { "deepseek_v3", "671B",
+                "torchtitan's DeepSeek-V3 has multi-latent attention; Stratex costed it as 128 full heads" } },
+    };
+    for (const auto& [preset, titan] : shipped) {
+        if (sameArchitecture(model, model::modelPreset(preset)))
+            return titan;
+    }
+    return std::nullopt;
 }
 
-} // namespace
+std::string torchtitanModelSection(const model::ModelDescription& model, bool float8)
+{
+    std::string s;
+    const std::optional<TorchtitanModel> titan = torchtitanModel(model);
+    if (!titan)
+        s += "\n# [model]: torchtitan v0.2 ships llama3 (8B, 70B, 405B), llama4, qwen3, deepseek_v3 and gpt_oss "
+             "flavours, none\n# of "
+            + commentLine(model.name) + "'s architecture; set name and flavor to one you registered.\n";
+    else if (!titan->note.empty())
+        s += "\n# [model]: " + commentLine(titan->note) + ".\n";
+    if (!titan && !float8)
+        return s;
+    s += "\n[model]\n";
+    if (titan)
+        s += "name = " + tomlString(titan->name) + "\nflavor = " + tomlString(titan->flavor) + "\n";
+    if (float8)
+        s += "converters = [\"quantize.linear.float8\"]\n";
+    return s;
+}
 
 std::string PipelineAction::text() const
 {
@@ -146,9 +180,6 @@ TorchtitanConfig torchtitanConfig(
     }
     if (plan.embedSdp() == 1 && shard == 1)
         notes.push_back("embedding / LM head: ZeRO-3 planned; torchtitan shards it only with FSDP");
-    if (model.mlp != model::MlpKind::Gated || model.norm != model::NormKind::RmsNorm
-        || model.position != model::PositionEmbedding::Rope)
-        notes.push_back("torchtitan's llama3 is SwiGLU + RMSNorm + RoPE; this model is not");
 
     if (settings.mixed_precision == cost::MixedPrecision::Fp16)
         notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
@@ -172,13 +203,7 @@ TorchtitanConfig torchtitanConfig(
         s += "#   " + commentLine(note) + "\n";
     s += "\n[job]\n";
     s += "description = " + tomlString("Stratex plan for " + model.name) + "\n";
-    const std::string flavor = llama3Flavor(model);
-    if (!flavor.empty()) {
-        s += "\n[model]\nname = \"llama3\"\nflavor = " + tomlString(flavor) + "\n";
-    } else {
-        s += "\n# [model]: torchtitan ships no flavor of " + commentLine(model.name)
-            + "; set name and flavor to one you registered.\n";
-    }
+    s += torchtitanModelSection(model, false);
     s += "\n[training]\n";
     s += "local_batch_size = " + std::to_string(localBatch) + "\n";
     s += "global_batch_size = " + std::to_string(plan.gbsz) + "\n";

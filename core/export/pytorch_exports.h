@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,21 @@ struct TorchtitanConfig {
     std::string text;
     std::vector<std::string> warnings;
 };
+
+// The model torchtitan v0.2 ships for a description (torchtitan/models/*/__init__.py flavours),
+// matched by architecture, not name: llama3 "8B", "70B", "405B" (Stratex's llama3 presets) and
+// deepseek_v3 "671B" (deepseek-v3-style: torchtitan's has multi-latent attention, which Stratex
+// costs as 128 full heads). Nothing for others (llama 2, Qwen 2.5, Mixtral, GPT-3, a resized
+// preset): torchtitan has no flavour of them.
+struct TorchtitanModel {
+    std::string name; // "llama3", "deepseek_v3"
+    std::string flavor; // "8B", ...
+    std::string note; // what differs, or ""
+};
+std::optional<TorchtitanModel> torchtitanModel(const model::ModelDescription& model);
+// The [model] section (or a comment saying why there is none): the shared lines of both exports.
+std::string torchtitanModelSection(const model::ModelDescription& model, bool float8);
+std::string tomlString(const std::string& text);
 TorchtitanConfig torchtitanConfig(
     const search::Plan& plan, const search::SearchSettings& settings, const model::ModelDescription& model);
 

@@ -91,7 +91,7 @@ ParameterCount countParameters(const ModelDescription& model)
     const double h = model.hidden_size;
     const double matrices = model.mlp == MlpKind::Gated ? 3 : 2;
     ParameterCount count;
-    count.attention = 2 * h * h + 2 * h * model.kvHiddenSize();
+    count.attention = 2 * h * h + 2 * h * model.kvHiddenSize() + (model.qkv_bias ? h + 2.0 * model.kvHiddenSize() : 0);
     count.dense_mlp = matrices * h * model.ffn_hidden_size;
     count.norms = model.norm == NormKind::LayerNorm ? 4 * h : 2 * h; // LayerNorm has a bias vector
     count.embedding = double(model.vocab_size) * h

@@ -58,6 +58,10 @@ struct ModelDescription {
     NormKind norm = NormKind::RmsNorm;
     PositionEmbedding position = PositionEmbedding::Rope;
     bool tied_embeddings = false;
+    // A bias on the Q, K and V projections and none elsewhere (Qwen 2 / 2.5: Megatron's
+    // --add-qkv-bias with --disable-bias-linear). Only gated-MLP models: a plain one (GPT-3) has
+    // biases on every linear layer, which the parameter count leaves out.
+    bool qkv_bias = false;
     std::optional<MoeDescription> moe;
 
     int headDim() const { return hidden_size / num_heads; }
@@ -73,10 +77,10 @@ struct ModelDescription {
     auto operator<=>(const ModelDescription&) const = default;
 };
 
-// Parameter counts (weights, no optimizer state). Biases are left out: Llama-style models have
-// none and GPT-3's are below 0.1 % of its weights.
+// Parameter counts (weights, no optimizer state). Biases are counted where the description has
+// them (qkv_bias); GPT-3's linear biases are left out (below 0.1 % of its weights).
 struct ParameterCount {
-    double attention = 0; // per layer: Q, K, V, O
+    double attention = 0; // per layer: Q, K, V, O (and the Q, K, V biases with qkv_bias)
     double dense_mlp = 0; // per dense layer
     double expert_mlp = 0; // per expert
     double shared_mlp = 0; // all shared experts of a MoE layer

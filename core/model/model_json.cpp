@@ -12,7 +12,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         { "hidden_size", model.hidden_size }, { "ffn_hidden_size", model.ffn_hidden_size },
         { "num_heads", model.num_heads }, { "num_kv_heads", model.num_kv_heads }, { "vocab_size", model.vocab_size },
         { "seq_length", model.seq_length }, { "mlp", mlpKindName(model.mlp) }, { "norm", normKindName(model.norm) },
-        { "position_embedding", positionEmbeddingName(model.position) }, { "tied_embeddings", model.tied_embeddings } };
+        { "position_embedding", positionEmbeddingName(model.position) }, { "tied_embeddings", model.tied_embeddings },
+        { "qkv_bias", model.qkv_bias } };
     if (model.moe) {
         const MoeDescription& moe = *model.moe;
         json["moe"] = { { "num_experts", moe.num_experts }, { "top_k", moe.top_k },
@@ -111,6 +112,15 @@ ModelDescription readModel(const JsonView& object)
         model.tied_embeddings = tied->boolean();
     else if (required)
         object.failMissing("tied_embeddings");
+    if (const std::optional<JsonView> bias = object.find("qkv_bias")) {
+        model.qkv_bias = bias->boolean();
+    } else if (required) {
+        // Written before the key existed: a model named as a preset was that preset (Qwen 2.5 has the
+        // bias); another model had none.
+        model.qkv_bias = false;
+        for (const ModelDescription& known : modelPresets())
+            model.qkv_bias = model.qkv_bias || (known.name == model.name && known.qkv_bias);
+    }
     if (const std::optional<JsonView> moe = object.find("moe")) {
         if (moe->raw().is_null())
             model.moe.reset();

@@ -15,8 +15,10 @@ nlohmann::ordered_json toJson(const ModelDescription& model);
 // Reads a model object. With "preset" the preset's fields are the defaults and any other key
 // overrides them; without it every shape key is required. "norm" and "position_embedding" may be
 // left out (files written before they existed): a gated MLP then means RMSNorm + RoPE (Llama,
-// Qwen), a plain one LayerNorm + learned positions (GPT-3). Validates the result; an invalid
-// shape is an InputError naming the object.
+// Qwen), a plain one LayerNorm + learned positions (GPT-3). "qkv_bias" may be left out too (files
+// written before it existed): with "preset" the preset's, else the bias of the preset whose name
+// the model has (Qwen 2.5: true; exports before the key guessed it from that name), else false.
+// Validates the result; an invalid shape is an InputError naming the object.
 ModelDescription readModel(const JsonView& object);
 
 } // namespace stratex::model

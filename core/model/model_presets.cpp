@@ -38,6 +38,12 @@ ModelDescription gptLike(std::string name, int layers, int hidden, int heads, in
     return model;
 }
 
+ModelDescription withQkvBias(ModelDescription model)
+{
+    model.qkv_bias = true;
+    return model;
+}
+
 ModelDescription withMoe(ModelDescription model, MoeDescription moe)
 {
     model.moe = moe;
@@ -56,11 +62,12 @@ std::vector<ModelDescription> buildPresets()
         llamaLike("llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192),
         llamaLike("llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192),
         llamaLike("llama3-405b", 126, 16384, 53248, 128, 8, 128256, 8192),
-        // Qwen 2.5 (HF config.json); the 7B has 4 KV heads.
-        llamaLike("qwen2.5-7b", 28, 3584, 18944, 28, 4, 152064, 8192),
-        llamaLike("qwen2.5-14b", 48, 5120, 13824, 40, 8, 152064, 8192),
-        llamaLike("qwen2.5-32b", 64, 5120, 27648, 40, 8, 152064, 8192),
-        llamaLike("qwen2.5-72b", 80, 8192, 29568, 64, 8, 152064, 8192),
+        // Qwen 2.5 (HF config.json): biases on Q, K and V only (transformers' modeling_qwen2.py builds
+        // q/k/v_proj with bias=True, o_proj and the MLP without); the 7B has 4 KV heads.
+        withQkvBias(llamaLike("qwen2.5-7b", 28, 3584, 18944, 28, 4, 152064, 8192)),
+        withQkvBias(llamaLike("qwen2.5-14b", 48, 5120, 13824, 40, 8, 152064, 8192)),
+        withQkvBias(llamaLike("qwen2.5-32b", 64, 5120, 27648, 40, 8, 152064, 8192)),
+        withQkvBias(llamaLike("qwen2.5-72b", 80, 8192, 29568, 64, 8, 152064, 8192)),
         // The seed's two Qwen-like models (shared/seeds/004, the profiling table): 32K and 128K.
         llamaLike("seed-30b", 72, 5120, 25600, 64, 8, 32000, 32768),
         llamaLike("seed-100b", 74, 8192, 49152, 64, 8, 32000, 131072),

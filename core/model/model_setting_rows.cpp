@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model_setting_rows.h"
 
-#include "core/common/input_limits.h"
-
 #include <stdexcept>
+
+#include "core/common/input_limits.h"
 
 namespace stratex::model {
 
@@ -53,8 +53,8 @@ int ModelDescription::*intMember(std::string_view flag)
 const std::vector<std::string_view>& modelFlags()
 {
     static const std::vector<std::string_view> flags { "model", "name", "num-layers", "hidden-size", "ffn-hidden-size",
-        "num-heads", "num-kv-heads", "vocab-size", "seq-length", "mlp", "norm", "position-embedding",
-        "tied-embeddings" };
+        "num-heads", "num-kv-heads", "vocab-size", "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings",
+        "qkv-bias" };
     return flags;
 }
 
@@ -98,6 +98,9 @@ SettingSpec modelSettingSpec(std::string_view flag)
             "The LM head shares the input embedding's weights (GPT-3); 0 for a separate output layer (Llama).");
         return s;
     }
+    if (flag == "qkv-bias")
+        return spec(SettingKind::Switch, flag, "QKV bias", "", 0, 0,
+            "A bias on the query, key and value projections only (Qwen 2 / 2.5; Megatron's --add-qkv-bias).");
     throw std::logic_error("no model setting --" + std::string(flag));
 }
 
@@ -125,6 +128,8 @@ SettingValue modelFieldValue(const ModelDescription& model, std::string_view fla
         return std::string(positionEmbeddingName(model.position));
     if (flag == "tied-embeddings")
         return model.tied_embeddings;
+    if (flag == "qkv-bias")
+        return model.qkv_bias;
     return std::int64_t(model.*intMember(flag));
 }
 
@@ -140,6 +145,8 @@ void setModelField(ModelDescription& model, std::string_view flag, const Setting
         model.position = parsePositionEmbedding(std::get<std::string>(value)).value_or(model.position);
     } else if (flag == "tied-embeddings") {
         model.tied_embeddings = std::get<bool>(value);
+    } else if (flag == "qkv-bias") {
+        model.qkv_bias = std::get<bool>(value);
     } else if (flag == "num-heads") {
         const int heads = int(std::get<std::int64_t>(value));
         if (model.num_kv_heads == model.num_heads)

@@ -102,6 +102,21 @@ std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayer
     return counts;
 }
 
+std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayers)
+{
+    const std::vector<int> stages = stageLayerCounts(strategy, numLayers);
+    const int p = int(stages.size());
+    const int v = std::max(1, strategy.vpp);
+    std::vector<int> chunks(std::size_t(p * v), 0);
+    for (int j = 0; j < v; ++j) {
+        for (int i = 0; i < p; ++i) {
+            const int stage = stages[std::size_t(i)];
+            chunks[std::size_t(j * p + i)] = stage / v + (j < stage % v ? 1 : 0);
+        }
+    }
+    return chunks;
+}
+
 std::vector<std::string> strategyProblems(
     const ParallelStrategy& s, const model::ModelDescription& model, long long worldSize)
 {

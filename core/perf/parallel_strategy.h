@@ -75,6 +75,10 @@ long long pipelineWork(const ParallelStrategy& strategy);
 
 // Transformer layers on each pipeline stage (pp entries), honouring first/last stage counts.
 std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayers);
+// Transformer layers of every model chunk (pp x vpp entries, in model order: chunk j of stage i is
+// entry j * pp + i, as Megatron's interleaving places them): a stage's layers split over its vpp
+// chunks, the first chunks taking one more when they do not divide.
+std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayers);
 
 // Megatron-LM's own acceptance rules (megatron/training/arguments.py validate_args and the model
 // parallel initialisation) applied to `strategy` on `model` and `worldSize` GPUs. Returns every

@@ -9,7 +9,7 @@
 
 namespace stratex::perf {
 
-PlanFile PlanFile::load(const std::filesystem::path& path)
+PartialPlanFile PartialPlanFile::load(const std::filesystem::path& path)
 {
     auto document = std::make_shared<const JsonDocument>(JsonDocument::load(path));
     const JsonView root = document->root();
@@ -21,7 +21,7 @@ PlanFile PlanFile::load(const std::filesystem::path& path)
     if (version.integer() != 1)
         version.fail("1");
     root["strategy"].requireObject();
-    PlanFile plan;
+    PartialPlanFile plan;
     plan.m_file = path.string();
     if (const std::optional<JsonView> model = root.find("model"))
         plan.m_model = model::readModel(*model);
@@ -31,10 +31,26 @@ PlanFile PlanFile::load(const std::filesystem::path& path)
     return plan;
 }
 
-ParallelStrategy PlanFile::strategy(
+ParallelStrategy PartialPlanFile::strategy(
     const model::ModelDescription& model, long long worldSize, std::vector<std::string>* assumptions) const
 {
     return readStrategy(m_document->root()["strategy"], model, worldSize, assumptions);
+}
+
+PlanFile PlanFile::load(const std::filesystem::path& path)
+{
+    const PartialPlanFile partial = PartialPlanFile::load(path);
+    const JsonDocument& document = *partial.m_document;
+    PlanFile plan;
+    plan.file = partial.file();
+    if (!partial.model())
+        document.root().failMissing("model");
+    if (!partial.cluster())
+        document.root().failMissing("cluster");
+    plan.model = *partial.model();
+    plan.cluster = *partial.cluster();
+    plan.strategy = partial.strategy(plan.model, static_cast<long long>(plan.cluster.worldSize()), &plan.assumptions);
+    return plan;
 }
 
 nlohmann::ordered_json planFileJson(const model::ModelDescription& model,

@@ -27,9 +27,10 @@ inline constexpr std::string_view kPlanFileFormat = "stratex-plan";
 // "model" and "cluster" and give them on the command line (a synthesized profile set, --model,
 // --cluster, --gpu) instead. "prediction" is what Stratex predicted when it wrote the file, for
 // people and diffs; readers ignore it and cost the plan anew.
-class PlanFile {
+// PartialPlanFile is the file as written, model and cluster optional; PlanFile (below) a complete one.
+class PartialPlanFile {
 public:
-    static PlanFile load(const std::filesystem::path& path);
+    static PartialPlanFile load(const std::filesystem::path& path);
 
     const std::string& file() const { return m_file; }
     const std::optional<model::ModelDescription>& model() const { return m_model; }
@@ -41,10 +42,23 @@ public:
         std::vector<std::string>* assumptions = nullptr) const;
 
 private:
+    friend struct PlanFile;
     std::string m_file;
     std::optional<model::ModelDescription> m_model;
     std::optional<profile::synth::ClusterDescription> m_cluster;
     std::shared_ptr<const JsonDocument> m_document;
+};
+
+// A complete plan: what exports and the GUI need. load() requires the file's "model" and
+// "cluster" (an InputError naming the missing key otherwise).
+struct PlanFile {
+    std::string file;
+    model::ModelDescription model;
+    profile::synth::ClusterDescription cluster;
+    ParallelStrategy strategy;
+    std::vector<std::string> assumptions; // defaults taken for strategy keys the file leaves out
+
+    static PlanFile load(const std::filesystem::path& path);
 };
 
 nlohmann::ordered_json planFileJson(const model::ModelDescription& model,

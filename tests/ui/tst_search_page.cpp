@@ -7,6 +7,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
@@ -29,11 +30,13 @@
 #include "core/model/model_presets.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/search/plan_rank_layout.h"
+#include "ui/common/settings_form.h"
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
 #include "ui/planner/planner_page.h"
 #include "ui/ranks/parallel_config_form.h"
 #include "ui/ranks/ranks_page.h"
+#include "ui/search/export_model_dialog.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_page.h"
@@ -111,6 +114,7 @@ private Q_SLOTS:
     void reproducesGalvatronBaseline();
     void browsesPlansAndDetails();
     void exportsThePlan();
+    void exportsWithTheModelAndGpuTypedIn();
     void showsThePlanTimeline();
     void cancelsALongSearch();
     void escapeCancelsTheSearch();
@@ -263,6 +267,55 @@ void TestSearchPage::exportsThePlan()
     }
     QVERIFY(!m_page->exportPlan(
         SearchPage::ExportKind::PaddleConfig, dir.filePath(QStringLiteral("no/such/dir.json")), &error));
+}
+
+void TestSearchPage::exportsWithTheModelAndGpuTypedIn()
+{
+    // Measured profiles say neither the architecture nor the GPU: the user types them into the
+    // export dialog, and the launch scripts and the strategy file carry them.
+    setUpBaseline();
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QTemporaryDir dir;
+    QString error;
+    const QString megatron = dir.filePath(QStringLiteral("megatron_args.sh"));
+    QVERIFY(!m_page->exportPlan(SearchPage::ExportKind::Megatron, megatron, &error));
+    QVERIFY2(error.contains(QStringLiteral("Model and GPU for Exports")), qPrintable(error));
+
+    ExportModelDialog* dialog = m_page->exportModelDialog();
+    dialog->open();
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    dialog->modelBox()->setCurrentText(QStringLiteral("llama2-13b")); // another preset's architecture...
+    typeInto(dialog->form()->fieldAs<QSpinBox>("ffn-hidden-size"), QStringLiteral("11008")); // ...changed
+    typeInto(dialog->form()->fieldAs<QSpinBox>("num-kv-heads"), QStringLiteral("8"));
+    dialog->gpuBox()->setCurrentText(QStringLiteral("a100-40gb"));
+    QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QVERIFY(!dialog->isVisible());
+    QVERIFY(dialog->confirmed());
+
+    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Megatron, megatron, &error), qPrintable(error));
+    QFile script(megatron);
+    QVERIFY(script.open(QIODevice::ReadOnly));
+    const QByteArray text = script.readAll();
+    // The typed architecture, the searched shape (not the 13B preset's).
+    for (const char* line : { "    --ffn-hidden-size 11008\n", "    --num-query-groups 8\n", "    --num-layers 32\n",
+             "    --hidden-size 4096\n", "    --seq-length 2048\n", "    --swiglu\n" })
+        QVERIFY2(text.contains(line), line);
+    // The strategy file carries the model and the GPU.
+    const QString galvatron = dir.filePath(QStringLiteral("strategy.json"));
+    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Galvatron, galvatron, &error), qPrintable(error));
+    QFile strategy(galvatron);
+    QVERIFY(strategy.open(QIODevice::ReadOnly));
+    const QJsonObject written = QJsonDocument::fromJson(strategy.readAll()).object();
+    QCOMPARE(written.value("model").toObject().value("ffn_hidden_size").toInt(), 11008);
+    QCOMPARE(written.value("cluster").toObject().value("gpu").toObject().value("name").toString(),
+        QStringLiteral("a100-40gb"));
+    // A field that makes no transformer is an error, not a file.
+    dialog->open();
+    typeInto(dialog->form()->fieldAs<QSpinBox>("num-kv-heads"), QStringLiteral("7"));
+    QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QVERIFY(!m_page->exportPlan(SearchPage::ExportKind::Megatron, dir.filePath(QStringLiteral("bad.sh")), &error));
+    QVERIFY2(error.contains(QStringLiteral("num_kv_heads")), qPrintable(error));
 }
 
 void TestSearchPage::showsThePlanTimeline()

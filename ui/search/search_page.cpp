@@ -37,6 +37,7 @@
 #include "core/search/strategy_file.h"
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
+#include "ui/search/export_model_dialog.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_settings_form.h"
@@ -84,6 +85,7 @@ SearchPage::SearchPage(QWidget* parent)
     : Page(parent)
     , m_controller(new controllers::SearchController(this))
     , m_form(new SearchSettingsForm(this))
+    , m_exportModel(new ExportModelDialog(this))
     , m_run(new QPushButton(tr("Run search"), this))
     , m_cancel(new QPushButton(tr("Cancel"), this))
     , m_synthesize(new QPushButton(tr("Synthesize…"), this))
@@ -166,6 +168,9 @@ SearchPage::SearchPage(QWidget* parent)
         connect(action, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
         m_exportActions << action;
     }
+    exportMenu->addSeparator();
+    QAction* modelItem = exportMenu->addAction(tr("Model and GPU for Exports…"));
+    connect(modelItem, &QAction::triggered, m_exportModel, &QDialog::open);
     exportButton->setMenu(exportMenu);
     auto* planBar = new QHBoxLayout;
     planBar->addWidget(m_planSet, 1);
@@ -433,11 +438,41 @@ QString SearchPage::defaultExportName(ExportKind kind) const
 
 bool SearchPage::exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings) const
 {
-    return m_controller->exportSelectedPlan(kind, path, error, warnings);
+    exporting::ExportContext fallback;
+    if (m_exportModel->confirmed() && m_controller->outcome()) {
+        try {
+            fallback = m_exportModel->context(m_controller->outcome()->settings);
+        } catch (const Error& failure) {
+            if (error)
+                *error = QString::fromUtf8(failure.what());
+            return false;
+        }
+    }
+    const bool written = m_controller->exportSelectedPlan(kind, path, error, warnings, &fallback);
+    if (!written && error && !m_exportModel->confirmed() && exporting::exportNeedsModel(kind))
+        *error += tr(" Or give them in Export > Model and GPU for Exports….");
+    return written;
+}
+
+bool SearchPage::exportNeedsModelDialog(ExportKind kind) const
+{
+    const auto outcome = m_controller->outcome();
+    return outcome && exporting::exportNeedsModel(kind) && !outcome->description.model && !m_exportModel->confirmed();
 }
 
 void SearchPage::exportWithDialog(ExportKind kind)
 {
+    // Measured profiles: ask for the model and the GPU first, then export.
+    if (exportNeedsModelDialog(kind)) {
+        m_exportModel->setReason(tr("%1 needs the model's architecture, which measured profiles do not say. Choose "
+                                    "a preset and change what differs; the searched shape stays the search's.")
+                                     .arg(QString::fromUtf8(exporting::exportFormatTitle(kind).data())));
+        connect(
+            m_exportModel, &QDialog::accepted, this, [this, kind] { exportWithDialog(kind); },
+            Qt::SingleShotConnection);
+        m_exportModel->open();
+        return;
+    }
     const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), defaultExportName(kind));
     if (path.isEmpty())
         return;

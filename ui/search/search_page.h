@@ -20,6 +20,7 @@ class QTableView;
 
 namespace stratex::ui {
 
+class ExportModelDialog;
 class LayerStrategyStrip;
 class PlanTableModel;
 class SearchSettingsForm;
@@ -79,6 +80,8 @@ public:
     // not fit the memory budget).
     bool exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings = nullptr) const;
     QString defaultExportName(ExportKind kind) const;
+    // The model and GPU the exports use when the profiles say neither (measured profiles).
+    ExportModelDialog* exportModelDialog() const { return m_exportModel; }
 
 public Q_SLOTS:
     void runSearch();
@@ -106,9 +109,11 @@ private:
     void showPlanSet();
     void showEvaluation(const search::Evaluation* evaluation);
     void exportWithDialog(ExportKind kind);
+    bool exportNeedsModelDialog(ExportKind kind) const;
 
     controllers::SearchController* m_controller;
     SearchSettingsForm* m_form;
+    ExportModelDialog* m_exportModel;
     QPushButton* m_run;
     QPushButton* m_cancel;
     QPushButton* m_synthesize;

@@ -49,7 +49,7 @@ std::vector<Setting<S>> rows()
 
     std::vector<Setting<S>> rows = model::modelSettingRows(&S::model_preset, &S::model,
         { "model", "name", "num-layers", "hidden-size", "ffn-hidden-size", "num-heads", "num-kv-heads", "vocab-size",
-            "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings" },
+            "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings", "qkv-bias" },
         kPreset);
     std::vector<Setting<S>> hardware {
         { gpuSpec, [](const S& s) { return SettingValue(s.gpu_preset); },

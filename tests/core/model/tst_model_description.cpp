@@ -115,6 +115,38 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(positionEmbeddingName(model.position).data()), position);
     }
 
+    // Qwen 2.5's bias on Q, K and V: a field of the description, in its JSON form and its
+    // parameter count; files written before the key existed take it from the preset they name.
+    void qkvBiasFromTheFileOrItsPreset_data()
+    {
+        QTest::addColumn<QString>("json"); // single-quoted
+        QTest::addColumn<bool>("bias");
+        const std::string shape = "'num_layers': 28, 'hidden_size': 3584, 'ffn_hidden_size': 18944, 'num_heads': 28, "
+                                  "'num_kv_heads': 4, 'vocab_size': 152064, 'seq_length': 8192, 'mlp': 'gated', "
+                                  "'tied_embeddings': false";
+        QTest::newRow("preset") << "{'preset': 'qwen2.5-7b'}" << true;
+        QTest::newRow("preset, switched off") << "{'preset': 'qwen2.5-7b', 'qkv_bias': false}" << false;
+        QTest::newRow("llama preset") << "{'preset': 'llama3-8b'}" << false;
+        QTest::newRow("older file naming a Qwen preset")
+            << QString::fromStdString("{'name': 'qwen2.5-7b', " + shape + "}") << true;
+        QTest::newRow("older file, another name")
+            << QString::fromStdString("{'name': 'my-qwen', " + shape + "}") << false;
+        QTest::newRow("given") << QString::fromStdString("{'name': 'my-qwen', 'qkv_bias': true, " + shape + "}")
+                               << true;
+    }
+    void qkvBiasFromTheFileOrItsPreset()
+    {
+        QFETCH(QString, json);
+        QFETCH(bool, bias);
+        const ModelDescription model = readModel(JsonDocument::parse(quoted(json.toStdString()), "m.json").root());
+        QCOMPARE(model.qkv_bias, bias);
+        QCOMPARE(toJson(model).at("qkv_bias").get<bool>(), bias);
+        ModelDescription without = model;
+        without.qkv_bias = false;
+        const double extra = countParameters(model).total - countParameters(without).total;
+        QCOMPARE(extra, bias ? double(model.num_layers) * (model.hidden_size + 2 * model.kvHiddenSize()) : 0.0);
+    }
+
     void badModelsNameTheKey_data()
     {
         QTest::addColumn<QString>("json"); // single-quoted
@@ -141,6 +173,9 @@ private Q_SLOTS:
         QTest::newRow("dense layers") << "{'preset': 'mixtral-8x7b', 'moe': {'first_dense_layers': 32}}"
                                       << "/"
                                       << "no MoE layer";
+        QTest::newRow("qkv bias") << "{'preset': 'qwen2.5-7b', 'qkv_bias': 1}"
+                                  << "/qkv_bias"
+                                  << "true or false";
         QTest::newRow("moe fields") << "{'preset': 'llama2-7b', 'moe': {'top_k': 2}}"
                                     << "/moe/num_experts"
                                     << "num_experts";

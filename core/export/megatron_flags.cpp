@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/export/megatron_flags.h"
+
+#include <algorithm>
+
+#include "core/export/shell_quote.h"
+
+namespace stratex::exporting {
+
+namespace {
+
+std::string number(long long n)
+{
+    return std::to_string(n);
+}
+
+bool plainValue(const std::string& value)
+{
+    return std::all_of(value.begin(), value.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
+            || c == '.';
+    });
+}
+
+bool allEqual(std::vector<int>::const_iterator begin, std::vector<int>::const_iterator end)
+{
+    return begin == end || std::all_of(begin, end, [&](int n) { return n == *begin; });
+}
+
+// One chunk of a --pipeline-model-parallel-layout string: E (embedding), t (a decoder layer), L
+// (loss), "t*n" for n layers (pipeline_parallel_layer_layout.py, parse_str_to_list); a chunk
+// without layers is empty.
+std::string layoutChunk(int layers, bool first, bool last)
+{
+    std::string chunk = first ? "E" : "";
+    if (layers == 1)
+        chunk += "t";
+    else if (layers > 1)
+        chunk += "t*" + std::to_string(layers);
+    return chunk + (last ? "L" : "");
+}
+
+} // namespace
+
+bool isMegatronFsdp(MegatronDataParallel kind)
+{
+    return kind == MegatronDataParallel::MegatronFsdp || kind == MegatronDataParallel::MegatronFsdpGrads;
+}
+
+std::string megatronDataParallelText(MegatronDataParallel kind)
+{
+    switch (kind) {
+    case MegatronDataParallel::Ddp:
+        return "";
+    case MegatronDataParallel::DistributedOptimizer:
+        return " (distributed optimizer)";
+    case MegatronDataParallel::MegatronFsdpGrads:
+        return " (Megatron-FSDP, ZeRO-2)";
+    case MegatronDataParallel::MegatronFsdp:
+        return " (Megatron-FSDP, ZeRO-3)";
+    }
+    return "";
+}
+
+std::string megatronModelSummary(const model::ModelDescription& model)
+{
+    return "model " + model.name + ": " + number(model.num_layers) + " layers, hidden " + number(model.hidden_size)
+        + ", " + number(model.num_heads) + " heads (" + number(model.num_kv_heads) + " KV), MLP "
+        + number(model.ffn_hidden_size) + ", seq " + number(model.seq_length) + ", vocabulary "
+        + number(model.vocab_size) + " (the tokenizer's arguments set it)";
+}
+
+void addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescription& model)
+{
+    const auto add
+        = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
+    add("--num-layers", number(model.num_layers));
+    add("--hidden-size", number(model.hidden_size));
+    add("--ffn-hidden-size", number(model.ffn_hidden_size));
+    add("--num-attention-heads", number(model.num_heads));
+    if (model.num_kv_heads < model.num_heads) {
+        // core_transformer_config_from_args reads --num-query-groups only with --group-query-attention.
+        add("--group-query-attention");
+        add("--num-query-groups", number(model.num_kv_heads));
+    }
+    add("--seq-length", number(model.seq_length));
+    add("--max-position-embeddings", number(model.seq_length));
+    if (model.mlp == model::MlpKind::Gated)
+        add("--swiglu");
+    add("--normalization", model.norm == model::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm");
+    add("--position-embedding-type", model.position == model::PositionEmbedding::Rope ? "rope" : "learned_absolute");
+    if (!model.tied_embeddings)
+        add("--untie-embeddings-and-output-weights");
+    if (model.mlp == model::MlpKind::Gated) {
+        // Llama-style models have no linear biases; Qwen 2 / 2.5 keep one on Q, K and V
+        // (validate_args: add_bias_linear implies add_qkv_bias, not the reverse).
+        add("--disable-bias-linear");
+        if (model.qkv_bias)
+            add("--add-qkv-bias");
+    }
+    if (model.moe) {
+        const model::MoeDescription& moe = *model.moe;
+        add("--num-experts", number(moe.num_experts));
+        add("--moe-router-topk", number(moe.top_k));
+        add("--moe-ffn-hidden-size", number(moe.expert_ffn_hidden_size));
+        if (moe.shared_experts > 0)
+            add("--moe-shared-expert-intermediate-size",
+                number(static_cast<long long>(moe.shared_experts) * moe.shared_expert_ffn_hidden_size));
+        if (moe.first_dense_layers > 0)
+            add("--moe-layer-freq",
+                "([0]*" + number(moe.first_dense_layers) + "+[1]*" + number(model.num_layers - moe.first_dense_layers)
+                    + ")");
+    }
+}
+
+MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp)
+{
+    MegatronPipelineLayout m;
+    const int chunks = int(chunkLayers.size());
+    if (pp <= 1 && chunks <= 1)
+        return m;
+    const int vpp = pp > 0 ? chunks / pp : 1;
+    // Per rank: its layers and whether its chunks share them evenly.
+    std::vector<int> perRank(std::size_t(pp), 0);
+    bool chunksEven = true;
+    for (int i = 0; i < pp; ++i) {
+        for (int j = 0; j < vpp; ++j) {
+            const int n = chunkLayers[std::size_t(j * pp + i)];
+            perRank[std::size_t(i)] += n;
+            chunksEven = chunksEven && n == chunkLayers[std::size_t(i)];
+        }
+    }
+    if (chunksEven && std::all_of(chunkLayers.begin(), chunkLayers.end(), [](int n) { return n > 0; })) {
+        if (allEqual(perRank.begin(), perRank.end()))
+            return m;
+        if (allEqual(perRank.begin(), perRank.end() - 1)) {
+            m.last_stage_layers = perRank.back();
+            return m;
+        }
+        if (allEqual(perRank.begin() + 1, perRank.end())) {
+            m.first_stage_layers = perRank.front();
+            return m;
+        }
+        if (pp >= 3 && allEqual(perRank.begin() + 1, perRank.end() - 1)) {
+            m.first_stage_layers = perRank.front();
+            m.last_stage_layers = perRank.back();
+            return m;
+        }
+    }
+    for (int c = 0; c < chunks; ++c)
+        m.layout += (c ? "|" : "") + layoutChunk(chunkLayers[std::size_t(c)], c == 0, c + 1 == chunks);
+    return m;
+}
+
+void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bool moeModel)
+{
+    const auto add
+        = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
+    add("--tensor-model-parallel-size", number(run.tensor_parallel));
+    add("--pipeline-model-parallel-size", number(run.pipeline_parallel));
+    const MegatronPipelineLayout& division = run.division;
+    if (!division.layout.empty())
+        add("--pipeline-model-parallel-layout", division.layout);
+    else if (run.virtual_stages > 1)
+        add("--num-virtual-stages-per-pipeline-rank", number(run.virtual_stages));
+    if (division.first_stage_layers > 0)
+        add("--decoder-first-pipeline-num-layers", number(division.first_stage_layers));
+    if (division.last_stage_layers > 0)
+        add("--decoder-last-pipeline-num-layers", number(division.last_stage_layers));
+    if (run.context_parallel > 1) {
+        add("--context-parallel-size", number(run.context_parallel));
+        add("--cp-comm-type", run.cp_comm_type);
+    }
+    if (moeModel) {
+        add("--expert-model-parallel-size", number(run.expert_parallel));
+        if (run.expert_tensor_parallel > 0)
+            add("--expert-tensor-parallel-size", number(run.expert_tensor_parallel));
+        if (run.moe_alltoall)
+            add("--moe-token-dispatcher-type", "alltoall");
+    }
+    if (run.sequence_parallel)
+        add("--sequence-parallel");
+    if (!run.recompute_granularity.empty()) {
+        add("--recompute-granularity", run.recompute_granularity);
+        if (run.recompute_granularity == "full") {
+            add("--recompute-method", run.recompute_method);
+            add("--recompute-num-layers", number(run.recompute_layers));
+        }
+    }
+    add("--micro-batch-size", number(run.micro_batch_size));
+    add("--global-batch-size", number(run.global_batch_size));
+    switch (run.data_parallel_kind) {
+    case MegatronDataParallel::Ddp:
+        break;
+    case MegatronDataParallel::DistributedOptimizer:
+        add("--use-distributed-optimizer");
+        break;
+    case MegatronDataParallel::MegatronFsdpGrads:
+    case MegatronDataParallel::MegatronFsdp:
+        // Megatron-FSDP, not --use-torch-fsdp2: validate_args refuses torch FSDP2 with pipeline
+        // and expert parallelism, tied embeddings and fp16. v1 (the default) runs on the
+        // distributed optimizer and requires the fsdp_dtensor checkpoint format.
+        add("--use-megatron-fsdp");
+        add("--data-parallel-sharding-strategy",
+            run.data_parallel_kind == MegatronDataParallel::MegatronFsdp ? "optim_grads_params" : "optim_grads");
+        add("--use-distributed-optimizer");
+        add("--ckpt-format", "fsdp_dtensor");
+        break;
+    }
+    if (run.overlap_grad_reduce)
+        add("--overlap-grad-reduce");
+    if (run.overlap_param_gather)
+        add("--overlap-param-gather");
+    switch (run.precision) {
+    case MegatronPrecision::Fp32:
+        break;
+    case MegatronPrecision::Bf16:
+        add("--bf16");
+        break;
+    case MegatronPrecision::Fp16:
+        add("--fp16");
+        break;
+    case MegatronPrecision::Fp8:
+        add("--bf16");
+        add("--fp8-format", "hybrid");
+        break;
+    }
+    if (run.unfused_attention)
+        add("--attention-backend", "unfused");
+}
+
+MegatronEnvironment megatronEnvironment(int tp, int cp, MegatronDataParallel kind)
+{
+    static const std::string connections = "CUDA_DEVICE_MAX_CONNECTIONS";
+    MegatronEnvironment environment;
+    if (isMegatronFsdp(kind))
+        environment.unset.push_back(connections);
+    else if (tp > 1 || cp > 1)
+        environment.set.emplace_back(connections, "1");
+    return environment;
+}
+
+std::vector<std::string> megatronArgumentLines(const MegatronArgumentList& args)
+{
+    std::vector<std::string> lines;
+    for (const auto& [flag, value] : args)
+        lines.push_back(value.empty() ? flag : flag + " " + (plainValue(value) ? value : shellQuote(value)));
+    return lines;
+}
+
+std::string megatronLaunchText(
+    const MegatronArgumentList& args, const MegatronEnvironment& environment, int numNodes, int gpusPerNode)
+{
+    std::string s;
+    s += "# Source it for MEGATRON_ARGS, or run it with the data, tokenizer and optimizer arguments appended:\n";
+    s += "#   " + std::string(numNodes > 1 ? "MASTER_ADDR=host0 NODE_RANK=0 " : "")
+        + "./megatron_args.sh --data-path ... --tokenizer-type ... --lr ... --train-iters ...\n";
+    s += "MEGATRON_ARGS=(\n";
+    for (const std::string& argument : megatronArgumentLines(args))
+        s += "    " + argument + "\n";
+    s += ")\n";
+    s += "if [[ \"${BASH_SOURCE[0]}\" == \"$0\" ]]; then\n";
+    std::string env;
+    for (const std::string& name : environment.unset)
+        env += " -u " + name;
+    for (const auto& [name, value] : environment.set)
+        env += " " + name + "=" + value;
+    s += "    exec " + (env.empty() ? std::string() : "env" + env + " ") + "torchrun";
+    if (numNodes > 1) {
+        s += " --nnodes " + number(numNodes) + " --nproc-per-node " + number(gpusPerNode) + " \\\n";
+        s += "        --node-rank \"${NODE_RANK:?set NODE_RANK (0 to " + number(numNodes - 1)
+            + ")}\" --master-addr \"${MASTER_ADDR:?set MASTER_ADDR}\" --master-port \"${MASTER_PORT:-6000}\" \\\n";
+    } else {
+        s += " --standalone --nproc-per-node " + number(gpusPerNode) + " \\\n";
+    }
+    s += "        \"${PRETRAIN_GPT:-pretrain_gpt.py}\" \"${MEGATRON_ARGS[@]}\" \"$@\"\n";
+    s += "fi\n";
+    return s;
+}
+
+} // namespace stratex::exporting

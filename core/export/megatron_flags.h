@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Megatron-LM's pretrain_gpt.py flags as both Megatron exports write them (a searched Galvatron
+// plan: megatron_args.h; a Stratex plan file: megatron_plan_args.h): every flag is spelled here
+// once. Names, choices and rules from NVIDIA/Megatron-LM main (d98e8a64):
+// megatron/training/arguments.py (_add_network_size_args, _add_distributed_args, validate_args),
+// megatron/core/transformer/transformer_config.py and model_parallel_config.py (fields that
+// argument_utils.py's ArgumentGroupFactory turns into --field-name flags).
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/model_description.h"
+
+namespace stratex::exporting {
+
+// (flag, value) in order; an empty value is a switch.
+using MegatronArgumentList = std::vector<std::pair<std::string, std::string>>;
+
+// How Megatron-LM runs data parallelism.
+enum class MegatronDataParallel {
+    Ddp, // plain data parallelism (no flag)
+    DistributedOptimizer, // --use-distributed-optimizer: optimizer states sharded (ZeRO-1)
+    MegatronFsdpGrads, // --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads (ZeRO-2)
+    MegatronFsdp, // --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params (ZeRO-3)
+};
+bool isMegatronFsdp(MegatronDataParallel kind);
+// " (distributed optimizer)", " (Megatron-FSDP, ZeRO-3)", ...; "" for DDP.
+std::string megatronDataParallelText(MegatronDataParallel kind);
+
+// "model llama2-7b: 32 layers, hidden 4096, ..." for the scripts' comments.
+std::string megatronModelSummary(const model::ModelDescription& model);
+
+// The architecture: --num-layers ... --normalization, --disable-bias-linear / --add-qkv-bias (gated
+// MLP models have no linear biases but, with qkv_bias, the Q/K/V ones), the MoE flags.
+void addMegatronModelArguments(MegatronArgumentList& args, const model::ModelDescription& model);
+
+// The layer division of a pipeline in Megatron's terms.
+struct MegatronPipelineLayout {
+    int first_stage_layers = 0; // > 0: --decoder-first-pipeline-num-layers
+    int last_stage_layers = 0; // > 0: --decoder-last-pipeline-num-layers
+    std::string layout; // non-empty: --pipeline-model-parallel-layout (no first/last then)
+};
+// `chunkLayers`: decoder layers of every model chunk in model order (pp x vpp entries; chunk j of
+// pipeline rank i is entry j * pp + i, as Megatron and the layout string order them). Nothing for
+// an even split; the first and/or last stage's count when the middle ranks are even and every
+// rank's count divides into its chunks evenly (TransformerConfig's uneven-PP rules); else a layout
+// naming every chunk ("Et*5|t*9|t*8|t*8L"; an empty chunk is "").
+MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp);
+
+enum class MegatronPrecision {
+    Fp32, // no flag
+    Bf16, // --bf16
+    Fp16, // --fp16
+    Fp8, // --bf16 --fp8-format hybrid: Transformer Engine's FP8 GEMMs (e4m3 forward, e5m2 gradients)
+};
+
+// How Megatron runs the model: what every export writes after the architecture.
+struct MegatronRun {
+    int tensor_parallel = 1;
+    int pipeline_parallel = 1;
+    // Model chunks per pipeline rank: --num-virtual-stages-per-pipeline-rank (not the older
+    // --num-layers-per-virtual-pipeline-stage, which validate_args refuses beside the first/last
+    // stage counts), unless `division` is a layout, whose chunk count says it.
+    int virtual_stages = 1;
+    MegatronPipelineLayout division;
+    int context_parallel = 1;
+    std::string cp_comm_type = "p2p"; // with context_parallel > 1: p2p, a2a, allgather, a2a+p2p
+    int data_parallel = 1; // not a flag: world / (tp x pp x cp)
+    // MoE models: --expert-model-parallel-size and --expert-tensor-parallel-size (which
+    // validate_args defaults to the TP degree), and the token dispatcher.
+    int expert_parallel = 1;
+    int expert_tensor_parallel = 0; // 0: not written (Megatron's default, the TP degree)
+    bool moe_alltoall = false; // --moe-token-dispatcher-type alltoall (the default is allgather)
+    bool sequence_parallel = false;
+    std::string recompute_granularity; // "", "full" or "selective"
+    std::string recompute_method; // with "full": "uniform" or "block"
+    int recompute_layers = 0; // with "full"
+    int micro_batch_size = 1;
+    int global_batch_size = 1;
+    MegatronDataParallel data_parallel_kind = MegatronDataParallel::Ddp;
+    bool overlap_grad_reduce = false; // --overlap-grad-reduce
+    bool overlap_param_gather = false; // --overlap-param-gather (needs ZeRO >= 1 and the above)
+    MegatronPrecision precision = MegatronPrecision::Bf16;
+    bool unfused_attention = false; // --attention-backend unfused: the s x s scores materialised
+};
+
+// The run's flags, in this order: parallel degrees, layout, CP, EP, SP, recompute, batch, data
+// parallelism, overlap, precision, attention. `moeModel`: the expert flags are written.
+void addMegatronRunArguments(MegatronArgumentList& args, const MegatronRun& run, bool moeModel);
+
+// The launch environment: Megatron asserts CUDA_DEVICE_MAX_CONNECTIONS == 1 with TP or CP > 1
+// (before Blackwell, without FSDP), and Megatron-FSDP asserts it is not 1 (so it is unset).
+struct MegatronEnvironment {
+    std::vector<std::pair<std::string, std::string>> set;
+    std::vector<std::string> unset;
+};
+MegatronEnvironment megatronEnvironment(int tp, int cp, MegatronDataParallel kind);
+
+// "--name value" items, values shell-quoted where needed: what MEGATRON_ARGS holds.
+std::vector<std::string> megatronArgumentLines(const MegatronArgumentList& args);
+
+// The script's tail: how to run it, MEGATRON_ARGS=( ... ) and, when run rather than sourced, the
+// torchrun launch (standalone on one node, the rendezvous from NODE_RANK and MASTER_ADDR on
+// several) with the environment and the script's arguments (data, tokenizer, optimizer) appended.
+std::string megatronLaunchText(
+    const MegatronArgumentList& args, const MegatronEnvironment& environment, int numNodes, int gpusPerNode);
+
+} // namespace stratex::exporting

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/export/megatron_plan_args.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/common/error.h"
+#include "core/export/plan_file_checks.h"
+#include "core/export/shell_quote.h"
+
+namespace stratex::exporting {
+
+namespace {
+
+std::string str(long long n)
+{
+    return std::to_string(n);
+}
+
+std::string fixed(double value, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+// "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)".
+std::string predictionText(const perf::Estimate& e)
+{
+    std::string memory;
+    for (const perf::StageEstimate& stage : e.stages)
+        memory += (memory.empty() ? "" : ", ") + str(std::llround(stage.memory.totalMb()));
+    return fixed(e.iteration_ms / 1e3, 3) + " s/iteration, memory per stage [" + memory + "] MB of "
+        + str(std::llround(e.memory_limit_mb)) + " MB" + (e.fits ? " (fits)" : " (DOES NOT FIT)");
+}
+
+MegatronPrecision precisionOf(perf::Precision precision)
+{
+    switch (precision) {
+    case perf::Precision::Bf16:
+        return MegatronPrecision::Bf16;
+    case perf::Precision::Fp16:
+        return MegatronPrecision::Fp16;
+    case perf::Precision::Fp8:
+        return MegatronPrecision::Fp8;
+    }
+    return MegatronPrecision::Bf16;
+}
+
+} // namespace
+
+MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::HardwareModel* hardware)
+{
+    const model::ModelDescription& model = plan.model;
+    requireValidStrategy(plan, "Megatron-LM");
+    const perf::ParallelStrategy& s = plan.strategy;
+    MegatronPlanArgs m;
+    m.model_summary = megatronModelSummary(model);
+    perf::ParallelStrategy e = s; // what Megatron runs
+
+    if (s.schedule == perf::PipelineSchedule::ZbH1) {
+        e.schedule = perf::PipelineSchedule::OneFOneB;
+        m.comments.push_back("ZB-H1: Megatron-LM has no zero-bubble schedule; it runs 1F1B (the weight gradients "
+                             "are not deferred into the bubbles)");
+    }
+    if (model.moe && s.tp > 1 && !s.sequence_parallel) {
+        e.sequence_parallel = true;
+        m.comments.push_back("sequence parallelism on: Megatron's MoE layers refuse to train with TP but without it");
+    }
+    if (s.zero > 0 && s.dp * s.cp == 1) {
+        e.zero = 0;
+        m.comments.push_back("ZeRO-" + str(s.zero) + " with one data-parallel rank: nothing to shard, plain DDP");
+    }
+
+    MegatronRun& r = m.run;
+    r.tensor_parallel = e.tp;
+    r.pipeline_parallel = e.pp;
+    r.virtual_stages = e.vpp;
+    r.division = megatronPipelineLayout(perf::chunkLayerCounts(e, model.num_layers), e.pp);
+    r.context_parallel = e.cp;
+    r.cp_comm_type = "p2p"; // the cost model's CP exchanges K and V around the ring (all-gather volume)
+    r.data_parallel = e.dp;
+    r.expert_parallel = e.ep;
+    r.expert_tensor_parallel = model.moe ? e.etp : 0; // Megatron's default is the TP degree, the plan's its own
+    r.moe_alltoall = model.moe && e.ep > 1; // the cost model's expert exchange is an all-to-all
+    r.sequence_parallel = e.sequence_parallel && e.tp > 1;
+    if (e.recompute == perf::Recompute::Selective) {
+        r.recompute_granularity = "selective"; // recompute_modules defaults to core_attn
+    } else if (e.recompute == perf::Recompute::Full) {
+        r.recompute_granularity = "full";
+        r.recompute_method = "uniform";
+        r.recompute_layers = std::max(1, e.recompute_num_layers);
+    }
+    r.micro_batch_size = e.micro_batch_size;
+    r.global_batch_size = e.global_batch_size;
+    switch (e.zero) {
+    case 0:
+        r.data_parallel_kind = MegatronDataParallel::Ddp;
+        break;
+    case 1:
+        r.data_parallel_kind = MegatronDataParallel::DistributedOptimizer;
+        break;
+    case 2:
+        r.data_parallel_kind = MegatronDataParallel::MegatronFsdpGrads;
+        break;
+    default:
+        r.data_parallel_kind = MegatronDataParallel::MegatronFsdp;
+        break;
+    }
+    r.overlap_grad_reduce = e.overlap_grad_reduce && e.dp * e.cp > 1;
+    // validate_args: --overlap-param-gather only with the distributed optimizer or Megatron-FSDP,
+    // and only with --overlap-grad-reduce.
+    r.overlap_param_gather = r.overlap_grad_reduce && r.data_parallel_kind != MegatronDataParallel::Ddp;
+    r.precision = precisionOf(e.precision);
+    r.unfused_attention = !e.flash_attention;
+
+    addMegatronModelArguments(m.arguments, model);
+    addMegatronRunArguments(m.arguments, r, model.moe.has_value());
+    m.environment = megatronEnvironment(r.tensor_parallel, r.context_parallel, r.data_parallel_kind);
+    if (isMegatronFsdp(r.data_parallel_kind) && (r.tensor_parallel > 1 || r.context_parallel > 1))
+        m.comments.push_back("Megatron-FSDP with TP or CP: Megatron warns that before Blackwell TP/CP want "
+                             "CUDA_DEVICE_MAX_CONNECTIONS=1 and FSDP wants it unset; it is unset");
+    if (e.precision == perf::Precision::Fp8)
+        m.comments.push_back("FP8: Transformer Engine's hybrid format with Megatron's default recipe (delayed "
+                             "scaling); --fp8-recipe mxfp8 on Blackwell");
+    // schedules.py: interleaving runs micro-batches in groups of pp per chunk; fewer than pp, or a
+    // last group smaller than pp, raise.
+    const int microbatches = e.microbatches();
+    if (e.vpp > 1 && (microbatches < e.pp || microbatches % e.pp != 0)) {
+        const std::string why = "the interleaved schedule needs the micro-batches (" + str(microbatches)
+            + ") to be a multiple of pp " + str(e.pp) + " (schedules.py raises)";
+        m.comments.push_back("Megatron-LM will refuse this: " + why);
+        m.warnings.push_back("Megatron-LM will refuse the exported arguments: " + why);
+    }
+    m.exported = e;
+
+    if (!hardware)
+        return m;
+    m.planned = perf::estimate(model, s, *hardware);
+    if (e != s) {
+        m.recosted = perf::estimate(model, e, *hardware);
+        if (!m.recosted->fits)
+            m.warnings.push_back("the Megatron-LM version does not fit: " + predictionText(*m.recosted));
+    } else if (!m.planned->fits) {
+        m.warnings.push_back("the plan does not fit: " + predictionText(*m.planned));
+    }
+    if (s.zero == 2 && e.zero == 2) {
+        perf::ParallelStrategy zero1 = e;
+        zero1.zero = 1;
+        const perf::Estimate distributed = perf::estimate(model, zero1, *hardware);
+        m.comments.push_back("ZeRO-2 is Megatron-FSDP's optim_grads; the distributed optimizer alone "
+                             "(--use-distributed-optimizer, ZeRO-1: whole gradient buffers) would be "
+            + predictionText(distributed));
+    }
+    return m;
+}
+
+std::string megatronPlanScript(const perf::PlanFile& plan, const MegatronPlanArgs& m)
+{
+    const profile::synth::ClusterDescription& cluster = plan.cluster;
+    const MegatronRun& r = m.run;
+    std::string s;
+    s += "#!/usr/bin/env bash\n";
+    s += "# Megatron-LM pretrain_gpt.py arguments for a Stratex plan, written by Stratex.\n";
+    s += "# " + commentLine(m.model_summary) + "\n";
+    s += "# "
+        + commentLine("plan: " + plan.strategy.notation() + ", schedule "
+            + std::string(perf::pipelineScheduleName(plan.strategy.schedule)) + ", "
+            + std::string(perf::precisionName(plan.strategy.precision)) + " on " + str(cluster.num_nodes) + " x "
+            + str(cluster.gpus_per_node) + " " + cluster.gpu.name)
+        + "\n";
+    s += "# Megatron: tp " + str(r.tensor_parallel) + ", pp " + str(r.pipeline_parallel)
+        + (r.virtual_stages > 1 ? ", vpp " + str(r.virtual_stages) : "") + ", cp " + str(r.context_parallel)
+        + (plan.model.moe ? ", ep " + str(r.expert_parallel) + ", etp " + str(r.expert_tensor_parallel) : "") + ", dp "
+        + str(r.data_parallel) + megatronDataParallelText(r.data_parallel_kind) + "\n";
+    s += "# Predicted by Stratex (its Megatron-space cost model):\n";
+    if (m.planned && m.recosted) {
+        s += "#   the plan:            " + predictionText(*m.planned) + "\n";
+        s += "#   as Megatron runs it: " + predictionText(*m.recosted) + "\n";
+    } else if (m.planned) {
+        s += "#   " + predictionText(*m.planned) + "\n";
+    } else {
+        s += "#   not costed\n";
+    }
+    if (!m.comments.empty())
+        s += "# Exported differently from the plan, or to know:\n";
+    for (const std::string& comment : m.comments)
+        s += "#   " + commentLine(comment) + "\n";
+    s += megatronLaunchText(m.arguments, m.environment, cluster.num_nodes, cluster.gpus_per_node);
+    return s;
+}
+
+} // namespace stratex::exporting

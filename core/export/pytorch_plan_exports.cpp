@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/export/pytorch_plan_exports.h"
+
+#include <algorithm>
+
+#include "core/export/plan_file_checks.h"
+#include "core/export/shell_quote.h"
+#include "core/sim/simulator.h"
+
+namespace stratex::exporting {
+
+namespace {
+
+std::string str(long long n)
+{
+    return std::to_string(n);
+}
+
+sim::ScheduleKind scheduleKind(const perf::ParallelStrategy& s)
+{
+    if (s.schedule == perf::PipelineSchedule::ZbH1)
+        return sim::ScheduleKind::ZbH1;
+    return s.vpp > 1 ? sim::ScheduleKind::Interleaved1F1B : sim::ScheduleKind::OneFOneB;
+}
+
+} // namespace
+
+std::vector<std::vector<PipelineAction>> pipelineOrder(const perf::ParallelStrategy& s)
+{
+    const int p = std::max(1, s.pp);
+    const int chunks = p * std::max(1, s.vpp);
+    const int m = std::max(1, s.microbatches());
+    const bool zb = s.schedule == perf::PipelineSchedule::ZbH1;
+    std::vector<std::vector<PipelineAction>> ranks(static_cast<std::size_t>(p));
+    if (p == 1) {
+        for (int i = 0; i < m; ++i) {
+            ranks[0].push_back({ 0, 'F', i });
+            if (zb) {
+                ranks[0].push_back({ 0, 'I', i });
+                ranks[0].push_back({ 0, 'W', i });
+            } else {
+                ranks[0].push_back({ 0, 'B', i });
+            }
+        }
+        return ranks;
+    }
+    // The simulator's static order for the schedule the cost model ran, on unit costs (the order
+    // does not depend on them): one "layer" per model chunk, chunk c on rank c mod pp.
+    sim::SimulationInput input;
+    for (int c = 0; c < chunks; ++c)
+        input.device_assignment.push_back(c % p);
+    sim::MicrobatchSpec spec;
+    spec.layers.assign(std::size_t(chunks), sim::LayerCost { 1, 2, 1 });
+    for (int id = 0; id < m; ++id) {
+        spec.id = id;
+        input.microbatches.push_back(spec);
+    }
+    const sim::SimulationResult result = sim::simulate(input, scheduleKind(s));
+    for (const sim::DeviceTimeline& device : result.timeline.devices) {
+        std::vector<sim::TimelineOp> ops = device.compute;
+        std::sort(ops.begin(), ops.end(), [](const sim::TimelineOp& a, const sim::TimelineOp& b) {
+            return a.start_us != b.start_us ? a.start_us < b.start_us : a.order < b.order;
+        });
+        std::vector<PipelineAction>& actions = ranks[std::size_t(device.device)];
+        for (const sim::TimelineOp& op : ops) {
+            const char type = op.kind == sim::OpKind::Forward ? 'F'
+                : op.kind == sim::OpKind::Weight              ? 'W'
+                : zb                                          ? 'I'
+                                                              : 'B';
+            actions.push_back({ op.stage, type, op.microbatch });
+        }
+    }
+    return ranks;
+}
+
+std::string pipelineScheduleCsv(const perf::ParallelStrategy& strategy)
+{
+    std::string csv;
+    for (const std::vector<PipelineAction>& rank : pipelineOrder(strategy)) {
+        for (std::size_t i = 0; i < rank.size(); ++i)
+            csv += (i ? "," : "") + rank[i].text();
+        csv += "\r\n"; // csv.writer's default line terminator
+    }
+    return csv;
+}
+
+TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
+{
+    requireValidStrategy(plan, "torchtitan");
+    const model::ModelDescription& model = plan.model;
+    const perf::ParallelStrategy& s = plan.strategy;
+    TorchtitanConfig config;
+    std::vector<std::string> notes;
+    const auto warn = [&](const std::string& text) {
+        notes.push_back(text);
+        config.warnings.push_back("torchtitan: " + text);
+    };
+
+    // Data parallelism: FSDP2 shards over dp (and always over cp: parallel_dims.py folds the CP
+    // ranks into the FSDP mesh); reshard after forward is ZeRO-3, never is ZeRO-2.
+    int replicate = s.dp;
+    int shard = 1;
+    std::string reshard;
+    if (s.zero >= 1 && s.dp * s.cp > 1) {
+        replicate = 1;
+        shard = s.dp;
+        reshard = s.zero == 3 ? "always" : "never";
+        if (s.zero == 1)
+            notes.push_back("ZeRO-1: torchtitan's FSDP2 without resharding after forward shards gradients too "
+                            "(ZeRO-2, less memory)");
+    }
+    if (s.cp > 1 && s.zero == 0)
+        notes.push_back("context parallelism: torchtitan shards the weights over the CP ranks (FSDP), the plan "
+                        "replicates them");
+    if (s.tp > 1 && !s.sequence_parallel)
+        notes.push_back("tensor parallelism: torchtitan always shards norms and dropout over TP (sequence "
+                        "parallelism), less activation memory than planned");
+    if (s.ep > 1 && s.etp != 1 && s.etp != s.tp)
+        warn("expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
+            + ") only (parallel_dims.py)");
+    if (s.cp > 1)
+        notes.push_back("context parallelism: torchtitan's ring attention exchanges K/V by all-gather "
+                        "(context_parallel_rotate_method), as costed");
+
+    // Batches: with PP, torchtitan splits the local batch into micro-batches; without, it
+    // accumulates gradients over local batches of the micro-batch size.
+    const int microbatches = s.microbatches();
+    const int localBatch = s.pp > 1 ? s.micro_batch_size * microbatches : s.micro_batch_size;
+    const int stages = s.pp * s.vpp;
+    if (s.pp > 1 && microbatches < stages)
+        notes.push_back(
+            str(microbatches) + " micro-batches for " + str(stages) + " pipeline stages: torchtitan warns of a bubble");
+
+    // The schedule.
+    std::string schedule = "1F1B";
+    std::string csv;
+    if (s.schedule == perf::PipelineSchedule::Interleaved && s.vpp > 1) {
+        schedule = "Interleaved1F1B";
+    } else if (s.schedule == perf::PipelineSchedule::ZbH1 && s.pp > 1) {
+        // torch's zero-bubble schedules are multi-stage (InterleavedZeroBubble) or V-shaped
+        // (ZBVZeroBubble); ZB-H1 with one stage per rank runs as a loaded schedule.
+        schedule = "PipelineScheduleSingle";
+        csv = "pipeline_schedule.csv";
+        notes.push_back("ZB-H1 runs the schedule CSV `stratex-cli export --to pytorch-schedule --out "
+                        "pipeline_schedule.csv` writes for this plan (I/W split backward)");
+    }
+
+    // Recomputation.
+    std::string acMode = "none";
+    std::string acOption;
+    if (s.recompute == perf::Recompute::Full) {
+        acMode = "full";
+        if (s.recompute_num_layers > 1)
+            notes.push_back("full recompute in groups of " + str(s.recompute_num_layers)
+                + " layers: torchtitan checkpoints every block on its own (a little more memory)");
+    } else if (s.recompute == perf::Recompute::Selective) {
+        acMode = "selective";
+        acOption = "op";
+        notes.push_back("selective recompute: torchtitan's op-level selective AC (recomputes the cheap ops, "
+                        "keeps every other matmul), not Megatron's attention-core recompute");
+    }
+    const bool float8 = s.precision == perf::Precision::Fp8;
+    if (s.precision == perf::Precision::Fp16)
+        notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+    if (!s.flash_attention)
+        notes.push_back("unfused attention planned: torchtitan runs SDPA (flash or memory-efficient kernels)");
+
+    std::string t;
+    t += "# torchtitan job config for a Stratex plan, written by Stratex (torchtitan v0.2 TOML,\n";
+    t += "# torchtitan/config/job_config.py; train with ./run_train.sh --job.config_file this.toml).\n";
+    t += "# "
+        + commentLine("model " + model.name + ": " + str(model.num_layers) + " layers, hidden " + str(model.hidden_size)
+            + ", seq " + str(model.seq_length))
+        + "\n";
+    t += "# "
+        + commentLine("plan: " + s.notation() + ", schedule " + std::string(perf::pipelineScheduleName(s.schedule))
+            + " on " + str(plan.cluster.num_nodes) + " x " + str(plan.cluster.gpus_per_node) + " "
+            + plan.cluster.gpu.name)
+        + "\n";
+    if (!notes.empty())
+        t += "# Not expressible in torchtitan as planned, or to know:\n";
+    for (const std::string& note : notes)
+        t += "#   " + commentLine(note) + "\n";
+    t += "\n[job]\n";
+    t += "description = " + tomlString("Stratex plan for " + model.name) + "\n";
+    t += torchtitanModelSection(model, float8);
+    if (float8)
+        t += "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n";
+    t += "\n[training]\n";
+    t += "local_batch_size = " + str(localBatch) + "\n";
+    t += "global_batch_size = " + str(s.global_batch_size) + "\n";
+    t += "seq_len = " + str(model.seq_length) + "\n";
+    t += "mixed_precision_param = \"bfloat16\"\n";
+    t += "\n[parallelism]\n";
+    t += "data_parallel_replicate_degree = " + str(replicate) + "\n";
+    t += "data_parallel_shard_degree = " + str(shard) + "\n";
+    if (!reshard.empty())
+        t += "fsdp_reshard_after_forward = " + tomlString(reshard) + "\n";
+    t += "tensor_parallel_degree = " + str(s.tp) + "\n";
+    t += "context_parallel_degree = " + str(s.cp) + "\n";
+    if (model.moe) {
+        t += "expert_parallel_degree = " + str(s.ep) + "\n";
+        t += "expert_tensor_parallel_degree = " + str(s.ep > 1 ? s.etp : 1) + "\n";
+    }
+    t += "pipeline_parallel_degree = " + str(s.pp) + "\n";
+    if (s.pp > 1) {
+        t += "pipeline_parallel_schedule = " + tomlString(schedule) + "\n";
+        if (!csv.empty())
+            t += "pipeline_parallel_schedule_csv = " + tomlString(csv) + "\n";
+        t += "pipeline_parallel_microbatch_size = " + str(s.micro_batch_size) + "\n";
+        // The exact division, one model part per chunk in stage order, as torchtitan's decoder
+        // models name their modules.
+        const std::vector<int> chunkLayers = perf::chunkLayerCounts(s, model.num_layers);
+        t += "module_fqns_per_model_part = [\n";
+        int first = 0;
+        for (std::size_t c = 0; c < chunkLayers.size(); ++c) {
+            std::vector<std::string> names;
+            if (c == 0)
+                names.push_back("tok_embeddings");
+            for (int i = first; i < first + chunkLayers[c]; ++i)
+                names.push_back("layers." + str(i));
+            if (c + 1 == chunkLayers.size()) {
+                names.push_back("norm");
+                names.push_back("output");
+            }
+            std::string part = "    [";
+            for (std::size_t k = 0; k < names.size(); ++k)
+                part += (k ? ", " : "") + tomlString(names[k]);
+            t += part + "]" + (c + 1 < chunkLayers.size() ? "," : "") + "\n";
+            first += chunkLayers[c];
+        }
+        t += "]\n";
+    }
+    t += "\n[activation_checkpoint]\n";
+    t += "mode = " + tomlString(acMode) + "\n";
+    if (!acOption.empty())
+        t += "selective_ac_option = " + tomlString(acOption) + "\n";
+    config.text = t;
+    return config;
+}
+
+} // namespace stratex::exporting

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Megatron-LM's own rules for pretrain_gpt.py arguments, written down here from its
+// sources (NVIDIA/Megatron-LM main at d98e8a64, read for this test; no code copied):
+// - megatron/training/arguments.py: _add_network_size_args (--group-query-attention,
+//   --position-embedding-type choices, --swiglu, --untie-embeddings-and-output-weights),
+//   _add_distributed_args (--pipeline-model-parallel-layout, --decoder-first/last-pipeline-num-layers,
+//   --use-distributed-optimizer, --data-parallel-sharding-strategy choices, --cp-comm-type),
+//   _add_moe_args (--num-experts, --moe-layer-freq) and validate_args (the asserts quoted below);
+// - megatron/core/transformer/transformer_config.py: the TransformerConfig fields that become flags
+//   (megatron/training/argument_utils.py ArgumentGroupFactory: --field-name, a bool defaulting to
+//   False is store_true, add_bias_linear is --disable-bias-linear, a Literal gives the choices) and
+//   __post_init__ (heads and query groups against TP, recompute combinations, uneven pipelines);
+// - megatron/training/config/common_config.py: --use-megatron-fsdp, --use-torch-fsdp2;
+//   megatron/training/config/training_config.py: --ckpt-format choices;
+// - megatron/core/transformer/pipeline_parallel_layer_layout.py: the layout string grammar;
+// - megatron/core/num_microbatches_calculator.py: the global batch divides into micro-batches x dp.
+// - virtual stages, expert parallelism, FP8, overlap and the attention backend: arguments.py
+//   _add_distributed_args and validate_args, model_parallel_config.py, transformer_config.py,
+//   transformer/enums.py AttnBackend, moe/moe_layer.py (MoE + TP needs sequence parallelism),
+//   core/parallel_state.py (the expert rank grid).
+// Shared by the suites of both Megatron exports (tst_megatron_args, tst_plan_exports).
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace stratex::test::megatron {
+
+// ---- Megatron-LM's rules ----
+
+enum class Kind { Switch, Int, Text };
+struct FlagRule {
+    Kind kind;
+    std::vector<std::string> choices; // empty: any value of the kind
+};
+
+// Every flag the export may write, with its argparse type and choices.
+inline const std::map<std::string, FlagRule>& megatronFlags()
+{
+    static const std::map<std::string, FlagRule> flags {
+        { "--num-layers", { Kind::Int, {} } },
+        { "--hidden-size", { Kind::Int, {} } },
+        { "--ffn-hidden-size", { Kind::Int, {} } },
+        { "--num-attention-heads", { Kind::Int, {} } },
+        { "--group-query-attention", { Kind::Switch, {} } },
+        { "--num-query-groups", { Kind::Int, {} } },
+        { "--seq-length", { Kind::Int, {} } },
+        { "--max-position-embeddings", { Kind::Int, {} } },
+        { "--swiglu", { Kind::Switch, {} } },
+        // TransformerConfig.normalization: Literal['LayerNorm', 'RMSNorm']
+        { "--normalization", { Kind::Text, { "LayerNorm", "RMSNorm" } } },
+        { "--position-embedding-type",
+            { Kind::Text, { "learned_absolute", "rope", "yarn", "mrope", "relative", "none" } } },
+        { "--untie-embeddings-and-output-weights", { Kind::Switch, {} } },
+        { "--disable-bias-linear", { Kind::Switch, {} } },
+        { "--add-qkv-bias", { Kind::Switch, {} } },
+        { "--num-experts", { Kind::Int, {} } },
+        { "--moe-router-topk", { Kind::Int, {} } },
+        { "--moe-ffn-hidden-size", { Kind::Int, {} } },
+        { "--moe-shared-expert-intermediate-size", { Kind::Int, {} } },
+        { "--moe-layer-freq", { Kind::Text, {} } },
+        { "--tensor-model-parallel-size", { Kind::Int, {} } },
+        { "--pipeline-model-parallel-size", { Kind::Int, {} } },
+        { "--pipeline-model-parallel-layout", { Kind::Text, {} } },
+        { "--decoder-first-pipeline-num-layers", { Kind::Int, {} } },
+        { "--decoder-last-pipeline-num-layers", { Kind::Int, {} } },
+        { "--context-parallel-size", { Kind::Int, {} } },
+        { "--cp-comm-type", { Kind::Text, { "p2p", "a2a", "allgather", "a2a+p2p" } } },
+        { "--sequence-parallel", { Kind::Switch, {} } },
+        // TransformerConfig.recompute_granularity / recompute_method: Literal choices
+        { "--recompute-granularity", { Kind::Text, { "full", "selective" } } },
+        { "--recompute-method", { Kind::Text, { "uniform", "block" } } },
+        { "--recompute-num-layers", { Kind::Int, {} } },
+        { "--micro-batch-size", { Kind::Int, {} } },
+        { "--global-batch-size", { Kind::Int, {} } },
+        { "--use-distributed-optimizer", { Kind::Switch, {} } },
+        { "--use-megatron-fsdp", { Kind::Switch, {} } },
+        { "--use-torch-fsdp2", { Kind::Switch, {} } },
+        { "--data-parallel-sharding-strategy",
+            { Kind::Text, { "no_shard", "optim", "optim_grads", "optim_grads_params" } } },
+        { "--ckpt-format", { Kind::Text, { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } } },
+        { "--bf16", { Kind::Switch, {} } },
+        { "--fp16", { Kind::Switch, {} } },
+        // _add_distributed_args: virtual stages (three ways, at most one), DDP overlap.
+        { "--num-virtual-stages-per-pipeline-rank", { Kind::Int, {} } },
+        { "--num-layers-per-virtual-pipeline-stage", { Kind::Int, {} } },
+        { "--overlap-grad-reduce", { Kind::Switch, {} } },
+        { "--overlap-param-gather", { Kind::Switch, {} } },
+        // ModelParallelConfig / TransformerConfig fields: expert parallelism, the MoE dispatcher
+        // (Literal['allgather', 'alltoall', 'flex']), FP8 (fp8 is --fp8-format, Literal['e4m3',
+        // 'hybrid']; fp8_recipe's Literal), the attention backend (enums.py AttnBackend, by name).
+        { "--expert-model-parallel-size", { Kind::Int, {} } },
+        { "--expert-tensor-parallel-size", { Kind::Int, {} } },
+        { "--moe-token-dispatcher-type", { Kind::Text, { "allgather", "alltoall", "flex" } } },
+        { "--fp8-format", { Kind::Text, { "e4m3", "hybrid" } } },
+        { "--fp8-recipe", { Kind::Text, { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } } },
+        { "--attention-backend", { Kind::Text, { "flash", "fused", "unfused", "local", "auto" } } },
+    };
+    return flags;
+}
+
+using Args = std::map<std::string, std::string>; // flag -> value ("" for a switch)
+
+inline int intOf(const Args& args, const std::string& flag, int fallback)
+{
+    const auto it = args.find(flag);
+    return it == args.end() ? fallback : std::stoi(it->second);
+}
+
+// pipeline_parallel_layer_layout.py parse_str_to_list: commas are cosmetic, "(...)*n" and "x*n"
+// repeat, stages split at '|', each character E (embedding), t (decoder layer), m (MTP) or L (loss).
+inline std::vector<std::string> parseLayout(std::string text)
+{
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    const auto unroll = [](std::string s, const std::regex& pattern) {
+        std::smatch match;
+        while (std::regex_search(s, match, pattern)) {
+            std::string repeated;
+            for (int i = 0; i < std::stoi(match[2]); ++i)
+                repeated += match[1];
+            s = match.prefix().str() + repeated + match.suffix().str();
+        }
+        return s;
+    };
+    text = unroll(text, std::regex(R"(\(([^)]+)\)\*(\d+))"));
+    text = unroll(text, std::regex(R"((.)\*(\d+))"));
+    std::vector<std::string> stages(1);
+    for (char c : text) {
+        if (c == '|')
+            stages.emplace_back();
+        else
+            stages.back() += c;
+    }
+    return stages;
+}
+
+// The decoder layers of every model chunk Megatron builds from the arguments (pp x vpp entries in
+// layout order: chunk j of pipeline rank i is entry j * pp + i), and vpp; empty when it rejects them.
+inline std::vector<int> megatronChunks(const Args& args, std::vector<std::string>& violations, int* vppOut = nullptr)
+{
+    const int layers = intOf(args, "--num-layers", 0);
+    const int pp = intOf(args, "--pipeline-model-parallel-size", 1);
+    const bool hasLayout = args.contains("--pipeline-model-parallel-layout");
+    const int first = intOf(args, "--decoder-first-pipeline-num-layers", 0);
+    const int last = intOf(args, "--decoder-last-pipeline-num-layers", 0);
+    const bool byStages = args.contains("--num-virtual-stages-per-pipeline-rank");
+    const bool byLayers = args.contains("--num-layers-per-virtual-pipeline-stage");
+    // validate_args: no more than one of the three ways to give virtual stages.
+    if (int(hasLayout) + int(byStages) + int(byLayers) > 1)
+        violations.push_back("no more than one of --num-layers-per-virtual-pipeline-stage, "
+                             "--num-virtual-stages-per-pipeline-rank, --pipeline-model-parallel-layout");
+    // validate_args: the layer-count way cannot be used with an uneven pipeline.
+    if (byLayers && (first || last))
+        violations.push_back("please use --num-virtual-stages-per-pipeline-rank with uneven pipeline parallelism");
+    int vpp = 1;
+    std::vector<int> chunks;
+    if (hasLayout) {
+        // TransformerConfig: a layout conflicts with the first/last stage counts.
+        if (first || last)
+            violations.push_back("pipeline_model_parallel_layout cannot be set with other pipeline layout arguments");
+        const std::vector<std::string> stages = parseLayout(args.at("--pipeline-model-parallel-layout"));
+        // validate_args / PipelineParallelLayerLayout: the chunk count divides by pp (vpp = chunks / pp).
+        if (int(stages.size()) % pp != 0)
+            violations.push_back(
+                "layout has " + std::to_string(stages.size()) + " chunks for pp " + std::to_string(pp));
+        vpp = std::max(1, int(stages.size()) / pp);
+        std::string flat;
+        for (const std::string& stage : stages) {
+            flat += stage;
+            chunks.push_back(int(std::count(stage.begin(), stage.end(), 't')));
+            for (char c : stage) {
+                if (std::string("EtmL").find(c) == std::string::npos)
+                    violations.push_back(std::string("invalid layer character ") + c);
+            }
+        }
+        // validate_layer_layout: embedding first and once, loss last and once, num_layers decoders.
+        if (flat.empty() || flat.front() != 'E' || std::count(flat.begin(), flat.end(), 'E') != 1)
+            violations.push_back("the layout's first layer must be the embedding, once");
+        if (flat.empty() || flat.back() != 'L' || std::count(flat.begin(), flat.end(), 'L') != 1)
+            violations.push_back("the layout's last layer must be the loss, once");
+        if (std::count(flat.begin(), flat.end(), 't') != layers)
+            violations.push_back("the layout's decoder layers do not match num_layers");
+    } else {
+        if (byStages)
+            vpp = intOf(args, "--num-virtual-stages-per-pipeline-rank", 1);
+        std::vector<int> perRank;
+        if (first || last) {
+            // TransformerConfig's uneven PP: the middle layers divide evenly over the middle
+            // stages; with vpp every stage's count divides by vpp.
+            const int middleLayers = layers - first - last;
+            const int middleStages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+            if (bool(middleLayers) != bool(middleStages) || (middleStages && middleLayers % middleStages != 0)) {
+                violations.push_back("uneven pipeline: middle layers do not divide over the middle stages");
+                return {};
+            }
+            if (first)
+                perRank.push_back(first);
+            for (int s = 0; s < middleStages; ++s)
+                perRank.push_back(middleLayers / middleStages);
+            if (last)
+                perRank.push_back(last);
+        } else {
+            // validate_args: 'Number of layers should be divisible by the pipeline-model-parallel size'.
+            if (layers % pp != 0) {
+                violations.push_back("num_layers not divisible by pp");
+                return {};
+            }
+            if (byLayers) {
+                const int perStage = intOf(args, "--num-layers-per-virtual-pipeline-stage", 1);
+                if ((layers / pp) % perStage != 0)
+                    violations.push_back("layers per pipeline stage not divisible by layers per virtual stage");
+                vpp = std::max(1, (layers / pp) / perStage);
+            }
+            perRank.assign(std::size_t(pp), layers / pp);
+        }
+        for (int n : perRank) {
+            if (n % vpp != 0)
+                violations.push_back("layers of a pipeline rank (" + std::to_string(n)
+                    + ") not divisible by the virtual pipeline degree " + std::to_string(vpp));
+        }
+        chunks.assign(std::size_t(pp * vpp), 0);
+        for (int j = 0; j < vpp; ++j) {
+            for (int i = 0; i < pp; ++i)
+                chunks[std::size_t(j * pp + i)] = perRank[std::size_t(i)] / vpp;
+        }
+    }
+    // validate_args: interleaving needs pp > 1 with the default p2p overlap, pp > 2 without it.
+    if (vpp > 1) {
+        const int minimum = args.contains("--no-overlap-p2p-communication") ? 3 : 2;
+        if (pp < minimum)
+            violations.push_back("interleaved schedule with pipeline-model-parallel size " + std::to_string(pp));
+    }
+    if (vppOut)
+        *vppOut = vpp;
+    return chunks;
+}
+
+// The layers per pipeline rank Megatron builds; empty when it rejects the arguments.
+inline std::vector<int> megatronDivision(const Args& args, std::vector<std::string>& violations)
+{
+    const int pp = intOf(args, "--pipeline-model-parallel-size", 1);
+    const std::vector<int> chunks = megatronChunks(args, violations);
+    if (chunks.empty())
+        return {};
+    std::vector<int> perRank(std::size_t(pp), 0);
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+        perRank[c % std::size_t(pp)] += chunks[c];
+    return perRank;
+}
+
+// Every rule; the violations, empty when Megatron accepts the arguments.
+inline std::vector<std::string> megatronViolations(
+    const Args& args, const std::map<std::string, std::string>& environment, bool unsetConnections, int world)
+{
+    std::vector<std::string> v;
+    for (const auto& [flag, value] : args) {
+        const auto rule = megatronFlags().find(flag);
+        if (rule == megatronFlags().end()) {
+            v.push_back("unknown flag " + flag);
+            continue;
+        }
+        if (rule->second.kind == Kind::Switch && !value.empty())
+            v.push_back(flag + " takes no value");
+        if (rule->second.kind == Kind::Int
+            && (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || std::stoi(value) < 1))
+            v.push_back(flag + " needs a positive integer, found '" + value + "'");
+        if (!rule->second.choices.empty()
+            && std::find(rule->second.choices.begin(), rule->second.choices.end(), value) == rule->second.choices.end())
+            v.push_back(flag + ": '" + value + "' is not a choice");
+    }
+    // validate_args: required_args.
+    for (const char* flag : { "--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings" }) {
+        if (!args.contains(flag))
+            v.push_back(std::string("missing ") + flag);
+    }
+    const int tp = intOf(args, "--tensor-model-parallel-size", 1);
+    const int pp = intOf(args, "--pipeline-model-parallel-size", 1);
+    const int cp = intOf(args, "--context-parallel-size", 1);
+    // validate_args: world size divisible by total_model_size (tp x pp x cp).
+    if (world % (tp * pp * cp) != 0)
+        v.push_back("world size not divisible by tp x pp x cp");
+    const int dp = std::max(1, world / (tp * pp * cp));
+    // num_microbatches_calculator: global batch divisible by micro batch x dp.
+    const int mbs = intOf(args, "--micro-batch-size", 1);
+    if (intOf(args, "--global-batch-size", mbs * dp) % (mbs * dp) != 0)
+        v.push_back("global batch size not divisible by micro batch size x dp");
+    // TransformerConfig: heads and query groups against TP.
+    const int heads = intOf(args, "--num-attention-heads", 1);
+    if (heads % tp != 0)
+        v.push_back("num_attention_heads not a multiple of tp");
+    // core_transformer_config_from_args: num_query_groups only counts with --group-query-attention.
+    if (args.contains("--num-query-groups") != args.contains("--group-query-attention"))
+        v.push_back("--num-query-groups without --group-query-attention (or the reverse)");
+    const int groups = intOf(args, "--num-query-groups", heads);
+    if (groups % tp != 0 && tp % groups != 0)
+        v.push_back("num_query_groups neither a multiple nor a divisor of tp");
+    if (heads % groups != 0)
+        v.push_back("num_query_groups does not divide the heads");
+    // validate_args: sequence parallelism is switched off (with a warning) without TP.
+    if (args.contains("--sequence-parallel") && tp == 1)
+        v.push_back("--sequence-parallel with tp 1");
+    // TransformerConfig: recompute combinations.
+    const bool granularity = args.contains("--recompute-granularity");
+    if (granularity && args.at("--recompute-granularity") == "full"
+        && (!args.contains("--recompute-method") || !args.contains("--recompute-num-layers")))
+        v.push_back("full recompute needs a method and a layer count");
+    if (granularity && args.at("--recompute-granularity") == "selective"
+        && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
+        v.push_back("selective recompute takes no method and no layer count");
+    if (!granularity && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
+        v.push_back("recompute method or layers without a granularity");
+    // validate_args: max_position_embeddings >= seq_length; seq_length % (2 cp) with CP.
+    const int seq = intOf(args, "--seq-length", 0);
+    if (intOf(args, "--max-position-embeddings", 0) < seq)
+        v.push_back("max_position_embeddings below seq_length");
+    if (cp > 1 && seq % (2 * cp) != 0)
+        v.push_back("seq_length not a multiple of 2 x cp");
+    // validate_args: FSDP.
+    if (args.contains("--use-megatron-fsdp")) {
+        if (!args.contains("--ckpt-format") || args.at("--ckpt-format") != "fsdp_dtensor")
+            v.push_back("Megatron-FSDP requires --ckpt-format fsdp_dtensor");
+        if (environment.contains("CUDA_DEVICE_MAX_CONNECTIONS") && environment.at("CUDA_DEVICE_MAX_CONNECTIONS") == "1")
+            v.push_back("FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset");
+        if (!unsetConnections)
+            v.push_back("an inherited CUDA_DEVICE_MAX_CONNECTIONS=1 would fail Megatron-FSDP's assert");
+    }
+    if (args.contains("--use-torch-fsdp2")) {
+        if (pp != 1 || args.contains("--use-distributed-optimizer")
+            || !args.contains("--untie-embeddings-and-output-weights") || args.contains("--fp16"))
+            v.push_back("--use-torch-fsdp2 needs pp 1, no distributed optimizer, untied embeddings, no fp16");
+    }
+    // validate_args: TP or CP > 1 (before Blackwell, without FSDP) asserts CUDA_DEVICE_MAX_CONNECTIONS == 1.
+    if ((tp > 1 || cp > 1) && !args.contains("--use-megatron-fsdp") && !args.contains("--use-torch-fsdp2")
+        && (!environment.contains("CUDA_DEVICE_MAX_CONNECTIONS")
+            || environment.at("CUDA_DEVICE_MAX_CONNECTIONS") != "1"))
+        v.push_back("TP or CP > 1 needs CUDA_DEVICE_MAX_CONNECTIONS=1");
+    if (args.contains("--bf16") && args.contains("--fp16"))
+        v.push_back("bf16 and fp16");
+    // _add_moe_args / validate_args: MoE flags need experts; a custom layer pattern has one entry per layer.
+    for (const char* flag :
+        { "--moe-router-topk", "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq" }) {
+        if (args.contains(flag) && !args.contains("--num-experts"))
+            v.push_back(std::string(flag) + " without --num-experts");
+    }
+    if (args.contains("--moe-layer-freq")) {
+        std::smatch m;
+        const std::string& pattern = args.at("--moe-layer-freq");
+        if (std::regex_match(pattern, m, std::regex(R"(\(\[0\]\*(\d+)\+\[1\]\*(\d+)\))"))) {
+            if (std::stoi(m[1]) + std::stoi(m[2]) != intOf(args, "--num-layers", 0))
+                v.push_back("--moe-layer-freq pattern length is not num_layers");
+        } else {
+            v.push_back("--moe-layer-freq: unexpected pattern " + pattern);
+        }
+    }
+    // validate_args: --overlap-param-gather only with the distributed optimizer or Megatron-FSDP,
+    // and only with --overlap-grad-reduce.
+    if (args.contains("--overlap-param-gather")
+        && (!(args.contains("--use-distributed-optimizer") || args.contains("--use-megatron-fsdp"))
+            || !args.contains("--overlap-grad-reduce")))
+        v.push_back(
+            "--overlap-param-gather needs the distributed optimizer or Megatron-FSDP and --overlap-grad-reduce");
+    // validate_args / TransformerConfig: expert parallelism needs experts, and divides them.
+    const int ep = intOf(args, "--expert-model-parallel-size", 1);
+    const int experts = intOf(args, "--num-experts", 0);
+    if (ep > 1 && (experts == 0 || experts % ep != 0))
+        v.push_back("num_experts is not a multiple of expert model parallel size");
+    for (const char* flag : { "--expert-tensor-parallel-size", "--moe-token-dispatcher-type" }) {
+        if (args.contains(flag) && !args.contains("--num-experts"))
+            v.push_back(std::string(flag) + " without --num-experts");
+    }
+    // parallel_state.initialize_model_parallel: the expert grid ETP x EP x EDP x PP covers the world.
+    const int etp = intOf(args, "--expert-tensor-parallel-size", tp);
+    if (experts > 0 && (world / pp) % (etp * ep) != 0)
+        v.push_back("expert tensor x expert model parallel size does not divide the data-parallel ranks");
+    // moe_layer.py MoELayer.forward: training with MoE and TP raises without sequence parallelism.
+    if (experts > 0 && tp > 1 && !args.contains("--sequence-parallel"))
+        v.push_back("MoE with tensor parallelism needs --sequence-parallel");
+    if (args.contains("--fp8-recipe") && !args.contains("--fp8-format"))
+        v.push_back("--fp8-recipe without --fp8-format");
+    int vpp = 1;
+    megatronChunks(args, v, &vpp);
+    // schedules.py forward_backward_pipelining_with_interleaving: micro-batches come in groups of
+    // microbatch_group_size_per_vp_stage (default pp) per chunk; fewer than pp, or a last group
+    // smaller than pp, raise.
+    const int microbatches = intOf(args, "--global-batch-size", mbs * dp) / (mbs * dp);
+    if (vpp > 1 && (microbatches < pp || microbatches % pp != 0))
+        v.push_back("interleaved schedule with " + std::to_string(microbatches)
+            + " micro-batches, not a multiple of pp " + std::to_string(pp));
+    return v;
+}
+
+} // namespace stratex::test::megatron

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The exports of a Stratex plan file (a Megatron-space strategy) checked against the targets' own
+// rules (megatron_rules.h, pytorch_rules.h: written down from Megatron-LM, PyTorch and torchtitan),
+// read back where the format allows (Megatron's arguments into a strategy and a model), and the
+// targets that cannot express a dimension refusing it by name.
+#include <nlohmann/json.hpp>
+
+#include <QTest>
+
+#include "core/common/error.h"
+#include "core/export/megatron_args_reader.h"
+#include "core/export/megatron_plan_args.h"
+#include "core/export/plan_file_export.h"
+#include "core/export/pytorch_plan_exports.h"
+#include "core/model/model_presets.h"
+#include "core/perf/hardware_model.h"
+#include "core/profile/synth/cluster_description.h"
+
+#include "export_test_util.h"
+#include "megatron_rules.h"
+#include "pytorch_rules.h"
+
+using namespace stratex;
+using namespace stratex::exporting;
+using namespace stratex::test;
+using perf::ParallelStrategy;
+using perf::PipelineSchedule;
+using perf::Precision;
+using perf::Recompute;
+
+namespace {
+
+// A plan: a preset (resized to `layers` when > 0) on nodes x 8 GPUs of `gpu`, and a strategy
+// written as "key=value" items over ParallelStrategy's fields.
+perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, int nodes, const QString& items)
+{
+    perf::PlanFile plan;
+    plan.file = "plan.json";
+    plan.model = model::modelPreset(preset);
+    if (layers > 0)
+        plan.model = resizedModel(preset, layers, seq);
+    else if (seq > 0)
+        plan.model.seq_length = seq;
+    plan.cluster = { profile::synth::gpuPreset(gpu), nodes, 8 };
+    ParallelStrategy& s = plan.strategy;
+    for (const QString& item : items.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString key = item.section(QLatin1Char('='), 0, 0);
+        const QString value = item.section(QLatin1Char('='), 1);
+        const int n = value.toInt();
+        if (key == "tp")
+            s.tp = n;
+        else if (key == "pp")
+            s.pp = n;
+        else if (key == "vpp")
+            s.vpp = n;
+        else if (key == "cp")
+            s.cp = n;
+        else if (key == "ep")
+            s.ep = n;
+        else if (key == "etp")
+            s.etp = n;
+        else if (key == "dp")
+            s.dp = n;
+        else if (key == "sp")
+            s.sequence_parallel = n != 0;
+        else if (key == "zero")
+            s.zero = n;
+        else if (key == "recompute")
+            s.recompute = *perf::parseRecompute(value.toStdString());
+        else if (key == "groups")
+            s.recompute_num_layers = n;
+        else if (key == "mbs")
+            s.micro_batch_size = n;
+        else if (key == "gbs")
+            s.global_batch_size = n;
+        else if (key == "schedule")
+            s.schedule = *perf::parsePipelineSchedule(value.toStdString());
+        else if (key == "first")
+            s.first_stage_layers = n;
+        else if (key == "last")
+            s.last_stage_layers = n;
+        else if (key == "precision")
+            s.precision = *perf::parsePrecision(value.toStdString());
+        else if (key == "overlap")
+            s.overlap_grad_reduce = n != 0;
+        else if (key == "flash")
+            s.flash_attention = n != 0;
+        else
+            qFatal("unknown strategy key %s", qPrintable(key));
+    }
+    return plan;
+}
+
+megatron::Args argsOf(const MegatronArgumentList& list)
+{
+    megatron::Args args;
+    for (const auto& [flag, value] : list) {
+        if (args.contains(flag))
+            qWarning("flag given twice: %s", flag.c_str());
+        args[flag] = value;
+    }
+    return args;
+}
+
+// Two strategies run the same way: every field, the division compared as Megatron builds it.
+bool sameRun(ParallelStrategy a, ParallelStrategy b, int layers)
+{
+    if (perf::chunkLayerCounts(a, layers) != perf::chunkLayerCounts(b, layers))
+        return false;
+    a.first_stage_layers = b.first_stage_layers = 0;
+    a.last_stage_layers = b.last_stage_layers = 0;
+    if (a.recompute != Recompute::Full)
+        a.recompute_num_layers = b.recompute_num_layers = 0;
+    a.recompute_num_layers = std::max(1, a.recompute_num_layers) * (a.recompute == Recompute::Full);
+    b.recompute_num_layers = std::max(1, b.recompute_num_layers) * (b.recompute == Recompute::Full);
+    if (a.dp * a.cp == 1)
+        a.overlap_grad_reduce = b.overlap_grad_reduce = false;
+    if (a.ep == 1 && b.ep == 1)
+        a.etp = b.etp; // no expert parallelism: the expert TP degree is moot
+    return a == b;
+}
+
+perf::HardwareModel hardwareOf(const perf::PlanFile& plan)
+{
+    return perf::HardwareModel(plan.cluster, perf::efficiencyFor(plan.cluster.gpu));
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(stratex::perf::PlanFile)
+
+class TestPlanExports : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void megatronRulesCatchViolations_data();
+    void megatronRulesCatchViolations();
+    void megatron_data();
+    void megatron();
+    void megatronScriptRecosts();
+    void invalidStrategiesRefused();
+    void scheduleCsv_data();
+    void scheduleCsv();
+    void torchtitan_data();
+    void torchtitan();
+    void galvatronAndPaddle_data();
+    void galvatronAndPaddle();
+};
+
+// The rules added for the Megatron-space flags must be able to fail.
+void TestPlanExports::megatronRulesCatchViolations_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("violation");
+    const QStringList base { "--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32",
+        "--seq-length", "4096", "--max-position-embeddings", "4096", "--micro-batch-size", "1", "--global-batch-size",
+        "16" };
+    const QStringList moe { "--num-experts", "8", "--moe-router-topk", "2" };
+    QTest::newRow("accepted") << base << "";
+    QTest::newRow("vpp with one stage") << base + QStringList { "--num-virtual-stages-per-pipeline-rank", "2" }
+                                        << "interleaved schedule with pipeline-model-parallel size 1";
+    QTest::newRow("vpp with two stages, no p2p overlap") << base
+            + QStringList { "--pipeline-model-parallel-size", "2", "--num-virtual-stages-per-pipeline-rank", "2",
+                  "--no-overlap-p2p-communication" } << "interleaved schedule with pipeline-model-parallel size 2";
+    QTest::newRow("two vpp flags") << base
+            + QStringList { "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "2",
+                  "--num-layers-per-virtual-pipeline-stage", "4" }
+                                   << "no more than one of";
+    QTest::newRow("vpp not dividing a rank's layers")
+        << base + QStringList { "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "3" }
+        << "not divisible by the virtual pipeline degree 3";
+    QTest::newRow("uneven with the layer-count vpp") << base
+            + QStringList { "--pipeline-model-parallel-size", "4", "--decoder-first-pipeline-num-layers", "5",
+                  "--num-layers-per-virtual-pipeline-stage", "2" }
+                                                     << "please use --num-virtual-stages-per-pipeline-rank";
+    QTest::newRow("param gather without the distributed optimizer")
+        << base + QStringList { "--overlap-grad-reduce", "--overlap-param-gather" } << "--overlap-param-gather needs";
+    QTest::newRow("ep not dividing the experts")
+        << base + moe + QStringList { "--expert-model-parallel-size", "3" } << "num_experts is not a multiple";
+    QTest::newRow("expert grid") << base + moe
+            + QStringList { "--expert-model-parallel-size", "8", "--expert-tensor-parallel-size", "2" }
+                                 << "does not divide the data-parallel ranks";
+    QTest::newRow("MoE and TP without SP")
+        << base + moe + QStringList { "--tensor-model-parallel-size", "2" } << "needs --sequence-parallel";
+    QTest::newRow("interleaved, micro-batches not a multiple of pp") << base
+            + QStringList { "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "2",
+                  "--global-batch-size", "6" } << "3 micro-batches, not a multiple of pp 4";
+    QTest::newRow("a bad attention backend")
+        << base + QStringList { "--attention-backend", "flash_attn" } << "is not a choice";
+    QTest::newRow("a bad FP8 format") << base + QStringList { "--bf16", "--fp8-format", "e5m2" } << "is not a choice";
+}
+
+void TestPlanExports::megatronRulesCatchViolations()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, violation);
+    megatron::Args parsed;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const std::string flag = args[i].toStdString();
+        const bool hasValue = i + 1 < args.size() && !args[i + 1].startsWith("--");
+        parsed[flag] = hasValue ? args[++i].toStdString() : std::string();
+    }
+    std::map<std::string, std::string> env { { "CUDA_DEVICE_MAX_CONNECTIONS", "1" } };
+    const std::string found = joined(megatron::megatronViolations(parsed, env, false, 8));
+    if (violation.isEmpty())
+        QVERIFY2(found.empty(), found.c_str());
+    else
+        QVERIFY2(found.find(violation.toStdString()) != std::string::npos, found.c_str());
+}
+
+void TestPlanExports::megatron_data()
+{
+    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<QString>("expect"); // "flag value" items the export holds, ';'-separated
+    QTest::addColumn<QString>("absent"); // flags it must not hold, ';'-separated
+    QTest::addColumn<QString>("comment"); // comment parts, ';'-separated
+    QTest::addColumn<bool>("differs"); // Megatron runs something else than the plan
+    QTest::newRow("70B: interleaved, distributed optimizer, selective")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
+               "tp=8 pp=4 vpp=5 dp=2 sp=1 zero=1 recompute=selective mbs=1 gbs=128 schedule=interleaved")
+        << "--num-virtual-stages-per-pipeline-rank 5;--use-distributed-optimizer;--overlap-grad-reduce;"
+           "--overlap-param-gather;--recompute-granularity selective;--sequence-parallel;--bf16"
+        << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size"
+        << "" << false;
+    QTest::newRow("uneven ends divisible by vpp")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
+               "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved first=18 last=18")
+        << "--num-virtual-stages-per-pipeline-rank 2;--decoder-first-pipeline-num-layers 18;"
+           "--decoder-last-pipeline-num-layers 18"
+        << "--pipeline-model-parallel-layout"
+        << "" << false;
+    QTest::newRow("uneven ends as a layout")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
+               "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved first=19 last=17")
+        << "--pipeline-model-parallel-layout Et*10|t*11|t*11|t*9|t*9|t*11|t*11|t*8L"
+        << "--num-virtual-stages-per-pipeline-rank;--decoder-first-pipeline-num-layers"
+        << "" << false;
+    QTest::newRow("interleaved with micro-batches Megatron refuses")
+        << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=6 schedule=interleaved")
+        << "--num-virtual-stages-per-pipeline-rank 2"
+        << ""
+        << "Megatron-LM will refuse" << false;
+    QTest::newRow("remainder on the last stage, no vpp")
+        << planOf("llama2-13b", 30, 4096, "a100-80gb", 1, "tp=2 pp=4 dp=1 sp=1 gbs=16 last=9")
+        << "--decoder-last-pipeline-num-layers 9"
+        << "--num-virtual-stages-per-pipeline-rank"
+        << "" << false;
+    QTest::newRow("context parallelism, Megatron-FSDP ZeRO-3")
+        << planOf("llama3-8b", 0, 32768, "h100-80gb", 2, "tp=2 cp=4 dp=2 sp=1 zero=3 recompute=full gbs=16")
+        << "--context-parallel-size 4;--cp-comm-type p2p;--use-megatron-fsdp;"
+           "--data-parallel-sharding-strategy optim_grads_params;--recompute-method uniform;--recompute-num-layers 1"
+        << "--pipeline-model-parallel-size 2"
+        << "Megatron-FSDP with TP or CP" << false;
+    QTest::newRow("ZeRO-2 as Megatron-FSDP optim_grads")
+        << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=1 pp=2 dp=8 zero=2 gbs=64")
+        << "--use-megatron-fsdp;--data-parallel-sharding-strategy optim_grads;--ckpt-format fsdp_dtensor"
+        << "--sequence-parallel"
+        << "the distributed optimizer alone" << false;
+    QTest::newRow("Mixtral: EP 4, ETP 1, all-to-all")
+        << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4, "tp=2 pp=4 ep=4 etp=1 dp=4 sp=1 zero=1 gbs=64")
+        << "--expert-model-parallel-size 4;--expert-tensor-parallel-size 1;--moe-token-dispatcher-type alltoall;"
+           "--num-experts 8"
+        << ""
+        << "" << false;
+    QTest::newRow("MoE with TP needs SP")
+        << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4, "tp=2 pp=4 ep=2 etp=2 dp=4 sp=0 zero=1 gbs=64")
+        << "--sequence-parallel;--expert-tensor-parallel-size 2"
+        << ""
+        << "sequence parallelism on" << true;
+    QTest::newRow("ZB-H1 runs as 1F1B") << planOf(
+        "llama2-13b", 0, 0, "a100-80gb", 2, "tp=4 pp=4 dp=1 sp=1 gbs=32 schedule=zb-h1")
+                                        << "--pipeline-model-parallel-size 4"
+                                        << "--num-virtual-stages-per-pipeline-rank"
+                                        << "ZB-H1" << true;
+    QTest::newRow("FP8, unfused attention, full recompute in groups")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1,
+               "tp=2 pp=2 dp=2 sp=1 precision=fp8 flash=0 recompute=full groups=2 gbs=32 overlap=0")
+        << "--fp8-format hybrid;--bf16;--attention-backend unfused;--recompute-num-layers 2"
+        << "--overlap-grad-reduce;--fp16"
+        << "FP8" << false;
+    QTest::newRow("Qwen 2.5: QKV bias, ZeRO with one data-parallel rank")
+        << planOf("qwen2.5-7b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 zero=1 gbs=16")
+        << "--add-qkv-bias;--disable-bias-linear;--num-query-groups 4"
+        << "--use-distributed-optimizer;--overlap-param-gather"
+        << "nothing to shard" << true;
+}
+
+void TestPlanExports::megatron()
+{
+    QFETCH(perf::PlanFile, plan);
+    QFETCH(QString, expect);
+    QFETCH(QString, absent);
+    QFETCH(QString, comment);
+    QFETCH(bool, differs);
+    const perf::HardwareModel hardware = hardwareOf(plan);
+    const MegatronPlanArgs m = megatronPlanArgs(plan, &hardware);
+    const megatron::Args args = argsOf(m.arguments);
+    QCOMPARE(args.size(), m.arguments.size()); // no flag twice
+    const int world = plan.cluster.worldSize();
+    const std::map<std::string, std::string> environment(m.environment.set.begin(), m.environment.set.end());
+    const bool unset = std::find(m.environment.unset.begin(), m.environment.unset.end(), "CUDA_DEVICE_MAX_CONNECTIONS")
+        != m.environment.unset.end();
+    const std::string violations = joined(megatron::megatronViolations(args, environment, unset, world));
+    // Megatron refuses exactly what the export warns about.
+    QCOMPARE(violations.empty(), m.warnings.empty() || joined(m.warnings).find("refuse") == std::string::npos);
+    if (m.warnings.empty())
+        QVERIFY2(violations.empty(), (violations + joined(megatronArgumentLines(m.arguments))).c_str());
+    for (const QString& item : expect.split(';', Qt::SkipEmptyParts)) {
+        const std::string flag = item.section(' ', 0, 0).toStdString();
+        QVERIFY2(args.contains(flag), flag.c_str());
+        QCOMPARE(QString::fromStdString(args.at(flag)), item.section(' ', 1));
+    }
+    for (const QString& item : absent.split(';', Qt::SkipEmptyParts)) {
+        const std::string flag = item.section(' ', 0, 0).toStdString();
+        const std::string value = item.section(' ', 1).toStdString();
+        QVERIFY2(!args.contains(flag) || (!value.empty() && args.at(flag) != value), flag.c_str());
+    }
+    for (const QString& part : comment.split(';', Qt::SkipEmptyParts))
+        QVERIFY2(joined(m.comments).find(part.toStdString()) != std::string::npos, joined(m.comments).c_str());
+    // The layers per chunk Megatron builds are the plan's.
+    std::vector<std::string> unused;
+    QCOMPARE(megatron::megatronChunks(args, unused), perf::chunkLayerCounts(m.exported, plan.model.num_layers));
+    // Costed: the plan, and what Megatron runs when it differs.
+    QVERIFY(m.planned);
+    QCOMPARE(m.recosted.has_value(), differs);
+    QCOMPARE(!(m.exported == plan.strategy), differs);
+
+    // Read back from the script: the strategy Megatron runs and the model.
+    const std::string script = megatronPlanScript(plan, m);
+    const MegatronArgumentList parsed = parseMegatronArguments(script);
+    QCOMPARE(parsed, m.arguments);
+    const ParallelStrategy back = strategyFromMegatronArguments(parsed, world);
+    QVERIFY2(
+        sameRun(back, m.exported, plan.model.num_layers), (back.notation() + " / " + m.exported.notation()).c_str());
+    QCOMPARE(modelFromMegatronArguments(parsed, plan.model.vocab_size, plan.model.name), plan.model);
+}
+
+void TestPlanExports::megatronScriptRecosts()
+{
+    // The script says both predictions when Megatron runs something else, and launches with the
+    // environment Megatron asserts on.
+    const perf::PlanFile plan
+        = planOf("llama2-13b", 0, 0, "a100-80gb", 2, "tp=4 pp=4 dp=1 sp=1 gbs=32 schedule=zb-h1 overlap=0");
+    const ExportedFile file = exportPlanFile(ExportFormat::Megatron, plan);
+    QVERIFY(file.executable);
+    QVERIFY(file.text.find("#   the plan:            ") != std::string::npos);
+    QVERIFY(file.text.find("#   as Megatron runs it: ") != std::string::npos);
+    QVERIFY(file.text.find(" s/iteration, memory per stage [") != std::string::npos);
+    QVERIFY(file.text.find("exec env CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nnodes 2 --nproc-per-node 8")
+        != std::string::npos);
+    // The re-costed time is the 1F1B one, which has the larger bubble.
+    const perf::HardwareModel hardware = hardwareOf(plan);
+    const MegatronPlanArgs m = megatronPlanArgs(plan, &hardware);
+    QVERIFY(m.recosted->iteration_ms > m.planned->iteration_ms);
+    // A plan that fits nowhere says so.
+    const perf::PlanFile huge = planOf("llama3-70b", 0, 0, "a100-40gb", 1, "tp=8 pp=1 dp=1 gbs=8");
+    const ExportedFile over = exportPlanFile(ExportFormat::Megatron, huge);
+    QVERIFY2(joined(over.warnings).find("does not fit") != std::string::npos, joined(over.warnings).c_str());
+    QVERIFY(over.text.find("(DOES NOT FIT)") != std::string::npos);
+}
+
+void TestPlanExports::invalidStrategiesRefused()
+{
+    // Megatron would not start: no format writes it, each names the rule.
+    const perf::PlanFile plan = planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=3 pp=1 dp=2 gbs=16");
+    for (ExportFormat format : exportFormats()) {
+        try {
+            exportPlanFile(format, plan);
+            QFAIL(exportFormatName(format).data());
+        } catch (const Error& error) {
+            const std::string what = error.what();
+            QVERIFY2(what.find("plan.json: not exported to") != std::string::npos, what.c_str());
+            QVERIFY2(what.find("is not divisible by tp 3") != std::string::npos, what.c_str());
+        }
+    }
+}
+
+void TestPlanExports::scheduleCsv_data()
+{
+    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<QString>("types"); // the compute types the CSV holds
+    QTest::newRow("1F1B") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 dp=1 gbs=8") << "BF";
+    QTest::newRow("interleaved, vpp 2") << planOf(
+        "llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved")
+                                        << "BF";
+    QTest::newRow("interleaved, vpp 4, micro-batches not a multiple of pp")
+        << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=4 dp=1 gbs=6 schedule=interleaved") << "BF";
+    QTest::newRow("ZB-H1") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 dp=1 gbs=8 schedule=zb-h1") << "FIW";
+    QTest::newRow("one stage, ZB-H1") << planOf(
+        "llama2-7b", 0, 0, "a100-80gb", 1, "tp=8 pp=1 dp=1 gbs=3 schedule=zb-h1")
+                                      << "FIW";
+}
+
+void TestPlanExports::scheduleCsv()
+{
+    QFETCH(perf::PlanFile, plan);
+    QFETCH(QString, types);
+    const ParallelStrategy& s = plan.strategy;
+    const std::string csv = exportPlanFile(ExportFormat::PytorchSchedule, plan).text;
+    std::vector<std::string> errors;
+    const auto ranks = pytorch::loadCsv(csv, errors);
+    QVERIFY2(errors.empty(), joined(errors).c_str());
+    const std::string violations = joined(pytorch::scheduleViolations(ranks, s.pp * s.vpp, s.microbatches(), s.pp));
+    QVERIFY2(violations.empty(), (violations + csv).c_str());
+    std::set<char> found;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        for (const pytorch::Action& a : ranks[r]) {
+            found.insert(a.type.front());
+            QCOMPARE(a.stage % s.pp, int(r)); // the loop placement of looped schedules
+        }
+    }
+    QCOMPARE(QString::fromStdString(std::string(found.begin(), found.end())), types);
+    // Megatron's interleaved warm-up: (pp - r - 1) x 2 + (vpp - 1) x pp forwards before the first
+    // backward (schedules.py get_pp_rank_microbatches), capped by all of them.
+    if (s.vpp > 1 && s.microbatches() % s.pp == 0) {
+        for (int r = 0; r < s.pp; ++r) {
+            const auto& actions = ranks[std::size_t(r)];
+            const auto firstBackward
+                = std::find_if(actions.begin(), actions.end(), [](const pytorch::Action& a) { return a.type != "F"; });
+            const int total = s.microbatches() * s.vpp;
+            const int expected = std::min((s.pp - r - 1) * 2 + (s.vpp - 1) * s.pp + 1, total);
+            QCOMPARE(int(firstBackward - actions.begin()), expected);
+        }
+    }
+}
+
+void TestPlanExports::torchtitan_data()
+{
+    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<QString>("expect"); // "section.key=value" items, ';'-separated
+    QTest::addColumn<int>("parts"); // model parts (0: no pipeline)
+    QTest::newRow("Llama 3 70B: interleaved, FSDP ZeRO-3, full AC")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
+               "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=3 recompute=full gbs=64 schedule=interleaved")
+        << "model.name=llama3;model.flavor=70B;parallelism.pipeline_parallel_schedule=Interleaved1F1B;"
+           "parallelism.fsdp_reshard_after_forward=always;parallelism.data_parallel_shard_degree=2;"
+           "activation_checkpoint.mode=full;training.local_batch_size=32"
+        << 8;
+    QTest::newRow("Llama 3 8B: ZB-H1 from the schedule CSV, selective AC")
+        << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=1 pp=4 dp=2 zero=1 recompute=selective gbs=16 schedule=zb-h1")
+        << "parallelism.pipeline_parallel_schedule=PipelineScheduleSingle;"
+           "parallelism.pipeline_parallel_schedule_csv=pipeline_schedule.csv;parallelism.fsdp_reshard_after_forward="
+           "never;activation_checkpoint.mode=selective;activation_checkpoint.selective_ac_option=op"
+        << 4;
+    QTest::newRow("context parallelism, DDP, no pipeline")
+        << planOf("llama3-8b", 0, 32768, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 gbs=8")
+        << "parallelism.context_parallel_degree=2;parallelism.data_parallel_replicate_degree=2;"
+           "training.local_batch_size=1;training.seq_len=32768;activation_checkpoint.mode=none"
+        << 0;
+    QTest::newRow("DeepSeek-V3-style: EP, torchtitan's 671B flavour")
+        << planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 pp=8 ep=16 dp=32 zero=1 gbs=1024")
+        << "model.name=deepseek_v3;model.flavor=671B;parallelism.expert_parallel_degree=16;"
+           "parallelism.expert_tensor_parallel_degree=1"
+        << 8;
+    QTest::newRow("Qwen 2.5 (no flavour), FP8")
+        << planOf("qwen2.5-14b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 precision=fp8 gbs=16")
+        << "quantize.linear.float8.recipe_name=tensorwise;"
+           "training.local_batch_size=16"
+        << 2;
+}
+
+void TestPlanExports::torchtitan()
+{
+    QFETCH(perf::PlanFile, plan);
+    QFETCH(QString, expect);
+    QFETCH(int, parts);
+    const ExportedFile file = exportPlanFile(ExportFormat::Torchtitan, plan);
+    std::vector<std::string> errors;
+    const pytorch::Toml toml = pytorch::parseToml(file.text, errors);
+    QVERIFY2(errors.empty(), joined(errors).c_str());
+    const std::string violations
+        = joined(pytorch::torchtitanViolations(toml, plan.cluster.worldSize(), plan.model.num_layers));
+    QVERIFY2(violations.empty(), (violations + file.text).c_str());
+    QVERIFY2(file.warnings.empty(), joined(file.warnings).c_str());
+    for (const QString& item : expect.split(';')) {
+        const std::string key = item.section('=', 0, 0).toStdString();
+        const std::string section = key.substr(0, key.rfind('.'));
+        const std::string field = key.substr(key.rfind('.') + 1);
+        QVERIFY2(toml.contains(section) && toml.at(section).contains(field), qPrintable(item));
+        const pytorch::TomlValue& found = toml.at(section).at(field);
+        const std::string shown = std::holds_alternative<long long>(found) ? std::to_string(std::get<long long>(found))
+                                                                           : std::get<std::string>(found);
+        QCOMPARE(QString::fromStdString(shown), item.section('=', 1));
+    }
+    const bool hasParts = toml.contains("parallelism") && toml.at("parallelism").contains("module_fqns_per_model_part");
+    QCOMPARE(hasParts
+            ? int(std::get<pytorch::TomlArray>(toml.at("parallelism").at("module_fqns_per_model_part")).size())
+            : 0,
+        parts);
+    const bool flavour = toml.contains("model") && toml.at("model").contains("flavor");
+    QCOMPARE(flavour, file.text.find("# [model]: torchtitan v0.2 ships") == std::string::npos);
+    // The batch is the plan's: local batch x data-parallel degree x accumulation steps.
+    const long long dp = pytorch::intOf(toml, "parallelism", "data_parallel_replicate_degree", 1)
+        * pytorch::intOf(toml, "parallelism", "data_parallel_shard_degree", 1);
+    QCOMPARE(dp, static_cast<long long>(plan.strategy.dp));
+    const long long local = pytorch::intOf(toml, "training", "local_batch_size", 0);
+    QCOMPARE(plan.strategy.pp > 1 ? local * dp : local * dp * plan.strategy.microbatches(),
+        static_cast<long long>(plan.strategy.global_batch_size));
+}
+
+void TestPlanExports::galvatronAndPaddle_data()
+{
+    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<QString>("refused"); // the dimension named, or "" when exported
+    QTest::addColumn<QString>("warned"); // a warning part, or ""
+    QTest::newRow("uniform, ZeRO-3") << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=2 pp=2 dp=4 sp=1 zero=3 gbs=64")
+                                     << ""
+                                     << "";
+    QTest::newRow("ZeRO-1, selective recompute, uneven stages")
+        << planOf("llama2-13b", 0, 0, "a100-80gb", 2, "tp=2 pp=4 dp=2 sp=1 zero=1 recompute=selective gbs=64 first=8")
+        << ""
+        << "selective recompute planned";
+    QTest::newRow("virtual stages") << planOf(
+        "llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved")
+                                    << "virtual pipeline stages (vpp 2)"
+                                    << "";
+    QTest::newRow("context parallelism") << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 gbs=8")
+                                         << "context parallelism (cp 2)"
+                                         << "";
+    QTest::newRow("expert parallelism") << planOf(
+        "mixtral-8x7b", 0, 0, "h100-80gb", 2, "tp=2 pp=1 ep=4 dp=8 sp=1 zero=1 gbs=64")
+                                        << "expert parallelism (ep 4, etp 1)"
+                                        << "";
+}
+
+void TestPlanExports::galvatronAndPaddle()
+{
+    QFETCH(perf::PlanFile, plan);
+    QFETCH(QString, refused);
+    QFETCH(QString, warned);
+    const ParallelStrategy& s = plan.strategy;
+    for (ExportFormat format : { ExportFormat::Galvatron, ExportFormat::PaddleConfig, ExportFormat::PaddleScript }) {
+        if (!refused.isEmpty()) {
+            QVERIFY_THROWS_EXCEPTION(Error, exportPlanFile(format, plan));
+            try {
+                exportPlanFile(format, plan);
+            } catch (const Error& error) {
+                QVERIFY2(QString::fromUtf8(error.what()).contains(refused), error.what());
+                QVERIFY2(QString::fromUtf8(error.what()).contains(QStringLiteral("cannot be expressed")), error.what());
+            }
+            continue;
+        }
+        const ExportedFile file = exportPlanFile(format, plan);
+        if (!warned.isEmpty())
+            QVERIFY2(
+                joined(file.warnings).find(warned.toStdString()) != std::string::npos, joined(file.warnings).c_str());
+        if (format == ExportFormat::PaddleScript) {
+            QVERIFY(file.executable);
+            QVERIFY(file.text.find("--pipeline_parallel_degree " + std::to_string(s.pp)) != std::string::npos);
+            continue;
+        }
+        const nlohmann::json json = nlohmann::json::parse(file.text);
+        const std::vector<int> stages = perf::stageLayerCounts(s, plan.model.num_layers);
+        if (format == ExportFormat::Galvatron) {
+            QCOMPARE(json.at("pp_deg").get<int>(), s.pp);
+            QCOMPARE(json.at("global_bsz").get<int>(), s.global_batch_size);
+            QCOMPARE(json.at("chunks").get<int>(), s.microbatches());
+            QCOMPARE(json.at("world_size").get<int>(), plan.cluster.worldSize());
+            QVERIFY(json.contains("model") && json.contains("cluster"));
+        } else {
+            QCOMPARE(json.at("pp_size").get<int>(), s.pp);
+            QCOMPARE(json.at("gradient_accumulation_steps").get<int>(), s.microbatches());
+            const std::string dp = json.at("dp_size_list").get<std::string>();
+            QCOMPARE(dp.substr(0, dp.find(',')), std::to_string(s.dp));
+            QCOMPARE(json.at("recompute_list").get<std::string>().front(), s.recompute == Recompute::None ? '0' : '1');
+            // The stages' layer counts are the plan's.
+            const std::string stageList = json.at("pp_stage_idx_list").get<std::string>();
+            for (int stage = 0; stage < s.pp; ++stage) {
+                const std::string tag = std::to_string(stage);
+                int count = 0;
+                std::size_t pos = 0;
+                while (pos < stageList.size()) {
+                    const std::size_t end = std::min(stageList.find(',', pos), stageList.size());
+                    count += stageList.substr(pos, end - pos) == tag ? 1 : 0;
+                    pos = end + 1;
+                }
+                QCOMPARE(count, stages[std::size_t(stage)]);
+            }
+        }
+    }
+}
+
+QTEST_GUILESS_MAIN(TestPlanExports)
+#include "tst_plan_exports.moc"
