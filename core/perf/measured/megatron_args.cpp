@@ -207,6 +207,19 @@ std::optional<ParallelStrategy> readStrategy(
                 std::to_string(*world));
         s.dp = int(*world / modelRanks);
     }
+    // Megatron's own checks (validate_args, initialize_model_parallel); they also keep every
+    // product of degrees Stratex forms within the world size.
+    if (modelRanks * s.dp != *world)
+        args.fail("world_size", "tensor x pipeline x context x data parallel size (" + std::to_string(modelRanks * s.dp) + ")",
+            std::to_string(*world));
+    if (static_cast<long long>(s.ep) * s.etp > *world)
+        args.fail("expert_model_parallel_size",
+            "expert x expert-tensor parallel size of at most the world size (" + std::to_string(*world) + ")",
+            std::to_string(s.ep));
+    if (*gbs % (static_cast<long long>(*mbs) * s.dp) != 0)
+        args.fail("global_batch_size",
+            "a multiple of micro_batch_size x data-parallel size (" + std::to_string(static_cast<long long>(*mbs) * s.dp) + ")",
+            std::to_string(*gbs));
     s.micro_batch_size = *mbs;
     s.global_batch_size = *gbs;
     s.sequence_parallel = args.flag("sequence_parallel", false);

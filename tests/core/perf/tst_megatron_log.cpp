@@ -202,6 +202,12 @@ private Q_SLOTS:
         QTest::newRow("layers not a number") << QStringLiteral("  num_layers ....")
                                              << QStringLiteral("  num_layers ...................................... thirty-two")
                                              << QStringLiteral("a whole number from 1");
+        QTest::newRow("world not the product of the degrees") << QStringLiteral("  world_size ....")
+                                                              << QStringLiteral("  world_size ...................................... 12")
+                                                              << QStringLiteral("data parallel size (16), found \"12\"");
+        QTest::newRow("batch not divisible") << QStringLiteral("  global_batch_size ....")
+                                             << QStringLiteral("  global_batch_size ............................... 66")
+                                             << QStringLiteral("micro_batch_size x data-parallel size (4)");
         QTest::newRow("unknown recompute") << QStringLiteral("  recompute_granularity ....")
                                            << QStringLiteral("  recompute_granularity ........................... some")
                                            << QStringLiteral("full, selective or None");
