@@ -65,7 +65,9 @@ std::string text(const perf::measured::RunComparison& c)
     out += row("peak memory (MB)", c.peak_memory_mb, 0);
     for (const auto& s : c.stages) {
         const std::string stage = "stage " + std::to_string(s.stage);
-        out += row(stage + " memory (MB)", s.memory_mb, 0);
+        // Stages without a measurement would only repeat the prediction (64 rows for PP 64).
+        if (s.memory_mb.measured)
+            out += row(stage + " memory (MB)", s.memory_mb, 0);
         if (!s.times_from.empty()) {
             out += row(stage + " forward (ms)", s.forward_ms, 1);
             out += row(stage + " backward (ms)", s.backward_ms, 1);
