@@ -129,6 +129,80 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains(file.toUtf8()) && result.err.contains("Megatron-LM log"), result.err.constData());
     }
 
+    // A record may carry each stage's peak memory (resources/reference-runs/README.md).
+    void recordWithStageMemory_data()
+    {
+        QTest::addColumn<QJsonArray>("stages");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("one stage") << QJsonArray { 60.5 } << 0;
+        QTest::newRow("two values for one stage") << QJsonArray { 60.5, 61 } << 1;
+    }
+
+    void recordWithStageMemory()
+    {
+        QFETCH(QJsonArray, stages);
+        QFETCH(int, exitCode);
+        QFile in(kRecord);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject record = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject measured = record.value(QStringLiteral("measured")).toObject();
+        measured.insert(QStringLiteral("peak_memory_per_stage_gib"), stages);
+        record.insert(QStringLiteral("measured"), measured);
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("run.json"));
+        QVERIFY(writeTestFile(file, QJsonDocument(record).toJson()));
+        const CliResult result = runCli({ QStringLiteral("compare-run"), QStringLiteral("--run"), file, QStringLiteral("--json") });
+        QCOMPARE(result.exitCode, exitCode);
+        if (exitCode != 0) {
+            QVERIFY2(result.err.contains("/measured/peak_memory_per_stage_gib: expected one value per pipeline stage (1)"),
+                result.err.constData());
+            return;
+        }
+        const QJsonObject memory = result.json().object().value(QStringLiteral("stages")).toArray().first().toObject().value(
+            QStringLiteral("memory_mb")).toObject();
+        QCOMPARE(memory.value(QStringLiteral("measured")).toDouble(), 60.5 * 1073.741824);
+    }
+
+    // A log without its argument dump: the model, strategy and cluster from a record, the
+    // measurements from the log.
+    void logWithoutDumpPlusRecord()
+    {
+        QFile in(kLog);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray text = in.readAll();
+        const int start = text.indexOf("------------------------ arguments");
+        const int end = text.indexOf("\n", text.indexOf("end of arguments"));
+        text.remove(start, end + 1 - start);
+        const QJsonObject record { { "id", "run" }, { "use", "holdout" },
+            { "model", QJsonObject { { "name", "llama2-7b-like" }, { "num_layers", 32 }, { "hidden_size", 4096 }, { "ffn_hidden_size", 11008 },
+                           { "num_heads", 32 }, { "num_kv_heads", 32 }, { "vocab_size", 32000 }, { "seq_length", 4096 },
+                           { "mlp", "gated" }, { "norm", "rmsnorm" }, { "position_embedding", "rope" },
+                           { "tied_embeddings", false } } },
+            { "cluster", QJsonObject { { "gpu", "a100-80gb" }, { "num_nodes", 2 }, { "gpus_per_node", 8 } } },
+            { "strategy", QJsonObject { { "tp", 2 }, { "pp", 2 }, { "dp", 4 }, { "sequence_parallel", true }, { "zero", 1 },
+                              { "recompute", "selective" }, { "micro_batch_size", 1 }, { "global_batch_size", 64 } } },
+            { "measured", QJsonObject { { "iteration_time_s", 5.5 } } } };
+        QTemporaryDir dir;
+        const QString log = dir.filePath(QStringLiteral("train.log"));
+        const QString file = dir.filePath(QStringLiteral("run.json"));
+        QVERIFY(writeTestFile(log, text));
+        QVERIFY(writeTestFile(file, QJsonDocument(record).toJson()));
+        const CliResult alone = runCli({ QStringLiteral("compare-run"), QStringLiteral("--run"), log, QStringLiteral("--gpu"),
+            QStringLiteral("a100-80gb"), QStringLiteral("--gpus-per-node"), QStringLiteral("8") });
+        QCOMPARE(alone.exitCode, 1);
+        QVERIFY2(alone.err.contains("missing: num_layers, hidden_size"), alone.err.constData());
+        const CliResult both = runCli({ QStringLiteral("compare-run"), QStringLiteral("--run"), log, QStringLiteral("--run"), file,
+            QStringLiteral("--json") });
+        QVERIFY2(both.exitCode == 0, both.err.constData());
+        const QJsonObject root = both.json().object();
+        QVERIFY(root.value(QStringLiteral("run")).toObject().value(QStringLiteral("iteration_from")).toString().startsWith(
+            QStringLiteral("megatron-log")));
+        QCOMPARE(root.value(QStringLiteral("iteration_ms")).toObject().value(QStringLiteral("measured")).toDouble(),
+            5469.083333333333);
+        QCOMPARE(root.value(QStringLiteral("stages")).toArray().at(1).toObject().value(QStringLiteral("memory_ranks")).toArray(),
+            (QJsonArray { 8, 9 }));
+    }
+
     void cutOffLogNamesTheLine()
     {
         QFile in(kLog);
