@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <QString>
+#include <QStringList>
 
 #include "core/sim/timeline.h"
 
@@ -20,6 +21,7 @@ struct TimelinePlanView {
     std::vector<std::vector<sim::TimelineOp>> sends; // per device
     std::vector<std::vector<sim::TimelineOp>> recvs; // per device
     double maxPeakMemoryMb = 0;
+    QStringList deviceLabels; // per device; empty: the painter's "device N"
 
     int deviceCount() const { return int(timeline.devices.size()); }
     double averageBubblePercent() const;

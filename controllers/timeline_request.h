@@ -5,6 +5,7 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include "core/sim/timeline.h"
 
@@ -15,6 +16,8 @@ struct TimelineRequest {
     QString name;
     std::shared_ptr<const sim::Timeline> timeline;
     double memoryLimitMb = 0;
+    // Names of the devices' rows ("stage 0 · measured"); empty: "device N".
+    QStringList deviceLabels;
 };
 
 using TimelineRequests = QList<TimelineRequest>;

@@ -23,13 +23,17 @@ struct PlanRequest {
     std::optional<SimulationCase> simulation;
     std::shared_ptr<const Timeline> timeline;
     double memoryLimitMb = 0;
+    QStringList deviceLabels;
 };
 
 TimelinePlanView planView(const PlanRequest& request, ProgressSink& progress)
 {
     progress.throwIfCancelled();
-    if (request.timeline)
-        return makeTimelinePlanView(request.name, *request.timeline, request.memoryLimitMb);
+    if (request.timeline) {
+        TimelinePlanView view = makeTimelinePlanView(request.name, *request.timeline, request.memoryLimitMb);
+        view.deviceLabels = request.deviceLabels;
+        return view;
+    }
     SimulationOptions options = request.simulation->options;
     options.build_timeline = true;
     SimulationResult result = simulate(request.simulation->input, request.simulation->schedule, options);
@@ -189,6 +193,7 @@ TimelineSources::Source TimelineSources::givenTimeline(const TimelineRequest& re
     source.entry.name = request.name;
     source.timeline = request.timeline;
     source.memoryLimitMb = request.memoryLimitMb;
+    source.deviceLabels = request.deviceLabels;
     return source;
 }
 
@@ -215,7 +220,8 @@ void TimelineSources::simulateSelection()
     std::vector<PlanRequest> requests;
     const auto request = [&](TimelineSourceId id) {
         const Source& source = *find(id);
-        requests.push_back({ source.entry.name, source.simulation, source.timeline, source.memoryLimitMb });
+        requests.push_back(
+            { source.entry.name, source.simulation, source.timeline, source.memoryLimitMb, source.deviceLabels });
     };
     request(m_selection->first);
     if (m_selection->second && *m_selection->second != m_selection->first)

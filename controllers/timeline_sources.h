@@ -96,6 +96,7 @@ private:
         std::optional<sim::SimulationCase> simulation; // simulated on demand
         std::shared_ptr<const sim::Timeline> timeline; // or given
         double memoryLimitMb = 0;
+        QStringList deviceLabels;
     };
 
     static Source givenTimeline(const TimelineRequest& request);

@@ -14,7 +14,7 @@ build=${1:?usage: run-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]}
 seconds=${2:-8}
 shift $(($# < 2 ? $# : 2))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_profile_json fuzz_cost_model fuzz_sim_cases fuzz_lengths fuzz_batch_configs fuzz_strategy fuzz_plan_file)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_profile_json fuzz_cost_model fuzz_sim_cases fuzz_lengths fuzz_batch_configs fuzz_strategy fuzz_plan_file fuzz_megatron_log fuzz_chrome_trace)
 
 seeds() {
     case $1 in
@@ -25,6 +25,8 @@ seeds() {
         fuzz_batch_configs) ls resources/examples/tracer-batch.txt ;;
         fuzz_strategy) ls tests/data/galvatron/galvatron_config_*.json ;;
         fuzz_plan_file) ls tests/fuzz/seeds/plan_file/* ;;
+        fuzz_megatron_log) ls tests/data/measured/*.log ;;
+        fuzz_chrome_trace) ls tests/data/measured/*/*.json ;;
         *) echo "run-fuzz: unknown target $1" >&2; return 1 ;;
     esac
 }

@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
@@ -20,6 +21,7 @@
 #include "ui/timeline/timeline_legend.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "controllers/measured_run_import.h"
 #include "controllers/timeline_document.h"
 
 namespace stratex::ui {
@@ -52,6 +54,7 @@ void setCurrentSource(QComboBox* box, std::optional<TimelineSourceId> id, int no
 TimelinePage::TimelinePage(QWidget* parent)
     : Page(parent)
     , m_sources(new TimelineSources(this))
+    , m_measured(new controllers::MeasuredRunImport(this))
     , m_first(new QComboBox(this))
     , m_second(new QComboBox(this))
     , m_widget(new TimelineWidget(this))
@@ -71,6 +74,10 @@ TimelinePage::TimelinePage(QWidget* parent)
 
     auto* open = new QPushButton(tr("Open cases…"), this);
     open->setToolTip(tr("Open a simulation cases file (the format of stratex-cli simulate --cases)"));
+    auto* measured = new QPushButton(tr("Measured run…"), this);
+    measured->setObjectName(QStringLiteral("openMeasuredRun"));
+    measured->setToolTip(tr("Open a Megatron-LM log and/or PyTorch-profiler traces (one per rank) of a real run: "
+                            "its stages' measured lanes are drawn above the predicted ones"));
     auto* fit = new QPushButton(tr("Fit"), this);
     fit->setToolTip(tr("Show the whole step (0 or Home)"));
     auto* exportButton = new QPushButton(tr("Export…"), this);
@@ -84,6 +91,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     toolbar->addWidget(m_second);
     toolbar->addStretch();
     toolbar->addWidget(open);
+    toolbar->addWidget(measured);
     toolbar->addWidget(fit);
     toolbar->addWidget(exportButton);
     toolbar->addWidget(traceButton);
@@ -105,6 +113,26 @@ TimelinePage::TimelinePage(QWidget* parent)
 
     connect(open, &QPushButton::clicked, this, &TimelinePage::openCasesWithDialog);
     connect(fit, &QPushButton::clicked, m_widget, &TimelineWidget::fit);
+    connect(measured, &QPushButton::clicked, this, &TimelinePage::openMeasuredRunWithDialog);
+    connect(m_measured, &controllers::MeasuredRunImport::imported, this,
+        [this](std::shared_ptr<const perf::measured::RunComparison> comparison, controllers::TimelineRequest request) {
+            const perf::measured::ComparedValue& iteration = comparison->iteration_ms;
+            const QString line = tr("Measured run: %1 ms per iteration, predicted %2 ms")
+                                     .arg(QLocale::c().toString(iteration.measured.value_or(0), 'f', 1),
+                                         QLocale::c().toString(iteration.predicted.value_or(0), 'f', 1));
+            Q_EMIT statusMessage(line);
+            if (request.timeline)
+                m_sources->showRequests({ request });
+            else
+                m_summary->setText(line + tr(" (no trace: nothing to draw per stage)"));
+        });
+    connect(m_measured, &controllers::MeasuredRunImport::failed, this, [this](const QString& message) {
+        m_summary->setText(tr("Cannot import the run: %1").arg(message));
+        Q_EMIT statusMessage(message);
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Open measured run"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
     connect(exportButton, &QPushButton::clicked, this, &TimelinePage::exportImageWithDialog);
     connect(m_exportImage, &QAction::triggered, this, &TimelinePage::exportImageWithDialog);
     connect(traceButton, &QPushButton::clicked, this, &TimelinePage::exportChromeTraceWithDialog);
@@ -134,7 +162,7 @@ QIcon TimelinePage::icon() const
 
 QList<jobs::JobRunner*> TimelinePage::jobRunners() const
 {
-    return m_sources->runners();
+    return m_sources->runners() << m_measured->runner();
 }
 
 QList<QAction*> TimelinePage::exportActions() const
@@ -170,6 +198,26 @@ void TimelinePage::openCasesWithDialog()
     QString error;
     if (!openFile(path, &error))
         QMessageBox::warning(this, tr("Open simulation cases"), error);
+}
+
+void TimelinePage::openMeasuredRunWithDialog()
+{
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open measured run"), QString(),
+        tr("Megatron-LM logs, PyTorch traces, run records (*.log *.txt *.json);;All files (*)"));
+    if (paths.isEmpty())
+        return;
+    // Logs and traces do not say how many GPUs a node has; a trace names the GPU, a log does not.
+    bool ok = false;
+    const int perNode = QInputDialog::getInt(this, tr("Open measured run"), tr("GPUs per node:"), 8, 1, 64, 1, &ok);
+    if (!ok)
+        return;
+    QStringList presets { tr("from the trace or record") };
+    for (const profile::synth::GpuDescription& gpu : profile::synth::gpuPresets())
+        presets << QString::fromStdString(gpu.name);
+    const QString gpu = QInputDialog::getItem(this, tr("Open measured run"), tr("GPU:"), presets, 0, false, &ok);
+    if (!ok)
+        return;
+    m_measured->import(paths, gpu == presets.front() ? std::nullopt : std::optional<QString>(gpu), perNode);
 }
 
 int TimelinePage::addTimeline(const QString& name, Timeline timeline, double memoryLimitMb)

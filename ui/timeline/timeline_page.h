@@ -14,6 +14,10 @@ class QAction;
 class QComboBox;
 class QLabel;
 
+namespace stratex::controllers {
+class MeasuredRunImport;
+}
+
 namespace stratex::ui {
 
 class TimelineWidget;
@@ -40,6 +44,9 @@ public:
     bool openFile(const QString& path, QString* error) override;
 
     controllers::TimelineSources* sources() const { return m_sources; }
+    // A measured run (Megatron-LM log, PyTorch traces, record) against its prediction: a traced
+    // run is shown with each stage's measured lane above its predicted one.
+    controllers::MeasuredRunImport* measuredRuns() const { return m_measured; }
 
     // A plan computed elsewhere; shown at once when nothing is shown yet. Returns its position in
     // the plan boxes.
@@ -62,6 +69,7 @@ public:
 
 public Q_SLOTS:
     void openCasesWithDialog();
+    void openMeasuredRunWithDialog();
     void exportImageWithDialog();
     void exportChromeTraceWithDialog();
 
@@ -76,6 +84,7 @@ private:
     void showFailure(controllers::TimelineSources::Job job, const QString& message);
 
     controllers::TimelineSources* m_sources;
+    controllers::MeasuredRunImport* m_measured;
     QComboBox* m_first;
     QComboBox* m_second;
     TimelineWidget* m_widget;

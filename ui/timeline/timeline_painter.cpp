@@ -301,8 +301,12 @@ void paintDeviceLabel(const Frame& f, const controllers::TimelinePlanView& plan,
     const sim::DeviceUtilization& use = plan.utilization[std::size_t(device)];
     p.setPen(f.text);
     const QRect first(band.left() + 6, band.top(), band.width() - 10, TimelineGeometry::kComputeHeight);
+    // A measured run against its prediction names its rows (stage, measured or predicted, the difference).
+    const QString name = device < plan.deviceLabels.size() ? plan.deviceLabels[device] : QString();
     p.drawText(first, Qt::AlignLeft | Qt::AlignVCenter,
-        QObject::tr("device %1 · bubble %2 %").arg(device).arg(QLocale::c().toString(use.bubble_percent, 'f', 1)));
+        name.isEmpty()
+            ? QObject::tr("device %1 · bubble %2 %").arg(device).arg(QLocale::c().toString(use.bubble_percent, 'f', 1))
+            : name);
     QColor secondary = f.text;
     secondary.setAlphaF(0.7);
     p.setPen(secondary);
