@@ -21,10 +21,31 @@ Efficiency efficiencyFor(const profile::synth::GpuDescription& gpu)
     return e;
 }
 
+Efficiency efficiencyFor(const profile::synth::ClusterDescription& cluster)
+{
+    return cluster.efficiency ? *cluster.efficiency : efficiencyFor(cluster.gpu);
+}
+
 HardwareModel::HardwareModel(profile::synth::ClusterDescription cluster, Efficiency efficiency)
     : m_cluster(std::move(cluster))
     , m_efficiency(efficiency)
 {
+}
+
+// Why a saturating curve in the smallest side: cuBLAS computes a GEMM in output tiles (128-256
+// elements a side on A100/H100) spread over the SMs in waves, and each tile streams its operands
+// along k. A side that is not large against the tile leaves tiles partly filled, waves partly
+// empty and operands little reused, a loss that is roughly a fixed amount of work per tile of the
+// smallest side: time ∝ (d + d½) / d, i.e. eff(d) = gemm · d / (d + d½) -- the rise-then-plateau
+// of throughput against size in NVIDIA's "Matrix Multiplication Background" guide (tile and wave
+// quantization). d½ (gemm_half_dim) is fitted on measured runs like the other efficiencies; the
+// TP-sharded GEMMs of large models (h/t of 1-2K) are where it matters.
+double HardwareModel::gemmEfficiency(double smallestDim) const
+{
+    const double half = m_efficiency.gemm_half_dim;
+    if (half <= 0 || smallestDim <= 0)
+        return m_efficiency.gemm;
+    return m_efficiency.gemm * smallestDim / (smallestDim + half);
 }
 
 double HardwareModel::gemmS(double m, double n, double k, bool fp8) const
@@ -32,7 +53,8 @@ double HardwareModel::gemmS(double m, double n, double k, bool fp8) const
     if (m <= 0 || n <= 0 || k <= 0)
         return 0;
     const auto& gpu = m_cluster.gpu;
-    const double peak = gpu.peak_tflops * 1e12 * m_efficiency.gemm * (fp8 ? m_efficiency.fp8_speedup : 1.0);
+    const double efficiency = gemmEfficiency(std::min({ m, n, k }));
+    const double peak = gpu.peak_tflops * 1e12 * efficiency * (fp8 ? m_efficiency.fp8_speedup : 1.0);
     const double elementBytes = fp8 ? 1.0 : 2.0;
     const double bytes = elementBytes * (m * k + k * n) + 2.0 * m * n;
     return 2.0 * m * n * k / peak + bytes / (gpu.hbm_gb_per_s * 1e9 * m_efficiency.hbm);

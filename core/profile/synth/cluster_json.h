@@ -16,6 +16,12 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster);
 // with "preset" takes the preset's figures as defaults for the keys it leaves out, one without
 // needs every figure. Checks the figures (GpuDescription::validate) but not Galvatron's
 // power-of-two shape rule, which only the Galvatron-format writers need.
+// An optional "efficiency" object (calibrated cost-model parameters, every key of
+// efficiencyFields(), units in the names) is read into `efficiency`; a missing, unknown or
+// out-of-range key is an error naming it.
 ClusterDescription readCluster(const JsonView& object);
+
+nlohmann::ordered_json toJson(const Efficiency& efficiency);
+Efficiency readEfficiency(const JsonView& object);
 
 } // namespace stratex::profile::synth
