@@ -11,9 +11,15 @@ namespace stratex::perf {
 // the cluster description, so that cluster files carry it: core/profile/synth/efficiency.h).
 using Efficiency = profile::synth::Efficiency;
 
+// The datasheet-typical guesses a fit starts from (cuBLAS and flash-attention fractions of peak
+// commonly reported for the chip), before any measured run.
+Efficiency datasheetEfficiency(const profile::synth::GpuDescription& gpu);
 // A GPU with its fitted efficiencies: the defaults for the presets come from the fit on the
 // "fit" reference runs (resources/reference-runs, `stratex-cli reference --fit`).
 Efficiency efficiencyFor(const profile::synth::GpuDescription& gpu);
+// The family a GPU preset's efficiencies are fitted and stored under: presets that share a chip
+// share them ("a100" for both A100s, "h100" for the H100 SXM and H800; otherwise the preset name).
+std::string presetFamily(const std::string& gpuName);
 // The cluster's calibrated efficiencies when it carries them, else its GPU's fitted defaults.
 Efficiency efficiencyFor(const profile::synth::ClusterDescription& cluster);
 

@@ -109,6 +109,16 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster)
     return json;
 }
 
+ClusterDescription readClusterFile(const std::filesystem::path& file)
+{
+    const JsonDocument document = JsonDocument::load(file);
+    const JsonView root = document.root();
+    root.requireObject();
+    if (const std::optional<JsonView> cluster = root.find("cluster"))
+        return readCluster(*cluster);
+    return readCluster(root);
+}
+
 ClusterDescription readCluster(const JsonView& object)
 {
     object.requireObject();

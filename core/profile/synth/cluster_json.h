@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/common/json_reader.h"
@@ -20,6 +21,10 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster);
 // efficiencyFields(), units in the names) is read into `efficiency`; a missing, unknown or
 // out-of-range key is an error naming it.
 ClusterDescription readCluster(const JsonView& object);
+
+// A cluster file: a cluster object at the top (what `stratex-cli calibrate` writes), or any file
+// that carries one under "cluster" (a strategy file, a synthesis record). Errors name file and key.
+ClusterDescription readClusterFile(const std::filesystem::path& file);
 
 nlohmann::ordered_json toJson(const Efficiency& efficiency);
 Efficiency readEfficiency(const JsonView& object);
