@@ -233,7 +233,16 @@ CalibrationResult calibrate(const std::vector<ReferenceRun>& runs, const Efficie
     double current = cost(r);
     for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
         result.iterations = iteration + 1;
-        const Eigen::MatrixXd jac = problem.jacobian(theta, r);
+        Eigen::MatrixXd jac = problem.jacobian(theta, r);
+        // A parameter on a bound that the cost would push further out is held there for this
+        // step (projected Levenberg-Marquardt): the others converge as if it were fixed.
+        const Eigen::VectorXd descent = -(jac.transpose() * r);
+        for (Eigen::Index j = 0; j < theta.size(); ++j) {
+            const bool atUpper = theta[j] >= p.upper[j] - 1e-12 && descent[j] > 0;
+            const bool atLower = theta[j] <= p.lower[j] + 1e-12 && descent[j] < 0;
+            if (atUpper || atLower)
+                jac.col(j).setZero();
+        }
         const Eigen::MatrixXd jtj = jac.transpose() * jac;
         const Eigen::VectorXd gradient = jac.transpose() * r;
         // Marquardt's scaling: damping proportional to the diagonal, so that parameters of very

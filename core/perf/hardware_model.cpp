@@ -51,19 +51,19 @@ Efficiency efficiencyFor(const profile::synth::GpuDescription& gpu)
         e.attention = 0.3201;
         e.dp_overlap = 0.9;
     } else if (family == "h100") {
-        e.gemm = 0.6861;
-        e.attention = 0.3425;
-        e.network = 2.0;
-        e.dp_overlap = 0.4764;
+        e.gemm = 0.6873;
+        e.attention = 0.3424;
+        e.network = 2.0; // the upper bound of its range
+        e.dp_overlap = 0.4875;
     } else if (family == "h100-96gb") {
-        e.gemm = 0.4913;
-        e.attention = 0.2020;
-        e.network = 1.9017;
-        e.dp_overlap = 0.9;
+        e.gemm = 0.4956;
+        e.attention = 0.2016;
+        e.network = 1.7839;
+        e.dp_overlap = 0.1693;
     } else if (family == "b200-192gb") {
-        e.gemm = 0.6050;
+        e.gemm = 0.6048;
         e.attention = 0.2808;
-        e.network = 1.0693;
+        e.network = 1.0695;
         e.dp_overlap = 1.0;
     }
     return e;
