@@ -178,8 +178,8 @@ int runCalibrate(const QStringList& args)
         text += "  " + name + " " + fixed(result.initial.*field.member, 4) + " -> "
             + fixed(result.fitted.*field.member, 4) + "\n";
     }
-    text += "Throughput error (predicted over measured, before -> after" + std::string(leftOut.empty() ? "" : "; left out")
-        + "):\n";
+    text += "Throughput error (predicted over measured, before -> after"
+        + std::string(leftOut.empty() ? "" : "; left out") + "):\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         text += "  " + runs[i].id + ": " + percent(result.before[i].throughput_error) + " -> "
             + percent(result.after[i].throughput_error);

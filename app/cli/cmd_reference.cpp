@@ -94,8 +94,7 @@ int printPresetFit(const std::vector<perf::ReferenceRun>& runs, const perf::Cali
         out["families"].push_back({ { "family", fit.family }, { "gpus", fit.gpus },
             { "runs", fit.result.before.size() }, { "parameters", fit.result.parameters },
             { "iterations", fit.result.iterations }, { "cost_before", fit.result.cost_before },
-            { "cost_after", fit.result.cost_after },
-            { "efficiency", profile::synth::toJson(fit.result.fitted) } });
+            { "cost_after", fit.result.cost_after }, { "efficiency", profile::synth::toJson(fit.result.fitted) } });
         text += fit.family + " (" + std::to_string(fit.result.before.size()) + " fit runs, "
             + std::to_string(fit.result.iterations) + " iterations):";
         for (const profile::synth::EfficiencyField& field : profile::synth::efficiencyFields())

@@ -3,8 +3,8 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <thread>
@@ -76,7 +76,8 @@ Eigen::VectorXd startTheta(const Parameters& p, const Efficiency& start)
     for (std::size_t j = 0; j < p.fields.size(); ++j) {
         const EfficiencyField& field = *p.fields[j];
         const double value = start.*field.member;
-        theta[Eigen::Index(j)] = value > 0 ? std::log(value) : 0.5 * (std::log(field.minimum) + std::log(field.maximum));
+        theta[Eigen::Index(j)]
+            = value > 0 ? std::log(value) : 0.5 * (std::log(field.minimum) + std::log(field.maximum));
     }
     p.project(theta);
     return theta;
@@ -189,7 +190,6 @@ double cost(const Eigen::VectorXd& r)
     return 0.5 * r.squaredNorm();
 }
 
-
 } // namespace
 
 std::vector<std::string> defaultCalibrationParameters()
@@ -213,7 +213,8 @@ RunError runError(const ReferenceRun& run, const Efficiency& efficiency)
     return e;
 }
 
-CalibrationResult calibrate(const std::vector<ReferenceRun>& runs, const Efficiency& start, const CalibrationOptions& options)
+CalibrationResult calibrate(
+    const std::vector<ReferenceRun>& runs, const Efficiency& start, const CalibrationOptions& options)
 {
     if (runs.empty())
         throw Error("calibrate: no runs to fit");

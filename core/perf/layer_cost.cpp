@@ -62,7 +62,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double fe = moe.expert_ffn_hidden_size / etp;
         gemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
         gemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
-        mlpActivation += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
+        mlpActivation
+            += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
         elementwise += kBytes * routed * (upWidth + 1) * fe + 2 * kBytes * routed * h; // act + permute
         if (moe.shared_experts > 0) {
             const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;

@@ -39,9 +39,9 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString cluster = dir.filePath("cluster.json");
-        const CliResult calibrate = runCli({ "calibrate", "--runs", run("megatronlm2024-70b-768"),
-            run("nemo2407-llama2-7b-8"), run("megatronlm2024-1.7b-48"), "--fit", "gemm,dp_overlap", "--out", cluster,
-            "--json" });
+        const CliResult calibrate
+            = runCli({ "calibrate", "--runs", run("megatronlm2024-70b-768"), run("nemo2407-llama2-7b-8"),
+                run("megatronlm2024-1.7b-48"), "--fit", "gemm,dp_overlap", "--out", cluster, "--json" });
         QCOMPARE(calibrate.exitCode, 0);
         const QJsonObject report = calibrate.json().object();
         QCOMPARE(report.value("gpu").toString(), QString("h100-80gb"));
@@ -67,8 +67,8 @@ private Q_SLOTS:
         QCOMPARE(synth.exitCode, 0);
         QCOMPARE(synth.json().object().value("gpu").toString(), QString("h100-80gb"));
         const QJsonObject record = readJson(profiles + "/stratex_synthesis.json");
-        QCOMPARE(record.value("cluster").toObject().value("efficiency").toObject(),
-            written.value("efficiency").toObject());
+        QCOMPARE(
+            record.value("cluster").toObject().value("efficiency").toObject(), written.value("efficiency").toObject());
         const CliResult search
             = runCli({ "search", "--profiles", profiles, "--memory-constraint", "80", "--settle-bsz", "64", "--json" });
         QCOMPARE(search.exitCode, 0);

@@ -67,8 +67,8 @@ void validateEfficiency(const Efficiency& efficiency)
     for (const EfficiencyField& field : efficiencyFields()) {
         const double value = efficiency.*field.member;
         if (!inRange(field, value))
-            throw Error(std::string("efficiency: ") + field.key + " must be " + rangeText(field) + ", found "
-                + general(value));
+            throw Error(
+                std::string("efficiency: ") + field.key + " must be " + rangeText(field) + ", found " + general(value));
     }
 }
 

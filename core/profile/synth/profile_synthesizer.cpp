@@ -7,8 +7,8 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/model/model_json.h"
-#include "core/profile/synth/cluster_json.h"
 #include "core/profile/profile_discovery.h"
+#include "core/profile/synth/cluster_json.h"
 
 namespace stratex::profile::synth {
 
@@ -86,7 +86,8 @@ std::vector<ProfileFile> synthesizeProfiles(
 
     return {
         { "computation_profiling_" + precision + "_" + modelPart + "_all.json",
-            text(synthesizeComputationProfile(model, computationGpu(model, cluster), precision, seqs, options.max_profiled_bsz)) },
+            text(synthesizeComputationProfile(
+                model, computationGpu(model, cluster), precision, seqs, options.max_profiled_bsz)) },
         { "memory_profiling_" + precision + "_" + modelPart + "_all.json",
             text(synthesizeMemoryProfile(model, cluster, precision, seqs)) },
         { allreduceFileName(cluster.num_nodes, cluster.gpus_per_node), text(synthesizeAllreduceProfile(cluster)) },

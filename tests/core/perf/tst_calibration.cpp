@@ -208,8 +208,7 @@ private Q_SLOTS:
         e.gemm_half_dim = 250;
         e.memory_reserve_gb = 4.5;
         cluster.efficiency = e;
-        const JsonDocument document
-            = JsonDocument::parse(profile::synth::toJson(cluster).dump(), "cluster.json");
+        const JsonDocument document = JsonDocument::parse(profile::synth::toJson(cluster).dump(), "cluster.json");
         const profile::synth::ClusterDescription back = profile::synth::readCluster(document.root());
         QVERIFY(back.efficiency.has_value());
         QVERIFY(*back.efficiency == e);
