@@ -4,14 +4,14 @@
 # Idempotent: when everything is already installed it returns at once without touching apt.
 set -euo pipefail
 
-# Build and test tools, Qt and the libraries; help2man for the man pages made at build time;
+# Build and test tools, Qt and the libraries (Eigen: the cost model's calibration); help2man for the man pages made at build time;
 # the freedesktop validators of the desktop metadata (ctest -L packaging); dpkg-dev and file for
 # cpack's DEB generator (packaging/build-deb.sh).
 PACKAGES=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-qpa-plugins libgl-dev
     libqt6opengl6-dev
-    nlohmann-json3-dev
+    nlohmann-json3-dev libeigen3-dev
     libbenchmark-dev
     clang libclang-rt-14-dev
     fonts-dejavu-core

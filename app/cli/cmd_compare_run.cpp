@@ -140,7 +140,7 @@ int runCompareRun(const QStringList& args)
     perf::measured::requireCostable(run);
     const profile::synth::ClusterDescription cluster = perf::measured::resolveCluster(run, choice);
     const perf::measured::RunComparison comparison
-        = perf::measured::compareRun(run, cluster, perf::efficiencyFor(cluster.gpu));
+        = perf::measured::compareRun(run, cluster, perf::efficiencyFor(cluster));
     if (parser.isSet(QStringLiteral("json")))
         printOut(perf::measured::comparisonJson(comparison).dump(2) + "\n");
     else

@@ -8,6 +8,7 @@
 #include "app/cli/cli_parser.h"
 #include "app/cli/setting_options.h"
 #include "core/common/number_format.h"
+#include "core/profile/synth/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/synthesis_settings.h"
 #include "core/profile/synth/transformer_estimates.h"
@@ -34,6 +35,9 @@ QString presetNames(const auto& presets)
 void addOptions(CliParser& parser)
 {
     addSettingOptions(parser, synthesisSettingTable());
+    parser.option(q("cluster"), q("FILE"),
+        q("Cluster file (what 'stratex-cli calibrate' writes, or a file with a \"cluster\" key): its GPU figures, "
+          "shape and calibrated efficiencies; the GPU and cluster options given beside it override its values."));
     parser.option(q("seq-lengths"), q("S1,S2,..."),
         q("Sequence lengths the files hold (default: the model's and 1/4, 1/2, 3/4 of it)."));
     parser.option(q("out"), q("DIR"), q("Directory to write the profile set into (created if missing)."));
@@ -96,6 +100,10 @@ int runSynth(const QStringList& args)
         parser.usageError(q("--out DIR is required"));
 
     SynthesisSettings settings;
+    if (parser.isSet(q("cluster"))) {
+        settings.cluster = readClusterFile(parser.value(q("cluster")).toStdString());
+        settings.gpu_preset = settings.cluster.gpu.name;
+    }
     readSettingOptions(parser, synthesisSettingTable(), settings);
     SynthesisOptions options;
     options.precision = settings.precision;

@@ -9,7 +9,9 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
+#include "core/perf/calibration.h"
 #include "core/perf/reference_run.h"
+#include "core/profile/synth/cluster_json.h"
 
 namespace stratex::cli {
 
@@ -67,6 +69,61 @@ nlohmann::ordered_json summaryJson(const Summary& s)
         { "trained_but_predicted_oom", s.trainedButOom } };
 }
 
+// --fit: the presets' efficiencies fitted on the "fit" runs, per GPU family, as efficiencyFor()
+// stores them (hardware_model.cpp), with the fit and hold-out error before and after.
+int printPresetFit(const std::vector<perf::ReferenceRun>& runs, const perf::CalibrationOptions& options, bool json)
+{
+    const std::vector<perf::PresetFit> fits = perf::fitPresets(runs, options);
+    auto efficiencyOf = [&fits](const perf::ReferenceRun& run) {
+        for (const perf::PresetFit& fit : fits) {
+            if (fit.family == perf::presetFamily(run.cluster.gpu.name))
+                return fit.result.fitted;
+        }
+        return perf::datasheetEfficiency(run.cluster.gpu);
+    };
+    std::vector<perf::ReferenceComparison> before;
+    std::vector<perf::ReferenceComparison> after;
+    for (const perf::ReferenceRun& run : runs) {
+        before.push_back(perf::compareWithRun(run, perf::datasheetEfficiency(run.cluster.gpu)));
+        after.push_back(perf::compareWithRun(run, efficiencyOf(run)));
+    }
+    nlohmann::ordered_json out;
+    out["families"] = nlohmann::ordered_json::array();
+    std::string text;
+    for (const perf::PresetFit& fit : fits) {
+        out["families"].push_back({ { "family", fit.family }, { "gpus", fit.gpus },
+            { "runs", fit.result.before.size() }, { "parameters", fit.result.parameters },
+            { "iterations", fit.result.iterations }, { "cost_before", fit.result.cost_before },
+            { "cost_after", fit.result.cost_after }, { "efficiency", profile::synth::toJson(fit.result.fitted) } });
+        text += fit.family + " (" + std::to_string(fit.result.before.size()) + " fit runs, "
+            + std::to_string(fit.result.iterations) + " iterations):";
+        for (const profile::synth::EfficiencyField& field : profile::synth::efficiencyFields())
+            text += std::string(" ") + field.name + " " + fixed(fit.result.fitted.*field.member, 4);
+        text += "\n";
+    }
+    const Summary fitBefore = summarise(before, true);
+    const Summary fitAfter = summarise(after, true);
+    const Summary holdoutBefore = summarise(before, false);
+    const Summary holdoutAfter = summarise(after, false);
+    out["fit"] = { { "before", summaryJson(fitBefore) }, { "after", summaryJson(fitAfter) } };
+    out["holdout"] = { { "before", summaryJson(holdoutBefore) }, { "after", summaryJson(holdoutAfter) } };
+    if (json) {
+        printOut(out.dump(2) + "\n");
+        return kExitOk;
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        text += "  " + runs[i].id + (runs[i].fit ? " [fit] " : " [holdout] ") + percent(before[i].throughput_error)
+            + " -> " + percent(after[i].throughput_error) + (after[i].predicted_oom ? " (predicted OOM)" : "") + "\n";
+    text += "fit: mean absolute throughput error " + fixed(fitBefore.mae * 100, 1) + " % -> "
+        + fixed(fitAfter.mae * 100, 1) + " %, trained runs predicted OOM " + std::to_string(fitBefore.trainedButOom)
+        + " -> " + std::to_string(fitAfter.trainedButOom) + "\n";
+    text += "holdout: mean absolute throughput error " + fixed(holdoutBefore.mae * 100, 1) + " % -> "
+        + fixed(holdoutAfter.mae * 100, 1) + " %, trained runs predicted OOM "
+        + std::to_string(holdoutBefore.trainedButOom) + " -> " + std::to_string(holdoutAfter.trainedButOom) + "\n";
+    printOut(text);
+    return kExitOk;
+}
+
 int runReference(const QStringList& args)
 {
     CliParser parser(QStringLiteral("reference"),
@@ -75,6 +132,13 @@ int runReference(const QStringList& args)
                        "predicted peak memory, and the mean absolute error of the fit and hold-out runs."));
     parser.option(QStringLiteral("runs"), QStringLiteral("DIR"),
         QStringLiteral("Directory of run records (default: the bundled reference runs)."));
+    parser.flag(QStringLiteral("fit"),
+        QStringLiteral("Fit the GPU presets' efficiencies on the \"fit\" runs only (one fit per GPU family, from "
+                       "the datasheet guesses) and print them with the fit and hold-out error before and after: "
+                       "how the defaults of the cost model are made."));
+    parser.option(QStringLiteral("fit-parameters"), QStringLiteral("NAMES"),
+        QStringLiteral("With --fit: the efficiencies to fit, comma-separated (default: those the presets were "
+                       "fitted with)."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
@@ -82,9 +146,19 @@ int runReference(const QStringList& args)
     const QString dir = parser.isSet(QStringLiteral("runs")) ? parser.value(QStringLiteral("runs")) : defaultRunsDir();
 
     const std::vector<perf::ReferenceRun> runs = perf::readReferenceRuns(dir.toStdString());
+    if (parser.isSet(QStringLiteral("fit"))) {
+        perf::CalibrationOptions options;
+        options.robust_scale = 0.15;
+        if (parser.isSet(QStringLiteral("fit-parameters"))) {
+            options.parameters.clear();
+            for (const QString& name : parser.value(QStringLiteral("fit-parameters")).split(QLatin1Char(',')))
+                options.parameters.push_back(name.trimmed().toStdString());
+        }
+        return printPresetFit(runs, options, parser.isSet(QStringLiteral("json")));
+    }
     std::vector<perf::ReferenceComparison> comparisons;
     for (const perf::ReferenceRun& run : runs)
-        comparisons.push_back(perf::compareWithRun(run, perf::efficiencyFor(run.cluster.gpu)));
+        comparisons.push_back(perf::compareWithRun(run, perf::efficiencyFor(run.cluster)));
     const Summary fit = summarise(comparisons, true);
     const Summary holdout = summarise(comparisons, false);
 

@@ -76,9 +76,12 @@ StratexTarget resolveStratexTarget(const CliParser& parser, const perf::Strategy
     if (given.contains("num-gpus-per-node"))
         cluster->gpus_per_node = settings.num_gpus_per_node;
     target.cluster = *cluster;
-    target.efficiency = perf::efficiencyFor(target.cluster.gpu);
-    target.memory_limit_mb = given.contains("memory-constraint") ? settings.memory_constraint_gb * 1e3
-                                                                 : target.cluster.gpu.memory_gb * 1e3;
+    target.efficiency = perf::efficiencyFor(target.cluster); // a calibrated cluster's own, else the preset fit
+    // GB as GPUs count them, binary (an "80 GB" H100 has 80 GiB); MB = 1e6 bytes in the estimates.
+    constexpr double kMbPerGib = 1073.741824;
+    target.memory_limit_mb = (given.contains("memory-constraint") ? settings.memory_constraint_gb
+                                                                  : target.cluster.gpu.memory_gb)
+        * kMbPerGib;
     return target;
 }
 

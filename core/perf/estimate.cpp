@@ -12,6 +12,7 @@ namespace stratex::perf {
 namespace {
 
 constexpr double kMb = 1e6;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBytes = 2;
 
 // One model chunk (a stage's share of layers under interleaving): per-micro-batch times and
@@ -223,8 +224,10 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     result.strategy = s;
     const profile::synth::ClusterDescription& cluster = hw.cluster();
     result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
+    // A GPU's memory size is binary: an "80 GB" A100 or H100 has 80 GiB (nvidia-smi: 81920 and
+    // 81559 MiB), which is what the CUDA allocator can hand out beside the context.
     result.memory_limit_mb
-        = options.memory_limit_mb > 0 ? options.memory_limit_mb : cluster.gpu.memory_gb * 1e9 / kMb;
+        = options.memory_limit_mb > 0 ? options.memory_limit_mb : cluster.gpu.memory_gb * kGiB / kMb;
     if (!result.problems.empty()) {
         result.fits = false;
         return result;

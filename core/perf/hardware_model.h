@@ -7,25 +7,21 @@
 
 namespace stratex::perf {
 
-// How close a GPU and its network come to their datasheet figures. Fitted per GPU on the "fit"
-// reference runs (resources/reference-runs, `stratex-cli reference --fit`); the hold-out runs
-// never enter the fit.
-struct Efficiency {
-    double gemm = 0.8; // fraction of dense peak a large GEMM reaches
-    double hbm = 0.8; // fraction of HBM bandwidth memory-bound kernels reach
-    double attention = 0.55; // flash-attention forward, fraction of dense peak
-    double kernel_overhead_us = 3; // launch + tail per kernel
-    double network = 1.0; // scale on the datasheet-derived collective bandwidths
-    double collective_latency_us = 15; // per ring/tree step
-    double fp8_speedup = 1.5; // FP8 GEMMs over BF16 ones, end to end (casts, scaling included)
-    double dp_overlap = 0.9; // share of the last micro-batch's compute that hides DP traffic
-    double iteration_overhead_ms = 20; // per iteration: loss, logging, synchronisation
-    double memory_reserve_gb = 3.0; // CUDA context, NCCL buffers, allocator cache
-    double activation_fragmentation = 1.1; // allocator rounding on activations
-};
+// How close a GPU and its network come to their datasheet figures (the plain struct lives beside
+// the cluster description, so that cluster files carry it: core/profile/synth/efficiency.h).
+using Efficiency = profile::synth::Efficiency;
 
-// A GPU with its fitted efficiencies: the defaults for the presets come from the fit.
+// The datasheet-typical guesses a fit starts from (cuBLAS and flash-attention fractions of peak
+// commonly reported for the chip), before any measured run.
+Efficiency datasheetEfficiency(const profile::synth::GpuDescription& gpu);
+// A GPU with its fitted efficiencies: the defaults for the presets come from the fit on the
+// "fit" reference runs (resources/reference-runs, `stratex-cli reference --fit`).
 Efficiency efficiencyFor(const profile::synth::GpuDescription& gpu);
+// The family a GPU preset's efficiencies are fitted and stored under: presets that share a chip
+// share them ("a100" for both A100s, "h100" for the H100 SXM and H800; otherwise the preset name).
+std::string presetFamily(const std::string& gpuName);
+// The cluster's calibrated efficiencies when it carries them, else its GPU's fitted defaults.
+Efficiency efficiencyFor(const profile::synth::ClusterDescription& cluster);
 
 // Where a process group's ranks sit: `size` ranks `stride` apart in Megatron's rank order.
 struct GroupShape {
@@ -41,9 +37,11 @@ public:
     const profile::synth::ClusterDescription& cluster() const { return m_cluster; }
     const Efficiency& efficiency() const { return m_efficiency; }
 
-    // A GEMM of m x k by k x n in 16-bit (or FP8) precision: compute at the fitted efficiency plus
-    // the operands' memory traffic, which is what makes thin GEMMs slow.
+    // A GEMM of m x k by k x n in 16-bit (or FP8) precision: compute at the efficiency curve's
+    // value for its smallest side plus the operands' memory traffic.
     double gemmS(double m, double n, double k, bool fp8 = false) const;
+    // The efficiency curve: fraction of peak a GEMM whose smallest side is `smallestDim` reaches.
+    double gemmEfficiency(double smallestDim) const;
     // Flash-attention forward FLOPs at the attention efficiency (the backward is 2.5x the FLOPs).
     double attentionS(double flops) const;
     // A memory-bound kernel moving `bytes`.

@@ -25,6 +25,11 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double kv = model.kvHiddenSize();
     const double spShare = s.sequence_parallel ? 1.0 / tp : 1.0; // norms, residuals, dropout
 
+    // Transformer Engine's FP8 Linear keeps the FP8 cast of its input for the weight-gradient GEMM
+    // instead of the 16-bit tensor (transformer_engine/pytorch/module/linear.py, saved_inputmat):
+    // the GEMM inputs kept for backward take one byte per element.
+    const double gemmInputShare = fp8 ? 0.5 : 1.0;
+
     LayerCost cost;
     // Attention block: QKV projection, flash attention (causal: half the s^2 work), output projection.
     double gemm = hw.gemmS(tokens, (h + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, h / tp, fp8);
@@ -57,12 +62,13 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double fe = moe.expert_ffn_hidden_size / etp;
         gemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
         gemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
-        mlpActivation += kBytes * routed * (h + (upWidth + 1) * fe) + 4.0 * moeTokens * moe.num_experts;
+        mlpActivation
+            += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
         elementwise += kBytes * routed * (upWidth + 1) * fe + 2 * kBytes * routed * h; // act + permute
         if (moe.shared_experts > 0) {
             const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;
             gemm += hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
-            mlpActivation += kBytes * tokens * (upWidth + 1) * fs;
+            mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * fs;
             elementwise += kBytes * tokens * (upWidth + 1) * fs;
         }
         if (s.ep > 1)
@@ -70,7 +76,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     } else {
         const double f = model.ffn_hidden_size / tp;
         gemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
-        mlpActivation += kBytes * tokens * (upWidth + 1) * f; // activation input + fc2 input
+        mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * f; // activation input + fc2 input
         elementwise += kBytes * tokens * (upWidth + 1) * f;
     }
 
@@ -111,7 +117,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
 
     // Activations kept for backward (Korthikanti et al. §4.1): replicated over TP without SP are
     // the two norm inputs, the QKV and fc1 inputs and the dropout masks; the rest is split.
-    const double replicated = hidden * (2 + 1 + 1) + (dropout ? hidden : 0); // norms 2x2sbh, qkv/fc1 inputs
+    const double replicated // norm inputs 2x2sbh, qkv/fc1 inputs 2x2sbh (FP8: 2x1sbh), dropout masks
+        = hidden * (2 + 2 * gemmInputShare) + (dropout ? hidden : 0);
     const double splitAttention = kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
     cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
     if (!s.flash_attention && s.recompute != Recompute::Selective)

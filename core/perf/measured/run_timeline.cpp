@@ -40,7 +40,7 @@ sim::Timeline predictedPipeline(const RunComparison& c)
         spec.id = id;
         input.microbatches.push_back(spec);
     }
-    const HardwareModel hw(c.cluster, efficiencyFor(c.cluster.gpu));
+    const HardwareModel hw(c.cluster, efficiencyFor(c.cluster));
     const bool crossNode = static_cast<long long>(s.tp) * s.cp * s.dp >= c.cluster.gpus_per_node && c.cluster.num_nodes > 1;
     const double oneMb = hw.p2pS(kMb, crossNode) - hw.p2pS(1e-9, crossNode);
     input.comm.intra_node_bw_gbps = oneMb > 0 ? 8e-3 / oneMb : 0;

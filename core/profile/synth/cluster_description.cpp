@@ -43,6 +43,8 @@ void GpuDescription::validate() const
 void ClusterDescription::validate() const
 {
     gpu.validate();
+    if (efficiency)
+        validateEfficiency(*efficiency);
     if (num_nodes <= 0 || num_nodes > limits::kMaxNodes)
         throw Error("cluster: num_nodes must be an integer from 1 to " + std::to_string(limits::kMaxNodes) + ", found "
             + std::to_string(num_nodes));

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/profile/synth/efficiency.h"
 
 namespace stratex::profile::synth {
 
@@ -26,6 +29,9 @@ struct ClusterDescription {
     GpuDescription gpu;
     int num_nodes = 1;
     int gpus_per_node = 8;
+    // Calibrated efficiencies (stratex-cli calibrate): what the cost model and the synthesizer use
+    // instead of the GPU preset's fitted defaults. Absent for a cluster described by datasheet only.
+    std::optional<Efficiency> efficiency;
 
     int worldSize() const { return num_nodes * gpus_per_node; }
     void validate() const;

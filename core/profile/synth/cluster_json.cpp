@@ -34,6 +34,14 @@ GpuDescription presetNamed(const JsonView& name)
     }
 }
 
+std::string efficiencyKeyList()
+{
+    std::string list;
+    for (const EfficiencyField& field : efficiencyFields())
+        list += (list.empty() ? "" : ", ") + std::string(field.key);
+    return list;
+}
+
 GpuDescription readGpu(const JsonView& value)
 {
     if (value.isString())
@@ -63,12 +71,52 @@ GpuDescription readGpu(const JsonView& value)
 
 } // namespace
 
+Efficiency readEfficiency(const JsonView& object)
+{
+    object.requireObject();
+    for (const auto& [key, value] : object.members()) {
+        if (!findEfficiencyField(key) || key != findEfficiencyField(key)->key)
+            value.fail("one of the efficiency keys (" + efficiencyKeyList() + "), not \"" + key + "\"");
+    }
+    Efficiency efficiency;
+    for (const EfficiencyField& field : efficiencyFields()) {
+        const JsonView value = object[field.key];
+        const double number = value.number();
+        if (!inRange(field, number))
+            value.fail(rangeText(field));
+        efficiency.*field.member = number;
+    }
+    return efficiency;
+}
+
+nlohmann::ordered_json toJson(const Efficiency& efficiency)
+{
+    nlohmann::ordered_json json = nlohmann::ordered_json::object();
+    for (const EfficiencyField& field : efficiencyFields())
+        json[field.key] = efficiency.*field.member;
+    return json;
+}
+
 nlohmann::ordered_json toJson(const ClusterDescription& cluster)
 {
     nlohmann::ordered_json gpu = { { "name", cluster.gpu.name } };
     for (const GpuField& field : kGpuFields)
         gpu[field.key] = cluster.gpu.*field.member;
-    return { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node }, { "gpu", gpu } };
+    nlohmann::ordered_json json
+        = { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node }, { "gpu", gpu } };
+    if (cluster.efficiency)
+        json["efficiency"] = toJson(*cluster.efficiency);
+    return json;
+}
+
+ClusterDescription readClusterFile(const std::filesystem::path& file)
+{
+    const JsonDocument document = JsonDocument::load(file);
+    const JsonView root = document.root();
+    root.requireObject();
+    if (const std::optional<JsonView> cluster = root.find("cluster"))
+        return readCluster(*cluster);
+    return readCluster(root);
 }
 
 ClusterDescription readCluster(const JsonView& object)
@@ -78,6 +126,8 @@ ClusterDescription readCluster(const JsonView& object)
     cluster.gpu = readGpu(object["gpu"]);
     cluster.num_nodes = object["num_nodes"].positiveInt();
     cluster.gpus_per_node = object["gpus_per_node"].positiveInt();
+    if (const std::optional<JsonView> efficiency = object.find("efficiency"))
+        cluster.efficiency = readEfficiency(*efficiency);
     return cluster;
 }
 

@@ -7,8 +7,8 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/model/model_json.h"
-#include "core/profile/synth/cluster_json.h"
 #include "core/profile/profile_discovery.h"
+#include "core/profile/synth/cluster_json.h"
 
 namespace stratex::profile::synth {
 
@@ -46,6 +46,21 @@ std::string text(const nlohmann::ordered_json& json)
     return json.dump(4) + "\n"; // Galvatron writes json.dump(..., indent=4)
 }
 
+// A calibrated cluster's GEMM and memory efficiencies replace the datasheet-typical figures the
+// computation profile is made from: the GEMM curve at the layer's smallest GEMM side (hidden or
+// FFN width; the token count is larger) and the measured fraction of HBM bandwidth.
+GpuDescription computationGpu(const model::ModelDescription& model, const ClusterDescription& cluster)
+{
+    GpuDescription gpu = cluster.gpu;
+    if (!cluster.efficiency)
+        return gpu;
+    const Efficiency& e = *cluster.efficiency;
+    const double side = std::min(model.hidden_size, model.ffn_hidden_size);
+    gpu.matmul_efficiency = e.gemm_half_dim > 0 ? e.gemm * side / (side + e.gemm_half_dim) : e.gemm;
+    gpu.hbm_gb_per_s *= e.hbm;
+    return gpu;
+}
+
 } // namespace
 
 std::vector<ProfileFile> synthesizeProfiles(
@@ -71,7 +86,8 @@ std::vector<ProfileFile> synthesizeProfiles(
 
     return {
         { "computation_profiling_" + precision + "_" + modelPart + "_all.json",
-            text(synthesizeComputationProfile(model, cluster.gpu, precision, seqs, options.max_profiled_bsz)) },
+            text(synthesizeComputationProfile(
+                model, computationGpu(model, cluster), precision, seqs, options.max_profiled_bsz)) },
         { "memory_profiling_" + precision + "_" + modelPart + "_all.json",
             text(synthesizeMemoryProfile(model, cluster, precision, seqs)) },
         { allreduceFileName(cluster.num_nodes, cluster.gpus_per_node), text(synthesizeAllreduceProfile(cluster)) },

@@ -2,6 +2,7 @@
 // The cluster half of a synthesized profile set: what Galvatron's hardware profiler would write
 // for all-reduce bus bandwidth, pipeline p2p bandwidth and the TP/SP collective latencies.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/profile/synth/profile_synthesizer.h"
@@ -16,6 +17,27 @@ constexpr double kNetworkEfficiency = 0.8;
 // Per-collective launch and synchronisation latency.
 constexpr double kIntraNodeLatencyMs = 0.05;
 constexpr double kInterNodeLatencyMs = 0.1;
+
+// A calibrated cluster (stratex-cli calibrate) brings its measured scale on the datasheet
+// bandwidths, inside and across nodes, in place of the typical NCCL fraction.
+double crossNodeEfficiency(const ClusterDescription& cluster)
+{
+    return cluster.efficiency ? cluster.efficiency->network : kNetworkEfficiency;
+}
+
+double intraNodeEfficiency(const ClusterDescription& cluster)
+{
+    return cluster.efficiency ? cluster.efficiency->network : 1.0;
+}
+
+// A collective's latency: calibrated, the cost model's per-step latency over log2(size) ring or
+// tree steps (perf::HardwareModel), twice for an all-reduce.
+double collectiveLatencyMs(const ClusterDescription& cluster, int size, bool crossesNodes)
+{
+    if (cluster.efficiency)
+        return 2 * cluster.efficiency->collective_latency_us * 1e-3 * std::ceil(std::log2(std::max(2, size)));
+    return crossesNodes ? kInterNodeLatencyMs : kIntraNodeLatencyMs;
+}
 
 // Where a group of `size` ranks, `stride` apart, lands on the cluster.
 struct GroupPlacement {
@@ -35,9 +57,9 @@ double busBandwidth(const ClusterDescription& cluster, const GroupPlacement& gro
 {
     const GpuDescription& gpu = cluster.gpu;
     if (group.nodes == 1)
-        return gpu.intra_node_bus_gb_per_s;
+        return gpu.intra_node_bus_gb_per_s * intraNodeEfficiency(cluster);
     return std::min(gpu.intra_node_bus_gb_per_s, gpu.network_gb_per_s_per_gpu * group.ranksPerNode)
-        * kNetworkEfficiency;
+        * crossNodeEfficiency(cluster);
 }
 
 std::vector<int> groupSizes(const ClusterDescription& cluster)
@@ -71,9 +93,10 @@ nlohmann::ordered_json synthesizeP2pProfile(const ClusterDescription& cluster)
     // doubling.
     nlohmann::ordered_json file;
     const GpuDescription& gpu = cluster.gpu;
-    double intraNode = gpu.intra_node_p2p_gb_per_s;
+    double intraNode = gpu.intra_node_p2p_gb_per_s * intraNodeEfficiency(cluster);
     for (int stages = 2; stages <= cluster.worldSize(); stages *= 2) {
-        const double bandwidth = cluster.num_nodes > 1 ? gpu.network_gb_per_s_per_gpu * kNetworkEfficiency : intraNode;
+        const double bandwidth
+            = cluster.num_nodes > 1 ? gpu.network_gb_per_s_per_gpu * crossNodeEfficiency(cluster) : intraNode;
         file["pp_size_" + std::to_string(stages)] = roundedGbPerS(bandwidth);
         intraNode *= 0.9;
     }
@@ -90,7 +113,7 @@ nlohmann::ordered_json synthesizeSpTimeProfile(const ClusterDescription& cluster
         for (int size : groupSizes(cluster)) {
             const GroupPlacement group = placement(cluster, size, 1);
             const double bandwidth = busBandwidth(cluster, group);
-            const double latency = group.nodes == 1 ? kIntraNodeLatencyMs : kInterNodeLatencyMs;
+            const double latency = collectiveLatencyMs(cluster, size, group.nodes > 1);
             const double share = (allToAll ? 1.0 : 2.0) * (size - 1) / size;
             for (int mb = 1; mb <= 1024; mb *= 2) {
                 file[prefix + std::to_string(size) + "_" + std::to_string(mb) + "MB_time"]

@@ -17,7 +17,7 @@ std::vector<ReferenceComparison> compareAll(const std::vector<ReferenceRun>& run
 {
     std::vector<ReferenceComparison> comparisons;
     for (const ReferenceRun& run : runs)
-        comparisons.push_back(compareWithRun(run, efficiencyFor(run.cluster.gpu)));
+        comparisons.push_back(compareWithRun(run, efficiencyFor(run.cluster)));
     return comparisons;
 }
 
@@ -38,17 +38,23 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 9's target is 10 % on runs not used for fitting. Measured when this test was written:
-    // 8.9 % over the 29 hold-out runs (Narayanan SC21, Korthikanti 2022, Llama 3), with 3
-    // trained runs (Llama 3 405B, 80-81 GB of 80) called out of memory. Neither may grow.
+    // Issue 9's targets: 10 % on runs not used for fitting, no run that trained predicted out of
+    // memory. With the presets fitted on the "fit" runs (efficiencyFor): 9.0 % over the 29
+    // hold-out runs (Narayanan SC21, Korthikanti 2022, Llama 3), none of them called out of memory;
+    // on the fit runs 16.2 %, with 7 trained runs called out of memory (framework-specific
+    // recompute or memory policies the records do not carry: see README). None may grow.
     void holdOutErrorStaysWithinTarget()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
         std::vector<ReferenceComparison> holdout;
         int trainedButOom = 0;
+        int fitTrainedButOom = 0;
         for (const ReferenceComparison& c : compareAll(runs)) {
-            if (c.run->fit)
+            if (c.run->fit) {
+                if (c.predicted_oom && c.run->trained)
+                    ++fitTrainedButOom;
                 continue;
+            }
             holdout.push_back(c);
             if (c.predicted_oom && c.run->trained)
                 ++trainedButOom;
@@ -56,7 +62,8 @@ private Q_SLOTS:
         QCOMPARE(int(holdout.size()), 29);
         const double mae = meanAbsoluteError(holdout);
         QVERIFY2(mae <= 0.10, qPrintable(QString("hold-out MAE %1").arg(mae)));
-        QVERIFY2(trainedButOom <= 3, qPrintable(QString("%1 trained runs predicted OOM").arg(trainedButOom)));
+        QVERIFY2(trainedButOom == 0, qPrintable(QString("%1 trained runs predicted OOM").arg(trainedButOom)));
+        QVERIFY2(fitTrainedButOom <= 7, qPrintable(QString("%1 trained fit runs predicted OOM").arg(fitTrainedButOom)));
     }
 
     void badRecordsNameTheKey_data()

@@ -230,6 +230,7 @@ private Q_SLOTS:
         s.zero = 1;
         s.sequence_parallel = true;
         s.global_batch_size = 64;
+        s.overlap_grad_reduce = false; // DP traffic exposed, so that its scale shows
         const HardwareModel hw(r.cluster, r.efficiency);
         const double base = estimate(r.model, s, hw).iteration_ms;
         EstimateOptions slower;
