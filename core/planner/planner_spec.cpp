@@ -2,6 +2,7 @@
 #include "core/planner/planner_spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/common/error.h"
@@ -154,6 +155,60 @@ double MicroBatchSpecBuilder::alonePeakMb(
     int microbatchId, RecomputeType type, int device, RecomputeType modelStateRecompute) const
 {
     return deviceModelStateMb(device, modelStateRecompute) + footprint(microbatchId, type, device).forward_peak_mb;
+}
+
+double MicroBatchSpecBuilder::makespanLowerBoundUs(const RecomputePlan& plan, bool splitBackward) const
+{
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    const int devices = deviceCount();
+    const int layers = m_pipeline.layerCount();
+    const std::vector<int>& assignment = m_pipeline.device_assignment;
+    std::vector<double> busy(static_cast<std::size_t>(devices), 0.0);
+    std::vector<double> fill(static_cast<std::size_t>(devices), kInfinity);
+    std::vector<double> drain(static_cast<std::size_t>(devices), kInfinity);
+    std::vector<char> reached(static_cast<std::size_t>(devices));
+    double longestChain = 0;
+    for (const MicroBatch& mb : m_microbatches) {
+        const std::vector<RecomputeType>& types = plan.ofMicrobatch(mb.id);
+        std::fill(reached.begin(), reached.end(), 0);
+        double forward = 0; // forward time from the first layer to here, transfers included
+        double backward = 0;
+        for (int layer = 0; layer < layers; ++layer) {
+            const auto device = static_cast<std::size_t>(assignment[static_cast<std::size_t>(layer)]);
+            const Costs& c = costs(mb.id, types[device]);
+            if (!c.feasible)
+                return kInfinity;
+            if (!reached[device]) {
+                reached[device] = 1;
+                fill[device] = std::min(fill[device], forward);
+                drain[device] = std::min(drain[device], backward);
+            }
+            const sim::LayerCost& cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+            double fw = cost.fw_us;
+            double bw = cost.bw_us;
+            if (layer == layers - 1) {
+                fw += c.postprocess_fw_us;
+                bw += c.postprocess_bw_us;
+            }
+            busy[device] += fw + bw;
+            forward += fw;
+            backward += bw;
+            if (layer + 1 < layers) {
+                const int next = assignment[static_cast<std::size_t>(layer + 1)];
+                const int here = static_cast<int>(device);
+                forward += m_options.comm.transferUs(cost.fw_comm_mb, here, next);
+                backward += m_options.comm.transferUs(cost.bw_comm_mb, next, here);
+            }
+        }
+        longestChain = std::max(longestChain, forward + backward);
+    }
+    double bound = longestChain;
+    for (std::size_t d = 0; d < busy.size(); ++d) {
+        const double before = std::isfinite(fill[d]) ? fill[d] : 0.0;
+        const double after = splitBackward || !std::isfinite(drain[d]) ? 0.0 : drain[d];
+        bound = std::max(bound, before + busy[d] + after);
+    }
+    return bound;
 }
 
 std::vector<double> MicroBatchSpecBuilder::modelState(RecomputeType type) const

@@ -6,7 +6,9 @@
 #include <QChart>
 #include <QChartView>
 #include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -45,6 +47,8 @@ private Q_SLOTS:
     void opensPlansInTimeline();
     void plansWithFixtureCostModel();
     void badInputsAreReported();
+    void badFilesShowAMessageBox_data();
+    void badFilesShowAMessageBox();
     void formIsGeneratedFromTheSettingsTable();
 
 private:
@@ -199,6 +203,57 @@ void TestPlannerPage::badInputsAreReported()
     // The error names the file and the key path.
     QVERIFY2(m_page->planSummary().contains(QStringLiteral("broken.json")), qPrintable(m_page->planSummary()));
     QVERIFY(m_page->planSummary().contains(QStringLiteral("/cost_models/tp1_none")));
+}
+
+void TestPlannerPage::badFilesShowAMessageBox_data()
+{
+    // Issue 12: a bad cost model or lengths file is a message box naming the file, never a crash
+    // and never only a line in the summary.
+    QTest::addColumn<bool>("costModel"); // else the lengths file is the bad one
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("expected"); // besides the file name
+    QTest::newRow("cost model: not JSON") << true << QByteArray("{ not json") << QString();
+    QTest::newRow("cost model: wrong type") << true
+                                            << QByteArray("{\"model\": \"x\", \"cost_models\": {\"tp1_none\": 3}}")
+                                            << QStringLiteral("/cost_models/tp1_none");
+    QTest::newRow("cost model: empty") << true << QByteArray() << QString();
+    QTest::newRow("lengths: a word") << false << QByteArray("128\nlong\n") << QString();
+    QTest::newRow("lengths: negative") << false << QByteArray("[12, -3]") << QString();
+    QTest::newRow("lengths: empty") << false << QByteArray() << QString();
+}
+
+void TestPlannerPage::badFilesShowAMessageBox()
+{
+    QFETCH(bool, costModel);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(costModel ? QStringLiteral("bad-model.json") : QStringLiteral("bad-lengths.txt"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(content);
+    file.close();
+    if (costModel)
+        m_page->form()->setCostModelPath(path);
+    else
+        m_page->form()->setLengthsFile(path);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window));
+    auto* box = m_page->findChild<QMessageBox*>(QStringLiteral("plannerFailedBox"));
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(QFileInfo(path).fileName()), qPrintable(box->text()));
+    if (!expected.isEmpty())
+        QVERIFY2(box->text().contains(expected), qPrintable(box->text()));
+    QVERIFY2(m_page->planSummary().contains(QStringLiteral("failed")), qPrintable(m_page->planSummary()));
+    // OK closes it; the page plans again afterwards.
+    box->button(QMessageBox::Ok)->click();
+    QTRY_VERIFY(!m_page->findChild<QMessageBox*>(QStringLiteral("plannerFailedBox")));
+    m_page->form()->setCostModelPath(stratex::controllers::bundledCostModelPath());
+    m_page->form()->setSyntheticSpec(6.5, 0.8, 32, 1);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QVERIFY(m_page->hasPlans());
 }
 
 void TestPlannerPage::formIsGeneratedFromTheSettingsTable()

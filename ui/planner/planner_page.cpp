@@ -245,6 +245,17 @@ void PlannerPage::showFailure(const QString& message)
 {
     m_summary->setText(tr("Planning failed: %1").arg(message.toHtmlEscaped()));
     Q_EMIT statusMessage(message);
+    // A bad cost model or lengths file is named with its key in the message: shown where it
+    // cannot be missed (issue 12). Asynchronous (open(), not exec()): the GUI never waits in a
+    // nested event loop; a newer failure replaces an unanswered box instead of stacking up.
+    if (QWidget* previous = findChild<QMessageBox*>(QStringLiteral("plannerFailedBox"))) {
+        previous->setObjectName(QString());
+        previous->close();
+    }
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Planner"), message, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("plannerFailedBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void PlannerPage::showPlans(const ModePair& plans, const QString& costModelName)
