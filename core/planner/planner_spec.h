@@ -104,7 +104,8 @@ private:
         double postprocess_bw_us = 0;
     };
     const Costs& costs(int microbatchId, RecomputeType type) const;
-    std::vector<double> modelState(RecomputeType type) const;
+    DeviceFootprint computeFootprint(int microbatchId, RecomputeType type, int device) const;
+    const std::vector<double>& modelState(RecomputeType type) const;
 
     const LayerCostModel& m_model;
     PipelineModel m_pipeline;
@@ -113,6 +114,11 @@ private:
     SpecOptions m_options;
     mutable std::map<std::pair<int, RecomputeType>, Costs> m_costs;
     mutable std::map<RecomputeType, std::vector<double>> m_modelState;
+    // The search asks for the same footprints and device states over and over (starting plans,
+    // window fits, savings): computed once, at (micro-batch position, type, device).
+    mutable std::vector<DeviceFootprint> m_footprints;
+    mutable std::vector<char> m_footprintKnown;
+    mutable std::map<RecomputeType, std::vector<double>> m_deviceState;
 };
 
 } // namespace stratex::planner

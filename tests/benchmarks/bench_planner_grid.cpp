@@ -17,6 +17,8 @@
 #include "core/planner/dynapipe_cost_model.h"
 #include "core/planner/microbatch_lengths.h"
 #include "core/planner/planner.h"
+#include "core/planner/planner_search.h"
+#include "core/sim/schedule_assignment.h"
 
 using namespace stratex;
 using namespace stratex::planner;
@@ -75,15 +77,62 @@ void runWorkload(benchmark::State& state, GridWorkload workload, PlannerMode mod
     state.counters["feasible"] = plan.feasible;
 }
 
+// Normal mode as it was before issue 13 (DynaPipe's schedule set, no fast-mode pass, no bounds,
+// one micro-batch per device and round), on the same DP output: the reference the speed-up of the
+// "normal" rows is measured against (README, Planner). Same work otherwise: DP, search, the
+// chosen plan's timeline and instructions.
+void runLegacyNormal(benchmark::State& state, GridWorkload workload)
+{
+    const std::vector<Sample> samples = generateSyntheticSamples(parseSyntheticLengthSpec(workload.lengths), false);
+    PlannerConfig config;
+    config.num_stages = workload.stages;
+    config.layers_per_stage = 32 / workload.stages;
+    config.device_memory_mb = workload.memory_mb;
+    MicroBatchBuildConfig build;
+    build.num_stages = config.num_stages;
+    build.layers_per_stage = config.layers_per_stage;
+    build.device_memory_mb = config.device_memory_mb;
+    GroupSearchInput input;
+    input.model = &gpt();
+    input.pipeline = makePipelineModel(config.num_stages, config.layers_per_stage, 1, false);
+    config.schedules = sim::plannerSchedules(sim::analyzeAssignment(input.pipeline.device_assignment));
+    input.config = config;
+    input.limits = searchLimits(PlannerMode::Normal);
+    input.limits.include_fast_search = false;
+    input.limits.prune_by_bound = false;
+    input.limits.cover_overflow = false;
+    NullProgress progress;
+    GroupPlan plan;
+    int m = 0;
+    for (auto _ : state) {
+        const MicroBatchBuildResult microbatches = buildMicroBatches(samples, gpt(), build, progress);
+        input.microbatches = microbatches.dp.microbatches;
+        m = static_cast<int>(input.microbatches.size());
+        plan = searchGroupPlan(input, progress);
+        benchmark::DoNotOptimize(plan.simulations);
+    }
+    state.counters["m"] = m;
+    state.counters["simulations"] = plan.simulations;
+    state.counters["makespan_ms"] = plan.makespan_ms;
+    state.counters["feasible"] = plan.feasible;
+}
+
+std::string workloadName(const GridWorkload& workload)
+{
+    return std::string(workload.lengths) + "/p" + std::to_string(workload.stages) + "/"
+        + std::to_string(static_cast<int>(workload.memory_mb)) + "MB/";
+}
+
 // Registered at start-up: one benchmark per workload and mode, named after them.
 const bool registered = [] {
     for (const GridWorkload& workload : workloads()) {
         for (PlannerMode mode : { PlannerMode::Normal, PlannerMode::Fast }) {
-            const std::string name = std::string("BM_PlannerGrid/") + workload.lengths + "/p"
-                + std::to_string(workload.stages) + "/" + std::to_string(static_cast<int>(workload.memory_mb))
-                + "MB/" + std::string(plannerModeName(mode));
+            const std::string name
+                = "BM_PlannerGrid/" + workloadName(workload) + std::string(plannerModeName(mode));
             benchmark::RegisterBenchmark(name.c_str(), runWorkload, workload, mode)->Unit(benchmark::kMillisecond);
         }
+        const std::string legacy = "BM_PlannerGridLegacy/" + workloadName(workload) + "normal-before-issue-13";
+        benchmark::RegisterBenchmark(legacy.c_str(), runLegacyNormal, workload)->Unit(benchmark::kMillisecond);
     }
     return true;
 }();

@@ -12,12 +12,15 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXYSeries>
 
+#include "controllers/planner_controller.h"
+#include "controllers/planner_inputs.h"
 #include "core/planner/planner_setting_table.h"
 #include "ui/main_window.h"
 #include "ui/planner/mode_compare_chart.h"
@@ -50,6 +53,7 @@ private Q_SLOTS:
     void badFilesShowAMessageBox_data();
     void badFilesShowAMessageBox();
     void formIsGeneratedFromTheSettingsTable();
+    void plansEncoderDecoderOverDataParallelGroupsWithLinks();
 
 private:
     MainWindow* m_window = nullptr;
@@ -254,6 +258,41 @@ void TestPlannerPage::badFilesShowAMessageBox()
     m_page->planBatch();
     QVERIFY(waitUntilIdle(*m_window, 60000));
     QVERIFY(m_page->hasPlans());
+}
+
+void TestPlannerPage::plansEncoderDecoderOverDataParallelGroupsWithLinks()
+{
+    // Issue 13: T5 (encoder-decoder) and data-parallel groups end to end on the page, with the
+    // Network fields of the form: both modes plan, the table lists every group's micro-batches
+    // with both lengths, the summary says transfers were modelled.
+    PlannerForm* form = m_page->form();
+    form->setCostModelPath(stratex::test::fixture(QStringLiteral("dynapipe/t5_11b_cost_model_tp1_none.json")));
+    form->setPipeline(4, 6, 80000);
+    form->setSyntheticSpec(5.0, 0.6, 48, 5);
+    auto* dp = qobject_cast<QSpinBox*>(form->field("dp"));
+    QVERIFY(dp);
+    dp->setFocus();
+    dp->selectAll();
+    QTest::keyClicks(dp, QStringLiteral("2"));
+    QCOMPARE(dp->value(), 2);
+    auto* gbps = qobject_cast<QDoubleSpinBox*>(form->field("intra-node-gbps"));
+    QVERIFY(gbps);
+    gbps->setValue(100);
+    QCOMPARE(form->config().comm.intra_node_bw_gbps, 100.0);
+    QCOMPARE(form->config().dp_size, 2);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 120000));
+    QVERIFY(m_page->hasPlans());
+    QVERIFY2(m_page->planSummary().contains(QStringLiteral("2 data-parallel groups")), qPrintable(m_page->planSummary()));
+    QVERIFY(m_page->planSummary().contains(QStringLiteral("transfers modelled (hidden 1024)")));
+    const auto plans = m_page->controller()->plans();
+    QVERIFY(plans->normal.feasible && plans->fast.feasible);
+    QVERIFY(plans->normal.makespan_ms <= plans->fast.makespan_ms);
+    QTableWidget* table = m_page->microbatchTable();
+    QCOMPARE(table->rowCount(), plans->normal.global_microbatches());
+    QVERIFY(table->item(0, 0)->text().startsWith(QStringLiteral("0:")));
+    QVERIFY(table->item(table->rowCount() - 1, 0)->text().startsWith(QStringLiteral("1:")));
+    QVERIFY(table->item(0, 3)->text().contains(QLatin1Char('/')));
 }
 
 void TestPlannerPage::formIsGeneratedFromTheSettingsTable()
