@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/planner_controller.h"
 
+#include <algorithm>
+
 #include <QSaveFile>
 
 #include "jobs/job_runner.h"
@@ -139,11 +141,17 @@ void PlannerController::openInTimeline()
         { std::pair { tr("normal"), &m_plans->normal }, std::pair { tr("fast"), &m_plans->fast } }) {
         if (!plan->feasible)
             continue;
-        const GroupPlan& group = plan->groups.front();
+        // With several data-parallel groups, the slowest: it sets the plan's makespan.
+        const GroupPlan& group = *std::max_element(plan->groups.begin(), plan->groups.end(),
+            [](const GroupPlan& a, const GroupPlan& b) { return a.makespan_ms < b.makespan_ms; });
+        const QString groupText = plan->groups.size() > 1
+            ? tr(", data-parallel group %1 of %2").arg(group.dp_group).arg(plan->groups.size())
+            : QString();
         // Aliasing the pair: the timeline stays alive with it, without a copy.
-        requests.push_back({ tr("planner %1: %2, %3 micro-batches")
+        requests.push_back({ tr("planner %1: %2, %3 micro-batches%4")
                                  .arg(label, QString::fromUtf8(sim::scheduleName(group.schedule).data()))
-                                 .arg(group.microbatches.size()),
+                                 .arg(group.microbatches.size())
+                                 .arg(groupText),
             std::shared_ptr<const sim::Timeline>(m_plans, &group.simulation.timeline), m_plansMemoryLimitMb });
     }
     Q_EMIT timelinesRequested(requests);

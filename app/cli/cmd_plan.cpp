@@ -21,8 +21,24 @@ namespace {
 using namespace stratex::planner;
 using namespace stratex::sim;
 
-std::string planText(const PlanResult& plan, double memoryMb)
+std::string networkText(const PlanResult& plan, const PlannerConfig& config)
 {
+    if (!plan.communication_modelled)
+        return "  network: transfers between stages are free (no link options; see --intra-node-gbps)\n";
+    auto link = [](double gbps, double latencyUs) {
+        return (gbps > 0 ? fixed(gbps, 0) + " Gbit/s" : std::string("unlimited")) + " + " + fixed(latencyUs, 1) + " us";
+    };
+    return "  network: activations of hidden " + std::to_string(plan.hidden_size) + " (2 bytes), intra-node "
+        + link(config.comm.intra_node_bw_gbps, config.comm.intra_node_lat_us) + ", inter-node "
+        + link(config.comm.inter_node_bw_gbps, config.comm.inter_node_lat_us) + ", "
+        + (config.gpus_per_node > 0 ? std::to_string(config.gpus_per_node) + " GPUs per node"
+                                    : std::string("one node"))
+        + "\n";
+}
+
+std::string planText(const PlanResult& plan, const PlannerConfig& config)
+{
+    const double memoryMb = config.device_memory_mb;
     std::string text = std::string(plan.feasible ? "Plan" : "No feasible plan") + " ("
         + std::string(plannerModeName(plan.mode)) + " mode"
         + (plan.requested_mode == PlannerMode::Auto ? ", chosen automatically" : "") + ")\n";
@@ -35,6 +51,7 @@ std::string planText(const PlanResult& plan, double memoryMb)
         + std::to_string(plan.global_microbatches()) + " micro-batches (DP recompute "
         + std::string(recomputeTypeName(plan.microbatching.recompute)) + ")\n";
     text += "  makespan: " + fixed(plan.makespan_ms, 3) + " ms\n";
+    text += networkText(plan, config);
     text += "  peak memory (MB) per device, limit " + fixed(memoryMb, 0) + ":";
     for (double peak : plan.peak_memory_mb_per_device)
         text += " " + fixed(peak, 0);
@@ -102,7 +119,7 @@ int runPlan(const QStringList& args)
     if (parser.isSet(QStringLiteral("json")))
         printJson(planSummaryJson(plan, inputs.config.device_memory_mb));
     else
-        printOut(planText(plan, inputs.config.device_memory_mb));
+        printOut(planText(plan, inputs.config));
     if (!plan.feasible) // the exit code says it failed; stderr says why (stdout may be a pipe to a file)
         printErr("stratex-cli plan: no feasible plan: " + plan.infeasible_reason + "\n");
     return plan.feasible ? kExitOk : kExitInvalidInput;

@@ -16,6 +16,8 @@ namespace {
 using namespace stratex::planner;
 using namespace stratex::sim;
 
+constexpr int kMaxSeeds = 1000; // every seed plans every batch twice
+
 std::vector<int> readBatches(const CliParser& parser)
 {
     std::vector<int> batches;
@@ -40,6 +42,10 @@ int runPlanCompare(const QStringList& args)
     addPlanOptions(parser);
     parser.option(QStringLiteral("global-batches"), QStringLiteral("B1,B2,..."),
         QStringLiteral("Global batch sizes in samples (required), e.g. 8,16,32,64."));
+    parser.option(QStringLiteral("seeds"), QStringLiteral("N"),
+        QStringLiteral("Plan every batch with N permutation seeds (--seed, --seed + 1, ...) and report the spread "
+                       "of each mode's makespan over them: how much of a plan is the luck of the shuffles "
+                       "(default 1: no spread)."));
     parser.option(QStringLiteral("csv"), QStringLiteral("OUT.csv"), QStringLiteral("Also write the table as CSV."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the table as JSON {\"rows\":[...]}."));
     parser.inputLimitOption();
@@ -47,11 +53,20 @@ int runPlanCompare(const QStringList& args)
     if (!parser.isSet(QStringLiteral("global-batches")))
         parser.usageError(QStringLiteral("--global-batches is required"));
     const std::vector<int> batches = readBatches(parser);
+    int seeds = 1;
+    if (parser.isSet(QStringLiteral("seeds"))) {
+        bool ok = false;
+        seeds = parser.value(QStringLiteral("seeds")).toInt(&ok);
+        if (!ok || seeds < 1 || seeds > kMaxSeeds)
+            parser.usageError(QStringLiteral("--seeds expects an integer from 1 to %1, got \"%2\"")
+                                  .arg(kMaxSeeds)
+                                  .arg(parser.value(QStringLiteral("seeds"))));
+    }
     const PlanInputs inputs = readPlanOptions(parser);
 
     InterruptProgress progress; // Ctrl-C: exit 130, nothing printed or written
     const std::vector<PlanCompareRow> rows
-        = comparePlannerModes(inputs.samples, batches, *inputs.model, inputs.config, progress);
+        = comparePlannerModes(inputs.samples, batches, *inputs.model, inputs.config, progress, seeds);
     progress.finish();
     if (parser.isSet(QStringLiteral("csv")))
         writeFileAtomically(parser.value(QStringLiteral("csv")).toStdString(), planCompareCsv(rows));

@@ -122,34 +122,69 @@ void syncDirectory(const fs::path& dir)
     }
 }
 
-// Writes `content` to the new file `temporary` and flushes it to disk; throws naming `shown`.
-void writeAndSync(const fs::path& temporary, const std::string& shown, std::string_view content, FileMode mode,
+// Writes what `produce` hands its sink to the new file `temporary`, in chunks of kChunkBytes,
+// and flushes it to disk; throws naming `shown`. The content is never held whole.
+constexpr std::size_t kChunkBytes = 1 << 16;
+
+void writeAndSync(const fs::path& temporary, const std::string& shown, const ContentProducer& produce, FileMode mode,
     const TargetMode& existing)
 {
     const mode_t createMode = existing.exists ? 0600 : (mode == FileMode::Executable ? 0777 : 0666);
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, createMode);
     if (fd < 0)
         throw Error(shown + ": cannot create file: " + systemReason());
-    std::size_t written = 0;
-    std::string failure;
-    while (written < content.size()) {
-        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            failure = "write failed: " + systemReason();
-            break;
+    struct Closer {
+        int fd;
+        bool open = true;
+        ~Closer()
+        {
+            if (open)
+                ::close(fd);
         }
-        written += std::size_t(n);
-    }
-    if (failure.empty() && existing.exists && ::fchmod(fd, existing.mode) != 0)
+    } closer { fd };
+    auto writeAll = [&](std::string_view data) {
+        std::size_t written = 0;
+        while (written < data.size()) {
+            const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                throw Error(shown + ": write failed: " + systemReason());
+            written += std::size_t(n);
+        }
+    };
+    std::string buffer;
+    buffer.reserve(kChunkBytes);
+    const ContentSink sink = [&](std::string_view piece) {
+        if (buffer.size() + piece.size() > kChunkBytes) {
+            writeAll(buffer);
+            buffer.clear();
+            if (piece.size() > kChunkBytes) {
+                writeAll(piece);
+                return;
+            }
+        }
+        buffer.append(piece);
+    };
+    produce(sink);
+    writeAll(buffer);
+    std::string failure;
+    if (existing.exists && ::fchmod(fd, existing.mode) != 0)
         failure = "cannot keep the file's permissions: " + systemReason();
     if (failure.empty() && ::fsync(fd) != 0)
         failure = "write failed: " + systemReason();
+    closer.open = false;
     if (::close(fd) != 0 && failure.empty())
         failure = "write failed: " + systemReason();
     if (!failure.empty())
         throw Error(shown + ": " + failure);
+}
+
+void writeAndSync(const fs::path& temporary, const std::string& shown, std::string_view content, FileMode mode,
+    const TargetMode& existing)
+{
+    writeAndSync(temporary, shown, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode,
+        existing);
 }
 
 fs::path withDirectory(const fs::path& path)
@@ -160,9 +195,14 @@ fs::path withDirectory(const fs::path& path)
 
 void writeFileAtomically(const fs::path& path, std::string_view content, FileMode mode)
 {
+    writeFileAtomically(path, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode);
+}
+
+void writeFileAtomically(const fs::path& path, const ContentProducer& produce, FileMode mode)
+{
     const fs::path target = withDirectory(path);
     PendingTemporary temporary(temporarySibling(target));
-    writeAndSync(temporary.path(), path.string(), content, mode, targetMode(target, mode));
+    writeAndSync(temporary.path(), path.string(), produce, mode, targetMode(target, mode));
     std::error_code ec;
     fs::rename(temporary.path(), target, ec);
     if (ec)

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,14 @@ enum class FileMode { Regular, Executable };
 // failure, and by removePendingTemporaries() on a signal. Throws stratex::Error naming the file.
 void writeFileAtomically(
     const std::filesystem::path& path, std::string_view content, FileMode mode = FileMode::Regular);
+
+// Streamed content: the producer calls the sink with consecutive pieces; they are written in
+// 64 KB chunks, so a large file never has to be held in memory whole. Same atomicity and errors
+// as above; an exception from the producer leaves the old file untouched and is rethrown.
+using ContentSink = std::function<void(std::string_view)>;
+using ContentProducer = std::function<void(const ContentSink&)>;
+void writeFileAtomically(
+    const std::filesystem::path& path, const ContentProducer& produce, FileMode mode = FileMode::Regular);
 
 struct FileToWrite {
     std::string name; // a plain file name inside the folder

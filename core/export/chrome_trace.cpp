@@ -2,8 +2,9 @@
 #include "core/export/chrome_trace.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "core/common/atomic_file.h"
 
@@ -12,7 +13,6 @@ namespace stratex::exporting {
 using sim::DeviceTimeline;
 using sim::OpKind;
 using sim::TimelineOp;
-using Json = nlohmann::ordered_json;
 
 namespace {
 
@@ -43,30 +43,116 @@ const char* category(const TimelineOp& op)
     return "op";
 }
 
-std::string sliceName(const TimelineOp& op)
+const char* sliceNamePrefix(const TimelineOp& op)
 {
-    const std::string mb = std::to_string(op.microbatch);
     switch (op.kind) {
     case OpKind::Forward:
-        return "F" + mb;
+        return "F";
     case OpKind::Backward:
-        return "B" + mb;
+        return "B";
     case OpKind::Weight:
-        return "W" + mb;
+        return "W";
     case OpKind::Send:
-        return std::string(op.grad ? "send grad " : "send act ") + mb;
+        return op.grad ? "send grad " : "send act ";
     case OpKind::Recv:
-        return std::string(op.grad ? "recv grad " : "recv act ") + mb;
+        return op.grad ? "recv grad " : "recv act ";
     }
-    return mb;
+    return "";
 }
+
+// Events are formatted by hand straight into the sink, one small buffer per event: no JSON
+// object per event and no whole document in memory, so a million-op plan streams to its file.
+// The text is what nlohmann's dump() made before (compact, keys in this order, doubles in the
+// shortest form that reads back exactly, with ".0" on whole numbers).
+class EventText {
+public:
+    void clear() { m_text.clear(); }
+    const std::string& text() const { return m_text; }
+
+    EventText& raw(std::string_view text)
+    {
+        m_text.append(text);
+        return *this;
+    }
+    EventText& integer(long long value)
+    {
+        char buffer[24];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+        m_text.append(buffer, result.ptr);
+        return *this;
+    }
+    EventText& unsignedInteger(std::uint64_t value)
+    {
+        char buffer[24];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+        m_text.append(buffer, result.ptr);
+        return *this;
+    }
+    EventText& number(double value)
+    {
+        if (!std::isfinite(value)) {
+            m_text.append("null");
+            return *this;
+        }
+        char buffer[400];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+        const std::string_view digits(buffer, static_cast<std::size_t>(result.ptr - buffer));
+        m_text.append(digits);
+        if (digits.find('.') == std::string_view::npos)
+            m_text.append(".0");
+        return *this;
+    }
+    EventText& string(std::string_view value)
+    {
+        m_text.push_back('"');
+        for (const char c : value) {
+            switch (c) {
+            case '"':
+                m_text.append("\\\"");
+                break;
+            case '\\':
+                m_text.append("\\\\");
+                break;
+            case '\n':
+                m_text.append("\\n");
+                break;
+            case '\r':
+                m_text.append("\\r");
+                break;
+            case '\t':
+                m_text.append("\\t");
+                break;
+            case '\b':
+                m_text.append("\\b");
+                break;
+            case '\f':
+                m_text.append("\\f");
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+                    m_text.append(escaped);
+                } else {
+                    m_text.push_back(c);
+                }
+            }
+        }
+        m_text.push_back('"');
+        return *this;
+    }
+
+private:
+    std::string m_text;
+};
 
 class TraceWriter {
 public:
-    explicit TraceWriter(const ChromeTraceOptions& options)
+    TraceWriter(const ChromeTraceOptions& options, const ContentSink& sink)
         : m_options(options)
+        , m_sink(sink)
     {
-        m_text = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+        m_sink("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
     }
 
     void section(const ChromeTraceSection& section)
@@ -89,23 +175,43 @@ public:
         m_flowBase += orders;
     }
 
-    std::string finish()
-    {
-        m_text += "\n]}\n";
-        return std::move(m_text);
-    }
+    void finish() { m_sink("\n]}\n"); }
 
 private:
-    void emit(const Json& event)
+    // Starts the next event: the separator and the opening brace.
+    EventText& begin()
     {
-        m_text += m_first ? "\n" : ",\n";
+        m_event.clear();
+        m_event.raw(m_first ? "\n{" : ",\n{");
         m_first = false;
-        m_text += event.dump();
+        return m_event;
+    }
+    void end()
+    {
+        m_event.raw("}");
+        m_sink(m_event.text());
     }
 
-    void metadata(int pid, int tid, const char* name, const Json& args)
+    void metadata(int pid, int tid, const char* name, const char* argKey, const std::string& textValue, int intValue,
+        bool isText)
     {
-        emit(Json { { "ph", "M" }, { "pid", pid }, { "tid", tid }, { "name", name }, { "args", args } });
+        EventText& e = begin();
+        e.raw("\"ph\":\"M\",\"pid\":").integer(pid).raw(",\"tid\":").integer(tid).raw(",\"name\":").string(name);
+        e.raw(",\"args\":{").string(argKey).raw(":");
+        if (isText)
+            e.string(textValue);
+        else
+            e.integer(intValue);
+        e.raw("}");
+        end();
+    }
+    void nameMetadata(int pid, int tid, const char* name, const std::string& value)
+    {
+        metadata(pid, tid, name, "name", value, 0, true);
+    }
+    void sortMetadata(int pid, int tid, const char* name, int index)
+    {
+        metadata(pid, tid, name, "sort_index", {}, index, false);
     }
 
     // Greedy interval partitioning: the first receive track that is free again.
@@ -113,6 +219,7 @@ private:
     {
         std::vector<double> trackFree;
         std::vector<int> tracks;
+        tracks.reserve(device.comm.size());
         for (const TimelineOp& op : device.comm) {
             if (op.kind != OpKind::Recv || !keep(op)) {
                 tracks.push_back(-1);
@@ -136,56 +243,67 @@ private:
     {
         const int pid = firstPid + device.device;
         const std::string prefix = title.empty() ? std::string() : title + " ";
-        metadata(pid, 0, "process_name", Json { { "name", prefix + "device " + twoDigits(device.device) } });
-        metadata(pid, 0, "process_sort_index", Json { { "sort_index", pid } });
+        nameMetadata(pid, 0, "process_name", prefix + "device " + twoDigits(device.device));
+        sortMetadata(pid, 0, "process_sort_index", pid);
         int recvTrackCount = 0;
         const std::vector<int> tracks = recvTracks(device, recvTrackCount);
-        metadata(pid, kComputeTid, "thread_name", Json { { "name", "0 compute" } });
-        metadata(pid, kComputeTid, "thread_sort_index", Json { { "sort_index", kComputeTid } });
-        metadata(pid, kSendTid, "thread_name", Json { { "name", "1 send" } });
-        metadata(pid, kSendTid, "thread_sort_index", Json { { "sort_index", kSendTid } });
+        nameMetadata(pid, kComputeTid, "thread_name", "0 compute");
+        sortMetadata(pid, kComputeTid, "thread_sort_index", kComputeTid);
+        nameMetadata(pid, kSendTid, "thread_name", "1 send");
+        sortMetadata(pid, kSendTid, "thread_sort_index", kSendTid);
         for (int track = 0; track < recvTrackCount; ++track) {
             const int tid = kFirstRecvTid + track;
-            metadata(pid, tid, "thread_name",
-                Json { { "name", std::to_string(tid) + " recv" + (track ? " " + std::to_string(track + 1) : "") } });
-            metadata(pid, tid, "thread_sort_index", Json { { "sort_index", tid } });
+            nameMetadata(
+                pid, tid, "thread_name", std::to_string(tid) + " recv" + (track ? " " + std::to_string(track + 1) : ""));
+            sortMetadata(pid, tid, "thread_sort_index", tid);
         }
 
-        for (const TimelineOp& op : device.compute)
-            emit(slice(pid, kComputeTid, op));
+        for (const TimelineOp& op : device.compute) {
+            slice(pid, kComputeTid, op);
+            end();
+        }
         for (std::size_t i = 0; i < device.comm.size(); ++i) {
             const TimelineOp& op = device.comm[i];
             if (!keep(op))
                 continue;
             const bool send = op.kind == OpKind::Send;
-            Json event = slice(pid, send ? kSendTid : kFirstRecvTid + tracks[i], op);
+            EventText& e = slice(pid, send ? kSendTid : kFirstRecvTid + tracks[i], op);
             if (m_options.flows) {
-                event["bind_id"] = static_cast<std::uint64_t>(m_flowBase) + op.order + 1;
-                event[send ? "flow_out" : "flow_in"] = true;
+                e.raw(",\"bind_id\":").unsignedInteger(m_flowBase + op.order + 1);
+                e.raw(send ? ",\"flow_out\":true" : ",\"flow_in\":true");
             }
-            emit(event);
+            end();
         }
         if (m_options.memory_counters) {
             for (const sim::MemorySample& sample : device.memory) {
-                emit(Json { { "ph", "C" }, { "pid", pid }, { "tid", kComputeTid }, { "name", "memory" },
-                    { "ts", sample.time_us }, { "args", Json { { "MB", sample.mem_mb } } } });
+                EventText& e = begin();
+                e.raw("\"ph\":\"C\",\"pid\":").integer(pid).raw(",\"tid\":").integer(kComputeTid);
+                e.raw(",\"name\":\"memory\",\"ts\":").number(sample.time_us);
+                e.raw(",\"args\":{\"MB\":").number(sample.mem_mb).raw("}");
+                end();
             }
         }
     }
 
-    Json slice(int pid, int tid, const TimelineOp& op) const
+    // An "X" slice without its closing brace (flows may follow).
+    EventText& slice(int pid, int tid, const TimelineOp& op)
     {
-        Json args { { "microbatch", op.microbatch }, { "position", op.position }, { "stage", op.stage },
-            { "chunk", op.chunk } };
+        EventText& e = begin();
+        e.raw("\"ph\":\"X\",\"pid\":").integer(pid).raw(",\"tid\":").integer(tid);
+        e.raw(",\"name\":\"").raw(sliceNamePrefix(op)).integer(op.microbatch).raw("\"");
+        e.raw(",\"cat\":\"").raw(category(op)).raw("\"");
+        e.raw(",\"ts\":").number(op.start_us).raw(",\"dur\":").number(op.duration_us);
+        e.raw(",\"args\":{\"microbatch\":").integer(op.microbatch).raw(",\"position\":").integer(op.position);
+        e.raw(",\"stage\":").integer(op.stage).raw(",\"chunk\":").integer(op.chunk);
         if (op.peer >= 0)
-            args["peer"] = op.peer;
-        return Json { { "ph", "X" }, { "pid", pid }, { "tid", tid }, { "name", sliceName(op) }, { "cat", category(op) },
-            { "ts", op.start_us }, { "dur", op.duration_us }, { "args", std::move(args) } };
+            e.raw(",\"peer\":").integer(op.peer);
+        e.raw("}");
+        return e;
     }
 
-private:
     ChromeTraceOptions m_options;
-    std::string m_text;
+    const ContentSink& m_sink;
+    EventText m_event;
     bool m_first = true;
     int m_nextPid = 0;
     std::uint64_t m_flowBase = 0;
@@ -193,13 +311,20 @@ private:
 
 } // namespace
 
+void writeChromeTrace(
+    const ContentSink& sink, const std::vector<ChromeTraceSection>& sections, const ChromeTraceOptions& options)
+{
+    TraceWriter writer(options, sink);
+    for (const ChromeTraceSection& section : sections)
+        writer.section(section);
+    writer.finish();
+}
+
 std::string chromeTraceJson(const std::vector<ChromeTraceSection>& sections, const ChromeTraceOptions& options)
 {
-    TraceWriter writer(options);
-    for (const ChromeTraceSection& section : sections) {
-        writer.section(section);
-    }
-    return writer.finish();
+    std::string text;
+    writeChromeTrace(ContentSink([&text](std::string_view piece) { text.append(piece); }), sections, options);
+    return text;
 }
 
 std::string chromeTraceJson(const sim::Timeline& timeline, const std::string& title, const ChromeTraceOptions& options)
@@ -210,7 +335,8 @@ std::string chromeTraceJson(const sim::Timeline& timeline, const std::string& ti
 void writeChromeTrace(const std::filesystem::path& path, const std::vector<ChromeTraceSection>& sections,
     const ChromeTraceOptions& options)
 {
-    writeFileAtomically(path, chromeTraceJson(sections, options));
+    writeFileAtomically(
+        path, ContentProducer([&](const ContentSink& sink) { writeChromeTrace(sink, sections, options); }));
 }
 
 } // namespace stratex::exporting

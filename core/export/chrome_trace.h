@@ -9,12 +9,14 @@
 // - `ph:"X"` slices in microseconds with the op, micro-batch, stage and chunk in args;
 // - flow arrows from each send to its receive (bind_id, flow_out / flow_in);
 // - memory as a `C` counter per device ("memory", args {"MB": ...}).
-// The bytes depend only on the timelines and the options (deterministic).
+// The bytes depend only on the timelines and the options (deterministic). Streamed: each event
+// is formatted into a small buffer and handed on, never a JSON object per event.
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "core/common/atomic_file.h"
 #include "core/sim/timeline.h"
 
 namespace stratex::exporting {
@@ -35,7 +37,12 @@ std::string chromeTraceJson(const std::vector<ChromeTraceSection>& sections, con
 std::string chromeTraceJson(
     const sim::Timeline& timeline, const std::string& title, const ChromeTraceOptions& options = {});
 
-// Writes atomically; throws stratex::Error naming the file on failure.
+// Streams the trace into `sink` event by event (a few hundred bytes at a time): the document is
+// never built whole, so a million-op plan needs no more memory than its timeline.
+void writeChromeTrace(const ContentSink& sink, const std::vector<ChromeTraceSection>& sections,
+    const ChromeTraceOptions& options = {});
+
+// Writes atomically, streamed to the file; throws stratex::Error naming the file on failure.
 void writeChromeTrace(const std::filesystem::path& path, const std::vector<ChromeTraceSection>& sections,
     const ChromeTraceOptions& options = {});
 

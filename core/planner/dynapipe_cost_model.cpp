@@ -2,6 +2,7 @@
 #include "core/planner/dynapipe_cost_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 
@@ -128,12 +129,42 @@ DynapipeCostModel::SubModel DynapipeCostModel::readSubModel(const JsonView& view
     return model;
 }
 
+namespace {
+
+constexpr std::int64_t kMaxHiddenSize = 1 << 20;
+
+// "... (hidden 4096, 32 heads ...": the number after the word "hidden", or 0.
+int hiddenSizeInDescription(const std::string& description)
+{
+    const std::string word = "hidden ";
+    const std::size_t at = description.find(word);
+    if (at == std::string::npos)
+        return 0;
+    std::int64_t value = 0;
+    std::size_t i = at + word.size();
+    if (i >= description.size() || !std::isdigit(static_cast<unsigned char>(description[i])))
+        return 0;
+    while (i < description.size() && std::isdigit(static_cast<unsigned char>(description[i])) && value <= kMaxHiddenSize)
+        value = value * 10 + (description[i++] - '0');
+    return value >= 1 && value <= kMaxHiddenSize ? static_cast<int>(value) : 0;
+}
+
+} // namespace
+
 DynapipeCostModel DynapipeCostModel::fromJson(const JsonView& root)
 {
     DynapipeCostModel model;
     root.requireObject();
     if (const auto name = root.find("model"))
         model.m_name = name->string();
+    if (const auto hidden = root.find("hidden_size")) {
+        const std::int64_t value = hidden->integer();
+        if (value < 1 || value > kMaxHiddenSize)
+            hidden->fail("an integer hidden size from 1 to " + std::to_string(kMaxHiddenSize));
+        model.m_hiddenSize = static_cast<int>(value);
+    } else {
+        model.m_hiddenSize = hiddenSizeInDescription(model.m_name);
+    }
     const JsonView models = root["cost_models"];
     if (models.size() == 0)
         models.fail("an object with at least one \"tp{T}_{none|selective|full}\" sub-model");
@@ -180,6 +211,8 @@ void DynapipeCostModel::merge(DynapipeCostModel&& other, const std::string& file
     if (other.m_architecture != m_architecture)
         throw Error("cost model " + file + " is " + (other.isEncoderDecoder() ? "encoder-decoder" : "decoder-only")
             + ", the ones before it are not");
+    if (m_hiddenSize == 0)
+        m_hiddenSize = other.m_hiddenSize;
     for (auto& [key, sub] : other.m_models) {
         if (m_models.contains(key)) {
             throw Error("cost model " + file + " repeats tp" + std::to_string(key.first) + "_"

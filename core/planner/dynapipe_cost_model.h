@@ -36,6 +36,9 @@ public:
     std::vector<int> tensorParallelSizes() const override;
     LayerCostEstimate estimate(const LayerCostQuery& query) const override;
     ModelParameterSizes parameterSizes(int tp, RecomputeType recompute) const override;
+    // From the optional top-level "hidden_size" (a positive integer), else from "hidden N" in the
+    // "model" description (the fixtures say "GPT 6.7B-style layer (hidden 4096, ..."), else 0.
+    int hiddenSize() const override { return m_hiddenSize; }
 
     // "tp1_none, tp1_selective, ..." for messages.
     std::string subModelList() const;
@@ -61,6 +64,7 @@ private:
     void merge(DynapipeCostModel&& other, const std::string& file);
 
     std::string m_name;
+    int m_hiddenSize = 0;
     ModelArchitecture m_architecture = ModelArchitecture::DecoderOnly;
     std::map<Key, SubModel> m_models;
 };

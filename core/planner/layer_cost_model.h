@@ -79,6 +79,10 @@ public:
     // Throws stratex::Error when (tp, recompute) is not supported; never throws for a shape.
     virtual LayerCostEstimate estimate(const LayerCostQuery& query) const = 0;
     virtual ModelParameterSizes parameterSizes(int tp, RecomputeType recompute) const = 0;
+
+    // The model's hidden size, which sets the activation messages between pipeline stages
+    // (tokens x micro-batch size x hidden x 2 bytes); 0 when the cost model does not say.
+    virtual int hiddenSize() const { return 0; }
 };
 
 } // namespace stratex::planner

@@ -39,6 +39,8 @@ struct MicroBatchDpResult {
     // Work done, for benchmarks and the GUI's details.
     long long feasible_segments = 0;
     int distinct_shapes = 0;
+    // t_max candidates drawn, ascending (they are drawn lazily: the lower bound usually stops the
+    // search after a few, so the rest are never sorted out).
     int tmax_candidates = 0;
     int tmax_evaluated = 0; // candidates not pruned by the lower bound
 };

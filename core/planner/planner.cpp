@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
@@ -30,6 +31,14 @@ void validate(const LayerCostModel& model, const PlannerConfig& config)
         throw Error("the device memory limit must be positive");
     if (model.recomputeTypes(config.tp).empty())
         throw Error("cost model " + model.name() + " has nothing for tp " + std::to_string(config.tp));
+    const sim::CommModel& comm = config.comm;
+    for (double value :
+        { comm.intra_node_bw_gbps, comm.inter_node_bw_gbps, comm.intra_node_lat_us, comm.inter_node_lat_us }) {
+        if (!std::isfinite(value) || value < 0)
+            throw Error("link bandwidths and latencies must be finite and at least 0");
+    }
+    if (config.hidden_size < 0 || config.gpus_per_node < 0)
+        throw Error("the hidden size and GPUs per node must be at least 0");
 }
 
 MicroBatchBuildConfig microbatchingConfig(const PlannerConfig& config)
@@ -84,6 +93,8 @@ PlanResult planGlobalBatch(const std::vector<Sample>& samples, const LayerCostMo
 
     PlanResult result;
     result.requested_mode = config.mode;
+    result.hidden_size = config.hidden_size > 0 ? config.hidden_size : model.hiddenSize();
+    result.communication_modelled = communicationModelled(config, result.hidden_size);
     constexpr double kMicrobatchingShare = 0.15;
     {
         SubProgress step(progress, 0, kMicrobatchingShare);
@@ -108,6 +119,8 @@ PlanResult planGlobalBatch(const std::vector<Sample>& samples, const LayerCostMo
         GroupSearchInput input;
         input.model = &model;
         input.config = config;
+        input.config.hidden_size = result.hidden_size;
+        input.config.comm = groupCommModel(config, static_cast<int>(g));
         input.pipeline = pipeline;
         input.microbatches = groups[g];
         input.limits = searchLimits(result.mode);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/planner/planner_compare.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/common/error.h"
@@ -16,6 +17,22 @@ std::string paddedLeft(const std::string& text, std::size_t width)
 }
 
 } // namespace
+
+MakespanSpread makespanSpread(const std::vector<double>& makespansMs, int seeds)
+{
+    MakespanSpread spread;
+    spread.seeds = seeds;
+    std::vector<double> sorted = makespansMs;
+    std::sort(sorted.begin(), sorted.end());
+    spread.feasible = static_cast<int>(sorted.size());
+    if (sorted.empty())
+        return spread;
+    spread.min_ms = sorted.front();
+    spread.max_ms = sorted.back();
+    const std::size_t n = sorted.size();
+    spread.median_ms = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    return spread;
+}
 
 PlanCompareRow planCompareRow(int globalBatch, const ModePair& pair)
 {
@@ -38,8 +55,10 @@ PlanCompareRow planCompareRow(int globalBatch, const ModePair& pair)
 }
 
 std::vector<PlanCompareRow> comparePlannerModes(const std::vector<Sample>& pool, const std::vector<int>& globalBatches,
-    const LayerCostModel& model, const PlannerConfig& config, ProgressSink& progress)
+    const LayerCostModel& model, const PlannerConfig& config, ProgressSink& progress, int seeds)
 {
+    if (seeds < 1)
+        throw Error("the number of seeds must be at least 1, got " + std::to_string(seeds));
     for (int batch : globalBatches) {
         if (batch < 1 || static_cast<std::size_t>(batch) > pool.size()) {
             throw Error("global batch " + std::to_string(batch) + " needs between 1 and the "
@@ -51,22 +70,74 @@ std::vector<PlanCompareRow> comparePlannerModes(const std::vector<Sample>& pool,
     for (std::size_t i = 0; i < globalBatches.size(); ++i) {
         const int batch = globalBatches[i];
         const std::vector<Sample> samples(pool.begin(), pool.begin() + batch);
-        SubProgress sub(progress, double(i) / steps, double(i + 1) / steps);
-        rows.push_back(planCompareRow(batch, planBothModes(samples, model, config, sub)));
+        const double from = double(i) / steps;
+        const double share = 1.0 / steps / seeds;
+        SubProgress sub(progress, from, from + share);
+        PlanCompareRow row = planCompareRow(batch, planBothModes(samples, model, config, sub));
+        if (seeds > 1) {
+            std::vector<double> normal;
+            std::vector<double> fast;
+            auto add = [&](const ModePair& pair) {
+                if (pair.normal.feasible)
+                    normal.push_back(pair.normal.makespan_ms);
+                if (pair.fast.feasible)
+                    fast.push_back(pair.fast.makespan_ms);
+            };
+            if (row.normal_feasible)
+                normal.push_back(row.normal_makespan_ms);
+            if (row.fast_feasible)
+                fast.push_back(row.fast_makespan_ms);
+            for (int k = 1; k < seeds; ++k) {
+                PlannerConfig seeded = config;
+                seeded.seed = config.seed + static_cast<std::uint64_t>(k);
+                SubProgress step(progress, from + share * k, from + share * (k + 1));
+                add(planBothModes(samples, model, seeded, step));
+            }
+            row.normal_spread = makespanSpread(normal, seeds);
+            row.fast_spread = makespanSpread(fast, seeds);
+        }
+        rows.push_back(std::move(row));
     }
     return rows;
 }
 
+namespace {
+
+bool hasSpreads(const std::vector<PlanCompareRow>& rows)
+{
+    return std::any_of(rows.begin(), rows.end(), [](const PlanCompareRow& row) { return row.normal_spread.seeds > 1; });
+}
+
+std::string spreadCsv(const MakespanSpread& spread)
+{
+    if (spread.feasible == 0)
+        return ",,";
+    return fixed(spread.min_ms, 3) + "," + fixed(spread.median_ms, 3) + "," + fixed(spread.max_ms, 3);
+}
+
+} // namespace
+
 std::string planCompareCsv(const std::vector<PlanCompareRow>& rows)
 {
+    const bool spreads = hasSpreads(rows);
     std::string csv = "batch,microbatches,normal_time_ms,fast_time_ms,speedup,normal_makespan_ms,fast_makespan_ms,"
-                      "quality_loss_percent\n";
+                      "quality_loss_percent";
+    if (spreads) {
+        csv += ",seeds,normal_makespan_min_ms,normal_makespan_median_ms,normal_makespan_max_ms,fast_makespan_min_ms,"
+               "fast_makespan_median_ms,fast_makespan_max_ms";
+    }
+    csv += "\n";
     for (const PlanCompareRow& row : rows) {
         csv += std::to_string(row.global_batch) + "," + std::to_string(row.microbatches) + ","
             + fixed(row.normal_time_ms, 3) + "," + fixed(row.fast_time_ms, 3) + "," + fixed(row.speedup, 3) + ","
             + (row.normal_feasible ? fixed(row.normal_makespan_ms, 3) : "") + ","
             + (row.fast_feasible ? fixed(row.fast_makespan_ms, 3) : "") + ","
-            + (row.comparable ? fixed(row.quality_loss_percent, 3) : "") + "\n";
+            + (row.comparable ? fixed(row.quality_loss_percent, 3) : "");
+        if (spreads) {
+            csv += "," + std::to_string(row.normal_spread.seeds) + "," + spreadCsv(row.normal_spread) + ","
+                + spreadCsv(row.fast_spread);
+        }
+        csv += "\n";
     }
     return csv;
 }
@@ -92,6 +163,20 @@ nlohmann::ordered_json planCompareJson(const std::vector<PlanCompareRow>& rows)
         entry["fast_simulations"] = row.fast_simulations;
         if (!row.note.empty())
             entry["note"] = row.note;
+        if (row.normal_spread.seeds > 1) {
+            auto spread = [&](const MakespanSpread& s) {
+                Json json;
+                json["min"] = s.feasible ? Json(number(s.min_ms)) : Json();
+                json["median"] = s.feasible ? Json(number(s.median_ms)) : Json();
+                json["max"] = s.feasible ? Json(number(s.max_ms)) : Json();
+                json["spread_percent"] = s.feasible ? Json(number(s.spreadPercent())) : Json();
+                json["feasible"] = s.feasible;
+                return json;
+            };
+            entry["seeds"] = row.normal_spread.seeds;
+            entry["normal_makespan_spread_ms"] = spread(row.normal_spread);
+            entry["fast_makespan_spread_ms"] = spread(row.fast_spread);
+        }
         array.push_back(entry);
     }
     Json json;
@@ -125,6 +210,19 @@ std::string planCompareText(const std::vector<PlanCompareRow>& rows)
     for (const PlanCompareRow& row : rows) {
         if (!row.note.empty())
             text += "batch " + std::to_string(row.global_batch) + ": " + row.note + "\n";
+    }
+    auto spreadText = [](const MakespanSpread& s) {
+        if (s.feasible == 0)
+            return std::string("no plan");
+        return fixed(s.min_ms, 2) + " .. " + fixed(s.max_ms, 2) + " ms (median " + fixed(s.median_ms, 2) + ", spread "
+            + fixed(s.spreadPercent(), 2) + " %" + (s.feasible < s.seeds ? ", " + std::to_string(s.feasible) + " feasible" : "")
+            + ")";
+    };
+    for (const PlanCompareRow& row : rows) {
+        if (row.normal_spread.seeds > 1) {
+            text += "batch " + std::to_string(row.global_batch) + " over " + std::to_string(row.normal_spread.seeds)
+                + " seeds: normal " + spreadText(row.normal_spread) + "; fast " + spreadText(row.fast_spread) + "\n";
+        }
     }
     return text;
 }

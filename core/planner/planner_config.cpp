@@ -60,6 +60,9 @@ SearchLimits searchLimits(PlannerMode resolvedMode)
         limits.max_adjust_rounds = 3;
         limits.microbatches_per_device = 2;
         limits.max_microbatches_per_round = 2;
+    } else {
+        limits.include_fast_search = true;
+        limits.cover_overflow = true;
     }
     return limits;
 }
@@ -69,6 +72,26 @@ PlannerMode resolvePlannerMode(const PlannerConfig& config, int globalMicrobatch
     if (config.mode != PlannerMode::Auto)
         return config.mode;
     return globalMicrobatches > config.auto_fast_above_microbatches ? PlannerMode::Fast : PlannerMode::Normal;
+}
+
+sim::CommModel groupCommModel(const PlannerConfig& config, int dpGroup)
+{
+    sim::CommModel comm = config.comm;
+    if (comm.node_of_device.empty() && config.gpus_per_node > 0) {
+        for (int stage = 0; stage < config.num_stages; ++stage) {
+            const long long rank = (static_cast<long long>(stage) * config.dp_size + dpGroup) * config.tp;
+            comm.node_of_device.push_back(static_cast<int>(rank / config.gpus_per_node));
+        }
+    }
+    return comm;
+}
+
+bool communicationModelled(const PlannerConfig& config, int hiddenSize)
+{
+    const sim::CommModel& comm = config.comm;
+    const bool latency = comm.intra_node_lat_us > 0 || comm.inter_node_lat_us > 0;
+    const bool bandwidth = hiddenSize > 0 && (comm.intra_node_bw_gbps > 0 || comm.inter_node_bw_gbps > 0);
+    return latency || bandwidth;
 }
 
 } // namespace stratex::planner

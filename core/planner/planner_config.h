@@ -19,6 +19,7 @@ namespace stratex::planner {
 //   recompute type as start (stronger ones only if nothing fits), permutations kept, one
 //   memory-fitted starting plan per permutation, at most 3 adjustment rounds per permutation,
 //   each raising at most 2 micro-batches;
+// - Normal also runs fast mode's search first and keeps its plan unless it finds a faster one;
 // - Auto: Fast when the global batch has more than 16 micro-batches, else Normal.
 enum class PlannerMode { Normal, Fast, Auto };
 
@@ -42,6 +43,16 @@ struct SearchLimits {
     int max_adjust_rounds = 0; // per permutation; 0 = until convergence (bounded by the plan size)
     int microbatches_per_device = 1; // raised per over-limit device and round
     int max_microbatches_per_round = 0; // distinct micro-batches per round over all devices; 0 = any
+    // Raise per device until the estimated saving covers its overflow (RecomputeAdjustOptions).
+    bool cover_overflow = false;
+    // Normal mode first runs fast mode's whole search and keeps its plan unless it finds a
+    // strictly faster one, so it can never return a plan worse than fast mode's (issue 13).
+    bool include_fast_search = false;
+    // Stop a candidate once makespanLowerBoundUs of its plan, or the simulated makespan of its
+    // overflowing plan, reaches the best makespan found: raising recompute only adds time, so it
+    // could not win. Skips work, not plans (the bound is exact; the simulated makespan is in the
+    // schedules' fixed op orders).
+    bool prune_by_bound = true;
 };
 
 SearchLimits searchLimits(PlannerMode resolvedMode);
@@ -62,11 +73,20 @@ struct PlannerConfig {
     std::uint64_t seed = 0;
 
     // Schedules to consider; empty = DynaPipe's planner set for the placement (wait-free-cyclic,
-    // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement).
+    // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement), and ZB-H1 on a
+    // linear placement.
     std::vector<sim::ScheduleKind> schedules;
-    // Activation message sizes need the hidden size (0: free messages) and the links.
+    // Activation messages between pipeline stages: tokens x micro-batch size x hidden x 2 bytes,
+    // sent over the link model below (DynaPipe's cluster model: lat_us + MB * 8000 / Gbit/s per
+    // transfer, intra- or inter-node). hidden_size 0: the cost model's (LayerCostModel::
+    // hiddenSize), and free messages when it does not say either. A bandwidth of 0 is an
+    // infinitely fast link, so the defaults make every transfer free.
     int hidden_size = 0;
     sim::CommModel comm;
+    // GPUs per node: places pipeline stages on nodes when comm.node_of_device is empty (Megatron's
+    // default order: the stage is the slowest coordinate, so stage d of data-parallel group g
+    // starts at rank (d x dp + g) x tp). 0: every stage on one node.
+    int gpus_per_node = 0;
     // Micro-batch DP details (ordering, rounding, recompute order); the sizes above override its
     // pipeline fields.
     MicroBatchBuildConfig microbatching;
@@ -76,5 +96,13 @@ struct PlannerConfig {
 
 // Auto resolved by the number of micro-batches of the whole global batch.
 PlannerMode resolvePlannerMode(const PlannerConfig& config, int globalMicrobatches);
+
+// The link model data-parallel group `dpGroup` plans with: config.comm, with its stages placed on
+// nodes by gpus_per_node unless node_of_device is given.
+sim::CommModel groupCommModel(const PlannerConfig& config, int dpGroup);
+
+// True when some transfer between pipeline neighbours would take time (a latency, or a finite
+// bandwidth with messages that have a size).
+bool communicationModelled(const PlannerConfig& config, int hiddenSize);
 
 } // namespace stratex::planner

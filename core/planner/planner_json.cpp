@@ -41,6 +41,7 @@ Json groupJson(const GroupPlan& group, bool full)
     json["schedule_candidates"] = group.schedule_candidates;
     json["permutations_tried"] = group.permutations_tried;
     json["simulations"] = group.simulations;
+    json["pruned"] = group.pruned;
     json["deadlock_free"] = !group.instructions.ranks.empty() && group.deadlock.ok;
     Json microbatches = Json::array();
     for (const PlannedMicroBatch& planned : group.microbatches) {
@@ -80,6 +81,8 @@ Json planJsonImpl(const PlanResult& plan, double memoryLimitMb, bool full)
     json["microbatching_time_ms"] = rounded(plan.microbatching_time_ms);
     json["scheduling_time_ms"] = rounded(plan.scheduling_time_ms);
     json["candidates_simulated"] = plan.candidates_simulated;
+    json["communication_modelled"] = plan.communication_modelled;
+    json["hidden_size"] = plan.hidden_size;
     json["memory_limit_mb"] = rounded(memoryLimitMb);
     json["peak_memory_mb_per_device"] = roundedArray(plan.peak_memory_mb_per_device);
     json["samples"] = plan.microbatching.order.size();

@@ -39,6 +39,7 @@ struct GroupPlan {
     int schedule_candidates = 0; // (schedule, recompute type) pairs tried
     int permutations_tried = 0;
     int simulations = 0; // simulator runs, every permutation and adjustment round
+    int pruned = 0; // candidates and permutations stopped by the makespan lower bound
 };
 
 struct PlanResult {
@@ -51,6 +52,8 @@ struct PlanResult {
     double makespan_ms = 0; // slowest group
     std::vector<double> peak_memory_mb_per_device; // highest over the groups, per device
     int candidates_simulated = 0; // simulator runs over all groups
+    int hidden_size = 0; // of the activation messages (0: free messages)
+    bool communication_modelled = false; // some transfer between stages takes time
     double microbatching_time_ms = 0;
     double scheduling_time_ms = 0;
     double planning_time_ms = 0; // wall clock of the whole call

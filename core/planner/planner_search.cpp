@@ -35,6 +35,7 @@ struct Evaluation {
     RecomputePlan plan;
     bool throttled = false;
     int rounds = 0;
+    bool pruned = false; // stopped: its lower bound reached the best makespan found
 };
 
 class GroupSearch {
@@ -54,15 +55,20 @@ public:
     GroupPlan run();
 
 private:
+    // One pass over candidates x permutations under `limits`, updating m_best and m_closest.
+    // `progressFrom`..`progressTo` is its share of the progress bar.
+    void runPass(const SearchLimits& limits, double progressFrom, double progressTo);
     std::vector<std::vector<double>> features(const RecomputePlan& plan) const;
     std::optional<RecomputePlan> startingPlan(RecomputeType base) const;
-    Evaluation evaluate(
-        sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order);
-    Evaluation evaluatePermutation(
-        sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order);
+    Evaluation evaluate(const SearchLimits& limits, sim::ScheduleKind schedule, RecomputeType base,
+        const RecomputePlan& start, const std::vector<int>& order);
+    Evaluation evaluatePermutation(const SearchLimits& limits, sim::ScheduleKind schedule, RecomputeType base,
+        const RecomputePlan& floor, const std::vector<int>& order);
     sim::SimulationResult simulateOnce(sim::ScheduleKind schedule, RecomputeType base, const std::vector<int>& order,
         const RecomputePlan& plan, bool throttled, bool timeline);
-    int roundBudget() const;
+    int roundBudget(const SearchLimits& limits) const;
+    // True when no plan raised from `plan` can beat the best so far.
+    bool beaten(const SearchLimits& limits, sim::ScheduleKind schedule, const RecomputePlan& plan) const;
     GroupPlan finish(const Evaluation& chosen, bool fits);
 
     const GroupSearchInput& m_input;
@@ -70,9 +76,12 @@ private:
     MicroBatchSpecBuilder m_builder;
     double m_limit;
     std::vector<int> m_ids;
+    std::optional<Evaluation> m_best; // fastest that fits
+    std::optional<Evaluation> m_closest; // lowest peak, for the report when nothing fits
     int m_simulations = 0;
     int m_permutations = 0;
     int m_candidates = 0;
+    int m_pruned = 0;
 };
 
 std::vector<std::vector<double>> GroupSearch::features(const RecomputePlan& plan) const
@@ -87,10 +96,17 @@ std::vector<std::vector<double>> GroupSearch::features(const RecomputePlan& plan
     return rows;
 }
 
-int GroupSearch::roundBudget() const
+bool GroupSearch::beaten(const SearchLimits& limits, sim::ScheduleKind schedule, const RecomputePlan& plan) const
 {
-    if (m_input.limits.max_adjust_rounds > 0)
-        return m_input.limits.max_adjust_rounds;
+    if (!limits.prune_by_bound || !m_best)
+        return false;
+    return m_builder.makespanLowerBoundUs(plan, schedule == sim::ScheduleKind::ZbH1) >= m_best->makespan_us;
+}
+
+int GroupSearch::roundBudget(const SearchLimits& limits) const
+{
+    if (limits.max_adjust_rounds > 0)
+        return limits.max_adjust_rounds;
     // Until convergence: every round raises at least one (micro-batch, device) pair by at least
     // one level, so there can be no more rounds than twice the pairs.
     return 2 * static_cast<int>(m_ids.size()) * m_builder.deviceCount() + 1;
@@ -133,20 +149,24 @@ std::optional<RecomputePlan> GroupSearch::startingPlan(RecomputeType base) const
     return plan;
 }
 
-Evaluation GroupSearch::evaluate(
-    sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& start, const std::vector<int>& order)
+Evaluation GroupSearch::evaluate(const SearchLimits& limits, sim::ScheduleKind schedule, RecomputeType base,
+    const RecomputePlan& start, const std::vector<int>& order)
 {
     Evaluation eval;
     eval.schedule = schedule;
     eval.base = base;
     eval.order = order;
     eval.plan = start;
-    const int budget = roundBudget();
+    const int budget = roundBudget(limits);
     RecomputeAdjustOptions adjust;
     adjust.memory_limit_mb = m_limit;
-    adjust.microbatches_per_device = m_input.limits.microbatches_per_device;
-    adjust.max_microbatches_per_round = m_input.limits.max_microbatches_per_round;
+    adjust.microbatches_per_device = limits.microbatches_per_device;
+    adjust.max_microbatches_per_round = limits.max_microbatches_per_round;
+    adjust.cover_overflow = limits.cover_overflow;
     const auto available = [this](int id, RecomputeType type) { return m_builder.available(id, type); };
+    const auto saving = [this](int id, int device, RecomputeType from, RecomputeType to) {
+        return m_builder.footprint(id, from, device).stored_mb - m_builder.footprint(id, to, device).stored_mb;
+    };
 
     auto record = [&](const sim::SimulationResult& result, bool throttled) {
         eval.feasible = result.feasible;
@@ -166,12 +186,27 @@ Evaluation GroupSearch::evaluate(
         // reads; once a plan has overflowed, the following runs build it right away.
         bool expectOverflow = false;
         while (true) {
+            if (beaten(limits, schedule, eval.plan)) {
+                eval.pruned = true;
+                eval.fits = false;
+                eval.feasible = false;
+                return eval;
+            }
             const bool canAdjust = eval.rounds < budget && eval.plan.countDifferentFrom(RecomputeType::Full) > 0;
             sim::SimulationResult result
                 = simulateOnce(schedule, base, order, eval.plan, throttled, expectOverflow && canAdjust);
             record(result, throttled);
             if (eval.fits)
                 return eval;
+            // Raising recompute only lengthens ops, and with the op orders fixed a longer op delays,
+            // never advances, the others: an overflowing plan already as slow as the best cannot
+            // lead to a better one (the throttled pass only adds delays on top).
+            if (limits.prune_by_bound && m_best && result.feasible && result.makespan_us >= m_best->makespan_us) {
+                eval.pruned = true;
+                eval.fits = false;
+                eval.feasible = false;
+                return eval;
+            }
             if (!canAdjust)
                 break;
             expectOverflow = true;
@@ -179,8 +214,8 @@ Evaluation GroupSearch::evaluate(
                 result = simulateOnce(schedule, base, order, eval.plan, throttled, true);
             if (result.timeline.devices.empty())
                 break;
-            const auto changes
-                = adjustRecomputePlan(eval.plan, result.timeline, result.peak_memory_mb_per_device, adjust, available);
+            const auto changes = adjustRecomputePlan(
+                eval.plan, result.timeline, result.peak_memory_mb_per_device, adjust, available, saving);
             if (changes.empty())
                 break;
             ++eval.rounds;
@@ -189,68 +224,89 @@ Evaluation GroupSearch::evaluate(
     return eval;
 }
 
-Evaluation GroupSearch::evaluatePermutation(
-    sim::ScheduleKind schedule, RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order)
+Evaluation GroupSearch::evaluatePermutation(const SearchLimits& limits, sim::ScheduleKind schedule,
+    RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order)
 {
     const std::optional<PreplanResult> fitted = memoryFittedPlan(m_builder, order, floor, schedule, m_limit, base);
     // Without a window model (interleaved placements, other schedules) the plain start is all
     // there is; an unchanged fitted plan is the plain start too.
     if (!fitted || fitted->raised == 0)
-        return evaluate(schedule, base, floor, order);
-    Evaluation eval = evaluate(schedule, base, fitted->plan, order);
-    if (m_input.limits.plain_start) {
-        Evaluation plain = evaluate(schedule, base, floor, order);
+        return evaluate(limits, schedule, base, floor, order);
+    Evaluation eval = evaluate(limits, schedule, base, fitted->plan, order);
+    if (limits.plain_start) {
+        Evaluation plain = evaluate(limits, schedule, base, floor, order);
         if (plain.fits && (!eval.fits || plain.makespan_us < eval.makespan_us))
             eval = std::move(plain);
     }
     return eval;
 }
 
-GroupPlan GroupSearch::run()
+void GroupSearch::runPass(const SearchLimits& limits, double progressFrom, double progressTo)
 {
     const std::vector<sim::ScheduleKind> schedules
-        = candidateSchedules(m_input.pipeline, m_input.config.schedules, m_input.limits);
+        = candidateSchedules(m_input.pipeline, m_input.config.schedules, limits);
     // Weakest first: in fast mode the stronger types are only fallbacks.
     const std::vector<RecomputeType> types = m_input.model->recomputeTypes(m_input.config.tp);
     const double totalCandidates = double(schedules.size() * types.size());
-    std::optional<Evaluation> best; // fastest that fits
-    std::optional<Evaluation> closest; // lowest peak, for the report when nothing fits
+    const double span = progressTo - progressFrom;
     int candidateIndex = 0;
     for (sim::ScheduleKind schedule : schedules) {
         for (RecomputeType type : types) {
             const double begin = candidateIndex / totalCandidates;
             ++candidateIndex;
             // Fallback types (fast mode) are only tried while nothing fits.
-            if (!m_input.limits.all_recompute_types && type != types.front() && best)
+            if (!limits.all_recompute_types && type != types.front() && m_best)
                 break;
             const std::optional<RecomputePlan> start = startingPlan(type);
             if (!start)
                 continue;
             ++m_candidates;
+            // Every permutation starts from this plan or above it: one bound skips them all.
+            if (beaten(limits, schedule, *start)) {
+                ++m_pruned;
+                continue;
+            }
             const auto orders = microbatchPermutations(m_ids, features(*start), m_input.config.seed);
             for (std::size_t k = 0; k < orders.size(); ++k) {
-                m_progress.report(begin + (double(k) / orders.size()) / totalCandidates,
+                m_progress.report(progressFrom + span * (begin + (double(k) / orders.size()) / totalCandidates),
                     std::string("simulating ") + std::string(sim::scheduleName(schedule)) + ", recompute "
                         + std::string(recomputeTypeName(type)));
-                Evaluation eval = evaluatePermutation(schedule, type, *start, orders[k]);
+                Evaluation eval = evaluatePermutation(limits, schedule, type, *start, orders[k]);
                 ++m_permutations;
-                if (eval.fits && (!best || eval.makespan_us < best->makespan_us))
-                    best = eval;
-                if (eval.feasible && (!closest || eval.max_peak_mb < closest->max_peak_mb))
-                    closest = std::move(eval);
+                if (eval.pruned)
+                    ++m_pruned;
+                if (eval.fits && (!m_best || eval.makespan_us < m_best->makespan_us))
+                    m_best = eval;
+                if (eval.feasible && (!m_closest || eval.max_peak_mb < m_closest->max_peak_mb))
+                    m_closest = std::move(eval);
             }
         }
     }
-    if (best)
-        return finish(*best, true);
-    if (closest)
-        return finish(*closest, false);
+}
+
+GroupPlan GroupSearch::run()
+{
+    // Normal mode: fast mode's search first (a small share of the work), then its own, which
+    // replaces the plan only with a strictly faster one and stops candidates that cannot be.
+    constexpr double kFastShare = 0.1;
+    const bool withFast = m_input.limits.include_fast_search;
+    if (withFast) {
+        SearchLimits fast = searchLimits(PlannerMode::Fast);
+        fast.prune_by_bound = m_input.limits.prune_by_bound;
+        runPass(fast, 0.0, kFastShare);
+    }
+    runPass(m_input.limits, withFast ? kFastShare : 0.0, 1.0);
+    if (m_best)
+        return finish(*m_best, true);
+    if (m_closest)
+        return finish(*m_closest, false);
     GroupPlan plan;
     plan.dp_group = m_input.dp_group;
     plan.infeasible_reason = "no schedule candidate could be simulated: the cost model cannot price these "
                              "micro-batches under any recompute type";
     plan.schedule_candidates = m_candidates;
     plan.simulations = m_simulations;
+    plan.pruned = m_pruned;
     return plan;
 }
 
@@ -291,6 +347,7 @@ GroupPlan GroupSearch::finish(const Evaluation& chosen, bool fits)
     plan.schedule_candidates = m_candidates;
     plan.permutations_tried = m_permutations;
     plan.simulations = m_simulations;
+    plan.pruned = m_pruned;
     return plan;
 }
 
@@ -301,6 +358,10 @@ std::vector<sim::ScheduleKind> candidateSchedules(
 {
     const sim::PipelineLayout layout = sim::analyzeAssignment(pipeline.device_assignment);
     std::vector<sim::ScheduleKind> schedules = configured.empty() ? sim::plannerSchedules(layout) : configured;
+    // Beyond DynaPipe's set: ZB-H1 on a linear placement (its weight-gradient ops fill the
+    // cool-down bubbles at 1F1B's activation memory, checked against the limit like the others).
+    if (configured.empty() && layout.kind == sim::AssignmentKind::Linear && layout.n_devices > 1)
+        schedules.push_back(sim::ScheduleKind::ZbH1);
     for (sim::ScheduleKind schedule : schedules) {
         const std::string reason = sim::scheduleInvalidReason(layout, schedule);
         if (!reason.empty())

@@ -13,6 +13,10 @@ using settings::SettingSpec;
 using C = PlannerConfig;
 
 constexpr std::string_view kPipeline = "Pipeline";
+constexpr std::string_view kNetwork = "Network";
+constexpr double kMaxHidden = 1 << 20;
+constexpr double kMaxGbps = 1e6; // 1 Pbit/s: beyond any link
+constexpr double kMaxLatencyUs = 1e6; // a second
 
 SettingSpec integer(std::string_view flag, std::string_view label, std::string_view valueName, double minimum,
     double maximum, std::string_view help)
@@ -24,6 +28,12 @@ SettingSpec required(SettingSpec spec)
 {
     spec.required = true;
     return spec;
+}
+
+SettingSpec network(SettingKind kind, std::string_view flag, std::string_view label, std::string_view valueName,
+    double maximum, std::string_view help)
+{
+    return settings::settingSpec(kind, flag, kNetwork, label, valueName, help, 0, maximum);
 }
 
 std::vector<settings::Setting<C>> rows()
@@ -54,6 +64,26 @@ std::vector<settings::Setting<C>> rows()
         settings::choiceRow(
             mode, &C::mode, plannerModeName, { PlannerMode::Normal, PlannerMode::Fast, PlannerMode::Auto }),
         row(integer("seed", "Permutation seed", "S", 0, 2147483647, "Seed of the micro-batch permutations."), &C::seed),
+        row(network(SettingKind::Integer, "hidden-size", "Hidden size", "H", kMaxHidden,
+                "Hidden size of the activation messages between stages (tokens x micro-batch size x H x 2 bytes); "
+                "0: the cost model's (its hidden_size, or \"hidden N\" in its model name)."),
+            &C::hidden_size),
+        row(network(SettingKind::Integer, "gpus-per-node", "GPUs per node", "G", 4096,
+                "GPUs per node: stages on different nodes talk over the inter-node link (stage d of DP group g "
+                "starts at rank (d*dp+g)*tp). 0: all stages on one node."),
+            &C::gpus_per_node),
+        row(network(SettingKind::Real, "intra-node-gbps", "Intra-node Gbit/s", "BW", kMaxGbps,
+                "Point-to-point bandwidth between GPUs of one node, Gbit/s; 0: infinitely fast."),
+            &C::comm, &sim::CommModel::intra_node_bw_gbps),
+        row(network(SettingKind::Real, "inter-node-gbps", "Inter-node Gbit/s", "BW", kMaxGbps,
+                "Point-to-point bandwidth between GPUs of different nodes, Gbit/s; 0: infinitely fast."),
+            &C::comm, &sim::CommModel::inter_node_bw_gbps),
+        row(network(SettingKind::Real, "intra-node-latency-us", "Intra-node latency (us)", "US", kMaxLatencyUs,
+                "Latency of one transfer inside a node, microseconds."),
+            &C::comm, &sim::CommModel::intra_node_lat_us),
+        row(network(SettingKind::Real, "inter-node-latency-us", "Inter-node latency (us)", "US", kMaxLatencyUs,
+                "Latency of one transfer between nodes, microseconds."),
+            &C::comm, &sim::CommModel::inter_node_lat_us),
     };
 }
 

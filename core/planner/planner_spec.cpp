@@ -2,6 +2,7 @@
 #include "core/planner/planner_spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/common/error.h"
@@ -119,6 +120,28 @@ bool MicroBatchSpecBuilder::allAvailable(RecomputeType type) const
 MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
     int microbatchId, RecomputeType type, int device) const
 {
+    const auto index = m_index.find(microbatchId);
+    if (index == m_index.end() || device < 0 || device >= deviceCount())
+        return computeFootprint(microbatchId, type, device); // throws for an unknown id
+    const std::size_t types = kAllRecomputeTypes.size();
+    if (m_footprints.empty()) {
+        const std::size_t size = m_microbatches.size() * types * static_cast<std::size_t>(deviceCount());
+        m_footprints.resize(size);
+        m_footprintKnown.assign(size, 0);
+    }
+    const std::size_t slot
+        = (index->second * types + static_cast<std::size_t>(type)) * static_cast<std::size_t>(deviceCount())
+        + static_cast<std::size_t>(device);
+    if (!m_footprintKnown[slot]) {
+        m_footprints[slot] = computeFootprint(microbatchId, type, device);
+        m_footprintKnown[slot] = 1;
+    }
+    return m_footprints[slot];
+}
+
+MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::computeFootprint(
+    int microbatchId, RecomputeType type, int device) const
+{
     const Costs& c = costs(microbatchId, type);
     DeviceFootprint result;
     if (!c.feasible) {
@@ -141,13 +164,17 @@ MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
 
 double MicroBatchSpecBuilder::deviceModelStateMb(int device, RecomputeType modelStateRecompute) const
 {
-    const std::vector<double> state = modelState(modelStateRecompute);
-    double total = 0;
-    for (int layer = 0; layer < m_pipeline.layerCount(); ++layer) {
-        if (m_pipeline.device_assignment[static_cast<std::size_t>(layer)] == device)
-            total += state[static_cast<std::size_t>(layer)];
+    auto it = m_deviceState.find(modelStateRecompute);
+    if (it == m_deviceState.end()) {
+        const std::vector<double>& state = modelState(modelStateRecompute);
+        std::vector<double> perDevice(static_cast<std::size_t>(deviceCount()), 0.0);
+        for (int layer = 0; layer < m_pipeline.layerCount(); ++layer) {
+            const int owner = m_pipeline.device_assignment[static_cast<std::size_t>(layer)];
+            perDevice[static_cast<std::size_t>(owner)] += state[static_cast<std::size_t>(layer)];
+        }
+        it = m_deviceState.emplace(modelStateRecompute, std::move(perDevice)).first;
     }
-    return total;
+    return device >= 0 && device < deviceCount() ? it->second[static_cast<std::size_t>(device)] : 0.0;
 }
 
 double MicroBatchSpecBuilder::alonePeakMb(
@@ -156,7 +183,65 @@ double MicroBatchSpecBuilder::alonePeakMb(
     return deviceModelStateMb(device, modelStateRecompute) + footprint(microbatchId, type, device).forward_peak_mb;
 }
 
-std::vector<double> MicroBatchSpecBuilder::modelState(RecomputeType type) const
+double MicroBatchSpecBuilder::makespanLowerBoundUs(const RecomputePlan& plan, bool splitBackward) const
+{
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    const int devices = deviceCount();
+    const int layers = m_pipeline.layerCount();
+    const std::vector<int>& assignment = m_pipeline.device_assignment;
+    std::vector<double> busy(static_cast<std::size_t>(devices), 0.0);
+    std::vector<double> fill(static_cast<std::size_t>(devices), kInfinity);
+    std::vector<double> drain(static_cast<std::size_t>(devices), kInfinity);
+    std::vector<char> reached(static_cast<std::size_t>(devices));
+    std::vector<const Costs*> byDevice(static_cast<std::size_t>(devices));
+    double longestChain = 0;
+    for (const MicroBatch& mb : m_microbatches) {
+        const std::vector<RecomputeType>& types = plan.ofMicrobatch(mb.id);
+        for (std::size_t d = 0; d < byDevice.size(); ++d) {
+            byDevice[d] = &costs(mb.id, types[d]);
+            if (!byDevice[d]->feasible)
+                return kInfinity;
+        }
+        std::fill(reached.begin(), reached.end(), 0);
+        double forward = 0; // forward time from the first layer to here, transfers included
+        double backward = 0;
+        for (int layer = 0; layer < layers; ++layer) {
+            const auto device = static_cast<std::size_t>(assignment[static_cast<std::size_t>(layer)]);
+            const Costs& c = *byDevice[device];
+            if (!reached[device]) {
+                reached[device] = 1;
+                fill[device] = std::min(fill[device], forward);
+                drain[device] = std::min(drain[device], backward);
+            }
+            const sim::LayerCost& cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+            double fw = cost.fw_us;
+            double bw = cost.bw_us;
+            if (layer == layers - 1) {
+                fw += c.postprocess_fw_us;
+                bw += c.postprocess_bw_us;
+            }
+            busy[device] += fw + bw;
+            forward += fw;
+            backward += bw;
+            if (layer + 1 < layers) {
+                const int next = assignment[static_cast<std::size_t>(layer + 1)];
+                const int here = static_cast<int>(device);
+                forward += m_options.comm.transferUs(cost.fw_comm_mb, here, next);
+                backward += m_options.comm.transferUs(cost.bw_comm_mb, next, here);
+            }
+        }
+        longestChain = std::max(longestChain, forward + backward);
+    }
+    double bound = longestChain;
+    for (std::size_t d = 0; d < busy.size(); ++d) {
+        const double before = std::isfinite(fill[d]) ? fill[d] : 0.0;
+        const double after = splitBackward || !std::isfinite(drain[d]) ? 0.0 : drain[d];
+        bound = std::max(bound, before + busy[d] + after);
+    }
+    return bound;
+}
+
+const std::vector<double>& MicroBatchSpecBuilder::modelState(RecomputeType type) const
 {
     if (const auto it = m_modelState.find(type); it != m_modelState.end())
         return it->second;

@@ -77,6 +77,16 @@ public:
     // alone under `type`: a lower bound of any schedule's peak there.
     double alonePeakMb(int microbatchId, RecomputeType type, int device, RecomputeType modelStateRecompute) const;
 
+    // A lower bound of the makespan (us) of every schedule of these micro-batches under the plan:
+    // device d cannot start before some micro-batch's forward has crossed the layers in front of
+    // its first layer, must then run all its compute ops one at a time, and its last backward
+    // still has to cross those layers back (not counted when the backward is split, as ZB-H1's
+    // weight-gradient op may come last). Transfers on the way count as on the timeline. Raising
+    // a recompute type only adds time, so the bound never falls as the adjustment proceeds: once
+    // it reaches the best makespan found, the candidate cannot win. Infinity when the cost
+    // model cannot price a pair of the plan.
+    double makespanLowerBoundUs(const RecomputePlan& plan, bool splitBackward) const;
+
     // `order` lists micro-batch ids in feeding order; every id must be one of microbatches().
     // modelStateRecompute picks the sub-model whose parameter sizes set the model state.
     sim::SimulationInput input(
@@ -94,7 +104,8 @@ private:
         double postprocess_bw_us = 0;
     };
     const Costs& costs(int microbatchId, RecomputeType type) const;
-    std::vector<double> modelState(RecomputeType type) const;
+    DeviceFootprint computeFootprint(int microbatchId, RecomputeType type, int device) const;
+    const std::vector<double>& modelState(RecomputeType type) const;
 
     const LayerCostModel& m_model;
     PipelineModel m_pipeline;
@@ -103,6 +114,11 @@ private:
     SpecOptions m_options;
     mutable std::map<std::pair<int, RecomputeType>, Costs> m_costs;
     mutable std::map<RecomputeType, std::vector<double>> m_modelState;
+    // The search asks for the same footprints and device states over and over (starting plans,
+    // window fits, savings): computed once, at (micro-batch position, type, device).
+    mutable std::vector<DeviceFootprint> m_footprints;
+    mutable std::vector<char> m_footprintKnown;
+    mutable std::map<RecomputeType, std::vector<double>> m_deviceState;
 };
 
 } // namespace stratex::planner

@@ -36,6 +36,24 @@ std::vector<BackwardRedundancy> backwardRedundancy(const sim::Timeline& timeline
     return result;
 }
 
+namespace {
+
+using Spans = std::map<int, std::pair<double, double>>; // id -> (first forward start, last backward end)
+
+Spans microbatchSpans(const sim::DeviceTimeline& device)
+{
+    Spans span;
+    for (const sim::TimelineOp& op : device.compute) {
+        auto [it, inserted] = span.emplace(op.microbatch, std::make_pair(op.start_us, op.endUs()));
+        if (op.kind == sim::OpKind::Forward)
+            it->second.first = std::min(it->second.first, op.start_us);
+        it->second.second = std::max(it->second.second, op.endUs());
+    }
+    return span;
+}
+
+} // namespace
+
 std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device)
 {
     if (device.memory.empty())
@@ -48,24 +66,95 @@ std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device)
             peakTime = sample.time_us;
         }
     }
-    std::map<int, std::pair<double, double>> span; // id -> (first forward start, last backward end)
-    for (const sim::TimelineOp& op : device.compute) {
-        auto [it, inserted] = span.emplace(op.microbatch, std::make_pair(op.start_us, op.endUs()));
-        if (op.kind == sim::OpKind::Forward)
-            it->second.first = std::min(it->second.first, op.start_us);
-        it->second.second = std::max(it->second.second, op.endUs());
-    }
     std::vector<int> ids;
-    for (const auto& [id, interval] : span) {
+    for (const auto& [id, interval] : microbatchSpans(device)) {
         if (interval.first <= peakTime && peakTime < interval.second)
             ids.push_back(id);
     }
     return ids;
 }
 
+namespace {
+
+bool inflightAt(const Spans& spans, int id, double time)
+{
+    const auto it = spans.find(id);
+    return it != spans.end() && it->second.first <= time && time < it->second.second;
+}
+
+// The next type up the cost model can price, from `target` on; nothing when none can.
+std::optional<RecomputeType> priceable(
+    int id, RecomputeType target, const std::function<bool(int, RecomputeType)>& available)
+{
+    std::optional<RecomputeType> candidate = target;
+    while (candidate && !available(id, *candidate))
+        candidate = strongerRecompute(*candidate);
+    return candidate;
+}
+
+RecomputeType raiseTarget(RecomputeType current, double redundancy, const RecomputeAdjustOptions& options)
+{
+    return current == RecomputeType::Selective || redundancy >= options.full_recompute_redundancy
+        ? RecomputeType::Full
+        : RecomputeType::Selective;
+}
+
+// Normal mode's round on one over-limit device: every memory sample above the limit, in time
+// order, is covered by raising micro-batches in flight at that moment (best redundancy first)
+// until the savings of this round's raises in flight then cover its overflow. One round thus
+// treats every overflow episode of the device, not only the highest.
+void coverDevice(RecomputePlan& plan, const sim::DeviceTimeline& lane, const std::vector<BackwardRedundancy>& ranking,
+    const RecomputeAdjustOptions& options, const std::function<bool(int, RecomputeType)>& available,
+    const RecomputeSaving& saving, std::vector<RecomputeAdjustment>& changes)
+{
+    const int d = lane.device;
+    const Spans spans = microbatchSpans(lane);
+    // This device's ranking, then the micro-batches without a ranked backward at redundancy 0.
+    std::vector<BackwardRedundancy> candidates;
+    for (const BackwardRedundancy& entry : ranking) {
+        if (entry.device == d)
+            candidates.push_back(entry);
+    }
+    for (const auto& [id, interval] : spans) {
+        if (std::none_of(candidates.begin(), candidates.end(),
+                [id = id](const BackwardRedundancy& entry) { return entry.microbatch == id; }))
+            candidates.push_back({ d, id, 0.0 });
+    }
+    std::map<int, double> saved; // raised this round -> MB freed
+    for (const sim::MemorySample& sample : lane.memory) {
+        double overflow = sample.mem_mb - options.memory_limit_mb;
+        if (!(overflow > 0))
+            continue;
+        for (const auto& [id, mb] : saved) {
+            if (inflightAt(spans, id, sample.time_us))
+                overflow -= mb;
+        }
+        for (const BackwardRedundancy& entry : candidates) {
+            if (!(overflow > 0))
+                break;
+            if (saved.contains(entry.microbatch) || !inflightAt(spans, entry.microbatch, sample.time_us))
+                continue;
+            const RecomputeType current = plan.at(entry.microbatch, d);
+            if (current == RecomputeType::Full)
+                continue;
+            const std::optional<RecomputeType> type
+                = priceable(entry.microbatch, raiseTarget(current, entry.redundancy, options), available);
+            if (!type)
+                continue;
+            plan.set(entry.microbatch, d, *type);
+            changes.push_back({ d, entry.microbatch, current, *type });
+            const double freed = std::max(0.0, saving(entry.microbatch, d, current, *type));
+            saved[entry.microbatch] = freed;
+            overflow -= freed;
+        }
+    }
+}
+
+} // namespace
+
 std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const sim::Timeline& timeline,
     const std::vector<double>& peakMemoryMbPerDevice, const RecomputeAdjustOptions& options,
-    const std::function<bool(int, RecomputeType)>& available)
+    const std::function<bool(int, RecomputeType)>& available, const RecomputeSaving& saving)
 {
     std::vector<RecomputeAdjustment> changes;
     std::vector<int> raisedIds; // distinct micro-batches raised this round
@@ -76,6 +165,17 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
         const int d = static_cast<int>(device);
         if (d >= plan.deviceCount())
             break;
+        if (options.cover_overflow && saving) {
+            const std::size_t before = changes.size();
+            for (const sim::DeviceTimeline& lane : timeline.devices) {
+                if (lane.device == d)
+                    coverDevice(plan, lane, ranking, options, available, saving, changes);
+            }
+            if (changes.size() > before)
+                continue;
+            // Nothing in flight at an over-limit moment could be raised: the device's whole
+            // ranking, as below.
+        }
         std::vector<int> inflight;
         for (const sim::DeviceTimeline& lane : timeline.devices) {
             if (lane.device == d)
@@ -111,14 +211,9 @@ std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const 
                 && static_cast<int>(raisedIds.size()) >= options.max_microbatches_per_round)
                 continue;
             const RecomputeType current = plan.at(entry.microbatch, d);
-            RecomputeType target
-                = current == RecomputeType::Selective || entry.redundancy >= options.full_recompute_redundancy
-                ? RecomputeType::Full
-                : RecomputeType::Selective;
             // Fall through to stronger types the cost model can price.
-            std::optional<RecomputeType> candidate = target;
-            while (candidate && !available(entry.microbatch, *candidate))
-                candidate = strongerRecompute(*candidate);
+            const std::optional<RecomputeType> candidate
+                = priceable(entry.microbatch, raiseTarget(current, entry.redundancy, options), available);
             if (!candidate)
                 continue;
             plan.set(entry.microbatch, d, *candidate);

@@ -37,7 +37,17 @@ struct RecomputeAdjustOptions {
     // At or above this redundancy a micro-batch jumps straight to full recompute; below it it
     // goes to selective (a micro-batch already at selective always goes to full).
     double full_recompute_redundancy = 0.5;
+    // Normal mode: on each over-limit device, every moment the memory is above the limit is
+    // covered, in time order, by raising micro-batches in flight then (best redundancy first)
+    // until the memory this round's raises free (the `saving` callback) covers that moment's
+    // overflow -- instead of `microbatches_per_device` at the highest peak. One round then treats
+    // every overflow episode, which one-at-a-time raising needs a simulation each for; the next
+    // round corrects what moved.
+    bool cover_overflow = false;
 };
+
+// Activation memory (MB) raising `microbatch` on `device` from one type to another frees.
+using RecomputeSaving = std::function<double(int microbatch, int device, RecomputeType from, RecomputeType to)>;
 
 struct RecomputeAdjustment {
     int device = 0;
@@ -59,8 +69,9 @@ std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device);
 // `available(id, type)` says whether the cost model can price the micro-batch under the type (a
 // raise to an unavailable type tries the next stronger one). Returns the changes made to
 // `plan`; none means nothing more can be done.
+// `saving` is only read with cover_overflow (it may be empty otherwise).
 std::vector<RecomputeAdjustment> adjustRecomputePlan(RecomputePlan& plan, const sim::Timeline& timeline,
     const std::vector<double>& peakMemoryMbPerDevice, const RecomputeAdjustOptions& options,
-    const std::function<bool(int, RecomputeType)>& available);
+    const std::function<bool(int, RecomputeType)>& available, const RecomputeSaving& saving = {});
 
 } // namespace stratex::planner

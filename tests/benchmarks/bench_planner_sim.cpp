@@ -5,6 +5,8 @@
 // planner's candidate search runs without it). Also: instruction lists and the Chrome trace.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+
 #include "core/export/chrome_trace.h"
 #include "core/sim/instructions.h"
 #include "core/sim/simulator.h"
@@ -148,5 +150,34 @@ void BM_Sim_ChromeTrace(benchmark::State& state)
         benchmark::DoNotOptimize(stratex::exporting::chromeTraceJson(result.timeline, "bench").size());
 }
 BENCHMARK(BM_Sim_ChromeTrace)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond);
+
+// The streamed export of a plan of about a million ops (33,334 micro-batches x 30 ops on 8
+// stages): into a sink that only counts bytes, and into a file (atomic: temporary, fsync, rename).
+// Either way the trace is never held whole; "bytes" is its size.
+void BM_Sim_ChromeTraceStream(benchmark::State& state)
+{
+    static const SimulationInput input = benchInput(linear(), 33334);
+    static const SimulationResult result = simulate(input, ScheduleKind::OneFOneB);
+    const std::vector<stratex::exporting::ChromeTraceSection> sections { { "bench", &result.timeline } };
+    const std::string path = "/tmp/stratex-bench-trace.json";
+    std::size_t bytes = 0;
+    for (auto _ : state) {
+        if (state.range(0) == 0) {
+            bytes = 0;
+            stratex::exporting::writeChromeTrace(
+                stratex::ContentSink([&bytes](std::string_view piece) { bytes += piece.size(); }), sections);
+        } else {
+            stratex::exporting::writeChromeTrace(path, sections);
+        }
+        benchmark::DoNotOptimize(bytes);
+    }
+    if (state.range(0) != 0)
+        std::remove(path.c_str());
+    state.SetLabel(state.range(0) == 0 ? "count bytes" : "file");
+    state.counters["ops"] = static_cast<double>(result.op_count);
+    if (bytes > 0)
+        state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_Sim_ChromeTraceStream)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 } // namespace

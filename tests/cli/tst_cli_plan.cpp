@@ -69,6 +69,9 @@ private Q_SLOTS:
     void exitCodes();
     void hostileLengthFiles_data();
     void hostileLengthFiles();
+    void networkOptions();
+    void dataParallelEncoderDecoder();
+    void planCompareSeedSpread();
 };
 
 void TestCliPlan::planJsonContract()
@@ -283,6 +286,10 @@ void TestCliPlan::exitCodes_data()
                                    << 1 << QStringLiteral("lognormal:MEAN");
     QTest::newRow("unsupported-tp") << planArgs(QStringLiteral("plan"), { "--tp", "16" }) << 1
                                     << QStringLiteral("tp 16");
+    QTest::newRow("negative-bandwidth") << planArgs(QStringLiteral("plan"), { "--inter-node-gbps", "-5" }) << 2
+                                        << QStringLiteral("--inter-node-gbps");
+    QTest::newRow("bad-seeds") << planArgs(QStringLiteral("plan-compare"), { "--global-batches", "8", "--seeds", "0" })
+                               << 2 << QStringLiteral("--seeds expects an integer from 1");
     QTest::newRow("no-plan-fits") << planArgs(QStringLiteral("plan"), { "--memory-mb", "1000", "--json" }) << 1
                                   << QStringLiteral("stratex-cli plan: no feasible plan: ");
 }
@@ -321,6 +328,85 @@ void TestCliPlan::hostileLengthFiles()
         "--layers-per-stage", "6", "--memory-mb", "40000" });
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(QString::fromUtf8(r.err).contains(path + ": " + message), r.err.constData());
+}
+
+void TestCliPlan::networkOptions()
+{
+    // Links make the activation transfers take time: the same plan's makespan grows, the text
+    // says what was modelled, the JSON says so too.
+    const QStringList pinned { QStringLiteral("--mode"), QStringLiteral("fast"), QStringLiteral("--json") };
+    const CliResult free = runCli(planArgs(QStringLiteral("plan"), pinned));
+    const CliResult linked = runCli(planArgs(QStringLiteral("plan"),
+        pinned
+            + QStringList { QStringLiteral("--gpus-per-node"), QStringLiteral("2"), QStringLiteral("--inter-node-gbps"),
+                QStringLiteral("25"), QStringLiteral("--inter-node-latency-us"), QStringLiteral("20"),
+                QStringLiteral("--intra-node-gbps"), QStringLiteral("2400") }));
+    QCOMPARE(free.exitCode, 0);
+    QCOMPARE(linked.exitCode, 0);
+    const QJsonObject a = free.json().object();
+    const QJsonObject b = linked.json().object();
+    QCOMPARE(a.value("communication_modelled").toBool(), false);
+    QCOMPARE(b.value("communication_modelled").toBool(), true);
+    QCOMPARE(b.value("hidden_size").toInt(), 4096);
+    QVERIFY2(b.value("makespan_ms").toDouble() > a.value("makespan_ms").toDouble(), linked.out.constData());
+    const CliResult text = runCli(planArgs(QStringLiteral("plan"),
+        { QStringLiteral("--mode"), QStringLiteral("fast"), QStringLiteral("--intra-node-gbps"), QStringLiteral("100"),
+            QStringLiteral("--hidden-size"), QStringLiteral("2048") }));
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("network: activations of hidden 2048 (2 bytes), intra-node 100 Gbit/s"),
+        text.out.constData());
+    QVERIFY(runCli(planArgs(QStringLiteral("plan"), { QStringLiteral("--mode"), QStringLiteral("fast") }))
+                .out.contains("network: transfers between stages are free"));
+}
+
+void TestCliPlan::dataParallelEncoderDecoder()
+{
+    // T5 (encoder-decoder, two cost-model files) over two data-parallel groups, end to end.
+    const CliResult r = runCli({ QStringLiteral("plan"), QStringLiteral("--cost-model"),
+        fixture(QStringLiteral("dynapipe/t5_11b_cost_model_tp1_none.json")), QStringLiteral("--cost-model"),
+        fixture(QStringLiteral("dynapipe/t5_11b_cost_model_tp1_full.json")), QStringLiteral("--synthetic"),
+        QStringLiteral("lognormal:5,0.6,64:5"), QStringLiteral("--stages"), QStringLiteral("4"),
+        QStringLiteral("--layers-per-stage"), QStringLiteral("6"), QStringLiteral("--memory-mb"),
+        QStringLiteral("36000"), QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--mode"),
+        QStringLiteral("normal"), QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject root = r.json().object();
+    QCOMPARE(root.value("feasible").toBool(), true);
+    const QJsonArray groups = root.value("groups").toArray();
+    QCOMPARE(groups.size(), 2);
+    int microbatches = 0;
+    for (const QJsonValue& value : groups) {
+        const QJsonObject group = value.toObject();
+        QCOMPARE(group.value("deadlock_free").toBool(), true);
+        for (const QJsonValue& mb : group.value("microbatches").toArray()) {
+            QVERIFY(mb.toObject().value("padded_decoder_seqlen").toInt() > 0);
+            ++microbatches;
+        }
+    }
+    QCOMPARE(microbatches, root.value("microbatch_count").toInt());
+}
+
+void TestCliPlan::planCompareSeedSpread()
+{
+    QTemporaryDir dir;
+    const QString csv = dir.filePath(QStringLiteral("seeds.csv"));
+    const CliResult r = runCli(planArgs(QStringLiteral("plan-compare"),
+        { QStringLiteral("--global-batches"), QStringLiteral("16,32"), QStringLiteral("--seeds"), QStringLiteral("3"),
+            QStringLiteral("--csv"), csv }));
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("batch 16 over 3 seeds: normal "), r.out.constData());
+    QVERIFY(r.out.contains("batch 32 over 3 seeds: normal "));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 3);
+    QVERIFY(lines[0].endsWith(",seeds,normal_makespan_min_ms,normal_makespan_median_ms,normal_makespan_max_ms,"
+                              "fast_makespan_min_ms,fast_makespan_median_ms,fast_makespan_max_ms"));
+    const QList<QByteArray> cells = lines[1].split(',');
+    QCOMPARE(cells.size(), 15);
+    QCOMPARE(cells[8].toInt(), 3);
+    QVERIFY(cells[9].toDouble() <= cells[11].toDouble()); // normal min <= max
+    QVERIFY(cells[9].toDouble() <= cells[12].toDouble()); // best normal <= best fast
 }
 
 QTEST_GUILESS_MAIN(TestCliPlan)

@@ -29,7 +29,12 @@ Fields fieldsOf(const PlannerConfig& config)
         { "layers_per_stage", std::to_string(config.layers_per_stage) }, { "dp_size", std::to_string(config.dp_size) },
         { "chunks_per_device", std::to_string(config.chunks_per_device) },
         { "device_memory_mb", QByteArray::number(config.device_memory_mb, 'g', 17).toStdString() },
-        { "mode", std::string(plannerModeName(config.mode)) }, { "seed", std::to_string(config.seed) } };
+        { "mode", std::string(plannerModeName(config.mode)) }, { "seed", std::to_string(config.seed) },
+        { "hidden_size", std::to_string(config.hidden_size) }, { "gpus_per_node", std::to_string(config.gpus_per_node) },
+        { "intra_node_bw_gbps", QByteArray::number(config.comm.intra_node_bw_gbps, 'g', 17).toStdString() },
+        { "inter_node_bw_gbps", QByteArray::number(config.comm.inter_node_bw_gbps, 'g', 17).toStdString() },
+        { "intra_node_lat_us", QByteArray::number(config.comm.intra_node_lat_us, 'g', 17).toStdString() },
+        { "inter_node_lat_us", QByteArray::number(config.comm.inter_node_lat_us, 'g', 17).toStdString() } };
 }
 
 // The required settings at their smallest values, so a command line can leave the others out.
@@ -126,6 +131,30 @@ void TestPlannerSettings::eachRowSetsItsField_data()
                           << "7"
                           << "seed"
                           << "7";
+    QTest::newRow("hidden-size") << "hidden-size"
+                                 << "4096"
+                                 << "hidden_size"
+                                 << "4096";
+    QTest::newRow("gpus-per-node") << "gpus-per-node"
+                                   << "8"
+                                   << "gpus_per_node"
+                                   << "8";
+    QTest::newRow("intra-node-gbps") << "intra-node-gbps"
+                                     << "2400"
+                                     << "intra_node_bw_gbps"
+                                     << "2400";
+    QTest::newRow("inter-node-gbps") << "inter-node-gbps"
+                                     << "200.5"
+                                     << "inter_node_bw_gbps"
+                                     << "200.5";
+    QTest::newRow("intra-node-latency-us") << "intra-node-latency-us"
+                                           << "3"
+                                           << "intra_node_lat_us"
+                                           << "3";
+    QTest::newRow("inter-node-latency-us") << "inter-node-latency-us"
+                                           << "12.5"
+                                           << "inter_node_lat_us"
+                                           << "12.5";
 }
 
 void TestPlannerSettings::eachRowSetsItsField()
@@ -173,6 +202,12 @@ void TestPlannerSettings::wholeConfigRoundTripsThroughJson()
     config.device_memory_mb = 79000.25;
     config.mode = PlannerMode::Fast;
     config.seed = 123456;
+    config.hidden_size = 5120;
+    config.gpus_per_node = 8;
+    config.comm.intra_node_bw_gbps = 2400;
+    config.comm.inter_node_bw_gbps = 200;
+    config.comm.intra_node_lat_us = 2;
+    config.comm.inter_node_lat_us = 10.5;
     const nlohmann::ordered_json json = plannerSettingTable().toJson(config);
     QCOMPARE(json.size(), plannerSettingTable().rows().size());
     settings::SettingNames given;
@@ -180,7 +215,8 @@ void TestPlannerSettings::wholeConfigRoundTripsThroughJson()
     QCOMPARE(given.size(), plannerSettingTable().rows().size());
     QCOMPARE(QString::fromStdString(json.dump()),
         QStringLiteral(R"({"tp":2,"stages":8,"layers_per_stage":4,"dp":3,"chunks":2,"memory_mb":79000.25,)"
-                       R"("mode":"fast","seed":123456})"));
+                       R"("mode":"fast","seed":123456,"hidden_size":5120,"gpus_per_node":8,"intra_node_gbps":2400.0,)"
+                       R"("inter_node_gbps":200.0,"intra_node_latency_us":2.0,"inter_node_latency_us":10.5})"));
 }
 
 void TestPlannerSettings::badValuesAreUsageErrors_data()

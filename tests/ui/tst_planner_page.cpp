@@ -6,16 +6,21 @@
 #include <QChart>
 #include <QChartView>
 #include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXYSeries>
 
+#include "controllers/planner_controller.h"
+#include "controllers/planner_inputs.h"
 #include "core/planner/planner_setting_table.h"
 #include "ui/main_window.h"
 #include "ui/planner/mode_compare_chart.h"
@@ -45,7 +50,10 @@ private Q_SLOTS:
     void opensPlansInTimeline();
     void plansWithFixtureCostModel();
     void badInputsAreReported();
+    void badFilesShowAMessageBox_data();
+    void badFilesShowAMessageBox();
     void formIsGeneratedFromTheSettingsTable();
+    void plansEncoderDecoderOverDataParallelGroupsWithLinks();
 
 private:
     MainWindow* m_window = nullptr;
@@ -199,6 +207,92 @@ void TestPlannerPage::badInputsAreReported()
     // The error names the file and the key path.
     QVERIFY2(m_page->planSummary().contains(QStringLiteral("broken.json")), qPrintable(m_page->planSummary()));
     QVERIFY(m_page->planSummary().contains(QStringLiteral("/cost_models/tp1_none")));
+}
+
+void TestPlannerPage::badFilesShowAMessageBox_data()
+{
+    // Issue 12: a bad cost model or lengths file is a message box naming the file, never a crash
+    // and never only a line in the summary.
+    QTest::addColumn<bool>("costModel"); // else the lengths file is the bad one
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("expected"); // besides the file name
+    QTest::newRow("cost model: not JSON") << true << QByteArray("{ not json") << QString();
+    QTest::newRow("cost model: wrong type") << true
+                                            << QByteArray("{\"model\": \"x\", \"cost_models\": {\"tp1_none\": 3}}")
+                                            << QStringLiteral("/cost_models/tp1_none");
+    QTest::newRow("cost model: empty") << true << QByteArray() << QString();
+    QTest::newRow("lengths: a word") << false << QByteArray("128\nlong\n") << QString();
+    QTest::newRow("lengths: negative") << false << QByteArray("[12, -3]") << QString();
+    QTest::newRow("lengths: empty") << false << QByteArray() << QString();
+}
+
+void TestPlannerPage::badFilesShowAMessageBox()
+{
+    QFETCH(bool, costModel);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(costModel ? QStringLiteral("bad-model.json") : QStringLiteral("bad-lengths.txt"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(content);
+    file.close();
+    if (costModel)
+        m_page->form()->setCostModelPath(path);
+    else
+        m_page->form()->setLengthsFile(path);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window));
+    auto* box = m_page->findChild<QMessageBox*>(QStringLiteral("plannerFailedBox"));
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(QFileInfo(path).fileName()), qPrintable(box->text()));
+    if (!expected.isEmpty())
+        QVERIFY2(box->text().contains(expected), qPrintable(box->text()));
+    QVERIFY2(m_page->planSummary().contains(QStringLiteral("failed")), qPrintable(m_page->planSummary()));
+    // OK closes it; the page plans again afterwards.
+    box->button(QMessageBox::Ok)->click();
+    QTRY_VERIFY(!m_page->findChild<QMessageBox*>(QStringLiteral("plannerFailedBox")));
+    m_page->form()->setCostModelPath(stratex::controllers::bundledCostModelPath());
+    m_page->form()->setSyntheticSpec(6.5, 0.8, 32, 1);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QVERIFY(m_page->hasPlans());
+}
+
+void TestPlannerPage::plansEncoderDecoderOverDataParallelGroupsWithLinks()
+{
+    // Issue 13: T5 (encoder-decoder) and data-parallel groups end to end on the page, with the
+    // Network fields of the form: both modes plan, the table lists every group's micro-batches
+    // with both lengths, the summary says transfers were modelled.
+    PlannerForm* form = m_page->form();
+    form->setCostModelPath(stratex::test::fixture(QStringLiteral("dynapipe/t5_11b_cost_model_tp1_none.json")));
+    form->setPipeline(4, 6, 80000);
+    form->setSyntheticSpec(5.0, 0.6, 48, 5);
+    auto* dp = qobject_cast<QSpinBox*>(form->field("dp"));
+    QVERIFY(dp);
+    dp->setFocus();
+    dp->selectAll();
+    QTest::keyClicks(dp, QStringLiteral("2"));
+    QCOMPARE(dp->value(), 2);
+    auto* gbps = qobject_cast<QDoubleSpinBox*>(form->field("intra-node-gbps"));
+    QVERIFY(gbps);
+    gbps->setValue(100);
+    QCOMPARE(form->config().comm.intra_node_bw_gbps, 100.0);
+    QCOMPARE(form->config().dp_size, 2);
+    m_page->planBatch();
+    QVERIFY(waitUntilIdle(*m_window, 120000));
+    QVERIFY(m_page->hasPlans());
+    QVERIFY2(m_page->planSummary().contains(QStringLiteral("2 data-parallel groups")), qPrintable(m_page->planSummary()));
+    QVERIFY(m_page->planSummary().contains(QStringLiteral("transfers modelled (hidden 1024)")));
+    const auto plans = m_page->controller()->plans();
+    QVERIFY(plans->normal.feasible && plans->fast.feasible);
+    QVERIFY(plans->normal.makespan_ms <= plans->fast.makespan_ms);
+    QTableWidget* table = m_page->microbatchTable();
+    QCOMPARE(table->rowCount(), plans->normal.global_microbatches());
+    QVERIFY(table->item(0, 0)->text().startsWith(QStringLiteral("0:")));
+    QVERIFY(table->item(table->rowCount() - 1, 0)->text().startsWith(QStringLiteral("1:")));
+    QVERIFY(table->item(0, 3)->text().contains(QLatin1Char('/')));
 }
 
 void TestPlannerPage::formIsGeneratedFromTheSettingsTable()

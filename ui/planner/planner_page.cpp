@@ -56,14 +56,20 @@ QString planLine(const QString& label, const PlanResult& plan)
     double peak = 0;
     for (double mb : plan.peak_memory_mb_per_device)
         peak = std::max(peak, mb);
-    return QObject::tr("<b>%1</b>: makespan %2 · planned in %3 (%4 simulations) · %5, %6 micro-batches, "
-                       "%7 recompute start · peak %8 GB")
-        .arg(label, ms(plan.makespan_ms), ms(plan.planning_time_ms))
-        .arg(plan.candidates_simulated)
-        .arg(QString::fromUtf8(scheduleName(group.schedule).data()))
-        .arg(plan.global_microbatches())
-        .arg(QString::fromUtf8(recomputeTypeName(group.base_recompute).data()),
-            QLocale::c().toString(peak / 1000.0, 'f', 2));
+    QString line = QObject::tr("<b>%1</b>: makespan %2 · planned in %3 (%4 simulations) · %5, %6 micro-batches, "
+                               "%7 recompute start · peak %8 GB")
+                       .arg(label, ms(plan.makespan_ms), ms(plan.planning_time_ms))
+                       .arg(plan.candidates_simulated)
+                       .arg(QString::fromUtf8(scheduleName(group.schedule).data()))
+                       .arg(plan.global_microbatches())
+                       .arg(QString::fromUtf8(recomputeTypeName(group.base_recompute).data()),
+                           QLocale::c().toString(peak / 1000.0, 'f', 2));
+    if (plan.groups.size() > 1)
+        line += QObject::tr(" · %1 data-parallel groups (the slowest sets the makespan)").arg(plan.groups.size());
+    line += plan.communication_modelled
+        ? QObject::tr(" · transfers modelled (hidden %1)").arg(plan.hidden_size)
+        : QObject::tr(" · transfers free");
+    return line;
 }
 
 } // namespace
@@ -245,6 +251,17 @@ void PlannerPage::showFailure(const QString& message)
 {
     m_summary->setText(tr("Planning failed: %1").arg(message.toHtmlEscaped()));
     Q_EMIT statusMessage(message);
+    // A bad cost model or lengths file is named with its key in the message: shown where it
+    // cannot be missed (issue 12). Asynchronous (open(), not exec()): the GUI never waits in a
+    // nested event loop; a newer failure replaces an unanswered box instead of stacking up.
+    if (QWidget* previous = findChild<QMessageBox*>(QStringLiteral("plannerFailedBox"))) {
+        previous->setObjectName(QString());
+        previous->close();
+    }
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Planner"), message, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("plannerFailedBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void PlannerPage::showPlans(const ModePair& plans, const QString& costModelName)
@@ -271,18 +288,30 @@ void PlannerPage::showMicrobatches()
     const PlanResult* plan = m_controller->selectedPlan();
     if (!plan || !plan->feasible)
         return;
-    const GroupPlan& group = plan->groups.front();
-    m_microbatches->setRowCount(int(group.microbatches.size()));
-    for (int row = 0; row < int(group.microbatches.size()); ++row) {
-        const PlannedMicroBatch& planned = group.microbatches[std::size_t(row)];
-        const MicroBatch& mb = planned.microbatch;
-        const QStringList cells { QString::number(row), QString::number(mb.id), QString::number(mb.sample_ids.size()),
-            QString::number(mb.padded_seqlen), recomputeLetters(planned.recompute_per_device),
-            QLocale::c().toString(mb.time_ms, 'f', 2) };
-        for (int column = 0; column < cells.size(); ++column) {
-            auto* item = new QTableWidgetItem(cells[column]);
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            m_microbatches->setItem(row, column, item);
+    // Every data-parallel group's micro-batches, group after group; the position names the
+    // group when there are several ("1:3"), an encoder-decoder length both sides ("512/128").
+    int rows = 0;
+    for (const GroupPlan& group : plan->groups)
+        rows += int(group.microbatches.size());
+    m_microbatches->setRowCount(rows);
+    int row = 0;
+    for (const GroupPlan& group : plan->groups) {
+        for (std::size_t position = 0; position < group.microbatches.size(); ++position, ++row) {
+            const PlannedMicroBatch& planned = group.microbatches[position];
+            const MicroBatch& mb = planned.microbatch;
+            const QString where = plan->groups.size() > 1
+                ? QStringLiteral("%1:%2").arg(group.dp_group).arg(position)
+                : QString::number(position);
+            const QString length = mb.padded_decoder_seqlen > 0
+                ? QStringLiteral("%1/%2").arg(mb.padded_seqlen).arg(mb.padded_decoder_seqlen)
+                : QString::number(mb.padded_seqlen);
+            const QStringList cells { where, QString::number(mb.id), QString::number(mb.sample_ids.size()), length,
+                recomputeLetters(planned.recompute_per_device), QLocale::c().toString(mb.time_ms, 'f', 2) };
+            for (int column = 0; column < cells.size(); ++column) {
+                auto* item = new QTableWidgetItem(cells[column]);
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                m_microbatches->setItem(row, column, item);
+            }
         }
     }
 }

@@ -49,6 +49,8 @@ private Q_SLOTS:
     void zbH1Memory();
     void interleavedWithoutFullGroups_data();
     void interleavedWithoutFullGroups();
+    void linearWithTransfers_data();
+    void linearWithTransfers();
 };
 
 void TestSimAnalytic::linear_data()
@@ -264,6 +266,74 @@ void TestSimAnalytic::interleavedWithoutFullGroups()
     QVERIFY(result.makespan_us <= m * p * v * 1500.0 + 1e-6);
     const SimulationResult wfc = simulate(input, ScheduleKind::WaitFreeCyclic);
     QVERIFY(wfc.makespan_us >= work);
+}
+
+
+void TestSimAnalytic::linearWithTransfers_data()
+{
+    QTest::addColumn<int>("p");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<double>("messageMb"); // 0: the transfer is the latency alone
+    QTest::addColumn<double>("latencyUs");
+    QTest::addColumn<double>("bandwidthGbps");
+    for (int p : { 2, 3, 4, 5, 8 }) {
+        for (int m : { 1, 2, 3, 5, 8, 13, 16, 32 }) {
+            QTest::newRow(qPrintable(name("latency p=%d m=%d", p, m))) << p << m << 0.0 << 120.0 << 0.0;
+            QTest::newRow(qPrintable(name("bandwidth p=%d m=%d", p, m))) << p << m << 25.0 << 10.0 << 400.0;
+        }
+    }
+}
+
+// Uniform micro-batches (tf = 1000, tb = 2000 us) with a transfer of c = lat + MB * 8000 / Gbit/s
+// between neighbouring stages, c below tf:
+// - GPipe: the forward wave crosses p - 1 links once and the backward wave once, the rest
+//   overlaps with compute: T = (m + p - 1)(tf + tb) + 2(p - 1)c.
+// - 1F1B: the same fill and drain, and in the steady state 1F1B's in-flight limit closes a cycle
+//   over the whole pipeline (stage 0's forward of micro-batch j + p waits for j's backward, which
+//   crossed 2(p - 1) links): each micro-batch after the second pays 2c(p - 1)/p, a cycle's transfers
+//   landing on the critical path whole: T = (m + p - 1)(tf + tb) + 2c((p - 1) + ceil((m - 2)(p - 1)/p))
+//   for m >= 2.
+void TestSimAnalytic::linearWithTransfers()
+{
+    QFETCH(int, p);
+    QFETCH(int, m);
+    QFETCH(double, messageMb);
+    QFETCH(double, latencyUs);
+    QFETCH(double, bandwidthGbps);
+    constexpr double tf = 1000;
+    constexpr double tb = 2000;
+    SimulationInput input = test::uniformInput(test::linearAssignment(p), m, tf, tb, kStoredMb, kPeakMb);
+    for (MicrobatchSpec& mb : input.microbatches) {
+        for (LayerCost& layer : mb.layers) {
+            layer.fw_comm_mb = messageMb;
+            layer.bw_comm_mb = messageMb;
+        }
+    }
+    input.comm.intra_node_lat_us = latencyUs;
+    input.comm.intra_node_bw_gbps = bandwidthGbps;
+    const double c = latencyUs + (bandwidthGbps > 0 ? messageMb * 8000 / bandwidthGbps : 0);
+    QVERIFY(c > 0 && c < tf);
+    const double compute = (m + p - 1) * (tf + tb);
+    const double gpipe = compute + 2 * (p - 1) * c;
+    const int steady = m >= 2 ? ((m - 2) * (p - 1) + p - 1) / p : 0; // ceil((m - 2)(p - 1)/p)
+    const double oneFOneB = compute + 2 * c * ((p - 1) + steady);
+    const SimulationResult g = simulate(input, ScheduleKind::GPipe);
+    QVERIFY2(close(g.makespan_us, gpipe), qPrintable(QStringLiteral("GPipe %1, expected %2").arg(g.makespan_us).arg(gpipe)));
+    const SimulationResult o = simulate(input, ScheduleKind::OneFOneB);
+    QVERIFY2(close(o.makespan_us, oneFOneB),
+        qPrintable(QStringLiteral("1F1B %1, expected %2").arg(o.makespan_us).arg(oneFOneB)));
+    // Free links give back the formula without transfers.
+    input.comm = CommModel {};
+    QVERIFY(close(simulate(input, ScheduleKind::OneFOneB).makespan_us, compute));
+    // Every transfer is a send and a receive on the timeline, lasting c.
+    int sends = 0;
+    for (const DeviceTimeline& device : o.timeline.devices) {
+        for (const TimelineOp& op : device.comm) {
+            QVERIFY(close(op.duration_us, c));
+            sends += op.kind == OpKind::Send;
+        }
+    }
+    QCOMPARE(sends, 2 * (p - 1) * m);
 }
 
 QTEST_GUILESS_MAIN(TestSimAnalytic)
