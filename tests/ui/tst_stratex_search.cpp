@@ -230,6 +230,7 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QCOMPARE(sets.front()->count(), selected->strategy.pp);
     QVERIFY(panel->memoryChart()->limitLine());
     QCOMPARE(panel->memoryChart()->limitLine()->at(0).y(), 40.0);
+    QVERIFY(waitUntilIdle(*m_window)); // the chart lays its legend out on the next events
     QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-search.png"))));
 
     // Its pipeline on the Timeline page.

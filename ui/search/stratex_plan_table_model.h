@@ -9,15 +9,22 @@
 
 namespace stratex::ui {
 
-// The stratex cost model's plans as a table: Megatron's degrees (TP, PP, VPP, CP, EP, ETP, DP),
-// sequence parallelism, ZeRO, recompute, micro-batch, schedule and pipeline layout, then what they
-// cost (iteration time, tokens/s per GPU, MFU, peak memory, bubble). Qt::UserRole gives raw numbers
+// The stratex cost model's plans as a table: what they cost (iteration time, tokens/s per GPU, MFU,
+// peak memory, bubble), then Megatron's degrees (TP, PP, VPP, CP, EP, ETP, DP), sequence
+// parallelism, ZeRO, recompute, micro-batch, schedule and pipeline layout. Qt::UserRole gives raw numbers
 // for sorting; the headers carry the units.
 class StratexPlanTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    // What a plan costs first (as the Galvatron table), then its degrees: the cost columns stay in
+    // view on a 1280 px window.
     enum Column {
         RankColumn,
+        IterationColumn,
+        TokensColumn,
+        MfuColumn,
+        MemoryColumn,
+        BubbleColumn,
         TpColumn,
         PpColumn,
         VppColumn,
@@ -31,11 +38,6 @@ public:
         MicroBatchColumn,
         ScheduleColumn,
         LayoutColumn,
-        IterationColumn,
-        TokensColumn,
-        MfuColumn,
-        MemoryColumn,
-        BubbleColumn,
         ColumnCount
     };
 
