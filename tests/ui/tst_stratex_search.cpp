@@ -345,6 +345,12 @@ void TestStratexSearch::opensAndSavesPlanFiles()
         perStage[std::size_t(chunk.stage)] += chunk.layers;
     QCOMPARE(perStage, (std::vector<int> { 6, 10, 10, 6 }));
     QVERIFY(panel->layerStrip()->stageRect(0).width() < panel->layerStrip()->stageRect(1).width());
+    // Interleaved: the model order repeats the stages' colours once per chunk.
+    QCOMPARE(panel->layerStrip()->chunks().at(4).stage, 0);
+    QCOMPARE(panel->layerStrip()->chunks().at(4).chunk, 1);
+    QCOMPARE(panel->layerStrip()->chunks().at(4).first_layer, 16);
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-plan-file.png"))));
 
     const QString saved = dir.filePath(QStringLiteral("saved.json"));
     QVERIFY2(panel->savePlan(saved, &error), qPrintable(error));

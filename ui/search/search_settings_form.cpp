@@ -77,6 +77,9 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     setValue("seq-length", std::nullopt);
     const auto& stratexTable = perf::strategySearchSettingTable();
     addSettings(stratexTable.specs(), stratexTable.values(perf::StrategySearchSettings {}));
+    // The CLI insists on a global batch for the stratex model; the form starts with the bundled
+    // example's, so a synthesized set searched in "auto" gives plans at once (the user changes it).
+    setValue("global-batch-size", std::int64_t(kInitialGlobalBatch));
 
     m_threads->setObjectName(QStringLiteral("threads"));
     m_threads->setRange(0, 1024);

@@ -25,6 +25,8 @@ namespace stratex::ui {
 class SearchSettingsForm : public SettingsForm {
     Q_OBJECT
 public:
+    static constexpr int kInitialGlobalBatch = 64; // the stratex global batch the form starts with
+
     explicit SearchSettingsForm(QWidget* parent = nullptr);
 
     // The form's settings and the flags it gives (all but the fields left open).
