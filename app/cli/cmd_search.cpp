@@ -172,13 +172,9 @@ int runSearch(const QStringList& args)
     std::optional<profile::synth::SynthesisRecord> record;
     if (parser.isSet(QStringLiteral("profiles")))
         record = profile::synth::readSynthesisRecord(parser.value(QStringLiteral("profiles")).toStdString());
-    perf::CostModelChoice costModel = stratex.costModel();
-    if (costModel == perf::CostModelChoice::Auto) {
-        const bool described = hasProfileOptions(parser)
-            ? record.has_value()
-            : givenModel.contains("model") || parser.isSet(QStringLiteral("cluster")) || !stratex.gpu.empty();
-        costModel = described ? perf::CostModelChoice::Stratex : perf::CostModelChoice::Galvatron;
-    }
+    const perf::CostModelChoice costModel = perf::resolveCostModel(stratex.costModel(), hasProfileOptions(parser),
+        record.has_value(),
+        givenModel.contains("model") || parser.isSet(QStringLiteral("cluster")) || !stratex.gpu.empty());
     if (costModel == perf::CostModelChoice::Stratex)
         return searchWithStratexModel(parser, stratex, settings, given, modelFlags, givenModel, record);
 

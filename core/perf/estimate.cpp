@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/perf/layer_cost.h"
+#include "core/perf/pipeline_input.h"
 #include "core/sim/simulator.h"
 
 namespace stratex::perf {
@@ -127,36 +128,13 @@ double makespanS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s
             perMicrobatch += c.forward_s + c.backward_s;
         return m * perMicrobatch;
     }
-    sim::SimulationInput input;
-    const int count = int(chunks.size());
-    input.device_assignment.resize(std::size_t(count));
-    for (int c = 0; c < count; ++c)
-        input.device_assignment[std::size_t(c)] = c % p;
-    sim::MicrobatchSpec spec;
-    for (const ChunkCost& c : chunks) {
-        sim::LayerCost layer;
-        layer.fw_us = c.forward_s * 1e6;
-        layer.bw_us = c.backward_s * 1e6;
-        layer.fw_comm_mb = p2pBytes / kMb;
-        layer.bw_comm_mb = p2pBytes / kMb;
-        spec.layers.push_back(layer);
-    }
-    for (int id = 0; id < m; ++id) {
-        spec.id = id;
-        input.microbatches.push_back(spec);
-    }
-    // The link between consecutive stages: its measured latency and bandwidth.
-    const double oneMb = hw.p2pS(kMb, crossNode) - hw.p2pS(1e-9, crossNode);
-    input.comm.intra_node_bw_gbps = 8e-3 / oneMb; // MB per s -> Gbit/s: 1 MB in `oneMb` seconds
-    input.comm.inter_node_bw_gbps = input.comm.intra_node_bw_gbps;
-    input.comm.intra_node_lat_us = hw.efficiency().collective_latency_us;
-    input.comm.inter_node_lat_us = input.comm.intra_node_lat_us;
-    const sim::ScheduleKind kind = s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1
-        : s.vpp > 1                                                     ? sim::ScheduleKind::Interleaved1F1B
-                                                                        : sim::ScheduleKind::OneFOneB;
+    std::vector<PipelineChunk> times;
+    for (const ChunkCost& c : chunks)
+        times.push_back({ c.forward_s, c.backward_s });
+    const PipelineSimulation pipeline = pipelineSimulationInput(times, s, hw, p2pBytes, crossNode);
     sim::SimulationOptions options;
     options.build_timeline = false;
-    return sim::simulate(input, kind, options).makespan_us * 1e-6;
+    return sim::simulate(pipeline.input, pipeline.schedule, options).makespan_us * 1e-6;
 }
 
 // A lower bound of the simulated makespan: stage i starts when the first micro-batch's forward
@@ -198,7 +176,54 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
     return std::min(s.pp - stage, m);
 }
 
+// The model chunks with the embedding on the first and the LM head on the last, and what a
+// micro-batch sends between stages: the inputs of the pipeline's simulation and of the memory.
+struct PipelineCosts {
+    std::vector<ChunkCost> chunks;
+    EndCosts end;
+    double p2p_bytes = 0;
+    bool cross_node = false;
+};
+
+PipelineCosts pipelineCosts(const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw,
+    const std::vector<int>& stageLayers, const TimeScales& scales = {})
+{
+    PipelineCosts costs;
+    std::vector<ChunkCost>& chunks = costs.chunks;
+    chunks = chunkCosts(model, s, hw, stageLayers, scales);
+    const EndCosts& end = costs.end = endCosts(model, s, hw);
+    chunks.front().forward_s += scales.compute * end.embedding_forward_s;
+    chunks.front().backward_s += scales.compute * end.embedding_backward_s;
+    chunks.back().forward_s += scales.compute * end.head_forward_s;
+    chunks.back().backward_s += scales.compute * end.head_backward_s;
+    const double h = model.hidden_size;
+    const double embeddingParams = double(model.vocab_size) * h / s.tp;
+    chunks.front().dense_params += embeddingParams;
+    chunks.back().dense_params += embeddingParams; // the LM head (a copy when tied and pp > 1)
+    if (s.pp == 1 && model.tied_embeddings)
+        chunks.back().dense_params -= embeddingParams;
+
+    const profile::synth::ClusterDescription& cluster = hw.cluster();
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    costs.p2p_bytes = scales.pp * kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
+    costs.cross_node
+        = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
+    return costs;
+}
+
 } // namespace
+
+PipelineSimulation pipelineSimulation(
+    const model::ModelDescription& model, const ParallelStrategy& s, const HardwareModel& hw)
+{
+    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayerCounts(s, model.num_layers));
+    const double fragmentation = hw.efficiency().activation_fragmentation;
+    std::vector<PipelineChunk> chunks;
+    for (const ChunkCost& c : costs.chunks)
+        chunks.push_back({ c.forward_s, c.backward_s, c.activation_bytes * fragmentation / kMb,
+            c.transient_bytes * fragmentation / kMb });
+    return pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
+}
 
 double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch)
 {
@@ -237,26 +262,15 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const int v = s.vpp;
     const int m = s.microbatches();
     const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
-    const TimeScales& scales = options.scales;
-    std::vector<ChunkCost> chunks = chunkCosts(model, s, hw, stageLayers, scales);
-    const EndCosts end = endCosts(model, s, hw);
-    chunks.front().forward_s += scales.compute * end.embedding_forward_s;
-    chunks.front().backward_s += scales.compute * end.embedding_backward_s;
-    chunks.back().forward_s += scales.compute * end.head_forward_s;
-    chunks.back().backward_s += scales.compute * end.head_backward_s;
-    const double h = model.hidden_size;
-    const double embeddingParams = double(model.vocab_size) * h / s.tp;
-    chunks.front().dense_params += embeddingParams;
-    chunks.back().dense_params += embeddingParams; // the LM head (a copy when tied and pp > 1)
-    if (p == 1 && model.tied_embeddings)
-        chunks.back().dense_params -= embeddingParams;
-
-    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
-    const double p2pBytes = scales.pp * kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
-    const bool crossNode = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
+    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayers, options.scales);
+    const std::vector<ChunkCost>& chunks = costs.chunks;
+    const EndCosts& end = costs.end;
+    const double p2pBytes = costs.p2p_bytes;
+    const bool crossNode = costs.cross_node;
     const double pipelineS = options.simulate_pipeline || p == 1 ? makespanS(chunks, s, hw, p2pBytes, crossNode)
                                                                  : pipelineLowerBoundS(chunks, s);
 
+    const TimeScales& scales = options.scales;
     const GroupShape denseDp { s.dp * s.cp, s.tp };
     const GroupShape expertDp { s.expertDp(), s.ep * s.etp };
     double worstTailS = 0;

@@ -7,6 +7,7 @@
 #include "core/model/model_description.h"
 #include "core/perf/hardware_model.h"
 #include "core/perf/parallel_strategy.h"
+#include "core/perf/pipeline_input.h"
 #include "core/perf/time_scales.h"
 
 namespace stratex::perf {
@@ -75,5 +76,10 @@ struct EstimateOptions {
 // (1F1B, interleaved 1F1B or ZB-H1 over the stages' per-micro-batch times).
 Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& strategy, const HardwareModel& hw,
     const EstimateOptions& options = {});
+
+// The strategy's pipeline exactly as estimate() simulates it, with each chunk's activations for the
+// memory curves: the Timeline page draws a stratex plan from it.
+PipelineSimulation pipelineSimulation(
+    const model::ModelDescription& model, const ParallelStrategy& strategy, const HardwareModel& hw);
 
 } // namespace stratex::perf

@@ -114,6 +114,15 @@ std::optional<CostModelChoice> parseCostModel(std::string_view name)
     return parseEnumName(kCostModelNames, name);
 }
 
+CostModelChoice resolveCostModel(
+    CostModelChoice asked, bool hasProfiles, bool synthesizedProfiles, bool modelOrGpuDescribed)
+{
+    if (asked != CostModelChoice::Auto)
+        return asked;
+    const bool described = hasProfiles ? synthesizedProfiles : modelOrGpuDescribed;
+    return described ? CostModelChoice::Stratex : CostModelChoice::Galvatron;
+}
+
 CostModelChoice StrategySearchSettings::costModel() const
 {
     return parseCostModel(cost_model).value_or(CostModelChoice::Auto);

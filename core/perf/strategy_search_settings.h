@@ -17,6 +17,14 @@ enum class CostModelChoice { Auto, Galvatron, Stratex };
 std::string_view costModelName(CostModelChoice value);
 std::optional<CostModelChoice> parseCostModel(std::string_view name);
 
+// What "auto" means, for the CLI and the GUI alike: with profiles, stratex when the set was made by
+// `profile synth` (its record names the model and the cluster the stratex model costs) and
+// galvatron for measured ones, which only Galvatron's model reads; without profiles, stratex when a
+// model or a GPU is described, else galvatron (which then asks for the profiles). An explicit
+// choice is kept.
+CostModelChoice resolveCostModel(
+    CostModelChoice asked, bool hasProfiles, bool synthesizedProfiles, bool modelOrGpuDescribed);
+
 // The stratex search's settings beside the model, the cluster and the memory budget (the search
 // table's --memory-constraint): the global batch and the space's limits. The CLI's flags, the GUI's form and saved settings all come
 // from strategySearchSettingTable().

@@ -27,6 +27,7 @@
 #include "ui/profiles/profiles_page.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
+#include "ui/search/stratex_results_panel.h"
 #include "ui/search/synthesize_dialog.h"
 
 #include "gui_test_helpers.h"
@@ -136,8 +137,12 @@ private Q_SLOTS:
         QCOMPARE(m_page->overview()->model_name, std::string("gpt3-13b"));
         auto* search = qobject_cast<SearchPage*>(m_window->page(QStringLiteral("search")));
         QCOMPARE(search->form()->profilesDir(), folder);
-        QVERIFY(search->result() && search->result()->best);
-        QCOMPARE(search->result()->best->world, 16);
+        // "auto" searches a synthesized set with the stratex cost model, at the form's global batch.
+        QVERIFY(search->showsStratexResults());
+        const auto outcome = search->stratexController()->outcome();
+        QVERIFY2(outcome && !outcome->result.best.empty(), qPrintable(search->stratexPanel()->bestText()));
+        QCOMPARE(outcome->result.best.front().strategy.world(), 16);
+        QCOMPARE(outcome->model.name, std::string("gpt3-13b"));
         QCOMPARE(m_window->currentPage(), m_page); // the user stays with the plots
     }
 

@@ -547,6 +547,9 @@ void TestSearchPage::opensASynthesizedFolder()
     model::ModelDescription model = model::modelPreset("llama3-8b");
     model.seq_length = 4096;
     QString error;
+    // "auto" searches a synthesized set with the stratex cost model (tst_stratex_search): this
+    // test is about Galvatron's search of it.
+    m_page->form()->setCostModel(perf::CostModelChoice::Galvatron);
     m_page->form()->spinBox("memory-constraint")->setValue(40); // an earlier search's card
     QVERIFY(!m_window->openFile(dir.path(), &error)); // empty yet
     QVERIFY2(error.contains(QStringLiteral("not a folder of Galvatron profiles")), qPrintable(error));
@@ -569,6 +572,7 @@ void TestSearchPage::synthesizesFromTheDialog()
 {
     QTemporaryDir dir;
     const QString folder = dir.filePath(QStringLiteral("qwen"));
+    m_page->form()->setCostModel(perf::CostModelChoice::Galvatron); // "auto" would take the stratex model
     bool filledIn = false;
     QTimer::singleShot(0, this, [&] {
         auto* dialog = qobject_cast<SynthesizeDialog*>(QApplication::activeModalWidget());

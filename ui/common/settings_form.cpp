@@ -143,6 +143,29 @@ QWidget* SettingsForm::field(std::string_view flag) const
     return field ? field->widget : nullptr;
 }
 
+void SettingsForm::setFieldVisible(std::string_view flag, bool visible)
+{
+    const Field* field = fieldOf(flag);
+    if (!field)
+        return;
+    const auto group = m_groups.find(tr(field->spec.group.data()));
+    if (group != m_groups.end())
+        group->second->setRowVisible(field->widget, visible);
+}
+
+bool SettingsForm::isFieldVisible(std::string_view flag) const
+{
+    const Field* field = fieldOf(flag);
+    return field && !field->widget->isHidden();
+}
+
+void SettingsForm::setGroupVisible(const QString& group, bool visible)
+{
+    const auto it = m_groups.find(group);
+    if (it != m_groups.end() && it->second->parentWidget())
+        it->second->parentWidget()->setVisible(visible);
+}
+
 std::optional<SettingValue> SettingsForm::value(std::string_view flag) const
 {
     const Field* field = fieldOf(flag);

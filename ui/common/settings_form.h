@@ -30,6 +30,11 @@ public:
     QFormLayout* groupLayout(const QString& group);
 
     QWidget* field(std::string_view flag) const; // nullptr for an unknown flag
+    // Shows or hides a setting's row (a form over two tables shows the rows that apply), and a
+    // group's box.
+    void setFieldVisible(std::string_view flag, bool visible);
+    bool isFieldVisible(std::string_view flag) const;
+    void setGroupVisible(const QString& group, bool visible);
     template <typename W> W* fieldAs(std::string_view flag) const { return qobject_cast<W*>(field(flag)); }
 
     // The shown value; nothing when the field is left open (the row's openText).

@@ -21,6 +21,7 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -28,6 +29,7 @@
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/cost/cost_model.h"
+#include "core/perf/plan_file.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
@@ -37,11 +39,13 @@
 #include "core/search/strategy_file.h"
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
+#include "ui/common/numeric_sort_proxy.h"
 #include "ui/search/export_model_dialog.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_settings_form.h"
 #include "ui/search/stage_memory_chart.h"
+#include "ui/search/stratex_results_panel.h"
 #include "ui/search/synthesize_dialog.h"
 
 #include "jobs/job_runner.h"
@@ -63,22 +67,6 @@ QString planHeadline(const Plan& plan)
         .arg(plan.peakMemoryMb());
 }
 
-// Sorts on the raw numbers of Qt::UserRole, so "10.5" follows "9.8".
-class NumericSortProxy : public QSortFilterProxyModel {
-public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
-
-protected:
-    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
-    {
-        const QVariant a = left.data(Qt::UserRole);
-        const QVariant b = right.data(Qt::UserRole);
-        if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString)
-            return a.toString() < b.toString();
-        return a.toDouble() < b.toDouble();
-    }
-};
-
 } // namespace
 
 SearchPage::SearchPage(QWidget* parent)
@@ -99,6 +87,9 @@ SearchPage::SearchPage(QWidget* parent)
     , m_memory(new StageMemoryChart(this))
     , m_timeline(new QPushButton(tr("Show timeline"), this))
     , m_ranks(new QPushButton(tr("Show rank grid"), this))
+    , m_stratex(new controllers::StratexSearchController(this))
+    , m_stratexPanel(new StratexResultsPanel(m_stratex, this))
+    , m_resultsStack(new QStackedWidget(this))
 {
     m_run->setObjectName(QStringLiteral("runSearchButton"));
     m_cancel->setObjectName(QStringLiteral("cancelSearchButton"));
@@ -168,6 +159,9 @@ SearchPage::SearchPage(QWidget* parent)
         connect(action, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
         m_exportActions << action;
     }
+    auto* savePlan = new QAction(tr("Selected Stratex Plan as Plan File…"), this);
+    connect(savePlan, &QAction::triggered, m_stratexPanel, &StratexResultsPanel::savePlanWithDialog);
+    m_exportActions << savePlan;
     exportMenu->addSeparator();
     QAction* modelItem = exportMenu->addAction(tr("Model and GPU for Exports…"));
     connect(modelItem, &QAction::triggered, m_exportModel, &QDialog::open);
@@ -197,9 +191,12 @@ SearchPage::SearchPage(QWidget* parent)
     results->setStretchFactor(0, 1);
     results->setStretchFactor(1, 1);
 
+    m_resultsStack->setObjectName(QStringLiteral("searchResultsStack"));
+    m_resultsStack->addWidget(results);
+    m_resultsStack->addWidget(m_stratexPanel);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(left);
-    splitter->addWidget(results);
+    splitter->addWidget(m_resultsStack);
     splitter->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -228,13 +225,7 @@ SearchPage::SearchPage(QWidget* parent)
         [this](std::shared_ptr<const controllers::SearchOutcome> outcome) { showOutcome(*outcome); });
     connect(m_controller, &SearchController::searchFailed, this, [this](const QString& message) {
         m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
-        Q_EMIT statusMessage(message);
-        // A bad profile file is named with its key in the message: shown where it cannot be missed.
-        // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Search"), message, QMessageBox::Ok, this);
-        box->setObjectName(QStringLiteral("searchFailedBox"));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
+        showSearchFailure(message);
     });
     connect(m_controller, &SearchController::searchCancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
@@ -246,6 +237,50 @@ SearchPage::SearchPage(QWidget* parent)
         [this](const controllers::TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
     connect(m_controller, &SearchController::bestPlanViewsReady, this, &SearchPage::bestPlanViewsReady);
     connect(m_controller, &SearchController::jobFailed, this, &Page::statusMessage);
+
+    using controllers::StratexSearchController;
+    connect(m_stratex->searchRunner(), &jobs::JobRunner::runningChanged, this, [this](bool running) {
+        m_run->setEnabled(!running);
+        m_cancel->setEnabled(running);
+    });
+    connect(m_stratex, &StratexSearchController::searchStarted, this, [this](const QString& source) {
+        if (QFileInfo(source).isDir())
+            Q_EMIT profilesSearched(source);
+    });
+    connect(m_stratex, &StratexSearchController::searchFailed, this, &SearchPage::showSearchFailure);
+    connect(m_stratex, &StratexSearchController::bestPlanViewsReady, this, &SearchPage::bestPlanViewsReady);
+    connect(m_stratex, &StratexSearchController::jobFailed, this, &Page::statusMessage);
+    connect(m_stratexPanel, &StratexResultsPanel::timelinesRequested, this, &SearchPage::timelinesRequested);
+    connect(m_stratexPanel, &StratexResultsPanel::rankLayoutRequested, this, &SearchPage::rankLayoutRequested);
+    connect(m_stratexPanel, &StratexResultsPanel::statusMessage, this, &Page::statusMessage);
+}
+
+void SearchPage::showSearchFailure(const QString& message)
+{
+    Q_EMIT statusMessage(message);
+    // A bad profile file is named with its key in the message: shown where it cannot be missed.
+    // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Search"), message, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("searchFailedBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+bool SearchPage::showsStratexResults() const
+{
+    return m_resultsStack->currentWidget() == m_stratexPanel;
+}
+
+controllers::StratexSearchInputs SearchPage::stratexInputs() const
+{
+    controllers::StratexSearchInputs inputs;
+    inputs.profiles_dir = m_form->profilesDir().toStdString();
+    inputs.settings = m_form->settings();
+    inputs.given = m_form->given();
+    inputs.stratex = m_form->stratexSettings();
+    inputs.threads = m_form->threads();
+    inputs.top = m_form->topK();
+    return inputs;
 }
 
 SearchPage::~SearchPage() = default;
@@ -257,7 +292,7 @@ QIcon SearchPage::icon() const
 
 QList<jobs::JobRunner*> SearchPage::jobRunners() const
 {
-    return m_controller->runners();
+    return m_controller->runners() + m_stratex->runners();
 }
 
 QList<QAction*> SearchPage::exportActions() const
@@ -293,6 +328,12 @@ void SearchPage::runSearch()
 
 void SearchPage::openProfilesSearch(bool showBestPlan)
 {
+    if (m_form->resolvedCostModel() == perf::CostModelChoice::Stratex) {
+        m_resultsStack->setCurrentWidget(m_stratexPanel);
+        m_stratex->run(stratexInputs(), showBestPlan);
+        return;
+    }
+    m_resultsStack->setCurrentIndex(0);
     controllers::SearchRequest request;
     request.discovery = m_form->discovery();
     if (request.discovery.profilesDir.empty()) {
@@ -312,6 +353,7 @@ void SearchPage::openProfilesSearch(bool showBestPlan)
 void SearchPage::cancelSearch()
 {
     m_controller->cancel();
+    m_stratex->cancel();
 }
 
 void SearchPage::showBestSoFar(const Plan& plan)
@@ -383,7 +425,7 @@ bool SearchPage::canOpen(const QString& path) const
 {
     const QFileInfo info(path);
     if (info.isFile())
-        return search::isStrategyFile(path.toStdString());
+        return search::isStrategyFile(path.toStdString()) || perf::isPlanFile(path.toStdString());
     return info.isDir()
         && !QDir(path).entryList({ QStringLiteral("computation_profiling_*.json") }, QDir::Files).isEmpty();
 }
@@ -398,8 +440,15 @@ bool SearchPage::openFile(const QString& path, QString* error)
 
 bool SearchPage::openStrategy(const QString& path, QString* error)
 {
+    if (perf::isPlanFile(path.toStdString())) {
+        if (!m_stratex->openPlan(path, stratexInputs(), error))
+            return false;
+        m_resultsStack->setCurrentWidget(m_stratexPanel);
+        return true;
+    }
     if (!m_controller->openStrategy(path, m_form->settings(), m_form->discovery(), error))
         return false;
+    m_resultsStack->setCurrentIndex(0);
     m_best->setText(tr("Costing the strategy %1…").arg(QFileInfo(path).fileName().toHtmlEscaped()));
     m_stats->clear();
     return true;
@@ -421,6 +470,9 @@ void SearchPage::openExample()
     }
     m_form->spinBox("memory-constraint")->setValue(example.memoryConstraintGb);
     m_form->spinBox("settle-bsz")->setValue(example.globalBatch);
+    // The first view of the app stays Galvatron's search of the example (its profile also feeds
+    // the Planner page); "auto" or "stratex" searches it with the stratex cost model.
+    m_form->setCostModel(perf::CostModelChoice::Galvatron);
     openProfiles(example.dir, true);
 }
 
@@ -505,6 +557,8 @@ void SearchPage::saveSettings(QSettings& settings) const
             open << QString::fromUtf8(row.spec.flag.data(), qsizetype(row.spec.flag.size()));
     }
     settings.setValue(QStringLiteral("openSettings"), open);
+    settings.setValue(QStringLiteral("stratexSettings"),
+        QString::fromStdString(perf::strategySearchSettingTable().toJson(m_form->stratexSettings()).dump()));
     settings.endGroup();
 }
 
@@ -527,6 +581,17 @@ void SearchPage::restoreSettings(QSettings& settings)
             m_form->setSettings(restored, open);
         } catch (const Error& error) {
             Q_EMIT statusMessage(tr("Saved search settings ignored: %1").arg(QString::fromUtf8(error.what())));
+        }
+    }
+    const QString stratexJson = settings.value(QStringLiteral("stratexSettings")).toString();
+    if (!stratexJson.isEmpty()) {
+        try {
+            const JsonDocument document = JsonDocument::parse(stratexJson.toStdString(), "saved stratex settings");
+            perf::StrategySearchSettings restored;
+            perf::strategySearchSettingTable().applyJson(restored, document.root());
+            m_form->setStratexSettings(restored);
+        } catch (const Error& error) {
+            Q_EMIT statusMessage(tr("Saved stratex settings ignored: %1").arg(QString::fromUtf8(error.what())));
         }
     }
     settings.endGroup();

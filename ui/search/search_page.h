@@ -9,6 +9,7 @@
 #include "ui/page.h"
 
 #include "controllers/search_controller.h"
+#include "controllers/stratex_search_controller.h"
 #include "controllers/timeline_request.h"
 
 class QAction;
@@ -16,6 +17,7 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
+class QStackedWidget;
 class QTableView;
 
 namespace stratex::ui {
@@ -25,11 +27,14 @@ class LayerStrategyStrip;
 class PlanTableModel;
 class SearchSettingsForm;
 class StageMemoryChart;
+class StratexResultsPanel;
 
 // The Search page: a view over SearchController. The settings form (generated from the settings
 // table), Run / Cancel with progress, the best plan as soon as a task finds it, the top plans or
 // the Pareto set in a sortable table, and the selected plan's per-layer strategy, memory per
-// stage, exports (Galvatron, PaddleNLP, Megatron-LM), rank grid and simulated timeline.
+// stage, exports (Galvatron, PaddleNLP, Megatron-LM), rank grid and simulated timeline. With the
+// stratex cost model (the form's choice, "auto" resolved as the CLI does) the search runs on
+// StratexSearchController and its results show on a StratexResultsPanel instead.
 class SearchPage : public Page {
     Q_OBJECT
 public:
@@ -44,12 +49,14 @@ public:
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
     // A folder of Galvatron profiles (or one made by `stratex-cli profile synth`): searched at once.
-    // A strategy file (a JSON object with Galvatron's pp_deg and tp_sizes_enc): costed at once.
+    // A strategy file (a JSON object with Galvatron's pp_deg and tp_sizes_enc) or a stratex plan
+    // file (perf::isPlanFile): costed at once.
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
 
     // Costs a Galvatron or Stratex strategy file as a one-plan result (SearchController::
-    // openStrategy, with this form's settings and profiles where the file says nothing). False with
+    // openStrategy, with this form's settings and profiles where the file says nothing), or a
+    // stratex plan file with the stratex cost model (StratexSearchController::openPlan). False with
     // `error` naming file and key when it is not a valid strategy or nothing can cost it.
     bool openStrategy(const QString& path, QString* error);
 
@@ -63,6 +70,10 @@ public:
     bool reopenLastProfiles();
 
     controllers::SearchController* controller() const { return m_controller; }
+    controllers::StratexSearchController* stratexController() const { return m_stratex; }
+    StratexResultsPanel* stratexPanel() const { return m_stratexPanel; }
+    // Whether the results shown are the stratex cost model's.
+    bool showsStratexResults() const;
     SearchSettingsForm* form() const { return m_form; }
     PlanTableModel* planModel() const { return m_planModel; }
     QTableView* planTable() const { return m_table; }
@@ -104,6 +115,8 @@ Q_SIGNALS:
 
 private:
     void openProfilesSearch(bool showBestPlan);
+    controllers::StratexSearchInputs stratexInputs() const;
+    void showSearchFailure(const QString& message);
     void showBestSoFar(const search::Plan& plan);
     void showOutcome(const controllers::SearchOutcome& outcome);
     void showPlanSet();
@@ -128,6 +141,9 @@ private:
     QPushButton* m_timeline;
     QPushButton* m_ranks;
     QList<QAction*> m_exportActions;
+    controllers::StratexSearchController* m_stratex;
+    StratexResultsPanel* m_stratexPanel;
+    QStackedWidget* m_resultsStack; // Galvatron's results, or the stratex panel
 };
 
 } // namespace stratex::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/search_settings_form.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -12,6 +14,7 @@
 #include <QThread>
 
 #include "core/common/error.h"
+#include "core/model/model_presets.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
@@ -58,9 +61,10 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     m_hardwareDir->setToolTip(tr("allreduce_bandwidth_*, p2p_bandwidth_*, overlap_coefficient.json and sp_time_* "
                                  "matching the cluster (--hardware)"));
 
-    // The groups in the order of the workflow; the table's rows fill them.
+    // The groups in the order of the workflow; the tables' rows fill them.
+    groupLayout(tr("Cost model"));
     QFormLayout* profiles = groupLayout(tr("Profiles"));
-    for (const char* group : { "Cluster", "Batch", "Model", "Search space", "Training" })
+    for (const char* group : { "Cluster", "Batch", "Model", "Search space", "Megatron space", "Training" })
         groupLayout(tr(group));
     QFormLayout* engine = groupLayout(tr("Profiling and engine"));
     profiles->addRow(tr("Model profiles"), pathField(m_profilesDir, tr("Model profiles folder"), this));
@@ -71,6 +75,11 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     // Until the user says otherwise, the model name and sequence length come from the profiles.
     setValue("model-name", std::nullopt);
     setValue("seq-length", std::nullopt);
+    const auto& stratexTable = perf::strategySearchSettingTable();
+    addSettings(stratexTable.specs(), stratexTable.values(perf::StrategySearchSettings {}));
+    // The CLI insists on a global batch for the stratex model; the form starts with the bundled
+    // example's, so a synthesized set searched in "auto" gives plans at once (the user changes it).
+    setValue("global-batch-size", std::int64_t(kInitialGlobalBatch));
 
     m_threads->setObjectName(QStringLiteral("threads"));
     m_threads->setRange(0, 1024);
@@ -88,6 +97,55 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     connect(m_profilesDir, &QLineEdit::textChanged, this, &SearchSettingsForm::adoptSynthesizedModel);
     for (QLineEdit* edit : { m_profilesDir, m_hardwareDir })
         connect(edit, &QLineEdit::textChanged, this, &SettingsForm::changed);
+    // After adoptSynthesizedModel, which knows whether the folder is synthesized.
+    connect(this, &SettingsForm::changed, this, &SearchSettingsForm::showCostModelRows);
+    showCostModelRows();
+}
+
+perf::StrategySearchSettings SearchSettingsForm::stratexSettings() const
+{
+    return read(perf::strategySearchSettingTable(), perf::StrategySearchSettings {}, nullptr);
+}
+
+void SearchSettingsForm::setStratexSettings(const perf::StrategySearchSettings& values)
+{
+    write(perf::strategySearchSettingTable(), values);
+}
+
+void SearchSettingsForm::setCostModel(perf::CostModelChoice choice)
+{
+    setValue("cost-model", std::string(perf::costModelName(choice)));
+}
+
+perf::CostModelChoice SearchSettingsForm::resolvedCostModel() const
+{
+    const perf::StrategySearchSettings stratex = stratexSettings();
+    bool preset = false;
+    if (const auto name = value("model-name")) {
+        for (const model::ModelDescription& model : model::modelPresets())
+            preset = preset || model.name == std::get<std::string>(*name);
+    }
+    return perf::resolveCostModel(
+        stratex.costModel(), !profilesDir().isEmpty(), m_synthesizedFolder, preset || !stratex.gpu.empty());
+}
+
+void SearchSettingsForm::showCostModelRows()
+{
+    const bool stratex = resolvedCostModel() == perf::CostModelChoice::Stratex;
+    // The search table's rows the stratex model reads too (the CLI's rule, stratex_options.cpp).
+    constexpr std::string_view shared[]
+        = { "num-nodes", "num-gpus-per-node", "memory-constraint", "seq-length", "model-name" };
+    for (const auto& row : search::searchSettingTable().rows()) {
+        const bool isShared = std::ranges::find(shared, row.spec.flag) != std::end(shared);
+        setFieldVisible(row.spec.flag, !stratex || isShared);
+    }
+    for (const auto& row : perf::strategySearchSettingTable().rows())
+        setFieldVisible(row.spec.flag, stratex || row.spec.flag == "cost-model");
+    for (const char* group : { "Batch", "Search space", "Training" })
+        setGroupVisible(tr(group), !stratex);
+    setGroupVisible(tr("Megatron space"), stratex);
+    if (auto* form = groupLayout(tr("Profiles")))
+        form->setRowVisible(m_hardwareDir->parentWidget(), !stratex);
 }
 
 QSpinBox* SearchSettingsForm::spinBox(const char* flag) const
@@ -139,8 +197,10 @@ void SearchSettingsForm::adoptSynthesizedModel(const QString& dir)
     try {
         record = profile::synth::readSynthesisRecord(dir.trimmed().toStdString());
     } catch (const Error&) {
+        m_synthesizedFolder = false;
         return; // the search reports a malformed folder when it loads it
     }
+    m_synthesizedFolder = record.has_value();
     if (!record)
         return;
     SearchSettings values = settings();

@@ -3,6 +3,7 @@
 
 #include <QWidget>
 
+#include "core/perf/strategy_search_settings.h"
 #include "core/profile/profile_discovery.h"
 #include "core/search/search_settings.h"
 #include "core/settings/setting.h"
@@ -15,18 +16,31 @@ class QSpinBox;
 
 namespace stratex::ui {
 
-// Galvatron's search settings as a form generated from search::searchSettingTable(): every field
-// has the flag's name, range, choices and --help text. Beside them: the profile folders, the
-// thread count and the number of plans kept.
+// The search settings as a form generated from the settings tables: Galvatron's
+// (search::searchSettingTable()) and the stratex cost model's (perf::strategySearchSettingTable()),
+// every field with the flag's name, range, choices and --help text. The cost model field decides
+// which rows show: Galvatron's, or the stratex table's with the cluster, memory and model rows the
+// stratex model reads too. Beside them: the profile folders, the thread count and the number of
+// plans kept.
 class SearchSettingsForm : public SettingsForm {
     Q_OBJECT
 public:
+    static constexpr int kInitialGlobalBatch = 64; // the stratex global batch the form starts with
+
     explicit SearchSettingsForm(QWidget* parent = nullptr);
 
     // The form's settings and the flags it gives (all but the fields left open).
     search::SearchSettings settings() const;
     settings::SettingNames given() const;
     void setSettings(const search::SearchSettings& settings, const settings::SettingNames& open = {});
+
+    // The stratex table's settings (the cost model choice among them).
+    perf::StrategySearchSettings stratexSettings() const;
+    void setStratexSettings(const perf::StrategySearchSettings& settings);
+    void setCostModel(perf::CostModelChoice choice);
+    // The cost model a search runs with: the choice, with "auto" resolved by perf::resolveCostModel
+    // over the chosen folder (synthesized or measured) or, without one, a model preset or GPU named.
+    perf::CostModelChoice resolvedCostModel() const;
 
     // The profile files to load (folders and model name).
     profile::ProfileDiscovery discovery() const;
@@ -45,11 +59,14 @@ public:
 private:
     // A folder made by `stratex-cli profile synth` says which model and cluster it is for.
     void adoptSynthesizedModel(const QString& dir);
+    // Shows the rows of the cost model the search will run with.
+    void showCostModelRows();
 
     QLineEdit* m_profilesDir;
     QLineEdit* m_hardwareDir;
     QSpinBox* m_threads;
     QSpinBox* m_topK;
+    bool m_synthesizedFolder = false; // the profiles folder has a stratex_synthesis.json
 };
 
 } // namespace stratex::ui

@@ -76,13 +76,16 @@ namespace {
 
 QString opLabel(const TimelineOp& op)
 {
+    // Interleaved pipelines run a micro-batch once per model chunk on each device: "F3.1" is
+    // micro-batch 3 on the device's second chunk (Megatron's virtual stage 1).
+    const QString chunk = op.chunk > 0 ? QStringLiteral(".%1").arg(op.chunk) : QString();
     switch (op.kind) {
     case OpKind::Forward:
-        return QStringLiteral("F%1").arg(op.microbatch);
+        return QStringLiteral("F%1").arg(op.microbatch) + chunk;
     case OpKind::Backward:
-        return QStringLiteral("B%1").arg(op.microbatch);
+        return QStringLiteral("B%1").arg(op.microbatch) + chunk;
     case OpKind::Weight:
-        return QStringLiteral("W%1").arg(op.microbatch);
+        return QStringLiteral("W%1").arg(op.microbatch) + chunk;
     default:
         return QString::number(op.microbatch);
     }

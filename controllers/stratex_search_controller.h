@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include "core/model/model_description.h"
+#include "core/perf/estimate.h"
+#include "core/perf/strategy_search.h"
+#include "core/perf/strategy_search_settings.h"
+#include "core/profile/synth/cluster_description.h"
+#include "core/ranks/parallel_config.h"
+#include "core/search/search_settings.h"
+#include "core/settings/setting.h"
+
+#include "controllers/timeline_request.h"
+
+namespace stratex::jobs {
+class JobRunner;
+}
+
+namespace stratex::controllers {
+
+// What the Search page's form says for the stratex cost model: the profile folder (a synthesized
+// set gives the model and the cluster), the search table's shared settings (nodes, GPUs per node,
+// memory per GPU, batch, model shape and name) with the flags the user gave, and the stratex table.
+struct StratexSearchInputs {
+    std::filesystem::path profiles_dir;
+    search::SearchSettings settings;
+    settings::SettingNames given;
+    perf::StrategySearchSettings stratex;
+    int threads = 0;
+    int top = 20;
+};
+
+// The form's inputs resolved the CLI's way (stratex-cli search --cost-model stratex): the model is a
+// synthesized set's (the shape fields given override it) or the preset the model name names; the
+// cluster the set's, or the GPU preset on the form's nodes (the GPU field replaces the set's GPU);
+// the memory limit the form's memory per GPU; the global batch the stratex field, else the search
+// table's settled batch. Throws stratex::Error naming what is missing. Reads the set's record.
+perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inputs);
+
+// A finished stratex search, or a plan file costed as a one-plan result.
+struct StratexSearchOutcome {
+    QString source; // the profile folder searched, or the plan file costed
+    bool plan_file = false;
+    model::ModelDescription model;
+    profile::synth::ClusterDescription cluster;
+    int global_batch_size = 0;
+    double memory_limit_mb = 0;
+    perf::StrategySearchResult result;
+    double search_time_s = 0;
+    int threads = 0;
+    QStringList notes;
+};
+
+// The stratex cost model below the Search page: runs perf::searchStrategies on a worker (progress,
+// cancel), keeps the outcome, costs plan files, simulates a plan's pipeline (1F1B, interleaved with
+// its model chunks, ZB-H1) for the Timeline page, gives its rank layout and writes plan files.
+// Selecting a plan needs no job: the search has costed every plan it keeps.
+class StratexSearchController : public QObject {
+    Q_OBJECT
+public:
+    explicit StratexSearchController(QObject* parent = nullptr);
+    ~StratexSearchController() override;
+
+    // With `showBestPlan`, the best plan's rank layout and timeline follow as bestPlanViewsReady.
+    void run(StratexSearchInputs inputs, bool showBestPlan = false);
+    void cancel();
+    // Costs a stratex plan file (perf::isPlanFile) as a one-plan outcome: on the model and cluster
+    // it carries, else on `fallback`'s (the form's synthesized set). False with `error` naming file
+    // and key when it cannot be read or nothing says its model; searchFinished follows otherwise.
+    bool openPlan(const QString& path, const StratexSearchInputs& fallback, QString* error);
+
+    std::shared_ptr<const StratexSearchOutcome> outcome() const { return m_outcome; }
+
+    // The rank grid a plan of the outcome runs on.
+    std::optional<ranks::ParallelConfig> rankLayout(const perf::Estimate& plan) const;
+    // Simulates a plan's pipeline on a worker; timelineReady follows.
+    void simulatePlan(const perf::Estimate& plan);
+    // Writes a plan of the outcome as a stratex plan file, atomically.
+    bool savePlan(const perf::Estimate& plan, const QString& path, QString* error) const;
+
+    jobs::JobRunner* searchRunner() const { return m_searchRunner; }
+    jobs::JobRunner* simulateRunner() const { return m_simulateRunner; }
+    QList<jobs::JobRunner*> runners() const;
+
+Q_SIGNALS:
+    void searchStarted(const QString& source);
+    void searchFinished(std::shared_ptr<const stratex::controllers::StratexSearchOutcome> outcome);
+    void searchFailed(const QString& message);
+    void searchCancelled();
+    void timelineReady(const stratex::controllers::TimelineRequest& request);
+    void bestPlanViewsReady(
+        const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
+    void jobFailed(const QString& message);
+
+private:
+    void finish(std::shared_ptr<const StratexSearchOutcome> outcome, bool showBestPlan);
+
+    jobs::JobRunner* m_searchRunner;
+    jobs::JobRunner* m_simulateRunner;
+    jobs::JobRunner* m_bestViewsRunner;
+    std::shared_ptr<const StratexSearchOutcome> m_outcome;
+};
+
+// A plan's rank grid: Megatron's tp-cp-ep-dp-pp order over the plan's degrees.
+ranks::ParallelConfig stratexRankLayout(const perf::ParallelStrategy& strategy, int gpusPerNode);
+
+// The plan's pipeline simulated as its estimate simulates it, with memory curves (each stage's
+// weights, gradients, optimizer, logits and reserve from the start, activations as micro-batches
+// keep them) against the plan's memory limit.
+TimelineRequest simulateStratexTimeline(const model::ModelDescription& model,
+    const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan);
+
+// "tp2 pp4 vpp2 ... — 1.234 s/iteration": a plan's one-line name.
+QString stratexPlanName(const perf::Estimate& plan);
+
+} // namespace stratex::controllers

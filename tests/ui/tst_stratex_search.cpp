@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Search page with the stratex cost model, offscreen: the cost-model choice and the rows it
+// shows ("auto" as the CLI resolves it), a search of the bundled synthesized example, the plan
+// table's columns and rows, the selected plan's stages and layers, memory per stage against the
+// limit, its pipeline on the Timeline page (1F1B, interleaved, ZB-H1), and plan files saved and
+// opened.
+#include <set>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "controllers/stratex_search_controller.h"
+#include "core/common/atomic_file.h"
+#include "core/model/model_presets.h"
+#include "core/perf/plan_file.h"
+#include "ui/main_window.h"
+#include "ui/search/search_page.h"
+#include "ui/search/search_settings_form.h"
+#include "ui/search/stratex_layer_strip.h"
+#include "ui/search/stratex_memory_chart.h"
+#include "ui/search/stratex_plan_table_model.h"
+#include "ui/search/stratex_results_panel.h"
+#include "ui/timeline/timeline_page.h"
+#include "ui/timeline/timeline_widget.h"
+
+#include "gui_test_helpers.h"
+#include "support/test_paths.h"
+
+using namespace stratex;
+using namespace stratex::ui;
+using stratex::test::waitUntilIdle;
+
+namespace {
+
+const QString kExample = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
+
+void typeInto(QSpinBox* box, const QString& text)
+{
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClick(box, Qt::Key_Backspace);
+    QTest::keyClicks(box, text);
+}
+
+// Llama 2 7B at 4096 tokens on one node of eight A100-80GB.
+model::ModelDescription llama7b()
+{
+    model::ModelDescription model = model::modelPreset("llama2-7b");
+    model.seq_length = 4096;
+    return model;
+}
+
+profile::synth::ClusterDescription oneNode()
+{
+    return { profile::synth::gpuPreset("a100-80gb"), 1, 8 };
+}
+
+perf::Estimate estimateOf(const perf::ParallelStrategy& strategy)
+{
+    const profile::synth::ClusterDescription cluster = oneNode();
+    return perf::estimate(llama7b(), strategy, perf::HardwareModel(cluster, perf::efficiencyFor(cluster.gpu)));
+}
+
+// tp 2, pp 4, 16 micro-batches of one sequence.
+perf::ParallelStrategy pipelined(perf::PipelineSchedule schedule, int vpp)
+{
+    perf::ParallelStrategy s;
+    s.tp = 2;
+    s.pp = 4;
+    s.dp = 1;
+    s.vpp = vpp;
+    s.sequence_parallel = true;
+    s.global_batch_size = 16;
+    s.micro_batch_size = 1;
+    s.schedule = schedule;
+    return s;
+}
+
+} // namespace
+
+class TestStratexSearch : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void costModelChoosesTheRows_data();
+    void costModelChoosesTheRows();
+    void searchesTheSynthesizedExample();
+    void timelineOfEachSchedule_data();
+    void timelineOfEachSchedule();
+    void opensAndSavesPlanFiles();
+    void refusesABadPlanFile();
+
+private:
+    MainWindow* m_window = nullptr;
+    SearchPage* m_page = nullptr;
+};
+
+void TestStratexSearch::init()
+{
+    m_window = new MainWindow(MainWindow::Options { false });
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("search")));
+    m_page = qobject_cast<SearchPage*>(m_window->currentPage());
+    QVERIFY(m_page);
+    QVERIFY(waitUntilIdle(*m_window));
+}
+
+void TestStratexSearch::cleanup()
+{
+    delete m_window;
+    m_window = nullptr;
+}
+
+void TestStratexSearch::costModelChoosesTheRows_data()
+{
+    QTest::addColumn<QString>("choice");
+    QTest::addColumn<QString>("folder"); // "example" (synthesized), "measured" or ""
+    QTest::addColumn<QString>("modelName");
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<bool>("stratex"); // the cost model the search runs with
+    QTest::newRow("auto, synthesized set") << "auto" << "example" << "" << "" << true;
+    QTest::newRow("auto, measured profiles") << "auto" << "measured" << "" << "" << false;
+    QTest::newRow("auto, nothing") << "auto" << "" << "" << "" << false;
+    QTest::newRow("auto, a model preset") << "auto" << "" << "llama2-7b" << "" << true;
+    QTest::newRow("auto, a GPU") << "auto" << "" << "" << "a100-80gb" << true;
+    QTest::newRow("auto, measured profiles of a preset") << "auto" << "measured" << "llama2-7b" << "" << false;
+    QTest::newRow("galvatron, synthesized set") << "galvatron" << "example" << "" << "" << false;
+    QTest::newRow("stratex, measured profiles") << "stratex" << "measured" << "" << "" << true;
+}
+
+// The form shows the rows of the model the search will run with; the choice itself always shows.
+void TestStratexSearch::costModelChoosesTheRows()
+{
+    QFETCH(QString, choice);
+    QFETCH(QString, folder);
+    QFETCH(QString, modelName);
+    QFETCH(QString, gpu);
+    QFETCH(bool, stratex);
+    SearchSettingsForm* form = m_page->form();
+    form->comboBox("cost-model")->setCurrentText(choice);
+    form->setProfilesDir(folder == QStringLiteral("example")      ? kExample
+            : folder == QStringLiteral("measured") ? stratex::test::fixture(QStringLiteral("galvatron"))
+                                                   : QString());
+    form->fieldAs<QLineEdit>("model-name")->setText(modelName);
+    form->fieldAs<QLineEdit>("gpu")->setText(gpu);
+    QCOMPARE(form->resolvedCostModel() == perf::CostModelChoice::Stratex, stratex);
+    QVERIFY(form->isFieldVisible("cost-model"));
+    for (const char* flag : { "global-batch-size", "gpu", "max-vpp", "max-zero", "interleaved" })
+        QVERIFY2(form->isFieldVisible(flag) == stratex, flag);
+    for (const char* flag : { "max-tp-deg", "settle-bsz", "time-profile-mode", "allocator-reserve" })
+        QVERIFY2(form->isFieldVisible(flag) == !stratex, flag);
+    // Both models read the cluster, the memory and the sequence length.
+    for (const char* flag : { "num-nodes", "num-gpus-per-node", "memory-constraint", "seq-length" })
+        QVERIFY2(form->isFieldVisible(flag), flag);
+}
+
+// The bundled example (llama2-13b estimated on 2 x 8 A100-40GB) in auto mode: the stratex model
+// searches it, and the table, the strip, the memory chart and the timeline show its plans.
+void TestStratexSearch::searchesTheSynthesizedExample()
+{
+    SearchSettingsForm* form = m_page->form();
+    form->setCostModel(perf::CostModelChoice::Auto);
+    form->setProfilesDir(kExample);
+    typeInto(form->spinBox("global-batch-size"), QStringLiteral("32"));
+    form->spinBox("max-vpp")->setValue(2); // a small space: the test is about the views
+    form->spinBox("max-micro-batch-size")->setValue(2);
+    form->findChild<QSpinBox*>(QStringLiteral("topK"))->setValue(8);
+    StratexPlanTableModel* model = m_page->stratexPanel()->planModel();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 240000));
+    QVERIFY(m_page->showsStratexResults());
+    StratexResultsPanel* panel = m_page->stratexPanel();
+    QVERIFY2(panel->bestText().contains(QStringLiteral("Best plan")), qPrintable(panel->bestText()));
+    QVERIFY2(panel->statsText().contains(QStringLiteral("llama2-13b on 2 × 8")), qPrintable(panel->statsText()));
+    QVERIFY2(panel->statsText().contains(QStringLiteral("global batch 32")), qPrintable(panel->statsText()));
+
+    // Columns with their units.
+    QCOMPARE(model->columnCount(), 19);
+    QStringList headers;
+    for (int column = 0; column < model->columnCount(); ++column)
+        headers << model->headerData(column, Qt::Horizontal).toString();
+    for (const char* header : { "TP", "PP", "VPP", "CP", "EP", "ETP", "DP", "SP", "ZeRO", "Recompute", "Micro-batch",
+             "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak memory (GB)",
+             "Bubble (%)" })
+        QVERIFY2(headers.contains(QString::fromUtf8(header)), header);
+
+    // Rows: the top plans, fastest first, every one on the 16 GPUs and within the 40 GB.
+    QVERIFY(model->rowCount() >= 2 && model->rowCount() <= 8);
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const perf::Estimate* plan = model->plan(row);
+        QCOMPARE(plan->strategy.world(), 16);
+        QCOMPARE(plan->strategy.global_batch_size, 32);
+        QVERIFY(plan->peak_memory_mb <= 40000);
+        if (row > 0)
+            QVERIFY(model->plan(row - 1)->iteration_ms <= plan->iteration_ms);
+    }
+    // Sorting by a column sorts its numbers.
+    QTableView* table = panel->planTable();
+    table->sortByColumn(StratexPlanTableModel::MemoryColumn, Qt::AscendingOrder);
+    for (int row = 1; row < table->model()->rowCount(); ++row)
+        QVERIFY(table->model()->index(row - 1, StratexPlanTableModel::MemoryColumn).data(Qt::UserRole).toDouble()
+            <= table->model()->index(row, StratexPlanTableModel::MemoryColumn).data(Qt::UserRole).toDouble());
+
+    // The selected plan's views.
+    table->selectRow(0);
+    const perf::Estimate* selected = panel->selectedPlan();
+    QVERIFY(selected);
+    int layers = 0;
+    for (const StratexLayerStrip::Chunk& chunk : panel->layerStrip()->chunks())
+        layers += chunk.layers;
+    QCOMPARE(layers, 40);
+    QCOMPARE(int(panel->layerStrip()->chunks().size()), selected->strategy.pp * selected->strategy.vpp);
+    const QList<QBarSet*> sets = panel->memoryChart()->barSets();
+    QCOMPARE(sets.size(), 6);
+    QCOMPARE(sets.front()->count(), selected->strategy.pp);
+    QVERIFY(panel->memoryChart()->limitLine());
+    QCOMPARE(panel->memoryChart()->limitLine()->at(0).y(), 40.0);
+    QVERIFY(waitUntilIdle(*m_window)); // the chart lays its legend out on the next events
+    QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-search.png"))));
+
+    // Its pipeline on the Timeline page.
+    auto* button = panel->findChild<QPushButton*>(QStringLiteral("showStratexTimelineButton"));
+    QVERIFY(button && button->isEnabled());
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    auto* timeline = qobject_cast<TimelinePage*>(m_window->page(QStringLiteral("timeline")));
+    QVERIFY(timeline);
+    QVERIFY2(timeline->firstPlanBox()->currentText().contains(QStringLiteral("stratex plan")),
+        qPrintable(timeline->firstPlanBox()->currentText()));
+    const controllers::TimelineDocument* document = timeline->timeline()->document();
+    QVERIFY(document && !document->plans.empty());
+    QCOMPARE(document->plans.front().deviceCount(), selected->strategy.pp);
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-timeline.png"))));
+}
+
+void TestStratexSearch::timelineOfEachSchedule_data()
+{
+    QTest::addColumn<int>("schedule");
+    QTest::addColumn<int>("vpp");
+    QTest::addColumn<int>("chunks"); // model chunks per device on the timeline
+    QTest::addColumn<bool>("weightOps"); // ZB-H1 splits the backward
+    QTest::newRow("1F1B") << int(perf::PipelineSchedule::OneFOneB) << 1 << 1 << false;
+    QTest::newRow("interleaved, 2 chunks") << int(perf::PipelineSchedule::Interleaved) << 2 << 2 << false;
+    QTest::newRow("interleaved, 4 chunks") << int(perf::PipelineSchedule::Interleaved) << 4 << 4 << false;
+    QTest::newRow("ZB-H1") << int(perf::PipelineSchedule::ZbH1) << 1 << 1 << true;
+}
+
+// The timeline is the pipeline the estimate simulated: same makespan, one row per stage, each
+// micro-batch once per model chunk, memory curves against the limit.
+void TestStratexSearch::timelineOfEachSchedule()
+{
+    QFETCH(int, schedule);
+    QFETCH(int, vpp);
+    QFETCH(int, chunks);
+    QFETCH(bool, weightOps);
+    const perf::Estimate plan = estimateOf(pipelined(perf::PipelineSchedule(schedule), vpp));
+    QVERIFY(plan.problems.empty());
+    const controllers::TimelineRequest request = controllers::simulateStratexTimeline(llama7b(), oneNode(), plan);
+    QVERIFY(request.timeline);
+    const sim::Timeline& timeline = *request.timeline;
+    QCOMPARE(int(timeline.devices.size()), 4);
+    QVERIFY(qAbs(timeline.makespan_us / (plan.pipeline_ms * 1e3) - 1) < 1e-9);
+    QCOMPARE(request.memoryLimitMb, plan.memory_limit_mb);
+    for (const sim::DeviceTimeline& device : timeline.devices) {
+        std::set<int> seen;
+        int forwards = 0;
+        bool weights = false;
+        for (const sim::TimelineOp& op : device.compute) {
+            seen.insert(op.chunk);
+            forwards += op.kind == sim::OpKind::Forward;
+            weights = weights || op.kind == sim::OpKind::Weight;
+        }
+        QCOMPARE(int(seen.size()), chunks);
+        QCOMPARE(forwards, 16 * chunks);
+        QCOMPARE(weights, weightOps);
+        // The stage's weights, gradients and optimizer states from the start, activations on top.
+        const perf::StageMemory& m = plan.stages[std::size_t(device.device)].memory;
+        QVERIFY(device.model_state_mb >= m.weights_mb + m.gradients_mb + m.optimizer_mb);
+        QVERIFY(device.peak_memory_mb > device.model_state_mb);
+    }
+
+    // On the Timeline page.
+    auto* page = qobject_cast<TimelinePage*>(m_window->page(QStringLiteral("timeline")));
+    QVERIFY(page);
+    page->showRequests({ request });
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(page->timeline()->document());
+    QCOMPARE(page->timeline()->document()->plans.front().deviceCount(), 4);
+    if (vpp == 2) {
+        QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
+        QVERIFY(waitUntilIdle(*m_window));
+        QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-interleaved-timeline.png"))));
+    }
+}
+
+// File > Open Strategy takes a stratex plan file and shows it costed; Save Plan… writes the
+// selected plan back as one.
+void TestStratexSearch::opensAndSavesPlanFiles()
+{
+    perf::ParallelStrategy strategy = pipelined(perf::PipelineSchedule::Interleaved, 2);
+    strategy.first_stage_layers = 6;
+    strategy.last_stage_layers = 6;
+    strategy.zero = 1;
+    const perf::Estimate plan = estimateOf(strategy);
+    QVERIFY(plan.problems.empty());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("plan.json"));
+    writeFileAtomically(path.toStdString(), perf::planFileJson(llama7b(), oneNode(), plan).dump(2));
+    QVERIFY(m_page->canOpen(path));
+    QString error;
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    QCOMPARE(m_window->currentPage(), m_page);
+    QVERIFY(m_page->showsStratexResults());
+    StratexResultsPanel* panel = m_page->stratexPanel();
+    QCOMPARE(panel->planModel()->rowCount(), 1);
+    const perf::Estimate* shown = panel->selectedPlan();
+    QVERIFY(shown);
+    QCOMPARE(shown->strategy, strategy);
+    QVERIFY(qAbs(shown->iteration_ms / plan.iteration_ms - 1) < 1e-9);
+    QVERIFY2(panel->bestText().contains(QStringLiteral("The plan")), qPrintable(panel->bestText()));
+    QVERIFY2(panel->statsText().contains(path), qPrintable(panel->statsText()));
+    // The uneven layout: 6 layers on the first and last stage, 10 on the two between, two chunks each.
+    const QModelIndex layout = panel->planTable()->model()->index(0, StratexPlanTableModel::LayoutColumn);
+    QCOMPARE(layout.data().toString(), QStringLiteral("first 6 / last 6"));
+    std::vector<int> perStage(4, 0);
+    for (const StratexLayerStrip::Chunk& chunk : panel->layerStrip()->chunks())
+        perStage[std::size_t(chunk.stage)] += chunk.layers;
+    QCOMPARE(perStage, (std::vector<int> { 6, 10, 10, 6 }));
+    QVERIFY(panel->layerStrip()->stageRect(0).width() < panel->layerStrip()->stageRect(1).width());
+    // Interleaved: the model order repeats the stages' colours once per chunk.
+    QCOMPARE(panel->layerStrip()->chunks().at(4).stage, 0);
+    QCOMPARE(panel->layerStrip()->chunks().at(4).chunk, 1);
+    QCOMPARE(panel->layerStrip()->chunks().at(4).first_layer, 16);
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-plan-file.png"))));
+
+    const QString saved = dir.filePath(QStringLiteral("saved.json"));
+    QVERIFY2(panel->savePlan(saved, &error), qPrintable(error));
+    QVERIFY(perf::isPlanFile(saved.toStdString()));
+    const perf::PlanFile reread = perf::PlanFile::load(saved.toStdString());
+    QVERIFY(reread.model.name == "llama2-7b");
+    QCOMPARE(reread.cluster.worldSize(), 8);
+    QCOMPARE(reread.strategy, strategy);
+}
+
+void TestStratexSearch::refusesABadPlanFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.json"));
+    writeFileAtomically(path.toStdString(), "{\"format\": \"stratex-plan\", \"version\": 1, \"strategy\": {\"tp\": \"two\"}}");
+    QVERIFY(perf::isPlanFile(path.toStdString()));
+    QString error;
+    QVERIFY(!m_window->openFile(path, &error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(!m_page->stratexController()->outcome());
+}
+
+QTEST_MAIN(TestStratexSearch)
+#include "tst_stratex_search.moc"

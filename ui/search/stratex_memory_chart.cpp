@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/search/stratex_memory_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QLineSeries>
+#include <QLocale>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+
+#include "ui/common/categorical_palette.h"
+#include "ui/common/chart_reset.h"
+
+namespace stratex::ui {
+
+namespace {
+constexpr double kMbPerGb = 1e3;
+} // namespace
+
+StratexMemoryChart::StratexMemoryChart(QWidget* parent)
+    : PaletteChartView(parent)
+{
+    setAccessibleName(tr("Memory per pipeline stage of the selected stratex plan"));
+    chart()->setTitle(tr("Memory per stage"));
+    setMinimumHeight(200);
+}
+
+QList<QBarSet*> StratexMemoryChart::barSets() const
+{
+    for (QAbstractSeries* series : chart()->series()) {
+        if (auto* bars = qobject_cast<QStackedBarSeries*>(series))
+            return bars->barSets();
+    }
+    return {};
+}
+
+void StratexMemoryChart::setPlan(const perf::Estimate* plan)
+{
+    QChart* c = chart();
+    resetChart(c);
+    m_limit = nullptr;
+    if (!plan || plan->stages.empty()) {
+        c->setTitle(tr("Memory per stage"));
+        return;
+    }
+    // One colour per part, the same in every plan; the palette's first colours for the parts that
+    // grow with the strategy's choices (sharding, recompute).
+    struct Part {
+        QString name;
+        double perf::StageMemory::*mb;
+        int colour;
+    };
+    const Part parts[] = {
+        { tr("weights"), &perf::StageMemory::weights_mb, 0 },
+        { tr("gradients"), &perf::StageMemory::gradients_mb, 1 },
+        { tr("optimizer"), &perf::StageMemory::optimizer_mb, 3 },
+        { tr("activations"), &perf::StageMemory::activations_mb, 4 },
+        { tr("logits"), &perf::StageMemory::logits_mb, 6 },
+        { tr("reserve"), &perf::StageMemory::reserve_mb, 9 },
+    };
+    auto* series = new QStackedBarSeries(c);
+    QStringList categories;
+    double highest = plan->memory_limit_mb;
+    for (const Part& part : parts) {
+        auto* set = new QBarSet(part.name);
+        set->setColor(categoricalColor(part.colour));
+        set->setBorderColor(categoricalColor(part.colour));
+        for (const perf::StageEstimate& stage : plan->stages)
+            *set << stage.memory.*part.mb / kMbPerGb;
+        series->append(set);
+    }
+    for (const perf::StageEstimate& stage : plan->stages) {
+        categories << tr("stage %1").arg(stage.stage);
+        highest = std::max(highest, stage.memory.totalMb());
+    }
+    c->addSeries(series);
+    auto* x = new QBarCategoryAxis(c);
+    x->append(categories);
+    auto* y = new QValueAxis(c);
+    y->setTitleText(tr("GB"));
+    setRealRange(y, 0, highest / kMbPerGb * 1.08);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+
+    // The limit across every stage: a line on a hidden axis that spans the categories' edges.
+    const int n = int(plan->stages.size());
+    m_limit = new QLineSeries(c);
+    m_limit->setName(tr("limit %1 GB").arg(QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1)));
+    m_limit->append(-0.5, plan->memory_limit_mb / kMbPerGb);
+    m_limit->append(n - 0.5, plan->memory_limit_mb / kMbPerGb);
+    QPen pen(categoricalColor(2));
+    pen.setWidth(2);
+    pen.setStyle(Qt::DashLine);
+    m_limit->setPen(pen);
+    c->addSeries(m_limit);
+    auto* limitX = new QValueAxis(c);
+    limitX->setRange(-0.5, n - 0.5);
+    limitX->setVisible(false);
+    c->addAxis(limitX, Qt::AlignTop);
+    m_limit->attachAxis(limitX);
+    m_limit->attachAxis(y);
+
+    c->setTitle(tr("Memory per stage — peak %1 GB of %2 GB%3")
+                    .arg(QLocale::c().toString(plan->peak_memory_mb / kMbPerGb, 'f', 1),
+                        QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1),
+                        plan->fits ? QString() : tr(" — does NOT fit")));
+    followPalette();
+}
+
+} // namespace stratex::ui

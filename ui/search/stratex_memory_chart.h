@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/perf/estimate.h"
+#include "ui/common/chart_style.h"
+
+class QBarSet;
+class QLineSeries;
+
+namespace stratex::ui {
+
+// A stratex plan's memory per pipeline stage, stacked the way the estimate counts it (weights,
+// gradients, optimizer states, activations, logits, reserve), against the memory limit drawn as a
+// dashed line across the stages. GB (1e9 bytes), as the table's peak memory column.
+class StratexMemoryChart : public PaletteChartView {
+    Q_OBJECT
+public:
+    explicit StratexMemoryChart(QWidget* parent = nullptr);
+    void setPlan(const perf::Estimate* plan);
+
+    // For tests: the stacked sets in order, and the limit line (nullptr without a plan).
+    QList<QBarSet*> barSets() const;
+    QLineSeries* limitLine() const { return m_limit; }
+
+private:
+    QLineSeries* m_limit = nullptr;
+};
+
+} // namespace stratex::ui

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/search/stratex_plan_table_model.h"
+
+#include <QLocale>
+
+namespace stratex::ui {
+
+using perf::Estimate;
+
+namespace {
+
+QString name(std::string_view view)
+{
+    return QString::fromUtf8(view.data(), qsizetype(view.size()));
+}
+
+// The layout's sort key: how much lighter (negative) or heavier the end stages are.
+int layoutKey(const perf::ParallelStrategy& s)
+{
+    return s.first_stage_layers * 1000 + s.last_stage_layers;
+}
+
+} // namespace
+
+QString stratexLayoutText(const perf::ParallelStrategy& s, int numLayers)
+{
+    if (s.pp <= 1 || (s.first_stage_layers == 0 && s.last_stage_layers == 0))
+        return QObject::tr("even");
+    const std::vector<int> layers = perf::stageLayerCounts(s, numLayers);
+    if (layers.empty())
+        return QObject::tr("even");
+    return QObject::tr("first %1 / last %2").arg(layers.front()).arg(layers.back());
+}
+
+int StratexPlanTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_plans.size());
+}
+
+int StratexPlanTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+const Estimate* StratexPlanTableModel::plan(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_plans.size() ? &m_plans[std::size_t(row)] : nullptr;
+}
+
+QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
+{
+    const Estimate* e = index.isValid() ? plan(index.row()) : nullptr;
+    if (!e)
+        return {};
+    const perf::ParallelStrategy& s = e->strategy;
+    if (role == Qt::TextAlignmentRole) {
+        const bool text = index.column() == RecomputeColumn || index.column() == ScheduleColumn
+            || index.column() == LayoutColumn;
+        return int((text ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    }
+    if (role == Qt::ToolTipRole)
+        return QString::fromStdString(s.notation());
+    const bool raw = role == Qt::UserRole;
+    if (role != Qt::DisplayRole && !raw)
+        return {};
+    const QLocale c = QLocale::c();
+    // The layers are not in the estimate: the stages' counts add up to them.
+    int layers = 0;
+    for (const perf::StageEstimate& stage : e->stages)
+        layers += stage.layers;
+    switch (index.column()) {
+    case RankColumn:
+        return index.row() + 1;
+    case TpColumn:
+        return s.tp;
+    case PpColumn:
+        return s.pp;
+    case VppColumn:
+        return s.vpp;
+    case CpColumn:
+        return s.cp;
+    case EpColumn:
+        return s.ep;
+    case EtpColumn:
+        return s.etp;
+    case DpColumn:
+        return s.dp;
+    case SpColumn:
+        return raw ? QVariant(int(s.sequence_parallel)) : QVariant(s.sequence_parallel ? tr("yes") : tr("no"));
+    case ZeroColumn:
+        return s.zero;
+    case RecomputeColumn:
+        if (s.recompute == perf::Recompute::Full && s.recompute_num_layers > 1)
+            return tr("full (%1 per group)").arg(s.recompute_num_layers);
+        return name(perf::recomputeName(s.recompute));
+    case MicroBatchColumn:
+        return s.micro_batch_size;
+    case ScheduleColumn:
+        return name(perf::pipelineScheduleName(s.schedule));
+    case LayoutColumn:
+        return raw ? QVariant(layoutKey(s)) : QVariant(stratexLayoutText(s, layers));
+    case IterationColumn:
+        return raw ? QVariant(e->iteration_ms) : QVariant(c.toString(e->iteration_ms / 1e3, 'f', 3));
+    case TokensColumn:
+        return raw ? QVariant(e->tokens_per_s_per_gpu) : QVariant(c.toString(e->tokens_per_s_per_gpu, 'f', 0));
+    case MfuColumn:
+        return raw ? QVariant(e->mfu) : QVariant(c.toString(e->mfu * 100, 'f', 1));
+    case MemoryColumn:
+        return raw ? QVariant(e->peak_memory_mb) : QVariant(c.toString(e->peak_memory_mb / 1e3, 'f', 1));
+    case BubbleColumn:
+        return raw ? QVariant(e->bubble_fraction) : QVariant(c.toString(e->bubble_fraction * 100, 'f', 1));
+    default:
+        return {};
+    }
+}
+
+QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case VppColumn:
+            return tr("Model chunks per pipeline rank (interleaved schedule)");
+        case EtpColumn:
+            return tr("Tensor parallelism inside each expert");
+        case SpColumn:
+            return tr("Megatron sequence parallelism");
+        case LayoutColumn:
+            return tr("Layers of the first and last pipeline stage when they differ from the others");
+        case MfuColumn:
+            return tr("Model FLOPs utilisation: model FLOPs per second over the GPU's peak");
+        case BubbleColumn:
+            return tr("Idle share of the pipeline on its busiest stage");
+        default:
+            return {};
+        }
+    }
+    switch (section) {
+    case RankColumn:
+        return tr("#");
+    case TpColumn:
+        return tr("TP");
+    case PpColumn:
+        return tr("PP");
+    case VppColumn:
+        return tr("VPP");
+    case CpColumn:
+        return tr("CP");
+    case EpColumn:
+        return tr("EP");
+    case EtpColumn:
+        return tr("ETP");
+    case DpColumn:
+        return tr("DP");
+    case SpColumn:
+        return tr("SP");
+    case ZeroColumn:
+        return tr("ZeRO");
+    case RecomputeColumn:
+        return tr("Recompute");
+    case MicroBatchColumn:
+        return tr("Micro-batch");
+    case ScheduleColumn:
+        return tr("Schedule");
+    case LayoutColumn:
+        return tr("Layout (first/last)");
+    case IterationColumn:
+        return tr("Iteration (s)");
+    case TokensColumn:
+        return tr("Tokens/s/GPU");
+    case MfuColumn:
+        return tr("MFU (%)");
+    case MemoryColumn:
+        return tr("Peak memory (GB)");
+    case BubbleColumn:
+        return tr("Bubble (%)");
+    default:
+        return {};
+    }
+}
+
+void StratexPlanTableModel::setPlans(std::vector<Estimate> plans)
+{
+    beginResetModel();
+    m_plans = std::move(plans);
+    endResetModel();
+}
+
+} // namespace stratex::ui

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <vector>
+
+#include <QAbstractTableModel>
+
+#include "core/perf/estimate.h"
+
+namespace stratex::ui {
+
+// The stratex cost model's plans as a table: what they cost (iteration time, tokens/s per GPU, MFU,
+// peak memory, bubble), then Megatron's degrees (TP, PP, VPP, CP, EP, ETP, DP), sequence
+// parallelism, ZeRO, recompute, micro-batch, schedule and pipeline layout. Qt::UserRole gives raw numbers
+// for sorting; the headers carry the units.
+class StratexPlanTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    // What a plan costs first (as the Galvatron table), then its degrees: the cost columns stay in
+    // view on a 1280 px window.
+    enum Column {
+        RankColumn,
+        IterationColumn,
+        TokensColumn,
+        MfuColumn,
+        MemoryColumn,
+        BubbleColumn,
+        TpColumn,
+        PpColumn,
+        VppColumn,
+        CpColumn,
+        EpColumn,
+        EtpColumn,
+        DpColumn,
+        SpColumn,
+        ZeroColumn,
+        RecomputeColumn,
+        MicroBatchColumn,
+        ScheduleColumn,
+        LayoutColumn,
+        ColumnCount
+    };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    void setPlans(std::vector<perf::Estimate> plans);
+    const std::vector<perf::Estimate>& plans() const { return m_plans; }
+    const perf::Estimate* plan(int row) const;
+
+private:
+    std::vector<perf::Estimate> m_plans;
+};
+
+// "even" or "first 3 / last 5" (Megatron's --decoder-first/last-pipeline-num-layers).
+QString stratexLayoutText(const perf::ParallelStrategy& strategy, int numLayers);
+
+} // namespace stratex::ui

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/search/stratex_results_panel.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/common/numeric_sort_proxy.h"
+#include "ui/search/stratex_layer_strip.h"
+#include "ui/search/stratex_memory_chart.h"
+#include "ui/search/stratex_plan_table_model.h"
+
+#include "jobs/job_runner.h"
+
+namespace stratex::ui {
+
+namespace {
+
+QString headline(const perf::Estimate& e)
+{
+    const QLocale c = QLocale::c();
+    return QObject::tr("%1 s per iteration · %2 tokens/s per GPU · MFU %3 % · peak %4 GB · bubble %5 %")
+        .arg(c.toString(e.iteration_ms / 1e3, 'f', 3), c.toString(e.tokens_per_s_per_gpu, 'f', 0),
+            c.toString(e.mfu * 100, 'f', 1), c.toString(e.peak_memory_mb / 1e3, 'f', 1),
+            c.toString(e.bubble_fraction * 100, 'f', 1));
+}
+
+} // namespace
+
+StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* controller, QWidget* parent)
+    : QWidget(parent)
+    , m_controller(controller)
+    , m_best(new QLabel(this))
+    , m_stats(new QLabel(this))
+    , m_model(new StratexPlanTableModel(this))
+    , m_proxy(new NumericSortProxy(this))
+    , m_table(new QTableView(this))
+    , m_strip(new StratexLayerStrip(this))
+    , m_memory(new StratexMemoryChart(this))
+    , m_save(new QPushButton(tr("Save Plan…"), this))
+    , m_ranks(new QPushButton(tr("Show rank grid"), this))
+    , m_timeline(new QPushButton(tr("Show timeline"), this))
+{
+    m_best->setObjectName(QStringLiteral("stratexBestPlan"));
+    m_best->setWordWrap(true);
+    m_best->setTextFormat(Qt::RichText);
+    m_stats->setObjectName(QStringLiteral("stratexSearchStats"));
+    m_stats->setWordWrap(true);
+    m_proxy->setSourceModel(m_model);
+    m_table->setObjectName(QStringLiteral("stratexPlanTable"));
+    m_table->setAccessibleName(tr("Stratex plans"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->verticalHeader()->hide();
+    m_strip->setObjectName(QStringLiteral("stratexLayerStrip"));
+    m_strip->setAccessibleName(tr("Stages and layers of the selected stratex plan"));
+    m_memory->setObjectName(QStringLiteral("stratexMemoryChart"));
+    m_save->setObjectName(QStringLiteral("saveStratexPlanButton"));
+    m_save->setToolTip(tr("Write the selected plan as a stratex plan file (model, cluster, Megatron strategy, "
+                          "prediction), which stratex-cli evaluate and export read"));
+    m_ranks->setObjectName(QStringLiteral("showStratexRanksButton"));
+    m_ranks->setToolTip(tr("Show the selected plan's Megatron rank grid (TP, CP, EP, DP, PP) on the Ranks page"));
+    m_timeline->setObjectName(QStringLiteral("showStratexTimelineButton"));
+    m_timeline->setToolTip(tr("Simulate the selected plan's pipeline (1F1B, interleaved with its model chunks, or "
+                              "ZB-H1) on the Timeline page"));
+    for (QPushButton* button : { m_save, m_ranks, m_timeline })
+        button->setEnabled(false);
+
+    auto* bar = new QHBoxLayout;
+    bar->addStretch(1);
+    bar->addWidget(m_save);
+    bar->addWidget(m_ranks);
+    bar->addWidget(m_timeline);
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_best);
+    topLayout->addWidget(m_stats);
+    topLayout->addLayout(bar);
+    topLayout->addWidget(m_table, 1);
+    auto* detail = new QWidget(this);
+    auto* detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(m_strip);
+    detailLayout->addWidget(m_memory, 1);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(top);
+    splitter->addWidget(detail);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+
+    connect(m_save, &QPushButton::clicked, this, &StratexResultsPanel::savePlanWithDialog);
+    connect(m_ranks, &QPushButton::clicked, this, &StratexResultsPanel::showSelectedPlanRanks);
+    connect(m_timeline, &QPushButton::clicked, this, &StratexResultsPanel::showSelectedPlanTimeline);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { showPlan(m_model->plan(m_proxy->mapToSource(current).row())); });
+
+    using controllers::StratexSearchController;
+    connect(m_controller, &StratexSearchController::searchStarted, this, [this](const QString& source) {
+        m_best->setText(QFileInfo(source).isFile()
+                ? tr("Costing the plan %1 with the stratex cost model…").arg(QFileInfo(source).fileName().toHtmlEscaped())
+                : tr("Searching Megatron strategies with the stratex cost model…"));
+        m_stats->clear();
+    });
+    connect(m_controller, &StratexSearchController::searchFinished, this,
+        [this](std::shared_ptr<const controllers::StratexSearchOutcome> outcome) { showOutcome(*outcome); });
+    connect(m_controller, &StratexSearchController::searchFailed, this,
+        [this](const QString& message) { m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped())); });
+    connect(m_controller, &StratexSearchController::searchCancelled, this,
+        [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
+    connect(m_controller, &StratexSearchController::timelineReady, this,
+        [this](const controllers::TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
+    showPlan(nullptr);
+}
+
+QString StratexResultsPanel::bestText() const
+{
+    return m_best->text();
+}
+
+QString StratexResultsPanel::statsText() const
+{
+    return m_stats->text();
+}
+
+void StratexResultsPanel::setMessage(const QString& html)
+{
+    m_best->setText(html);
+}
+
+const perf::Estimate* StratexResultsPanel::selectedPlan() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() ? m_model->plan(m_proxy->mapToSource(current).row()) : nullptr;
+}
+
+void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& outcome)
+{
+    const perf::StrategySearchResult& result = outcome.result;
+    const QLocale c = QLocale::c();
+    const QString target = tr("%1 on %2 × %3 %4, global batch %5 × %6 tokens, %7 GB per GPU")
+                               .arg(QString::fromStdString(outcome.model.name))
+                               .arg(outcome.cluster.num_nodes)
+                               .arg(outcome.cluster.gpus_per_node)
+                               .arg(QString::fromStdString(outcome.cluster.gpu.name))
+                               .arg(outcome.global_batch_size)
+                               .arg(outcome.model.seq_length)
+                               .arg(c.toString(outcome.memory_limit_mb / 1e3, 'f', 1));
+    if (!result.best.empty()) {
+        const perf::Estimate& best = result.best.front();
+        m_best->setText(tr("<b>%1</b>: %2<br>%3")
+                            .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
+                                QString::fromStdString(best.strategy.notation()).toHtmlEscaped()));
+    } else {
+        QString text = tr("<b>No strategy fits</b> in %1 GB per GPU.").arg(c.toString(outcome.memory_limit_mb / 1e3, 'f', 1));
+        if (result.least_memory)
+            text += tr(" The least memory is %1 GB (%2).")
+                        .arg(c.toString(result.least_memory->peak_memory_mb / 1e3, 'f', 1),
+                            QString::fromStdString(result.least_memory->strategy.notation()).toHtmlEscaped());
+        m_best->setText(text);
+    }
+    QString stats;
+    if (outcome.plan_file) {
+        stats = tr("The plan file %1, costed with the stratex cost model: %2.").arg(outcome.source, target);
+    } else {
+        const perf::StrategySearchStats& s = result.stats;
+        stats = tr("Stratex cost model: %1. %2 strategies searched: %3 refused by Megatron's rules, %4 over memory, "
+                   "%5 bounded, %6 simulated, in %7 s on %8 threads.")
+                    .arg(target)
+                    .arg(s.enumerated)
+                    .arg(s.refused)
+                    .arg(s.over_memory)
+                    .arg(s.bounded)
+                    .arg(s.simulated)
+                    .arg(c.toString(outcome.search_time_s, 'f', 3))
+                    .arg(outcome.threads);
+    }
+    stats += tr("\nEstimates from the model's shape and the GPU's datasheet (README: Two cost models, and how far to "
+                "trust them).");
+    for (const QString& note : outcome.notes)
+        stats += QStringLiteral("\n") + note;
+    if (!result.best.empty()) {
+        for (const std::string& note : result.best.front().notes)
+            stats += QStringLiteral("\n") + QString::fromStdString(note);
+    }
+    m_stats->setText(stats);
+
+    m_model->setPlans(result.best);
+    m_table->sortByColumn(StratexPlanTableModel::RankColumn, Qt::AscendingOrder);
+    if (m_proxy->rowCount() > 0)
+        m_table->selectRow(0);
+    else
+        showPlan(nullptr);
+}
+
+void StratexResultsPanel::showPlan(const perf::Estimate* plan)
+{
+    m_strip->setPlan(plan ? std::optional<perf::Estimate>(*plan) : std::nullopt);
+    m_memory->setPlan(plan);
+    for (QPushButton* button : { m_save, m_ranks, m_timeline })
+        button->setEnabled(plan != nullptr);
+}
+
+QString StratexResultsPanel::defaultPlanFileName() const
+{
+    const auto outcome = m_controller->outcome();
+    const perf::Estimate* plan = selectedPlan();
+    if (!outcome || !plan)
+        return QStringLiteral("stratex-plan.json");
+    const perf::ParallelStrategy& s = plan->strategy;
+    return QStringLiteral("%1-tp%2-pp%3-dp%4.json")
+        .arg(QString::fromStdString(outcome->model.name))
+        .arg(s.tp)
+        .arg(s.pp)
+        .arg(s.dp);
+}
+
+bool StratexResultsPanel::savePlan(const QString& path, QString* error) const
+{
+    const perf::Estimate* plan = selectedPlan();
+    if (!plan) {
+        if (error)
+            *error = tr("no plan selected: run the search and select a plan");
+        return false;
+    }
+    return m_controller->savePlan(*plan, path, error);
+}
+
+void StratexResultsPanel::savePlanWithDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Plan"), defaultPlanFileName(), tr("Stratex plan files (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!savePlan(path, &error)) {
+        QMessageBox::warning(this, tr("Save Plan"), error);
+        return;
+    }
+    Q_EMIT statusMessage(tr("Wrote %1").arg(path));
+}
+
+void StratexResultsPanel::showSelectedPlanTimeline()
+{
+    if (const perf::Estimate* plan = selectedPlan())
+        m_controller->simulatePlan(*plan);
+}
+
+void StratexResultsPanel::showSelectedPlanRanks()
+{
+    if (const perf::Estimate* plan = selectedPlan()) {
+        if (const auto layout = m_controller->rankLayout(*plan))
+            Q_EMIT rankLayoutRequested(*layout);
+    }
+}
+
+} // namespace stratex::ui

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <memory>
+
+#include <QWidget>
+
+#include "controllers/stratex_search_controller.h"
+#include "controllers/timeline_request.h"
+#include "core/ranks/parallel_config.h"
+
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace stratex::ui {
+
+class StratexLayerStrip;
+class StratexMemoryChart;
+class StratexPlanTableModel;
+
+// The Search page's results with the stratex cost model: the best plan's headline and the search's
+// counts, the top plans in a sortable table, and the selected plan's stages and layers, memory per
+// stage against the limit, plan file, rank grid and simulated pipeline. A view over
+// StratexSearchController.
+class StratexResultsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit StratexResultsPanel(controllers::StratexSearchController* controller, QWidget* parent = nullptr);
+
+    StratexPlanTableModel* planModel() const { return m_model; }
+    QTableView* planTable() const { return m_table; }
+    StratexLayerStrip* layerStrip() const { return m_strip; }
+    StratexMemoryChart* memoryChart() const { return m_memory; }
+    QString bestText() const;
+    QString statsText() const;
+    void setMessage(const QString& html);
+    // The selected plan, or nullptr.
+    const perf::Estimate* selectedPlan() const;
+
+    // Writes the selected plan as a stratex plan file; false with `error` when there is none or
+    // the file cannot be written.
+    bool savePlan(const QString& path, QString* error) const;
+    QString defaultPlanFileName() const;
+
+public Q_SLOTS:
+    void savePlanWithDialog();
+    void showSelectedPlanTimeline();
+    void showSelectedPlanRanks();
+
+Q_SIGNALS:
+    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
+    void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
+    void statusMessage(const QString& message);
+
+private:
+    void showOutcome(const controllers::StratexSearchOutcome& outcome);
+    void showPlan(const perf::Estimate* plan);
+
+    controllers::StratexSearchController* m_controller;
+    QLabel* m_best;
+    QLabel* m_stats;
+    StratexPlanTableModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    StratexLayerStrip* m_strip;
+    StratexMemoryChart* m_memory;
+    QPushButton* m_save;
+    QPushButton* m_ranks;
+    QPushButton* m_timeline;
+};
+
+} // namespace stratex::ui
