@@ -8,6 +8,7 @@
 #include <QSaveFile>
 
 #include "core/common/error.h"
+#include "core/perf/strategy_ranks.h"
 #include "core/model/model_presets.h"
 #include "core/perf/plan_file.h"
 #include "core/profile/synth/synthesis_record.h"
@@ -98,15 +99,7 @@ perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inp
 
 ranks::ParallelConfig stratexRankLayout(const perf::ParallelStrategy& s, int gpusPerNode)
 {
-    ranks::ParallelConfig config;
-    config.world = s.world();
-    config.tp = s.tp;
-    config.pp = s.pp;
-    config.cp = s.cp;
-    config.ep = s.ep;
-    config.etp = s.ep > 1 ? s.etp : 0;
-    config.gpusPerNode = gpusPerNode;
-    return config;
+    return perf::rankConfig(s, gpusPerNode);
 }
 
 QString stratexPlanName(const perf::Estimate& plan)

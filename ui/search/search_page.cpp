@@ -40,6 +40,7 @@
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
 #include "ui/common/numeric_sort_proxy.h"
+#include "ui/common/plan_table_view.h"
 #include "ui/search/export_model_dialog.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
@@ -109,14 +110,7 @@ SearchPage::SearchPage(QWidget* parent)
     m_proxy->setSourceModel(m_planModel);
     m_table->setObjectName(QStringLiteral("planTable"));
     m_table->setAccessibleName(tr("Plans"));
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->verticalHeader()->hide();
+    setUpPlanTable(m_table, m_proxy);
     m_strip->setObjectName(QStringLiteral("layerStrip"));
     m_strip->setAccessibleName(tr("Strategy per layer of the selected plan"));
     m_memory->setObjectName(QStringLiteral("stageMemoryChart"));

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "ui/common/numeric_sort_proxy.h"
+#include "ui/common/plan_table_view.h"
 #include "ui/search/stratex_layer_strip.h"
 #include "ui/search/stratex_memory_chart.h"
 #include "ui/search/stratex_plan_table_model.h"
@@ -57,14 +58,7 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     m_proxy->setSourceModel(m_model);
     m_table->setObjectName(QStringLiteral("stratexPlanTable"));
     m_table->setAccessibleName(tr("Stratex plans"));
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->verticalHeader()->hide();
+    setUpPlanTable(m_table, m_proxy);
     m_strip->setObjectName(QStringLiteral("stratexLayerStrip"));
     m_strip->setAccessibleName(tr("Stages and layers of the selected stratex plan"));
     m_memory->setObjectName(QStringLiteral("stratexMemoryChart"));

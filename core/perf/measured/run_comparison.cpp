@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/perf/measured/run_comparison.h"
+#include "core/perf/strategy_ranks.h"
 
 #include <algorithm>
 #include <map>
@@ -36,17 +37,8 @@ class StageOfRank {
 public:
     StageOfRank(const ParallelStrategy& s, const std::string& order, int gpusPerNode)
     {
-        ranks::ParallelConfig config;
-        config.world = s.world();
-        config.tp = s.tp;
-        config.pp = s.pp;
-        config.cp = s.cp;
-        config.ep = s.ep;
-        config.etp = s.etp;
-        config.order = order;
-        config.gpusPerNode = std::max(1, gpusPerNode);
         try {
-            m_grid = ranks::RankGrid::create(config);
+            m_grid = ranks::RankGrid::create(rankConfig(s, gpusPerNode, order));
         } catch (const Error&) {
             // A layout Megatron refuses has no stages to map to; estimate() reports why.
         }
