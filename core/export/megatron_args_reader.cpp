@@ -146,6 +146,12 @@ perf::ParallelStrategy strategyFromMegatronArguments(const MegatronArgumentList&
             "tp x pp x cp = " + std::to_string(modelParallel) + " does not divide the world size "
                 + std::to_string(worldSize));
     s.dp = int(worldSize / modelParallel);
+    if (has("--cp-comm-type")) {
+        const std::optional<perf::CpCommType> kind = perf::parseCpCommType(text("--cp-comm-type"));
+        if (!kind)
+            fail("--cp-comm-type", "p2p or a2a expected (the kinds Stratex costs), found " + text("--cp-comm-type"));
+        s.cp_comm_type = *kind;
+    }
     s.ep = intFlag(flags, "--expert-model-parallel-size", 1);
     s.etp = has("--num-experts") ? intFlag(flags, "--expert-tensor-parallel-size", s.tp) : 1;
     s.sequence_parallel = has("--sequence-parallel") && s.tp > 1;

@@ -78,7 +78,7 @@ MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::Hardwa
     r.virtual_stages = e.vpp;
     r.division = megatronPipelineLayout(perf::chunkLayerCounts(e, model.num_layers), e.pp);
     r.context_parallel = e.cp;
-    r.cp_comm_type = "p2p"; // the cost model's CP exchanges K and V around the ring (all-gather volume)
+    r.cp_comm_type = std::string(perf::cpCommTypeName(e.cp_comm_type)); // ring attention or Ulysses all-to-all
     r.data_parallel = e.dp;
     r.expert_parallel = e.ep;
     r.expert_tensor_parallel = model.moe ? e.etp : 0; // Megatron's default is the TP degree, the plan's its own

@@ -118,7 +118,10 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
     if (s.ep > 1 && s.etp != 1 && s.etp != s.tp)
         warn("expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
             + ") only (parallel_dims.py)");
-    if (s.cp > 1)
+    if (s.cp > 1 && s.cp_comm_type == perf::CpCommType::A2a)
+        warn("Ulysses context parallelism (cp_comm_type a2a): torchtitan only has ring attention, which "
+             "exchanges K/V instead of all-to-all over heads; it would train, at the ring's cost");
+    else if (s.cp > 1)
         notes.push_back("context parallelism: torchtitan's ring attention exchanges K/V by all-gather "
                         "(context_parallel_rotate_method), as costed");
 

@@ -98,11 +98,21 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (s.tp > 1)
         tpComm = s.sequence_parallel ? 2 * (hw.allGatherS(hidden, tpGroup) + hw.reduceScatterS(hidden, tpGroup))
                                      : 2 * hw.allReduceS(hidden, tpGroup);
-    // Context parallelism: every rank receives the other ranks' K and V (all-gather or ring),
-    // overlapped with the attention compute; the backward sends dK and dV back as well.
+    // Context parallelism. Ring (p2p): every rank receives the other ranks' K and V, overlapped
+    // with the attention compute; the backward sends dK and dV back as well.
+    // Ulysses (a2a; Jacobs et al. 2023, §3.1): an all-to-all turns the rank's Q, K and V of s/cp
+    // tokens and all its heads into s tokens of heads/cp before attention, another turns the output
+    // back; the backward runs the same two on the gradients. Transformer Engine issues them on the
+    // compute stream's critical path, so they are not hidden.
     double cpForward = 0;
     double cpBackward = 0;
-    if (s.cp > 1) {
+    if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
+        const GroupShape cpGroup { s.cp, s.tp };
+        const double qkvBytes = kBytes * tokens * (h + 2 * kv) / tp;
+        const double outputBytes = kBytes * tokens * h / tp;
+        cpForward = hw.allToAllS(qkvBytes, cpGroup) + hw.allToAllS(outputBytes, cpGroup);
+        cpBackward = cpForward;
+    } else if (s.cp > 1) {
         const double kvBytes = 2 * kBytes * tokens * kv / tp * s.cp;
         const double exchange = hw.allGatherS(kvBytes, { s.cp, s.tp });
         cpForward = std::max(0.0, exchange - attention);

@@ -16,6 +16,7 @@ constexpr EnumNames<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::
     { PipelineSchedule::Interleaved, "interleaved" }, { PipelineSchedule::ZbH1, "zb-h1" } } };
 constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
     { Precision::Fp8, "fp8" } } };
+constexpr EnumNames<CpCommType, 2> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" } } };
 
 std::string str(long long value)
 {
@@ -49,13 +50,22 @@ std::optional<Precision> parsePrecision(std::string_view name)
     return parseEnumName(kPrecisionNames, name);
 }
 
+std::string_view cpCommTypeName(CpCommType value)
+{
+    return enumName(kCpCommNames, value);
+}
+std::optional<CpCommType> parseCpCommType(std::string_view name)
+{
+    return parseEnumName(kCpCommNames, name);
+}
+
 std::string ParallelStrategy::notation() const
 {
     std::string text = "tp" + str(tp) + " pp" + str(pp);
     if (vpp > 1)
         text += " vpp" + str(vpp);
     if (cp > 1)
-        text += " cp" + str(cp);
+        text += " cp" + str(cp) + (cp_comm_type == CpCommType::A2a ? "-a2a" : "");
     if (ep > 1)
         text += " ep" + str(ep);
     if (etp > 1)
@@ -143,6 +153,15 @@ std::vector<std::string> strategyProblems(
     require(model.seq_length % (2 * s.cp) == 0 || s.cp == 1,
         "seq_length " + str(model.seq_length) + " is not divisible by 2 x cp = " + str(2 * s.cp)
             + " (load-balanced causal context parallelism)");
+    if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
+        // Transformer Engine's all-to-all attention splits each TP rank's heads over the CP ranks:
+        // it asserts that the query and the key/value heads of a rank divide by cp.
+        const int heads = model.num_heads / s.tp;
+        const int kvHeads = model.num_kv_heads / s.tp;
+        require(heads % s.cp == 0 && kvHeads % s.cp == 0,
+            "cp_comm_type a2a needs each TP rank's heads (" + str(heads) + " query, " + str(kvHeads)
+                + " key/value) divisible by cp " + str(s.cp));
+    }
     require(s.zero >= 0 && s.zero <= 3, "zero must be 0, 1, 2 or 3, found " + str(s.zero));
 
     // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.

@@ -24,12 +24,21 @@ enum class PipelineSchedule {
 
 enum class Precision { Bf16, Fp16, Fp8 };
 
+// How context-parallel ranks exchange attention inputs (Megatron's --cp-comm-type, carried out by
+// Transformer Engine's attention).
+enum class CpCommType {
+    P2p, // ring attention: K and V pass around the CP ring, overlapped with the attention blocks
+    A2a // DeepSpeed-Ulysses: all-to-alls trade the sequence split for a head split around attention
+};
+
 std::string_view recomputeName(Recompute value); // "none", "selective", "full"
 std::optional<Recompute> parseRecompute(std::string_view name);
 std::string_view pipelineScheduleName(PipelineSchedule value); // "1f1b", "interleaved", "zb-h1"
 std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view name);
 std::string_view precisionName(Precision value); // "bf16", "fp16", "fp8"
 std::optional<Precision> parsePrecision(std::string_view name);
+std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a" (Megatron's spelling)
+std::optional<CpCommType> parseCpCommType(std::string_view name);
 
 // One uniform strategy in Megatron-LM's terms: every layer shares the degrees; the pipeline may
 // give its first and last stage a different layer count (--decoder-first/last-pipeline-num-layers).
@@ -38,7 +47,8 @@ struct ParallelStrategy {
     int tp = 1;
     int pp = 1;
     int vpp = 1; // model chunks per pipeline rank; > 1 only with the interleaved schedule
-    int cp = 1; // context parallelism: the sequence split over cp ranks (ring / all-gather attention)
+    int cp = 1; // context parallelism: the sequence split over cp ranks
+    CpCommType cp_comm_type = CpCommType::P2p; // meaningful with cp > 1 only
     int ep = 1; // expert parallelism (MoE layers)
     int etp = 1; // tensor parallelism inside each expert
     int dp = 1;

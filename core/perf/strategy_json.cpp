@@ -56,6 +56,7 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         { "pp", s.pp },
         { "vpp", s.vpp },
         { "cp", s.cp },
+        { "cp_comm_type", cpCommTypeName(s.cp_comm_type) },
         { "ep", s.ep },
         { "etp", s.etp },
         { "dp", s.dp },
@@ -82,6 +83,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     s.tp = optionalInt(object, "tp", 1);
     s.pp = optionalInt(object, "pp", 1);
     s.cp = optionalInt(object, "cp", 1);
+    s.cp_comm_type
+        = readChoice(object, "cp_comm_type", CpCommType::P2p, parseCpCommType, "\"p2p\" or \"a2a\" (Ulysses)");
     s.ep = optionalInt(object, "ep", 1);
     s.etp = optionalInt(object, "etp", 1);
     const long long modelParallel = static_cast<long long>(s.tp) * s.pp * s.cp;

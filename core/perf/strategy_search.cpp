@@ -76,6 +76,16 @@ std::vector<int> chunkCountsFor(const ParallelStrategy& shape, int layers, int m
     return out;
 }
 
+// CP exchange kinds: the ring always; Ulysses when asked and each TP rank's query and key/value
+// heads divide over the CP ranks (Transformer Engine's all-to-all attention requires it).
+std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, int tp, int cp, bool ulysses)
+{
+    std::vector<CpCommType> out { CpCommType::P2p };
+    if (ulysses && cp > 1 && (model.num_heads / tp) % cp == 0 && (model.num_kv_heads / tp) % cp == 0)
+        out.push_back(CpCommType::A2a);
+    return out;
+}
+
 // A candidate after the cheap pass: everything but the simulated makespan.
 struct Bounded {
     ParallelStrategy strategy;
@@ -109,10 +119,12 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                 const long long dp = world / tp / cp / pp;
                 if (gbs % dp != 0)
                     continue;
-                for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts)) {
+                for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
+                for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
                     ParallelStrategy shape;
                     shape.tp = tp;
                     shape.cp = cp;
+                    shape.cp_comm_type = cpComm;
                     shape.pp = pp;
                     shape.dp = int(dp);
                     shape.first_stage_layers = first;

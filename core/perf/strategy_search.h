@@ -24,6 +24,7 @@ struct StrategySpace {
     bool uneven_layouts = true; // also lighter first/last stages (--decoder-first/last-pipeline-num-layers)
     bool interleaved = true;
     bool zb_h1 = true;
+    bool ulysses = true; // with cp > 1 also Megatron's --cp-comm-type a2a where the heads divide
     std::vector<int> zero_stages { 0, 1, 2, 3 };
     std::vector<Recompute> recomputes { Recompute::None, Recompute::Selective, Recompute::Full };
     Precision precision = Precision::Bf16;

@@ -96,6 +96,10 @@ std::vector<Setting<S>> rows()
             &S::space, &StrategySpace::interleaved),
         row(spec("zb-h1", space, "ZB-H1", Switch, "0|1", 0, 1, "Try the zero-bubble H1 schedule."), &S::space,
             &StrategySpace::zb_h1),
+        row(spec("ulysses", space, "Ulysses CP", Switch, "0|1", 0, 1,
+                "With context parallelism also try DeepSpeed-Ulysses all-to-all attention (Megatron's "
+                "--cp-comm-type a2a) where each TP rank's heads divide by the CP degree."),
+            &S::space, &StrategySpace::ulysses),
         row(spec("flash-attention", space, "Flash attention", Switch, "0|1", 0, 1,
                 "Fused flash attention (off: the attention scores are materialised)."),
             &S::space, &StrategySpace::flash_attention),

@@ -78,7 +78,9 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case VppColumn:
         return s.vpp;
     case CpColumn:
-        return s.cp;
+        if (raw || s.cp == 1 || s.cp_comm_type == perf::CpCommType::P2p)
+            return s.cp;
+        return tr("%1 a2a").arg(s.cp);
     case EpColumn:
         return s.ep;
     case EtpColumn:
@@ -122,6 +124,9 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
         switch (section) {
         case VppColumn:
             return tr("Model chunks per pipeline rank (interleaved schedule)");
+        case CpColumn:
+            return tr("Context parallelism: ring attention, or \u201ca2a\u201d for DeepSpeed-Ulysses all-to-all "
+                      "(Megatron's --cp-comm-type)");
         case EtpColumn:
             return tr("Tensor parallelism inside each expert");
         case SpColumn:

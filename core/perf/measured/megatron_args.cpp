@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/perf/measured/megatron_args.h"
 
+#include <set>
+
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/perf/measured/log_text.h"
@@ -177,6 +179,29 @@ int zeroStage(ArgumentReader& args)
     return args.flag("use_distributed_optimizer", false) ? 1 : 0;
 }
 
+// The dump prints the flag's list ("['a2a']", one entry per layer when they differ). Ring (p2p)
+// and Ulysses (a2a) are modelled; all-gather and hierarchical a2a+p2p are costed as the ring.
+CpCommType cpCommTypeOfDump(const std::string& value, std::vector<std::string>& notes)
+{
+    std::set<std::string> kinds;
+    std::string token;
+    for (const char c : value + ",") {
+        if (c == ',' || c == ' ') {
+            if (!token.empty())
+                kinds.insert(token);
+            token.clear();
+        } else if (c != '[' && c != ']' && c != '\'' && c != '"') {
+            token += c;
+        }
+    }
+    if (kinds.size() == 1) {
+        if (const std::optional<CpCommType> kind = parseCpCommType(*kinds.begin()))
+            return *kind;
+    }
+    notes.push_back("cp_comm_type " + value + ": costed as ring attention (p2p)");
+    return CpCommType::P2p;
+}
+
 std::optional<ParallelStrategy> readStrategy(
     ArgumentReader& args, RunArguments& out, const std::optional<model::ModelDescription>& model)
 {
@@ -192,6 +217,8 @@ std::optional<ParallelStrategy> readStrategy(
     s.tp = *tp;
     s.pp = *pp;
     s.cp = args.integer("context_parallel_size", 1, limits::kMaxWorld, false).value_or(1);
+    if (const std::optional<std::string> commType = args.text("cp_comm_type"); commType && s.cp > 1)
+        s.cp_comm_type = cpCommTypeOfDump(*commType, out.notes);
     s.ep = args.integer("expert_model_parallel_size", 1, limits::kMaxWorld, false).value_or(1);
     const bool moe = model && model->moe;
     s.etp = moe ? args.integer("expert_tensor_parallel_size", 1, limits::kMaxWorld, false).value_or(s.tp) : 1;

@@ -318,6 +318,12 @@ inline std::vector<std::string> megatronViolations(
         v.push_back("max_position_embeddings below seq_length");
     if (cp > 1 && seq % (2 * cp) != 0)
         v.push_back("seq_length not a multiple of 2 x cp");
+    // Transformer Engine's all-to-all attention (cp_comm_type a2a, AttnFuncWithCPAndQKVOA2A): "The
+    // number of attention heads needs to be divisible by CP size!" for the query and key/value
+    // heads of each TP rank.
+    if (cp > 1 && args.contains("--cp-comm-type") && args.at("--cp-comm-type") == "a2a"
+        && ((heads / tp) % cp != 0 || (groups / std::min(tp, groups)) % cp != 0))
+        v.push_back("cp_comm_type a2a: heads per TP rank not divisible by cp");
     // validate_args: FSDP.
     if (args.contains("--use-megatron-fsdp")) {
         if (!args.contains("--ckpt-format") || args.at("--ckpt-format") != "fsdp_dtensor")

@@ -55,6 +55,8 @@ perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, 
             s.vpp = n;
         else if (key == "cp")
             s.cp = n;
+        else if (key == "cpcomm")
+            s.cp_comm_type = *perf::parseCpCommType(value.toStdString());
         else if (key == "ep")
             s.ep = n;
         else if (key == "etp")
@@ -137,6 +139,7 @@ private Q_SLOTS:
     void megatron_data();
     void megatron();
     void megatronScriptRecosts();
+    void invalidStrategiesRefused_data();
     void invalidStrategiesRefused();
     void scheduleCsv_data();
     void scheduleCsv();
@@ -172,6 +175,13 @@ void TestPlanExports::megatronRulesCatchViolations_data()
             + QStringList { "--pipeline-model-parallel-size", "4", "--decoder-first-pipeline-num-layers", "5",
                   "--num-layers-per-virtual-pipeline-stage", "2" }
                                                      << "please use --num-virtual-stages-per-pipeline-rank";
+    // Two query groups over tp 2: one key/value head a rank, which Ulysses cannot split over cp 4.
+    const QStringList gqaCp4 { "--group-query-attention", "--num-query-groups", "2", "--tensor-model-parallel-size",
+        "2", "--context-parallel-size", "4" };
+    QTest::newRow("ulysses with one kv head a rank over cp 4")
+        << base + gqaCp4 + QStringList { "--cp-comm-type", "a2a" } << "cp_comm_type a2a";
+    QTest::newRow("ring with one kv head a rank over cp 4") << base + gqaCp4 + QStringList { "--cp-comm-type", "p2p" }
+                                                            << "";
     QTest::newRow("param gather without the distributed optimizer")
         << base + QStringList { "--overlap-grad-reduce", "--overlap-param-gather" } << "--overlap-param-gather needs";
     QTest::newRow("ep not dividing the experts")
@@ -250,6 +260,11 @@ void TestPlanExports::megatron_data()
            "--data-parallel-sharding-strategy optim_grads_params;--recompute-method uniform;--recompute-num-layers 1"
         << "--pipeline-model-parallel-size 2"
         << "Megatron-FSDP with TP or CP" << false;
+    QTest::newRow("Ulysses context parallelism")
+        << planOf("llama2-7b", 0, 32768, "h100-80gb", 2, "tp=2 cp=4 cpcomm=a2a dp=2 sp=1 zero=1 gbs=16")
+        << "--context-parallel-size 4;--cp-comm-type a2a;--use-distributed-optimizer"
+        << "--cp-comm-type p2p"
+        << "" << false;
     QTest::newRow("ZeRO-2 as Megatron-FSDP optim_grads")
         << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=1 pp=2 dp=8 zero=2 gbs=64")
         << "--use-megatron-fsdp;--data-parallel-sharding-strategy optim_grads;--ckpt-format fsdp_dtensor"
@@ -358,10 +373,23 @@ void TestPlanExports::megatronScriptRecosts()
     QVERIFY(over.text.find("(DOES NOT FIT)") != std::string::npos);
 }
 
+void TestPlanExports::invalidStrategiesRefused_data()
+{
+    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<QString>("rule");
+    QTest::newRow("heads over tp") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=3 pp=1 dp=2 gbs=16")
+                                   << "is not divisible by tp 3";
+    // Llama 3 8B: 8 key/value heads, 4 a rank at tp 2, which Ulysses cannot split over cp 8.
+    QTest::newRow("ulysses heads over cp")
+        << planOf("llama3-8b", 0, 32768, "h100-80gb", 2, "tp=2 cp=8 cpcomm=a2a dp=1 sp=1 zero=1 gbs=16")
+        << "cp_comm_type a2a needs each TP rank's heads (16 query, 4 key/value) divisible by cp 8";
+}
+
 void TestPlanExports::invalidStrategiesRefused()
 {
     // Megatron would not start: no format writes it, each names the rule.
-    const perf::PlanFile plan = planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=3 pp=1 dp=2 gbs=16");
+    QFETCH(perf::PlanFile, plan);
+    QFETCH(QString, rule);
     for (ExportFormat format : exportFormats()) {
         try {
             exportPlanFile(format, plan);
@@ -369,7 +397,7 @@ void TestPlanExports::invalidStrategiesRefused()
         } catch (const Error& error) {
             const std::string what = error.what();
             QVERIFY2(what.find("plan.json: not exported to") != std::string::npos, what.c_str());
-            QVERIFY2(what.find("is not divisible by tp 3") != std::string::npos, what.c_str());
+            QVERIFY2(what.find(rule.toStdString()) != std::string::npos, what.c_str());
         }
     }
 }

@@ -98,6 +98,44 @@ private Q_SLOTS:
         QVERIFY(run.missing.empty());
     }
 
+    // Megatron prints --cp-comm-type as the list it parsed; ring (p2p) and Ulysses (a2a) are costed
+    // as such, the others as the ring with a note.
+    void readsTheContextParallelExchange_data()
+    {
+        QTest::addColumn<QString>("dumped");
+        QTest::addColumn<bool>("ulysses");
+        QTest::addColumn<QString>("note"); // part of a note, or "" for none
+        QTest::newRow("ring") << "['p2p']" << false << "";
+        QTest::newRow("ulysses") << "['a2a']" << true << "";
+        QTest::newRow("ulysses, one entry per layer") << "['a2a', 'a2a', 'a2a']" << true << "";
+        QTest::newRow("all-gather") << "['allgather']" << false << "costed as ring attention";
+        QTest::newRow("mixed per layer") << "['a2a', 'p2p']" << false << "costed as ring attention";
+    }
+    void readsTheContextParallelExchange()
+    {
+        QFETCH(QString, dumped);
+        QFETCH(bool, ulysses);
+        QFETCH(QString, note);
+        QStringList lines = sampleLines();
+        const int cp = lineOf(lines, QStringLiteral("  context_parallel_size ...")) - 1;
+        const int dp = lineOf(lines, QStringLiteral("  data_parallel_size ...")) - 1;
+        QVERIFY(cp >= 0 && dp == cp + 1);
+        lines[cp].replace(QStringLiteral(" 1"), QStringLiteral(" 2"));
+        lines[dp].replace(QStringLiteral(" 4"), QStringLiteral(" 2"));
+        lines.insert(cp + 1, QStringLiteral("  cp_comm_type .................................... ") + dumped);
+        const MeasuredRun run = parseLines(lines);
+        QVERIFY(run.strategy);
+        QCOMPARE(run.strategy->cp, 2);
+        QCOMPARE(run.strategy->dp, 2);
+        QCOMPARE(run.strategy->cp_comm_type == CpCommType::A2a, ulysses);
+        QString notes;
+        for (const std::string& text : run.notes)
+            notes += QString::fromStdString(text) + QLatin1Char(';');
+        QCOMPARE(notes.contains(QStringLiteral("cp_comm_type")), !note.isEmpty());
+        if (!note.isEmpty())
+            QVERIFY2(notes.contains(note), qPrintable(notes));
+    }
+
     void averagesIterationsAfterWarmup_data()
     {
         QTest::addColumn<int>("warmup");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex cost model's parts against their published formulas: Korthikanti et al.'s
 // activation memory per layer, Megatron's acceptance rules, the pipeline bubble.
+#include <cmath>
 #include <numeric>
 
 #include <QtTest>
@@ -97,6 +98,11 @@ private Q_SLOTS:
                                                   << "";
         QTest::newRow("ep needs moe") << "ep=2"
                                       << "needs a MoE model";
+        // 96 heads over tp 8: 12 a rank, which cp 4 divides and cp 8 does not.
+        QTest::newRow("ulysses where heads divide") << "a2a cp=4"
+                                                    << "";
+        QTest::newRow("ulysses heads per rank") << "a2a cp=8"
+                                                << "divisible by cp 8";
     }
     void megatronRules()
     {
@@ -125,8 +131,13 @@ private Q_SLOTS:
         } else if (change == "ends") {
             s.first_stage_layers = 11;
             s.last_stage_layers = 11;
-        } else if (change == "ep=2")
+        } else if (change == "ep=2") {
             s.ep = 2;
+        } else if (change.startsWith("a2a")) {
+            s.cp_comm_type = CpCommType::A2a;
+            s.cp = change.endsWith("cp=8") ? 8 : 4;
+            s.pp = 8 / s.cp;
+        }
         const std::vector<std::string> problems = strategyProblems(s, model, 64);
         if (problem.isEmpty()) {
             if (!problems.empty())
@@ -137,6 +148,41 @@ private Q_SLOTS:
         for (const std::string& text : problems)
             all += QString::fromStdString(text) + "; ";
         QVERIFY2(all.contains(problem), qPrintable(all));
+    }
+
+    // DeepSpeed-Ulysses (Jacobs et al. 2023, §3.2): a layer's forward moves Q, K, V and the output
+    // through all-to-alls, 4·N·h/P elements per GPU with multi-head attention (N tokens, P ranks),
+    // a (P-1)/P share of it leaving the GPU; the backward moves as much. Nothing hides it.
+    void ulyssesMovesFourActivationsPerPass_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("cp");
+        QTest::newRow("cp 4 in a node") << 2 << 4;
+        QTest::newRow("cp 8 across nodes") << 2 << 8;
+        QTest::newRow("cp 2 without tp") << 1 << 2;
+    }
+    void ulyssesMovesFourActivationsPerPass()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, cp);
+        const model::ModelDescription model = model::modelPreset("llama2-7b"); // multi-head: kv = h
+        ParallelStrategy s;
+        s.tp = tp;
+        s.cp = cp;
+        s.cp_comm_type = CpCommType::A2a;
+        s.sequence_parallel = tp > 1;
+        const HardwareModel hw = a100s(4);
+        const LayerCost cost = layerCost(model, s, hw, false, false);
+        const GroupShape group { cp, tp };
+        const double bytes = 2.0 * model.seq_length / cp * 4 * model.hidden_size / tp;
+        const double latency = hw.allToAllS(1e-9, group); // two all-to-alls: two latencies
+        const double expected = double(cp - 1) / cp * bytes / hw.busBandwidth(group) + 2 * latency;
+        QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) < 1e-9 * expected,
+            qPrintable(QString("%1 s, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
+        QCOMPARE(cost.cp_backward_comm_s, cost.cp_forward_comm_s);
+        // Compute is the ring's: every rank attends over the whole sequence for a share of the heads.
+        s.cp_comm_type = CpCommType::P2p;
+        QCOMPARE(layerCost(model, s, hw, false, false).forward_compute_s, cost.forward_compute_s);
     }
 
     void unevenEndsSpreadTheRest()

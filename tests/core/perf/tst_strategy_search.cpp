@@ -156,6 +156,39 @@ private Q_SLOTS:
         QVERIFY(uneven);
     }
 
+    // Ulysses (cp_comm_type a2a) is tried where Transformer Engine accepts it: each TP rank's query
+    // and key/value heads divide by cp. Llama 3 8B has 32 heads and 8 key/value heads.
+    void ulyssesWhereHeadsDivide_data()
+    {
+        QTest::addColumn<bool>("ulysses");
+        QTest::newRow("ulysses on") << true;
+        QTest::newRow("ulysses off") << false;
+    }
+    void ulyssesWhereHeadsDivide()
+    {
+        QFETCH(bool, ulysses);
+        StrategySearchRequest r = request("llama3-8b", "h100-80gb", 2, 8, 16);
+        r.model.seq_length = 32768;
+        r.space.ulysses = ulysses;
+        r.space.interleaved = false;
+        r.space.uneven_layouts = false;
+        int ring = 0;
+        int a2a = 0;
+        for (const ParallelStrategy& s : enumerateStrategies(r)) {
+            if (s.cp == 1) {
+                QCOMPARE(s.cp_comm_type, CpCommType::P2p);
+            } else if (s.cp_comm_type == CpCommType::A2a) {
+                ++a2a;
+                QCOMPARE((r.model.num_kv_heads / s.tp) % s.cp, 0);
+                QVERIFY(strategyProblems(s, r.model, 16).empty());
+            } else {
+                ++ring;
+            }
+        }
+        QVERIFY(ring > 0);
+        QCOMPARE(a2a > 0, ulysses);
+    }
+
     void sameAnswerOnAnyThreadCount()
     {
         StrategySearchRequest r = request("llama2-70b", "h100-80gb", 8, 8, 128);
@@ -215,6 +248,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("component"); // 0 compute, 1 tp, 2 cp, 3 ep, 4 dp, 5 pp
         QTest::newRow("compute") << 0;
         QTest::newRow("tp") << 1;
+        QTest::newRow("cp") << 2;
         QTest::newRow("dp") << 4;
         QTest::newRow("pp") << 5;
     }
@@ -231,6 +265,11 @@ private Q_SLOTS:
         s.sequence_parallel = true;
         s.global_batch_size = 64;
         s.overlap_grad_reduce = false; // DP traffic exposed, so that its scale shows
+        if (component == 2) { // Ulysses: its all-to-alls are never hidden, so their scale shows
+            s.pp = 1;
+            s.cp = 2;
+            s.cp_comm_type = CpCommType::A2a;
+        }
         const HardwareModel hw(r.cluster, r.efficiency);
         const double base = estimate(r.model, s, hw).iteration_ms;
         EstimateOptions slower;
@@ -274,6 +313,7 @@ private Q_SLOTS:
         QTest::newRow("bad recompute") << "{'recompute': 'some', 'global_batch_size': 8}" << "/recompute";
         QTest::newRow("bad schedule") << "{'schedule': 'v', 'global_batch_size': 8}" << "/schedule";
         QTest::newRow("sp as number") << "{'sequence_parallel': 1, 'global_batch_size': 8}" << "/sequence_parallel";
+        QTest::newRow("cp comm type") << "{'cp': 2, 'cp_comm_type': 'ring', 'global_batch_size': 8}" << "/cp_comm_type";
     }
 
     void strategyErrorsNameTheKey()
