@@ -118,9 +118,13 @@ MegatronArgumentList parseMegatronArguments(std::string_view text)
     for (std::size_t i = 0; i < words.size(); ++i) {
         if (words[i].rfind("--", 0) != 0)
             throw Error("Megatron arguments: expected a flag, found '" + words[i] + "'");
-        const bool hasValue = i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0;
-        args.emplace_back(words[i], hasValue ? words[i + 1] : std::string());
-        i += hasValue ? 1 : 0;
+        // Every word up to the next flag is the flag's value (nargs='+' flags take several).
+        std::string value;
+        std::size_t next = i + 1;
+        for (; next < words.size() && words[next].rfind("--", 0) != 0; ++next)
+            value += (value.empty() ? "" : " ") + words[next];
+        args.emplace_back(words[i], value);
+        i = next - 1;
     }
     return args;
 }
@@ -194,6 +198,20 @@ perf::ParallelStrategy strategyFromMegatronArguments(const MegatronArgumentList&
     const std::string granularity = text("--recompute-granularity");
     if (granularity == "selective") {
         s.recompute = perf::Recompute::Selective;
+        if (has("--recompute-modules")) {
+            perf::RecomputeModules modules = perf::RecomputeModules::of({});
+            std::string words = text("--recompute-modules") + " ";
+            for (std::size_t start = 0, end; (end = words.find(' ', start)) != std::string::npos; start = end + 1) {
+                if (end == start)
+                    continue;
+                const std::string name = words.substr(start, end - start);
+                const std::optional<perf::RecomputeModule> module = perf::parseRecomputeModule(name);
+                if (!module)
+                    fail("--recompute-modules", "'" + name + "' is not one of " + perf::recomputeModuleChoices());
+                modules = modules.with(*module);
+            }
+            s.recompute_modules = modules;
+        }
     } else if (granularity == "full") {
         if (text("--recompute-method") != "uniform")
             fail("--recompute-method", "'" + text("--recompute-method") + "': a Stratex strategy recomputes uniformly");

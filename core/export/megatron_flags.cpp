@@ -22,6 +22,29 @@ bool plainValue(const std::string& value)
     });
 }
 
+// argparse nargs='+' / '*' flags: their values are separate words on the command line.
+bool listFlag(const std::string& flag)
+{
+    return flag == "--recompute-modules" || flag == "--cp-comm-type";
+}
+
+bool plainWords(const std::string& value)
+{
+    bool word = false;
+    for (const char c : value) {
+        if (c == ' ') {
+            if (!word)
+                return false; // leading or doubled space
+            word = false;
+        } else if (!plainValue(std::string(1, c))) {
+            return false;
+        } else {
+            word = true;
+        }
+    }
+    return word;
+}
+
 bool allEqual(std::vector<int>::const_iterator begin, std::vector<int>::const_iterator end)
 {
     return begin == end || std::all_of(begin, end, [&](int n) { return n == *begin; });
@@ -182,6 +205,12 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--sequence-parallel");
     if (!run.recompute_granularity.empty()) {
         add("--recompute-granularity", run.recompute_granularity);
+        if (run.recompute_granularity == "selective" && !run.recompute_modules.empty()) {
+            add("--recompute-modules", run.recompute_modules);
+            // transformer_config.py: "moe_act in recompute_modules is only supported with moe_grouped_gemm".
+            if (moeModel && (" " + run.recompute_modules + " ").find(" moe_act ") != std::string::npos)
+                add("--moe-grouped-gemm");
+        }
         if (run.recompute_granularity == "full") {
             add("--recompute-method", run.recompute_method);
             add("--recompute-num-layers", number(run.recompute_layers));
@@ -220,10 +249,17 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
     case MegatronPrecision::Fp16:
         add("--fp16");
         break;
-    case MegatronPrecision::Fp8:
+    case MegatronPrecision::Fp8: {
         add("--bf16");
         add("--fp8-format", "hybrid");
+        // transformer_config.py: "Delayed scaling does not support moe_act and layernorm recompute
+        // for fp8" — those take per-tensor current scaling.
+        const std::string modules = " " + run.recompute_modules + " ";
+        if (run.recompute_granularity == "selective"
+            && (modules.find(" layernorm ") != std::string::npos || modules.find(" moe_act ") != std::string::npos))
+            add("--fp8-recipe", "tensorwise");
         break;
+    }
     }
     if (run.unfused_attention)
         add("--attention-backend", "unfused");
@@ -244,7 +280,9 @@ std::vector<std::string> megatronArgumentLines(const MegatronArgumentList& args)
 {
     std::vector<std::string> lines;
     for (const auto& [flag, value] : args)
-        lines.push_back(value.empty() ? flag : flag + " " + (plainValue(value) ? value : shellQuote(value)));
+        lines.push_back(value.empty() ? flag
+                                      : flag + " "
+                + (plainValue(value) || (listFlag(flag) && plainWords(value)) ? value : shellQuote(value)));
     return lines;
 }
 

@@ -78,6 +78,7 @@ struct MegatronRun {
     std::string recompute_granularity; // "", "full" or "selective"
     std::string recompute_method; // with "full": "uniform" or "block"
     int recompute_layers = 0; // with "full"
+    std::string recompute_modules; // with "selective": space-separated, "" for Megatron's default (core_attn)
     int micro_batch_size = 1;
     int global_batch_size = 1;
     MegatronDataParallel data_parallel_kind = MegatronDataParallel::Ddp;

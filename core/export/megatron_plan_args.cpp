@@ -85,7 +85,9 @@ MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::Hardwa
     r.moe_alltoall = model.moe && e.ep > 1; // the cost model's expert exchange is an all-to-all
     r.sequence_parallel = e.sequence_parallel && e.tp > 1;
     if (e.recompute == perf::Recompute::Selective) {
-        r.recompute_granularity = "selective"; // recompute_modules defaults to core_attn
+        r.recompute_granularity = "selective";
+        if (!e.recompute_modules.isDefault()) // Megatron's default is core_attn
+            r.recompute_modules = e.recompute_modules.joined(" ");
     } else if (e.recompute == perf::Recompute::Full) {
         r.recompute_granularity = "full";
         r.recompute_method = "uniform";

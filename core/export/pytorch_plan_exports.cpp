@@ -160,7 +160,8 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
         acMode = "selective";
         acOption = "op";
         notes.push_back("selective recompute: torchtitan's op-level selective AC (recomputes the cheap ops, "
-                        "keeps every other matmul), not Megatron's attention-core recompute");
+                        "keeps every other matmul), not Megatron's recompute modules ("
+            + s.recompute_modules.joined(", ") + ")");
     }
     const bool float8 = s.precision == perf::Precision::Fp8;
     if (s.precision == perf::Precision::Fp16)

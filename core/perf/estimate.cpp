@@ -109,6 +109,7 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     chunk.transient_bytes = std::max(chunk.transient_bytes, groupBytes);
                 } else {
                     chunk.activation_bytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
                 }
                 chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
             }

@@ -48,10 +48,17 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     }
 
     // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
+    // Each part's forward time and kept bytes are held apart for selective recompute's modules.
     const double upWidth = gated ? 2.0 : 1.0;
     double mlpActivation = 0; // bytes kept by the MLP beyond its input
     double elementwise = 0; // bytes the activation function moves
     double epComm = 0;
+    double mlpGemm = 0; // the dense MLP's, or the routed experts' and the router's GEMMs
+    double routedActOutputBytes = 0; // the experts' activation outputs (fc2 inputs)
+    double routedActBytes = 0; // what the experts' activation function moves
+    double sharedGemm = 0;
+    double sharedActivation = 0;
+    double sharedElementwise = 0;
     if (moeLayer) {
         const model::MoeDescription& moe = *model.moe;
         const double etp = s.etp;
@@ -60,25 +67,30 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double perExpert = routed * s.ep / moe.num_experts;
         const double localExperts = double(moe.num_experts) / s.ep;
         const double fe = moe.expert_ffn_hidden_size / etp;
-        gemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
-        gemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
+        mlpGemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
+        mlpGemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
         mlpActivation
             += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
-        elementwise += kBytes * routed * (upWidth + 1) * fe + 2 * kBytes * routed * h; // act + permute
+        routedActOutputBytes = kBytes * routed * fe * gemmInputShare;
+        routedActBytes = kBytes * routed * (upWidth + 1) * fe;
+        elementwise += routedActBytes + 2 * kBytes * routed * h; // act + permute
         if (moe.shared_experts > 0) {
             const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;
-            gemm += hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
-            mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * fs;
-            elementwise += kBytes * tokens * (upWidth + 1) * fs;
+            sharedGemm = hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
+            sharedActivation = kBytes * tokens * (upWidth + gemmInputShare) * fs;
+            sharedElementwise = kBytes * tokens * (upWidth + 1) * fs;
         }
         if (s.ep > 1)
             epComm = 2 * hw.allToAllS(kBytes * routed * h, { s.ep, s.etp });
     } else {
         const double f = model.ffn_hidden_size / tp;
-        gemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
+        mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
         mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * f; // activation input + fc2 input
         elementwise += kBytes * tokens * (upWidth + 1) * f;
     }
+    gemm += mlpGemm + sharedGemm;
+    mlpActivation += sharedActivation;
+    elementwise += sharedElementwise;
 
     // Memory-bound ops: two norms (read + write), two residual adds (2 reads + write), rotary on q
     // and k, dropout (read, write, mask).
@@ -131,14 +143,45 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         = hidden * (2 + 2 * gemmInputShare) + (dropout ? hidden : 0);
     const double splitAttention = kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
     cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
-    if (!s.flash_attention && s.recompute != Recompute::Selective)
+    const bool attentionRecomputed
+        = s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::CoreAttn);
+    if (!s.flash_attention && !attentionRecomputed)
         cost.activation_bytes += scoreBytes * (dropout ? 2.5 : 1); // Korthikanti's 5as/h term
     cost.input_bytes = hidden * spShare;
 
-    if (recomputed && s.recompute == Recompute::Full)
+    if (recomputed && s.recompute == Recompute::Full) {
         cost.recompute_s = cost.forwardS();
-    else if (s.recompute == Recompute::Selective)
-        cost.recompute_s = attention; // the attention core is recomputed
+    } else if (s.recompute == Recompute::Selective) {
+        // Megatron's --recompute-modules: each module's forward runs again in the backward and
+        // what it kept is not held between the passes (during one layer's backward it is, briefly).
+        const auto recomputes = [&](RecomputeModule module) { return s.recompute_modules.has(module); };
+        double dropped = 0;
+        double again = 0;
+        if (recomputes(RecomputeModule::CoreAttn))
+            again += attention;
+        if (recomputes(RecomputeModule::Layernorm)) {
+            dropped += 2 * hidden * gemmInputShare * spShare; // the QKV and fc1 inputs
+            again += hw.memoryBoundS(2 * 2 * hidden * spShare) + hw.kernelOverheadS(2);
+        }
+        const bool wholeMlp = moeLayer ? recomputes(RecomputeModule::Moe) : recomputes(RecomputeModule::Mlp);
+        if (wholeMlp) {
+            dropped += mlpActivation;
+            again += mlpGemm + sharedGemm + hw.memoryBoundS(elementwise) + hw.kernelOverheadS(moeLayer ? 16 : 4);
+            cost.recompute_ep_comm_s = epComm;
+        } else if (moeLayer) {
+            if (recomputes(RecomputeModule::MoeAct)) {
+                dropped += routedActOutputBytes;
+                again += hw.memoryBoundS(routedActBytes) + hw.kernelOverheadS(1);
+            }
+            if (recomputes(RecomputeModule::SharedExperts)) {
+                dropped += sharedActivation;
+                again += sharedGemm + hw.memoryBoundS(sharedElementwise) + hw.kernelOverheadS(3);
+            }
+        }
+        cost.activation_bytes -= dropped;
+        cost.transient_bytes = dropped;
+        cost.recompute_s = again;
+    }
     return cost;
 }
 

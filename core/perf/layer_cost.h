@@ -15,7 +15,9 @@ struct LayerCost {
     double backward_compute_s = 0; // the gradients of the above (2x GEMM FLOPs, 2.5x attention)
     double backward_comm_s = 0;
     double recompute_s = 0; // extra forward work done in backward (selective or full recompute)
+    double recompute_ep_comm_s = 0; // the expert all-to-alls of a recomputed MoE module
     double activation_bytes = 0; // kept from forward to backward without full recompute
+    double transient_bytes = 0; // selective recompute's rebuilt activations, during this layer's backward
     double input_bytes = 0; // the layer's input: all a fully recomputed layer keeps
 
     // forward_comm_s and backward_comm_s by dimension.
@@ -25,7 +27,7 @@ struct LayerCost {
     double cp_backward_comm_s = 0;
 
     double forwardS() const { return forward_compute_s + forward_comm_s; }
-    double backwardS() const { return backward_compute_s + backward_comm_s + recompute_s; }
+    double backwardS() const { return backward_compute_s + backward_comm_s + recompute_s + recompute_ep_comm_s; }
     // The same with each component scaled.
     double forwardS(const TimeScales& k) const
     {
@@ -34,7 +36,7 @@ struct LayerCost {
     double backwardS(const TimeScales& k) const
     {
         return k.compute * (backward_compute_s + recompute_s) + k.tp * tp_comm_s + k.cp * cp_backward_comm_s
-            + k.ep * ep_comm_s;
+            + k.ep * (ep_comm_s + recompute_ep_comm_s);
     }
 };
 

@@ -77,6 +77,8 @@ std::string ParallelStrategy::notation() const
         text += " zero" + str(zero);
     if (recompute != Recompute::None)
         text += " rc-" + std::string(recomputeName(recompute));
+    if (recompute == Recompute::Selective && !recompute_modules.isDefault())
+        text += "(" + recompute_modules.joined(",") + ")";
     text += " mbs" + str(micro_batch_size) + " gbs" + str(global_batch_size);
     if (first_stage_layers > 0 || last_stage_layers > 0)
         text += " layout " + str(first_stage_layers) + "/" + str(last_stage_layers);

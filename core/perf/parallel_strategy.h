@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/model_description.h"
+#include "core/perf/recompute_modules.h"
 
 namespace stratex::perf {
 
@@ -56,6 +57,7 @@ struct ParallelStrategy {
     int zero = 0; // 0 DDP, 1 distributed optimizer, 2 + sharded gradients, 3 FSDP (sharded weights)
     Recompute recompute = Recompute::None;
     int recompute_num_layers = 0; // full recompute (uniform method): layers per checkpointed group; 0 = 1
+    RecomputeModules recompute_modules; // selective recompute: what it rebuilds (default core_attn)
     int micro_batch_size = 1;
     int global_batch_size = 1;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;

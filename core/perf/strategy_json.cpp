@@ -47,6 +47,12 @@ PipelineSchedule readSchedule(const JsonView& object)
     return *parsed;
 }
 
+std::vector<std::string> recomputeModuleNames(const RecomputeModules& modules)
+{
+    const std::vector<std::string_view> names = modules.names();
+    return { names.begin(), names.end() };
+}
+
 } // namespace
 
 nlohmann::ordered_json toJson(const ParallelStrategy& s)
@@ -64,6 +70,7 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         { "zero", s.zero },
         { "recompute", recomputeName(s.recompute) },
         { "recompute_num_layers", s.recompute_num_layers },
+        { "recompute_modules", recomputeModuleNames(s.recompute_modules) },
         { "micro_batch_size", s.micro_batch_size },
         { "global_batch_size", s.global_batch_size },
         { "schedule", pipelineScheduleName(s.schedule) },
@@ -116,6 +123,18 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         = readChoice(object, "recompute", Recompute::None, parseRecompute, "\"none\", \"selective\" or \"full\"");
     if (!object.has("recompute"))
         assume(assumptions, "no recompute");
+    if (const std::optional<JsonView> modules = object.find("recompute_modules")) {
+        modules->requireArray();
+        RecomputeModules set = RecomputeModules::of({});
+        for (const JsonView& element : modules->elements()) {
+            const std::optional<RecomputeModule> module = parseRecomputeModule(element.string());
+            if (!module)
+                element.fail("one of Megatron's recompute modules (" + recomputeModuleChoices() + ")");
+            set = set.with(*module);
+        }
+        if (s.recompute == Recompute::Selective)
+            s.recompute_modules = set;
+    }
     if (const std::optional<JsonView> n = object.find("recompute_num_layers"))
         s.recompute_num_layers = int(n->integer() == 0 ? 0 : n->positiveInt());
     s.schedule = readSchedule(object);

@@ -14,7 +14,7 @@ namespace stratex::perf {
 
 // A Megatron-space strategy as reference runs, Stratex plan files and exports carry it: the keys of
 // resources/reference-runs/README.md ("tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
-// "sequence_parallel", "zero", "recompute", "recompute_num_layers", "micro_batch_size",
+// "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
 // "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision",
 // "overlap_grad_reduce", "flash_attention"). Every field is written.
 nlohmann::ordered_json toJson(const ParallelStrategy& strategy);

@@ -108,6 +108,15 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
     const StrategySpace& space = request.space;
     const long long world = static_cast<long long>(request.cluster.worldSize());
     const int gbs = request.global_batch_size;
+    // Recompute choices: selective is Megatron's default (core attention); a MoE model also tries
+    // recomputing its norms and whole MoE layers, as Megatron's MoE recipes do for long sequences.
+    std::vector<std::pair<Recompute, RecomputeModules>> recomputeChoices;
+    for (Recompute recompute : space.recomputes) {
+        recomputeChoices.emplace_back(recompute, RecomputeModules());
+        if (recompute == Recompute::Selective && model.moe)
+            recomputeChoices.emplace_back(
+                recompute, RecomputeModules::of({ RecomputeModule::Layernorm, RecomputeModule::Moe }));
+    }
     std::vector<ParallelStrategy> out;
     for (int tp : divisorsOf(world, limitOr(space.max_tp, request.cluster.gpus_per_node))) {
         if (model.num_heads % tp != 0 || model.num_kv_heads % tp != 0)
@@ -160,7 +169,7 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                                 for (int zero : space.zero_stages) {
                                     if (zero > 0 && dp * cp == 1)
                                         continue;
-                                    for (Recompute recompute : space.recomputes) {
+                                    for (const auto& [recompute, modules] : recomputeChoices) {
                                         ParallelStrategy s = shape;
                                         s.micro_batch_size = mbs;
                                         s.schedule = schedule;
@@ -169,6 +178,7 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                                         s.etp = etp;
                                         s.zero = zero;
                                         s.recompute = recompute;
+                                        s.recompute_modules = modules;
                                         s.recompute_num_layers = recompute == Recompute::Full ? 1 : 0;
                                         if (pipelineWork(s) > limits::kMaxSimLayerCosts)
                                             continue; // bounded work: its simulation is beyond the budget

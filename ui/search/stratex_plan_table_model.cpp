@@ -94,6 +94,8 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case RecomputeColumn:
         if (s.recompute == perf::Recompute::Full && s.recompute_num_layers > 1)
             return tr("full (%1 per group)").arg(s.recompute_num_layers);
+        if (s.recompute == perf::Recompute::Selective && !s.recompute_modules.isDefault())
+            return tr("selective (%1)").arg(QString::fromStdString(s.recompute_modules.joined(", ")));
         return name(perf::recomputeName(s.recompute));
     case MicroBatchColumn:
         return s.micro_batch_size;

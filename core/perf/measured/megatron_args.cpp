@@ -179,27 +179,48 @@ int zeroStage(ArgumentReader& args)
     return args.flag("use_distributed_optimizer", false) ? 1 : 0;
 }
 
-// The dump prints the flag's list ("['a2a']", one entry per layer when they differ). Ring (p2p)
-// and Ulysses (a2a) are modelled; all-gather and hierarchical a2a+p2p are costed as the ring.
-CpCommType cpCommTypeOfDump(const std::string& value, std::vector<std::string>& notes)
+// The words of a list the dump prints as "['a2a', 'p2p']" (or a bare word).
+std::vector<std::string> dumpListWords(const std::string& value)
 {
-    std::set<std::string> kinds;
+    std::vector<std::string> words;
     std::string token;
     for (const char c : value + ",") {
         if (c == ',' || c == ' ') {
             if (!token.empty())
-                kinds.insert(token);
+                words.push_back(token);
             token.clear();
         } else if (c != '[' && c != ']' && c != '\'' && c != '"') {
             token += c;
         }
     }
+    return words;
+}
+
+// --cp-comm-type, one entry per layer when they differ. Ring (p2p) and Ulysses (a2a) are
+// modelled; all-gather and hierarchical a2a+p2p are costed as the ring.
+CpCommType cpCommTypeOfDump(const std::string& value, std::vector<std::string>& notes)
+{
+    const std::vector<std::string> words = dumpListWords(value);
+    const std::set<std::string> kinds(words.begin(), words.end());
     if (kinds.size() == 1) {
         if (const std::optional<CpCommType> kind = parseCpCommType(*kinds.begin()))
             return *kind;
     }
     notes.push_back("cp_comm_type " + value + ": costed as ring attention (p2p)");
     return CpCommType::P2p;
+}
+
+// The dump prints the list ("['layernorm', 'moe']"); modules Stratex does not cost are noted.
+RecomputeModules recomputeModulesOfDump(const std::string& value, std::vector<std::string>& notes)
+{
+    RecomputeModules modules = RecomputeModules::of({});
+    for (const std::string& name : dumpListWords(value)) {
+        if (const std::optional<RecomputeModule> module = parseRecomputeModule(name))
+            modules = modules.with(*module);
+        else
+            notes.push_back("recompute module " + name + ": not costed (kept as if not recomputed)");
+    }
+    return modules;
 }
 
 std::optional<ParallelStrategy> readStrategy(
@@ -254,8 +275,11 @@ std::optional<ParallelStrategy> readStrategy(
     const std::string granularity = args.text("recompute_granularity").value_or("None");
     if (granularity == "full")
         s.recompute = Recompute::Full;
-    else if (granularity == "selective")
+    else if (granularity == "selective") {
         s.recompute = Recompute::Selective;
+        if (const std::optional<std::string> modules = args.text("recompute_modules"))
+            s.recompute_modules = recomputeModulesOfDump(*modules, out.notes);
+    }
     else if (granularity != "None")
         args.fail("recompute_granularity", "full, selective or None", granularity);
     s.recompute_num_layers = args.integer("recompute_num_layers", 1, limits::kMaxLayers, false).value_or(0);

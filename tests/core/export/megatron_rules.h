@@ -31,7 +31,7 @@ namespace stratex::test::megatron {
 
 // ---- Megatron-LM's rules ----
 
-enum class Kind { Switch, Int, Text };
+enum class Kind { Switch, Int, Text, Words }; // Words: nargs='+', each word a choice
 struct FlagRule {
     Kind kind;
     std::vector<std::string> choices; // empty: any value of the kind
@@ -74,6 +74,11 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--recompute-granularity", { Kind::Text, { "full", "selective" } } },
         { "--recompute-method", { Kind::Text, { "uniform", "block" } } },
         { "--recompute-num-layers", { Kind::Int, {} } },
+        // TransformerConfig.recompute_modules' allowed_modules (nargs='*').
+        { "--recompute-modules",
+            { Kind::Words, { "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
+                               "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc" } } },
+        { "--moe-grouped-gemm", { Kind::Switch, {} } },
         { "--micro-batch-size", { Kind::Int, {} } },
         { "--global-batch-size", { Kind::Int, {} } },
         { "--use-distributed-optimizer", { Kind::Switch, {} } },
@@ -267,9 +272,24 @@ inline std::vector<std::string> megatronViolations(
         if (rule->second.kind == Kind::Int
             && (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || std::stoi(value) < 1))
             v.push_back(flag + " needs a positive integer, found '" + value + "'");
-        if (!rule->second.choices.empty()
-            && std::find(rule->second.choices.begin(), rule->second.choices.end(), value) == rule->second.choices.end())
-            v.push_back(flag + ": '" + value + "' is not a choice");
+        std::vector<std::string> words { value };
+        if (rule->second.kind == Kind::Words) {
+            words.clear();
+            std::string word;
+            for (const char c : value + " ") {
+                if (c != ' ') {
+                    word += c;
+                } else if (!word.empty()) {
+                    words.push_back(word);
+                    word.clear();
+                }
+            }
+        }
+        for (const std::string& word : words) {
+            if (!rule->second.choices.empty()
+                && std::find(rule->second.choices.begin(), rule->second.choices.end(), word) == rule->second.choices.end())
+                v.push_back(flag + ": '" + word + "' is not a choice");
+        }
     }
     // validate_args: required_args.
     for (const char* flag : { "--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings" }) {
@@ -310,6 +330,9 @@ inline std::vector<std::string> megatronViolations(
     if (granularity && args.at("--recompute-granularity") == "selective"
         && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
         v.push_back("selective recompute takes no method and no layer count");
+    if (args.contains("--recompute-modules") && (" " + args.at("--recompute-modules") + " ").find(" moe_act ") != std::string::npos
+        && !args.contains("--moe-grouped-gemm"))
+        v.push_back("moe_act in recompute_modules is only supported with moe_grouped_gemm");
     if (!granularity && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
         v.push_back("recompute method or layers without a granularity");
     // validate_args: max_position_embeddings >= seq_length; seq_length % (2 cp) with CP.
@@ -384,6 +407,12 @@ inline std::vector<std::string> megatronViolations(
     // moe_layer.py MoELayer.forward: training with MoE and TP raises without sequence parallelism.
     if (experts > 0 && tp > 1 && !args.contains("--sequence-parallel"))
         v.push_back("MoE with tensor parallelism needs --sequence-parallel");
+    if (args.contains("--fp8-format") && args.contains("--recompute-modules")
+        && (!args.contains("--fp8-recipe") || args.at("--fp8-recipe") == "delayed")) {
+        const std::string modules = " " + args.at("--recompute-modules") + " ";
+        if (modules.find(" layernorm ") != std::string::npos || modules.find(" moe_act ") != std::string::npos)
+            v.push_back("Delayed scaling does not support moe_act and layernorm recompute for fp8");
+    }
     if (args.contains("--fp8-recipe") && !args.contains("--fp8-format"))
         v.push_back("--fp8-recipe without --fp8-format");
     int vpp = 1;

@@ -136,6 +136,23 @@ private Q_SLOTS:
             QVERIFY2(notes.contains(note), qPrintable(notes));
     }
 
+    void readsTheRecomputeModules()
+    {
+        QStringList lines = sampleLines();
+        const int granularity = lineOf(lines, QStringLiteral("  recompute_granularity ...")) - 1;
+        QVERIFY(granularity >= 0);
+        lines.insert(granularity + 1,
+            QStringLiteral("  recompute_modules ............................... ['layernorm', 'mlp', 'mhc']"));
+        const MeasuredRun run = parseLines(lines);
+        QVERIFY(run.strategy);
+        QCOMPARE(run.strategy->recompute_modules,
+            RecomputeModules::of({ RecomputeModule::Layernorm, RecomputeModule::Mlp }));
+        bool noted = false;
+        for (const std::string& note : run.notes)
+            noted = noted || note.find("recompute module mhc") != std::string::npos;
+        QVERIFY(noted);
+    }
+
     void averagesIterationsAfterWarmup_data()
     {
         QTest::addColumn<int>("warmup");

@@ -185,6 +185,56 @@ private Q_SLOTS:
         QCOMPARE(layerCost(model, s, hw, false, false).forward_compute_s, cost.forward_compute_s);
     }
 
+    // Megatron's --recompute-modules (transformer_config.py): "layernorm" drops the two norm
+    // outputs (Korthikanti's 2·2sbh QKV and fc1 inputs, over t with SP) and "moe" a MoE layer's
+    // whole MLP state (the permuted tokens, the experts' fc1 outputs and activations, the router
+    // probabilities); each recomputed module's forward runs again in the backward.
+    void recomputeModulesTradeTimeForMemory_data()
+    {
+        QTest::addColumn<QString>("modules");
+        QTest::newRow("layernorm") << "layernorm";
+        QTest::newRow("moe") << "moe";
+        QTest::newRow("layernorm and moe") << "layernorm moe";
+        QTest::newRow("moe_act") << "moe_act";
+    }
+    void recomputeModulesTradeTimeForMemory()
+    {
+        QFETCH(QString, modules);
+        const model::ModelDescription model = model::modelPreset("mixtral-8x7b");
+        ParallelStrategy s;
+        s.tp = 2;
+        s.ep = 4;
+        s.sequence_parallel = true;
+        s.recompute = Recompute::Selective;
+        s.recompute_modules = RecomputeModules::of({});
+        const HardwareModel hw = a100s(1);
+        const LayerCost none = layerCost(model, s, hw, true, false);
+        for (const QString& name : modules.split(' '))
+            s.recompute_modules = s.recompute_modules.with(*parseRecomputeModule(name.toStdString()));
+        const LayerCost cost = layerCost(model, s, hw, true, false);
+
+        const double tokens = model.seq_length; // b = 1, cp = 1
+        const double h = model.hidden_size;
+        const double routed = tokens * s.etp / s.tp * model.moe->top_k;
+        const double fe = model.moe->expert_ffn_hidden_size;
+        const QStringList names = modules.split(' ');
+        const bool wholeMoe = names.contains("moe");
+        double dropped = 0;
+        if (names.contains("layernorm"))
+            dropped += 2 * 2 * tokens * h / s.tp;
+        if (wholeMoe) // permuted fc1 inputs, fc2 inputs, gated fc1 outputs (2 bytes), fp32 router probabilities
+            dropped += 2 * routed * (h + fe + 2 * fe) + 4 * tokens / s.tp * model.moe->num_experts;
+        if (names.contains("moe_act") && !wholeMoe)
+            dropped += 2 * routed * fe; // the activation outputs, rebuilt from the fc1 outputs
+        QVERIFY2(std::abs(none.activation_bytes - cost.activation_bytes - dropped) < 1e-6 * dropped,
+            qPrintable(QString("dropped %1 bytes, expected %2").arg(none.activation_bytes - cost.activation_bytes).arg(dropped)));
+        QCOMPARE(cost.transient_bytes, none.activation_bytes - cost.activation_bytes);
+        QVERIFY(cost.recompute_s > none.recompute_s);
+        // A recomputed MoE layer runs its expert all-to-alls again.
+        QCOMPARE(cost.recompute_ep_comm_s > 0, wholeMoe);
+        QCOMPARE(cost.forward_compute_s, none.forward_compute_s);
+    }
+
     void unevenEndsSpreadTheRest()
     {
         ParallelStrategy s;

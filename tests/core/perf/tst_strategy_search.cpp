@@ -313,6 +313,9 @@ private Q_SLOTS:
         QTest::newRow("bad recompute") << "{'recompute': 'some', 'global_batch_size': 8}" << "/recompute";
         QTest::newRow("bad schedule") << "{'schedule': 'v', 'global_batch_size': 8}" << "/schedule";
         QTest::newRow("sp as number") << "{'sequence_parallel': 1, 'global_batch_size': 8}" << "/sequence_parallel";
+        QTest::newRow("recompute module") << "{'recompute': 'selective', 'recompute_modules': ['moe', 'attn'], "
+                                             "'global_batch_size': 8}"
+                                          << "/recompute_modules/1";
         QTest::newRow("cp comm type") << "{'cp': 2, 'cp_comm_type': 'ring', 'global_batch_size': 8}" << "/cp_comm_type";
     }
 
