@@ -97,7 +97,7 @@ CalibratePage::CalibratePage(QWidget* parent)
     clusterRow->addWidget(m_startCluster, 1);
     clusterRow->addWidget(browseCluster);
     m_gpu->setObjectName(QStringLiteral("calibrationGpu"));
-    m_gpu->addItem(tr("from the trace"), QString());
+    m_gpu->addItem(tr("from the runs (records, traces)"), QString());
     for (const profile::synth::GpuDescription& gpu : profile::synth::gpuPresets())
         m_gpu->addItem(QString::fromStdString(gpu.name), QString::fromStdString(gpu.name));
     m_gpu->setToolTip(tr("The GPU of runs given as Megatron logs or traces: a log does not name it"));
@@ -361,7 +361,7 @@ void CalibratePage::showOutcome(const std::shared_ptr<const controllers::Calibra
         auto* before = new QTableWidgetItem(efficiencyValue(r.initial.*field.member));
         auto* after = new QTableWidgetItem(efficiencyValue(r.fitted.*field.member));
         for (QTableWidgetItem* number : { before, after })
-            number->setTextAlignment(int(Qt::AlignRight | Qt::AlignVCenter));
+            number->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_parameters->setItem(row, 0, name);
         m_parameters->setItem(row, 1, before);
         m_parameters->setItem(row, 2, after);
