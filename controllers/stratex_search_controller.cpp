@@ -158,8 +158,16 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
             const perf::StrategySearchRequest request = resolveStratexRequest(inputs);
             const auto start = std::chrono::steady_clock::now();
             auto outcome = std::make_shared<StratexSearchOutcome>();
-            outcome->result = perf::searchStrategies(request, progress);
+            {
+                SubProgress searching(progress, 0.0, 0.9);
+                outcome->result = perf::searchStrategies(request, searching);
+            }
             outcome->search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            // How far the ranking holds when the model is off, as the CLI's search reports it.
+            SubProgress whatIfs(progress, 0.9, 1.0);
+            outcome->robustness = perf::rankingRobustness(request.model,
+                perf::HardwareModel(request.cluster, request.efficiency), outcome->result.best,
+                request.memory_limit_mb, whatIfs);
             outcome->threads = search::effectiveThreads(request.threads);
             outcome->source = source;
             outcome->model = request.model;

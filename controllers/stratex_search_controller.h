@@ -11,6 +11,7 @@
 
 #include "core/model/model_description.h"
 #include "core/perf/estimate.h"
+#include "core/perf/plan_robustness.h"
 #include "core/perf/strategy_search.h"
 #include "core/perf/strategy_search_settings.h"
 #include "core/profile/synth/cluster_description.h"
@@ -54,6 +55,9 @@ struct StratexSearchOutcome {
     int global_batch_size = 0;
     double memory_limit_mb = 0;
     perf::StrategySearchResult result;
+    // Per plan of result.best: its rank range when the model is off by ±5 / ±10 % per component,
+    // as `stratex-cli search --json` reports it. Empty for a plan file (nothing to rank against).
+    std::vector<perf::PlanRobustness> robustness;
     double search_time_s = 0;
     int threads = 0;
     QStringList notes;

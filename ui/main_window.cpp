@@ -31,6 +31,7 @@
 #include <QVBoxLayout>
 
 #include "ui/common/theme.h"
+#include "ui/calibrate/calibrate_page.h"
 #include "ui/page.h"
 #include "ui/planner/planner_page.h"
 #include "ui/profiles/profiles_page.h"
@@ -93,17 +94,20 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelJobs);
 
     // In the order of the workflow: look at the profiles, search a strategy, see its ranks and its
-    // pipeline, plan variable-length batches. The window opens on the Search page.
+    // pipeline, plan variable-length batches, calibrate the cost model on measured runs. The window
+    // opens on the Search page.
     auto* profiles = new ProfilesPage(this);
     auto* search = new SearchPage(this);
     auto* ranksPage = new RanksPage(this);
     auto* timeline = new TimelinePage(this);
     auto* planner = new PlannerPage(this);
+    auto* calibrate = new CalibratePage(this);
     addPage(profiles);
     addPage(search);
     addPage(ranksPage);
     addPage(timeline);
     addPage(planner);
+    addPage(calibrate);
     const auto showTimelines = [this, timeline](const controllers::TimelineRequests& requests) {
         timeline->showRequests(requests);
         setCurrentPage(timeline->pageId());

@@ -11,10 +11,10 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/atomic_file.h"
-#include "core/common/error.h"
-#include "core/common/json_reader.h"
 #include "core/common/number_format.h"
-#include "core/perf/calibration.h"
+#include "core/common/input_limits.h"
+#include "core/perf/cluster_calibration.h"
+#include "core/perf/measured/calibration_runs.h"
 #include "core/profile/synth/cluster_json.h"
 
 namespace stratex::cli {
@@ -33,34 +33,26 @@ std::string percent(double fraction)
     return buffer;
 }
 
-double meanAbsolute(const std::vector<perf::RunError>& errors)
-{
-    double sum = 0;
-    for (const perf::RunError& e : errors)
-        sum += std::abs(e.throughput_error);
-    return errors.empty() ? 0 : sum / double(errors.size());
-}
-
-// --runs FILE or DIR (repeatable) and any further files on the command line.
+// --runs FILE or DIR (repeatable) and any further files on the command line: run records, Megatron-LM
+// logs and Chrome traces, as the GUI's Calibrate page reads them.
 std::vector<perf::ReferenceRun> readRuns(const CliParser& parser)
 {
     QStringList paths = parser.values(q("runs"));
     paths << parser.positionalArguments();
     if (paths.isEmpty())
-        parser.usageError(q("--runs FILE is required (a run record in the format of resources/reference-runs)"));
-    std::vector<perf::ReferenceRun> runs;
-    for (const QString& path : paths) {
-        const std::filesystem::path file = path.toStdString();
-        if (std::filesystem::is_directory(file)) {
-            for (perf::ReferenceRun& run : perf::readReferenceRuns(file))
-                runs.push_back(std::move(run));
-        } else {
-            runs.push_back(perf::readReferenceRun(file));
-        }
-    }
-    if (runs.empty())
-        throw Error("calibrate: no run records (*.json) in " + paths.join(q(", ")).toStdString());
-    return runs;
+        parser.usageError(q("--runs FILE is required (a run record in the format of resources/reference-runs, a "
+                            "Megatron-LM log or a Chrome trace)"));
+    perf::measured::CalibrationRunOptions options;
+    options.log.warmup_iterations = parser.intValue(q("warmup"), 2, 0);
+    if (parser.isSet(q("gpu")))
+        options.cluster.gpu = parser.value(q("gpu")).toStdString();
+    options.cluster.gpus_per_node = parser.optionalInt(q("gpus-per-node"));
+    if (options.cluster.gpus_per_node && *options.cluster.gpus_per_node > limits::kMaxGpusPerNode)
+        parser.usageError(q("--gpus-per-node: at most %1").arg(limits::kMaxGpusPerNode));
+    std::vector<std::filesystem::path> files;
+    for (const QString& path : paths)
+        files.emplace_back(path.toStdString());
+    return perf::measured::readCalibrationRuns(files, options);
 }
 
 std::vector<std::string> fitParameters(const CliParser& parser)
@@ -84,22 +76,6 @@ std::vector<std::string> fitParameters(const CliParser& parser)
     return names;
 }
 
-nlohmann::ordered_json runJson(const perf::RunError& before, const perf::RunError& after, const perf::RunError* loo)
-{
-    nlohmann::ordered_json row = { { "id", before.id }, { "measured_iteration_s", before.measured_iteration_s },
-        { "predicted_iteration_s_before", before.predicted_iteration_s },
-        { "predicted_iteration_s_after", after.predicted_iteration_s },
-        { "throughput_error_before", before.throughput_error }, { "throughput_error_after", after.throughput_error } };
-    if (loo)
-        row["throughput_error_left_out"] = loo->throughput_error;
-    if (before.measured_peak_memory_gib)
-        row["measured_peak_memory_gib"] = *before.measured_peak_memory_gib;
-    row["predicted_peak_memory_gib_before"] = before.predicted_peak_memory_gib;
-    row["predicted_peak_memory_gib_after"] = after.predicted_peak_memory_gib;
-    row["predicted_oom_after"] = after.predicted_oom;
-    return row;
-}
-
 int runCalibrate(const QStringList& args)
 {
     CliParser parser(q("calibrate"),
@@ -110,9 +86,10 @@ int runCalibrate(const QStringList& args)
           "more, each run's error when it is left out of the fit), and writes the calibrated cluster: its GPU "
           "figures plus an \"efficiency\" object, which 'profile synth --cluster FILE' and the cost model use."));
     parser.option(q("runs"), q("FILE"),
-        q("A measured run in the record format of resources/reference-runs (repeatable; a directory means every "
-          "*.json in it; further files may follow as arguments)."));
-    parser.positional(q("files"), q("More run records."), q("[FILE...]"));
+        q("A measured run: a record in the format of resources/reference-runs, a Megatron-LM log (with its "
+          "argument dump) or a PyTorch-profiler Chrome trace of one iteration (repeatable; a directory means every "
+          "record *.json in it; further files may follow as arguments)."));
+    parser.positional(q("files"), q("More runs."), q("[FILE...]"));
     parser.option(q("fit"), q("NAMES"),
         q("Efficiencies to fit, comma-separated (default: gemm,gemm_half_dim,hbm,network,collective_latency_us,"
           "dp_overlap; also kernel_overhead_us, attention, fp8_speedup, iteration_overhead_ms, memory_reserve_gb, "
@@ -120,6 +97,12 @@ int runCalibrate(const QStringList& args)
     parser.option(q("cluster"), q("FILE"),
         q("Cluster to start from (a cluster file, or a file with a \"cluster\" key); its efficiencies, or its GPU "
           "preset's, are the starting point. Default: the runs' GPU preset and shape."));
+    parser.option(q("gpu"), q("PRESET"),
+        q("The GPU model of runs given as logs or traces (a100-40gb, a100-80gb, h100-80gb, ...): logs do not say "
+          "it; a trace's device name is used when this is not given."));
+    parser.option(q("gpus-per-node"), q("N"), q("GPUs per node of runs given as logs or traces."));
+    parser.option(q("warmup"), q("N"),
+        q("Megatron logs: iterations up to N are warm-up and not averaged (default 2)."));
     parser.option(q("out"), q("FILE"), q("Where to write the calibrated cluster (JSON)."));
     parser.flag(q("json"), q("Print JSON instead of text."));
     parser.inputLimitOption();
@@ -130,37 +113,21 @@ int runCalibrate(const QStringList& args)
     options.parameters = fitParameters(parser);
 
     const std::vector<perf::ReferenceRun> runs = readRuns(parser);
-    profile::synth::ClusterDescription cluster = parser.isSet(q("cluster"))
-        ? profile::synth::readClusterFile(parser.value(q("cluster")).toStdString())
-        : runs.front().cluster;
-    for (const perf::ReferenceRun& run : runs) {
-        if (run.cluster.gpu.name != cluster.gpu.name)
-            throw Error("calibrate: " + run.file.string() + ": run \"" + run.id + "\" is on " + run.cluster.gpu.name
-                + ", the cluster on " + cluster.gpu.name + " (calibrate one GPU type at a time)");
-    }
-    const perf::Efficiency start = perf::efficiencyFor(cluster);
-    const perf::CalibrationResult result = perf::calibrate(runs, start, options);
-    std::vector<perf::RunError> leftOut;
-    if (runs.size() >= 3)
-        leftOut = perf::leaveOneOut(runs, start, options);
-
-    cluster.efficiency = result.fitted;
-    nlohmann::ordered_json file = profile::synth::toJson(cluster);
-    nlohmann::ordered_json calibration = { { "generator", "stratex-cli calibrate" },
-        { "parameters", result.parameters }, { "runs", nlohmann::ordered_json::array() },
-        { "mean_absolute_throughput_error_before", meanAbsolute(result.before) },
-        { "mean_absolute_throughput_error_after", meanAbsolute(result.after) } };
-    if (!leftOut.empty())
-        calibration["mean_absolute_throughput_error_left_out"] = meanAbsolute(leftOut);
-    for (std::size_t i = 0; i < runs.size(); ++i)
-        calibration["runs"].push_back(
-            runJson(result.before[i], result.after[i], leftOut.empty() ? nullptr : &leftOut[i]));
-    file["calibration"] = calibration;
+    std::optional<profile::synth::ClusterDescription> start;
+    if (parser.isSet(q("cluster")))
+        start = profile::synth::readClusterFile(parser.value(q("cluster")).toStdString());
+    NullProgress progress;
+    const perf::ClusterCalibration calibration = perf::calibrateCluster(runs, start, options, progress);
+    const perf::CalibrationResult& result = calibration.result;
+    const std::vector<perf::RunError>& leftOut = calibration.left_out;
+    const profile::synth::ClusterDescription& cluster = calibration.cluster;
+    const nlohmann::ordered_json file = perf::calibratedClusterJson(calibration);
+    const nlohmann::ordered_json& calibrationRecord = file["calibration"];
     const std::string out = parser.value(q("out")).toStdString();
     writeFileAtomically(out, file.dump(2) + "\n");
 
     if (parser.isSet(q("json"))) {
-        nlohmann::ordered_json report = calibration;
+        nlohmann::ordered_json report = calibrationRecord;
         report.erase("generator");
         report["out"] = out;
         report["gpu"] = cluster.gpu.name;
@@ -189,10 +156,10 @@ int runCalibrate(const QStringList& args)
             text += " (predicted OOM)";
         text += "\n";
     }
-    text += "Mean absolute error: " + fixed(meanAbsolute(result.before) * 100, 1) + " % -> "
-        + fixed(meanAbsolute(result.after) * 100, 1) + " %";
+    text += "Mean absolute error: " + fixed(perf::meanAbsoluteThroughputError(result.before) * 100, 1) + " % -> "
+        + fixed(perf::meanAbsoluteThroughputError(result.after) * 100, 1) + " %";
     if (!leftOut.empty())
-        text += "; left out " + fixed(meanAbsolute(leftOut) * 100, 1) + " %";
+        text += "; left out " + fixed(perf::meanAbsoluteThroughputError(leftOut) * 100, 1) + " %";
     text += "\nWrote " + out + "\n";
     printOut(text);
     return kExitOk;

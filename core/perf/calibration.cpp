@@ -284,21 +284,26 @@ CalibrationResult calibrate(
     return result;
 }
 
+RunError leftOutError(
+    const std::vector<ReferenceRun>& runs, std::size_t index, const Efficiency& start, const CalibrationOptions& options)
+{
+    std::vector<ReferenceRun> others;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        if (k != index)
+            others.push_back(runs[k]);
+    }
+    const CalibrationResult fit = calibrate(others, start, options);
+    return runError(runs.at(index), fit.fitted);
+}
+
 std::vector<RunError> leaveOneOut(
     const std::vector<ReferenceRun>& runs, const Efficiency& start, const CalibrationOptions& options)
 {
     if (runs.size() < 3)
         throw Error("calibrate: leave-one-out needs at least 3 runs, found " + std::to_string(runs.size()));
     std::vector<RunError> out;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        std::vector<ReferenceRun> others;
-        for (std::size_t k = 0; k < runs.size(); ++k) {
-            if (k != i)
-                others.push_back(runs[k]);
-        }
-        const CalibrationResult fit = calibrate(others, start, options);
-        out.push_back(runError(runs[i], fit.fitted));
-    }
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        out.push_back(leftOutError(runs, i, start, options));
     return out;
 }
 

@@ -22,6 +22,11 @@ QString run(const char* id)
     return QStringLiteral(STRATEX_RESOURCES_DIR "/reference-runs/") + QString::fromLatin1(id) + ".json";
 }
 
+QString megatronLog()
+{
+    return QStringLiteral(STRATEX_TEST_DATA_DIR "/measured/megatron-llama2-7b-tp2-pp2-dp4.log");
+}
+
 QJsonObject readJson(const QString& path)
 {
     QFile file(path);
@@ -74,6 +79,28 @@ private Q_SLOTS:
         QCOMPARE(search.exitCode, 0);
     }
 
+    // A Megatron-LM log is a run too (the cluster from --gpu and --gpus-per-node), as on the GUI's
+    // Calibrate page: its id is the file's name, and the fit brings its error down.
+    void calibrateOnAMegatronLog()
+    {
+        QTemporaryDir dir;
+        const QString cluster = dir.filePath("cluster.json");
+        const CliResult calibrate = runCli({ "calibrate", "--runs", megatronLog(), "--gpu", "a100-80gb",
+            "--gpus-per-node", "8", "--fit", "gemm", "--out", cluster, "--json" });
+        QCOMPARE(calibrate.exitCode, 0);
+        const QJsonObject report = calibrate.json().object();
+        QCOMPARE(report.value("gpu").toString(), QString("a100-80gb"));
+        const QJsonArray runs = report.value("runs").toArray();
+        QCOMPARE(runs.size(), 1);
+        const QJsonObject row = runs.first().toObject();
+        QCOMPARE(row.value("id").toString(), QString("megatron-llama2-7b-tp2-pp2-dp4"));
+        // The log's mean of iterations 3-8 (after the warm-up).
+        QVERIFY(qAbs(row.value("measured_iteration_s").toDouble() - 5.4691) < 1e-3);
+        QVERIFY(qAbs(row.value("throughput_error_after").toDouble())
+            < qAbs(row.value("throughput_error_before").toDouble()));
+        QCOMPARE(readJson(cluster).value("calibration").toObject().value("runs").toArray().size(), 1);
+    }
+
     void errors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -90,6 +117,8 @@ private Q_SLOTS:
         QTest::newRow("two gpus") << QStringList { "calibrate", "--runs", run("nemo2407-llama2-7b-8"),
             run("llmfoundry-mpt-13b-8-a100-80gb"), "--out", "OUT" }
                                   << QByteArray() << 1 << "is on a100-80gb";
+        QTest::newRow("log without the gpu") << QStringList { "calibrate", "--runs", megatronLog(), "--out", "OUT" }
+                                             << QByteArray() << 1 << "the GPU";
         QTest::newRow("bad record") << QStringList { "calibrate", "--runs", "RUN", "--out", "OUT" }
                                     << QByteArray("{\"id\": \"x\", \"use\": \"train\"}") << 1 << "/use";
         QTest::newRow("bad cluster efficiency")

@@ -149,7 +149,7 @@ private Q_SLOTS:
     void everyPageNamesItsWidgets_data()
     {
         QTest::addColumn<QString>("page");
-        for (const char* page : { "profiles", "search", "ranks", "timeline", "planner" })
+        for (const char* page : { "profiles", "search", "ranks", "timeline", "planner", "calibrate" })
             QTest::newRow(page) << QString::fromLatin1(page);
     }
     void everyPageNamesItsWidgets()

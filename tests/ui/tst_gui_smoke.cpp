@@ -59,7 +59,7 @@ void TestGuiSmoke::themeReachesTheCharts_data()
     QTest::addColumn<QString>("page");
     QTest::addColumn<bool>("dark");
     // The pages with charts: a chart left in Qt Charts' white would light up the dark window.
-    for (const char* page : { "profiles", "search", "planner" }) {
+    for (const char* page : { "profiles", "search", "planner", "calibrate" }) {
         QTest::addRow("dark-%s", page) << "dark" << page << true;
         QTest::addRow("light-%s", page) << "light" << page << false;
     }

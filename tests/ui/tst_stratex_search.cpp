@@ -23,6 +23,7 @@
 #include "controllers/stratex_search_controller.h"
 #include "core/common/atomic_file.h"
 #include "core/model/model_presets.h"
+#include "core/perf/plan_robustness.h"
 #include "core/perf/plan_file.h"
 #include "ui/main_window.h"
 #include "ui/search/search_page.h"
@@ -190,14 +191,43 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QVERIFY2(panel->statsText().contains(QStringLiteral("global batch 32")), qPrintable(panel->statsText()));
 
     // Columns with their units.
-    QCOMPARE(model->columnCount(), 19);
+    QCOMPARE(model->columnCount(), 21);
     QStringList headers;
     for (int column = 0; column < model->columnCount(); ++column)
         headers << model->headerData(column, Qt::Horizontal).toString();
     for (const char* header : { "TP", "PP", "VPP", "CP", "EP", "ETP", "DP", "SP", "ZeRO", "Recompute", "Micro-batch",
              "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak memory (GB)",
-             "Bubble (%)" })
+             "Bubble (%)", "Rank ±10 %", "Robust" })
         QVERIFY2(headers.contains(QString::fromUtf8(header)), header);
+
+    // Robustness, as stratex-cli search --json computes it: the same core function on the same plans.
+    const auto outcome = m_page->stratexController()->outcome();
+    QVERIFY(outcome);
+    QCOMPARE(outcome->robustness.size(), outcome->result.best.size());
+    NullProgress quiet;
+    const std::vector<perf::PlanRobustness> expected = perf::rankingRobustness(outcome->model,
+        perf::HardwareModel(outcome->cluster, perf::efficiencyFor(outcome->cluster.gpu)), outcome->result.best,
+        outcome->memory_limit_mb, quiet);
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const perf::PlanRobustness& r = expected[std::size_t(row)];
+        QCOMPARE(model->robustness(row)->band_10.worst, r.band_10.worst);
+        QCOMPARE(model->robustness(row)->robust_5, r.robust_5);
+        // Its own rank lies in its range; the text is "best–worst" or one rank.
+        QVERIFY(r.band_10.best <= row + 1 && row + 1 <= r.band_10.worst);
+        const QString range = model->index(row, StratexPlanTableModel::RankRangeColumn).data().toString();
+        QCOMPARE(range, r.band_10.best == r.band_10.worst
+                ? QString::number(r.band_10.best)
+                : QStringLiteral("%1–%2").arg(r.band_10.best).arg(r.band_10.worst));
+        QCOMPARE(model->index(row, StratexPlanTableModel::RobustColumn).data().toString().isEmpty(),
+            !r.robust_5 && !r.robust_10);
+        QVERIFY(model->index(row, StratexPlanTableModel::RankRangeColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("off by 10 %")));
+    }
+    // Only the fastest plan can be robust.
+    for (int row = 1; row < model->rowCount(); ++row)
+        QVERIFY(!model->robustness(row)->robust_5);
 
     // Rows: the top plans, fastest first, every one on the 16 GPUs and within the 40 GB.
     QVERIFY(model->rowCount() >= 2 && model->rowCount() <= 8);

@@ -47,6 +47,45 @@ const Estimate* StratexPlanTableModel::plan(int row) const
     return row >= 0 && std::size_t(row) < m_plans.size() ? &m_plans[std::size_t(row)] : nullptr;
 }
 
+const perf::PlanRobustness* StratexPlanTableModel::robustness(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_robustness.size() ? &m_robustness[std::size_t(row)] : nullptr;
+}
+
+static QString rankRangeText(const perf::RankRange& range)
+{
+    return range.best == range.worst ? QString::number(range.best)
+                                     : QStringLiteral("%1–%2").arg(range.best).arg(range.worst);
+}
+
+QVariant StratexPlanTableModel::robustnessData(int row, int column, int role) const
+{
+    const perf::PlanRobustness* r = robustness(row);
+    if (!r) {
+        if (role == Qt::ToolTipRole)
+            return tr("Only a search's plans are ranked against each other");
+        return role == Qt::UserRole ? QVariant(0) : QVariant(QStringLiteral("–"));
+    }
+    if (role == Qt::ToolTipRole) {
+        const QString ranks = tr("Rank %1 of these %2 plans when compute or one dimension's communication (TP, CP, "
+                                 "EP, DP, PP) is off by 10 %; %3 at 5 %.")
+                                  .arg(rankRangeText(r->band_10))
+                                  .arg(m_plans.size())
+                                  .arg(rankRangeText(r->band_5));
+        const QString verdict = r->robust_10 ? tr("Robust: stays the fastest under every ±10 % what-if.")
+            : r->robust_5                    ? tr("Stays the fastest under ±5 %, not under ±10 %.")
+                                             : tr("Not robust: another plan is faster under some ±5 % what-if.");
+        return QString(ranks + QLatin1Char('\n') + verdict);
+    }
+    const bool raw = role == Qt::UserRole;
+    if (column == RankRangeColumn)
+        // Sorted by the worst rank it can fall to, then the best.
+        return raw ? QVariant(r->band_10.worst * 10000 + r->band_10.best) : QVariant(rankRangeText(r->band_10));
+    if (raw)
+        return r->robust_10 ? 2 : r->robust_5 ? 1 : 0;
+    return r->robust_10 ? tr("✓ ±10 %") : r->robust_5 ? tr("±5 %") : QString();
+}
+
 QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
 {
     const Estimate* e = index.isValid() ? plan(index.row()) : nullptr;
@@ -58,6 +97,9 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
             || index.column() == LayoutColumn;
         return int((text ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
     }
+    const bool robustnessColumn = index.column() == RankRangeColumn || index.column() == RobustColumn;
+    if (robustnessColumn && (role == Qt::ToolTipRole || role == Qt::DisplayRole || role == Qt::UserRole))
+        return robustnessData(index.row(), index.column(), role);
     if (role == Qt::ToolTipRole)
         return QString::fromStdString(s.notation());
     const bool raw = role == Qt::UserRole;
@@ -139,6 +181,12 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
             return tr("Model FLOPs utilisation: model FLOPs per second over the GPU's peak");
         case BubbleColumn:
             return tr("Idle share of the pipeline on its busiest stage");
+        case RankRangeColumn:
+            return tr("The ranks this plan takes among the top plans when compute or one dimension's communication "
+                      "(TP, CP, EP, DP, PP) is scaled by 0.9 or 1.1, one at a time: how far its rank holds when the "
+                      "model is off");
+        case RobustColumn:
+            return tr("✓ ±10 %: the plan stays the fastest under every ±10 % what-if; ±5 %: only under ±5 %");
         default:
             return {};
         }
@@ -182,15 +230,20 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
         return tr("Peak memory (GB)");
     case BubbleColumn:
         return tr("Bubble (%)");
+    case RankRangeColumn:
+        return tr("Rank ±10 %");
+    case RobustColumn:
+        return tr("Robust");
     default:
         return {};
     }
 }
 
-void StratexPlanTableModel::setPlans(std::vector<Estimate> plans)
+void StratexPlanTableModel::setPlans(std::vector<Estimate> plans, std::vector<perf::PlanRobustness> robustness)
 {
     beginResetModel();
     m_plans = std::move(plans);
+    m_robustness = robustness.size() == m_plans.size() ? std::move(robustness) : std::vector<perf::PlanRobustness> {};
     endResetModel();
 }
 

@@ -6,11 +6,12 @@
 #include <QAbstractTableModel>
 
 #include "core/perf/estimate.h"
+#include "core/perf/plan_robustness.h"
 
 namespace stratex::ui {
 
 // The stratex cost model's plans as a table: what they cost (iteration time, tokens/s per GPU, MFU,
-// peak memory, bubble), then Megatron's degrees (TP, PP, VPP, CP, EP, ETP, DP), sequence
+// peak memory, bubble), how far its rank holds when the model is off by ±10 %, then Megatron's degrees (TP, PP, VPP, CP, EP, ETP, DP), sequence
 // parallelism, ZeRO, recompute, micro-batch, schedule and pipeline layout. Qt::UserRole gives raw numbers
 // for sorting; the headers carry the units.
 class StratexPlanTableModel : public QAbstractTableModel {
@@ -25,6 +26,9 @@ public:
         MfuColumn,
         MemoryColumn,
         BubbleColumn,
+        // How far the plan's rank holds when the model is off (perf::rankingRobustness).
+        RankRangeColumn,
+        RobustColumn,
         TpColumn,
         PpColumn,
         VppColumn,
@@ -48,12 +52,17 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    void setPlans(std::vector<perf::Estimate> plans);
+    // `robustness`: one entry per plan, or empty (a plan file: the columns show a dash).
+    void setPlans(std::vector<perf::Estimate> plans, std::vector<perf::PlanRobustness> robustness = {});
     const std::vector<perf::Estimate>& plans() const { return m_plans; }
     const perf::Estimate* plan(int row) const;
+    const perf::PlanRobustness* robustness(int row) const;
 
 private:
+    QVariant robustnessData(int row, int column, int role) const;
+
     std::vector<perf::Estimate> m_plans;
+    std::vector<perf::PlanRobustness> m_robustness;
 };
 
 // "even" or "first 3 / last 5" (Megatron's --decoder-first/last-pipeline-num-layers).

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "controllers/calibration_controller.h"
+
+#include <QSaveFile>
+
+#include "core/perf/measured/calibration_runs.h"
+#include "core/profile/synth/cluster_json.h"
+
+#include "jobs/job_runner.h"
+
+namespace stratex::controllers {
+
+CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressSink& progress)
+{
+    progress.report(0, "reading the runs");
+    perf::measured::CalibrationRunOptions options;
+    options.log.warmup_iterations = inputs.warmup_iterations;
+    if (!inputs.gpu.isEmpty())
+        options.cluster.gpu = inputs.gpu.toStdString();
+    options.cluster.gpus_per_node = inputs.gpus_per_node;
+    std::vector<std::filesystem::path> paths;
+    for (const QString& path : inputs.run_paths)
+        paths.emplace_back(path.toStdString());
+    CalibrationOutcome outcome;
+    outcome.runs = perf::measured::readCalibrationRuns(paths, options);
+    std::optional<profile::synth::ClusterDescription> start;
+    if (!inputs.cluster_file.isEmpty())
+        start = profile::synth::readClusterFile(inputs.cluster_file.toStdString());
+    perf::CalibrationOptions fit;
+    fit.parameters = inputs.parameters;
+    // Reading is quick next to the fits: they take the rest of the bar.
+    SubProgress fitting(progress, 0.05, 1.0);
+    outcome.calibration = perf::calibrateCluster(outcome.runs, start, fit, fitting);
+    return outcome;
+}
+
+CalibrationController::CalibrationController(QObject* parent)
+    : QObject(parent)
+    , m_runner(new jobs::JobRunner(this))
+{
+    connect(m_runner, &jobs::JobRunner::failed, this, &CalibrationController::calibrationFailed);
+    connect(m_runner, &jobs::JobRunner::cancelled, this, &CalibrationController::calibrationCancelled);
+}
+
+CalibrationController::~CalibrationController() = default;
+
+void CalibrationController::run(CalibrationInputs inputs)
+{
+    m_runner->start<std::shared_ptr<const CalibrationOutcome>>(
+        tr("Calibrating the cluster"),
+        [inputs = std::move(inputs)](ProgressSink& progress) {
+            return std::make_shared<const CalibrationOutcome>(calibrateFromFiles(inputs, progress));
+        },
+        [this](std::shared_ptr<const CalibrationOutcome> outcome) {
+            m_outcome = std::move(outcome);
+            Q_EMIT calibrationFinished(m_outcome);
+        });
+}
+
+void CalibrationController::cancel()
+{
+    m_runner->cancel();
+}
+
+bool CalibrationController::saveCluster(const QString& path, QString* error) const
+{
+    if (!m_outcome) {
+        if (error)
+            *error = tr("nothing calibrated yet: press Calibrate first");
+        return false;
+    }
+    const std::string text = perf::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n";
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(text)) < 0 || !file.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace stratex::controllers

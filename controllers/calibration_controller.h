@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include "core/perf/cluster_calibration.h"
+#include "core/perf/reference_run.h"
+
+namespace stratex::jobs {
+class JobRunner;
+}
+
+namespace stratex::controllers {
+
+// What the Calibrate page asks for: stratex-cli calibrate's --runs, --cluster, --gpu,
+// --gpus-per-node, --warmup and --fit.
+struct CalibrationInputs {
+    QStringList run_paths; // run records (or folders of them), Megatron-LM logs, Chrome traces
+    QString cluster_file; // the cluster to start from; empty: the first run's
+    QString gpu; // logs and traces do not name it; empty: a trace's device name
+    std::optional<int> gpus_per_node;
+    int warmup_iterations = 2;
+    std::vector<std::string> parameters; // empty: perf::defaultCalibrationParameters()
+};
+
+struct CalibrationOutcome {
+    std::vector<perf::ReferenceRun> runs;
+    perf::ClusterCalibration calibration;
+};
+
+// The Calibrate page's model: reads the runs and fits the cluster on a worker, exactly as
+// stratex-cli calibrate does (the same core functions), keeps the outcome and writes the
+// calibrated cluster file the CLI writes.
+class CalibrationController : public QObject {
+    Q_OBJECT
+public:
+    explicit CalibrationController(QObject* parent = nullptr);
+    ~CalibrationController() override;
+
+    void run(CalibrationInputs inputs);
+    void cancel();
+    std::shared_ptr<const CalibrationOutcome> outcome() const { return m_outcome; }
+    // The calibrated cluster as stratex-cli calibrate --out writes it, atomically.
+    bool saveCluster(const QString& path, QString* error) const;
+
+    jobs::JobRunner* runner() const { return m_runner; }
+
+Q_SIGNALS:
+    void calibrationFinished(std::shared_ptr<const stratex::controllers::CalibrationOutcome> outcome);
+    void calibrationFailed(const QString& message);
+    void calibrationCancelled();
+
+private:
+    jobs::JobRunner* m_runner;
+    std::shared_ptr<const CalibrationOutcome> m_outcome;
+};
+
+// Reads the runs and calibrates, on the calling thread (the controller's worker; tests).
+CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressSink& progress);
+
+} // namespace stratex::controllers
