@@ -46,7 +46,7 @@ void MeasuredRunImport::import(const QStringList& paths, std::optional<QString> 
             perf::measured::requireCostable(run);
             const profile::synth::ClusterDescription cluster = perf::measured::resolveCluster(run, choice);
             auto comparison = std::make_shared<perf::measured::RunComparison>(
-                perf::measured::compareRun(run, cluster, perf::efficiencyFor(cluster.gpu)));
+                perf::measured::compareRun(run, cluster, perf::efficiencyFor(cluster)));
             progress.throwIfCancelled();
             perf::measured::ComparisonTimeline lanes = perf::measured::comparisonTimeline(*comparison);
             ImportResult result;

@@ -76,14 +76,18 @@ perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inp
             throw Error("the stratex cost model needs the GPU: name a GPU preset (e.g. a100-80gb) in the GPU field, "
                         "or choose a profile set made by Synthesize…");
     }
-    if (!inputs.stratex.gpu.empty())
-        request.cluster.gpu = profile::synth::gpuPreset(inputs.stratex.gpu);
+    if (!inputs.stratex.gpu.empty()) {
+        const profile::synth::GpuDescription gpu = profile::synth::gpuPreset(inputs.stratex.gpu);
+        if (gpu.name != request.cluster.gpu.name)
+            request.cluster.efficiency.reset(); // a calibration holds for the GPU it was measured on
+        request.cluster.gpu = gpu;
+    }
     if (!record || inputs.given.contains("num-nodes"))
         request.cluster.num_nodes = s.num_nodes;
     if (!record || inputs.given.contains("num-gpus-per-node"))
         request.cluster.gpus_per_node = s.num_gpus_per_node;
     request.cluster.validate();
-    request.efficiency = perf::efficiencyFor(request.cluster.gpu);
+    request.efficiency = perf::efficiencyFor(request.cluster); // a calibrated cluster's, else the preset's
     request.memory_limit_mb = inputs.given.contains("memory-constraint") ? s.memory_constraint_gb * 1e3
                                                                           : request.cluster.gpu.memory_gb * 1e3;
     request.global_batch_size = inputs.stratex.global_batch_size;
@@ -111,7 +115,7 @@ QString stratexPlanName(const perf::Estimate& plan)
 TimelineRequest simulateStratexTimeline(const model::ModelDescription& model,
     const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan)
 {
-    const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster.gpu));
+    const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster));
     perf::PipelineSimulation pipeline = perf::pipelineSimulation(model, plan.strategy, hw);
     // What a stage holds from the start: everything but the activations, on its first chunk.
     const int p = plan.strategy.pp;
@@ -221,7 +225,7 @@ bool StratexSearchController::openPlan(const QString& path, const StratexSearchI
         tr("Costing %1").arg(QFileInfo(path).fileName()),
         [path, model, cluster, strategy, assumptions](ProgressSink& progress) {
             progress.report(0.0, "costing the plan");
-            const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster.gpu));
+            const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster));
             auto outcome = std::make_shared<StratexSearchOutcome>();
             outcome->source = path;
             outcome->plan_file = true;

@@ -30,7 +30,7 @@ ExportedFile exportPlanFile(ExportFormat format, const perf::PlanFile& plan)
         return { std::move(script.text), true, std::move(g.warnings) };
     }
     case ExportFormat::Megatron: {
-        const perf::HardwareModel hardware(plan.cluster, perf::efficiencyFor(plan.cluster.gpu));
+        const perf::HardwareModel hardware(plan.cluster, perf::efficiencyFor(plan.cluster));
         const MegatronPlanArgs args = megatronPlanArgs(plan, &hardware);
         return { megatronPlanScript(plan, args), true, args.warnings };
     }

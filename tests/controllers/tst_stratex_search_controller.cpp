@@ -2,11 +2,16 @@
 // StratexSearchController without widgets: the form's inputs resolved the CLI's way (a synthesized
 // set's model and cluster, a preset and a GPU, what is missing named), a search on a worker with
 // its cancellation, and the plan's rank layout.
+#include <QDir>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "controllers/stratex_search_controller.h"
 #include "core/common/error.h"
+#include "core/perf/hardware_model.h"
+#include "core/profile/synth/cluster_json.h"
+#include "core/profile/synth/profile_synthesizer.h"
 #include "jobs/job_runner.h"
 
 #include "support/test_paths.h"
@@ -27,6 +32,7 @@ private Q_SLOTS:
     void resolvesTheFormsInputs();
     void searchesOnAWorker();
     void cancels();
+    void calibratedSetKeepsItsEfficiencies();
     void rankLayoutOfAPlan();
 };
 
@@ -122,6 +128,34 @@ void TestStratexSearchController::searchesOnAWorker()
     QCOMPARE(outcome->cluster.worldSize(), 8);
     const auto config = views.front().front().value<ranks::ParallelConfig>();
     QCOMPARE(config.world, 8);
+}
+
+// A set synthesized for a calibrated cluster (profile synth --cluster) keeps the cluster's fitted
+// efficiencies; choosing another GPU in the form drops them, as they were measured on the first.
+void TestStratexSearchController::calibratedSetKeepsItsEfficiencies()
+{
+    QTemporaryDir dir;
+    for (const QFileInfo& file : QDir(QString::fromStdString(kExample)).entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(file.filePath(), dir.filePath(file.fileName())));
+    const QString recordPath = dir.filePath(QString::fromUtf8(profile::synth::kSynthesisFileName));
+    QFile record(recordPath);
+    QVERIFY(record.open(QIODevice::ReadOnly));
+    nlohmann::ordered_json json = nlohmann::ordered_json::parse(record.readAll().toStdString());
+    record.close();
+    perf::Efficiency calibrated = perf::efficiencyFor(profile::synth::gpuPreset("a100-40gb"));
+    calibrated.gemm = 0.4321;
+    json["cluster"]["efficiency"] = profile::synth::toJson(calibrated);
+    QVERIFY(record.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    record.write(QByteArray::fromStdString(json.dump(2)));
+    record.close();
+
+    StratexSearchInputs inputs;
+    inputs.profiles_dir = dir.path().toStdString();
+    inputs.stratex.global_batch_size = 64;
+    QCOMPARE(resolveStratexRequest(inputs).efficiency.gemm, 0.4321);
+    inputs.stratex.gpu = "h100-80gb";
+    QCOMPARE(resolveStratexRequest(inputs).efficiency.gemm,
+        perf::efficiencyFor(profile::synth::gpuPreset("h100-80gb")).gemm);
 }
 
 void TestStratexSearchController::cancels()
