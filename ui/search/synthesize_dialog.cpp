@@ -5,6 +5,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -17,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
+#include "core/profile/synth/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/transformer_estimates.h"
 #include "ui/common/path_line_edit.h"
@@ -38,6 +40,7 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     : QDialog(parent)
     , m_form(new SettingsForm(this))
     , m_folder(new PathLineEdit(this))
+    , m_clusterFile(new PathLineEdit(this))
     , m_summary(new QLabel(this))
 {
     setWindowTitle(tr("Synthesize profiles"));
@@ -59,6 +62,32 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
     m_form->groupLayout(tr("Cluster"))->addRow(tr("Write to"), folderRow);
+
+    m_clusterFile->setObjectName(QStringLiteral("synthClusterFile"));
+    m_clusterFile->setAccessibleName(tr("Calibrated cluster file"));
+    m_clusterFile->setPlaceholderText(tr("none: the GPU preset's fitted efficiencies"));
+    m_clusterFile->setToolTip(tr("A cluster file written by Calibrate (or stratex-cli calibrate): its GPU figures "
+                                 "and calibrated efficiencies are used, as profile synth --cluster does."));
+    auto* browseCluster = new QPushButton(tr("Browse…"), this);
+    browseCluster->setAccessibleName(tr("Browse for a calibrated cluster file"));
+    auto* clusterRow = new QHBoxLayout;
+    clusterRow->addWidget(m_clusterFile, 1);
+    clusterRow->addWidget(browseCluster);
+    m_form->groupLayout(tr("Cluster"))->addRow(tr("Calibrated cluster"), clusterRow);
+    const auto loadCluster = [this] {
+        QString error;
+        if (!setClusterFile(m_clusterFile->text().trimmed(), &error))
+            QMessageBox::warning(this, tr("Calibrated cluster"), error);
+    };
+    connect(m_clusterFile, &QLineEdit::editingFinished, this, loadCluster);
+    connect(browseCluster, &QPushButton::clicked, this, [this, loadCluster] {
+        const QString file = QFileDialog::getOpenFileName(
+            this, tr("Calibrated Cluster"), m_clusterFile->text(), tr("Cluster files (*.json);;All Files (*)"));
+        if (file.isEmpty())
+            return;
+        m_clusterFile->setText(file);
+        loadCluster();
+    });
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Synthesize and search"));
     auto* layout = new QVBoxLayout(this);
@@ -108,7 +137,42 @@ QSpinBox* SynthesizeDialog::seqBox() const
 
 SynthesisSettings SynthesizeDialog::settings() const
 {
-    return m_form->read(synthesisSettingTable(), SynthesisSettings {}, nullptr);
+    SynthesisSettings chosen = m_form->read(synthesisSettingTable(), SynthesisSettings {}, nullptr);
+    // The form's shape over the file's GPU and efficiencies; a calibration holds for its own GPU only.
+    if (m_cluster && chosen.cluster.gpu.name == m_cluster->gpu.name) {
+        chosen.cluster.gpu = m_cluster->gpu;
+        chosen.cluster.efficiency = m_cluster->efficiency;
+    }
+    return chosen;
+}
+
+bool SynthesizeDialog::setClusterFile(const QString& path, QString* error)
+{
+    m_clusterFile->setText(path);
+    if (path.isEmpty()) {
+        m_cluster.reset();
+        updateSummary();
+        return true;
+    }
+    try {
+        const ClusterDescription cluster = readClusterFile(path.toStdString());
+        // The GPU field offers the presets; a file with a GPU of its own is for the command line.
+        if (gpuBox()->findText(QString::fromStdString(cluster.gpu.name)) < 0)
+            throw Error(path.toStdString() + ": its GPU \"" + cluster.gpu.name
+                + "\" is not a preset; synthesize for it with stratex-cli profile synth --cluster");
+        m_cluster = cluster;
+        gpuBox()->setCurrentText(QString::fromStdString(cluster.gpu.name));
+        nodesBox()->setValue(cluster.num_nodes);
+        m_form->fieldAs<QSpinBox>("num-gpus-per-node")->setValue(cluster.gpus_per_node);
+        updateSummary();
+        return true;
+    } catch (const Error& e) {
+        m_cluster.reset();
+        updateSummary();
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
 }
 
 QString SynthesizeDialog::defaultFolder() const
@@ -138,7 +202,9 @@ void SynthesizeDialog::updateSummary()
                            .arg(model.hidden_size)
                            .arg(model.num_kv_heads)
                            .arg(model.num_heads)
-                           .arg(chosen.cluster.worldSize()));
+                           .arg(chosen.cluster.worldSize())
+        + (chosen.cluster.efficiency ? tr(" Calibrated efficiencies from %1.").arg(QFileInfo(m_clusterFile->text()).fileName())
+                                     : QString()));
 }
 
 QString SynthesizeDialog::folder() const

@@ -3,6 +3,8 @@
 
 #include <QDialog>
 
+#include <optional>
+
 #include "core/profile/synth/synthesis_settings.h"
 
 class QComboBox;
@@ -27,6 +29,11 @@ public:
     QSpinBox* nodesBox() const;
     QSpinBox* seqBox() const;
     QLineEdit* folderEdit() const { return m_folder; }
+    // A cluster file (what Calibrate or `stratex-cli calibrate` writes): its GPU figures and
+    // calibrated efficiencies go into the set, and its shape into the form, as `profile synth
+    // --cluster` does. False with `error` when the file cannot be read; an empty path clears it.
+    bool setClusterFile(const QString& path, QString* error);
+    QLineEdit* clusterFileEdit() const { return m_clusterFile; }
     profile::synth::SynthesisSettings settings() const;
 
     // Writes the set; false with `error` when the description is invalid or the folder cannot be
@@ -42,7 +49,10 @@ private:
 
     SettingsForm* m_form;
     QLineEdit* m_folder;
+    QLineEdit* m_clusterFile;
     QLabel* m_summary;
+    // The cluster file's description; it holds while the form keeps its GPU.
+    std::optional<profile::synth::ClusterDescription> m_cluster;
     bool m_folderEdited = false;
 };
 
