@@ -72,6 +72,14 @@ SegmentTable buildSegmentTable(const std::vector<Sample>& samples, SegmentCostCa
             float& c = cover[static_cast<std::size_t>(begin) + (k - 1 - first)];
             c = std::min(c, fastest);
         }
+        // Later runs start after this sample: if none so far covers it, nothing will, and the
+        // whole split is infeasible (typically the longest sample alone under a weak recompute
+        // type), so the remaining O(N^2) runs are not priced.
+        if (!(cover[static_cast<std::size_t>(begin)] < kInf)) {
+            table.row_start.push_back(table.time.size());
+            table.row_start.resize(static_cast<std::size_t>(n) + 1, table.time.size());
+            return table;
+        }
     }
     table.row_start.push_back(table.time.size());
     table.tmax_floor = n > 0 ? *std::max_element(cover.begin(), cover.end()) : kInf;
