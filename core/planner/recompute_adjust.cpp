@@ -38,18 +38,40 @@ std::vector<BackwardRedundancy> backwardRedundancy(const sim::Timeline& timeline
 
 namespace {
 
-using Spans = std::map<int, std::pair<double, double>>; // id -> (first forward start, last backward end)
+// Per micro-batch id (ids are small non-negative integers): (first forward start, last
+// backward end) on one device. A flat table, not a map: the adjustment asks "in flight at t?"
+// for every over-limit memory sample x every candidate, O(1) each.
+struct Spans {
+    std::vector<std::pair<double, double>> interval;
+    std::vector<char> present;
+
+    void add(const sim::TimelineOp& op)
+    {
+        const std::size_t id = static_cast<std::size_t>(op.microbatch);
+        if (id >= present.size()) {
+            present.resize(id + 1, 0);
+            interval.resize(id + 1);
+        }
+        if (!present[id]) {
+            present[id] = 1;
+            interval[id] = { op.start_us, op.endUs() };
+        }
+        auto& span = interval[id];
+        if (op.kind == sim::OpKind::Forward)
+            span.first = std::min(span.first, op.start_us);
+        span.second = std::max(span.second, op.endUs());
+    }
+    bool has(int id) const { return id >= 0 && std::size_t(id) < present.size() && present[std::size_t(id)]; }
+};
 
 Spans microbatchSpans(const sim::DeviceTimeline& device)
 {
-    Spans span;
+    Spans spans;
     for (const sim::TimelineOp& op : device.compute) {
-        auto [it, inserted] = span.emplace(op.microbatch, std::make_pair(op.start_us, op.endUs()));
-        if (op.kind == sim::OpKind::Forward)
-            it->second.first = std::min(it->second.first, op.start_us);
-        it->second.second = std::max(it->second.second, op.endUs());
+        if (op.microbatch >= 0)
+            spans.add(op);
     }
-    return span;
+    return spans;
 }
 
 } // namespace
@@ -67,9 +89,10 @@ std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device)
         }
     }
     std::vector<int> ids;
-    for (const auto& [id, interval] : microbatchSpans(device)) {
-        if (interval.first <= peakTime && peakTime < interval.second)
-            ids.push_back(id);
+    const Spans spans = microbatchSpans(device);
+    for (std::size_t id = 0; id < spans.present.size(); ++id) {
+        if (spans.present[id] && spans.interval[id].first <= peakTime && peakTime < spans.interval[id].second)
+            ids.push_back(static_cast<int>(id));
     }
     return ids;
 }
@@ -78,8 +101,10 @@ namespace {
 
 bool inflightAt(const Spans& spans, int id, double time)
 {
-    const auto it = spans.find(id);
-    return it != spans.end() && it->second.first <= time && time < it->second.second;
+    if (!spans.has(id))
+        return false;
+    const auto& span = spans.interval[static_cast<std::size_t>(id)];
+    return span.first <= time && time < span.second;
 }
 
 // The next type up the cost model can price, from `target` on; nothing when none can.
@@ -111,14 +136,17 @@ void coverDevice(RecomputePlan& plan, const sim::DeviceTimeline& lane, const std
     const Spans spans = microbatchSpans(lane);
     // This device's ranking, then the micro-batches without a ranked backward at redundancy 0.
     std::vector<BackwardRedundancy> candidates;
+    std::vector<char> listed(spans.present.size(), 0);
     for (const BackwardRedundancy& entry : ranking) {
-        if (entry.device == d)
+        if (entry.device == d) {
             candidates.push_back(entry);
+            if (spans.has(entry.microbatch))
+                listed[static_cast<std::size_t>(entry.microbatch)] = 1;
+        }
     }
-    for (const auto& [id, interval] : spans) {
-        if (std::none_of(candidates.begin(), candidates.end(),
-                [id = id](const BackwardRedundancy& entry) { return entry.microbatch == id; }))
-            candidates.push_back({ d, id, 0.0 });
+    for (std::size_t id = 0; id < spans.present.size(); ++id) {
+        if (spans.present[id] && !listed[id])
+            candidates.push_back({ d, static_cast<int>(id), 0.0 });
     }
     std::map<int, double> saved; // raised this round -> MB freed
     for (const sim::MemorySample& sample : lane.memory) {
