@@ -2,7 +2,11 @@
 #include "core/planner/recompute_adjust.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 
 namespace stratex::planner {
@@ -148,32 +152,58 @@ void coverDevice(RecomputePlan& plan, const sim::DeviceTimeline& lane, const std
         if (spans.present[id] && !listed[id])
             candidates.push_back({ d, static_cast<int>(id), 0.0 });
     }
+    // The memory samples are in time order, so the candidates in flight at each one are kept as
+    // a sweep over their span starts and ends: a bit per candidate, visited in ranking order.
+    // Each over-limit sample then costs its in-flight micro-batches (about 2p), not all m.
+    const std::size_t count = candidates.size();
+    std::vector<std::pair<double, double>> span(count,
+        { std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity() });
+    for (std::size_t i = 0; i < count; ++i) {
+        if (spans.has(candidates[i].microbatch))
+            span[i] = spans.interval[static_cast<std::size_t>(candidates[i].microbatch)];
+    }
+    std::vector<std::size_t> byStart(count);
+    std::iota(byStart.begin(), byStart.end(), std::size_t { 0 });
+    std::vector<std::size_t> byEnd = byStart;
+    std::sort(byStart.begin(), byStart.end(), [&](std::size_t a, std::size_t b) { return span[a].first < span[b].first; });
+    std::sort(byEnd.begin(), byEnd.end(), [&](std::size_t a, std::size_t b) { return span[a].second < span[b].second; });
+    std::vector<std::uint64_t> active((count + 63) / 64, 0);
+    std::size_t started = 0;
+    std::size_t ended = 0;
+
     std::map<int, double> saved; // raised this round -> MB freed
     for (const sim::MemorySample& sample : lane.memory) {
+        const double time = sample.time_us;
+        // In flight: first <= time < second.
+        for (; started < count && span[byStart[started]].first <= time; ++started)
+            active[byStart[started] / 64] |= std::uint64_t { 1 } << (byStart[started] % 64);
+        for (; ended < count && span[byEnd[ended]].second <= time; ++ended)
+            active[byEnd[ended] / 64] &= ~(std::uint64_t { 1 } << (byEnd[ended] % 64));
         double overflow = sample.mem_mb - options.memory_limit_mb;
         if (!(overflow > 0))
             continue;
         for (const auto& [id, mb] : saved) {
-            if (inflightAt(spans, id, sample.time_us))
+            if (inflightAt(spans, id, time))
                 overflow -= mb;
         }
-        for (const BackwardRedundancy& entry : candidates) {
-            if (!(overflow > 0))
-                break;
-            if (saved.contains(entry.microbatch) || !inflightAt(spans, entry.microbatch, sample.time_us))
-                continue;
-            const RecomputeType current = plan.at(entry.microbatch, d);
-            if (current == RecomputeType::Full)
-                continue;
-            const std::optional<RecomputeType> type
-                = priceable(entry.microbatch, raiseTarget(current, entry.redundancy, options), available);
-            if (!type)
-                continue;
-            plan.set(entry.microbatch, d, *type);
-            changes.push_back({ d, entry.microbatch, current, *type });
-            const double freed = std::max(0.0, saving(entry.microbatch, d, current, *type));
-            saved[entry.microbatch] = freed;
-            overflow -= freed;
+        for (std::size_t word = 0; word < active.size() && overflow > 0; ++word) {
+            for (std::uint64_t bits = active[word]; bits != 0 && overflow > 0; bits &= bits - 1) {
+                const BackwardRedundancy& entry = candidates[word * 64 + std::size_t(std::countr_zero(bits))];
+                if (saved.contains(entry.microbatch))
+                    continue;
+                const RecomputeType current = plan.at(entry.microbatch, d);
+                if (current == RecomputeType::Full)
+                    continue;
+                const std::optional<RecomputeType> type
+                    = priceable(entry.microbatch, raiseTarget(current, entry.redundancy, options), available);
+                if (!type)
+                    continue;
+                plan.set(entry.microbatch, d, *type);
+                changes.push_back({ d, entry.microbatch, current, *type });
+                const double freed = std::max(0.0, saving(entry.microbatch, d, current, *type));
+                saved[entry.microbatch] = freed;
+                overflow -= freed;
+            }
         }
     }
 }
