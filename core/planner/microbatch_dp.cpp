@@ -47,8 +47,8 @@ SegmentTable buildSegmentTable(const std::vector<Sample>& samples, SegmentCostCa
             if (!row || sample.seqlen > maxSeqlen || sample.decoder_seqlen > maxDecoderSeqlen) {
                 maxSeqlen = std::max(maxSeqlen, sample.seqlen);
                 maxDecoderSeqlen = std::max(maxDecoderSeqlen, sample.decoder_seqlen);
-                row = &costs.row(paddedSeqlen(maxSeqlen, costs.config()),
-                    paddedDecoderSeqlen(maxDecoderSeqlen, costs.config()));
+                row = &costs.row(
+                    paddedSeqlen(maxSeqlen, costs.config()), paddedDecoderSeqlen(maxDecoderSeqlen, costs.config()));
             }
             const SegmentCost cost = costs.cost(*row, end - begin);
             // Memory grows with the run, so the first run over a limit ends the scan (DynaPipe's

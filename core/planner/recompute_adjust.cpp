@@ -156,8 +156,8 @@ void coverDevice(RecomputePlan& plan, const sim::DeviceTimeline& lane, const std
     // a sweep over their span starts and ends: a bit per candidate, visited in ranking order.
     // Each over-limit sample then costs its in-flight micro-batches (about 2p), not all m.
     const std::size_t count = candidates.size();
-    std::vector<std::pair<double, double>> span(count,
-        { std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity() });
+    std::vector<std::pair<double, double>> span(
+        count, { std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity() });
     for (std::size_t i = 0; i < count; ++i) {
         if (spans.has(candidates[i].microbatch))
             span[i] = spans.interval[static_cast<std::size_t>(candidates[i].microbatch)];
@@ -165,8 +165,10 @@ void coverDevice(RecomputePlan& plan, const sim::DeviceTimeline& lane, const std
     std::vector<std::size_t> byStart(count);
     std::iota(byStart.begin(), byStart.end(), std::size_t { 0 });
     std::vector<std::size_t> byEnd = byStart;
-    std::sort(byStart.begin(), byStart.end(), [&](std::size_t a, std::size_t b) { return span[a].first < span[b].first; });
-    std::sort(byEnd.begin(), byEnd.end(), [&](std::size_t a, std::size_t b) { return span[a].second < span[b].second; });
+    std::sort(
+        byStart.begin(), byStart.end(), [&](std::size_t a, std::size_t b) { return span[a].first < span[b].first; });
+    std::sort(
+        byEnd.begin(), byEnd.end(), [&](std::size_t a, std::size_t b) { return span[a].second < span[b].second; });
     std::vector<std::uint64_t> active((count + 63) / 64, 0);
     std::size_t started = 0;
     std::size_t ended = 0;
