@@ -70,6 +70,11 @@ void PlannerController::setCompareBatches(std::vector<int> batches)
     m_inputs.compareBatches = std::move(batches);
 }
 
+void PlannerController::setCompareSeeds(int seeds)
+{
+    m_inputs.compareSeeds = std::max(1, seeds);
+}
+
 void PlannerController::setSearchCostModel(std::shared_ptr<const LayerCostModel> model, const QString& description)
 {
     m_inputs.searchCostModel = std::move(model);
@@ -124,7 +129,8 @@ void PlannerController::compareModes()
         tr("Comparing fast and normal mode"),
         [inputs = std::move(*inputs)](ProgressSink& progress) {
             const LoadedPlannerInputs loaded = loadPlannerInputs(inputs);
-            return comparePlannerModes(loaded.samples, inputs.compareBatches, *loaded.model, inputs.config, progress);
+            return comparePlannerModes(
+                loaded.samples, inputs.compareBatches, *loaded.model, inputs.config, progress, inputs.compareSeeds);
         },
         [this](std::vector<PlanCompareRow> rows) {
             m_compareRows = std::move(rows);

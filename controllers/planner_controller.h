@@ -38,6 +38,7 @@ public:
     void setLengthsFile(const QString& path);
     void setConfig(const planner::PlannerConfig& config);
     void setCompareBatches(std::vector<int> batches);
+    void setCompareSeeds(int seeds); // at least 1
 
     // The Galvatron profile and cost model of the last search, offered as a cost model.
     void setSearchCostModel(std::shared_ptr<const planner::LayerCostModel> model, const QString& description);

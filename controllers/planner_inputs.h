@@ -29,6 +29,9 @@ struct PlannerInputs {
     QString lengthsFile;
     planner::PlannerConfig config;
     std::vector<int> compareBatches { 16, 32, 64, 128, 256 };
+    // Permutation seeds each compare batch is planned with (plan-compare --seeds): > 1 gives each
+    // mode's makespan spread over seeds, the luck of the shuffles.
+    int compareSeeds = 1;
 };
 
 // What the inputs make, on the worker: the parsed cost model and the samples.

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <optional>
 
 #include "core/common/error.h"
 #include "core/planner/microbatch_segment_cost.h"
@@ -13,15 +11,15 @@ namespace stratex::planner {
 
 namespace {
 
-struct Predecessor {
-    int begin; // the run is samples [begin, end)
-    float time_ms;
-};
-
-// Feasible runs ending at each position, begin ascending (the DP keeps the first of equal sums).
+// Feasible runs by their first sample, row-major: row b holds the times of [b, b+1), [b, b+2),
+// ... up to the first run over a memory limit. Ends are consecutive, so a row is just its times,
+// contiguous: the DP passes stream through it instead of chasing one small vector per end.
 struct SegmentTable {
-    std::vector<std::vector<Predecessor>> ending_at; // index: end position 1..N
-    std::vector<float> times; // every feasible, finite run time
+    std::vector<std::size_t> row_start; // n + 1 offsets into time
+    std::vector<float> time; // +inf where the cost model cannot price the run (skipped)
+    // The largest, over samples, of the fastest feasible run covering the sample: any t_max
+    // below it leaves that sample without a run, so its DP pass is known to fail.
+    float tmax_floor = std::numeric_limits<float>::infinity();
     long long count = 0;
 };
 
@@ -29,95 +27,126 @@ SegmentTable buildSegmentTable(const std::vector<Sample>& samples, SegmentCostCa
     const MicroBatchDpConfig& config, ProgressSink& progress)
 {
     const int n = static_cast<int>(samples.size());
+    constexpr float kInf = std::numeric_limits<float>::infinity();
     SegmentTable table;
-    table.ending_at.resize(static_cast<std::size_t>(n) + 1);
+    table.row_start.reserve(static_cast<std::size_t>(n) + 1);
+    std::vector<float> cover(static_cast<std::size_t>(n), kInf);
     for (int begin = 0; begin < n; ++begin) {
         if ((begin & 15) == 0) {
             progress.throwIfCancelled();
             progress.report(0.3 * begin / n, "pricing micro-batch candidates");
         }
+        table.row_start.push_back(table.time.size());
         int maxSeqlen = 0;
         int maxDecoderSeqlen = 0;
+        // The padded shape changes only when a longer sample joins: one row of the cache serves
+        // every run of that shape, indexed by size, without hashing each run.
+        SegmentCostRow* row = nullptr;
         for (int end = begin + 1; end <= n; ++end) {
             const Sample& sample = samples[static_cast<std::size_t>(end - 1)];
-            maxSeqlen = std::max(maxSeqlen, sample.seqlen);
-            maxDecoderSeqlen = std::max(maxDecoderSeqlen, sample.decoder_seqlen);
-            const SegmentCost cost = costs.cost(end - begin, paddedSeqlen(maxSeqlen, costs.config()),
-                paddedDecoderSeqlen(maxDecoderSeqlen, costs.config()));
+            if (!row || sample.seqlen > maxSeqlen || sample.decoder_seqlen > maxDecoderSeqlen) {
+                maxSeqlen = std::max(maxSeqlen, sample.seqlen);
+                maxDecoderSeqlen = std::max(maxDecoderSeqlen, sample.decoder_seqlen);
+                row = &costs.row(
+                    paddedSeqlen(maxSeqlen, costs.config()), paddedDecoderSeqlen(maxDecoderSeqlen, costs.config()));
+            }
+            const SegmentCost cost = costs.cost(*row, end - begin);
             // Memory grows with the run, so the first run over a limit ends the scan (DynaPipe's
             // assumption; NaN compares false and ends it too).
             if (!(cost.stored_mb <= config.stored_activation_limit_mb)
                 || !(cost.peak_mb <= config.peak_activation_limit_mb))
                 break;
             if (std::isfinite(cost.time_ms)) {
-                table.ending_at[static_cast<std::size_t>(end)].push_back({ begin, cost.time_ms });
-                table.times.push_back(cost.time_ms);
+                table.time.push_back(cost.time_ms);
                 ++table.count;
+            } else {
+                table.time.push_back(kInf);
             }
         }
+        // Run [begin, end) covers samples begin..end-1: the fastest run from `begin` covering
+        // sample i is the suffix minimum over ends > i.
+        const std::size_t first = table.row_start.back();
+        float fastest = kInf;
+        for (std::size_t k = table.time.size(); k > first; --k) {
+            fastest = std::min(fastest, table.time[k - 1]);
+            float& c = cover[static_cast<std::size_t>(begin) + (k - 1 - first)];
+            c = std::min(c, fastest);
+        }
+        // Later runs start after this sample: if none so far covers it, nothing will, and the
+        // whole split is infeasible (typically the longest sample alone under a weak recompute
+        // type), so the remaining O(N^2) runs are not priced.
+        if (!(cover[static_cast<std::size_t>(begin)] < kInf)) {
+            table.row_start.push_back(table.time.size());
+            table.row_start.resize(static_cast<std::size_t>(n) + 1, table.time.size());
+            return table;
+        }
     }
+    table.row_start.push_back(table.time.size());
+    table.tmax_floor = n > 0 ? *std::max_element(cover.begin(), cover.end()) : kInf;
     return table;
 }
 
-// The feasible times in ascending order, dropping every value within min_interval of the last one
-// kept -- drawn one at a time from a min-heap: the search usually stops after a few candidates,
-// so sorting all O(N^2) run times (most of a fast plan's time at N = 1000) is not needed.
-class TmaxCandidates {
-public:
-    TmaxCandidates(std::vector<float> times, double minInterval)
-        : m_heap(std::move(times))
-        , m_minInterval(minInterval)
-    {
-        std::make_heap(m_heap.begin(), m_heap.end(), std::greater<float> {});
-    }
-
-    std::optional<float> next()
-    {
-        while (!m_heap.empty()) {
-            std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<float> {});
-            const float t = m_heap.back();
-            m_heap.pop_back();
-            if (!m_last || t - *m_last > m_minInterval) {
-                m_last = t;
-                return t;
-            }
-        }
-        return std::nullopt;
-    }
-    std::size_t left() const { return m_heap.size(); }
-
-private:
-    std::vector<float> m_heap;
-    double m_minInterval;
-    std::optional<float> m_last;
+// The t_max candidates: the distinct feasible, finite run times in ascending order, dropping
+// every value within min_interval of the last one kept. A run's time depends only on its padded
+// shape, and every shape the cache priced was priced for some run, so the feasible priced shapes
+// give exactly the set of run times -- thousands of values instead of one per run (O(N^2)).
+// Values below the floor cannot make a plan, but they decide which later values are kept.
+struct TmaxCandidates {
+    std::vector<float> values; // kept, ascending
+    std::size_t first_useful = 0; // index of the first value >= the floor
 };
+
+TmaxCandidates tmaxCandidates(const SegmentCostCache& costs, const MicroBatchDpConfig& config, float floor)
+{
+    std::vector<float> times;
+    for (const SegmentCost& cost : costs.priced()) {
+        if (cost.stored_mb <= config.stored_activation_limit_mb && cost.peak_mb <= config.peak_activation_limit_mb
+            && std::isfinite(cost.time_ms))
+            times.push_back(cost.time_ms);
+    }
+    std::sort(times.begin(), times.end());
+    TmaxCandidates candidates;
+    for (float t : times) {
+        if (candidates.values.empty() || t - candidates.values.back() > config.min_tmax_interval_ms)
+            candidates.values.push_back(t);
+    }
+    candidates.first_useful = static_cast<std::size_t>(
+        std::lower_bound(candidates.values.begin(), candidates.values.end(), floor) - candidates.values.begin());
+    return candidates;
+}
 
 struct DpPass {
     std::vector<float> f;
     std::vector<int> back;
 };
 
-// f[k] = min over feasible runs [i, k) with t <= tmax of f[i] + t; strict < keeps the smallest i.
+// f[k] = min over feasible runs [i, k) with t <= tmax of f[i] + t, pushed forward from each
+// reached i in ascending order; the strict < keeps the smallest i among equal sums, as the
+// pull form over ascending i did (same float sums, same ties).
 void runPass(const SegmentTable& table, float tmax, DpPass& pass)
 {
-    const std::size_t n = table.ending_at.size() - 1;
+    const std::size_t n = table.row_start.size() - 1;
     pass.f.assign(n + 1, std::numeric_limits<float>::infinity());
     pass.back.assign(n + 1, -1);
     pass.f[0] = 0;
-    for (std::size_t end = 1; end <= n; ++end) {
-        float best = std::numeric_limits<float>::infinity();
-        int bestBegin = -1;
-        for (const Predecessor& pred : table.ending_at[end]) {
-            if (pred.time_ms > tmax)
+    // +inf marks runs the cost model cannot price: never taken, even without a t_max.
+    const float limit = std::min(tmax, std::numeric_limits<float>::max());
+    for (std::size_t begin = 0; begin < n; ++begin) {
+        const float base = pass.f[begin];
+        if (!(base < std::numeric_limits<float>::infinity()))
+            continue;
+        const float* time = table.time.data() + table.row_start[begin];
+        const std::size_t length = table.row_start[begin + 1] - table.row_start[begin];
+        for (std::size_t k = 0; k < length; ++k) {
+            if (!(time[k] <= limit))
                 continue;
-            const float value = pass.f[static_cast<std::size_t>(pred.begin)] + pred.time_ms;
-            if (value < best) {
-                best = value;
-                bestBegin = pred.begin;
+            const float value = base + time[k];
+            const std::size_t end = begin + 1 + k;
+            if (value < pass.f[end]) {
+                pass.f[end] = value;
+                pass.back[end] = static_cast<int>(begin);
             }
         }
-        pass.f[end] = best;
-        pass.back[end] = bestBegin;
     }
 }
 
@@ -144,13 +173,16 @@ MicroBatchDpResult runMicroBatchDp(const std::vector<Sample>& orderedSamples, co
     SegmentTable table = buildSegmentTable(orderedSamples, costs, config, progress);
     result.feasible_segments = table.count;
     result.distinct_shapes = static_cast<int>(costs.size());
-    const double allTimes = double(table.times.size());
-    TmaxCandidates candidates(std::move(table.times), config.min_tmax_interval_ms);
+    const float floor = table.tmax_floor;
+    const TmaxCandidates candidates = tmaxCandidates(costs, config, floor);
+    result.tmax_candidates = static_cast<int>(candidates.first_useful);
 
     // Lower bound for pruning: without a t_max constraint the sum is smallest, so no candidate
     // can beat the best objective once (p-1)*t_max/c + that sum/dp exceeds it. The margin covers
     // single-precision rounding along different DP paths.
     DpPass pass;
+    if (!std::isfinite(floor))
+        return result; // some sample fits in no run
     runPass(table, std::numeric_limits<float>::infinity(), pass);
     const double unconstrainedSum = pass.f[static_cast<std::size_t>(n)];
     if (!std::isfinite(unconstrainedSum))
@@ -163,19 +195,16 @@ MicroBatchDpResult runMicroBatchDp(const std::vector<Sample>& orderedSamples, co
     float bestTmax = 0;
     float bestSum = 0;
     std::vector<int> bestBack;
-    for (std::size_t k = 0;; ++k) {
-        const std::optional<float> next = candidates.next();
-        if (!next)
-            break;
+    const std::size_t total = candidates.values.size();
+    for (std::size_t k = candidates.first_useful; k < total; ++k) {
         ++result.tmax_candidates;
-        const float tmax = *next;
+        const float tmax = candidates.values[k];
         const double lowerBound = double(p - 1) * tmax / c + unconstrainedSum / dp;
         if (std::isfinite(bestObjective) && lowerBound > double(bestObjective) * (1 + 1e-4) + 1e-6)
             break;
         if ((k & 7) == 0) {
             progress.throwIfCancelled();
-            progress.report(
-                0.3 + 0.7 * (1 - double(candidates.left()) / std::max(1.0, allTimes)), "micro-batch dynamic program");
+            progress.report(0.3 + 0.7 * double(k) / double(total), "micro-batch dynamic program");
         }
         ++result.tmax_evaluated;
         runPass(table, tmax, pass);

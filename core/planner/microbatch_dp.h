@@ -39,10 +39,10 @@ struct MicroBatchDpResult {
     // Work done, for benchmarks and the GUI's details.
     long long feasible_segments = 0;
     int distinct_shapes = 0;
-    // t_max candidates drawn, ascending (they are drawn lazily: the lower bound usually stops the
-    // search after a few, so the rest are never sorted out).
+    // t_max candidates walked, ascending, up to where the lower bound stopped the search; those
+    // below the fastest run of some sample are walked without a DP pass (they cannot cover it).
     int tmax_candidates = 0;
-    int tmax_evaluated = 0; // candidates not pruned by the lower bound
+    int tmax_evaluated = 0; // candidates given a DP pass
 };
 
 // orderedSamples is the order the DP may cut (see microbatch_sample_order.h). Reports progress

@@ -13,11 +13,10 @@ int roundUp(int value, int multiple)
     return (value + multiple - 1) / multiple * multiple;
 }
 
-std::uint64_t shapeKey(int mbs, int seqlen, int decoderSeqlen)
+std::uint64_t shapeKey(int seqlen, int decoderSeqlen)
 {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(mbs)) << 42)
-        ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(seqlen)) << 21)
-        ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(decoderSeqlen));
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(seqlen)) << 32)
+        | static_cast<std::uint64_t>(static_cast<std::uint32_t>(decoderSeqlen));
 }
 } // namespace
 
@@ -42,14 +41,43 @@ SegmentCostCache::SegmentCostCache(const LayerCostModel& model, const SegmentSha
 
 SegmentCost SegmentCostCache::cost(int mbs, int paddedSeqlen, int paddedDecoderSeqlen)
 {
-    // Lengths stay below 2^21 and micro-batch sizes below 2^22 for any real batch; the key is
-    // only a cache key, a collision would need both beyond that.
-    const std::uint64_t key = shapeKey(mbs, paddedSeqlen, paddedDecoderSeqlen);
-    if (const auto it = m_cache.find(key); it != m_cache.end())
-        return it->second;
-    const SegmentCost result = compute(mbs, paddedSeqlen, paddedDecoderSeqlen);
-    m_cache.emplace(key, result);
-    return result;
+    return cost(row(paddedSeqlen, paddedDecoderSeqlen), mbs);
+}
+
+SegmentCostRow& SegmentCostCache::row(int paddedSeqlen, int paddedDecoderSeqlen)
+{
+    SegmentCostRow& entry = m_rows[shapeKey(paddedSeqlen, paddedDecoderSeqlen)];
+    entry.padded_seqlen = paddedSeqlen;
+    entry.padded_decoder_seqlen = paddedDecoderSeqlen;
+    return entry;
+}
+
+SegmentCost SegmentCostCache::cost(SegmentCostRow& row, int mbs)
+{
+    const std::size_t index = static_cast<std::size_t>(mbs - 1);
+    if (index >= row.cost.size()) {
+        row.cost.resize(index + 1);
+        row.known.resize(index + 1, 0);
+    }
+    if (!row.known[index]) {
+        row.cost[index] = compute(mbs, row.padded_seqlen, row.padded_decoder_seqlen);
+        row.known[index] = 1;
+        ++m_rowEntries;
+    }
+    return row.cost[index];
+}
+
+std::vector<SegmentCost> SegmentCostCache::priced() const
+{
+    std::vector<SegmentCost> costs;
+    costs.reserve(m_rowEntries);
+    for (const auto& [key, row] : m_rows) {
+        for (std::size_t i = 0; i < row.cost.size(); ++i) {
+            if (row.known[i])
+                costs.push_back(row.cost[i]);
+        }
+    }
+    return costs;
 }
 
 SegmentCost SegmentCostCache::compute(int mbs, int paddedSeqlen, int paddedDecoderSeqlen) const

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "core/planner/layer_cost_model.h"
 
@@ -33,6 +34,14 @@ struct SegmentCost {
 int paddedSeqlen(int maxSeqlen, const SegmentShapeConfig& config);
 int paddedDecoderSeqlen(int maxDecoderSeqlen, const SegmentShapeConfig& config);
 
+// The runs of one padded shape, by micro-batch size (index mbs - 1), filled as they are asked for.
+struct SegmentCostRow {
+    int padded_seqlen = 0;
+    int padded_decoder_seqlen = 0;
+    std::vector<SegmentCost> cost;
+    std::vector<char> known;
+};
+
 // Memoizes the cost-model lookups by padded shape: the DP asks for O(N^2) runs but only
 // O(N * distinct lengths) shapes exist.
 class SegmentCostCache {
@@ -41,7 +50,13 @@ public:
 
     // mbs and the already padded lengths.
     SegmentCost cost(int mbs, int paddedSeqlen, int paddedDecoderSeqlen);
-    std::size_t size() const { return m_cache.size(); }
+    // The same through a row: the DP's inner loop asks for every size of one shape in turn.
+    // References stay valid for the cache's lifetime.
+    SegmentCostRow& row(int paddedSeqlen, int paddedDecoderSeqlen);
+    SegmentCost cost(SegmentCostRow& row, int mbs);
+    std::size_t size() const { return m_rowEntries; } // distinct shapes priced
+    // Every shape priced so far, in no particular order.
+    std::vector<SegmentCost> priced() const;
     const SegmentShapeConfig& config() const { return m_config; }
 
 private:
@@ -50,7 +65,8 @@ private:
     const LayerCostModel& m_model;
     SegmentShapeConfig m_config;
     bool m_encoderDecoder;
-    std::unordered_map<std::uint64_t, SegmentCost> m_cache;
+    std::unordered_map<std::uint64_t, SegmentCostRow> m_rows;
+    std::size_t m_rowEntries = 0;
 };
 
 } // namespace stratex::planner

@@ -2,7 +2,11 @@
 #include "core/planner/recompute_adjust.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 
 namespace stratex::planner {
@@ -38,18 +42,40 @@ std::vector<BackwardRedundancy> backwardRedundancy(const sim::Timeline& timeline
 
 namespace {
 
-using Spans = std::map<int, std::pair<double, double>>; // id -> (first forward start, last backward end)
+// Per micro-batch id (ids are small non-negative integers): (first forward start, last
+// backward end) on one device. A flat table, not a map: the adjustment asks "in flight at t?"
+// for every over-limit memory sample x every candidate, O(1) each.
+struct Spans {
+    std::vector<std::pair<double, double>> interval;
+    std::vector<char> present;
+
+    void add(const sim::TimelineOp& op)
+    {
+        const std::size_t id = static_cast<std::size_t>(op.microbatch);
+        if (id >= present.size()) {
+            present.resize(id + 1, 0);
+            interval.resize(id + 1);
+        }
+        if (!present[id]) {
+            present[id] = 1;
+            interval[id] = { op.start_us, op.endUs() };
+        }
+        auto& span = interval[id];
+        if (op.kind == sim::OpKind::Forward)
+            span.first = std::min(span.first, op.start_us);
+        span.second = std::max(span.second, op.endUs());
+    }
+    bool has(int id) const { return id >= 0 && std::size_t(id) < present.size() && present[std::size_t(id)]; }
+};
 
 Spans microbatchSpans(const sim::DeviceTimeline& device)
 {
-    Spans span;
+    Spans spans;
     for (const sim::TimelineOp& op : device.compute) {
-        auto [it, inserted] = span.emplace(op.microbatch, std::make_pair(op.start_us, op.endUs()));
-        if (op.kind == sim::OpKind::Forward)
-            it->second.first = std::min(it->second.first, op.start_us);
-        it->second.second = std::max(it->second.second, op.endUs());
+        if (op.microbatch >= 0)
+            spans.add(op);
     }
-    return span;
+    return spans;
 }
 
 } // namespace
@@ -67,9 +93,10 @@ std::vector<int> inflightAtPeak(const sim::DeviceTimeline& device)
         }
     }
     std::vector<int> ids;
-    for (const auto& [id, interval] : microbatchSpans(device)) {
-        if (interval.first <= peakTime && peakTime < interval.second)
-            ids.push_back(id);
+    const Spans spans = microbatchSpans(device);
+    for (std::size_t id = 0; id < spans.present.size(); ++id) {
+        if (spans.present[id] && spans.interval[id].first <= peakTime && peakTime < spans.interval[id].second)
+            ids.push_back(static_cast<int>(id));
     }
     return ids;
 }
@@ -78,8 +105,10 @@ namespace {
 
 bool inflightAt(const Spans& spans, int id, double time)
 {
-    const auto it = spans.find(id);
-    return it != spans.end() && it->second.first <= time && time < it->second.second;
+    if (!spans.has(id))
+        return false;
+    const auto& span = spans.interval[static_cast<std::size_t>(id)];
+    return span.first <= time && time < span.second;
 }
 
 // The next type up the cost model can price, from `target` on; nothing when none can.
@@ -111,41 +140,72 @@ void coverDevice(RecomputePlan& plan, const sim::DeviceTimeline& lane, const std
     const Spans spans = microbatchSpans(lane);
     // This device's ranking, then the micro-batches without a ranked backward at redundancy 0.
     std::vector<BackwardRedundancy> candidates;
+    std::vector<char> listed(spans.present.size(), 0);
     for (const BackwardRedundancy& entry : ranking) {
-        if (entry.device == d)
+        if (entry.device == d) {
             candidates.push_back(entry);
+            if (spans.has(entry.microbatch))
+                listed[static_cast<std::size_t>(entry.microbatch)] = 1;
+        }
     }
-    for (const auto& [id, interval] : spans) {
-        if (std::none_of(candidates.begin(), candidates.end(),
-                [id = id](const BackwardRedundancy& entry) { return entry.microbatch == id; }))
-            candidates.push_back({ d, id, 0.0 });
+    for (std::size_t id = 0; id < spans.present.size(); ++id) {
+        if (spans.present[id] && !listed[id])
+            candidates.push_back({ d, static_cast<int>(id), 0.0 });
     }
+    // The memory samples are in time order, so the candidates in flight at each one are kept as
+    // a sweep over their span starts and ends: a bit per candidate, visited in ranking order.
+    // Each over-limit sample then costs its in-flight micro-batches (about 2p), not all m.
+    const std::size_t count = candidates.size();
+    std::vector<std::pair<double, double>> span(
+        count, { std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity() });
+    for (std::size_t i = 0; i < count; ++i) {
+        if (spans.has(candidates[i].microbatch))
+            span[i] = spans.interval[static_cast<std::size_t>(candidates[i].microbatch)];
+    }
+    std::vector<std::size_t> byStart(count);
+    std::iota(byStart.begin(), byStart.end(), std::size_t { 0 });
+    std::vector<std::size_t> byEnd = byStart;
+    std::sort(
+        byStart.begin(), byStart.end(), [&](std::size_t a, std::size_t b) { return span[a].first < span[b].first; });
+    std::sort(
+        byEnd.begin(), byEnd.end(), [&](std::size_t a, std::size_t b) { return span[a].second < span[b].second; });
+    std::vector<std::uint64_t> active((count + 63) / 64, 0);
+    std::size_t started = 0;
+    std::size_t ended = 0;
+
     std::map<int, double> saved; // raised this round -> MB freed
     for (const sim::MemorySample& sample : lane.memory) {
+        const double time = sample.time_us;
+        // In flight: first <= time < second.
+        for (; started < count && span[byStart[started]].first <= time; ++started)
+            active[byStart[started] / 64] |= std::uint64_t { 1 } << (byStart[started] % 64);
+        for (; ended < count && span[byEnd[ended]].second <= time; ++ended)
+            active[byEnd[ended] / 64] &= ~(std::uint64_t { 1 } << (byEnd[ended] % 64));
         double overflow = sample.mem_mb - options.memory_limit_mb;
         if (!(overflow > 0))
             continue;
         for (const auto& [id, mb] : saved) {
-            if (inflightAt(spans, id, sample.time_us))
+            if (inflightAt(spans, id, time))
                 overflow -= mb;
         }
-        for (const BackwardRedundancy& entry : candidates) {
-            if (!(overflow > 0))
-                break;
-            if (saved.contains(entry.microbatch) || !inflightAt(spans, entry.microbatch, sample.time_us))
-                continue;
-            const RecomputeType current = plan.at(entry.microbatch, d);
-            if (current == RecomputeType::Full)
-                continue;
-            const std::optional<RecomputeType> type
-                = priceable(entry.microbatch, raiseTarget(current, entry.redundancy, options), available);
-            if (!type)
-                continue;
-            plan.set(entry.microbatch, d, *type);
-            changes.push_back({ d, entry.microbatch, current, *type });
-            const double freed = std::max(0.0, saving(entry.microbatch, d, current, *type));
-            saved[entry.microbatch] = freed;
-            overflow -= freed;
+        for (std::size_t word = 0; word < active.size() && overflow > 0; ++word) {
+            for (std::uint64_t bits = active[word]; bits != 0 && overflow > 0; bits &= bits - 1) {
+                const BackwardRedundancy& entry = candidates[word * 64 + std::size_t(std::countr_zero(bits))];
+                if (saved.contains(entry.microbatch))
+                    continue;
+                const RecomputeType current = plan.at(entry.microbatch, d);
+                if (current == RecomputeType::Full)
+                    continue;
+                const std::optional<RecomputeType> type
+                    = priceable(entry.microbatch, raiseTarget(current, entry.redundancy, options), available);
+                if (!type)
+                    continue;
+                plan.set(entry.microbatch, d, *type);
+                changes.push_back({ d, entry.microbatch, current, *type });
+                const double freed = std::max(0.0, saving(entry.microbatch, d, current, *type));
+                saved[entry.microbatch] = freed;
+                overflow -= freed;
+            }
         }
     }
 }

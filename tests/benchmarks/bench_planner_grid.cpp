@@ -4,8 +4,9 @@
 // per stage) and p = 8 (4 layers per stage), 36000 and 80000 MB per device, lognormal sample
 // lengths giving m ~ 16..132 micro-batches, each planned whole (DP + schedule search +
 // instructions) in normal and in fast mode. Divide a DynaPipe planning time of the same workload
-// by these to track the ratios (README, Planner). Counters: m, simulations, pruned candidates,
-// makespan.
+// by these to track the ratios: docs/planner-vs-dynapipe.md has the measurement and how to give
+// DynaPipe the same lengths (tests/data/planner-grid). Counters: m, simulations, pruned
+// candidates, makespan.
 //
 //   stratex-bench --benchmark_filter=BM_PlannerGrid
 #include <benchmark/benchmark.h>

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void cleanup();
     void plansBundledExampleInBothModes();
     void comparesModesWithChartAndTable();
+    void comparesOverSeedsWithRangeBars();
     void cancelStopsPlanning();
     void opensPlansInTimeline();
     void plansWithFixtureCostModel();
@@ -138,6 +139,54 @@ void TestPlannerPage::comparesModesWithChartAndTable()
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), 5);
     QVERIFY(lines[0].startsWith("batch,microbatches,normal_time_ms,fast_time_ms,speedup"));
+}
+
+// "Compare seeds" > 1: plan-compare's spread reaches the chart as one min-max bar per mode and
+// batch (a 6-point line: bottom cap, bar, top cap) around the first seed's point.
+void TestPlannerPage::comparesOverSeedsWithRangeBars()
+{
+    m_page->form()->setGlobalBatches(QStringLiteral("16,32,64"));
+    m_page->form()->setCompareSeeds(3);
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("compareButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 120000));
+    const std::vector<planner::PlanCompareRow>& rows = m_page->compareModel()->rows();
+    QCOMPARE(rows.size(), std::size_t(3));
+    int expectedBars = 0;
+    for (const planner::PlanCompareRow& row : rows) {
+        QCOMPARE(row.normal_spread.seeds, 3);
+        QCOMPARE(row.fast_spread.seeds, 3);
+        QVERIFY(
+            row.normal_spread.min_ms <= row.normal_makespan_ms && row.normal_makespan_ms <= row.normal_spread.max_ms);
+        QVERIFY(row.fast_spread.min_ms <= row.fast_makespan_ms && row.fast_makespan_ms <= row.fast_spread.max_ms);
+        expectedBars += (row.normal_spread.feasible > 0) + (row.fast_spread.feasible > 0);
+    }
+    QChart* chart = m_page->chart()->makespanChart();
+    QVERIFY(chart->title().contains(QStringLiteral("3 seeds")));
+    int curves = 0;
+    int bars = 0;
+    for (QAbstractSeries* series : chart->series()) {
+        auto* xy = qobject_cast<QXYSeries*>(series);
+        if (!xy || series->type() != QAbstractSeries::SeriesTypeLine)
+            continue;
+        if (xy->count() == 3) {
+            ++curves;
+            continue;
+        }
+        QCOMPARE(xy->count(), 6);
+        ++bars;
+        // Bottom at a seed's minimum, top at its maximum: never upside down.
+        QVERIFY(xy->at(2).y() <= xy->at(3).y());
+    }
+    QCOMPARE(curves, 2);
+    QCOMPARE(bars, expectedBars);
+    // Only the makespan chart gets bars.
+    int timeLines = 0;
+    for (QAbstractSeries* series : m_page->chart()->timeChart()->series())
+        timeLines += series->type() == QAbstractSeries::SeriesTypeLine;
+    QCOMPARE(timeLines, 2);
+    const QImage image = m_page->chart()->makespanView()->grab().toImage();
+    QVERIFY(stratex::test::distinctColours(image) > 6);
+    QVERIFY(image.save(QDir::temp().filePath(QStringLiteral("stratex-tst-planner-seeds.png"))));
 }
 
 void TestPlannerPage::cancelStopsPlanning()

@@ -54,6 +54,33 @@ void addSeries(QChart* chart, const QString& name, const QColor& colour, Qt::Pen
     chart->legend()->markers(markers).first()->setVisible(false);
 }
 
+// One mode's makespan range over the seeds of one batch: a vertical bar with end caps, drawn just
+// beside the batch (normal left, fast right: the x axis is logarithmic, so the offset is a
+// factor) so that the two modes' ranges do not hide each other.
+void addWhisker(QChart* chart, const QColor& colour, double batch, double factor, const planner::MakespanSpread& spread,
+    QAbstractAxis* x, QAbstractAxis* y)
+{
+    const double at = batch * factor;
+    const double capHalfWidth = 1.025;
+    auto* bar = new QLineSeries(chart);
+    bar->setPen(QPen(colour, 2));
+    bar->append(at / capHalfWidth, spread.min_ms);
+    bar->append(at * capHalfWidth, spread.min_ms);
+    bar->append(at, spread.min_ms);
+    bar->append(at, spread.max_ms);
+    bar->append(at / capHalfWidth, spread.max_ms);
+    bar->append(at * capHalfWidth, spread.max_ms);
+    chart->addSeries(bar);
+    bar->attachAxis(x);
+    bar->attachAxis(y);
+    chart->legend()->markers(bar).first()->setVisible(false);
+}
+
+bool hasSpread(const planner::MakespanSpread& spread)
+{
+    return spread.seeds > 1 && spread.feasible > 0;
+}
+
 QLogValueAxis* batchAxis(const std::vector<planner::PlanCompareRow>& rows)
 {
     auto* axis = new QLogValueAxis;
@@ -124,6 +151,10 @@ void ModeCompareChart::rebuild()
         if (row.fast_feasible)
             fastMakespan.emplace_back(row.global_batch, row.fast_makespan_ms);
         makespanHigh = std::max({ makespanHigh, row.normal_makespan_ms, row.fast_makespan_ms });
+        for (const planner::MakespanSpread* spread : { &row.normal_spread, &row.fast_spread }) {
+            if (hasSpread(*spread))
+                makespanHigh = std::max(makespanHigh, spread->max_ms);
+        }
     }
 
     QChart* time = timeChart();
@@ -148,6 +179,17 @@ void ModeCompareChart::rebuild()
     makespan->addAxis(makespanY, Qt::AlignLeft);
     addSeries(makespan, tr("normal"), kNormal, Qt::SolidLine, normalMakespan, makespanX, makespanY);
     addSeries(makespan, tr("fast"), kFast, Qt::DashLine, fastMakespan, makespanX, makespanY);
+    // plan-compare --seeds: each mode's range over the seeds (the points are the first seed's).
+    int seeds = 0;
+    for (const planner::PlanCompareRow& row : rows) {
+        if (hasSpread(row.normal_spread))
+            addWhisker(makespan, kNormal, row.global_batch, 1 / 1.06, row.normal_spread, makespanX, makespanY);
+        if (hasSpread(row.fast_spread))
+            addWhisker(makespan, kFast, row.global_batch, 1.06, row.fast_spread, makespanX, makespanY);
+        seeds = std::max({ seeds, row.normal_spread.seeds, row.fast_spread.seeds });
+    }
+    makespan->setTitle(
+        seeds > 1 ? tr("Makespan of the plan (bars: min-max over %1 seeds)").arg(seeds) : tr("Makespan of the plan"));
     m_timeView->followPalette();
     m_makespanView->followPalette();
 }

@@ -13,7 +13,8 @@ class QChart;
 namespace stratex::ui {
 
 // Fast against normal mode, as two Qt Charts over the global batch: planning time (log scale,
-// the cost) and makespan (the quality).
+// the cost) and makespan (the quality; with rows planned over several seeds, a min-max bar per
+// mode and batch shows how much of the makespan is the luck of the permutation shuffles).
 class ModeCompareChart : public QWidget {
     Q_OBJECT
 public:

@@ -60,6 +60,9 @@ PlannerForm::PlannerForm(QWidget* parent)
     , m_syntheticLabel(new QLabel(this))
     , m_lengthsFile(new PathLineEdit(this))
     , m_batches(new QLineEdit(QStringLiteral("16,32,64,128,256"), this))
+    , m_compareSeeds(spin(this, 1, 16, 1,
+          tr("Permutation seeds per compare batch: more than 1 plans each batch again with the next seeds "
+             "and the chart shows each mode's makespan range over them (plan-compare --seeds)")))
 {
     m_costSource->setObjectName(QStringLiteral("costModelSource"));
     m_costSource->addItem(tr("Bundled synthetic example (GPT 1.3B-like, estimated)"));
@@ -130,6 +133,9 @@ PlannerForm::PlannerForm(QWidget* parent)
     const auto& table = planner::plannerSettingTable();
     addSettings(table.specs(), table.values(planner::PlannerConfig {}));
     groupLayout(tr("Pipeline"))->addRow(tr("Compare batches"), m_batches);
+    m_compareSeeds->setObjectName(QStringLiteral("compareSeeds"));
+    m_compareSeeds->setAccessibleName(tr("Compare seeds"));
+    groupLayout(tr("Pipeline"))->addRow(tr("Compare seeds"), m_compareSeeds);
     fieldAs<QComboBox>("mode")->setToolTip(fieldAs<QComboBox>("mode")->toolTip()
         + tr("\nThe mode of a single plan; Plan and Compare always run both normal and fast."));
     fieldAs<QDoubleSpinBox>("memory-mb")->setDecimals(0); // whole MB are precise enough
@@ -147,6 +153,7 @@ PlannerForm::PlannerForm(QWidget* parent)
     connect(m_costModel, &QLineEdit::textChanged, this, &PlannerForm::changed);
     connect(m_lengthsFile, &QLineEdit::textChanged, this, &PlannerForm::changed);
     connect(m_batches, &QLineEdit::textChanged, this, &PlannerForm::changed);
+    connect(m_compareSeeds, &QSpinBox::valueChanged, this, &PlannerForm::changed);
     connect(m_costSource, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_costModel->setEnabled(index == int(CostModelSource::File));
         Q_EMIT changed();
@@ -261,6 +268,16 @@ std::vector<int> PlannerForm::globalBatches() const
     if (batches.empty())
         throw Error("compare batches: give at least one global batch, e.g. 16,32,64");
     return batches;
+}
+
+int PlannerForm::compareSeeds() const
+{
+    return m_compareSeeds->value();
+}
+
+void PlannerForm::setCompareSeeds(int seeds)
+{
+    m_compareSeeds->setValue(seeds);
 }
 
 void PlannerForm::setGlobalBatches(const QString& text)

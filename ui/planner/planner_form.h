@@ -42,6 +42,8 @@ public:
     // Parsed "16,32,64"; throws stratex::Error naming the bad entry.
     std::vector<int> globalBatches() const;
     void setGlobalBatches(const QString& text);
+    int compareSeeds() const;
+    void setCompareSeeds(int seeds);
 
 private:
     void updateSyntheticLabel();
@@ -57,6 +59,7 @@ private:
     QLabel* m_syntheticLabel;
     QLineEdit* m_lengthsFile;
     QLineEdit* m_batches;
+    QSpinBox* m_compareSeeds;
 };
 
 } // namespace stratex::ui

@@ -223,6 +223,7 @@ bool PlannerPage::applyForm(bool withCompareBatches)
     if (withCompareBatches) {
         try {
             m_controller->setCompareBatches(m_form->globalBatches());
+            m_controller->setCompareSeeds(m_form->compareSeeds());
         } catch (const Error& error) {
             showFailure(QString::fromUtf8(error.what()));
             return false;

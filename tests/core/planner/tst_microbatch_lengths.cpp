@@ -25,6 +25,7 @@ private Q_SLOTS:
     void rejectsBadSpecs();
     void syntheticIsDeterministicAndLognormal();
     void syntheticEncoderDecoder();
+    void gridLengthFilesMatchGenerator();
     void readsLengthFiles_data();
     void readsLengthFiles();
     void rejectsBadLengthFiles_data();
@@ -217,6 +218,21 @@ void TestMicroBatchLengths::rejectsBadLengthFiles()
         QCOMPARE(QString::fromStdString(error.file()), QStringLiteral("lengths.txt"));
         if (!where.isEmpty())
             QCOMPARE(QString::fromStdString(error.keyPath()), where);
+    }
+}
+
+// The benchmark grid's lengths as files (tests/data/planner-grid), the inputs another planner
+// (upstream DynaPipe) was given in docs/planner-vs-dynapipe.md: they must stay what
+// stratex-bench and `plan --synthetic` generate, or that comparison is no longer side by side.
+void TestMicroBatchLengths::gridLengthFilesMatchGenerator()
+{
+    for (int count : { 96, 256, 512, 1280 }) {
+        const std::string name = "lognormal_5.5_0.8_" + std::to_string(count) + "_seed1.txt";
+        const std::vector<Sample> fromFile
+            = loadSampleLengths(std::string(STRATEX_TEST_DATA_DIR) + "/planner-grid/" + name);
+        const std::vector<Sample> generated = generateSyntheticSamples(
+            parseSyntheticLengthSpec("lognormal:5.5,0.8," + std::to_string(count) + ":1"), false);
+        QCOMPARE(fromFile, generated);
     }
 }
 
