@@ -6,6 +6,7 @@
 #include <QSaveFile>
 
 #include "core/common/error.h"
+#include "core/search/search_work.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/plan_rank_layout.h"
@@ -67,6 +68,19 @@ SearchController::~SearchController() = default;
 QList<jobs::JobRunner*> SearchController::runners() const
 {
     return { m_searchRunner, m_evaluateRunner, m_simulateRunner, m_bestViewsRunner };
+}
+
+std::optional<WorkEstimate> SearchController::beyondWorkBudget(const SearchRequest& request)
+{
+    try {
+        request.settings.validate();
+        search::requireBoundedSearch(request.settings);
+    } catch (const WorkBudgetExceeded& beyond) {
+        return beyond.estimate();
+    } catch (const Error&) {
+        // Refused outright: the search job says why, as for any bad setting.
+    }
+    return std::nullopt;
 }
 
 void SearchController::run(SearchRequest request)

@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
+#include "ui/common/long_work_question.h"
 #include "ui/planner/mode_compare_chart.h"
 #include "ui/planner/plan_compare_model.h"
 #include "ui/planner/planner_form.h"
@@ -187,6 +188,11 @@ PlannerPage::PlannerPage(QWidget* parent)
             m_compareModel->setRows(rows);
         });
     connect(m_controller, &controllers::PlannerController::failed, this, &PlannerPage::showFailure);
+    // Beyond the work budget the CLI refuses; here the user decides. The plans shown stay.
+    connect(m_controller, &controllers::PlannerController::workBudgetExceeded, this,
+        [this](const WorkEstimate& estimate) {
+            askToRunLongWork(this, tr("Planner"), estimate, [this] { m_controller->planBatch(true); });
+        });
     connect(m_controller, &controllers::PlannerController::searchCostModelOffered, m_form,
         &PlannerForm::setSearchProfileAvailable);
     connect(m_controller, &controllers::PlannerController::timelinesRequested, this, &PlannerPage::timelinesRequested);
