@@ -6,13 +6,13 @@
 #include <QSaveFile>
 
 #include "core/common/error.h"
-#include "core/search/search_work.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/plan_rank_layout.h"
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "core/search/search_work.h"
 #include "core/search/strategy_file.h"
 #include "core/search/synthesized_inputs.h"
 #include "core/sim/simulator.h"

@@ -183,8 +183,8 @@ void writeAndSync(const fs::path& temporary, const std::string& shown, const Con
 void writeAndSync(const fs::path& temporary, const std::string& shown, std::string_view content, FileMode mode,
     const TargetMode& existing)
 {
-    writeAndSync(temporary, shown, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode,
-        existing);
+    writeAndSync(
+        temporary, shown, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode, existing);
 }
 
 fs::path withDirectory(const fs::path& path)

@@ -7,7 +7,8 @@
 
 namespace stratex::planner {
 
-WorkEstimate estimatePlannerWork(const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode)
+WorkEstimate estimatePlannerWork(
+    const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode)
 {
     const double stages = config.num_stages;
     const double chunks = config.chunks_per_device;

@@ -15,7 +15,8 @@ namespace stratex::planner {
 // ~M x P x min(M, 2P) per data-parallel group; normal mode adjusts recompute until it converges,
 // ~M^3 x P (measured: 424 micro-batches on 4 stages 20 s, 238 on 64 stages 90 s; fast mode 239
 // on 256 stages 108 s). `mode` is the resolved one (not Auto).
-WorkEstimate estimatePlannerWork(const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode);
+WorkEstimate estimatePlannerWork(
+    const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode);
 
 // Throws WorkBudgetExceeded beyond the budget unless config.lift_work_budget.
 void requireBoundedPlanning(const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode);

@@ -10,7 +10,6 @@
 
 namespace stratex::search {
 
-
 WorkEstimate SearchWork::estimate() const
 {
     WorkEstimate e;
@@ -29,7 +28,8 @@ SearchWork estimateSearchWork(const SearchSettings& settings)
     std::map<int, double> strategiesOfPp;
     for (const cost::LayerStrategy& s : space.layers)
         strategiesOfPp[s.pp] += 1;
-    const double rows = std::max(1, cost::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction).dp_budget_mb);
+    const double rows = std::max(
+        1, cost::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction).dp_budget_mb);
     const double layers = settings.model.num_layers;
     const int world = settings.world();
 

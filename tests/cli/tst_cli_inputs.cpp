@@ -116,20 +116,19 @@ void TestCliInputs::hostileInputs_data()
     // A set's folder with a trailing slash (or "/."): the staging folder used to land inside the
     // target, and the rename into place failed with "Directory not empty".
     for (const char* out : { "{dir}/set/", "{dir}/set//", "{dir}/set/." })
-        QTest::newRow(qPrintable(QStringLiteral("profile synth --out %1").arg(QString::fromUtf8(out))))
-            << QStringList { "profile", "synth", "--model", "llama2-7b", "--gpu", "a100-40gb", "--out",
-                   QString::fromUtf8(out) }
-            << "" << none << 0 << "";
+        QTest::newRow(qPrintable(QStringLiteral("profile synth --out %1").arg(QString::fromUtf8(out)))) << QStringList {
+            "profile", "synth", "--model", "llama2-7b", "--gpu", "a100-40gb", "--out", QString::fromUtf8(out)
+        } << "" << none << 0 << "";
 
     // Search work: beyond the tasks' hard limit (every task keeps an outcome in memory) and beyond
     // the soft work budget (the GUI asks; the CLI refuses), both before loading a task list.
     const QString example = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
-    QTest::newRow("search: every batch size to 2^20") << QStringList { "search", "--profiles", example,
-        "--cost-model", "galvatron", "--min-bsz", "1", "--max-bsz", "1048576", "--bsz-scale", "1" }
-                                                       << "" << none << 1 << "tasks (batch sizes x chunk counts";
+    QTest::newRow("search: every batch size to 2^20") << QStringList { "search", "--profiles", example, "--cost-model",
+        "galvatron", "--min-bsz", "1", "--max-bsz", "1048576", "--bsz-scale", "1" }
+                                                      << "" << none << 1 << "tasks (batch sizes x chunk counts";
     QTest::newRow("search: beyond the work budget") << QStringList { "search", "--profiles", example, "--cost-model",
         "galvatron", "--min-bsz", "8", "--max-bsz", "4096", "--bsz-scale", "8" }
-                                                     << "" << none << 1 << "times its work budget";
+                                                    << "" << none << 1 << "times its work budget";
 
     // Size: the limit (64 MB by default) and --max-input-mb.
     const QByteArray twoMb = "[" + QByteArray(2 << 20, ' ') + "512]";
@@ -200,8 +199,8 @@ void TestCliInputs::wrongAnswers_data()
 
     const QString profiles = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
     const QString computation = QStringLiteral("computation_profiling_bf16_llama2-13b_all.json");
-    const QStringList search { "search", "--cost-model", "galvatron", "--profiles", "{dir}", "--memory-constraint", "40",
-        "--settle-bsz", "64" };
+    const QStringList search { "search", "--cost-model", "galvatron", "--profiles", "{dir}", "--memory-constraint",
+        "40", "--settle-bsz", "64" };
     QTest::newRow("zero forward time") << profiles << computation << "\"layertype_0_bsz1_seq4096\": 13.539202"
                                        << "\"layertype_0_bsz1_seq4096\": 0" << search << 1
                                        << "{dir}/" + computation

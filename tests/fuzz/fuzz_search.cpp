@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-
 #include <unistd.h>
 
 #include "core/common/progress.h"
@@ -38,15 +37,16 @@ struct ScratchSet {
         dir = fs::temp_directory_path() / ("stratex-fuzz-search-" + std::to_string(::getpid()));
         fs::create_directories(dir);
         for (std::size_t i = 0; i < kFiles.size(); ++i) {
-            std::ifstream in(fs::path(STRATEX_RESOURCES_DIR) / "examples/llama2-13b-a100-40gb-2x8" / kFiles[i],
-                std::ios::binary);
+            std::ifstream in(
+                fs::path(STRATEX_RESOURCES_DIR) / "examples/llama2-13b-a100-40gb-2x8" / kFiles[i], std::ios::binary);
             originals[i].assign(std::istreambuf_iterator<char>(in), {});
             write(i, originals[i]);
         }
     }
     void write(std::size_t i, std::string_view content) const
     {
-        std::ofstream(dir / kFiles[i], std::ios::binary | std::ios::trunc).write(content.data(), std::streamsize(content.size()));
+        std::ofstream(dir / kFiles[i], std::ios::binary | std::ios::trunc)
+            .write(content.data(), std::streamsize(content.size()));
     }
 };
 

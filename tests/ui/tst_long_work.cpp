@@ -15,12 +15,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "jobs/job_runner.h"
 #include "ui/main_window.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
 
 #include "gui_test_helpers.h"
+#include "jobs/job_runner.h"
 #include "support/test_paths.h"
 
 using namespace stratex;
@@ -164,12 +164,12 @@ void TestLongWork::badProfileFoldersGiveAMessageBox_data()
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("message"); // part of the box's text
 
-    QTest::newRow("computation profile is a directory") << QString::fromUtf8(kComputation) << "dir" << QByteArray()
-                                                        << QString::fromUtf8(kComputation);
-    QTest::newRow("computation profile is /dev/zero") << QString::fromUtf8(kComputation) << "device" << QByteArray()
-                                                      << QString::fromUtf8(kComputation);
-    QTest::newRow("memory profile value 1e9 MB") << QString::fromUtf8(kMemory) << "huge" << QByteArray()
-                                                 << QString::fromUtf8(kMemory);
+    QTest::newRow("computation profile is a directory")
+        << QString::fromUtf8(kComputation) << "dir" << QByteArray() << QString::fromUtf8(kComputation);
+    QTest::newRow("computation profile is /dev/zero")
+        << QString::fromUtf8(kComputation) << "device" << QByteArray() << QString::fromUtf8(kComputation);
+    QTest::newRow("memory profile value 1e9 MB")
+        << QString::fromUtf8(kMemory) << "huge" << QByteArray() << QString::fromUtf8(kMemory);
     QTest::newRow("computation profile with invalid UTF-8")
         << QString::fromUtf8(kComputation) << "content" << QByteArray("{\"layertype_0\x80\xff\": 1}")
         << QString::fromUtf8(kComputation);
@@ -195,9 +195,9 @@ void TestLongWork::badProfileFoldersGiveAMessageBox()
         // Every parameter size 1e9 MB: beyond the profile's memory bound (it used to overflow int).
         QByteArray text = readAll(path);
         QVERIFY(!text.isEmpty());
-        const QString edited = QString::fromUtf8(text).replace(
-            QRegularExpression(QStringLiteral("\"parameter_size\":\\s*[0-9.eE+-]+")),
-            QStringLiteral("\"parameter_size\": 1e9"));
+        const QString edited
+            = QString::fromUtf8(text).replace(QRegularExpression(QStringLiteral("\"parameter_size\":\\s*[0-9.eE+-]+")),
+                QStringLiteral("\"parameter_size\": 1e9"));
         QVERIFY(edited.toUtf8() != text);
         QVERIFY(overwrite(path, edited.toUtf8()));
     } else {

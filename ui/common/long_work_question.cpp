@@ -13,8 +13,8 @@ QMessageBox* askToRunLongWork(
         previous->setObjectName(QString());
         previous->close();
     }
-    auto* box = new QMessageBox(QMessageBox::Question, title, QString::fromStdString(estimate.describe()),
-        QMessageBox::NoButton, parent);
+    auto* box = new QMessageBox(
+        QMessageBox::Question, title, QString::fromStdString(estimate.describe()), QMessageBox::NoButton, parent);
     box->setObjectName(QStringLiteral("longWorkQuestion"));
     box->setInformativeText(QObject::tr("It runs in the background with progress, and you can cancel it at any "
                                         "time. Run anyway?"));
