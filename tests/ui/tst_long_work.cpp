@@ -135,6 +135,11 @@ void TestLongWork::searchBeyondTheBudgetAsks()
     QVERIFY2(box->text().contains(QStringLiteral("times its work budget")), qPrintable(box->text()));
     QVERIFY(box->findChild<QPushButton*>(QStringLiteral("runAnyway")));
     QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+    // STRATEX_SCREENSHOT_DIR=... keeps a picture of the question (for a person to look at).
+    if (const QString shots = qEnvironmentVariable("STRATEX_SCREENSHOT_DIR"); !shots.isEmpty()) {
+        QVERIFY(m_window->grab().save(QDir(shots).filePath(QStringLiteral("long-work-window.png"))));
+        QVERIFY(box->grab().save(QDir(shots).filePath(QStringLiteral("long-work-question.png"))));
+    }
     QTest::mouseClick(box->button(QMessageBox::Cancel), Qt::LeftButton);
     QTRY_VERIFY(!question());
     QVERIFY(waitUntilIdle(*m_window));
@@ -165,9 +170,11 @@ void TestLongWork::badProfileFoldersGiveAMessageBox_data()
     QTest::addColumn<QString>("message"); // part of the box's text
 
     QTest::newRow("computation profile is a directory")
-        << QString::fromUtf8(kComputation) << "dir" << QByteArray() << QString::fromUtf8(kComputation);
+        << QString::fromUtf8(kComputation) << "dir" << QByteArray()
+        << QString::fromUtf8(kComputation) + QStringLiteral(": expected a regular file, found a directory");
     QTest::newRow("computation profile is /dev/zero")
-        << QString::fromUtf8(kComputation) << "device" << QByteArray() << QString::fromUtf8(kComputation);
+        << QString::fromUtf8(kComputation) << "device" << QByteArray()
+        << QString::fromUtf8(kComputation) + QStringLiteral(": expected a regular file, found a device");
     QTest::newRow("memory profile value 1e9 MB")
         << QString::fromUtf8(kMemory) << "huge" << QByteArray() << QString::fromUtf8(kMemory);
     QTest::newRow("computation profile with invalid UTF-8")
