@@ -16,6 +16,8 @@
 #include <QTest>
 
 #include "ui/main_window.h"
+#include "ui/planner/planner_form.h"
+#include "ui/planner/planner_page.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
 
@@ -67,6 +69,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
     void searchBeyondTheBudgetAsks();
+    void planBeyondTheBudgetAsks();
     void badProfileFoldersGiveAMessageBox_data();
     void badProfileFoldersGiveAMessageBox();
 
@@ -160,6 +163,55 @@ void TestLongWork::searchBeyondTheBudgetAsks()
     QVERIFY2(m_page->bestText().contains(QStringLiteral("Cancelled")), qPrintable(m_page->bestText()));
     QVERIFY(!m_page->result());
     QVERIFY(!m_page->findChild<QMessageBox*>(QStringLiteral("searchFailedBox")));
+}
+
+void TestLongWork::planBeyondTheBudgetAsks()
+{
+    // 1024 samples on 256 stages of one layer: the CLI refuses it (tst_cli_inputs), the Planner
+    // page asks once the micro-batches are known (on the worker) and plans nothing meanwhile.
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("planner")));
+    auto* page = qobject_cast<PlannerPage*>(m_window->currentPage());
+    QVERIFY(page);
+    QVERIFY(waitUntilIdle(*m_window));
+    page->form()->setSyntheticSpec(6.5, 0.8, 1024, 1);
+    page->form()->setPipeline(256, 1, 40000);
+    const QList<jobs::JobRunner*> runners = page->jobRunners();
+    QVERIFY(!runners.isEmpty());
+    QSignalSpy started(runners.front(), &jobs::JobRunner::started);
+    const auto pageQuestion = [page]() -> QMessageBox* {
+        auto* box = page->findChild<QMessageBox*>(QStringLiteral("longWorkQuestion"));
+        return box && box->isVisible() ? box : nullptr;
+    };
+
+    QTest::mouseClick(page->findChild<QPushButton*>(QStringLiteral("planButton")), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(pageQuestion(), 120000);
+    QVERIFY(waitUntilIdle(*m_window));
+    QMessageBox* box = pageQuestion();
+    QVERIFY2(box->text().startsWith(QStringLiteral("This plan in ")), qPrintable(box->text()));
+    QVERIFY2(box->text().contains(QStringLiteral("on 256 stages")), qPrintable(box->text()));
+    QVERIFY2(box->text().contains(QStringLiteral("times its work budget")), qPrintable(box->text()));
+    QVERIFY(!page->findChild<QMessageBox*>(QStringLiteral("plannerFailedBox")));
+    QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+    QTest::mouseClick(box->button(QMessageBox::Cancel), Qt::LeftButton);
+    QTRY_VERIFY(!pageQuestion());
+    QVERIFY(waitUntilIdle(*m_window));
+    QCOMPARE(started.count(), 1); // the micro-batching only
+    QVERIFY(!page->hasPlans());
+
+    // Ask again, Run anyway: planning starts with the budget lifted, and cancelling stops it.
+    QTest::mouseClick(page->findChild<QPushButton*>(QStringLiteral("planButton")), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(pageQuestion(), 120000);
+    QVERIFY(waitUntilIdle(*m_window));
+    QSignalSpy cancelled(runners.front(), &jobs::JobRunner::cancelled);
+    QTest::mouseClick(pageQuestion()->findChild<QPushButton*>(QStringLiteral("runAnyway")), Qt::LeftButton);
+    QTRY_COMPARE(started.count(), 3);
+    QTRY_VERIFY(m_window->isBusy());
+    m_window->cancelJobs();
+    QVERIFY(cancelled.wait(60000));
+    QVERIFY(waitUntilIdle(*m_window));
+    QVERIFY(!page->hasPlans());
+    QVERIFY(!pageQuestion());
+    QVERIFY(!page->findChild<QMessageBox*>(QStringLiteral("plannerFailedBox")));
 }
 
 void TestLongWork::badProfileFoldersGiveAMessageBox_data()
