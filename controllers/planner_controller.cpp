@@ -17,6 +17,9 @@ namespace {
 struct PlannedPair {
     std::shared_ptr<const ModePair> plans;
     QString costModelName;
+    // Set instead of plans when the batch is beyond the work budget (planner_work.h): the
+    // micro-batching is done, the scheduling not begun.
+    std::optional<WorkEstimate> beyondBudget;
 };
 
 } // namespace
@@ -91,23 +94,33 @@ std::optional<PlannerInputs> PlannerController::inputsForJob()
     return m_inputs;
 }
 
-void PlannerController::planBatch()
+void PlannerController::planBatch(bool liftWorkBudget)
 {
-    const std::optional<PlannerInputs> inputs = inputsForJob();
+    std::optional<PlannerInputs> inputs = inputsForJob();
     if (!inputs)
         return;
+    inputs->config.lift_work_budget = liftWorkBudget;
     const double memoryLimitMb = inputs->config.device_memory_mb;
     m_planRunner->start<PlannedPair>(
         tr("Planning the batch (normal and fast)"),
         [inputs = *inputs](ProgressSink& progress) {
             const LoadedPlannerInputs loaded = loadPlannerInputs(inputs);
             PlannedPair planned;
-            planned.plans = std::make_shared<const ModePair>(
-                planBothModes(loaded.samples, *loaded.model, inputs.config, progress));
+            try {
+                planned.plans = std::make_shared<const ModePair>(
+                    planBothModes(loaded.samples, *loaded.model, inputs.config, progress));
+            } catch (const WorkBudgetExceeded& beyond) {
+                planned.beyondBudget = beyond.estimate();
+            }
             planned.costModelName = QString::fromStdString(loaded.model->name());
             return planned;
         },
         [this, memoryLimitMb](PlannedPair planned) {
+            if (planned.beyondBudget) {
+                // The last plans stay as they were; the page asks and may plan again lifted.
+                Q_EMIT workBudgetExceeded(*planned.beyondBudget);
+                return;
+            }
             m_plans = std::move(planned.plans);
             m_plansCostModelName = planned.costModelName;
             m_plansMemoryLimitMb = memoryLimitMb;

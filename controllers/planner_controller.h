@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/common/work_budget.h"
 #include "core/planner/mode_pair.h"
 #include "core/planner/planner_compare.h"
 
@@ -43,8 +44,9 @@ public:
     // The Galvatron profile and cost model of the last search, offered as a cost model.
     void setSearchCostModel(std::shared_ptr<const planner::LayerCostModel> model, const QString& description);
 
-    // Both modes on the whole batch, then plansReady.
-    void planBatch();
+    // Both modes on the whole batch, then plansReady -- or, beyond the work budget and unless
+    // liftWorkBudget, workBudgetExceeded (the GUI asks, then plans again with the budget lifted).
+    void planBatch(bool liftWorkBudget = false);
     // Both modes on each compare batch (its first B samples), then comparisonReady.
     void compareModes();
     // The feasible plans of the last pair as timelines, on one time axis.
@@ -69,6 +71,7 @@ Q_SIGNALS:
     void comparisonReady(const std::vector<stratex::planner::PlanCompareRow>& rows);
     void selectedPlanChanged();
     void failed(const QString& message);
+    void workBudgetExceeded(const stratex::WorkEstimate& estimate);
     void searchCostModelOffered(const QString& description);
     void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
 

@@ -12,6 +12,7 @@
 #include "core/search/plan_timeline.h"
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
+#include "core/search/search_work.h"
 #include "core/search/strategy_file.h"
 #include "core/search/synthesized_inputs.h"
 #include "core/sim/simulator.h"
@@ -67,6 +68,19 @@ SearchController::~SearchController() = default;
 QList<jobs::JobRunner*> SearchController::runners() const
 {
     return { m_searchRunner, m_evaluateRunner, m_simulateRunner, m_bestViewsRunner };
+}
+
+std::optional<WorkEstimate> SearchController::beyondWorkBudget(const SearchRequest& request)
+{
+    try {
+        request.settings.validate();
+        search::requireBoundedSearch(request.settings);
+    } catch (const WorkBudgetExceeded& beyond) {
+        return beyond.estimate();
+    } catch (const Error&) {
+        // Refused outright: the search job says why, as for any bad setting.
+    }
+    return std::nullopt;
 }
 
 void SearchController::run(SearchRequest request)

@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/common/work_budget.h"
 #include "core/cost/cost_model.h"
 #include "core/export/plan_export.h"
 #include "core/profile/profile_discovery.h"
@@ -71,6 +72,12 @@ public:
 
     void run(SearchRequest request);
     void cancel();
+
+    // The core's work estimate of the request's settings (search_work.h) when it exceeds the
+    // budget and the request has not lifted it: the page asks before run(). Nothing for settings
+    // the search refuses anyway (invalid, or beyond the hard limit on tasks): run() reports those
+    // as failures. Cheap: no profile is read and no task list built.
+    static std::optional<WorkEstimate> beyondWorkBudget(const SearchRequest& request);
 
     // Costs a strategy file (Galvatron's or Stratex's) as the outcome of a search with that one
     // plan: on profiles synthesized for the model and cluster the file carries, else on the

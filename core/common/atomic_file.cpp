@@ -183,13 +183,24 @@ void writeAndSync(const fs::path& temporary, const std::string& shown, const Con
 void writeAndSync(const fs::path& temporary, const std::string& shown, std::string_view content, FileMode mode,
     const TargetMode& existing)
 {
-    writeAndSync(temporary, shown, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode,
-        existing);
+    writeAndSync(
+        temporary, shown, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode, existing);
 }
 
 fs::path withDirectory(const fs::path& path)
 {
     return path.parent_path().empty() ? fs::path(".") / path : path;
+}
+
+// "out/set/" names the folder "out/set": with the slash its filename is empty, its parent the
+// folder itself, and the staging sibling landed inside the target (rename: "Directory not
+// empty"). "out/set/." and doubled slashes likewise.
+fs::path withoutTrailingSeparator(const fs::path& dir)
+{
+    fs::path folder = dir.lexically_normal();
+    while (!folder.empty() && folder.filename().empty() && folder != folder.root_path())
+        folder = folder.parent_path();
+    return folder.empty() ? fs::path(".") : folder;
 }
 } // namespace
 
@@ -213,7 +224,7 @@ void writeFileAtomically(const fs::path& path, const ContentProducer& produce, F
 
 void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& files)
 {
-    const fs::path folder = withDirectory(dir);
+    const fs::path folder = withDirectory(withoutTrailingSeparator(dir));
     std::error_code ec;
     if (!fs::exists(folder, ec)) {
         // A new folder: fill a temporary sibling, then one rename publishes the whole set.

@@ -64,11 +64,18 @@ const std::vector<Limit>& allLimits()
         { "Simulation layer costs", count(double(kMaxSimLayerCosts)),
             "cases files: micro-batches x layers, summed over cases", "a per-layer number expands to every layer",
             "fixed" },
+        { "Search tasks", count(double(kMaxSearchTasks)),
+            "`search` (Galvatron cost model): batch sizes x chunk counts x pp x TP/SP modes x buffer TP",
+            "every task keeps its outcome in memory", "fixed (refused in the GUI too)" },
+        { "Search work", scientific(kMaxSearchWork),
+            "`search` (Galvatron cost model): knapsack cells, tasks x strategies^2 x layers x MB of memory",
+            "about a minute on one core", "fewer batch sizes or less memory; the GUI asks and runs it anyway" },
         { "Planner work, fast mode", scientific(kMaxPlannerFastWork),
             "`plan`, `plan-compare`: M micro-batches x P stages x min(M, 2P)", "about a minute on one core",
-            "fewer stages or samples" },
+            "fewer stages or samples; the Planner page asks and plans anyway" },
         { "Planner work, normal mode", scientific(kMaxPlannerNormalWork),
-            "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core", "fast mode, fewer samples" },
+            "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core",
+            "fast mode, fewer samples; the Planner page asks and plans anyway" },
     };
     return limits;
 }

@@ -69,6 +69,15 @@ inline constexpr std::int64_t kMaxSimLayerCosts = std::int64_t(1) << 22;
 inline constexpr double kMaxPlannerFastWork = 4e6;
 inline constexpr double kMaxPlannerNormalWork = 4e8;
 
+// The Galvatron search: every task (batch size x chunks x pp x TP/SP mode x buffer TP) keeps an
+// outcome in memory (215,705 tasks took 185 MB), so their number is a hard limit. The knapsack
+// work (search_work.h: per task strategies^2 x layers x MB rows, an upper bound: families share
+// knapsacks) is a soft budget, about a minute on one core -- the CLI refuses beyond it, the GUI
+// asks. Measured on the bundled example (2 x 8 GPUs, 40 GB, 40 layers) on a busy core: batches
+// 8..512 1.1e13 cells 4 s, 8..4096 1.4e14 cells 15 s.
+inline constexpr std::int64_t kMaxSearchTasks = std::int64_t(1) << 20;
+inline constexpr double kMaxSearchWork = 5e14;
+
 // One bound as README.md lists it.
 struct Limit {
     std::string_view what; // "Input file size"

@@ -6,10 +6,9 @@
 #include <cmath>
 
 #include "core/common/error.h"
-#include "core/common/input_limits.h"
-#include "core/common/number_format.h"
 #include "core/planner/planner_search.h"
 #include "core/planner/planner_spec.h"
+#include "core/planner/planner_work.h"
 
 namespace stratex::planner {
 
@@ -54,31 +53,6 @@ MicroBatchBuildConfig microbatchingConfig(const PlannerConfig& config)
     return build;
 }
 
-// Refuses a plan whose scheduling work is beyond the budget of input_limits.h, before doing it:
-// fast mode fits memory over in-flight windows of up to 2P micro-batches on each of P stages;
-// normal mode adjusts recompute until it converges, ~M^3 x P (measured: 424 micro-batches on 4
-// stages 20 s, 238 on 64 stages 90 s; fast mode 239 on 256 stages 108 s).
-void requireBoundedWork(const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode)
-{
-    const double stages = config.num_stages;
-    const double chunks = config.chunks_per_device;
-    double work = 0;
-    for (const auto& group : microbatching.dp_groups) {
-        const double m = double(group.size());
-        work += mode == PlannerMode::Normal ? m * m * m * stages * chunks
-                                            : m * stages * chunks * std::min(m, 2 * stages);
-    }
-    const double budget = mode == PlannerMode::Normal ? limits::kMaxPlannerNormalWork : limits::kMaxPlannerFastWork;
-    if (work > budget) {
-        throw Error("planning "
-            + std::to_string(microbatching.dp_groups.empty() ? 0 : microbatching.dp_groups[0].size())
-            + " micro-batches per data-parallel group on " + std::to_string(config.num_stages) + " stages in "
-            + std::string(plannerModeName(mode)) + " mode is too much work: " + fixed(work / budget, 1)
-            + " times the limit (README, Limits): use " + (mode == PlannerMode::Normal ? "fast mode, " : "")
-            + "fewer stages or a smaller global batch");
-    }
-}
-
 } // namespace
 
 PlanResult planGlobalBatch(const std::vector<Sample>& samples, const LayerCostModel& model, const PlannerConfig& config,
@@ -107,7 +81,7 @@ PlanResult planGlobalBatch(const std::vector<Sample>& samples, const LayerCostMo
         result.planning_time_ms = elapsedMs(start);
         return result;
     }
-    requireBoundedWork(result.microbatching, config, result.mode);
+    requireBoundedPlanning(result.microbatching, config, result.mode);
 
     const Clock::time_point scheduling = Clock::now();
     const auto& groups = result.microbatching.dp_groups;

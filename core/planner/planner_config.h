@@ -71,6 +71,9 @@ struct PlannerConfig {
     PlannerMode mode = PlannerMode::Auto;
     int auto_fast_above_microbatches = 16;
     std::uint64_t seed = 0;
+    // Plan even beyond the work budget (planner_work.h). The GUI sets it after asking; the CLI
+    // never does.
+    bool lift_work_budget = false;
 
     // Schedules to consider; empty = DynaPipe's planner set for the placement (wait-free-cyclic,
     // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement), and ZB-H1 on a

@@ -20,14 +20,16 @@ std::string cluster(int nodes, int gpus)
     return std::to_string(nodes) + "nodes_" + std::to_string(gpus) + "gpus_per_node.json";
 }
 
+// Every entry whose name fits, whatever it is: a directory or a device by a profile's name is
+// chosen like a file, and reading it names it ("...: expected a regular file, found a directory")
+// instead of "found none".
 std::vector<fs::path> listJson(const fs::path& dir, std::string_view prefix)
 {
     std::vector<fs::path> files;
     std::error_code error;
     for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
         const std::string name = it->path().filename().string();
-        if (it->is_regular_file(error) && startsWith(name, prefix) && name.size() > 5
-            && name.substr(name.size() - 5) == ".json")
+        if (startsWith(name, prefix) && name.size() > 5 && name.substr(name.size() - 5) == ".json")
             files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
@@ -111,7 +113,8 @@ fs::path findHardwareFile(const std::vector<fs::path>& dirs, const std::string& 
 {
     std::error_code error;
     for (const fs::path& dir : dirs) {
-        if (fs::is_regular_file(dir / name, error))
+        // Any kind of file: reading one that is not regular says what it is.
+        if (fs::exists(dir / name, error))
             return dir / name;
     }
     std::vector<fs::path> seen;

@@ -12,6 +12,7 @@
 #include "core/cost/layer_time.h"
 #include "core/search/parallel_for.h"
 #include "core/search/result_sets.h"
+#include "core/search/search_work.h"
 
 namespace stratex::search {
 
@@ -112,6 +113,8 @@ SearchResult search(const cost::CostModel& model, const SearchSettings& settings
 {
     const auto start = std::chrono::steady_clock::now();
     settings.validate();
+    // Before the task list: a wide batch range would otherwise fill the memory building it.
+    requireBoundedSearch(settings);
     SearchResult result;
     const StrategySpace space = enumerateStrategies(settings);
     const std::vector<SearchTask> tasks = buildTasks(settings, space);

@@ -77,6 +77,10 @@ struct SearchSettings {
     // Stratex: batches that do not divide evenly (Galvatron main miscounts them).
     UnevenBatch uneven_batch = UnevenBatch::Honest;
 
+    // Stratex: run even beyond the work budget (search_work.h). The GUI sets it after asking;
+    // the CLI never does. The hard limit on tasks holds regardless.
+    bool lift_work_budget = false;
+
     int world() const { return num_nodes * num_gpus_per_node; }
     cost::CostSettings costSettings() const;
 

@@ -2,6 +2,7 @@
 #include "core/search/search_task.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace stratex::search {
 
@@ -13,6 +14,28 @@ std::vector<int> batchSizes(const SearchSettings& settings)
     for (int b = std::max(settings.min_bsz, settings.bsz_scale); b <= settings.max_bsz; b += settings.bsz_scale)
         sizes.push_back(b);
     return sizes;
+}
+
+std::vector<int> chunkCounts(const SearchSettings& settings, int gbsz)
+{
+    if (settings.settle_chunk != -1) {
+        if (settings.settle_chunk > 0 && gbsz % settings.settle_chunk == 0)
+            return { settings.settle_chunk };
+        return {};
+    }
+    // Divisors up to the square root and their partners: a batch of 2^20 has 21 divisors, and
+    // trying all 2^20 counts made a wide batch range hang before the search began.
+    std::vector<int> small;
+    std::vector<int> large;
+    for (int i = 1; std::int64_t(i) * i <= gbsz; ++i) {
+        if (gbsz % i != 0)
+            continue;
+        small.push_back(i);
+        if (i != gbsz / i)
+            large.push_back(gbsz / i);
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
 }
 
 int maxDataParallel(const SearchTask& task, int world)
@@ -41,16 +64,7 @@ std::vector<SearchTask> buildTasks(const SearchSettings& settings, const Strateg
     const int world = settings.world();
     std::vector<SearchTask> tasks;
     for (int gbsz : batchSizes(settings)) {
-        std::vector<int> chunkCounts;
-        if (settings.settle_chunk != -1) {
-            chunkCounts.push_back(settings.settle_chunk);
-        } else {
-            for (int c = 1; c <= gbsz; ++c)
-                chunkCounts.push_back(c);
-        }
-        for (int chunks : chunkCounts) {
-            if (gbsz % chunks != 0)
-                continue;
+        for (int chunks : chunkCounts(settings, gbsz)) {
             for (int pp : space.pipelineDegrees) {
                 if (pp > chunks || pp > settings.model.num_layers)
                     continue;

@@ -25,6 +25,10 @@ struct SearchTask {
 // Galvatron's batch sizes: [settle_bsz], or max(min_bsz, bsz_scale), + bsz_scale, ... <= max_bsz.
 std::vector<int> batchSizes(const SearchSettings& settings);
 
+// The chunk counts tried for a batch size, ascending: settle_chunk if it divides the batch, else
+// every divisor.
+std::vector<int> chunkCounts(const SearchSettings& settings, int gbsz);
+
 // Galvatron's order of the TP/SP modes within one (gbsz, chunks, pp).
 inline constexpr std::array<TpSpMode, 3> kTaskModeOrder { TpSpMode::TpOnly, TpSpMode::SpOnly, TpSpMode::TpWithSp };
 

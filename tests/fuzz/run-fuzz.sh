@@ -14,7 +14,7 @@ build=${1:?usage: run-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]}
 seconds=${2:-8}
 shift $(($# < 2 ? $# : 2))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_profile_json fuzz_cost_model fuzz_sim_cases fuzz_lengths fuzz_batch_configs fuzz_strategy fuzz_plan_file fuzz_megatron_log fuzz_chrome_trace)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_profile_json fuzz_cost_model fuzz_sim_cases fuzz_lengths fuzz_batch_configs fuzz_strategy fuzz_plan_file fuzz_megatron_log fuzz_chrome_trace fuzz_search fuzz_plan)
 
 seeds() {
     case $1 in
@@ -27,6 +27,8 @@ seeds() {
         fuzz_plan_file) ls tests/fuzz/seeds/plan_file/* ;;
         fuzz_megatron_log) ls tests/data/measured/*.log ;;
         fuzz_chrome_trace) ls tests/data/measured/*/*.json ;;
+        fuzz_search) ls tests/fuzz/seeds/search/* ;;
+        fuzz_plan) ls tests/fuzz/seeds/plan/* ;;
         *) echo "run-fuzz: unknown target $1" >&2; return 1 ;;
     esac
 }

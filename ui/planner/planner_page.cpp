@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
+#include "ui/common/long_work_question.h"
 #include "ui/planner/mode_compare_chart.h"
 #include "ui/planner/plan_compare_model.h"
 #include "ui/planner/planner_form.h"
@@ -66,9 +67,8 @@ QString planLine(const QString& label, const PlanResult& plan)
                            QLocale::c().toString(peak / 1000.0, 'f', 2));
     if (plan.groups.size() > 1)
         line += QObject::tr(" · %1 data-parallel groups (the slowest sets the makespan)").arg(plan.groups.size());
-    line += plan.communication_modelled
-        ? QObject::tr(" · transfers modelled (hidden %1)").arg(plan.hidden_size)
-        : QObject::tr(" · transfers free");
+    line += plan.communication_modelled ? QObject::tr(" · transfers modelled (hidden %1)").arg(plan.hidden_size)
+                                        : QObject::tr(" · transfers free");
     return line;
 }
 
@@ -187,6 +187,11 @@ PlannerPage::PlannerPage(QWidget* parent)
             m_compareModel->setRows(rows);
         });
     connect(m_controller, &controllers::PlannerController::failed, this, &PlannerPage::showFailure);
+    // Beyond the work budget the CLI refuses; here the user decides. The plans shown stay.
+    connect(
+        m_controller, &controllers::PlannerController::workBudgetExceeded, this, [this](const WorkEstimate& estimate) {
+            askToRunLongWork(this, tr("Planner"), estimate, [this] { m_controller->planBatch(true); });
+        });
     connect(m_controller, &controllers::PlannerController::searchCostModelOffered, m_form,
         &PlannerForm::setSearchProfileAvailable);
     connect(m_controller, &controllers::PlannerController::timelinesRequested, this, &PlannerPage::timelinesRequested);
@@ -300,9 +305,8 @@ void PlannerPage::showMicrobatches()
         for (std::size_t position = 0; position < group.microbatches.size(); ++position, ++row) {
             const PlannedMicroBatch& planned = group.microbatches[position];
             const MicroBatch& mb = planned.microbatch;
-            const QString where = plan->groups.size() > 1
-                ? QStringLiteral("%1:%2").arg(group.dp_group).arg(position)
-                : QString::number(position);
+            const QString where = plan->groups.size() > 1 ? QStringLiteral("%1:%2").arg(group.dp_group).arg(position)
+                                                          : QString::number(position);
             const QString length = mb.padded_decoder_seqlen > 0
                 ? QStringLiteral("%1/%2").arg(mb.padded_seqlen).arg(mb.padded_decoder_seqlen)
                 : QString::number(mb.padded_seqlen);

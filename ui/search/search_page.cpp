@@ -36,9 +36,11 @@
 #include "core/search/search_engine.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
+#include "core/search/search_work.h"
 #include "core/search/strategy_file.h"
 #include "core/sim/simulator.h"
 #include "ui/common/bundled_examples.h"
+#include "ui/common/long_work_question.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/export_model_dialog.h"
@@ -339,6 +341,19 @@ void SearchPage::openProfilesSearch(bool showBestPlan)
     request.threads = m_form->threads();
     request.top_k = m_form->topK();
     request.show_best_plan = showBestPlan;
+    // Beyond the work budget the CLI refuses; here the user decides, before anything changes.
+    if (const std::optional<WorkEstimate> estimate = controllers::SearchController::beyondWorkBudget(request)) {
+        askToRunLongWork(this, tr("Search"), *estimate, [this, request]() mutable {
+            request.settings.lift_work_budget = true;
+            startSearch(std::move(request));
+        });
+        return;
+    }
+    startSearch(std::move(request));
+}
+
+void SearchPage::startSearch(controllers::SearchRequest request)
+{
     m_best->setText(tr("Searching…"));
     m_stats->clear();
     m_controller->run(std::move(request));

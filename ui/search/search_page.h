@@ -115,6 +115,7 @@ Q_SIGNALS:
 
 private:
     void openProfilesSearch(bool showBestPlan);
+    void startSearch(controllers::SearchRequest request);
     controllers::StratexSearchInputs stratexInputs() const;
     void showSearchFailure(const QString& message);
     void showBestSoFar(const search::Plan& plan);
