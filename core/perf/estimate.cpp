@@ -12,6 +12,15 @@ namespace stratex::perf {
 
 namespace {
 
+// Megabytes as a whole number for messages; a log or a file can describe runs whose memory does
+// not fit in an int (found by fuzz_megatron_log).
+std::string wholeMb(double mb)
+{
+    if (!std::isfinite(mb))
+        return "unbounded";
+    return std::to_string(std::llround(std::clamp(mb, -1e18, 1e18)));
+}
+
 constexpr double kMb = 1e6;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBytes = 2;
@@ -369,8 +378,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     result.mfu = result.model_tflops_per_gpu / cluster.gpu.peak_tflops;
     result.fits = result.peak_memory_mb <= result.memory_limit_mb;
     if (!result.fits)
-        result.notes.push_back("does not fit: " + std::to_string(int(result.peak_memory_mb)) + " MB needed, "
-            + std::to_string(int(result.memory_limit_mb)) + " MB on the GPU");
+        result.notes.push_back("does not fit: " + wholeMb(result.peak_memory_mb) + " MB needed, "
+            + wholeMb(result.memory_limit_mb) + " MB on the GPU");
     return result;
 }
 

@@ -25,7 +25,7 @@ seeds() {
         fuzz_batch_configs) ls resources/examples/tracer-batch.txt ;;
         fuzz_strategy) ls tests/data/galvatron/galvatron_config_*.json ;;
         fuzz_plan_file) ls tests/fuzz/seeds/plan_file/* ;;
-        fuzz_megatron_log) ls tests/data/measured/*.log ;;
+        fuzz_megatron_log) ls tests/data/measured/*.log tests/fuzz/seeds/megatron_log/* ;;
         fuzz_chrome_trace) ls tests/data/measured/*/*.json ;;
         fuzz_search) ls tests/fuzz/seeds/search/* ;;
         fuzz_plan) ls tests/fuzz/seeds/plan/* ;;

@@ -270,6 +270,25 @@ private Q_SLOTS:
         QVERIFY2(interleaved < many, qPrintable(QString::number(interleaved)));
     }
 
+    // A run far beyond any GPU (here the s^2 scores of a 2M-token sequence, materialised) needs more
+    // MB than an int holds; the message still says how many (fuzz_megatron_log found an int overflow).
+    void hugeMemoryIsReportedWhole()
+    {
+        model::ModelDescription model = gpt175b();
+        model.seq_length = 1 << 21;
+        ParallelStrategy s;
+        s.tp = 8; // the node's 8 GPUs
+        s.flash_attention = false;
+        s.global_batch_size = 1;
+        const Estimate e = estimate(model, s, a100s(1));
+        QVERIFY2(e.peak_memory_mb > 3e9, qPrintable(QString::number(e.peak_memory_mb)));
+        QVERIFY(!e.fits);
+        QString notes;
+        for (const std::string& note : e.notes)
+            notes += QString::fromStdString(note);
+        QVERIFY2(notes.contains(QString::number(std::llround(e.peak_memory_mb)) + " MB needed"), qPrintable(notes));
+    }
+
     void deterministic()
     {
         const model::ModelDescription model = model::modelPreset("mixtral-8x7b");
