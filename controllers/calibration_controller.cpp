@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/calibration_controller.h"
 
-#include <QSaveFile>
-
 #include "core/perf/measured/calibration_runs.h"
 #include "core/profile/synth/cluster_json.h"
 
+#include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
@@ -69,14 +68,7 @@ bool CalibrationController::saveCluster(const QString& path, QString* error) con
             *error = tr("nothing calibrated yet: press Calibrate first");
         return false;
     }
-    const std::string text = perf::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n";
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(text)) < 0 || !file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return saveTextFile(path, perf::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n", error);
 }
 
 } // namespace stratex::controllers

@@ -3,8 +3,7 @@
 
 #include <algorithm>
 
-#include <QSaveFile>
-
+#include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
@@ -185,13 +184,7 @@ bool PlannerController::exportCompareCsv(const QString& path, QString* error) co
     };
     if (m_compareRows.empty())
         return fail(tr("no comparison to export: run Compare modes first"));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(tr("%1: %2").arg(path, file.errorString()));
-    file.write(QByteArray::fromStdString(planCompareCsv(m_compareRows)));
-    if (!file.commit())
-        return fail(tr("%1: %2").arg(path, file.errorString()));
-    return true;
+    return saveTextFile(path, planCompareCsv(m_compareRows), error);
 }
 
 void PlannerController::selectMode(PlannerMode mode)

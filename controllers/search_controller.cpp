@@ -3,7 +3,6 @@
 
 #include <QFileInfo>
 #include <QLocale>
-#include <QSaveFile>
 
 #include "core/common/error.h"
 #include "core/planner/galvatron_layer_cost_model.h"
@@ -17,6 +16,7 @@
 #include "core/search/synthesized_inputs.h"
 #include "core/sim/simulator.h"
 
+#include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
@@ -284,20 +284,7 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
         for (const std::string& warning : exported.warnings)
             *warnings << QString::fromStdString(warning);
     }
-    QSaveFile file(path);
-    const auto fail = [&] {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    };
-    if (!file.open(QIODevice::WriteOnly))
-        return fail();
-    file.write(QByteArray::fromStdString(exported.text));
-    if (exported.executable)
-        file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
-    if (!file.commit())
-        return fail();
-    return true;
+    return saveTextFile(path, exported.text, error, exported.executable);
 }
 
 QString SearchController::defaultExportName(exporting::ExportFormat format) const

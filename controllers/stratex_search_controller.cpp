@@ -5,17 +5,17 @@
 
 #include <QFileInfo>
 #include <QLocale>
-#include <QSaveFile>
 
 #include "core/common/error.h"
-#include "core/perf/strategy_ranks.h"
 #include "core/model/model_presets.h"
 #include "core/perf/plan_file.h"
+#include "core/perf/strategy_ranks.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/model_settings.h"
 #include "core/search/parallel_for.h"
 #include "core/sim/simulator.h"
 
+#include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
@@ -89,7 +89,7 @@ perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inp
     request.cluster.validate();
     request.efficiency = perf::efficiencyFor(request.cluster); // a calibrated cluster's, else the preset's
     request.memory_limit_mb = inputs.given.contains("memory-constraint") ? s.memory_constraint_gb * 1e3
-                                                                          : request.cluster.gpu.memory_gb * 1e3;
+                                                                         : request.cluster.gpu.memory_gb * 1e3;
     request.global_batch_size = inputs.stratex.global_batch_size;
     if (request.global_batch_size <= 0 && s.settle_bsz > 0)
         request.global_batch_size = s.settle_bsz;
@@ -112,8 +112,8 @@ QString stratexPlanName(const perf::Estimate& plan)
         .arg(QString::fromStdString(plan.strategy.notation()), QLocale::c().toString(plan.iteration_ms / 1e3, 'f', 3));
 }
 
-TimelineRequest simulateStratexTimeline(const model::ModelDescription& model,
-    const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan)
+TimelineRequest simulateStratexTimeline(
+    const model::ModelDescription& model, const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan)
 {
     const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster));
     perf::PipelineSimulation pipeline = perf::pipelineSimulation(model, plan.strategy, hw);
@@ -169,9 +169,9 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
             outcome->search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             // How far the ranking holds when the model is off, as the CLI's search reports it.
             SubProgress whatIfs(progress, 0.9, 1.0);
-            outcome->robustness = perf::rankingRobustness(request.model,
-                perf::HardwareModel(request.cluster, request.efficiency), outcome->result.best,
-                request.memory_limit_mb, whatIfs);
+            outcome->robustness
+                = perf::rankingRobustness(request.model, perf::HardwareModel(request.cluster, request.efficiency),
+                    outcome->result.best, request.memory_limit_mb, whatIfs);
             outcome->threads = search::effectiveThreads(request.threads);
             outcome->source = source;
             outcome->model = request.model;
@@ -180,9 +180,8 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
             outcome->memory_limit_mb = request.memory_limit_mb;
             return std::shared_ptr<const StratexSearchOutcome>(std::move(outcome));
         },
-        [this, showBestPlan](std::shared_ptr<const StratexSearchOutcome> outcome) {
-            finish(std::move(outcome), showBestPlan);
-        });
+        [this, showBestPlan](
+            std::shared_ptr<const StratexSearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
 }
 
 void StratexSearchController::cancel()
@@ -208,8 +207,8 @@ bool StratexSearchController::openPlan(const QString& path, const StratexSearchI
                 inputs.stratex.global_batch_size = std::max(1, inputs.stratex.global_batch_size);
                 resolved = resolveStratexRequest(inputs);
             } catch (const Error& missing) {
-                throw Error(plan.file() + ": the file names no model or cluster, and the form gives none: "
-                    + missing.what());
+                throw Error(
+                    plan.file() + ": the file names no model or cluster, and the form gives none: " + missing.what());
             }
             model = plan.model().value_or(resolved.model);
             cluster = plan.cluster().value_or(resolved.cluster);
@@ -292,14 +291,7 @@ bool StratexSearchController::savePlan(const perf::Estimate& plan, const QString
             *error = tr("no plan: run the search first");
         return false;
     }
-    const std::string text = perf::planFileJson(m_outcome->model, m_outcome->cluster, plan).dump(2) + "\n";
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(text)) < 0 || !file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return saveTextFile(path, perf::planFileJson(m_outcome->model, m_outcome->cluster, plan).dump(2) + "\n", error);
 }
 
 } // namespace stratex::controllers

@@ -30,8 +30,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "ui/common/theme.h"
 #include "ui/calibrate/calibrate_page.h"
+#include "ui/common/theme.h"
 #include "ui/page.h"
 #include "ui/planner/planner_page.h"
 #include "ui/profiles/profiles_page.h"

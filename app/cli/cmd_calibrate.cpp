@@ -11,8 +11,8 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/atomic_file.h"
-#include "core/common/number_format.h"
 #include "core/common/input_limits.h"
+#include "core/common/number_format.h"
 #include "core/perf/cluster_calibration.h"
 #include "core/perf/measured/calibration_runs.h"
 #include "core/profile/synth/cluster_json.h"
@@ -101,8 +101,8 @@ int runCalibrate(const QStringList& args)
         q("The GPU model of runs given as logs or traces (a100-40gb, a100-80gb, h100-80gb, ...): logs do not say "
           "it; a trace's device name is used when this is not given."));
     parser.option(q("gpus-per-node"), q("N"), q("GPUs per node of runs given as logs or traces."));
-    parser.option(q("warmup"), q("N"),
-        q("Megatron logs: iterations up to N are warm-up and not averaged (default 2)."));
+    parser.option(
+        q("warmup"), q("N"), q("Megatron logs: iterations up to N are warm-up and not averaged (default 2)."));
     parser.option(q("out"), q("FILE"), q("Where to write the calibrated cluster (JSON)."));
     parser.flag(q("json"), q("Print JSON instead of text."));
     parser.inputLimitOption();

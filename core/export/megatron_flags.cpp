@@ -282,7 +282,7 @@ std::vector<std::string> megatronArgumentLines(const MegatronArgumentList& args)
     for (const auto& [flag, value] : args)
         lines.push_back(value.empty() ? flag
                                       : flag + " "
-                + (plainValue(value) || (listFlag(flag) && plainWords(value)) ? value : shellQuote(value)));
+                    + (plainValue(value) || (listFlag(flag) && plainWords(value)) ? value : shellQuote(value)));
     return lines;
 }
 

@@ -284,8 +284,8 @@ CalibrationResult calibrate(
     return result;
 }
 
-RunError leftOutError(
-    const std::vector<ReferenceRun>& runs, std::size_t index, const Efficiency& start, const CalibrationOptions& options)
+RunError leftOutError(const std::vector<ReferenceRun>& runs, std::size_t index, const Efficiency& start,
+    const CalibrationOptions& options)
 {
     std::vector<ReferenceRun> others;
     for (std::size_t k = 0; k < runs.size(); ++k) {

@@ -71,8 +71,8 @@ std::vector<RunError> leaveOneOut(
     const std::vector<ReferenceRun>& runs, const Efficiency& start, const CalibrationOptions& options = {});
 // One step of leaveOneOut(): run `index` predicted by a fit on the others (for callers that check
 // cancellation between fits).
-RunError leftOutError(
-    const std::vector<ReferenceRun>& runs, std::size_t index, const Efficiency& start, const CalibrationOptions& options);
+RunError leftOutError(const std::vector<ReferenceRun>& runs, std::size_t index, const Efficiency& start,
+    const CalibrationOptions& options);
 
 // The preset fit (`stratex-cli reference --fit`): the GPU presets' efficiencies fitted on the
 // "fit" runs only, one fit per GPU family (presets that share a chip share their efficiencies).

@@ -5,10 +5,9 @@
 // the fit on every run, each run left out of a fit in turn, and the calibrated cluster file with
 // its "calibration" record. One definition, so the page writes the file the CLI writes.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/common/progress.h"
 #include "core/perf/calibration.h"

@@ -216,8 +216,7 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
     const profile::synth::ClusterDescription& cluster = hw.cluster();
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
     costs.p2p_bytes = scales.pp * kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
-    costs.cross_node
-        = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
+    costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
     return costs;
 }
 
@@ -261,8 +260,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
     // A GPU's memory size is binary: an "80 GB" A100 or H100 has 80 GiB (nvidia-smi: 81920 and
     // 81559 MiB), which is what the CUDA allocator can hand out beside the context.
-    result.memory_limit_mb
-        = options.memory_limit_mb > 0 ? options.memory_limit_mb : cluster.gpu.memory_gb * kGiB / kMb;
+    result.memory_limit_mb = options.memory_limit_mb > 0 ? options.memory_limit_mb : cluster.gpu.memory_gb * kGiB / kMb;
     if (!result.problems.empty()) {
         result.fits = false;
         return result;

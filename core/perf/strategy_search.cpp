@@ -129,66 +129,66 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                 if (gbs % dp != 0)
                     continue;
                 for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
-                for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
-                    ParallelStrategy shape;
-                    shape.tp = tp;
-                    shape.cp = cp;
-                    shape.cp_comm_type = cpComm;
-                    shape.pp = pp;
-                    shape.dp = int(dp);
-                    shape.first_stage_layers = first;
-                    shape.last_stage_layers = last;
-                    shape.sequence_parallel = tp > 1;
-                    shape.global_batch_size = gbs;
-                    shape.precision = space.precision;
-                    shape.flash_attention = space.flash_attention;
-                    // (schedule, vpp) pairs.
-                    std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };
-                    if (pp > 1 && space.interleaved) {
-                        for (int v : chunkCountsFor(shape, model.num_layers, space.max_vpp))
-                            schedules.emplace_back(PipelineSchedule::Interleaved, v);
-                    }
-                    if (pp > 1 && space.zb_h1)
-                        schedules.emplace_back(PipelineSchedule::ZbH1, 1);
-                    // (ep, etp) pairs.
-                    std::vector<std::pair<int, int>> experts { { 1, 1 } };
-                    if (model.moe) {
-                        experts.clear();
-                        const long long dense = static_cast<long long>(tp) * cp * dp;
-                        for (int ep : divisorsOf(model.moe->num_experts, limitOr(space.max_ep, world))) {
-                            // Expert TP: none, or the dense TP degree (Megatron's usual pairing).
-                            for (int etp : tp > 1 ? std::vector<int> { 1, tp } : std::vector<int> { 1 }) {
-                                if (dense % (static_cast<long long>(ep) * etp) == 0)
-                                    experts.emplace_back(ep, etp);
+                    for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
+                        ParallelStrategy shape;
+                        shape.tp = tp;
+                        shape.cp = cp;
+                        shape.cp_comm_type = cpComm;
+                        shape.pp = pp;
+                        shape.dp = int(dp);
+                        shape.first_stage_layers = first;
+                        shape.last_stage_layers = last;
+                        shape.sequence_parallel = tp > 1;
+                        shape.global_batch_size = gbs;
+                        shape.precision = space.precision;
+                        shape.flash_attention = space.flash_attention;
+                        // (schedule, vpp) pairs.
+                        std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };
+                        if (pp > 1 && space.interleaved) {
+                            for (int v : chunkCountsFor(shape, model.num_layers, space.max_vpp))
+                                schedules.emplace_back(PipelineSchedule::Interleaved, v);
+                        }
+                        if (pp > 1 && space.zb_h1)
+                            schedules.emplace_back(PipelineSchedule::ZbH1, 1);
+                        // (ep, etp) pairs.
+                        std::vector<std::pair<int, int>> experts { { 1, 1 } };
+                        if (model.moe) {
+                            experts.clear();
+                            const long long dense = static_cast<long long>(tp) * cp * dp;
+                            for (int ep : divisorsOf(model.moe->num_experts, limitOr(space.max_ep, world))) {
+                                // Expert TP: none, or the dense TP degree (Megatron's usual pairing).
+                                for (int etp : tp > 1 ? std::vector<int> { 1, tp } : std::vector<int> { 1 }) {
+                                    if (dense % (static_cast<long long>(ep) * etp) == 0)
+                                        experts.emplace_back(ep, etp);
+                                }
                             }
                         }
-                    }
-                    for (int mbs : divisorsOf(gbs / dp, space.max_micro_batch_size)) {
-                        for (const auto& [schedule, vpp] : schedules) {
-                            for (const auto& [ep, etp] : experts) {
-                                for (int zero : space.zero_stages) {
-                                    if (zero > 0 && dp * cp == 1)
-                                        continue;
-                                    for (const auto& [recompute, modules] : recomputeChoices) {
-                                        ParallelStrategy s = shape;
-                                        s.micro_batch_size = mbs;
-                                        s.schedule = schedule;
-                                        s.vpp = vpp;
-                                        s.ep = ep;
-                                        s.etp = etp;
-                                        s.zero = zero;
-                                        s.recompute = recompute;
-                                        s.recompute_modules = modules;
-                                        s.recompute_num_layers = recompute == Recompute::Full ? 1 : 0;
-                                        if (pipelineWork(s) > limits::kMaxSimLayerCosts)
-                                            continue; // bounded work: its simulation is beyond the budget
-                                        out.push_back(s);
+                        for (int mbs : divisorsOf(gbs / dp, space.max_micro_batch_size)) {
+                            for (const auto& [schedule, vpp] : schedules) {
+                                for (const auto& [ep, etp] : experts) {
+                                    for (int zero : space.zero_stages) {
+                                        if (zero > 0 && dp * cp == 1)
+                                            continue;
+                                        for (const auto& [recompute, modules] : recomputeChoices) {
+                                            ParallelStrategy s = shape;
+                                            s.micro_batch_size = mbs;
+                                            s.schedule = schedule;
+                                            s.vpp = vpp;
+                                            s.ep = ep;
+                                            s.etp = etp;
+                                            s.zero = zero;
+                                            s.recompute = recompute;
+                                            s.recompute_modules = modules;
+                                            s.recompute_num_layers = recompute == Recompute::Full ? 1 : 0;
+                                            if (pipelineWork(s) > limits::kMaxSimLayerCosts)
+                                                continue; // bounded work: its simulation is beyond the budget
+                                            out.push_back(s);
+                                        }
                                     }
                                 }
                             }
                         }
                     }
-                }
             }
         }
     }

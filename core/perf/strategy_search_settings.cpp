@@ -61,8 +61,8 @@ std::vector<Setting<S>> rows()
         row(special(spec("max-tp", space, "Max TP", Integer, "N", 0, maxDegree, "Largest tensor-parallel degree."),
                 "one node"),
             &S::space, &StrategySpace::max_tp),
-        row(special(spec("max-pp", space, "Max PP", Integer, "N", 0, maxDegree, "Largest pipeline degree."),
-                "the layers"),
+        row(special(
+                spec("max-pp", space, "Max PP", Integer, "N", 0, maxDegree, "Largest pipeline degree."), "the layers"),
             &S::space, &StrategySpace::max_pp),
         row(special(spec("max-cp", space, "Max CP", Integer, "N", 0, maxDegree, "Largest context-parallel degree."),
                 "no limit"),

@@ -10,7 +10,6 @@
 //
 //   stratex-bench --benchmark_filter=BM_PlannerGrid
 #include <benchmark/benchmark.h>
-
 #include <string>
 #include <vector>
 
@@ -128,8 +127,7 @@ std::string workloadName(const GridWorkload& workload)
 const bool registered = [] {
     for (const GridWorkload& workload : workloads()) {
         for (PlannerMode mode : { PlannerMode::Normal, PlannerMode::Fast }) {
-            const std::string name
-                = "BM_PlannerGrid/" + workloadName(workload) + std::string(plannerModeName(mode));
+            const std::string name = "BM_PlannerGrid/" + workloadName(workload) + std::string(plannerModeName(mode));
             benchmark::RegisterBenchmark(name.c_str(), runWorkload, workload, mode)->Unit(benchmark::kMillisecond);
         }
         const std::string legacy = "BM_PlannerGridLegacy/" + workloadName(workload) + "normal-before-issue-13";

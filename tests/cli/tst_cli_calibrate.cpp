@@ -117,8 +117,8 @@ private Q_SLOTS:
         QTest::newRow("two gpus") << QStringList { "calibrate", "--runs", run("nemo2407-llama2-7b-8"),
             run("llmfoundry-mpt-13b-8-a100-80gb"), "--out", "OUT" }
                                   << QByteArray() << 1 << "is on a100-80gb";
-        QTest::newRow("log without the gpu") << QStringList { "calibrate", "--runs", megatronLog(), "--out", "OUT" }
-                                             << QByteArray() << 1 << "the GPU";
+        QTest::newRow("log without the gpu")
+            << QStringList { "calibrate", "--runs", megatronLog(), "--out", "OUT" } << QByteArray() << 1 << "the GPU";
         QTest::newRow("bad record") << QStringList { "calibrate", "--runs", "RUN", "--out", "OUT" }
                                     << QByteArray("{\"id\": \"x\", \"use\": \"train\"}") << 1 << "/use";
         QTest::newRow("bad cluster efficiency")

@@ -9,9 +9,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "controllers/calibration_controller.h"
 #include "core/common/atomic_file.h"
 #include "core/profile/synth/cluster_json.h"
+
+#include "controllers/calibration_controller.h"
 #include "jobs/job_runner.h"
 
 using namespace stratex;

@@ -7,13 +7,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "controllers/stratex_search_controller.h"
 #include "core/common/error.h"
 #include "core/perf/hardware_model.h"
 #include "core/profile/synth/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
-#include "jobs/job_runner.h"
 
+#include "controllers/stratex_search_controller.h"
+#include "jobs/job_runner.h"
 #include "support/test_paths.h"
 
 using namespace stratex;
@@ -48,21 +48,52 @@ void TestStratexSearchController::resolvesTheFormsInputs_data()
     QTest::addColumn<QString>("gpuName");
     QTest::addColumn<int>("world");
     QTest::addColumn<int>("batch");
-    QTest::newRow("synthesized set") << "example" << "" << "" << 64 << -1 << "" << "llama2-13b" << "a100-40gb" << 16 << 64;
-    QTest::newRow("its batch from the search table")
-        << "example" << "" << "" << 0 << 32 << "" << "llama2-13b" << "a100-40gb" << 16 << 32;
-    QTest::newRow("another GPU for the set")
-        << "example" << "" << "h100-80gb" << 64 << -1 << "" << "llama2-13b" << "h100-80gb" << 16 << 64;
-    QTest::newRow("a preset and a GPU") << "" << "llama2-7b" << "a100-80gb" << 16 << -1 << "" << "llama2-7b"
+    QTest::newRow("synthesized set") << "example"
+                                     << ""
+                                     << "" << 64 << -1 << ""
+                                     << "llama2-13b"
+                                     << "a100-40gb" << 16 << 64;
+    QTest::newRow("its batch from the search table") << "example"
+                                                     << ""
+                                                     << "" << 0 << 32 << ""
+                                                     << "llama2-13b"
+                                                     << "a100-40gb" << 16 << 32;
+    QTest::newRow("another GPU for the set") << "example"
+                                             << ""
+                                             << "h100-80gb" << 64 << -1 << ""
+                                             << "llama2-13b"
+                                             << "h100-80gb" << 16 << 64;
+    QTest::newRow("a preset and a GPU") << ""
+                                        << "llama2-7b"
+                                        << "a100-80gb" << 16 << -1 << ""
+                                        << "llama2-7b"
                                         << "a100-80gb" << 8 << 16;
-    QTest::newRow("no batch") << "example" << "" << "" << 0 << -1 << "give the global batch" << "" << "" << 0 << 0;
-    QTest::newRow("measured profiles") << "measured" << "" << "" << 16 << -1
-                                       << "measured profiles, which the stratex cost model does not read" << ""
+    QTest::newRow("no batch") << "example"
+                              << ""
+                              << "" << 0 << -1 << "give the global batch"
+                              << ""
+                              << "" << 0 << 0;
+    QTest::newRow("measured profiles") << "measured"
+                                       << ""
+                                       << "" << 16 << -1
+                                       << "measured profiles, which the stratex cost model does not read"
+                                       << ""
                                        << "" << 0 << 0;
-    QTest::newRow("no model") << "" << "" << "a100-80gb" << 16 << -1 << "needs a model" << "" << "" << 0 << 0;
-    QTest::newRow("no GPU") << "" << "llama2-7b" << "" << 16 << -1 << "needs the GPU" << "" << "" << 0 << 0;
-    QTest::newRow("an unknown GPU") << "" << "llama2-7b" << "b200-999gb" << 16 << -1 << "b200-999gb" << "" << ""
-                                    << 0 << 0;
+    QTest::newRow("no model") << ""
+                              << ""
+                              << "a100-80gb" << 16 << -1 << "needs a model"
+                              << ""
+                              << "" << 0 << 0;
+    QTest::newRow("no GPU") << ""
+                            << "llama2-7b"
+                            << "" << 16 << -1 << "needs the GPU"
+                            << ""
+                            << "" << 0 << 0;
+    QTest::newRow("an unknown GPU") << ""
+                                    << "llama2-7b"
+                                    << "b200-999gb" << 16 << -1 << "b200-999gb"
+                                    << ""
+                                    << "" << 0 << 0;
 }
 
 void TestStratexSearchController::resolvesTheFormsInputs()

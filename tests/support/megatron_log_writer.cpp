@@ -80,7 +80,8 @@ std::map<std::string, std::string> arguments(const SyntheticMegatronRun& run)
         { "rank", "0" },
         { "recompute_granularity", recompute },
         { "recompute_method", s.recompute == perf::Recompute::Full ? "uniform" : "None" },
-        { "recompute_num_layers", s.recompute == perf::Recompute::Full ? std::to_string(std::max(1, s.recompute_num_layers)) : "None" },
+        { "recompute_num_layers",
+            s.recompute == perf::Recompute::Full ? std::to_string(std::max(1, s.recompute_num_layers)) : "None" },
         { "seq_length", std::to_string(m.seq_length) },
         { "sequence_parallel", pythonBool(s.sequence_parallel) },
         { "swiglu", pythonBool(m.mlp == model::MlpKind::Gated) },
@@ -103,8 +104,8 @@ std::string iterationLine(int iteration, int samples, double ms, int globalBatch
         "(ms): %.1f | throughput per GPU (TFLOP/s/GPU): %.1f | learning rate: %.6E | global batch size: %5d | "
         "lm loss: %.6E | loss scale: 1.0 | grad norm: 1.234 | number of skipped iterations:   0 | number of nan "
         "iterations:   0 |\n",
-        3 + iteration / 10, (iteration * 7) % 60, 100000 + iteration * 1371, iteration, 8, samples, ms,
-        150.0, 1.5e-7 * iteration, globalBatch, 10.0 - iteration * 0.2);
+        3 + iteration / 10, (iteration * 7) % 60, 100000 + iteration * 1371, iteration, 8, samples, ms, 150.0,
+        1.5e-7 * iteration, globalBatch, 10.0 - iteration * 0.2);
     return buffer;
 }
 
@@ -121,10 +122,10 @@ std::string memoryLine(int rank, int after, double maxReservedMib)
 std::string megatronLogText(const SyntheticMegatronRun& run)
 {
     const perf::ParallelStrategy& s = run.strategy;
-    std::string out = "using world size: " + std::to_string(s.tp * s.pp * s.cp * s.dp) + ", data-parallel size: "
-        + std::to_string(s.dp) + ", context-parallel size: " + std::to_string(s.cp)
-        + ", tensor-model-parallel size: " + std::to_string(s.tp) + ", pipeline-model-parallel size: "
-        + std::to_string(s.pp) + "\nusing torch.bfloat16 for parameters ...\n";
+    std::string out = "using world size: " + std::to_string(s.tp * s.pp * s.cp * s.dp)
+        + ", data-parallel size: " + std::to_string(s.dp) + ", context-parallel size: " + std::to_string(s.cp)
+        + ", tensor-model-parallel size: " + std::to_string(s.tp)
+        + ", pipeline-model-parallel size: " + std::to_string(s.pp) + "\nusing torch.bfloat16 for parameters ...\n";
     out += argumentDump(arguments(run));
     out += "setting number of micro-batches to constant "
         + std::to_string(s.global_batch_size / (s.micro_batch_size * s.dp)) + "\n> initializing torch distributed ...\n"

@@ -24,11 +24,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "jobs/job_runner.h"
 #include "ui/calibrate/calibrate_page.h"
 #include "ui/calibrate/calibration_run_model.h"
 #include "ui/calibrate/calibration_scatter_chart.h"
 
+#include "jobs/job_runner.h"
 #include "support/megatron_log_writer.h"
 
 using namespace stratex;
@@ -129,7 +129,8 @@ void TestCalibratePage::calibratesWrittenLogs()
     QCOMPARE(model->rowCount(), runs);
     bool errorToFind = false;
     for (int row = 0; row < runs; ++row) {
-        QCOMPARE(model->index(row, CalibrationRunModel::RunColumn).data().toString(), QStringLiteral("run-%1").arg(row));
+        QCOMPARE(
+            model->index(row, CalibrationRunModel::RunColumn).data().toString(), QStringLiteral("run-%1").arg(row));
         const double before = cell(model, row, CalibrationRunModel::ErrorBeforeColumn);
         const double after = cell(model, row, CalibrationRunModel::ErrorAfterColumn);
         errorToFind = errorToFind || before > 0.02;

@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QChart>
 #include <QChartView>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -12,15 +13,12 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
-#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXYSeries>
 
-#include "controllers/planner_controller.h"
-#include "controllers/planner_inputs.h"
 #include "core/planner/planner_setting_table.h"
 #include "ui/main_window.h"
 #include "ui/planner/mode_compare_chart.h"
@@ -30,6 +28,8 @@
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "controllers/planner_controller.h"
+#include "controllers/planner_inputs.h"
 #include "gui_test_helpers.h"
 #include "jobs/job_runner.h"
 #include "support/test_paths.h"
@@ -266,9 +266,9 @@ void TestPlannerPage::badFilesShowAMessageBox_data()
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("expected"); // besides the file name
     QTest::newRow("cost model: not JSON") << true << QByteArray("{ not json") << QString();
-    QTest::newRow("cost model: wrong type") << true
-                                            << QByteArray("{\"model\": \"x\", \"cost_models\": {\"tp1_none\": 3}}")
-                                            << QStringLiteral("/cost_models/tp1_none");
+    QTest::newRow("cost model: wrong type")
+        << true << QByteArray("{\"model\": \"x\", \"cost_models\": {\"tp1_none\": 3}}")
+        << QStringLiteral("/cost_models/tp1_none");
     QTest::newRow("cost model: empty") << true << QByteArray() << QString();
     QTest::newRow("lengths: a word") << false << QByteArray("128\nlong\n") << QString();
     QTest::newRow("lengths: negative") << false << QByteArray("[12, -3]") << QString();
@@ -332,7 +332,8 @@ void TestPlannerPage::plansEncoderDecoderOverDataParallelGroupsWithLinks()
     m_page->planBatch();
     QVERIFY(waitUntilIdle(*m_window, 120000));
     QVERIFY(m_page->hasPlans());
-    QVERIFY2(m_page->planSummary().contains(QStringLiteral("2 data-parallel groups")), qPrintable(m_page->planSummary()));
+    QVERIFY2(
+        m_page->planSummary().contains(QStringLiteral("2 data-parallel groups")), qPrintable(m_page->planSummary()));
     QVERIFY(m_page->planSummary().contains(QStringLiteral("transfers modelled (hidden 1024)")));
     const auto plans = m_page->controller()->plans();
     QVERIFY(plans->normal.feasible && plans->fast.feasible);

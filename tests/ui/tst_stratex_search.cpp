@@ -20,11 +20,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "controllers/stratex_search_controller.h"
 #include "core/common/atomic_file.h"
 #include "core/model/model_presets.h"
-#include "core/perf/plan_robustness.h"
 #include "core/perf/plan_file.h"
+#include "core/perf/plan_robustness.h"
 #include "ui/main_window.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
@@ -35,6 +34,7 @@
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "controllers/stratex_search_controller.h"
 #include "gui_test_helpers.h"
 #include "support/test_paths.h"
 
@@ -133,14 +133,38 @@ void TestStratexSearch::costModelChoosesTheRows_data()
     QTest::addColumn<QString>("modelName");
     QTest::addColumn<QString>("gpu");
     QTest::addColumn<bool>("stratex"); // the cost model the search runs with
-    QTest::newRow("auto, synthesized set") << "auto" << "example" << "" << "" << true;
-    QTest::newRow("auto, measured profiles") << "auto" << "measured" << "" << "" << false;
-    QTest::newRow("auto, nothing") << "auto" << "" << "" << "" << false;
-    QTest::newRow("auto, a model preset") << "auto" << "" << "llama2-7b" << "" << true;
-    QTest::newRow("auto, a GPU") << "auto" << "" << "" << "a100-80gb" << true;
-    QTest::newRow("auto, measured profiles of a preset") << "auto" << "measured" << "llama2-7b" << "" << false;
-    QTest::newRow("galvatron, synthesized set") << "galvatron" << "example" << "" << "" << false;
-    QTest::newRow("stratex, measured profiles") << "stratex" << "measured" << "" << "" << true;
+    QTest::newRow("auto, synthesized set") << "auto"
+                                           << "example"
+                                           << ""
+                                           << "" << true;
+    QTest::newRow("auto, measured profiles") << "auto"
+                                             << "measured"
+                                             << ""
+                                             << "" << false;
+    QTest::newRow("auto, nothing") << "auto"
+                                   << ""
+                                   << ""
+                                   << "" << false;
+    QTest::newRow("auto, a model preset") << "auto"
+                                          << ""
+                                          << "llama2-7b"
+                                          << "" << true;
+    QTest::newRow("auto, a GPU") << "auto"
+                                 << ""
+                                 << ""
+                                 << "a100-80gb" << true;
+    QTest::newRow("auto, measured profiles of a preset") << "auto"
+                                                         << "measured"
+                                                         << "llama2-7b"
+                                                         << "" << false;
+    QTest::newRow("galvatron, synthesized set") << "galvatron"
+                                                << "example"
+                                                << ""
+                                                << "" << false;
+    QTest::newRow("stratex, measured profiles") << "stratex"
+                                                << "measured"
+                                                << ""
+                                                << "" << true;
 }
 
 // The form shows the rows of the model the search will run with; the choice itself always shows.
@@ -153,9 +177,9 @@ void TestStratexSearch::costModelChoosesTheRows()
     QFETCH(bool, stratex);
     SearchSettingsForm* form = m_page->form();
     form->comboBox("cost-model")->setCurrentText(choice);
-    form->setProfilesDir(folder == QStringLiteral("example")      ? kExample
-            : folder == QStringLiteral("measured") ? stratex::test::fixture(QStringLiteral("galvatron"))
-                                                   : QString());
+    form->setProfilesDir(folder == QStringLiteral("example") ? kExample
+            : folder == QStringLiteral("measured")           ? stratex::test::fixture(QStringLiteral("galvatron"))
+                                                             : QString());
     form->fieldAs<QLineEdit>("model-name")->setText(modelName);
     form->fieldAs<QLineEdit>("gpu")->setText(gpu);
     QCOMPARE(form->resolvedCostModel() == perf::CostModelChoice::Stratex, stratex);
@@ -215,9 +239,9 @@ void TestStratexSearch::searchesTheSynthesizedExample()
         // Its own rank lies in its range; the text is "best–worst" or one rank.
         QVERIFY(r.band_10.best <= row + 1 && row + 1 <= r.band_10.worst);
         const QString range = model->index(row, StratexPlanTableModel::RankRangeColumn).data().toString();
-        QCOMPARE(range, r.band_10.best == r.band_10.worst
-                ? QString::number(r.band_10.best)
-                : QStringLiteral("%1–%2").arg(r.band_10.best).arg(r.band_10.worst));
+        QCOMPARE(range,
+            r.band_10.best == r.band_10.worst ? QString::number(r.band_10.best)
+                                              : QStringLiteral("%1–%2").arg(r.band_10.best).arg(r.band_10.worst));
         QCOMPARE(model->index(row, StratexPlanTableModel::RobustColumn).data().toString().isEmpty(),
             !r.robust_5 && !r.robust_10);
         QVERIFY(model->index(row, StratexPlanTableModel::RankRangeColumn)
@@ -395,7 +419,8 @@ void TestStratexSearch::refusesABadPlanFile()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.json"));
-    writeFileAtomically(path.toStdString(), "{\"format\": \"stratex-plan\", \"version\": 1, \"strategy\": {\"tp\": \"two\"}}");
+    writeFileAtomically(
+        path.toStdString(), "{\"format\": \"stratex-plan\", \"version\": 1, \"strategy\": {\"tp\": \"two\"}}");
     QVERIFY(perf::isPlanFile(path.toStdString()));
     QString error;
     QVERIFY(!m_window->openFile(path, &error));

@@ -11,11 +11,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "controllers/stratex_search_controller.h"
 #include "core/perf/hardware_model.h"
 #include "core/profile/synth/cluster_json.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "ui/search/synthesize_dialog.h"
+
+#include "controllers/stratex_search_controller.h"
 
 using namespace stratex;
 using namespace stratex::ui;
@@ -89,8 +90,8 @@ private Q_SLOTS:
         QTest::newRow("not JSON") << QByteArray("gpu: a100") << "cluster.json";
         profile::synth::ClusterDescription custom { profile::synth::gpuPreset("a100-80gb"), 1, 8 };
         custom.gpu.name = "my-gpu";
-        QTest::newRow("a GPU of its own") << QByteArray::fromStdString(profile::synth::toJson(custom).dump())
-                                          << "\"my-gpu\" is not a preset";
+        QTest::newRow("a GPU of its own")
+            << QByteArray::fromStdString(profile::synth::toJson(custom).dump()) << "\"my-gpu\" is not a preset";
     }
     void brokenClusterFileIsNamed()
     {

@@ -27,11 +27,12 @@
 
 #include "core/profile/synth/cluster_description.h"
 #include "core/profile/synth/efficiency.h"
-#include "jobs/job_runner.h"
 #include "ui/calibrate/calibration_run_model.h"
 #include "ui/calibrate/calibration_scatter_chart.h"
 #include "ui/common/path_line_edit.h"
 #include "ui/common/plan_table_view.h"
+
+#include "jobs/job_runner.h"
 
 namespace stratex::ui {
 
@@ -270,7 +271,8 @@ void CalibratePage::addRunPaths(const QStringList& paths)
         if (present)
             continue;
         const QFileInfo info(path);
-        auto* item = new QListWidgetItem(info.isDir() ? info.fileName() + QLatin1Char('/') : info.fileName(), m_runList);
+        auto* item
+            = new QListWidgetItem(info.isDir() ? info.fileName() + QLatin1Char('/') : info.fileName(), m_runList);
         item->setData(kPathRole, path);
         item->setToolTip(path);
     }
@@ -318,8 +320,8 @@ void CalibratePage::calibrate()
 
 void CalibratePage::addRunFilesWithDialog()
 {
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Measured Runs"), QString(),
-        tr("Measured runs (*.json *.log *.txt *.out);;All Files (*)"));
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Add Measured Runs"), QString(), tr("Measured runs (*.json *.log *.txt *.out);;All Files (*)"));
     addRunPaths(paths);
 }
 
@@ -355,9 +357,11 @@ void CalibratePage::showOutcome(const std::shared_ptr<const controllers::Calibra
 
     m_parameters->setRowCount(int(r.parameters.size()));
     for (int row = 0; row < int(r.parameters.size()); ++row) {
-        const profile::synth::EfficiencyField& field = *profile::synth::findEfficiencyField(r.parameters[std::size_t(row)]);
+        const profile::synth::EfficiencyField& field
+            = *profile::synth::findEfficiencyField(r.parameters[std::size_t(row)]);
         auto* name = new QTableWidgetItem(QString::fromLatin1(field.key));
-        name->setToolTip(tr("%1 (calibrate --fit %2)").arg(QString::fromLatin1(field.key), QString::fromLatin1(field.name)));
+        name->setToolTip(
+            tr("%1 (calibrate --fit %2)").arg(QString::fromLatin1(field.key), QString::fromLatin1(field.name)));
         auto* before = new QTableWidgetItem(efficiencyValue(r.initial.*field.member));
         auto* after = new QTableWidgetItem(efficiencyValue(r.fitted.*field.member));
         for (QTableWidgetItem* number : { before, after })
@@ -374,8 +378,11 @@ void CalibratePage::showOutcome(const std::shared_ptr<const controllers::Calibra
                        .arg(l.toString(perf::meanAbsoluteThroughputError(r.before) * 100, 'f', 1))
                        .arg(l.toString(perf::meanAbsoluteThroughputError(r.after) * 100, 'f', 1));
     if (c.hasLeftOut())
-        text += tr(", %1 % on runs held out of the fit").arg(l.toString(perf::meanAbsoluteThroughputError(c.left_out) * 100, 'f', 1));
-    text += tr(" (%1 Levenberg–Marquardt iterations%2).").arg(r.iterations).arg(r.converged ? QString() : tr(", not converged"));
+        text += tr(", %1 % on runs held out of the fit")
+                    .arg(l.toString(perf::meanAbsoluteThroughputError(c.left_out) * 100, 'f', 1));
+    text += tr(" (%1 Levenberg–Marquardt iterations%2).")
+                .arg(r.iterations)
+                .arg(r.converged ? QString() : tr(", not converged"));
     m_summary->setText(text);
     updateButtons();
     Q_EMIT statusMessage(tr("Calibrated on %n run(s)", nullptr, int(r.before.size())));

@@ -3,8 +3,9 @@
 
 #include <memory>
 
-#include "controllers/calibration_controller.h"
 #include "ui/page.h"
+
+#include "controllers/calibration_controller.h"
 
 class QComboBox;
 class QLabel;

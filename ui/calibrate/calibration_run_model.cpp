@@ -43,8 +43,8 @@ QVariant CalibrationRunModel::data(const QModelIndex& index, int role) const
             return tr("Held out: predicted by a fit on the other runs, throughput error %1 %")
                 .arg(QLocale::c().toString(leftOut->throughput_error * 100, 'f', 1));
         if (run)
-            return tr("%1\nmeasured from %2").arg(QString::fromStdString(run->file.string()),
-                QString::fromStdString(run->measured_from));
+            return tr("%1\nmeasured from %2")
+                .arg(QString::fromStdString(run->file.string()), QString::fromStdString(run->measured_from));
         return {};
     }
     const bool raw = role == Qt::UserRole;
@@ -53,7 +53,8 @@ QVariant CalibrationRunModel::data(const QModelIndex& index, int role) const
     const QLocale l = QLocale::c();
     const auto seconds = [&](double s) { return raw ? QVariant(s) : QVariant(l.toString(s, 'f', 3)); };
     const auto percent = [&](double e) {
-        return raw ? QVariant(std::abs(e)) : QVariant(l.toString(e * 100, 'f', 1).prepend(e >= 0 ? QStringLiteral("+") : QString()));
+        return raw ? QVariant(std::abs(e))
+                   : QVariant(l.toString(e * 100, 'f', 1).prepend(e >= 0 ? QStringLiteral("+") : QString()));
     };
     switch (column) {
     case RunColumn:

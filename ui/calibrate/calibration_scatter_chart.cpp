@@ -68,7 +68,8 @@ CalibrationScatterChart::CalibrationScatterChart(QWidget* parent)
     chart()->legend()->setAlignment(Qt::AlignBottom);
 }
 
-void CalibrationScatterChart::setErrors(const std::vector<perf::RunError>& before, const std::vector<perf::RunError>& after)
+void CalibrationScatterChart::setErrors(
+    const std::vector<perf::RunError>& before, const std::vector<perf::RunError>& after)
 {
     m_beforeErrors = before;
     m_afterErrors = after;

@@ -93,8 +93,8 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
         return {};
     const perf::ParallelStrategy& s = e->strategy;
     if (role == Qt::TextAlignmentRole) {
-        const bool text = index.column() == RecomputeColumn || index.column() == ScheduleColumn
-            || index.column() == LayoutColumn;
+        const bool text
+            = index.column() == RecomputeColumn || index.column() == ScheduleColumn || index.column() == LayoutColumn;
         return int((text ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
     }
     const bool robustnessColumn = index.column() == RankRangeColumn || index.column() == RobustColumn;

@@ -11,9 +11,9 @@
 namespace stratex::ui {
 
 // The stratex cost model's plans as a table: what they cost (iteration time, tokens/s per GPU, MFU,
-// peak memory, bubble), how far its rank holds when the model is off by ±10 %, then Megatron's degrees (TP, PP, VPP, CP, EP, ETP, DP), sequence
-// parallelism, ZeRO, recompute, micro-batch, schedule and pipeline layout. Qt::UserRole gives raw numbers
-// for sorting; the headers carry the units.
+// peak memory, bubble), how far its rank holds when the model is off by ±10 %, then Megatron's degrees (TP, PP, VPP,
+// CP, EP, ETP, DP), sequence parallelism, ZeRO, recompute, micro-batch, schedule and pipeline layout. Qt::UserRole
+// gives raw numbers for sorting; the headers carry the units.
 class StratexPlanTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:

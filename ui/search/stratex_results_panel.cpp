@@ -107,15 +107,16 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
 
     using controllers::StratexSearchController;
     connect(m_controller, &StratexSearchController::searchStarted, this, [this](const QString& source) {
-        m_best->setText(QFileInfo(source).isFile()
-                ? tr("Costing the plan %1 with the stratex cost model…").arg(QFileInfo(source).fileName().toHtmlEscaped())
-                : tr("Searching Megatron strategies with the stratex cost model…"));
+        m_best->setText(QFileInfo(source).isFile() ? tr("Costing the plan %1 with the stratex cost model…")
+                                                         .arg(QFileInfo(source).fileName().toHtmlEscaped())
+                                                   : tr("Searching Megatron strategies with the stratex cost model…"));
         m_stats->clear();
     });
     connect(m_controller, &StratexSearchController::searchFinished, this,
         [this](std::shared_ptr<const controllers::StratexSearchOutcome> outcome) { showOutcome(*outcome); });
-    connect(m_controller, &StratexSearchController::searchFailed, this,
-        [this](const QString& message) { m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped())); });
+    connect(m_controller, &StratexSearchController::searchFailed, this, [this](const QString& message) {
+        m_best->setText(tr("<b>Search failed</b>: %1").arg(message.toHtmlEscaped()));
+    });
     connect(m_controller, &StratexSearchController::searchCancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
     connect(m_controller, &StratexSearchController::timelineReady, this,
@@ -162,7 +163,8 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                             .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
                                 QString::fromStdString(best.strategy.notation()).toHtmlEscaped()));
     } else {
-        QString text = tr("<b>No strategy fits</b> in %1 GB per GPU.").arg(c.toString(outcome.memory_limit_mb / 1e3, 'f', 1));
+        QString text
+            = tr("<b>No strategy fits</b> in %1 GB per GPU.").arg(c.toString(outcome.memory_limit_mb / 1e3, 'f', 1));
         if (result.least_memory)
             text += tr(" The least memory is %1 GB (%2).")
                         .arg(c.toString(result.least_memory->peak_memory_mb / 1e3, 'f', 1),

@@ -203,8 +203,9 @@ void SynthesizeDialog::updateSummary()
                            .arg(model.num_kv_heads)
                            .arg(model.num_heads)
                            .arg(chosen.cluster.worldSize())
-        + (chosen.cluster.efficiency ? tr(" Calibrated efficiencies from %1.").arg(QFileInfo(m_clusterFile->text()).fileName())
-                                     : QString()));
+        + (chosen.cluster.efficiency
+                ? tr(" Calibrated efficiencies from %1.").arg(QFileInfo(m_clusterFile->text()).fileName())
+                : QString()));
 }
 
 QString SynthesizeDialog::folder() const

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QDialog>
-
 #include <optional>
+
+#include <QDialog>
 
 #include "core/profile/synth/synthesis_settings.h"
 

@@ -36,8 +36,9 @@ ReferenceRun calibrationRun(const MeasuredRun& run, const ClusterChoice& choice,
 {
     requireCostable(run); // its errors name the run's files
     if (!run.iteration_ms)
-        throw Error(file.string() + ": the run measured no iteration time (a Megatron log's iteration lines, or a "
-                                    "trace of one iteration)");
+        throw Error(file.string()
+            + ": the run measured no iteration time (a Megatron log's iteration lines, or a "
+              "trace of one iteration)");
     ReferenceRun out;
     out.file = file;
     out.id = file.stem().string();

@@ -35,7 +35,8 @@ public:
         const std::optional<long long> number = parseWholeNumber(*value);
         if (!number || *number < minimum || *number > maximum)
             fail(name,
-                "a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum) + " for " + std::string(name),
+                "a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum) + " for "
+                    + std::string(name),
                 *value);
         return int(*number);
     }
@@ -75,7 +76,8 @@ constexpr int kMaxVocab = 1 << 24;
 
 // Megatron's --moe-layer-freq as the dump prints it: an int k (every k-th layer is MoE) or a
 // Python list of 0/1 per layer. Stratex models leading dense layers only.
-void readMoeLayerPattern(const std::string& value, model::MoeDescription& moe, int layers, std::vector<std::string>& notes)
+void readMoeLayerPattern(
+    const std::string& value, model::MoeDescription& moe, int layers, std::vector<std::string>& notes)
 {
     if (const std::optional<long long> every = parseWholeNumber(value)) {
         if (*every != 1)
@@ -145,8 +147,10 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
         model::MoeDescription moe;
         moe.num_experts = *experts;
         moe.top_k = args.integer("moe_router_topk", 1, 1 << 20, false).value_or(2);
-        moe.expert_ffn_hidden_size = args.integer("moe_ffn_hidden_size", 1, kMaxWidth, false).value_or(m.ffn_hidden_size);
-        if (const std::optional<int> shared = args.integer("moe_shared_expert_intermediate_size", 1, kMaxWidth, false)) {
+        moe.expert_ffn_hidden_size
+            = args.integer("moe_ffn_hidden_size", 1, kMaxWidth, false).value_or(m.ffn_hidden_size);
+        if (const std::optional<int> shared
+            = args.integer("moe_shared_expert_intermediate_size", 1, kMaxWidth, false)) {
             moe.shared_experts = 1;
             moe.shared_expert_ffn_hidden_size = *shared;
         }
@@ -258,7 +262,8 @@ std::optional<ParallelStrategy> readStrategy(
     // Megatron's own checks (validate_args, initialize_model_parallel); they also keep every
     // product of degrees Stratex forms within the world size.
     if (modelRanks * s.dp != *world)
-        args.fail("world_size", "tensor x pipeline x context x data parallel size (" + std::to_string(modelRanks * s.dp) + ")",
+        args.fail("world_size",
+            "tensor x pipeline x context x data parallel size (" + std::to_string(modelRanks * s.dp) + ")",
             std::to_string(*world));
     if (static_cast<long long>(s.ep) * s.etp > *world)
         args.fail("expert_model_parallel_size",
@@ -266,7 +271,8 @@ std::optional<ParallelStrategy> readStrategy(
             std::to_string(s.ep));
     if (*gbs % (static_cast<long long>(*mbs) * s.dp) != 0)
         args.fail("global_batch_size",
-            "a multiple of micro_batch_size x data-parallel size (" + std::to_string(static_cast<long long>(*mbs) * s.dp) + ")",
+            "a multiple of micro_batch_size x data-parallel size ("
+                + std::to_string(static_cast<long long>(*mbs) * s.dp) + ")",
             std::to_string(*gbs));
     s.micro_batch_size = *mbs;
     s.global_batch_size = *gbs;
@@ -279,15 +285,15 @@ std::optional<ParallelStrategy> readStrategy(
         s.recompute = Recompute::Selective;
         if (const std::optional<std::string> modules = args.text("recompute_modules"))
             s.recompute_modules = recomputeModulesOfDump(*modules, out.notes);
-    }
-    else if (granularity != "None")
+    } else if (granularity != "None")
         args.fail("recompute_granularity", "full, selective or None", granularity);
     s.recompute_num_layers = args.integer("recompute_num_layers", 1, limits::kMaxLayers, false).value_or(0);
     if (s.recompute == Recompute::Full && args.text("recompute_method").value_or("uniform") == "block")
         out.notes.push_back("recompute_method block: costed as uniform");
     s.first_stage_layers = args.integer("decoder_first_pipeline_num_layers", 1, limits::kMaxLayers, false).value_or(0);
     s.last_stage_layers = args.integer("decoder_last_pipeline_num_layers", 1, limits::kMaxLayers, false).value_or(0);
-    if (const std::optional<int> vpp = args.integer("virtual_pipeline_model_parallel_size", 1, limits::kMaxLayers, false)) {
+    if (const std::optional<int> vpp
+        = args.integer("virtual_pipeline_model_parallel_size", 1, limits::kMaxLayers, false)) {
         s.vpp = *vpp;
     } else if (const std::optional<int> perChunk
         = args.integer("num_layers_per_virtual_pipeline_stage", 1, limits::kMaxLayers, false)) {

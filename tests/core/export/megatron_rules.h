@@ -76,8 +76,9 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--recompute-num-layers", { Kind::Int, {} } },
         // TransformerConfig.recompute_modules' allowed_modules (nargs='*').
         { "--recompute-modules",
-            { Kind::Words, { "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
-                               "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc" } } },
+            { Kind::Words,
+                { "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts", "gdn_norm_out",
+                    "gdp_in_proj", "gdp_qkv", "mhc" } } },
         { "--moe-grouped-gemm", { Kind::Switch, {} } },
         { "--micro-batch-size", { Kind::Int, {} } },
         { "--global-batch-size", { Kind::Int, {} } },
@@ -287,7 +288,8 @@ inline std::vector<std::string> megatronViolations(
         }
         for (const std::string& word : words) {
             if (!rule->second.choices.empty()
-                && std::find(rule->second.choices.begin(), rule->second.choices.end(), word) == rule->second.choices.end())
+                && std::find(rule->second.choices.begin(), rule->second.choices.end(), word)
+                    == rule->second.choices.end())
                 v.push_back(flag + ": '" + word + "' is not a choice");
         }
     }
@@ -330,7 +332,8 @@ inline std::vector<std::string> megatronViolations(
     if (granularity && args.at("--recompute-granularity") == "selective"
         && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))
         v.push_back("selective recompute takes no method and no layer count");
-    if (args.contains("--recompute-modules") && (" " + args.at("--recompute-modules") + " ").find(" moe_act ") != std::string::npos
+    if (args.contains("--recompute-modules")
+        && (" " + args.at("--recompute-modules") + " ").find(" moe_act ") != std::string::npos
         && !args.contains("--moe-grouped-gemm"))
         v.push_back("moe_act in recompute_modules is only supported with moe_grouped_gemm");
     if (!granularity && (args.contains("--recompute-method") || args.contains("--recompute-num-layers")))

@@ -184,18 +184,17 @@ void TestPlanExports::megatronRulesCatchViolations_data()
         "2", "--context-parallel-size", "4" };
     QTest::newRow("ulysses with one kv head a rank over cp 4")
         << base + gqaCp4 + QStringList { "--cp-comm-type", "a2a" } << "cp_comm_type a2a";
-    QTest::newRow("ring with one kv head a rank over cp 4") << base + gqaCp4 + QStringList { "--cp-comm-type", "p2p" }
-                                                            << "";
+    QTest::newRow("ring with one kv head a rank over cp 4")
+        << base + gqaCp4 + QStringList { "--cp-comm-type", "p2p" } << "";
     QTest::newRow("moe_act recompute without grouped GEMM")
         << base + moe + QStringList { "--recompute-granularity", "selective", "--recompute-modules", "moe_act" }
         << "only supported with moe_grouped_gemm";
-    QTest::newRow("layernorm recompute with FP8 delayed scaling")
-        << base + QStringList { "--recompute-granularity", "selective", "--recompute-modules", "layernorm",
-               "--bf16", "--fp8-format", "hybrid" }
-        << "Delayed scaling does not support";
-    QTest::newRow("an unknown recompute module") << base
-            + QStringList { "--recompute-granularity", "selective", "--recompute-modules", "attention" }
-                                                 << "'attention' is not a choice";
+    QTest::newRow("layernorm recompute with FP8 delayed scaling") << base
+            + QStringList { "--recompute-granularity", "selective", "--recompute-modules", "layernorm", "--bf16",
+                  "--fp8-format", "hybrid" } << "Delayed scaling does not support";
+    QTest::newRow("an unknown recompute module")
+        << base + QStringList { "--recompute-granularity", "selective", "--recompute-modules", "attention" }
+        << "'attention' is not a choice";
     QTest::newRow("param gather without the distributed optimizer")
         << base + QStringList { "--overlap-grad-reduce", "--overlap-param-gather" } << "--overlap-param-gather needs";
     QTest::newRow("ep not dividing the experts")
@@ -296,12 +295,12 @@ void TestPlanExports::megatron_data()
         << "--recompute-granularity selective;--recompute-modules layernorm moe"
         << "--moe-grouped-gemm;--recompute-method"
         << "" << false;
-    QTest::newRow("MoE activation recompute, FP8")
-        << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4,
-               "tp=2 pp=4 ep=4 etp=1 dp=4 sp=1 zero=1 gbs=64 recompute=selective modules=layernorm,moe_act precision=fp8")
-        << "--recompute-modules layernorm moe_act;--moe-grouped-gemm;--fp8-recipe tensorwise"
-        << ""
-        << "" << false;
+    QTest::newRow("MoE activation recompute, FP8") << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4,
+        "tp=2 pp=4 ep=4 etp=1 dp=4 sp=1 zero=1 gbs=64 recompute=selective modules=layernorm,moe_act precision=fp8")
+                                                   << "--recompute-modules layernorm "
+                                                      "moe_act;--moe-grouped-gemm;--fp8-recipe tensorwise"
+                                                   << ""
+                                                   << "" << false;
     QTest::newRow("MoE with TP needs SP")
         << planOf("mixtral-8x7b", 0, 0, "h100-80gb", 4, "tp=2 pp=4 ep=2 etp=2 dp=4 sp=0 zero=1 gbs=64")
         << "--sequence-parallel;--expert-tensor-parallel-size 2"

@@ -14,6 +14,7 @@
 #include "core/perf/cluster_calibration.h"
 #include "core/perf/measured/calibration_runs.h"
 #include "core/profile/synth/efficiency.h"
+
 #include "support/megatron_log_writer.h"
 
 using namespace stratex;
@@ -89,7 +90,8 @@ private Q_SLOTS:
         const std::vector<ReferenceRun> runs = measured::readCalibrationRuns(files, options);
         for (std::size_t i = 0; i < runs.size(); ++i) {
             // The reader averaged iterations 3-8 (the spread cancels) and skipped the warm-up.
-            QVERIFY2(std::abs(runs[i].measured_iteration_s * 1e3 / synthetic[i].iteration_ms - 1) < 1e-3, runs[i].id.c_str());
+            QVERIFY2(std::abs(runs[i].measured_iteration_s * 1e3 / synthetic[i].iteration_ms - 1) < 1e-3,
+                runs[i].id.c_str());
             QCOMPARE(runs[i].cluster.gpu.name, std::string("a100-80gb"));
         }
 

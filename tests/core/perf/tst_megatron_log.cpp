@@ -10,6 +10,7 @@
 #include "core/perf/measured/megatron_args.h"
 #include "core/perf/measured/megatron_log.h"
 #include "core/perf/measured/run_comparison.h"
+
 #include "support/test_paths.h"
 
 using namespace stratex;
@@ -239,27 +240,37 @@ private Q_SLOTS:
         QTest::addColumn<QString>("find");
         QTest::addColumn<QString>("replace");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("iteration line cut off") << QStringLiteral("iteration        3/")
-                                                << QStringLiteral(" [2025-03-11 10:03:26.613417] iteration        3/       8 | consumed samples:          192 | elapsed time per iter")
-                                                << QStringLiteral("elapsed time per iteration (ms): <number>");
+        QTest::newRow("iteration line cut off")
+            << QStringLiteral("iteration        3/")
+            << QStringLiteral(" [2025-03-11 10:03:26.613417] iteration        3/       8 | consumed samples:          "
+                              "192 | elapsed time per iter")
+            << QStringLiteral("elapsed time per iteration (ms): <number>");
         QTest::newRow("elapsed not a number") << QStringLiteral("iteration        4/")
-                                              << QStringLiteral(" iteration        4/       8 | consumed samples:          256 | elapsed time per iteration (ms): nan |")
+                                              << QStringLiteral(" iteration        4/       8 | consumed samples:      "
+                                                                "    256 | elapsed time per iteration (ms): nan |")
                                               << QStringLiteral("a positive number");
-        QTest::newRow("memory line cut off") << QStringLiteral("[Rank 8] (after 1 iterations)")
-                                             << QStringLiteral("[Rank 8] (after 1 iterations) memory (MB) | allocated: 16912.55 | max allocated: 24168.02")
-                                             << QStringLiteral("\"reserved: <MB>\"");
-        QTest::newRow("rank not a number") << QStringLiteral("[Rank 9] (after 2 iterations)")
-                                           << QStringLiteral("[Rank nine] (after 2 iterations) memory (MB) | allocated: 1 | max allocated: 1 | reserved: 1 | max reserved: 1")
-                                           << QStringLiteral("a rank from 0");
-        QTest::newRow("timer not a pair") << QStringLiteral("    forward-compute .......")
-                                          << QStringLiteral("    forward-compute ................................: (1689.25, oops)")
-                                          << QStringLiteral("\"(min, max)\" times");
-        QTest::newRow("layers not a number") << QStringLiteral("  num_layers ....")
-                                             << QStringLiteral("  num_layers ...................................... thirty-two")
-                                             << QStringLiteral("a whole number from 1");
-        QTest::newRow("world not the product of the degrees") << QStringLiteral("  world_size ....")
-                                                              << QStringLiteral("  world_size ...................................... 12")
-                                                              << QStringLiteral("data parallel size (16), found \"12\"");
+        QTest::newRow("memory line cut off")
+            << QStringLiteral("[Rank 8] (after 1 iterations)")
+            << QStringLiteral(
+                   "[Rank 8] (after 1 iterations) memory (MB) | allocated: 16912.55 | max allocated: 24168.02")
+            << QStringLiteral("\"reserved: <MB>\"");
+        QTest::newRow("rank not a number")
+            << QStringLiteral("[Rank 9] (after 2 iterations)")
+            << QStringLiteral("[Rank nine] (after 2 iterations) memory (MB) | allocated: 1 | max allocated: 1 | "
+                              "reserved: 1 | max reserved: 1")
+            << QStringLiteral("a rank from 0");
+        QTest::newRow("timer not a pair")
+            << QStringLiteral("    forward-compute .......")
+            << QStringLiteral("    forward-compute ................................: (1689.25, oops)")
+            << QStringLiteral("\"(min, max)\" times");
+        QTest::newRow("layers not a number")
+            << QStringLiteral("  num_layers ....")
+            << QStringLiteral("  num_layers ...................................... thirty-two")
+            << QStringLiteral("a whole number from 1");
+        QTest::newRow("world not the product of the degrees")
+            << QStringLiteral("  world_size ....")
+            << QStringLiteral("  world_size ...................................... 12")
+            << QStringLiteral("data parallel size (16), found \"12\"");
         QTest::newRow("batch not divisible") << QStringLiteral("  global_batch_size ....")
                                              << QStringLiteral("  global_batch_size ............................... 66")
                                              << QStringLiteral("micro_batch_size x data-parallel size (4)");
@@ -288,7 +299,8 @@ private Q_SLOTS:
         const int end = lineOf(lines, QStringLiteral("end of arguments"));
         lines = lines.mid(0, end - 1);
         const QString message = errorOf(lines);
-        QVERIFY2(message.contains(QStringLiteral("train.log: line 5: expected the argument dump to end")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("train.log: line 5: expected the argument dump to end")),
+            qPrintable(message));
     }
 
     // No dump: nothing is guessed; the run lists what to give.

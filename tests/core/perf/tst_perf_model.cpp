@@ -227,7 +227,9 @@ private Q_SLOTS:
         if (names.contains("moe_act") && !wholeMoe)
             dropped += 2 * routed * fe; // the activation outputs, rebuilt from the fc1 outputs
         QVERIFY2(std::abs(none.activation_bytes - cost.activation_bytes - dropped) < 1e-6 * dropped,
-            qPrintable(QString("dropped %1 bytes, expected %2").arg(none.activation_bytes - cost.activation_bytes).arg(dropped)));
+            qPrintable(QString("dropped %1 bytes, expected %2")
+                           .arg(none.activation_bytes - cost.activation_bytes)
+                           .arg(dropped)));
         QCOMPARE(cost.transient_bytes, none.activation_bytes - cost.activation_bytes);
         QVERIFY(cost.recompute_s > none.recompute_s);
         // A recomputed MoE layer runs its expert all-to-alls again.

@@ -273,8 +273,8 @@ private Q_SLOTS:
         const HardwareModel hw(r.cluster, r.efficiency);
         const double base = estimate(r.model, s, hw).iteration_ms;
         EstimateOptions slower;
-        double TimeScales::*const members[]
-            = { &TimeScales::compute, &TimeScales::tp, &TimeScales::cp, &TimeScales::ep, &TimeScales::dp, &TimeScales::pp };
+        double TimeScales::*const members[] = { &TimeScales::compute, &TimeScales::tp, &TimeScales::cp, &TimeScales::ep,
+            &TimeScales::dp, &TimeScales::pp };
         slower.scales.*members[component] = 1.5;
         const Estimate scaled = estimate(r.model, s, hw, slower);
         QVERIFY2(scaled.iteration_ms > base, qPrintable(QString("%1 ms, %2 ms").arg(scaled.iteration_ms).arg(base)));
@@ -307,16 +307,23 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("keyPath");
-        QTest::newRow("no batch") << "{'tp': 2}" << "/global_batch_size";
-        QTest::newRow("tp 0") << "{'tp': 0, 'global_batch_size': 8}" << "/tp";
-        QTest::newRow("zero 4") << "{'zero': 4, 'global_batch_size': 8}" << "/zero";
-        QTest::newRow("bad recompute") << "{'recompute': 'some', 'global_batch_size': 8}" << "/recompute";
-        QTest::newRow("bad schedule") << "{'schedule': 'v', 'global_batch_size': 8}" << "/schedule";
-        QTest::newRow("sp as number") << "{'sequence_parallel': 1, 'global_batch_size': 8}" << "/sequence_parallel";
+        QTest::newRow("no batch") << "{'tp': 2}"
+                                  << "/global_batch_size";
+        QTest::newRow("tp 0") << "{'tp': 0, 'global_batch_size': 8}"
+                              << "/tp";
+        QTest::newRow("zero 4") << "{'zero': 4, 'global_batch_size': 8}"
+                                << "/zero";
+        QTest::newRow("bad recompute") << "{'recompute': 'some', 'global_batch_size': 8}"
+                                       << "/recompute";
+        QTest::newRow("bad schedule") << "{'schedule': 'v', 'global_batch_size': 8}"
+                                      << "/schedule";
+        QTest::newRow("sp as number") << "{'sequence_parallel': 1, 'global_batch_size': 8}"
+                                      << "/sequence_parallel";
         QTest::newRow("recompute module") << "{'recompute': 'selective', 'recompute_modules': ['moe', 'attn'], "
                                              "'global_batch_size': 8}"
                                           << "/recompute_modules/1";
-        QTest::newRow("cp comm type") << "{'cp': 2, 'cp_comm_type': 'ring', 'global_batch_size': 8}" << "/cp_comm_type";
+        QTest::newRow("cp comm type") << "{'cp': 2, 'cp_comm_type': 'ring', 'global_batch_size': 8}"
+                                      << "/cp_comm_type";
     }
 
     void strategyErrorsNameTheKey()
