@@ -56,4 +56,29 @@ std::vector<std::vector<int>> microbatchPermutations(const std::vector<int>& ids
     return orders;
 }
 
+std::vector<std::vector<int>> warmupOrders(
+    const std::vector<int>& order, const std::vector<int>& lightest_first, int max_head)
+{
+    if (lightest_first.size() != order.size())
+        throw Error("warm-up orders: the lightest-first list must hold every micro-batch once");
+    const int m = static_cast<int>(order.size());
+    const int heads = std::min(max_head, m - 1);
+    std::vector<std::vector<int>> orders;
+    std::set<std::vector<int>> seen { order };
+    for (int q = 1; q <= heads; ++q) {
+        const std::set<int> head(lightest_first.begin(), lightest_first.begin() + q);
+        std::vector<int> warm(lightest_first.begin(), lightest_first.begin() + q);
+        warm.reserve(order.size());
+        for (int id : order) {
+            if (!head.count(id))
+                warm.push_back(id);
+        }
+        if (warm.size() != order.size())
+            throw Error("warm-up orders: the lightest-first list must hold every micro-batch once");
+        if (seen.insert(warm).second)
+            orders.push_back(std::move(warm));
+    }
+    return orders;
+}
+
 } // namespace stratex::planner

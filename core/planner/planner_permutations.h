@@ -21,4 +21,13 @@ struct PermutationOptions {
 std::vector<std::vector<int>> microbatchPermutations(const std::vector<int>& ids,
     const std::vector<std::vector<double>>& features, std::uint64_t seed, const PermutationOptions& options = {});
 
+// Warm-up orders derived from `order`: for q = 1..max_head (at most m - 1), the q lightest
+// micro-batches (`lightest_first`: all ids by ascending work) at the head, lightest first, the
+// others in `order`'s order. The pipeline fills and reaches its steady state behind the first
+// micro-batches' forwards, so a light head shortens the fill bubble; k-means shuffles leave the
+// lightest micro-batches anywhere in their cluster. Orders equal to `order` or to an earlier one
+// are dropped.
+std::vector<std::vector<int>> warmupOrders(
+    const std::vector<int>& order, const std::vector<int>& lightest_first, int max_head);
+
 } // namespace stratex::planner

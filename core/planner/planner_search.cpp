@@ -59,6 +59,8 @@ private:
     // `progressFrom`..`progressTo` is its share of the progress bar.
     void runPass(const SearchLimits& limits, double progressFrom, double progressTo);
     std::vector<std::vector<double>> features(const RecomputePlan& plan) const;
+    // The micro-batch ids by ascending compute under the plan.
+    std::vector<int> lightestFirst(const RecomputePlan& plan) const;
     std::optional<RecomputePlan> startingPlan(RecomputeType base) const;
     Evaluation evaluate(const SearchLimits& limits, sim::ScheduleKind schedule, RecomputeType base,
         const RecomputePlan& start, const std::vector<int>& order);
@@ -224,8 +226,8 @@ Evaluation GroupSearch::evaluate(const SearchLimits& limits, sim::ScheduleKind s
     return eval;
 }
 
-Evaluation GroupSearch::evaluatePermutation(const SearchLimits& limits, sim::ScheduleKind schedule,
-    RecomputeType base, const RecomputePlan& floor, const std::vector<int>& order)
+Evaluation GroupSearch::evaluatePermutation(const SearchLimits& limits, sim::ScheduleKind schedule, RecomputeType base,
+    const RecomputePlan& floor, const std::vector<int>& order)
 {
     const std::optional<PreplanResult> fitted = memoryFittedPlan(m_builder, order, floor, schedule, m_limit, base);
     // Without a window model (interleaved placements, other schedules) the plain start is all
@@ -267,21 +269,57 @@ void GroupSearch::runPass(const SearchLimits& limits, double progressFrom, doubl
                 continue;
             }
             const auto orders = microbatchPermutations(m_ids, features(*start), m_input.config.seed);
-            for (std::size_t k = 0; k < orders.size(); ++k) {
-                m_progress.report(progressFrom + span * (begin + (double(k) / orders.size()) / totalCandidates),
-                    std::string("simulating ") + std::string(sim::scheduleName(schedule)) + ", recompute "
-                        + std::string(recomputeTypeName(type)));
-                Evaluation eval = evaluatePermutation(limits, schedule, type, *start, orders[k]);
+            double candidateBestUs = std::numeric_limits<double>::infinity();
+            std::vector<int> candidateBestOrder; // empty until an order fits
+            auto consider = [&](const std::vector<int>& order) {
+                Evaluation eval = evaluatePermutation(limits, schedule, type, *start, order);
                 ++m_permutations;
                 if (eval.pruned)
                     ++m_pruned;
+                if (eval.fits && eval.makespan_us < candidateBestUs) {
+                    candidateBestUs = eval.makespan_us;
+                    candidateBestOrder = order;
+                }
                 if (eval.fits && (!m_best || eval.makespan_us < m_best->makespan_us))
                     m_best = eval;
                 if (eval.feasible && (!m_closest || eval.max_peak_mb < m_closest->max_peak_mb))
                     m_closest = std::move(eval);
+            };
+            const std::string activity = std::string("simulating ") + std::string(sim::scheduleName(schedule))
+                + ", recompute " + std::string(recomputeTypeName(type));
+            for (std::size_t k = 0; k < orders.size(); ++k) {
+                m_progress.report(
+                    progressFrom + span * (begin + (double(k) / orders.size()) / totalCandidates), activity);
+                consider(orders[k]);
+            }
+            if (limits.warmup_orders && !candidateBestOrder.empty()) {
+                const std::vector<int> best = candidateBestOrder; // consider() may replace it
+                for (const std::vector<int>& order : warmupOrders(best, lightestFirst(*start), m_builder.deviceCount()))
+                    consider(order);
             }
         }
     }
+}
+
+std::vector<int> GroupSearch::lightestFirst(const RecomputePlan& plan) const
+{
+    // A micro-batch's work: its compute on every device (forward and backward of each layer,
+    // the LM head included) under the plan. Ties keep the DP order (stable).
+    std::vector<double> work;
+    for (int id : m_ids) {
+        double total = 0;
+        for (int device = 0; device < m_builder.deviceCount(); ++device)
+            total += m_builder.footprint(id, plan.at(id, device), device).compute_us;
+        work.push_back(total);
+    }
+    std::vector<std::size_t> index(m_ids.size());
+    for (std::size_t i = 0; i < index.size(); ++i)
+        index[i] = i;
+    std::stable_sort(index.begin(), index.end(), [&](std::size_t x, std::size_t y) { return work[x] < work[y]; });
+    std::vector<int> ids;
+    for (std::size_t i : index)
+        ids.push_back(m_ids[i]);
+    return ids;
 }
 
 GroupPlan GroupSearch::run()

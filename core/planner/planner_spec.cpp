@@ -53,21 +53,34 @@ MicroBatchSpecBuilder::MicroBatchSpecBuilder(
     , m_microbatches(std::move(microbatches))
     , m_options(std::move(options))
 {
-    for (std::size_t i = 0; i < m_microbatches.size(); ++i) {
-        if (!m_index.emplace(m_microbatches[i].id, i).second)
-            throw Error("micro-batch id " + std::to_string(m_microbatches[i].id) + " is used twice");
+    for (std::size_t i = 0; i < m_microbatches.size(); ++i)
+        m_idSlots.emplace_back(m_microbatches[i].id, static_cast<int>(i));
+    std::sort(m_idSlots.begin(), m_idSlots.end());
+    for (std::size_t i = 1; i < m_idSlots.size(); ++i) {
+        if (m_idSlots[i].first == m_idSlots[i - 1].first)
+            throw Error("micro-batch id " + std::to_string(m_idSlots[i].first) + " is used twice");
     }
+    const std::size_t slots = m_microbatches.size() * kAllRecomputeTypes.size();
+    m_costs.resize(slots);
+    m_costsKnown.assign(slots, 0);
+}
+
+int MicroBatchSpecBuilder::slotOf(int microbatchId) const
+{
+    const auto it = std::lower_bound(m_idSlots.begin(), m_idSlots.end(), std::make_pair(microbatchId, -1));
+    return it != m_idSlots.end() && it->first == microbatchId ? it->second : -1;
 }
 
 const MicroBatchSpecBuilder::Costs& MicroBatchSpecBuilder::costs(int microbatchId, RecomputeType type) const
 {
-    const auto key = std::make_pair(microbatchId, type);
-    if (const auto it = m_costs.find(key); it != m_costs.end())
-        return it->second;
-    const auto index = m_index.find(microbatchId);
-    if (index == m_index.end())
+    const int index = slotOf(microbatchId);
+    if (index < 0)
         throw Error("unknown micro-batch id " + std::to_string(microbatchId));
-    const MicroBatch& mb = m_microbatches[index->second];
+    const std::size_t slot
+        = static_cast<std::size_t>(index) * kAllRecomputeTypes.size() + static_cast<std::size_t>(type);
+    if (m_costsKnown[slot])
+        return m_costs[slot];
+    const MicroBatch& mb = m_microbatches[static_cast<std::size_t>(index)];
     Costs costs;
     if (m_model.supports(m_options.tp, type)) {
         LayerCostQuery query;
@@ -100,7 +113,9 @@ const MicroBatchSpecBuilder::Costs& MicroBatchSpecBuilder::costs(int microbatchI
             costs.postprocess_bw_us = nonNegative(estimate.postprocess_backward_ms * kUsPerMs);
         }
     }
-    return m_costs.emplace(key, costs).first->second;
+    m_costs[slot] = costs;
+    m_costsKnown[slot] = 1;
+    return m_costs[slot];
 }
 
 bool MicroBatchSpecBuilder::available(int microbatchId, RecomputeType type) const
@@ -120,8 +135,8 @@ bool MicroBatchSpecBuilder::allAvailable(RecomputeType type) const
 MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
     int microbatchId, RecomputeType type, int device) const
 {
-    const auto index = m_index.find(microbatchId);
-    if (index == m_index.end() || device < 0 || device >= deviceCount())
+    const int index = slotOf(microbatchId);
+    if (index < 0 || device < 0 || device >= deviceCount())
         return computeFootprint(microbatchId, type, device); // throws for an unknown id
     const std::size_t types = kAllRecomputeTypes.size();
     if (m_footprints.empty()) {
@@ -129,8 +144,8 @@ MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
         m_footprints.resize(size);
         m_footprintKnown.assign(size, 0);
     }
-    const std::size_t slot
-        = (index->second * types + static_cast<std::size_t>(type)) * static_cast<std::size_t>(deviceCount())
+    const std::size_t slot = (static_cast<std::size_t>(index) * types + static_cast<std::size_t>(type))
+            * static_cast<std::size_t>(deviceCount())
         + static_cast<std::size_t>(device);
     if (!m_footprintKnown[slot]) {
         m_footprints[slot] = computeFootprint(microbatchId, type, device);
@@ -271,17 +286,26 @@ sim::MicrobatchSpec MicroBatchSpecBuilder::spec(int microbatchId, const Recomput
     spec.id = microbatchId;
     const int layers = m_pipeline.layerCount();
     spec.layers.reserve(static_cast<std::size_t>(layers));
+    const std::vector<RecomputeType>& types = plan.ofMicrobatch(microbatchId);
+    // Layers come in runs per device: look the costs up once per run, not per layer.
+    int runDevice = -1;
+    const Costs* c = nullptr;
     for (int layer = 0; layer < layers; ++layer) {
         const int device = m_pipeline.device_assignment[static_cast<std::size_t>(layer)];
-        const Costs& c = costs(microbatchId, plan.at(microbatchId, device));
-        if (!c.feasible) {
-            throw Error("micro-batch " + std::to_string(microbatchId) + " has no finite cost under recompute "
-                + std::string(recomputeTypeName(plan.at(microbatchId, device))));
+        if (device != runDevice) {
+            if (device < 0 || device >= static_cast<int>(types.size()))
+                throw Error("recompute plan has no device " + std::to_string(device));
+            runDevice = device;
+            c = &costs(microbatchId, types[static_cast<std::size_t>(device)]);
+            if (!c->feasible) {
+                throw Error("micro-batch " + std::to_string(microbatchId) + " has no finite cost under recompute "
+                    + std::string(recomputeTypeName(types[static_cast<std::size_t>(device)])));
+            }
         }
-        sim::LayerCost cost = m_pipeline.isDecoderLayer(layer) ? c.decoder : c.encoder;
+        sim::LayerCost cost = m_pipeline.isDecoderLayer(layer) ? c->decoder : c->encoder;
         if (layer == layers - 1) { // the LM head follows the last layer
-            cost.fw_us += c.postprocess_fw_us;
-            cost.bw_us += c.postprocess_bw_us;
+            cost.fw_us += c->postprocess_fw_us;
+            cost.bw_us += c->postprocess_bw_us;
         }
         spec.layers.push_back(cost);
     }

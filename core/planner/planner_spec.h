@@ -104,15 +104,21 @@ private:
         double postprocess_bw_us = 0;
     };
     const Costs& costs(int microbatchId, RecomputeType type) const;
+    // Position of the id in m_microbatches, or -1 (binary search over m_idSlots).
+    int slotOf(int microbatchId) const;
     DeviceFootprint computeFootprint(int microbatchId, RecomputeType type, int device) const;
     const std::vector<double>& modelState(RecomputeType type) const;
 
     const LayerCostModel& m_model;
     PipelineModel m_pipeline;
     std::vector<MicroBatch> m_microbatches;
-    std::map<int, std::size_t> m_index; // id -> position in m_microbatches
+    // (id, position in m_microbatches), ascending by id: the search looks ids up millions of
+    // times, and a sorted contiguous array beats a tree there.
+    std::vector<std::pair<int, int>> m_idSlots;
     SpecOptions m_options;
-    mutable std::map<std::pair<int, RecomputeType>, Costs> m_costs;
+    // Costs at (position, type); computed on first use.
+    mutable std::vector<Costs> m_costs;
+    mutable std::vector<char> m_costsKnown;
     mutable std::map<RecomputeType, std::vector<double>> m_modelState;
     // The search asks for the same footprints and device states over and over (starting plans,
     // window fits, savings): computed once, at (micro-batch position, type, device).

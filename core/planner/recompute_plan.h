@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -30,8 +29,13 @@ public:
     bool operator==(const RecomputePlan&) const = default;
 
 private:
+    // The slot of an id in m_ids (sorted, so lookups are a binary search over contiguous ints:
+    // the search asks millions of times per plan), or -1.
+    int slotOf(int microbatchId) const;
+
     int m_devices = 0;
-    std::map<int, std::vector<RecomputeType>> m_types;
+    std::vector<int> m_ids; // ascending
+    std::vector<std::vector<RecomputeType>> m_types; // per slot, per device
 };
 
 } // namespace stratex::planner

@@ -61,54 +61,77 @@ std::optional<PreplanResult> memoryFittedPlan(const MicroBatchSpecBuilder& build
         if (!window)
             return std::nullopt;
         const double state = builder.deviceModelStateMb(device, modelStateRecompute);
-        auto footprintAt = [&](int position) {
-            const int id = order[static_cast<std::size_t>(position)];
-            return builder.footprint(id, result.plan.at(id, device), device);
+        // This device's type, footprint and next-stronger option per position, kept up to date
+        // as raises happen: the walk below reads them O(m x window) times.
+        struct Slot {
+            RecomputeType type = RecomputeType::None;
+            MicroBatchSpecBuilder::DeviceFootprint now;
+            std::optional<RecomputeType> next; // the next stronger type the cost model can price
+            MicroBatchSpecBuilder::DeviceFootprint raised;
         };
+        std::vector<Slot> slots(static_cast<std::size_t>(m));
+        auto load = [&](int position) {
+            const int id = order[static_cast<std::size_t>(position)];
+            Slot& slot = slots[static_cast<std::size_t>(position)];
+            slot.type = result.plan.at(id, device);
+            slot.now = builder.footprint(id, slot.type, device);
+            slot.next = strongerRecompute(slot.type);
+            while (slot.next && !builder.available(id, *slot.next))
+                slot.next = strongerRecompute(*slot.next);
+            if (slot.next)
+                slot.raised = builder.footprint(id, *slot.next, device);
+        };
+        for (int position = 0; position < m; ++position)
+            load(position);
+        auto at = [&](int position) -> const Slot& { return slots[static_cast<std::size_t>(position)]; };
+        // Running stored total of the window's earlier positions: a cheap test that most windows
+        // fit; a window near or over the limit is summed afresh, in order, so the decisions are
+        // those of the exact sum.
+        double inflight = 0;
         for (int j = 0; j < m; ++j) {
             const int first = std::max(0, j - *window + 1);
+            if (first > 0)
+                inflight -= at(first - 1).now.stored_mb;
             auto peakOfWindow = [&]() {
-                double total = state + footprintAt(j).forward_peak_mb;
+                double total = state + at(j).now.forward_peak_mb;
                 for (int i = first; i < j; ++i)
-                    total += footprintAt(i).stored_mb;
+                    total += at(i).now.stored_mb;
                 return total;
             };
-            double peak = peakOfWindow();
+            const double estimate = state + inflight + at(j).now.forward_peak_mb;
+            double peak = estimate < memoryLimitMb * (1 - 1e-9) ? estimate : peakOfWindow();
             while (peak > memoryLimitMb) {
                 // The raise that buys the most memory per added microsecond of recompute.
                 int bestPosition = -1;
-                RecomputeType bestType = RecomputeType::None;
                 double bestRatio = -1;
                 for (int i = first; i <= j; ++i) {
-                    const int id = order[static_cast<std::size_t>(i)];
-                    const RecomputeType current = result.plan.at(id, device);
-                    std::optional<RecomputeType> next = strongerRecompute(current);
-                    while (next && !builder.available(id, *next))
-                        next = strongerRecompute(*next);
-                    if (!next)
+                    const Slot& slot = at(i);
+                    if (!slot.next)
                         continue;
-                    const auto now = builder.footprint(id, current, device);
-                    const auto raised = builder.footprint(id, *next, device);
-                    const double saving
-                        = i == j ? now.forward_peak_mb - raised.forward_peak_mb : now.stored_mb - raised.stored_mb;
+                    const double saving = i == j ? slot.now.forward_peak_mb - slot.raised.forward_peak_mb
+                                                 : slot.now.stored_mb - slot.raised.stored_mb;
                     if (!(saving > 0))
                         continue;
-                    const double cost = std::max(raised.compute_us - now.compute_us, 1e-3);
+                    const double cost = std::max(slot.raised.compute_us - slot.now.compute_us, 1e-3);
                     const double ratio = saving / cost;
                     if (ratio > bestRatio) {
                         bestRatio = ratio;
                         bestPosition = i;
-                        bestType = *next;
                     }
                 }
                 if (bestPosition < 0) {
                     result.fits = false;
                     break;
                 }
-                result.plan.set(order[static_cast<std::size_t>(bestPosition)], device, bestType);
+                const double storedBefore = at(bestPosition).now.stored_mb;
+                result.plan.set(order[static_cast<std::size_t>(bestPosition)], device, *at(bestPosition).next);
+                load(bestPosition);
+                if (bestPosition < j)
+                    inflight += at(bestPosition).now.stored_mb - storedBefore;
                 ++result.raised;
                 peak = peakOfWindow();
             }
+            inflight += at(j).now.stored_mb;
         }
     }
     return result;

@@ -78,7 +78,7 @@ void runWorkload(benchmark::State& state, GridWorkload workload, PlannerMode mod
 }
 
 // Normal mode as it was before issue 13 (DynaPipe's schedule set, no fast-mode pass, no bounds,
-// one micro-batch per device and round), on the same DP output: the reference the speed-up of the
+// one micro-batch per device and round, no warm-up orders), on the same DP output: the reference the speed-up of the
 // "normal" rows is measured against (README, Planner). Same work otherwise: DP, search, the
 // chosen plan's timeline and instructions.
 void runLegacyNormal(benchmark::State& state, GridWorkload workload)
@@ -101,6 +101,7 @@ void runLegacyNormal(benchmark::State& state, GridWorkload workload)
     input.limits.include_fast_search = false;
     input.limits.prune_by_bound = false;
     input.limits.cover_overflow = false;
+    input.limits.warmup_orders = false;
     NullProgress progress;
     GroupPlan plan;
     int m = 0;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // k-means and the micro-batch permutations of the planner: separable clusters are found, runs
-// are reproducible from the seed, and the permutation set has DynaPipe's size and shape.
+// are reproducible from the seed, and the permutation set has DynaPipe's size and shape; the
+// warm-up orders put the lightest micro-batches at the head of the best order.
 #include <algorithm>
 #include <set>
 
 #include <QTest>
 
+#include "core/common/error.h"
 #include "core/planner/kmeans.h"
 #include "core/planner/planner_permutations.h"
 #include "core/planner/planner_rng.h"
@@ -52,6 +54,9 @@ private Q_SLOTS:
     void permutationCounts();
     void clusterOrdersKeepClustersContiguous();
     void seedChangesShuffles();
+    void warmupOrders_data();
+    void warmupOrders();
+    void warmupOrdersNeedEveryMicrobatch();
 };
 
 void TestKMeansPermutations::findsSeparatedClusters()
@@ -137,6 +142,56 @@ void TestKMeansPermutations::seedChangesShuffles()
 {
     const auto points = blobs({ { 0, 0, 0, 0 }, { 1000, 0, 0, 0 }, { 0, 1000, 0, 0 } }, 10, 3);
     QVERIFY(microbatchPermutations(ids(30), points, 1) != microbatchPermutations(ids(30), points, 2));
+}
+
+using Orders = std::vector<std::vector<int>>;
+
+void TestKMeansPermutations::warmupOrders_data()
+{
+    QTest::addColumn<std::vector<int>>("order");
+    QTest::addColumn<std::vector<int>>("lightestFirst");
+    QTest::addColumn<int>("maxHead");
+    QTest::addColumn<Orders>("expected");
+
+    QTest::newRow("heads 1..3, rest in the order's order")
+        << std::vector<int> { 5, 9, 2, 7, 4 } << std::vector<int> { 7, 2, 4, 9, 5 } << 3
+        << Orders { { 7, 5, 9, 2, 4 }, { 7, 2, 5, 9, 4 }, { 7, 2, 4, 5, 9 } };
+    // Ids need not be small or contiguous.
+    QTest::newRow("sparse ids") << std::vector<int> { 1000, 3, 77 } << std::vector<int> { 77, 1000, 3 } << 1
+                                << Orders { { 77, 1000, 3 } };
+    // q = 1 gives the order itself (its lightest already leads): dropped; q = 2 differs.
+    QTest::newRow("the order itself is dropped")
+        << std::vector<int> { 1, 3, 2 } << std::vector<int> { 1, 2, 3 } << 2 << Orders { { 1, 2, 3 } };
+    // The whole order sorted would be q = m; q stops at m - 1, which gives the same order.
+    QTest::newRow("head capped at m - 1")
+        << std::vector<int> { 3, 2, 1 } << std::vector<int> { 1, 2, 3 } << 10 << Orders { { 1, 3, 2 }, { 1, 2, 3 } };
+    QTest::newRow("already lightest first")
+        << std::vector<int> { 1, 2, 3, 4 } << std::vector<int> { 1, 2, 3, 4 } << 4 << Orders {};
+    QTest::newRow("one micro-batch") << std::vector<int> { 8 } << std::vector<int> { 8 } << 4 << Orders {};
+    QTest::newRow("no head asked") << std::vector<int> { 2, 1 } << std::vector<int> { 1, 2 } << 0 << Orders {};
+}
+
+void TestKMeansPermutations::warmupOrders()
+{
+    QFETCH(std::vector<int>, order);
+    QFETCH(std::vector<int>, lightestFirst);
+    QFETCH(int, maxHead);
+    QFETCH(Orders, expected);
+    const Orders orders = planner::warmupOrders(order, lightestFirst, maxHead);
+    QCOMPARE(orders, expected);
+    for (const std::vector<int>& warm : orders) {
+        std::vector<int> sorted = warm;
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<int> all = order;
+        std::sort(all.begin(), all.end());
+        QCOMPARE(sorted, all); // a permutation of the same micro-batches
+    }
+}
+
+void TestKMeansPermutations::warmupOrdersNeedEveryMicrobatch()
+{
+    QVERIFY_THROWS_EXCEPTION(Error, planner::warmupOrders({ 1, 2, 3 }, { 1, 2 }, 2));
+    QVERIFY_THROWS_EXCEPTION(Error, planner::warmupOrders({ 1, 2, 3 }, { 1, 4, 2 }, 2));
 }
 
 QTEST_GUILESS_MAIN(TestKMeansPermutations)
