@@ -61,8 +61,8 @@ PlanResult planGlobalBatch(const std::vector<Sample>& samples, const LayerCostMo
     const Clock::time_point start = Clock::now();
     validate(model, config);
     // Fails early on a placement the schedules cannot run, before the DP's work.
-    const PipelineModel pipeline = makePipelineModel(
-        config.num_stages, config.layers_per_stage, config.chunks_per_device, model.isEncoderDecoder());
+    const PipelineModel pipeline = makePipelineModel(config.num_stages, config.layers_per_stage,
+        config.chunks_per_device, model.isEncoderDecoder(), config.placement);
     candidateSchedules(pipeline, config.schedules, SearchLimits {});
 
     PlanResult result;

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/planner/chunk_placement.h"
 #include "core/planner/microbatch_builder.h"
 #include "core/sim/schedule_kind.h"
 #include "core/sim/sim_spec.h"
@@ -66,6 +67,7 @@ struct PlannerConfig {
     int num_stages = 1;
     int layers_per_stage = 1;
     int chunks_per_device = 1;
+    ChunkPlacement placement = ChunkPlacement::Interleaved; // V needs chunks_per_device 2
     int dp_size = 1;
     int tp = 1;
     int zero_stage = 0;
@@ -79,8 +81,8 @@ struct PlannerConfig {
     bool lift_work_budget = false;
 
     // Schedules to consider; empty = DynaPipe's planner set for the placement (wait-free-cyclic,
-    // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement), and ZB-H1 on a
-    // linear placement.
+    // plus 1F1B for a linear or interleaved-1F1B for an interleaved placement), ZB-H1 on a
+    // linear placement and DualPipeV on a V placement.
     std::vector<sim::ScheduleKind> schedules;
     // Activation messages between pipeline stages: tokens x micro-batch size x hidden x 2 bytes,
     // sent over the link model below (DynaPipe's cluster model: lat_us + MB * 8000 / Gbit/s per

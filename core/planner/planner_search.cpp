@@ -102,7 +102,7 @@ bool GroupSearch::beaten(const SearchLimits& limits, sim::ScheduleKind schedule,
 {
     if (!limits.prune_by_bound || !m_best)
         return false;
-    return m_builder.makespanLowerBoundUs(plan, schedule == sim::ScheduleKind::ZbH1) >= m_best->makespan_us;
+    return m_builder.makespanLowerBoundUs(plan, sim::splitsBackward(schedule)) >= m_best->makespan_us;
 }
 
 int GroupSearch::roundBudget(const SearchLimits& limits) const
@@ -253,6 +253,13 @@ void GroupSearch::runPass(const SearchLimits& limits, double progressFrom, doubl
     const double span = progressTo - progressFrom;
     int candidateIndex = 0;
     for (sim::ScheduleKind schedule : schedules) {
+        // DualPipeV needs two micro-batches per device and direction (DualPipe's assert); with
+        // fewer it is no candidate.
+        if (schedule == sim::ScheduleKind::DualPipeV
+            && static_cast<int>(m_ids.size()) < 2 * m_input.pipeline.num_stages) {
+            candidateIndex += static_cast<int>(types.size());
+            continue;
+        }
         for (RecomputeType type : types) {
             const double begin = candidateIndex / totalCandidates;
             ++candidateIndex;
@@ -400,6 +407,9 @@ std::vector<sim::ScheduleKind> candidateSchedules(
     // cool-down bubbles at 1F1B's activation memory, checked against the limit like the others).
     if (configured.empty() && layout.kind == sim::AssignmentKind::Linear && layout.n_devices > 1)
         schedules.push_back(sim::ScheduleKind::ZbH1);
+    // On a V placement: DualPipeV (DeepSeek's V schedule, B/W split), checked like the others.
+    if (configured.empty() && sim::isVShape(layout))
+        schedules.push_back(sim::ScheduleKind::DualPipeV);
     for (sim::ScheduleKind schedule : schedules) {
         const std::string reason = sim::scheduleInvalidReason(layout, schedule);
         if (!reason.empty())

@@ -58,8 +58,14 @@ std::vector<settings::Setting<C>> rows()
         row(integer("dp", "DP groups", "D", 1, 4096,
                 "Data-parallel groups the micro-batches are split over; each is planned on its own."),
             &C::dp_size),
-        row(integer("chunks", "Chunks per device", "C", 1, 64, "Stages per device; interleaved placement when > 1."),
+        row(integer(
+                "chunks", "Chunks per device", "C", 1, 64, "Stages per device; how they sit when > 1: --placement."),
             &C::chunks_per_device),
+        settings::choiceRow(settings::settingSpec(SettingKind::Choice, "placement", kPipeline, "Chunk placement", "",
+                                "Where a device's chunks sit when chunks > 1: interleaved (the device cycle "
+                                "repeated, interleaved 1F1B) or v (chunks 2: devices 0..P-1, then back P-1..0; "
+                                "DualPipeV)."),
+            &C::placement, chunkPlacementName, { ChunkPlacement::Interleaved, ChunkPlacement::V }),
         row(memory, &C::device_memory_mb),
         settings::choiceRow(
             mode, &C::mode, plannerModeName, { PlannerMode::Normal, PlannerMode::Fast, PlannerMode::Auto }),

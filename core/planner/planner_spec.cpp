@@ -21,16 +21,24 @@ double nonNegative(double value)
 }
 } // namespace
 
-PipelineModel makePipelineModel(int numStages, int layersPerStage, int chunksPerDevice, bool encoderDecoder)
+PipelineModel makePipelineModel(
+    int numStages, int layersPerStage, int chunksPerDevice, bool encoderDecoder, ChunkPlacement placement)
 {
     if (numStages < 1 || layersPerStage < 1 || chunksPerDevice < 1)
         throw Error("stages, layers per stage and chunks must be at least 1");
+    if (placement == ChunkPlacement::V && chunksPerDevice != 2) {
+        throw Error(
+            "a V placement has 2 chunks per device (down the model and back), got " + std::to_string(chunksPerDevice));
+    }
     PipelineModel model;
     model.num_stages = numStages;
     model.layers_per_stage = layersPerStage;
     model.chunks_per_device = chunksPerDevice;
     for (int chunk = 0; chunk < chunksPerDevice; ++chunk) {
-        for (int device = 0; device < numStages; ++device) {
+        for (int k = 0; k < numStages; ++k) {
+            // The V's second chunk comes back: device p-1 first, device 0 last.
+            const bool back = placement == ChunkPlacement::V && chunk == 1;
+            const int device = back ? numStages - 1 - k : k;
             for (int layer = 0; layer < layersPerStage; ++layer)
                 model.device_assignment.push_back(device);
         }

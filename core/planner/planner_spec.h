@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/planner/chunk_placement.h"
 #include "core/planner/layer_cost_model.h"
 #include "core/planner/microbatch_types.h"
 #include "core/planner/planner_memory.h"
@@ -34,8 +35,10 @@ struct PipelineModel {
     bool isDecoderLayer(int layer) const { return first_decoder_layer >= 0 && layer >= first_decoder_layer; }
 };
 
-// Throws stratex::Error for sizes below 1, or an encoder-decoder model with an odd layer count.
-PipelineModel makePipelineModel(int numStages, int layersPerStage, int chunksPerDevice, bool encoderDecoder);
+// Throws stratex::Error for sizes below 1, an encoder-decoder model with an odd layer count, or a
+// V placement without exactly 2 chunks per device.
+PipelineModel makePipelineModel(int numStages, int layersPerStage, int chunksPerDevice, bool encoderDecoder,
+    ChunkPlacement placement = ChunkPlacement::Interleaved);
 
 struct SpecOptions {
     int tp = 1;

@@ -125,6 +125,8 @@ ExecutionInstructions rawInstructions(const SimulationResult& result, const Simu
             list.push_back(make(InstructionKind::WeightPass, *op, backwardStage));
             break;
         case OpKind::Send: {
+            if (op->peer == device)
+                break; // not on timelines (a V's turn keeps the tensor on its device); never here
             const int sendStage = op->grad ? backwardStage : forwardStage;
             const int boundaryLayer = op->grad ? stage.first_layer - 1 : stage.last_layer;
             Instruction send = make(

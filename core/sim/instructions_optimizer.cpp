@@ -67,7 +67,7 @@ public:
             }
             case InstructionKind::ForwardPass:
                 appendRecvFinish(key, InstructionKind::RecvActivationFinish, withFinishes);
-                instruction.buffer_ids = take(m_inputs, key, instruction);
+                instruction.buffer_ids = inputOf(key, instruction);
                 m_outputs[key] = instruction.buffer_ids;
                 break;
             case InstructionKind::BackwardPass: {
@@ -77,8 +77,8 @@ public:
                     withFinishes.push_back(send->second);
                     m_pendingSendFinish.erase(send);
                 }
-                instruction.buffer_ids = instruction.first_bw_layer ? take(m_outputs, forward, instruction)
-                                                                    : take(m_inputs, key, instruction);
+                instruction.buffer_ids
+                    = instruction.first_bw_layer ? take(m_outputs, forward, instruction) : inputOf(key, instruction);
                 m_outputs[key] = instruction.buffer_ids;
                 break;
             }
@@ -131,6 +131,18 @@ private:
                 + " stage " + std::to_string(user.stage) + " has no input buffer");
         }
         return found->second;
+    }
+
+    // A compute op's input: received or loaded, or, when the stage before it ran on this rank
+    // (a V placement's turn), that stage's output, which never leaves the device.
+    std::vector<int> inputOf(const Key& key, const Instruction& user) const
+    {
+        if (const auto found = m_inputs.find(key); found != m_inputs.end() && !found->second.empty())
+            return found->second;
+        if (const auto local = m_outputs.find(Key { key.microbatch, key.stage - 1 });
+            key.stage > 0 && local != m_outputs.end())
+            return local->second;
+        return take(m_inputs, key, user);
     }
 
     void appendRecvFinish(const Key& key, InstructionKind kind, std::vector<Instruction>& out)

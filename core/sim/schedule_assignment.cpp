@@ -120,15 +120,65 @@ std::string scheduleInvalidReason(const PipelineLayout& layout, ScheduleKind kin
     case ScheduleKind::WaitFreeCyclic:
     case ScheduleKind::Fifo:
         return {};
+    case ScheduleKind::DualPipeV:
+        if (!isVShape(layout)) {
+            return "DualPipeV needs a V-shaped device assignment (devices 0..p-1, then p-1..0, p >= 2, an even number "
+                   "of layers at the turn, e.g. [0,1,2,3,3,2,1,0]), got "
+                + given;
+        }
+        return {};
     }
     return "unknown schedule";
+}
+
+bool isVShape(const PipelineLayout& layout)
+{
+    const int p = layout.n_devices;
+    if (p < 2 || layout.stageCount() != 2 * p - 1)
+        return false;
+    for (int k = 0; k < layout.stageCount(); ++k) {
+        const int expected = k < p ? k : 2 * p - 2 - k;
+        if (layout.stages[static_cast<std::size_t>(k)].device != expected)
+            return false;
+    }
+    const PipelineStage& turn = layout.stages[static_cast<std::size_t>(p - 1)];
+    return (turn.last_layer - turn.first_layer + 1) % 2 == 0;
+}
+
+PipelineLayout vShapeLayout(const PipelineLayout& layout)
+{
+    if (!isVShape(layout))
+        throw Error(scheduleInvalidReason(layout, ScheduleKind::DualPipeV));
+    const int p = layout.n_devices;
+    PipelineLayout v = layout;
+    v.n_chunks = 2;
+    v.stages.clear();
+    for (int k = 0; k < layout.stageCount(); ++k) {
+        PipelineStage stage = layout.stages[static_cast<std::size_t>(k)];
+        if (k < p - 1) {
+            v.stages.push_back(stage);
+        } else if (k == p - 1) {
+            const int half = (stage.last_layer - stage.first_layer + 1) / 2;
+            PipelineStage down = stage;
+            down.last_layer = stage.first_layer + half - 1;
+            down.chunk = 0;
+            PipelineStage up = stage;
+            up.first_layer = stage.first_layer + half;
+            up.chunk = 1;
+            v.stages.push_back(down);
+            v.stages.push_back(up);
+        } else {
+            v.stages.push_back(stage);
+        }
+    }
+    return v;
 }
 
 std::vector<ScheduleKind> validSchedules(const PipelineLayout& layout)
 {
     static constexpr ScheduleKind preference[]
         = { ScheduleKind::WaitFreeCyclic, ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1,
-              ScheduleKind::GPipe, ScheduleKind::Cyclic, ScheduleKind::Fifo };
+              ScheduleKind::DualPipeV, ScheduleKind::GPipe, ScheduleKind::Cyclic, ScheduleKind::Fifo };
     std::vector<ScheduleKind> valid;
     for (ScheduleKind kind : preference) {
         if (scheduleInvalidReason(layout, kind).empty())

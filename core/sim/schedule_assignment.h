@@ -41,6 +41,16 @@ struct PipelineLayout {
 // inconsistent: empty, a negative device, or device ids that are not exactly 0..D-1.
 PipelineLayout analyzeAssignment(const std::vector<int>& deviceOfLayer);
 
+// A V placement: devices 0, 1, ..., p-1 and back p-1, ..., 0 (p >= 2), the turn on device p-1
+// holding an even number of layers, e.g. [0,1,2,3,3,2,1,0]. Classified "other"; its merged
+// stages put both chunks of device p-1 into one stage, as DynaPipe does.
+bool isVShape(const PipelineLayout& layout);
+
+// The V placement with its turn split in halves: 2p stages, stage k on device k (chunk 0) for
+// k < p and on device 2p-1-k (chunk 1) after, as a V schedule runs them. Throws stratex::Error
+// when the layout is not a V.
+PipelineLayout vShapeLayout(const PipelineLayout& layout);
+
 // "" when `kind` can run on the layout, else why not ("1F1B needs a linear device assignment
 // (one stage per device), got interleaved [0,1,0,1]").
 std::string scheduleInvalidReason(const PipelineLayout& layout, ScheduleKind kind);

@@ -22,6 +22,8 @@ std::string_view scheduleName(ScheduleKind kind)
         return "wait-free-cyclic";
     case ScheduleKind::Fifo:
         return "fifo";
+    case ScheduleKind::DualPipeV:
+        return "DualPipeV";
     }
     return "?";
 }
@@ -44,6 +46,11 @@ std::string knownScheduleNames()
         names += scheduleName(kind);
     }
     return names;
+}
+
+bool splitsBackward(ScheduleKind kind)
+{
+    return kind == ScheduleKind::ZbH1 || kind == ScheduleKind::DualPipeV;
 }
 
 ScheduleKind scheduleFromName(std::string_view name)

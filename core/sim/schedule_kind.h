@@ -17,18 +17,25 @@ enum class ScheduleKind {
     Cyclic, // "cyclic": lock-step cycles, optionally memory-throttled
     WaitFreeCyclic, // "wait-free-cyclic": the cyclic per-executor order, replayed without barriers
     Fifo, // "fifo": event-driven, first come first served per executor
+    // "DualPipeV": DeepSeek's V-shaped schedule (deepseek-ai/DualPipe, dualpipev.py) on a V
+    // placement, two chunks per device, backward split into B and W where it fills bubbles
+    DualPipeV,
 };
 
-inline constexpr std::array<ScheduleKind, 7> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
+inline constexpr std::array<ScheduleKind, 8> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
     ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1, ScheduleKind::Cyclic, ScheduleKind::WaitFreeCyclic,
-    ScheduleKind::Fifo };
+    ScheduleKind::Fifo, ScheduleKind::DualPipeV };
 
 // The public names of the CLI contract: "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic",
-// "wait-free-cyclic", "fifo".
+// "wait-free-cyclic", "fifo", "DualPipeV".
 std::string_view scheduleName(ScheduleKind kind);
 std::optional<ScheduleKind> parseScheduleName(std::string_view name); // exact, case-sensitive
 // Like parseScheduleName, but throws stratex::Error listing the known names.
 ScheduleKind scheduleFromName(std::string_view name);
 std::string knownScheduleNames(); // "GPipe, 1F1B, ..." for messages
+
+// True for the schedules that split a backward into B (input gradient) and W (weight gradient)
+// ops: ZB-H1 and DualPipeV. A W may then run last on its device.
+bool splitsBackward(ScheduleKind kind);
 
 } // namespace stratex::sim

@@ -2,6 +2,7 @@
 #include "core/sim/schedule_orders.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace stratex::sim::detail {
 
@@ -126,6 +127,72 @@ ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& la
         }
         for (int i = total - warmup; i < total; ++i)
             push(backward[static_cast<std::size_t>(i)], false);
+    }
+    return orders;
+}
+
+ExecutorOrders dualPipeVOrders(const SimGraph& graph, const PipelineLayout& layout)
+{
+    ExecutorOrders orders = emptyOrders(graph);
+    const int m = graph.microbatchCount();
+    const int p = layout.n_devices;
+    for (int r = 0; r < p; ++r) {
+        auto& order = computeOrder(orders, layout.stages[static_cast<std::size_t>(r)].device);
+        const int stageOf[2] = { r, 2 * p - 1 - r };
+        int nextForward[2] = { 0, 0 };
+        int nextBackward[2] = { 0, 0 };
+        std::deque<std::int32_t> deferredWeights;
+        auto forward = [&](int chunk) { order.push_back(graph.forwardOp(nextForward[chunk]++, stageOf[chunk])); };
+        auto backward = [&](int chunk, bool zeroBubble) {
+            const int j = nextBackward[chunk]++;
+            order.push_back(graph.backwardOp(j, stageOf[chunk]));
+            if (zeroBubble)
+                deferredWeights.push_back(graph.weightOp(j, stageOf[chunk]));
+            else
+                order.push_back(graph.weightOp(j, stageOf[chunk]));
+        };
+        auto weight = [&]() {
+            order.push_back(deferredWeights.front());
+            deferredWeights.pop_front();
+        };
+        for (int i = 0; i < 2 * (p - r - 1); ++i) // 1: nF0
+            forward(0);
+        for (int i = 0; i < r + 1; ++i) { // 2: nF0F1
+            forward(0);
+            forward(1);
+        }
+        for (int i = 0; i < p - r - 1; ++i) { // 3: nB1W1F1, zero bubble
+            backward(1, true);
+            weight();
+            forward(1);
+        }
+        for (int i = 0; i < m - 2 * p + r + 1; ++i) { // 4: nF0B1F1B0
+            forward(0);
+            backward(1, false);
+            forward(1);
+            backward(0, false);
+        }
+        for (int i = 0; i < p - r - 1; ++i) { // 5: nB1F1B0
+            backward(1, false);
+            forward(1);
+            backward(0, false);
+        }
+        const int step6 = r + 1; // 6: nB1B0, the second half zero bubble
+        bool zeroBubble = false;
+        for (int i = 0; i < step6; ++i) {
+            if (i == step6 / 2 && r % 2 == 1)
+                zeroBubble = true;
+            backward(1, zeroBubble);
+            if (i == step6 / 2 && r % 2 == 0)
+                zeroBubble = true;
+            backward(0, zeroBubble);
+        }
+        for (int i = 0; i < p - r - 1; ++i) { // 7: nWB0, zero bubble
+            weight();
+            backward(0, true);
+        }
+        for (int i = 0; i < r + 1; ++i) // 8: nW
+            weight();
     }
     return orders;
 }

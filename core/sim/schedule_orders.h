@@ -25,4 +25,13 @@ ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& la
 // lag s micro-batches behind, filling the cool-down bubbles), the lagging Ws at the end.
 ExecutorOrders zbH1Orders(const SimGraph& graph, const PipelineLayout& layout);
 
+// DualPipeV on a V layout (vShapeLayout: stage r and stage 2p-1-r on device r) with the
+// backward split into B and W. Per device r, DeepSeek's eight steps (deepseek-ai/DualPipe,
+// dualpipev.py), chunk 0 going down the V and chunk 1 coming back, each chunk's micro-batches in
+// order: 2(p-r-1) x F0; r+1 x (F0 F1); p-r-1 x (B1 W F1); m-2p+r+1 x (F0 B1 F1 B0); p-r-1 x
+// (B1 F1 B0); r+1 x (B1 B0); p-r-1 x (W B0); r+1 x W. A B runs its W right after it ("full"
+// backward) except the zero-bubble ones, whose Ws wait in a FIFO for the W steps: those of steps
+// 3 and 7 and the second half of step 6. Needs m >= 2p (DualPipe's assert).
+ExecutorOrders dualPipeVOrders(const SimGraph& graph, const PipelineLayout& layout);
+
 } // namespace stratex::sim::detail

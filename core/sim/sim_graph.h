@@ -4,7 +4,7 @@
 // Internal to the simulator: the flattened op graph (dynapipe-planner.md §3 "Flattening").
 // Each micro-batch becomes the chain F0, C, F1, C, ..., F(n-1), B(n-1), C, ..., B0 over the n
 // merged stages, with a communication op between stages on different devices (none between the
-// last F and the first B). Under ZB-H1 each B additionally has a W op that depends on it alone.
+// last F and the first B). Under ZB-H1 and DualPipeV each B also has a W op that depends on it alone.
 // Every device has a compute executor (2*device) and a comm executor (2*device + 1); a comm op
 // runs on the sender's comm executor.
 
@@ -56,7 +56,7 @@ inline bool isCommExecutor(int executor)
 
 class SimGraph {
 public:
-    // splitBackward: ZB-H1's B/W split.
+    // splitBackward: the B/W split of ZB-H1 and DualPipeV (splitsBackward).
     SimGraph(const SimulationInput& input, const PipelineLayout& layout, bool splitBackward);
 
     const std::vector<SimOp>& ops() const { return m_ops; }

@@ -52,6 +52,8 @@ ScheduledRun runSchedule(
         return { runEventDriven(graph, interleavedOrders(graph, layout)), {} };
     case ScheduleKind::ZbH1:
         return { runEventDriven(graph, zbH1Orders(graph, layout)), {} };
+    case ScheduleKind::DualPipeV:
+        return { runEventDriven(graph, dualPipeVOrders(graph, layout)), {} };
     case ScheduleKind::Fifo:
         return { runEventDriven(graph, ExecutorOrders(static_cast<std::size_t>(graph.executorCount()))), {} };
     case ScheduleKind::Cyclic: {
@@ -83,7 +85,16 @@ SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, c
     if (!invalid.empty())
         throw Error(invalid);
 
-    const SimGraph graph(input, result.layout, schedule == ScheduleKind::ZbH1);
+    if (schedule == ScheduleKind::DualPipeV) {
+        // The V schedule runs the two chunks of the turn device as two stages.
+        result.layout = vShapeLayout(result.layout);
+        const auto m = input.microbatches.size();
+        if (m < 2 * static_cast<std::size_t>(result.layout.n_devices)) {
+            throw Error("DualPipeV needs at least 2 x " + std::to_string(result.layout.n_devices)
+                + " micro-batches (two per device and chunk direction), got " + std::to_string(m));
+        }
+    }
+    const SimGraph graph(input, result.layout, splitsBackward(schedule));
     ScheduledRun scheduled = runSchedule(graph, result.layout, schedule, options);
     const SimRun& run = scheduled.run;
     if (scheduled.failure.empty() && !run.complete) {
@@ -95,11 +106,14 @@ SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, c
     result.failure = scheduled.failure;
     result.makespan_us = run.makespan_us;
     result.peak_memory_mb_per_device = run.peak_mb_per_device;
-    result.op_count = graph.opCount();
     result.compute_ops_per_device.assign(static_cast<std::size_t>(graph.deviceCount()), 0);
     for (const SimOp& op : graph.ops()) {
+        const int device = deviceOfExecutor(op.executor);
+        if (op.isComm() && op.peer == device)
+            continue; // the V's turn: stages on one device, no transfer (not on the timeline either)
+        ++result.op_count;
         if (!op.isComm())
-            ++result.compute_ops_per_device[static_cast<std::size_t>(deviceOfExecutor(op.executor))];
+            ++result.compute_ops_per_device[static_cast<std::size_t>(device)];
     }
     if (options.build_timeline && result.feasible)
         result.timeline = buildTimeline(graph, result.layout, input, run);

@@ -56,7 +56,7 @@ struct SimulationResult {
     double makespan_us = 0;
     std::vector<double> peak_memory_mb_per_device; // includes the model state
     std::vector<int> compute_ops_per_device; // F + B (+ W) ops each device ran
-    int op_count = 0; // simulated ops, compute and comm
+    int op_count = 0; // simulated ops, compute and comm (transfers between devices only)
     PipelineLayout layout; // the merged stages the simulation ran on
     Timeline timeline; // empty unless SimulationOptions::build_timeline
 

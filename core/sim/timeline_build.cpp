@@ -61,6 +61,8 @@ Timeline buildTimeline(
             lane.compute.push_back(op);
             continue;
         }
+        if (o.peer == device)
+            continue; // consecutive stages on one device (a V's turn): nothing is transferred
         op.peer = o.peer;
         lane.comm.push_back(op);
         TimelineOp recv = op;

@@ -30,7 +30,8 @@ Fields fieldsOf(const PlannerConfig& config)
         { "chunks_per_device", std::to_string(config.chunks_per_device) },
         { "device_memory_mb", QByteArray::number(config.device_memory_mb, 'g', 17).toStdString() },
         { "mode", std::string(plannerModeName(config.mode)) }, { "seed", std::to_string(config.seed) },
-        { "hidden_size", std::to_string(config.hidden_size) }, { "gpus_per_node", std::to_string(config.gpus_per_node) },
+        { "hidden_size", std::to_string(config.hidden_size) },
+        { "gpus_per_node", std::to_string(config.gpus_per_node) },
         { "intra_node_bw_gbps", QByteArray::number(config.comm.intra_node_bw_gbps, 'g', 17).toStdString() },
         { "inter_node_bw_gbps", QByteArray::number(config.comm.inter_node_bw_gbps, 'g', 17).toStdString() },
         { "intra_node_lat_us", QByteArray::number(config.comm.intra_node_lat_us, 'g', 17).toStdString() },
@@ -199,6 +200,7 @@ void TestPlannerSettings::wholeConfigRoundTripsThroughJson()
     config.layers_per_stage = 4;
     config.dp_size = 3;
     config.chunks_per_device = 2;
+    config.placement = ChunkPlacement::V;
     config.device_memory_mb = 79000.25;
     config.mode = PlannerMode::Fast;
     config.seed = 123456;
@@ -214,9 +216,10 @@ void TestPlannerSettings::wholeConfigRoundTripsThroughJson()
     QCOMPARE(fieldsOf(fromJson(json, &given)), fieldsOf(config));
     QCOMPARE(given.size(), plannerSettingTable().rows().size());
     QCOMPARE(QString::fromStdString(json.dump()),
-        QStringLiteral(R"({"tp":2,"stages":8,"layers_per_stage":4,"dp":3,"chunks":2,"memory_mb":79000.25,)"
-                       R"("mode":"fast","seed":123456,"hidden_size":5120,"gpus_per_node":8,"intra_node_gbps":2400.0,)"
-                       R"("inter_node_gbps":200.0,"intra_node_latency_us":2.0,"inter_node_latency_us":10.5})"));
+        QStringLiteral(
+            R"({"tp":2,"stages":8,"layers_per_stage":4,"dp":3,"chunks":2,"placement":"v","memory_mb":79000.25,)"
+            R"("mode":"fast","seed":123456,"hidden_size":5120,"gpus_per_node":8,"intra_node_gbps":2400.0,)"
+            R"("inter_node_gbps":200.0,"intra_node_latency_us":2.0,"inter_node_latency_us":10.5})"));
 }
 
 void TestPlannerSettings::badValuesAreUsageErrors_data()

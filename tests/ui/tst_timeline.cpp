@@ -98,6 +98,7 @@ private Q_SLOTS:
     void grabShowsOps();
     void pageShowsBundledExample();
     void pageOpensGroundTruthCases();
+    void pageShowsDualPipeV();
     void pageReportsBadFiles_data();
     void pageReportsBadFiles();
     void pageExportsImages();
@@ -395,6 +396,44 @@ void TestTimeline::pageOpensGroundTruthCases()
     // The first ground-truth case is shown first; its makespan is DynaPipe's.
     const double expected = cases.at(0).toObject().value(QStringLiteral("makespan_us")).toDouble();
     QCOMPARE(page->timeline()->document()->plans[0].timeline.makespan_us, expected);
+}
+
+// A DualPipeV case on a V placement: eight stages, the turn device holding both chunks without a
+// transfer between them, drawn with its weight-gradient ops (stratex-tst-timeline-dualpipev.png).
+void TestTimeline::pageShowsDualPipeV()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("v.json"));
+    QByteArray microbatches;
+    for (int j = 0; j < 10; ++j) {
+        const int fw = 800 + 70 * ((j * 7) % 9);
+        microbatches += (j ? "," : "") + QByteArray(R"({"fw_us_per_layer":)") + QByteArray::number(fw)
+            + R"(,"bw_us_per_layer":)" + QByteArray::number(2 * fw)
+            + R"(,"stored_mb_per_layer":100,"peak_mb_per_layer":200})";
+    }
+    QVERIFY(stratex::test::writeTestFile(path,
+        R"({"cases":[{"schedule":"DualPipeV","device_assignment":[0,1,2,3,3,2,1,0],"microbatches":[)" + microbatches
+            + "]}]}"));
+    MainWindow window(MainWindow::Options { false });
+    window.resize(1200, 700);
+    window.show();
+    QVERIFY(stratex::test::waitUntilIdle(window));
+    QString error;
+    QVERIFY2(window.openFile(path, &error), qPrintable(error));
+    QVERIFY(stratex::test::waitUntilIdle(window));
+    auto* page = qobject_cast<TimelinePage*>(window.currentPage());
+    QVERIFY(page);
+    const auto& plan = page->timeline()->document()->plans[0];
+    QCOMPARE(plan.timeline.devices.size(), std::size_t(4));
+    int weights = 0;
+    for (const auto& device : plan.timeline.devices) {
+        for (const auto& op : device.compute)
+            weights += op.kind == sim::OpKind::Weight;
+        for (const auto& op : device.comm)
+            QVERIFY(op.peer != device.device); // no transfer at the turn
+    }
+    QCOMPARE(weights, 4 * 2 * 10); // a W per chunk and micro-batch
+    QVERIFY(window.grab().toImage().save(QDir::temp().filePath(QStringLiteral("stratex-tst-timeline-dualpipev.png"))));
 }
 
 // A cases file that cannot be loaded: a message box names the file and the JSON key.

@@ -7,7 +7,10 @@
 #include <QTest>
 
 #include "core/common/error.h"
+#include "core/planner/microbatch_lengths.h"
+#include "core/planner/planner.h"
 #include "core/planner/planner_rng.h"
+#include "core/planner/planner_search.h"
 #include "core/planner/planner_spec.h"
 #include "core/planner/recompute_preplan.h"
 #include "core/sim/simulator.h"
@@ -62,6 +65,9 @@ private Q_SLOTS:
     void placements_data();
     void placements();
     void rejectsOddEncoderDecoder();
+    void vPlacement_data();
+    void vPlacement();
+    void vPlacementPlansWithDualPipeV();
     void layerCostsComeFromTheCostModel();
     void modelStateAndMessages();
     void encoderDecoderLayers();
@@ -105,6 +111,69 @@ void TestPlannerSpec::rejectsOddEncoderDecoder()
     QVERIFY_THROWS_EXCEPTION(Error, makePipelineModel(1, 3, 1, true));
     QVERIFY_THROWS_EXCEPTION(Error, makePipelineModel(0, 3, 1, false));
     QCOMPARE(makePipelineModel(2, 3, 1, true).first_decoder_layer, 3);
+}
+
+void TestPlannerSpec::vPlacement_data()
+{
+    QTest::addColumn<int>("stages");
+    QTest::addColumn<int>("layers");
+    QTest::addColumn<QString>("assignment");
+    QTest::addColumn<QString>("schedules"); // the planner's candidates, DynaPipe's first
+    QTest::newRow("4 devices") << 4 << 1 << QStringLiteral("[0,1,2,3,3,2,1,0]")
+                               << QStringLiteral("wait-free-cyclic,DualPipeV");
+    QTest::newRow("2 devices, 2 layers a chunk")
+        << 2 << 2 << QStringLiteral("[0,0,1,1,1,1,0,0]") << QStringLiteral("wait-free-cyclic,DualPipeV");
+    // One device: nothing to go down and back over.
+    QTest::newRow("1 device") << 1 << 2 << QStringLiteral("[0,0,0,0]") << QStringLiteral("wait-free-cyclic");
+}
+
+void TestPlannerSpec::vPlacement()
+{
+    QFETCH(int, stages);
+    QFETCH(int, layers);
+    QFETCH(QString, assignment);
+    QFETCH(QString, schedules);
+    const PipelineModel model = makePipelineModel(stages, layers, 2, false, ChunkPlacement::V);
+    QCOMPARE(QString::fromStdString(assignmentText(model.device_assignment)), assignment);
+    QStringList names;
+    for (ScheduleKind kind : candidateSchedules(model, {}, SearchLimits {}))
+        names << QString::fromUtf8(scheduleName(kind).data(), static_cast<int>(scheduleName(kind).size()));
+    QCOMPARE(names.join(QLatin1Char(',')), schedules);
+    QVERIFY_THROWS_EXCEPTION(Error, makePipelineModel(stages, layers, 3, false, ChunkPlacement::V));
+    QVERIFY_THROWS_EXCEPTION(Error, makePipelineModel(stages, layers, 1, false, ChunkPlacement::V));
+}
+
+void TestPlannerSpec::vPlacementPlansWithDualPipeV()
+{
+    // The DynaPipe grid's 256 samples on a V of 4 devices (GPT-6.7B, 4 layers a chunk): normal mode
+    // weighs DualPipeV against wait-free-cyclic and keeps the plan within memory; with fewer
+    // micro-batches than 2 x 4, DualPipeV is no candidate (it needs two per device and direction).
+    PlannerConfig config;
+    config.num_stages = 4;
+    config.layers_per_stage = 4;
+    config.chunks_per_device = 2;
+    config.placement = ChunkPlacement::V;
+    config.mode = PlannerMode::Normal;
+    NullProgress progress;
+    const std::vector<Sample> samples
+        = loadSampleLengths(std::string(STRATEX_TEST_DATA_DIR) + "/planner-grid/lognormal_5.5_0.8_256_seed1.txt");
+    for (const double memoryMb : { 80000.0, 36000.0 }) {
+        config.device_memory_mb = memoryMb;
+        const PlanResult plan = planGlobalBatch(samples, test::gptCostModel(), config, progress);
+        QVERIFY(plan.feasible);
+        const GroupPlan& group = plan.groups.front();
+        QCOMPARE(group.schedule, ScheduleKind::DualPipeV); // it wins here, with its B/W split
+        QVERIFY(group.deadlock.ok);
+        for (double peak : group.peak_memory_mb_per_device)
+            QVERIFY(peak <= memoryMb);
+        QCOMPARE(group.simulation.layout.stageCount(), 8); // the turn split into two chunks
+    }
+    config.device_memory_mb = 80000;
+    const std::vector<Sample> few(samples.begin(), samples.begin() + 6);
+    const PlanResult small = planGlobalBatch(few, test::gptCostModel(), config, progress);
+    QVERIFY(small.feasible);
+    QVERIFY(small.global_microbatches() < 8);
+    QCOMPARE(small.groups.front().schedule, ScheduleKind::WaitFreeCyclic);
 }
 
 void TestPlannerSpec::layerCostsComeFromTheCostModel()

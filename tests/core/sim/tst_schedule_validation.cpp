@@ -68,7 +68,8 @@ private Q_SLOTS:
 
 void TestScheduleValidation::names()
 {
-    const QStringList expected { "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic", "wait-free-cyclic", "fifo" };
+    const QStringList expected { "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic", "wait-free-cyclic", "fifo",
+        "DualPipeV" };
     QCOMPARE(::names({ kAllScheduleKinds.begin(), kAllScheduleKinds.end() }), expected.join(QLatin1Char(',')));
     for (ScheduleKind kind : kAllScheduleKinds)
         QCOMPARE(parseScheduleName(scheduleName(kind)), std::optional<ScheduleKind>(kind));
@@ -77,7 +78,7 @@ void TestScheduleValidation::names()
     const std::string message = errorOf([] { scheduleFromName("zero-bubble"); });
     QCOMPARE(QString::fromStdString(message),
         QStringLiteral("unknown schedule \"zero-bubble\" (known: GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-                       "wait-free-cyclic, fifo)"));
+                       "wait-free-cyclic, fifo, DualPipeV)"));
 }
 
 void TestScheduleValidation::classify_data()
@@ -91,6 +92,7 @@ void TestScheduleValidation::classify_data()
     const QString linearAll = QStringLiteral("wait-free-cyclic,1F1B,ZB-H1,GPipe,cyclic,fifo");
     const QString interleavedAll = QStringLiteral("wait-free-cyclic,interleaved-1F1B,cyclic,fifo");
     const QString otherAll = QStringLiteral("wait-free-cyclic,cyclic,fifo");
+    const QString vAll = QStringLiteral("wait-free-cyclic,DualPipeV,cyclic,fifo");
     QTest::newRow("linear 2 layers/device")
         << std::vector<int> { 0, 0, 1, 1, 2, 2, 3, 3 } << "linear" << 4 << 1 << linearAll << "wait-free-cyclic,1F1B";
     QTest::newRow("single device") << std::vector<int> { 0, 0, 0 } << "linear" << 1 << 1 << linearAll
@@ -101,8 +103,13 @@ void TestScheduleValidation::classify_data()
                                      << interleavedAll << "wait-free-cyclic,interleaved-1F1B";
     QTest::newRow("interleaved v=3, merged runs") << std::vector<int> { 0, 0, 1, 0, 1, 1, 0, 1 } << "interleaved" << 6
                                                   << 3 << interleavedAll << "wait-free-cyclic,interleaved-1F1B";
-    QTest::newRow("zig-zag") << std::vector<int> { 0, 1, 2, 3, 3, 2, 1, 0 } << "other" << 7 << 2 << otherAll
-                             << "wait-free-cyclic";
+    // A V: its turn merges into one stage, as DynaPipe does; DualPipeV splits it again.
+    QTest::newRow("zig-zag (a V)") << std::vector<int> { 0, 1, 2, 3, 3, 2, 1, 0 } << "other" << 7 << 2 << vAll
+                                   << "wait-free-cyclic";
+    QTest::newRow("V, 2 layers per chunk")
+        << std::vector<int> { 0, 0, 1, 1, 1, 1, 0, 0 } << "other" << 3 << 2 << vAll << "wait-free-cyclic";
+    QTest::newRow("V with an odd turn") << std::vector<int> { 0, 1, 1, 1, 0 } << "other" << 3 << 2 << otherAll
+                                        << "wait-free-cyclic";
     QTest::newRow("broken cycle") << std::vector<int> { 0, 1, 2, 0, 2, 1 } << "other" << 6 << 2 << otherAll
                                   << "wait-free-cyclic";
     QTest::newRow("uneven") << std::vector<int> { 0, 1, 0 } << "other" << 3 << 2 << otherAll << "wait-free-cyclic";
@@ -210,7 +217,7 @@ void TestScheduleValidation::caseErrors_data()
     QTest::newRow("unknown schedule")
         << QString::fromStdString(oneCase("zb-v", "[0,1]"))
         << "cases.json: /cases/0/schedule: expected a schedule name (GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-           "wait-free-cyclic, fifo), found string \"zb-v\"";
+           "wait-free-cyclic, fifo, DualPipeV), found string \"zb-v\"";
     QTest::newRow("gap in devices")
         << QString::fromStdString(oneCase("fifo", "[0,2]"))
         << "cases.json: /cases/0/device_assignment: expected a consistent device assignment, found device assignment "

@@ -117,6 +117,12 @@ void TestSimRobustness::sweep()
             const QByteArray where = QByteArray(scheduleName(schedule).data()) + " on "
                 + QByteArray::fromStdString(assignmentText(assignment))
                 + ", m=" + QByteArray::number(static_cast<int>(input.microbatches.size()));
+            // DualPipeV refuses fewer than two micro-batches per device and direction.
+            if (schedule == ScheduleKind::DualPipeV
+                && input.microbatches.size() < 2 * static_cast<std::size_t>(layout.n_devices)) {
+                QVERIFY_THROWS_EXCEPTION(Error, simulate(input, schedule, options));
+                continue;
+            }
             try {
                 const SimulationResult result = simulate(input, schedule, options);
                 const bool throttled = schedule == ScheduleKind::Cyclic || schedule == ScheduleKind::WaitFreeCyclic;

@@ -142,7 +142,13 @@ void TestSimTimeline::invariants()
             const TimelineOp* b = get(j, k, OpKind::Backward);
             QVERIFY(f && b);
             QCOMPARE(f->microbatch, input.microbatches[static_cast<std::size_t>(j)].id);
-            if (k + 1 < n) {
+            // Stages on one device (a V's turn) hand over without a transfer.
+            const auto deviceOf
+                = [&](int stage) { return result.layout.stages[static_cast<std::size_t>(stage)].device; };
+            if (k + 1 < n && deviceOf(k) == deviceOf(k + 1)) {
+                QVERIFY(!get(j, k, OpKind::Send, false));
+                QVERIFY(after(get(j, k + 1, OpKind::Forward), f));
+            } else if (k + 1 < n) {
                 const TimelineOp* send = get(j, k, OpKind::Send, false);
                 QVERIFY(send);
                 QVERIFY(after(send, f));
@@ -155,7 +161,10 @@ void TestSimTimeline::invariants()
             } else {
                 QVERIFY(after(b, f));
             }
-            if (k > 0) {
+            if (k > 0 && deviceOf(k) == deviceOf(k - 1)) {
+                QVERIFY(!get(j, k, OpKind::Send, true));
+                QVERIFY(after(get(j, k - 1, OpKind::Backward), b));
+            } else if (k > 0) {
                 const TimelineOp* send = get(j, k, OpKind::Send, true);
                 QVERIFY(send);
                 QVERIFY(after(send, b));
