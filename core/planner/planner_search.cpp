@@ -407,9 +407,11 @@ std::vector<sim::ScheduleKind> candidateSchedules(
     // cool-down bubbles at 1F1B's activation memory, checked against the limit like the others).
     if (configured.empty() && layout.kind == sim::AssignmentKind::Linear && layout.n_devices > 1)
         schedules.push_back(sim::ScheduleKind::ZbH1);
-    // On a V placement: DualPipeV (DeepSeek's V schedule, B/W split), checked like the others.
-    if (configured.empty() && sim::isVShape(layout))
+    // On a V placement: ZB-V and DualPipeV (B/W split both), checked like the others.
+    if (configured.empty() && sim::isVShape(layout)) {
+        schedules.push_back(sim::ScheduleKind::ZbV);
         schedules.push_back(sim::ScheduleKind::DualPipeV);
+    }
     for (sim::ScheduleKind schedule : schedules) {
         const std::string reason = sim::scheduleInvalidReason(layout, schedule);
         if (!reason.empty())

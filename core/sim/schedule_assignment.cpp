@@ -121,9 +121,11 @@ std::string scheduleInvalidReason(const PipelineLayout& layout, ScheduleKind kin
     case ScheduleKind::Fifo:
         return {};
     case ScheduleKind::DualPipeV:
+    case ScheduleKind::ZbV:
         if (!isVShape(layout)) {
-            return "DualPipeV needs a V-shaped device assignment (devices 0..p-1, then p-1..0, p >= 2, an even number "
-                   "of layers at the turn, e.g. [0,1,2,3,3,2,1,0]), got "
+            return std::string(scheduleName(kind))
+                + " needs a V-shaped device assignment (devices 0..p-1, then p-1..0, p >= 2, an even number "
+                  "of layers at the turn, e.g. [0,1,2,3,3,2,1,0]), got "
                 + given;
         }
         return {};
@@ -176,9 +178,9 @@ PipelineLayout vShapeLayout(const PipelineLayout& layout)
 
 std::vector<ScheduleKind> validSchedules(const PipelineLayout& layout)
 {
-    static constexpr ScheduleKind preference[]
-        = { ScheduleKind::WaitFreeCyclic, ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1,
-              ScheduleKind::DualPipeV, ScheduleKind::GPipe, ScheduleKind::Cyclic, ScheduleKind::Fifo };
+    static constexpr ScheduleKind preference[] = { ScheduleKind::WaitFreeCyclic, ScheduleKind::OneFOneB,
+        ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1, ScheduleKind::DualPipeV, ScheduleKind::ZbV,
+        ScheduleKind::GPipe, ScheduleKind::Cyclic, ScheduleKind::Fifo };
     std::vector<ScheduleKind> valid;
     for (ScheduleKind kind : preference) {
         if (scheduleInvalidReason(layout, kind).empty())

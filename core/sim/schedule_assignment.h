@@ -46,7 +46,7 @@ PipelineLayout analyzeAssignment(const std::vector<int>& deviceOfLayer);
 // stages put both chunks of device p-1 into one stage, as DynaPipe does.
 bool isVShape(const PipelineLayout& layout);
 
-// The V placement with its turn split in halves: 2p stages, stage k on device k (chunk 0) for
+// The V placement (DualPipeV, ZB-V) with its turn split in halves: 2p stages, stage k on device k (chunk 0) for
 // k < p and on device 2p-1-k (chunk 1) after, as a V schedule runs them. Throws stratex::Error
 // when the layout is not a V.
 PipelineLayout vShapeLayout(const PipelineLayout& layout);

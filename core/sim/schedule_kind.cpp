@@ -24,6 +24,8 @@ std::string_view scheduleName(ScheduleKind kind)
         return "fifo";
     case ScheduleKind::DualPipeV:
         return "DualPipeV";
+    case ScheduleKind::ZbV:
+        return "ZB-V";
     }
     return "?";
 }
@@ -50,7 +52,7 @@ std::string knownScheduleNames()
 
 bool splitsBackward(ScheduleKind kind)
 {
-    return kind == ScheduleKind::ZbH1 || kind == ScheduleKind::DualPipeV;
+    return kind == ScheduleKind::ZbH1 || kind == ScheduleKind::DualPipeV || kind == ScheduleKind::ZbV;
 }
 
 ScheduleKind scheduleFromName(std::string_view name)

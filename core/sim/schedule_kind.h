@@ -20,14 +20,17 @@ enum class ScheduleKind {
     // "DualPipeV": DeepSeek's V-shaped schedule (deepseek-ai/DualPipe, dualpipev.py) on a V
     // placement, two chunks per device, backward split into B and W where it fills bubbles
     DualPipeV,
+    // "ZB-V": the zero-bubble V schedule of Qi et al. 2024 §6, in the order PyTorch's
+    // ScheduleZBVZeroBubble runs it (torch/distributed/pipelining/schedules.py), on a V placement
+    ZbV,
 };
 
-inline constexpr std::array<ScheduleKind, 8> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
+inline constexpr std::array<ScheduleKind, 9> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
     ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1, ScheduleKind::Cyclic, ScheduleKind::WaitFreeCyclic,
-    ScheduleKind::Fifo, ScheduleKind::DualPipeV };
+    ScheduleKind::Fifo, ScheduleKind::DualPipeV, ScheduleKind::ZbV };
 
 // The public names of the CLI contract: "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic",
-// "wait-free-cyclic", "fifo", "DualPipeV".
+// "wait-free-cyclic", "fifo", "DualPipeV", "ZB-V".
 std::string_view scheduleName(ScheduleKind kind);
 std::optional<ScheduleKind> parseScheduleName(std::string_view name); // exact, case-sensitive
 // Like parseScheduleName, but throws stratex::Error listing the known names.
@@ -35,7 +38,7 @@ ScheduleKind scheduleFromName(std::string_view name);
 std::string knownScheduleNames(); // "GPipe, 1F1B, ..." for messages
 
 // True for the schedules that split a backward into B (input gradient) and W (weight gradient)
-// ops: ZB-H1 and DualPipeV. A W may then run last on its device.
+// ops: ZB-H1, DualPipeV and ZB-V. A W may then run last on its device.
 bool splitsBackward(ScheduleKind kind);
 
 } // namespace stratex::sim

@@ -197,4 +197,65 @@ ExecutorOrders dualPipeVOrders(const SimGraph& graph, const PipelineLayout& layo
     return orders;
 }
 
+ExecutorOrders zbVOrders(const SimGraph& graph, const PipelineLayout& layout)
+{
+    ExecutorOrders orders = emptyOrders(graph);
+    const int m = graph.microbatchCount();
+    const int p = layout.n_devices;
+    const int laidOut = std::max(m, 2 * p - 1);
+    for (int r = 0; r < p; ++r) {
+        auto& order = computeOrder(orders, layout.stages[static_cast<std::size_t>(r)].device);
+        const int stageOf[2] = { r, 2 * p - 1 - r };
+        int f[2] = { 0, 0 }; // next forward per chunk
+        int b[2] = { 0, 0 }; // next B (input gradient) per chunk
+        int w[2] = { 0, 0 }; // next W per chunk
+        // Ops of micro-batches beyond m are slots of the laid-out grid only: skipped.
+        auto forward = [&](int chunk) {
+            if (const int j = f[chunk]++; j < m)
+                order.push_back(graph.forwardOp(j, stageOf[chunk]));
+        };
+        auto inputGrad = [&](int chunk) {
+            if (const int j = b[chunk]++; j < m)
+                order.push_back(graph.backwardOp(j, stageOf[chunk]));
+        };
+        auto weightGrad = [&](int chunk) {
+            if (const int j = w[chunk]++; j < m)
+                order.push_back(graph.weightOp(j, stageOf[chunk]));
+        };
+        for (int i = 0; i < 2 * (p - r) - 1; ++i)
+            forward(0);
+        for (int i = 0; i < r; ++i) {
+            forward(1);
+            forward(0);
+        }
+        for (int i = 0; i < p - r; ++i) {
+            forward(1);
+            inputGrad(1);
+            weightGrad(1);
+        }
+        while (f[1] < f[0] || f[0] < laidOut) {
+            if (f[0] < laidOut)
+                forward(0);
+            inputGrad(0);
+            weightGrad(0);
+            forward(1);
+            inputGrad(1);
+            weightGrad(1);
+        }
+        for (int i = 0; i < r; ++i) {
+            inputGrad(0);
+            inputGrad(1);
+        }
+        for (int i = 0; i < p - r; ++i) {
+            inputGrad(0);
+            weightGrad(0);
+        }
+        while (w[1] < b[1])
+            weightGrad(1);
+        while (w[0] < b[0])
+            weightGrad(0);
+    }
+    return orders;
+}
+
 } // namespace stratex::sim::detail

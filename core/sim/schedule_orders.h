@@ -34,4 +34,12 @@ ExecutorOrders zbH1Orders(const SimGraph& graph, const PipelineLayout& layout);
 // 3 and 7 and the second half of step 6. Needs m >= 2p (DualPipe's assert).
 ExecutorOrders dualPipeVOrders(const SimGraph& graph, const PipelineLayout& layout);
 
+// ZB-V (Qi et al. 2024 §6) on a V layout with the B/W split, per device r in the order of
+// PyTorch's ScheduleZBVZeroBubble: 2(p-r)-1 x F0; r x (F1 F0); p-r x (F1 B1 W1); then, while
+// chunk 1 trails chunk 0 or forwards remain, (F0 if any left) B0 W0 F1 B1 W1; then r x (B0 B1)
+// with their Ws deferred, p-r x (B0, the oldest deferred W0), the deferred W1s, the rest of the
+// W0s. The order is laid out for max(m, 2p-1) micro-batches and the ops of the missing ones are
+// skipped, as PyTorch does; any m >= 1 runs.
+ExecutorOrders zbVOrders(const SimGraph& graph, const PipelineLayout& layout);
+
 } // namespace stratex::sim::detail

@@ -54,6 +54,8 @@ ScheduledRun runSchedule(
         return { runEventDriven(graph, zbH1Orders(graph, layout)), {} };
     case ScheduleKind::DualPipeV:
         return { runEventDriven(graph, dualPipeVOrders(graph, layout)), {} };
+    case ScheduleKind::ZbV:
+        return { runEventDriven(graph, zbVOrders(graph, layout)), {} };
     case ScheduleKind::Fifo:
         return { runEventDriven(graph, ExecutorOrders(static_cast<std::size_t>(graph.executorCount()))), {} };
     case ScheduleKind::Cyclic: {
@@ -85,11 +87,11 @@ SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, c
     if (!invalid.empty())
         throw Error(invalid);
 
-    if (schedule == ScheduleKind::DualPipeV) {
-        // The V schedule runs the two chunks of the turn device as two stages.
+    if (schedule == ScheduleKind::DualPipeV || schedule == ScheduleKind::ZbV) {
+        // The V schedules run the two chunks of the turn device as two stages.
         result.layout = vShapeLayout(result.layout);
         const auto m = input.microbatches.size();
-        if (m < 2 * static_cast<std::size_t>(result.layout.n_devices)) {
+        if (schedule == ScheduleKind::DualPipeV && m < 2 * static_cast<std::size_t>(result.layout.n_devices)) {
             throw Error("DualPipeV needs at least 2 x " + std::to_string(result.layout.n_devices)
                 + " micro-batches (two per device and chunk direction), got " + std::to_string(m));
         }

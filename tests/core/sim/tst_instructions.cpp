@@ -148,7 +148,7 @@ void TestInstructions::deadlockFreeEverywhere_data()
         for (ScheduleKind kind : validSchedules(layout)) {
             for (int m : { 1, 3, 8 }) {
                 if (kind == ScheduleKind::DualPipeV && m < 2 * layout.n_devices)
-                    continue; // refused (tst_sim_dualpipev)
+                    continue; // refused (tst_sim_v_schedules)
                 for (bool comm : { false, true }) {
                     QTest::newRow(qPrintable(QStringLiteral("%1 %2 m=%3 %4")
                                                  .arg(QString::fromStdString(assignmentText(assignment)),

@@ -69,7 +69,7 @@ private Q_SLOTS:
 void TestScheduleValidation::names()
 {
     const QStringList expected { "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic", "wait-free-cyclic", "fifo",
-        "DualPipeV" };
+        "DualPipeV", "ZB-V" };
     QCOMPARE(::names({ kAllScheduleKinds.begin(), kAllScheduleKinds.end() }), expected.join(QLatin1Char(',')));
     for (ScheduleKind kind : kAllScheduleKinds)
         QCOMPARE(parseScheduleName(scheduleName(kind)), std::optional<ScheduleKind>(kind));
@@ -78,7 +78,7 @@ void TestScheduleValidation::names()
     const std::string message = errorOf([] { scheduleFromName("zero-bubble"); });
     QCOMPARE(QString::fromStdString(message),
         QStringLiteral("unknown schedule \"zero-bubble\" (known: GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-                       "wait-free-cyclic, fifo, DualPipeV)"));
+                       "wait-free-cyclic, fifo, DualPipeV, ZB-V)"));
 }
 
 void TestScheduleValidation::classify_data()
@@ -92,7 +92,7 @@ void TestScheduleValidation::classify_data()
     const QString linearAll = QStringLiteral("wait-free-cyclic,1F1B,ZB-H1,GPipe,cyclic,fifo");
     const QString interleavedAll = QStringLiteral("wait-free-cyclic,interleaved-1F1B,cyclic,fifo");
     const QString otherAll = QStringLiteral("wait-free-cyclic,cyclic,fifo");
-    const QString vAll = QStringLiteral("wait-free-cyclic,DualPipeV,cyclic,fifo");
+    const QString vAll = QStringLiteral("wait-free-cyclic,DualPipeV,ZB-V,cyclic,fifo");
     QTest::newRow("linear 2 layers/device")
         << std::vector<int> { 0, 0, 1, 1, 2, 2, 3, 3 } << "linear" << 4 << 1 << linearAll << "wait-free-cyclic,1F1B";
     QTest::newRow("single device") << std::vector<int> { 0, 0, 0 } << "linear" << 1 << 1 << linearAll
@@ -217,7 +217,7 @@ void TestScheduleValidation::caseErrors_data()
     QTest::newRow("unknown schedule")
         << QString::fromStdString(oneCase("zb-v", "[0,1]"))
         << "cases.json: /cases/0/schedule: expected a schedule name (GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-           "wait-free-cyclic, fifo, DualPipeV), found string \"zb-v\"";
+           "wait-free-cyclic, fifo, DualPipeV, ZB-V), found string \"zb-v\"";
     QTest::newRow("gap in devices")
         << QString::fromStdString(oneCase("fifo", "[0,2]"))
         << "cases.json: /cases/0/device_assignment: expected a consistent device assignment, found device assignment "
