@@ -55,7 +55,8 @@ int runSimulate(const QStringList& args)
 {
     CliParser parser(QStringLiteral("simulate"),
         QStringLiteral("Simulates pipeline schedules (GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, wait-free-cyclic, "
-                       "fifo) for the cases of a JSON file {\"cases\":[...]} in the case format of DynaPipe's "
+                       "fifo, and on a V placement DualPipeV and ZB-V) for the cases of a JSON file {\"cases\":[...]} "
+                       "in the case format of DynaPipe's "
                        "schedule_ground_truth.json, and prints each case's makespan (us) and peak memory per device "
                        "(MB), in file order."));
     parser.option(QStringLiteral("cases"), QStringLiteral("FILE"), QStringLiteral("The cases file (required)."));
