@@ -156,22 +156,21 @@ PipelineLayout vShapeLayout(const PipelineLayout& layout)
     v.n_chunks = 2;
     v.stages.clear();
     for (int k = 0; k < layout.stageCount(); ++k) {
-        PipelineStage stage = layout.stages[static_cast<std::size_t>(k)];
-        if (k < p - 1) {
+        const PipelineStage& stage = layout.stages[static_cast<std::size_t>(k)];
+        if (k != p - 1) {
             v.stages.push_back(stage);
-        } else if (k == p - 1) {
-            const int half = (stage.last_layer - stage.first_layer + 1) / 2;
-            PipelineStage down = stage;
-            down.last_layer = stage.first_layer + half - 1;
-            down.chunk = 0;
-            PipelineStage up = stage;
-            up.first_layer = stage.first_layer + half;
-            up.chunk = 1;
-            v.stages.push_back(down);
-            v.stages.push_back(up);
-        } else {
-            v.stages.push_back(stage);
+            continue;
         }
+        // The turn: its first half ends chunk 0, its second half starts chunk 1.
+        const int half = (stage.last_layer - stage.first_layer + 1) / 2;
+        PipelineStage down = stage;
+        down.last_layer = stage.first_layer + half - 1;
+        down.chunk = 0;
+        PipelineStage up = stage;
+        up.first_layer = stage.first_layer + half;
+        up.chunk = 1;
+        v.stages.push_back(down);
+        v.stages.push_back(up);
     }
     return v;
 }
