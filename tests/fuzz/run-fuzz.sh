@@ -20,7 +20,7 @@ seeds() {
     case $1 in
         fuzz_profile_json) ls tests/data/galvatron/*.json resources/examples/llama2-13b-a100-40gb-2x8/*.json ;;
         fuzz_cost_model) ls tests/data/dynapipe/*cost_model*.json resources/examples/*cost-model*.json ;;
-        fuzz_sim_cases) ls tests/data/dynapipe/schedule_ground_truth.json resources/examples/pipeline-cases.json ;;
+        fuzz_sim_cases) ls tests/data/dynapipe/schedule_ground_truth.json resources/examples/pipeline-cases.json tests/fuzz/seeds/sim_cases/* ;;
         fuzz_lengths) ls tests/fuzz/seeds/lengths/* ;;
         fuzz_batch_configs) ls resources/examples/tracer-batch.txt ;;
         fuzz_strategy) ls tests/data/galvatron/galvatron_config_*.json ;;
