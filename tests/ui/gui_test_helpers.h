@@ -23,6 +23,20 @@ inline bool waitUntilIdle(ui::MainWindow& window, int timeoutMs = 20000)
     return false;
 }
 
+// The page suites' fixture: a new main window at 1400 x 900, shown, on page `name`, idle. The
+// window goes into `window` (the caller deletes it, also when a step fails); returns the page
+// as a Page, or nullptr when a step fails.
+template <class Page> Page* showOnPage(ui::MainWindow*& window, const QString& name)
+{
+    window = new ui::MainWindow(ui::MainWindow::Options { false });
+    window->resize(1400, 900);
+    window->show();
+    if (!QTest::qWaitForWindowExposed(window) || !window->setCurrentPage(name))
+        return nullptr;
+    auto* page = qobject_cast<Page*>(window->currentPage());
+    return page && waitUntilIdle(*window) ? page : nullptr;
+}
+
 inline int distinctColours(const QImage& image, int step = 3)
 {
     QSet<QRgb> colours;

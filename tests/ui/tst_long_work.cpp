@@ -27,6 +27,7 @@
 
 using namespace stratex;
 using namespace stratex::ui;
+using stratex::test::showOnPage;
 using stratex::test::waitUntilIdle;
 
 namespace {
@@ -83,14 +84,8 @@ private:
 
 void TestLongWork::init()
 {
-    m_window = new MainWindow(MainWindow::Options { false });
-    m_window->resize(1400, 900);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    QVERIFY(m_window->setCurrentPage(QStringLiteral("search")));
-    m_page = qobject_cast<SearchPage*>(m_window->currentPage());
+    m_page = showOnPage<SearchPage>(m_window, QStringLiteral("search"));
     QVERIFY(m_page);
-    QVERIFY(waitUntilIdle(*m_window));
 }
 
 void TestLongWork::cleanup()

@@ -37,6 +37,7 @@
 using namespace stratex;
 using namespace stratex::ui;
 using namespace stratex::controllers;
+using stratex::test::showOnPage;
 using stratex::test::waitUntilIdle;
 
 class TestPlannerPage : public QObject {
@@ -63,14 +64,8 @@ private:
 
 void TestPlannerPage::init()
 {
-    m_window = new MainWindow(MainWindow::Options { false });
-    m_window->resize(1400, 900);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    QVERIFY(m_window->setCurrentPage(QStringLiteral("planner")));
-    m_page = qobject_cast<PlannerPage*>(m_window->currentPage());
+    m_page = showOnPage<PlannerPage>(m_window, QStringLiteral("planner"));
     QVERIFY(m_page);
-    QVERIFY(waitUntilIdle(*m_window));
     // A small batch keeps the test quick: 96 samples, compare 16..96.
     m_page->form()->setSyntheticSpec(6.5, 0.8, 96, 1);
     m_page->form()->setGlobalBatches(QStringLiteral("16,32,64,96"));

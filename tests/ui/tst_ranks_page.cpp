@@ -28,6 +28,7 @@
 
 using namespace stratex;
 using namespace stratex::ui;
+using stratex::test::showOnPage;
 using stratex::test::waitUntilIdle;
 
 namespace {
@@ -75,14 +76,8 @@ private:
 
 void TestRanksPage::init()
 {
-    m_window = new MainWindow(MainWindow::Options { false });
-    m_window->resize(1400, 900);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    QVERIFY(m_window->setCurrentPage(QStringLiteral("ranks")));
-    m_page = qobject_cast<RanksPage*>(m_window->currentPage());
+    m_page = showOnPage<RanksPage>(m_window, QStringLiteral("ranks"));
     QVERIFY(m_page);
-    QVERIFY(waitUntilIdle(*m_window));
 }
 
 void TestRanksPage::cleanup()

@@ -52,6 +52,7 @@
 using namespace stratex;
 using namespace stratex::ui;
 using namespace stratex::controllers;
+using stratex::test::showOnPage;
 using stratex::test::waitUntilIdle;
 
 namespace {
@@ -141,14 +142,8 @@ private:
 
 void TestSearchPage::init()
 {
-    m_window = new MainWindow(MainWindow::Options { false });
-    m_window->resize(1400, 900);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    QVERIFY(m_window->setCurrentPage(QStringLiteral("search")));
-    m_page = qobject_cast<SearchPage*>(m_window->currentPage());
+    m_page = showOnPage<SearchPage>(m_window, QStringLiteral("search"));
     QVERIFY(m_page);
-    QVERIFY(waitUntilIdle(*m_window));
 }
 
 void TestSearchPage::cleanup()
