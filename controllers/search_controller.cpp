@@ -26,15 +26,9 @@ using search::Plan;
 
 void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, const settings::SettingNames& given)
 {
-    std::optional<model::ModelDescription> base;
-    if (inputs.synthesis) {
-        base = inputs.synthesis->model;
-        outcome.cluster = inputs.synthesis->cluster;
-        outcome.cluster->num_nodes = outcome.settings.num_nodes;
-        outcome.cluster->gpus_per_node = outcome.settings.num_gpus_per_node;
-    }
-    outcome.description = search::resolveModel(
-        base, "the synthesized profiles' model", outcome.settings, given, {}, {}, { "seq-length" });
+    exporting::SearchedModel searched = exporting::searchedModel(inputs, outcome.settings, given);
+    outcome.description = std::move(searched.model);
+    outcome.cluster = std::move(searched.cluster);
 }
 
 TimelineRequest simulatePlanTimeline(const Evaluation& evaluation)

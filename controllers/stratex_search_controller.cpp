@@ -1,104 +1,44 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/stratex_search_controller.h"
 
-#include <chrono>
-
 #include <QFileInfo>
 #include <QLocale>
 
 #include "core/common/error.h"
-#include "core/model/model_presets.h"
 #include "core/perf/plan_file.h"
 #include "core/perf/strategy_ranks.h"
 #include "core/profile/synth/synthesis_record.h"
-#include "core/search/model_settings.h"
-#include "core/search/parallel_for.h"
-#include "core/sim/simulator.h"
+#include "core/perf/stratex_request.h"
 
 #include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
 
-namespace {
-
-// The preset a model name names, if any ("llama2-7b").
-std::optional<model::ModelDescription> presetNamed(const std::string& name)
+perf::StratexInputs stratexInputs(const StratexSearchInputs& form)
 {
-    for (const model::ModelDescription& preset : model::modelPresets()) {
-        if (preset.name == name)
-            return preset;
+    perf::StratexInputs inputs;
+    if (!form.profiles_dir.empty()) {
+        if (const auto record = profile::synth::readSynthesisRecord(form.profiles_dir))
+            perf::adoptSynthesizedSet(inputs, *record);
+        else
+            inputs.measured_profiles = form.profiles_dir.string();
     }
-    return std::nullopt;
+    inputs.settings = form.settings;
+    // The form's fields the stratex model reads; a hidden one is not the user's statement.
+    for (const std::string& flag : form.given) {
+        if (perf::stratexFormShows(flag))
+            inputs.given.insert(flag);
+    }
+    inputs.stratex = form.stratex;
+    inputs.top = form.top;
+    inputs.threads = form.threads;
+    return inputs;
 }
 
-// The shape flags the form shows with the stratex model: the synthesized model's other fields stay
-// the set's (the form's hidden shape fields are Galvatron's search settings).
-constexpr std::string_view kShapeFlags[] = { "seq-length" };
-
-} // namespace
-
-perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inputs)
+perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inputs, std::vector<std::string>* warnings)
 {
-    std::optional<profile::synth::SynthesisRecord> record;
-    if (!inputs.profiles_dir.empty())
-        record = profile::synth::readSynthesisRecord(inputs.profiles_dir);
-    if (!inputs.profiles_dir.empty() && !record)
-        throw Error(inputs.profiles_dir.string()
-            + ": measured profiles, which the stratex cost model does not read: choose the cost model galvatron, "
-              "or a profile set made by Synthesize… (stratex-cli profile synth)");
-
-    const search::SearchSettings& s = inputs.settings;
-    perf::StrategySearchRequest request;
-    if (record) {
-        settings::SettingNames shape;
-        for (std::string_view flag : kShapeFlags) {
-            if (inputs.given.contains(flag))
-                shape.insert(std::string(flag));
-        }
-        const search::ResolvedModel resolved
-            = search::resolveModel(record->model, "the synthesized profiles' model", s, shape, {}, {});
-        if (!resolved.model)
-            throw Error(search::missingModelMessage("the stratex cost model", "the form", resolved.missing));
-        request.model = *resolved.model;
-        request.cluster = record->cluster;
-    } else {
-        std::optional<model::ModelDescription> preset;
-        if (inputs.given.contains("model-name"))
-            preset = presetNamed(s.model.name);
-        if (!preset)
-            throw Error("the stratex cost model needs a model: choose a profile set made by Synthesize… (stratex-cli "
-                        "profile synth), or name a model preset (e.g. llama2-7b) in the model name field");
-        request.model = *preset;
-        if (inputs.given.contains("seq-length"))
-            request.model.seq_length = s.model.seq_length;
-        if (inputs.stratex.gpu.empty())
-            throw Error("the stratex cost model needs the GPU: name a GPU preset (e.g. a100-80gb) in the GPU field, "
-                        "or choose a profile set made by Synthesize…");
-    }
-    if (!inputs.stratex.gpu.empty()) {
-        const profile::synth::GpuDescription gpu = profile::synth::gpuPreset(inputs.stratex.gpu);
-        if (gpu.name != request.cluster.gpu.name)
-            request.cluster.efficiency.reset(); // a calibration holds for the GPU it was measured on
-        request.cluster.gpu = gpu;
-    }
-    if (!record || inputs.given.contains("num-nodes"))
-        request.cluster.num_nodes = s.num_nodes;
-    if (!record || inputs.given.contains("num-gpus-per-node"))
-        request.cluster.gpus_per_node = s.num_gpus_per_node;
-    request.cluster.validate();
-    request.efficiency = perf::efficiencyFor(request.cluster); // a calibrated cluster's, else the preset's
-    request.memory_limit_mb = inputs.given.contains("memory-constraint") ? s.memory_constraint_gb * 1e3
-                                                                         : request.cluster.gpu.memory_gb * 1e3;
-    request.global_batch_size = inputs.stratex.global_batch_size;
-    if (request.global_batch_size <= 0 && s.settle_bsz > 0)
-        request.global_batch_size = s.settle_bsz;
-    if (request.global_batch_size <= 0)
-        throw Error("the stratex cost model searches one global batch: give the global batch (Cost model group)");
-    request.space = inputs.stratex.resolvedSpace();
-    request.top = inputs.top;
-    request.threads = inputs.threads;
-    return request;
+    return perf::resolveStratexSearch(stratexInputs(inputs), warnings);
 }
 
 ranks::ParallelConfig stratexRankLayout(const perf::ParallelStrategy& s, int gpusPerNode)
@@ -115,21 +55,8 @@ QString stratexPlanName(const perf::Estimate& plan)
 TimelineRequest simulateStratexTimeline(
     const model::ModelDescription& model, const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan)
 {
-    const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster));
-    perf::PipelineSimulation pipeline = perf::pipelineSimulation(model, plan.strategy, hw);
-    // What a stage holds from the start: everything but the activations, on its first chunk.
-    const int p = plan.strategy.pp;
-    pipeline.input.model_state_mb_per_layer.assign(pipeline.input.device_assignment.size(), 0.0);
-    for (const perf::StageEstimate& stage : plan.stages) {
-        if (stage.stage < p && std::size_t(stage.stage) < pipeline.input.model_state_mb_per_layer.size()) {
-            const perf::StageMemory& m = stage.memory;
-            pipeline.input.model_state_mb_per_layer[std::size_t(stage.stage)]
-                = m.weights_mb + m.gradients_mb + m.optimizer_mb + m.logits_mb + m.reserve_mb;
-        }
-    }
-    sim::SimulationResult simulated = sim::simulate(pipeline.input, pipeline.schedule);
     return { QObject::tr("stratex plan: %1").arg(stratexPlanName(plan)),
-        std::make_shared<const sim::Timeline>(std::move(simulated.timeline)), plan.memory_limit_mb };
+        std::make_shared<const sim::Timeline>(perf::stratexPlanTimeline(model, cluster, plan)), plan.memory_limit_mb };
 }
 
 StratexSearchController::StratexSearchController(QObject* parent)
@@ -159,20 +86,17 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
         tr("Searching Megatron strategies"),
         [inputs = std::move(inputs), source](ProgressSink& progress) {
             progress.report(0.0, "resolving the model and the cluster");
-            const perf::StrategySearchRequest request = resolveStratexRequest(inputs);
-            const auto start = std::chrono::steady_clock::now();
+            std::vector<std::string> warnings;
+            const perf::StrategySearchRequest request = resolveStratexRequest(inputs, &warnings);
             auto outcome = std::make_shared<StratexSearchOutcome>();
-            {
-                SubProgress searching(progress, 0.0, 0.9);
-                outcome->result = perf::searchStrategies(request, searching);
-            }
-            outcome->search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            // How far the ranking holds when the model is off, as the CLI's search reports it.
-            SubProgress whatIfs(progress, 0.9, 1.0);
-            outcome->robustness
-                = perf::rankingRobustness(request.model, perf::HardwareModel(request.cluster, request.efficiency),
-                    outcome->result.best, request.memory_limit_mb, whatIfs);
-            outcome->threads = search::effectiveThreads(request.threads);
+            perf::StratexSearchRun run = perf::runStratexSearch(request, progress);
+            outcome->result = std::move(run.result);
+            outcome->robustness = std::move(run.robustness);
+            outcome->search_time_s = run.search_time_s;
+            outcome->threads = run.threads;
+            outcome->efficiency = request.efficiency;
+            for (const std::string& warning : warnings)
+                outcome->notes << QString::fromStdString(warning);
             outcome->source = source;
             outcome->model = request.model;
             outcome->cluster = request.cluster;
@@ -230,6 +154,7 @@ bool StratexSearchController::openPlan(const QString& path, const StratexSearchI
             outcome->plan_file = true;
             outcome->model = model;
             outcome->cluster = cluster;
+            outcome->efficiency = perf::efficiencyFor(cluster);
             outcome->global_batch_size = strategy.global_batch_size;
             const perf::Estimate e = perf::estimate(model, strategy, hw);
             outcome->memory_limit_mb = e.memory_limit_mb;

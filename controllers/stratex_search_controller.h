@@ -14,6 +14,7 @@
 #include "core/perf/plan_robustness.h"
 #include "core/perf/strategy_search.h"
 #include "core/perf/strategy_search_settings.h"
+#include "core/perf/stratex_request.h"
 #include "core/profile/synth/cluster_description.h"
 #include "core/ranks/parallel_config.h"
 #include "core/search/search_settings.h"
@@ -39,12 +40,14 @@ struct StratexSearchInputs {
     int top = 20;
 };
 
-// The form's inputs resolved the CLI's way (stratex-cli search --cost-model stratex): the model is a
-// synthesized set's (the shape fields given override it) or the preset the model name names; the
-// cluster the set's, or the GPU preset on the form's nodes (the GPU field replaces the set's GPU);
-// the memory limit the form's memory per GPU; the global batch the stratex field, else the search
-// table's settled batch. Throws stratex::Error naming what is missing. Reads the set's record.
-perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inputs);
+// The form as the stratex model's inputs: a synthesized set's record as the base (a measured set is
+// said to be unread), the shared fields the form shows (perf::stratexFormShows) as given. Reads the
+// set's record.
+perf::StratexInputs stratexInputs(const StratexSearchInputs& form);
+// The form's request by the one rule both front ends use (perf::resolveStratexSearch); `warnings`
+// gets what the resolution had to say. Throws stratex::Error naming what is missing.
+perf::StrategySearchRequest resolveStratexRequest(
+    const StratexSearchInputs& inputs, std::vector<std::string>* warnings = nullptr);
 
 // A finished stratex search, or a plan file costed as a one-plan result.
 struct StratexSearchOutcome {
@@ -52,6 +55,7 @@ struct StratexSearchOutcome {
     bool plan_file = false;
     model::ModelDescription model;
     profile::synth::ClusterDescription cluster;
+    perf::Efficiency efficiency; // what the plans were costed with
     int global_batch_size = 0;
     double memory_limit_mb = 0;
     perf::StrategySearchResult result;

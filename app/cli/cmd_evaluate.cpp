@@ -71,17 +71,20 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     search::SearchSettings settings = readGivenSearchSettings(parser, given);
     settings::SettingNames givenModel;
     const search::ModelSettings modelFlags = readModelOptions(parser, givenModel);
-    StratexBase base { plan.model(), plan.cluster(), file };
+    perf::StratexInputs inputs = stratexInputs(parser, stratex, settings, given, modelFlags, givenModel);
+    inputs.base_model = plan.model();
+    inputs.base_cluster = plan.cluster();
+    inputs.base_label = file;
     if (hasProfileOptions(parser)) {
-        const search::SearchInputs inputs = loadSearchInputs(parser, settings, given);
-        if (inputs.synthesis) {
-            if (!base.model)
-                base.model = inputs.synthesis->model;
-            if (!base.cluster)
-                base.cluster = inputs.synthesis->cluster;
+        const search::SearchInputs profiles = loadSearchInputs(parser, settings, given);
+        if (profiles.synthesis) {
+            if (!inputs.base_model)
+                inputs.base_model = profiles.synthesis->model;
+            if (!inputs.base_cluster)
+                inputs.base_cluster = profiles.synthesis->cluster;
         }
     }
-    const StratexTarget target = resolveStratexTarget(parser, stratex, settings, given, modelFlags, givenModel, base);
+    const perf::StratexTarget target = cli::resolveStratexTarget(inputs);
     std::vector<std::string> assumptions;
     const perf::ParallelStrategy strategy
         = plan.strategy(target.model, static_cast<long long>(target.cluster.worldSize()), &assumptions);

@@ -92,30 +92,27 @@ int searchWithStratexModel(const CliParser& parser, const perf::StrategySearchSe
             throw Error(std::string("--") + flag + " exports a Galvatron-space plan; with the stratex cost model write "
                 + "the plan with --out FILE and run 'stratex-cli export --strategy FILE --to ...'");
     }
-    const std::vector<std::string> ignored = galvatronOnlyFlags(given);
+    const std::vector<std::string> ignored = perf::galvatronOnlyFlags(given);
     if (!ignored.empty()) {
         std::string list;
         for (const std::string& flag : ignored)
             list += (list.empty() ? "" : ", ") + flag;
         printErr("warning: the stratex cost model does not read " + list + " (Galvatron's search settings)\n");
     }
-    StratexBase base;
-    if (record) {
-        base.model = record->model;
-        base.cluster = record->cluster;
-        base.label = "the synthesized profiles";
-    } else if (hasProfileOptions(parser)) {
-        printErr("warning: the stratex cost model does not read measured profiles; it costs the model and GPU "
-                 "given on the command line\n");
-    }
-    const StratexTarget target = resolveStratexTarget(parser, stratex, settings, given, modelFlags, givenModel, base);
-    int globalBatch = stratex.global_batch_size;
-    if (globalBatch == 0 && given.contains("settle-bsz"))
-        globalBatch = settings.settle_bsz;
-    if (globalBatch <= 0)
-        throw Error("the stratex cost model searches one global batch: give --global-batch-size N (or --settle-bsz "
-                    "N), or --cost-model galvatron to search Galvatron's batch range");
-    return runStratexSearch(parser, stratex, target, globalBatch);
+    perf::StratexInputs inputs = stratexInputs(parser, stratex, settings, given, modelFlags, givenModel);
+    if (record)
+        perf::adoptSynthesizedSet(inputs, *record);
+    else if (hasProfileOptions(parser))
+        inputs.measured_profiles = parser.isSet(QStringLiteral("profiles"))
+            ? parser.value(QStringLiteral("profiles")).toStdString()
+            : std::string("--hardware");
+    inputs.top = parser.intValue(QStringLiteral("top"), 10, 1);
+    inputs.threads = parser.intValue(QStringLiteral("threads"), 0, 1);
+    std::vector<std::string> warnings;
+    const perf::StrategySearchRequest request = perf::resolveStratexSearch(inputs, &warnings);
+    for (const std::string& warning : warnings)
+        printErr("warning: " + warning + "\n");
+    return runStratexSearch(parser, request);
 }
 
 int runSearch(const QStringList& args)
@@ -190,11 +187,8 @@ int runSearch(const QStringList& args)
         { QStringLiteral("pytorch-schedule"), exporting::ExportFormat::PytorchSchedule },
         { QStringLiteral("torchtitan"), exporting::ExportFormat::Torchtitan },
     };
-    std::optional<model::ModelDescription> base;
-    if (inputs.synthesis)
-        base = inputs.synthesis->model;
-    const search::ResolvedModel resolved = search::resolveModel(
-        base, "the synthesized profiles' model", settings, given, modelFlags, givenModel, { "seq-length" });
+    const exporting::SearchedModel searched = exporting::searchedModel(inputs, settings, given, modelFlags, givenModel);
+    const search::ResolvedModel& resolved = searched.model;
     for (const std::string& warning : resolved.warnings)
         printErr("warning: " + warning + "\n");
     for (const auto& [option, format] : exports) {
@@ -204,11 +198,7 @@ int runSearch(const QStringList& args)
     }
     exporting::ExportContext context;
     context.model = resolved.model;
-    if (inputs.synthesis) {
-        context.cluster = inputs.synthesis->cluster;
-        context.cluster->num_nodes = settings.num_nodes;
-        context.cluster->gpus_per_node = settings.num_gpus_per_node;
-    }
+    context.cluster = searched.cluster;
     context.cost_model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, settings));
 
     // Ctrl-C cancels the search within a knapsack layer (exit 130, nothing printed).

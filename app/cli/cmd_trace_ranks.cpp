@@ -23,9 +23,6 @@ using namespace stratex::ranks;
 std::string planText(const std::vector<TraceConfigPlan>& plans)
 {
     std::ostringstream text;
-    long long selected = 0;
-    long long original = 0;
-    int valid = 0;
     for (const TraceConfigPlan& plan : plans) {
         text << "Config " << plan.index << ": ";
         if (plan.input.parseError.empty())
@@ -36,9 +33,6 @@ std::string planText(const std::vector<TraceConfigPlan>& plans)
             text << " -> invalid, skipped: " << plan.error << "\n";
             continue;
         }
-        ++valid;
-        selected += static_cast<long long>(plan.ranks.size());
-        original += plan.originalRanks;
         text << " DP=" << plan.dp << " -> " << plan.ranks.size() << " of " << plan.originalRanks << " ranks ("
              << std::fixed << std::setprecision(1) << plan.savingPercent << "% saved)\n";
         text << "  ranks:";
@@ -46,8 +40,9 @@ std::string planText(const std::vector<TraceConfigPlan>& plans)
             text << ' ' << rank;
         text << "\n  log dir: " << plan.logDir << "\n";
     }
-    text << valid << " of " << plans.size() << " configs valid; " << selected << " ranks to trace instead of "
-         << original << "\n";
+    const TracerSummary summary = summarizeTracer(plans);
+    text << summary.valid << " of " << plans.size() << " configs valid; " << summary.selected_ranks
+         << " ranks to trace instead of " << summary.original_ranks << "\n";
     return text.str();
 }
 

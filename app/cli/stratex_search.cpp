@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/stratex_search.h"
 
-#include <chrono>
-
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
@@ -13,10 +11,8 @@
 #include "core/model/model_json.h"
 #include "core/perf/estimate_json.h"
 #include "core/perf/plan_file.h"
-#include "core/perf/plan_robustness.h"
-#include "core/perf/strategy_search.h"
+#include "core/perf/stratex_request.h"
 #include "core/profile/synth/cluster_json.h"
-#include "core/search/parallel_for.h"
 
 namespace stratex::cli {
 
@@ -31,42 +27,27 @@ nlohmann::ordered_json statsJson(const perf::StrategySearchStats& stats, double 
 
 } // namespace
 
-int runStratexSearch(const CliParser& parser, const perf::StrategySearchSettings& stratex,
-    const StratexTarget& target, int globalBatchSize)
+int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest& request)
 {
-    perf::StrategySearchRequest request;
-    request.model = target.model;
-    request.cluster = target.cluster;
-    request.efficiency = target.efficiency;
-    request.global_batch_size = globalBatchSize;
-    request.memory_limit_mb = target.memory_limit_mb;
-    request.space = stratex.resolvedSpace();
-    request.top = parser.intValue(QStringLiteral("top"), 10, 1);
-    request.threads = parser.intValue(QStringLiteral("threads"), 0, 1);
-
-    const auto start = std::chrono::steady_clock::now();
-    perf::StrategySearchResult result;
+    perf::StratexSearchRun run;
     {
         InterruptProgress progress;
-        result = perf::searchStrategies(request, progress);
+        run = perf::runStratexSearch(request, progress);
         progress.finish();
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // How far the ranking holds when the model is off by 5 or 10 % on one component.
-    std::vector<perf::PlanRobustness> robustness;
-    {
-        InterruptProgress progress;
-        robustness = perf::rankingRobustness(target.model, perf::HardwareModel(target.cluster, target.efficiency),
-            result.best, target.memory_limit_mb, progress);
-        progress.finish();
-    }
-    const int threads = search::effectiveThreads(request.threads);
+    const perf::StrategySearchResult& result = run.result;
+    const std::vector<perf::PlanRobustness>& robustness = run.robustness;
+    const double seconds = run.search_time_s;
+    const int threads = run.threads;
+    const int globalBatchSize = request.global_batch_size;
+    const perf::StrategySearchRequest& target = request;
 
     if (parser.isSet(QStringLiteral("json"))) {
         nlohmann::ordered_json out;
         out["cost_model"] = "stratex";
         out["model"] = model::toJson(target.model);
         out["cluster"] = profile::synth::toJson(target.cluster);
+        out["efficiency"] = profile::synth::toJson(request.efficiency); // the cluster's calibrated ones, or the preset's
         out["global_batch_size"] = globalBatchSize;
         out["memory_limit_mb"] = target.memory_limit_mb;
         out["stats"] = statsJson(result.stats, seconds, threads);

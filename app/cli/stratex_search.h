@@ -2,14 +2,12 @@
 #pragma once
 
 #include "app/cli/cli_parser.h"
-#include "app/cli/stratex_options.h"
-#include "core/perf/strategy_search_settings.h"
+#include "core/perf/strategy_search.h"
 
 namespace stratex::cli {
 
-// `search --cost-model stratex`: the search over Megatron's space for `target`, printed as text
+// `search --cost-model stratex`: perf::runStratexSearch on the resolved `request`, printed as text
 // or JSON; --out writes the best plan as a stratex plan file. Returns the exit code.
-int runStratexSearch(const CliParser& parser, const perf::StrategySearchSettings& stratex,
-    const StratexTarget& target, int globalBatchSize);
+int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest& request);
 
 } // namespace stratex::cli

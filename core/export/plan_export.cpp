@@ -8,6 +8,7 @@
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/pytorch_exports.h"
+#include "core/profile/synth/synthesis_record.h"
 
 namespace stratex::exporting {
 
@@ -69,6 +70,22 @@ std::optional<ExportFormat> parseExportFormat(std::string_view name)
             return format;
     }
     return std::nullopt;
+}
+
+SearchedModel searchedModel(const search::SearchInputs& inputs, const search::SearchSettings& settings,
+    const settings::SettingNames& given, const search::ModelSettings& flags, const settings::SettingNames& givenModel)
+{
+    SearchedModel searched;
+    std::optional<model::ModelDescription> base;
+    if (inputs.synthesis) {
+        base = inputs.synthesis->model;
+        searched.cluster = inputs.synthesis->cluster;
+        searched.cluster->num_nodes = settings.num_nodes;
+        searched.cluster->gpus_per_node = settings.num_gpus_per_node;
+    }
+    searched.model = search::resolveModel(
+        base, "the synthesized profiles' model", settings, given, flags, givenModel, { "seq-length" });
+    return searched;
 }
 
 bool exportNeedsModel(ExportFormat format)

@@ -10,7 +10,9 @@
 #include "core/cost/cost_model.h"
 #include "core/model/model_description.h"
 #include "core/profile/synth/cluster_description.h"
+#include "core/search/model_settings.h"
 #include "core/search/plan.h"
+#include "core/search/search_inputs.h"
 #include "core/search/search_settings.h"
 
 namespace stratex::exporting {
@@ -47,6 +49,18 @@ struct ExportContext {
     // comments, the re-costed memory of an inexact Megatron export); none: not costed.
     std::shared_ptr<const cost::CostModel> cost_model;
 };
+
+// What a search of profiles knows of the model and the cluster its exports carry, one rule for the
+// CLI's search and the Search page: a synthesized set's model (given shape and architecture flags
+// override it; the searched sequence length is this run's) and its cluster on the searched nodes.
+// Measured profiles give no cluster, and a model only when the flags describe one completely.
+struct SearchedModel {
+    search::ResolvedModel model;
+    std::optional<profile::synth::ClusterDescription> cluster;
+};
+SearchedModel searchedModel(const search::SearchInputs& inputs, const search::SearchSettings& settings,
+    const settings::SettingNames& given, const search::ModelSettings& flags = {},
+    const settings::SettingNames& givenModel = {});
 
 // Megatron-LM, the PaddleNLP launch script and torchtitan write the model: without
 // ExportContext::model exportPlan throws.

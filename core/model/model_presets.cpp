@@ -92,6 +92,13 @@ const std::vector<ModelDescription>& modelPresets()
     return presets;
 }
 
+bool isModelPreset(const std::string& name)
+{
+    std::string wanted = name;
+    std::ranges::transform(wanted, wanted.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return std::ranges::any_of(modelPresets(), [&](const ModelDescription& preset) { return preset.name == wanted; });
+}
+
 ModelDescription modelPreset(const std::string& name)
 {
     std::string wanted = name;

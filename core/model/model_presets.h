@@ -13,5 +13,7 @@ namespace stratex::model {
 const std::vector<ModelDescription>& modelPresets();
 // The preset named `name` (case-insensitive); throws stratex::Error listing the presets otherwise.
 ModelDescription modelPreset(const std::string& name);
+// Whether `name` names a preset (any case), as modelPreset reads it.
+bool isModelPreset(const std::string& name);
 
 } // namespace stratex::model

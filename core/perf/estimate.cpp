@@ -22,7 +22,6 @@ std::string wholeMb(double mb)
 }
 
 constexpr double kMb = 1e6;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBytes = 2;
 
 // One model chunk (a stage's share of layers under interleaving): per-micro-batch times and
@@ -260,7 +259,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
     // A GPU's memory size is binary: an "80 GB" A100 or H100 has 80 GiB (nvidia-smi: 81920 and
     // 81559 MiB), which is what the CUDA allocator can hand out beside the context.
-    result.memory_limit_mb = options.memory_limit_mb > 0 ? options.memory_limit_mb : cluster.gpu.memory_gb * kGiB / kMb;
+    result.memory_limit_mb = options.memory_limit_mb > 0 ? options.memory_limit_mb : profile::synth::gibToMb(cluster.gpu.memory_gb);
     if (!result.problems.empty()) {
         result.fits = false;
         return result;

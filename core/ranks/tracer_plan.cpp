@@ -99,7 +99,8 @@ TraceConfigPlan planTraceConfig(int index, const BatchConfig& input, const Trace
     return plan;
 }
 
-std::vector<TraceConfigPlan> planTracer(const std::vector<BatchConfig>& configs, const TracerSettings& settings)
+std::vector<TraceConfigPlan> planTracer(
+    const std::vector<BatchConfig>& configs, const TracerSettings& settings, ProgressSink& progress)
 {
     std::vector<TraceConfigPlan> plans;
     if (configs.empty()) {
@@ -107,9 +108,33 @@ std::vector<TraceConfigPlan> planTracer(const std::vector<BatchConfig>& configs,
         return plans;
     }
     plans.reserve(configs.size());
-    for (std::size_t i = 0; i < configs.size(); ++i)
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        progress.throwIfCancelled();
         plans.push_back(planTraceConfig(static_cast<int>(i) + 1, configs[i], settings));
+        progress.report(double(i + 1) / double(configs.size()), "planning tracer ranks");
+    }
     return plans;
+}
+
+std::vector<TraceConfigPlan> planTracer(const std::vector<BatchConfig>& configs, const TracerSettings& settings)
+{
+    NullProgress progress;
+    return planTracer(configs, settings, progress);
+}
+
+TracerSummary summarizeTracer(const std::vector<TraceConfigPlan>& plans)
+{
+    TracerSummary summary;
+    for (const TraceConfigPlan& plan : plans) {
+        if (!plan.valid)
+            continue;
+        ++summary.valid;
+        summary.selected_ranks += static_cast<long long>(plan.ranks.size());
+        summary.original_ranks += plan.originalRanks;
+    }
+    if (summary.original_ranks > 0)
+        summary.saving_percent = 100.0 * (1.0 - double(summary.selected_ranks) / double(summary.original_ranks));
+    return summary;
 }
 
 } // namespace stratex::ranks

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/progress.h"
 #include "core/ranks/batch_config.h"
 #include "core/ranks/rank_grid.h"
 
@@ -53,6 +54,19 @@ std::string traceLogDirName(const std::string& model, int index, int world, int 
 TraceConfigPlan planTraceConfig(int index, const BatchConfig& input, const TracerSettings& settings);
 
 // Plans every config; an empty list falls back to the default config, as the seed tracer does.
+// Reports progress per config and throws Cancelled when asked to stop. One loop for `trace-ranks`
+// and the Ranks page.
+std::vector<TraceConfigPlan> planTracer(
+    const std::vector<BatchConfig>& configs, const TracerSettings& settings, ProgressSink& progress);
 std::vector<TraceConfigPlan> planTracer(const std::vector<BatchConfig>& configs, const TracerSettings& settings);
+
+// What the plans save: the valid configs, the ranks traced against every rank of those configs.
+struct TracerSummary {
+    int valid = 0;
+    long long selected_ranks = 0;
+    long long original_ranks = 0;
+    double saving_percent = 0; // of the runs, 0 without a valid config
+};
+TracerSummary summarizeTracer(const std::vector<TraceConfigPlan>& plans);
 
 } // namespace stratex::ranks

@@ -53,11 +53,12 @@ void TestStratexSearchController::resolvesTheFormsInputs_data()
                                      << "" << 64 << -1 << ""
                                      << "llama2-13b"
                                      << "a100-40gb" << 16 << 64;
-    QTest::newRow("its batch from the search table") << "example"
-                                                     << ""
-                                                     << "" << 0 << 32 << ""
-                                                     << "llama2-13b"
-                                                     << "a100-40gb" << 16 << 32;
+    // The form hides Galvatron's batch with the stratex model: what it hides is never read.
+    QTest::newRow("not the search table's batch") << "example"
+                                                  << ""
+                                                  << "" << 0 << 32 << "searches one global batch"
+                                                  << ""
+                                                  << "" << 0 << 0;
     QTest::newRow("another GPU for the set") << "example"
                                              << ""
                                              << "h100-80gb" << 64 << -1 << ""
@@ -70,7 +71,7 @@ void TestStratexSearchController::resolvesTheFormsInputs_data()
                                         << "a100-80gb" << 8 << 16;
     QTest::newRow("no batch") << "example"
                               << ""
-                              << "" << 0 << -1 << "give the global batch"
+                              << "" << 0 << -1 << "searches one global batch"
                               << ""
                               << "" << 0 << 0;
     QTest::newRow("measured profiles") << "measured"
@@ -81,7 +82,7 @@ void TestStratexSearchController::resolvesTheFormsInputs_data()
                                        << "" << 0 << 0;
     QTest::newRow("no model") << ""
                               << ""
-                              << "a100-80gb" << 16 << -1 << "needs a model"
+                              << "a100-80gb" << 16 << -1 << "needs the model's architecture"
                               << ""
                               << "" << 0 << 0;
     QTest::newRow("no GPU") << ""
@@ -127,8 +128,8 @@ void TestStratexSearchController::resolvesTheFormsInputs()
         QCOMPARE(QString::fromStdString(request.cluster.gpu.name), gpuName);
         QCOMPARE(int(request.cluster.worldSize()), world);
         QCOMPARE(request.global_batch_size, batch);
-        // Without the memory field given, the GPU's memory.
-        QCOMPARE(request.memory_limit_mb, request.cluster.gpu.memory_gb * 1e3);
+        // Without the memory field given, the GPU's memory, in GB as GPUs count them (GiB).
+        QCOMPARE(request.memory_limit_mb, request.cluster.gpu.memory_gb * 1073.741824);
     } catch (const Error& failure) {
         QVERIFY2(!error.isEmpty() && QString::fromUtf8(failure.what()).contains(error), failure.what());
     }

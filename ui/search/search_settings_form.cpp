@@ -15,6 +15,7 @@
 
 #include "core/common/error.h"
 #include "core/model/model_presets.h"
+#include "core/perf/stratex_request.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/search/search_inputs.h"
 #include "core/search/search_setting_table.h"
@@ -121,10 +122,8 @@ perf::CostModelChoice SearchSettingsForm::resolvedCostModel() const
 {
     const perf::StrategySearchSettings stratex = stratexSettings();
     bool preset = false;
-    if (const auto name = value("model-name")) {
-        for (const model::ModelDescription& model : model::modelPresets())
-            preset = preset || model.name == std::get<std::string>(*name);
-    }
+    if (const auto name = value("model-name"))
+        preset = model::isModelPreset(std::get<std::string>(*name));
     return perf::resolveCostModel(
         stratex.costModel(), !profilesDir().isEmpty(), m_synthesizedFolder, preset || !stratex.gpu.empty());
 }
@@ -132,13 +131,9 @@ perf::CostModelChoice SearchSettingsForm::resolvedCostModel() const
 void SearchSettingsForm::showCostModelRows()
 {
     const bool stratex = resolvedCostModel() == perf::CostModelChoice::Stratex;
-    // The search table's rows the stratex model reads too (the CLI's rule, stratex_options.cpp).
-    constexpr std::string_view shared[]
-        = { "num-nodes", "num-gpus-per-node", "memory-constraint", "seq-length", "model-name" };
-    for (const auto& row : search::searchSettingTable().rows()) {
-        const bool isShared = std::ranges::find(shared, row.spec.flag) != std::end(shared);
-        setFieldVisible(row.spec.flag, !stratex || isShared);
-    }
+    // The search table's rows the stratex model reads from the form (one list, perf::stratexSharedFlags).
+    for (const auto& row : search::searchSettingTable().rows())
+        setFieldVisible(row.spec.flag, !stratex || perf::stratexFormShows(row.spec.flag));
     for (const auto& row : perf::strategySearchSettingTable().rows())
         setFieldVisible(row.spec.flag, stratex || row.spec.flag == "cost-model");
     for (const char* group : { "Batch", "Search space", "Training" })

@@ -7,6 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/perf/measured/megatron_args.h"
+#include "core/profile/synth/cluster_description.h"
 #include "core/ranks/rank_grid.h"
 
 namespace stratex::perf::measured {
@@ -14,7 +15,7 @@ namespace stratex::perf::measured {
 namespace {
 
 constexpr double kMbPerMib = 1.048576; // Megatron reports MiB; Stratex's memory is in MB
-constexpr double kMbPerGib = 1073.741824;
+using profile::synth::kMbPerGib;
 
 std::string sourceFiles(const MeasuredRun& run)
 {

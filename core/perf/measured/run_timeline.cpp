@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/perf/pipeline_input.h"
 #include "core/sim/simulator.h"
 
 namespace stratex::perf::measured {
@@ -47,9 +48,7 @@ sim::Timeline predictedPipeline(const RunComparison& c)
     input.comm.inter_node_bw_gbps = input.comm.intra_node_bw_gbps;
     input.comm.intra_node_lat_us = hw.efficiency().collective_latency_us;
     input.comm.inter_node_lat_us = input.comm.intra_node_lat_us;
-    const sim::ScheduleKind kind = s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1
-        : v > 1                                                         ? sim::ScheduleKind::Interleaved1F1B
-                                                                        : sim::ScheduleKind::OneFOneB;
+    const sim::ScheduleKind kind = pipelineScheduleKind(s); // the one mapping, as the stratex model simulates
     if (p == 1 && v == 1)
         return sim::simulate(input, sim::ScheduleKind::OneFOneB).timeline;
     return sim::simulate(input, kind).timeline;

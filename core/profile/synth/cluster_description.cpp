@@ -42,6 +42,16 @@ void GpuDescription::validate() const
 
 void ClusterDescription::validate() const
 {
+    validateSizes();
+    // Galvatron's hardware files list groups by halving the world, so the shape must be powers of two.
+    if (!std::has_single_bit(unsigned(gpus_per_node)))
+        throw Error("cluster: gpus_per_node must be a power of two, found " + std::to_string(gpus_per_node));
+    if (!std::has_single_bit(unsigned(num_nodes)))
+        throw Error("cluster: num_nodes must be a power of two, found " + std::to_string(num_nodes));
+}
+
+void ClusterDescription::validateSizes() const
+{
     gpu.validate();
     if (efficiency)
         validateEfficiency(*efficiency);
@@ -51,11 +61,8 @@ void ClusterDescription::validate() const
     if (gpus_per_node > limits::kMaxGpusPerNode)
         throw Error("cluster: gpus_per_node must be at most " + std::to_string(limits::kMaxGpusPerNode) + ", found "
             + std::to_string(gpus_per_node));
-    // Galvatron's hardware files list groups by halving the world, so the shape must be powers of two.
-    if (gpus_per_node <= 0 || !std::has_single_bit(unsigned(gpus_per_node)))
-        throw Error("cluster: gpus_per_node must be a power of two, found " + std::to_string(gpus_per_node));
-    if (!std::has_single_bit(unsigned(num_nodes)))
-        throw Error("cluster: num_nodes must be a power of two, found " + std::to_string(num_nodes));
+    if (gpus_per_node <= 0)
+        throw Error("cluster: gpus_per_node must be a positive integer, found " + std::to_string(gpus_per_node));
     if (worldSize() < 2)
         throw Error("cluster: at least 2 GPUs are needed for a parallel strategy, found 1");
 }

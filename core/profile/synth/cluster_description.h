@@ -34,8 +34,21 @@ struct ClusterDescription {
     std::optional<Efficiency> efficiency;
 
     int worldSize() const { return num_nodes * gpus_per_node; }
+    // For a synthesized profile set: validateSizes and Galvatron's powers of two (its hardware files
+    // list groups by halving the world).
     void validate() const;
+    // The GPU's figures, the efficiencies and the node counts within their limits, any shape (what the
+    // stratex model costs: 280 nodes are a cluster too).
+    void validateSizes() const;
 };
+
+// GB as GPUs and memory flags count them are binary (an "80 GB" A100 or H100 has 80 GiB; nvidia-smi
+// shows 81920 MiB), while the cost models' MB are 1e6 bytes: 1 GiB = 1073.741824 MB.
+constexpr double kMbPerGib = 1073.741824;
+constexpr double gibToMb(double gib)
+{
+    return gib * kMbPerGib;
+}
 
 // Datasheet figures (peak, memory, bandwidths) with typical achieved fractions.
 const std::vector<GpuDescription>& gpuPresets();

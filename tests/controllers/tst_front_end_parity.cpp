@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The same user inputs through both front ends of the stratex cost model: stratex-cli's
+// `search --cost-model stratex --json` (a separate process) and StratexSearchController (the Search
+// page's form as its inputs, the search on a worker). Requests (model, GPU, world, memory limit,
+// efficiencies, global batch) and results (the plans and their times) must be the same: both call
+// perf::resolveStratexSearch and perf::runStratexSearch. Before that entry existed, the GUI took
+// "80 GB" as 80,000 MB and the CLI as 80 GiB = 85,899 MB (the "memory given" row).
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include "core/perf/hardware_model.h"
+#include "core/profile/synth/cluster_json.h"
+#include "core/profile/synth/profile_synthesizer.h"
+#include "core/profile/synth/synthesis_record.h"
+
+#include "../cli/cli_runner.h"
+#include "controllers/stratex_search_controller.h"
+
+using namespace stratex;
+using namespace stratex::controllers;
+
+namespace {
+
+const QString kExample = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
+
+// One user's statement, as either front end takes it. Empty or 0: not given.
+struct Statement {
+    QString profiles; // "example", "calibrated" (the example with a calibrated a100-40gb) or ""
+    QString modelName;
+    QString gpu;
+    double memoryGb = 0;
+    int globalBatch = 0;
+    int numNodes = 0;
+};
+
+// The example set with gemm efficiency 0.4321 recorded for its a100-40gb (what Calibrate saves).
+QString calibratedCopy(const QTemporaryDir& dir)
+{
+    for (const QFileInfo& file : QDir(kExample).entryInfoList(QDir::Files))
+        QFile::copy(file.filePath(), dir.filePath(file.fileName()));
+    const QString path = dir.filePath(QString::fromUtf8(profile::synth::kSynthesisFileName));
+    QFile record(path);
+    if (!record.open(QIODevice::ReadOnly))
+        return {};
+    nlohmann::ordered_json json = nlohmann::ordered_json::parse(record.readAll().toStdString());
+    record.close();
+    perf::Efficiency calibrated = perf::efficiencyFor(profile::synth::gpuPreset("a100-40gb"));
+    calibrated.gemm = 0.4321;
+    json["cluster"]["efficiency"] = profile::synth::toJson(calibrated);
+    if (!record.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return {};
+    record.write(QByteArray::fromStdString(json.dump(2)));
+    return dir.path();
+}
+
+// The small space both front ends search, so that a row takes a moment.
+const QStringList kSpaceFlags { QStringLiteral("--max-vpp"), QStringLiteral("2"), QStringLiteral("--max-micro-batch-size"),
+    QStringLiteral("2"), QStringLiteral("--top"), QStringLiteral("3") };
+
+QStringList cliArguments(const Statement& s, const QString& profiles)
+{
+    QStringList args { QStringLiteral("search"), QStringLiteral("--cost-model"), QStringLiteral("stratex"),
+        QStringLiteral("--json") };
+    args << kSpaceFlags;
+    if (!profiles.isEmpty())
+        args << QStringLiteral("--profiles") << profiles;
+    if (!s.modelName.isEmpty())
+        args << QStringLiteral("--model-name") << s.modelName;
+    if (!s.gpu.isEmpty())
+        args << QStringLiteral("--gpu") << s.gpu;
+    if (s.memoryGb > 0)
+        args << QStringLiteral("--memory-constraint") << QString::number(s.memoryGb);
+    if (s.globalBatch > 0)
+        args << QStringLiteral("--global-batch-size") << QString::number(s.globalBatch);
+    if (s.numNodes > 0)
+        args << QStringLiteral("--num-nodes") << QString::number(s.numNodes);
+    return args;
+}
+
+// The Search page's form with these fields filled (StratexSearchInputs, as SearchPage builds it).
+StratexSearchInputs formInputs(const Statement& s, const QString& profiles)
+{
+    StratexSearchInputs inputs;
+    inputs.profiles_dir = profiles.toStdString();
+    if (!s.modelName.isEmpty()) {
+        inputs.settings.model.name = s.modelName.toStdString();
+        inputs.given.insert("model-name");
+    }
+    inputs.stratex.gpu = s.gpu.toStdString();
+    if (s.memoryGb > 0) {
+        inputs.settings.memory_constraint_gb = s.memoryGb;
+        inputs.given.insert("memory-constraint");
+    }
+    inputs.stratex.global_batch_size = s.globalBatch;
+    if (s.numNodes > 0) {
+        inputs.settings.num_nodes = s.numNodes;
+        inputs.given.insert("num-nodes");
+    }
+    // A Galvatron field the form hides with the stratex model: never read.
+    inputs.settings.settle_bsz = 999;
+    inputs.given.insert("settle-bsz");
+    inputs.stratex.space.max_vpp = 2;
+    inputs.stratex.space.max_micro_batch_size = 2;
+    inputs.top = 3;
+    return inputs;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Statement)
+
+class TestFrontEndParity : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void sameRequestAndPlans_data();
+    void sameRequestAndPlans();
+};
+
+void TestFrontEndParity::sameRequestAndPlans_data()
+{
+    QTest::addColumn<Statement>("statement");
+    QTest::addColumn<double>("memoryLimitMb"); // what both must budget
+    QTest::addColumn<QString>("gpuName");
+    QTest::addColumn<int>("world");
+    QTest::addColumn<double>("gemmEfficiency"); // 0: the GPU preset's
+    // 80 GB as GPUs count them: 80 GiB.
+    QTest::newRow("memory given") << Statement { {}, "llama2-7b", "a100-80gb", 80, 16, 0 } << 80 * 1073.741824
+                                  << "a100-80gb" << 8 << 0.0;
+    QTest::newRow("the GPU's memory") << Statement { {}, "llama2-7b", "h100-80gb", 0, 16, 0 } << 80 * 1073.741824
+                                      << "h100-80gb" << 8 << 0.0;
+    QTest::newRow("a preset in another case")
+        << Statement { {}, "LLaMA2-7B", "a100-80gb", 70, 16, 0 } << 70 * 1073.741824 << "a100-80gb" << 8 << 0.0;
+    QTest::newRow("nodes given") << Statement { {}, "llama2-7b", "a100-40gb", 36, 32, 2 } << 36 * 1073.741824
+                                 << "a100-40gb" << 16 << 0.0;
+    QTest::newRow("synthesized set") << Statement { "example", {}, {}, 0, 64, 0 } << 40 * 1073.741824 << "a100-40gb"
+                                     << 16 << 0.0;
+    QTest::newRow("calibrated set") << Statement { "calibrated", {}, {}, 40, 64, 0 } << 40 * 1073.741824
+                                    << "a100-40gb" << 16 << 0.4321;
+    QTest::newRow("calibrated set on another GPU")
+        << Statement { "calibrated", {}, "a100-80gb", 0, 64, 0 } << 80 * 1073.741824 << "a100-80gb" << 16 << 0.0;
+}
+
+void TestFrontEndParity::sameRequestAndPlans()
+{
+    QFETCH(Statement, statement);
+    QFETCH(double, memoryLimitMb);
+    QFETCH(QString, gpuName);
+    QFETCH(int, world);
+    QFETCH(double, gemmEfficiency);
+    QTemporaryDir dir;
+    QString profiles;
+    if (statement.profiles == QStringLiteral("example"))
+        profiles = kExample;
+    else if (statement.profiles == QStringLiteral("calibrated"))
+        profiles = calibratedCopy(dir);
+    if (!statement.profiles.isEmpty())
+        QVERIFY(!profiles.isEmpty());
+
+    // The command line.
+    const test::CliResult cli = test::runCli(cliArguments(statement, profiles));
+    QVERIFY2(cli.exitCode == 0, cli.err.constData());
+    const QJsonObject cliOut = cli.json().object();
+
+    // The form, through the controller.
+    StratexSearchController controller;
+    QSignalSpy finished(&controller, &StratexSearchController::searchFinished);
+    QSignalSpy failed(&controller, &StratexSearchController::searchFailed);
+    controller.run(formInputs(statement, profiles));
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1 || failed.count() == 1, 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+    const std::shared_ptr<const StratexSearchOutcome> gui = controller.outcome();
+    QVERIFY(gui);
+
+    // The requests.
+    QCOMPARE(cliOut.value(QStringLiteral("memory_limit_mb")).toDouble(), gui->memory_limit_mb);
+    QVERIFY2(qAbs(gui->memory_limit_mb - memoryLimitMb) < 1e-6, qPrintable(QString::number(gui->memory_limit_mb)));
+    const QJsonObject cluster = cliOut.value(QStringLiteral("cluster")).toObject();
+    QCOMPARE(cluster.value(QStringLiteral("gpu")).toObject().value(QStringLiteral("name")).toString(),
+        QString::fromStdString(gui->cluster.gpu.name));
+    QCOMPARE(QString::fromStdString(gui->cluster.gpu.name), gpuName);
+    QCOMPARE(int(gui->cluster.worldSize()), world);
+    QCOMPARE(cluster.value(QStringLiteral("num_nodes")).toInt() * cluster.value(QStringLiteral("gpus_per_node")).toInt(),
+        world);
+    // The efficiencies costed with: the cluster's calibrated ones, else its GPU preset's.
+    const double presetGemm = perf::efficiencyFor(profile::synth::gpuPreset(gpuName.toStdString())).gemm;
+    const QJsonObject cliCalibrated = cluster.value(QStringLiteral("efficiency")).toObject();
+    const double cliGemm = cliCalibrated.isEmpty() ? presetGemm : cliCalibrated.value(QStringLiteral("gemm_fraction_of_peak")).toDouble();
+    const double guiGemm = perf::efficiencyFor(gui->cluster).gemm;
+    QCOMPARE(cliGemm, guiGemm);
+    QCOMPARE(guiGemm, gemmEfficiency > 0 ? gemmEfficiency : presetGemm);
+    QCOMPARE(cliOut.value(QStringLiteral("global_batch_size")).toInt(), gui->global_batch_size);
+    QCOMPARE(cliOut.value(QStringLiteral("model")).toObject().value(QStringLiteral("name")).toString(),
+        QString::fromStdString(gui->model.name));
+
+    // The results.
+    const QJsonArray top = cliOut.value(QStringLiteral("top")).toArray();
+    QCOMPARE(qsizetype(top.size()), qsizetype(gui->result.best.size()));
+    QVERIFY(!top.isEmpty());
+    for (qsizetype i = 0; i < top.size(); ++i) {
+        const QJsonObject plan = top.at(i).toObject();
+        const perf::Estimate& e = gui->result.best[std::size_t(i)];
+        QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
+        QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
+        QCOMPARE(plan.value(QStringLiteral("peak_memory_mb")).toDouble(), e.peak_memory_mb);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestFrontEndParity)
+#include "tst_front_end_parity.moc"
