@@ -90,7 +90,8 @@ while IFS= read -r hit; do
     while IFS= read -r number; do
         [ -n "$number" ] || continue
         while IFS= read -r doc; do
-            if ! sectionsOf "$doc" | grep -qxF "$number"; then
+            defined=$(sectionsOf "$doc")
+            if ! grep -qxF "$number" <<<"$defined"; then
                 fail "$file:$line" "cites §$number of ${doc#./}, which has no heading §$number"
             fi
         done <<<"$docs"
