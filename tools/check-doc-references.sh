@@ -13,11 +13,12 @@ set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 cd "$root"
 
-# The files to scan: tracked ones in a git checkout, otherwise every file (a source tarball).
+# The files to scan: tracked and untracked-not-ignored ones in a git checkout, otherwise every file
+# outside build folders (a source tarball).
 if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     mapfile -t files < <(git ls-files --cached --others --exclude-standard)
 else
-    mapfile -t files < <(find . -path ./.git -prune -o -type f -print | sed 's|^\./||')
+    mapfile -t files < <(find . \( -path ./.git -o -path './build*' \) -prune -o -type f -print | sed 's|^\./||')
 fi
 scan=()
 for f in "${files[@]}"; do
