@@ -27,7 +27,7 @@ struct CostInputs {
 CostInputs resolveCostInputs(const profile::ProfileSet& profiles, profile::TimeProfileMode timeMode,
     profile::MemoryProfileMode memoryMode, const CostSettings& settings);
 
-// Galvatron main's cost model (galvatron-main-search-spec.md §3, §4) bound to its inputs. The
+// Galvatron main's cost model (docs/galvatron-search.md §3, §4) bound to its inputs. The
 // formulas live in layer_time, layer_memory, embedding_cost, inter_layer_cost and pipeline_cost.
 class CostModel {
 public:

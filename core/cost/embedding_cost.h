@@ -9,7 +9,7 @@
 
 namespace stratex::cost {
 
-// Embedding + LM head time per pipeline stage (galvatron-main-search-spec.md §3.2), seconds: the
+// Embedding + LM head time per pipeline stage (docs/galvatron-search.md §3.2), seconds: the
 // embedding sits on stage 0 and the LM head on the last stage; middle stages carry 0.
 struct EmbeddingStageSteps {
     double compute_ms = 0; // forward compute on this stage

@@ -7,7 +7,7 @@
 namespace stratex::cost {
 
 // Cost (seconds) of switching from strategy `former` on one layer to `latter` on the next
-// (galvatron-main-search-spec.md §5.2): with sequence parallelism, a change of TP/SP degree
+// (docs/galvatron-search.md §5.2): with sequence parallelism, a change of TP/SP degree
 // re-distributes the activation; otherwise only tiny biases that make equal-time plans come out in
 // a fixed order (checkpointed layers first, ZeRO-3 runs, Megatron TP before Ulysses).
 double interLayerCost(

@@ -8,7 +8,7 @@
 
 namespace stratex::cost {
 
-// Memory one layer holds on a GPU of pipeline stage `stage` (galvatron-main-search-spec.md §4.1).
+// Memory one layer holds on a GPU of pipeline stage `stage` (docs/galvatron-search.md §4.1).
 struct LayerMemory {
     std::int64_t local_batch = 0;
     int in_flight_micro_batches = 1; // 1F1B: pp - stage; GPipe: chunks

@@ -8,7 +8,7 @@
 
 namespace stratex::cost {
 
-// Galvatron's intermediate quantities of the per-layer time (galvatron-main-search-spec.md §3.1).
+// Galvatron's intermediate quantities of the per-layer time (docs/galvatron-search.md §3.1).
 // Like Galvatron, they are computed for all L layers at once (ms, MB) and divided by L at the end.
 struct LayerTimeSteps {
     double fct_ms = 0; // forward compute

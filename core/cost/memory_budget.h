@@ -8,7 +8,7 @@
 
 namespace stratex::cost {
 
-// Galvatron's per-GPU memory budget (galvatron-main-search-spec.md §4.5): memory_constraint GB in
+// Galvatron's per-GPU memory budget (docs/galvatron-search.md §4.5): memory_constraint GB in
 // MB; above 20 GB, 20 % is held back for the allocator's cache. The DP plans within dp_budget_mb;
 // the reported memory cost adds the reserve back.
 struct MemoryBudget {

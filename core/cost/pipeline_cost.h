@@ -7,7 +7,7 @@
 namespace stratex::cost {
 
 // Galvatron main's time of one training iteration of a pipelined plan
-// (galvatron-main-search-spec.md §3.3), seconds.
+// (docs/galvatron-search.md §3.3), seconds.
 struct PipelineCost {
     double time_cost_s = 0;
     std::vector<double> stage_sync_s; // R_i: with gradient sync

@@ -6,7 +6,7 @@
 namespace stratex::cost {
 
 // The share of a layer's fp32-sized model states (parameters, gradients, optimizer states) one
-// GPU keeps under ZeRO over a group of `sdp` GPUs (galvatron-main-search-spec.md §4.2, with
+// GPU keeps under ZeRO over a group of `sdp` GPUs (docs/galvatron-search.md §4.2, with
 // Galvatron's +0.003 padding and its weaker ratios when gradients are reduced asynchronously over
 // several micro-batches). DDP keeps everything: 1.
 double zeroRatio(DpType type, int sdp, int chunks, bool mixed, bool asyncGradReduce);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Chrome-trace / Perfetto JSON of simulated pipeline timelines (qt-anchors-and-conventions.md §3
-// "Chrome trace / Perfetto JSON"):
+// Chrome-trace / Perfetto JSON of simulated pipeline timelines, in the subset of the Chrome trace
+// event format that Perfetto documents for JSON import
+// (google/perfetto:docs/getting-started/other-formats.md): ts and dur in microseconds, one track per (pid, tid),
+// slices on one track must nest, `M` metadata names and sorts processes and threads.
 // - one process (pid) per device, named "<title> device 00" and sorted by device;
 // - tid 0 = compute, tid 1 = sends (the comm executor), tid 2.. = receives (several tracks only
 //   when receives overlap, since Perfetto needs the slices of one track to nest);

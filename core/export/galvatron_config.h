@@ -12,7 +12,7 @@
 
 namespace stratex::exporting {
 
-// Galvatron main's strategy JSON (galvatron-main-search-spec.md §6.1): pp_deg, tp_sizes_enc,
+// Galvatron main's strategy JSON (docs/galvatron-search.md §6.1): pp_deg, tp_sizes_enc,
 // tp_consecutive_flags (always 1), dp_types_enc (1 = ZeRO-3), use_sp, checkpoint, world_size,
 // global_bsz, chunks, pp_division, pipeline_type, default_dp_type, vtp, vsp, embed_sdp - in that
 // order, per-layer values comma-separated: what its search writes (the CLI's --json "strategy").

@@ -11,8 +11,8 @@
 
 namespace stratex::exporting {
 
-// The PaddleNLP Galvatron port's ./configs/fine_grained_config.json (galvatron-formats-and-search.md
-// §3.3): pp_size, vtp, vsp_flag, embed_sdp, global_batch_size, gradient_accumulation_steps and the
+// The PaddleNLP Galvatron port's ./configs/fine_grained_config.json (docs/galvatron-search.md
+// §9.3): pp_size, vtp, vsp_flag, embed_sdp, global_batch_size, gradient_accumulation_steps and the
 // per-layer lists dp_size_list, sharding_stage_list (0 DDP, 2 ZeRO-2, 3 ZeRO-3), tp_size_list,
 // usp_flag_list (Ulysses), recompute_list, pp_stage_idx_list - all comma-separated strings.
 nlohmann::ordered_json paddleFineGrainedConfig(const search::Plan& plan);

@@ -8,7 +8,7 @@
 namespace stratex::planner {
 
 // One profiled quantity over (mbs, seqlen[, decoder seqlen]), interpolated the way DynaPipe
-// does it (dynapipe-planner.md §5): a regular grid over the union of the profiled coordinates,
+// does it (docs/dynapipe-planner.md §5): a regular grid over the union of the profiled coordinates,
 // each axis extended by one point at twice its maximum, every cell that was not profiled
 // (out of memory, or beyond the range) set to 1e100; multilinear interpolation inside, linear
 // extrapolation outside. A result that touched a missing cell with a non-zero weight is

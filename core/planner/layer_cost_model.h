@@ -2,7 +2,7 @@
 #pragma once
 
 // The one cost interface the micro-batch DP, the planner and the simulator input builder use
-// (dynapipe-planner.md §5): for a micro-batch shape, a tensor-parallel size and a recompute
+// (docs/dynapipe-planner.md §5): for a micro-batch shape, a tensor-parallel size and a recompute
 // type, the per-layer forward/backward time and activation memory, and the parameter sizes.
 // Implementations: DynapipeCostModel (profiled JSON grids); a Galvatron-profile adapter plugs in
 // through the same interface.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// DynaPipe's micro-batch generation for one global batch (dynapipe-planner.md §2, "Memory
+// DynaPipe's micro-batch generation for one global batch (docs/dynapipe-planner.md §2, "Memory
 // limits and rc order"): order the samples, then for the stored-activation limit "preferred"
 // (available / p) and then "available", and for recompute none -> selective -> full, run the DP
 // and keep the first feasible split; spread its micro-batches over the data-parallel groups.

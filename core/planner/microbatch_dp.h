@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// DynaPipe's micro-batch dynamic program (dynapipe-planner.md §2, "Stage 2"): split an ordered
+// DynaPipe's micro-batch dynamic program (docs/dynapipe-planner.md §2, "Stage 2"): split an ordered
 // global batch into contiguous runs (micro-batches) minimising the pipeline-time model
 //     (p - 1) * t_max / c  +  sum_i t_i / dp
 // under a per-micro-batch stored-activation limit and a peak-activation limit, over the

@@ -2,7 +2,7 @@
 #pragma once
 
 // Where a global batch's sample lengths come from: a file, or the synthetic lognormal generator
-// (no real length distribution ships with DynaPipe; dynapipe-planner.md §9).
+// (no real length distribution ships with DynaPipe; docs/dynapipe-planner.md §9).
 
 #include <cstdint>
 #include <filesystem>

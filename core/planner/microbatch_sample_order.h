@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The order the micro-batch DP may cut (dynapipe-planner.md §2, "Stage 1"). Only contiguous runs
+// The order the micro-batch DP may cut (docs/dynapipe-planner.md §2, "Stage 1"). Only contiguous runs
 // of this order become micro-batches, so samples of similar shape must sit next to each other.
 
 #include <vector>

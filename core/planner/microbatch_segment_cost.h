@@ -9,7 +9,7 @@
 
 namespace stratex::planner {
 
-// How the DP prices one candidate micro-batch (a contiguous run of samples), dynapipe-planner.md
+// How the DP prices one candidate micro-batch (a contiguous run of samples), docs/dynapipe-planner.md
 // §2 "Segment cost": padded to the run's longest sample (implicit padding cost), the bottleneck
 // stage's forward + backward time over layers_per_stage layers, its stored activation and its
 // peak. Arithmetic is in single precision, in DynaPipe's order, so that ties in the DP resolve

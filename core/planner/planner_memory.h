@@ -5,7 +5,7 @@
 
 namespace stratex::planner {
 
-// Optimizer-state accounting of DynaPipe (dynapipe-planner.md §2, §5): 16-bit Adam keeps, per
+// Optimizer-state accounting of DynaPipe (docs/dynapipe-planner.md §2, §5): 16-bit Adam keeps, per
 // fp16 parameter byte, 1 byte of parameter, 1 of gradient and 6 of fp32 master weight + moments
 // (factor 8). ZeRO stage >= 1 shards the 6 optimizer bytes over the data-parallel group, >= 2
 // also the gradient, 3 also the parameter.

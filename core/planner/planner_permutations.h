@@ -6,7 +6,7 @@
 
 namespace stratex::planner {
 
-// DynaPipe's micro-batch orders to try (dynapipe-planner.md §3 "Permutation search"): with m
+// DynaPipe's micro-batch orders to try (docs/dynapipe-planner.md §3 "Permutation search"): with m
 // micro-batches and k = 4 clusters (3 when m > 20), k-means on the per-micro-batch features;
 // for each of the k! orders of the clusters, the members of each cluster shuffled and
 // concatenated; then the identity order. With m <= k, all m! orders. Unlike DynaPipe the

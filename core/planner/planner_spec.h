@@ -2,7 +2,7 @@
 #pragma once
 
 // From micro-batches to the simulator's input (DynaPipe's construct_minibatch_spec,
-// dynapipe-planner.md §3 "Spec construction"): the model's layers and their devices, and per
+// docs/dynapipe-planner.md §3 "Spec construction"): the model's layers and their devices, and per
 // micro-batch and layer the cost model's times (ms -> us), activation memory and model state,
 // under a per-(micro-batch, device) recompute plan.
 

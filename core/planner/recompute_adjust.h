@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Per-micro-batch recompute adjustment (adjust_rc_plan, dynapipe-planner.md §4): when a
+// Per-micro-batch recompute adjustment (adjust_rc_plan, docs/dynapipe-planner.md §4): when a
 // simulated plan overflows device memory, raise the recompute type of the micro-batches whose
 // backward is followed by the most idle time on an over-limit device -- that idle time can hide
 // the recomputation. One call is one round; the caller re-simulates and repeats.

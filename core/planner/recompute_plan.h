@@ -11,7 +11,7 @@ namespace stratex::planner {
 // Recompute type of every (micro-batch, device) pair: all layers of a micro-batch on one device
 // share it. Keyed by the micro-batch's stable id, never by its position in a permuted order, so
 // a permutation cannot make an adjustment land on the wrong micro-batch (the bug of the DynaPipe
-// fork, dynapipe-planner.md §4).
+// fork, docs/dynapipe-planner.md §4).
 class RecomputePlan {
 public:
     RecomputePlan() = default;

@@ -13,7 +13,7 @@
 namespace stratex::profile {
 
 // Galvatron's all-reduce "communication coefficients" in ms per MB (= 1 / bus bandwidth), keyed
-// as its cost model keys them (galvatron-main-search-spec.md §1.5): "W", "W_0", "W_1" for the
+// as its cost model keys them (docs/galvatron-search.md §1.5): "W", "W_0", "W_1" for the
 // full world (all the consecutive value), "g_0" (strided) and "g_1" (consecutive) for
 // g = W/2 ... 2, and "1", "1_0", "1_1" = 0.
 struct AllreduceCoefficients {

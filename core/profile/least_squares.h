@@ -20,16 +20,16 @@ struct QuadraticFit {
     double b = 0;
     double c = 0;
 
-    // Evaluated as ((a * x) * x + b * x) + c, the order Galvatron's spec writes it in.
+    // Evaluated as ((a * x) * x + b * x) + c, the order docs/galvatron-search.md §1.3 gives.
     double at(double x) const { return ((a * x) * x + b * x) + c; }
 };
 
 // Closed-form ordinary least squares. Galvatron fits with SciPy's curve_fit (MINPACK
-// Levenberg-Marquardt from p0 = 1), which stops within ~1e-8 relative of the exact optimum; the
-// spec (galvatron-main-search-spec.md §1.3, option b) shows every plan stays the same and costs
+// Levenberg-Marquardt from p0 = 1), which stops within ~1e-8 relative of the exact optimum;
+// docs/galvatron-search.md §1.3 (option b) records that every plan stays the same and costs
 // move by at most ~1e-10 relative. Callers that need Galvatron's exact bits inject coefficients.
 // fitLine uses the textbook normal-equation formula with numpy's pairwise sums, so it gives the
-// same bits as the reference oracle's `--fit ols` (the independent Python reference of Galvatron's search the project was checked against).
+// same bits as the reference oracle's `--fit ols` (tools/galvatron-oracle, docs/oracle.md).
 // `ok` is false without two distinct x (three for the quadratic).
 struct LinearFitResult {
     bool ok = false;

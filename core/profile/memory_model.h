@@ -49,7 +49,7 @@ struct MemoryModels {
     OtherMemoryModel last; // pp > 1: LM head stage
 };
 
-// galvatron-main-search-spec.md §1.4: the "_sp" keys when sequenceParallel, else the unsuffixed
+// docs/galvatron-search.md §1.4: the "_sp" keys when sequenceParallel, else the unsuffixed
 // ones; static reads the entry keyed by seqLength (v2.0 flat files have one entry for every length);
 // sequence takes parameter_size from the shortest and activations from the longest sequence,
 // scaled by seqLength / longest (requires sequenceParallel).

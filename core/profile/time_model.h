@@ -42,7 +42,7 @@ struct TimeModels {
     TimeModel other;
 };
 
-// Galvatron main's rules (galvatron-main-search-spec.md §1.3), for layer type `layerType`:
+// Galvatron main's rules (docs/galvatron-search.md §1.3), for layer type `layerType`:
 // static takes the first "layertype_{t}_" / "layertype_other_" key (v2.0's bare "layertype_0" and a
 // missing "other" derived from the raw layernum keys are accepted too); batch needs >= 8 batch
 // sizes at "_seq{S}"; sequence needs >= 3 (layers) / 2 (other) sequence lengths at bsz 1 and

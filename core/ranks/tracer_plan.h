@@ -10,7 +10,7 @@
 
 namespace stratex::ranks {
 
-// Which ranks a fake-rank workload tracer must run (megatron-ranks-and-tracers.md §3.3).
+// Which ranks a fake-rank workload tracer must run (docs/megatron-ranks.md §3.3).
 enum class TraceSelection {
     Dense, // one rank per pipeline stage: tp = cp = dp = 0
     Moe, // one rank per (pipeline stage, expert-parallel rank): etp = edp = 0

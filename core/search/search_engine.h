@@ -16,7 +16,7 @@ namespace stratex::search {
 // goes on. Calls are serialised but come from worker threads.
 using BestPlanCallback = std::function<void(const Plan&)>;
 
-// Galvatron main's strategy search (galvatron-main-search-spec.md §2-§5): the same tasks, the same
+// Galvatron main's strategy search (docs/galvatron-search.md §2-§5): the same tasks, the same
 // per-stage knapsack with the same tie-breaking, the same winner - computed by families of tasks
 // that share their knapsacks, on `threads` threads (0: all cores); the result does not depend on
 // the thread count. Also returns the best plan of every (pp, TP/SP mode, gbsz, chunks) as the

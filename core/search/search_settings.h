@@ -25,7 +25,7 @@ std::string_view unevenBatchName(UnevenBatch policy);
 std::optional<UnevenBatch> parseUnevenBatch(std::string_view name);
 
 // Galvatron main's search settings under their Galvatron names, with the defaults of its
-// search_dist.yaml (galvatron-main-search-spec.md §1.1). Context parallelism stays disabled, as
+// search_dist.yaml (docs/galvatron-search.md §1.1). Context parallelism stays disabled, as
 // in that YAML; fine_grained_mode is 1 (per-layer DP).
 struct SearchSettings {
     // hardware_info

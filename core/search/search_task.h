@@ -39,7 +39,7 @@ inline constexpr std::array<TpSpMode, 3> kTaskModeOrder { TpSpMode::TpOnly, TpSp
 // would have.
 std::vector<int> globalBufferTpDegrees(TpSpMode mode, int world, int pp, int maxDp, int maxTpDeg);
 
-// The task list in Galvatron's order (galvatron-main-search-spec.md §2.5).
+// The task list in Galvatron's order (docs/galvatron-search.md §2.5).
 std::vector<SearchTask> buildTasks(const SearchSettings& settings, const StrategySpace& space);
 
 // Largest data-parallel degree a task admits: min(gbsz / chunks, world / pp), at least 1.

@@ -10,7 +10,7 @@
 
 namespace stratex::search {
 
-// One pipeline stage's knapsack over layers (galvatron-main-search-spec.md §5.3, §5.4): pick a
+// One pipeline stage's knapsack over layers (docs/galvatron-search.md §5.3, §5.4): pick a
 // strategy per layer so that the summed weights (MB) stay within a budget and the summed time
 // (per-layer time + transition cost from the previous layer's strategy) is minimal, with
 // Galvatron's exact tie-breaking (the lowest strategy index among equal candidates).

@@ -16,7 +16,7 @@
 
 namespace stratex::search {
 
-// A Galvatron strategy JSON as written by any version (galvatron-formats-and-search.md §3.1):
+// A Galvatron strategy JSON as written by any version (docs/galvatron-search.md §9.2):
 // 3.0 with world_size, v2.x without it, v2.0 without use_sp / vtp / vsp, files whose runtime
 // reads vocab_sdp instead of embed_sdp. Per-layer values are comma-separated strings.
 // Stratex's own strategy files add, beside Galvatron's keys (which Galvatron's loaders pick by

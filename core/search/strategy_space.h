@@ -9,7 +9,7 @@
 namespace stratex::search {
 
 // Every layer and embedding strategy the search may use, after the global disable_* filters,
-// sorted in Galvatron's order (galvatron-main-search-spec.md §2.2, §2.3).
+// sorted in Galvatron's order (docs/galvatron-search.md §2.2, §2.3).
 struct StrategySpace {
     std::vector<cost::LayerStrategy> layers;
     std::vector<cost::EmbeddingStrategy> embeddings;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Per-rank instruction lists from a simulated schedule (dynapipe-planner.md §6): what each
+// Per-rank instruction lists from a simulated schedule (docs/dynapipe-planner.md §6): what each
 // pipeline rank executes, in order, to reproduce the simulated schedule.
 //
 // Generation: every compute op the simulation started appends [LoadInput] ForwardPass,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Device assignments (dynapipe-planner.md §1 "Placement"): a device per model layer. Consecutive
+// Device assignments (docs/dynapipe-planner.md §1 "Placement"): a device per model layer. Consecutive
 // layers on one device are merged into one pipeline stage before simulation. The assignment is
 // classified as linear (one stage per device), interleaved (the same device cycle repeated
 // c >= 2 times, Megatron's virtual stages) or other (e.g. the zig-zag {0,1,2,3,3,2,1,0}), and

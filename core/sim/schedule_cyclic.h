@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Internal to the simulator: DynaPipe's lock-step cyclic schedule (dynapipe-planner.md §3).
+// Internal to the simulator: DynaPipe's lock-step cyclic schedule (docs/dynapipe-planner.md §3).
 //
 // Every executor keeps one FIFO buffer per stage it runs. In each cycle every compute executor
 // takes the head op of each of its buffers and runs them back to back from the cycle start,

@@ -8,7 +8,7 @@
 
 namespace stratex::sim {
 
-// The pipeline schedules the simulator runs (dynapipe-planner.md §3 and §10).
+// The pipeline schedules the simulator runs (docs/dynapipe-planner.md §3 and §10).
 enum class ScheduleKind {
     GPipe, // all forwards, then all backwards
     OneFOneB, // "1F1B": warm-up min(p-s, m) forwards, then B/F alternation, then B cool-down

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Internal to the simulator: the event-driven executor engine (dynapipe-planner.md §3
+// Internal to the simulator: the event-driven executor engine (docs/dynapipe-planner.md §3
 // "Event-driven makespan"). Every executor runs one op at a time. An executor with a fixed order
 // starts its next op as soon as it is idle and the op's predecessor has finished; an executor
 // without one serves ready ops first come, first served. Completion events are kept in a

@@ -7,7 +7,7 @@ namespace stratex::sim::detail {
 
 namespace {
 
-// One merged stage of one micro-batch (dynapipe-planner.md §3 "Merging layers").
+// One merged stage of one micro-batch (docs/dynapipe-planner.md §3 "Merging layers").
 struct StageCost {
     double fw_us = 0;
     double bw_us = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Internal to the simulator: the flattened op graph (dynapipe-planner.md §3 "Flattening").
+// Internal to the simulator: the flattened op graph (docs/dynapipe-planner.md §3 "Flattening").
 // Each micro-batch becomes the chain F0, C, F1, C, ..., F(n-1), B(n-1), C, ..., B0 over the n
 // merged stages, with a communication op between stages on different devices (none between the
 // last F and the first B). Under ZB-H1 and DualPipeV each B also has a W op that depends on it alone.

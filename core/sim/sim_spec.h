@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Input of the pipeline schedule simulator (dynapipe-planner.md §3): per micro-batch and per
+// Input of the pipeline schedule simulator (docs/dynapipe-planner.md §3): per micro-batch and per
 // model layer the compute times, activation memory and communication sizes, the placement of
 // layers on devices, the model state per layer and the link model.
 //

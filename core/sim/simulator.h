@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The pipeline schedule simulator (dynapipe-planner.md §3, issue 4 §3): one compute and one comm
+// The pipeline schedule simulator (docs/dynapipe-planner.md §3, issue 4 §3): one compute and one comm
 // executor per device, event-driven, with DynaPipe's memory accounting, layer merging and the
 // schedules of ScheduleKind. Qt-free; the planner, the CLI (`stratex-cli simulate`) and the GUI
 // (Timeline page) all call simulate().
@@ -68,7 +68,7 @@ struct SimulationResult {
 // (scheduleInvalidReason).
 SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, const SimulationOptions& options = {});
 
-// DynaPipe's memory retry (dynapipe-planner.md §3 "Memory retry"): simulate without a scheduler
+// DynaPipe's memory retry (docs/dynapipe-planner.md §3 "Memory retry"): simulate without a scheduler
 // limit; when the peak exceeds `memoryLimitMb` and the schedule is cyclic or wait-free-cyclic,
 // simulate again with the limit passed to the cyclic pass. The result may still exceed the
 // limit (other schedules) or be infeasible; the caller decides.

@@ -115,7 +115,7 @@ void TestDynapipeCostModel::documentedExamples_data()
     QTest::addColumn<double>("backward");
     QTest::addColumn<double>("stored");
     QTest::addColumn<double>("peak");
-    // dynapipe-planner.md §5 (tp1, seqlen 512, mbs 1); NaN = not documented.
+    // docs/dynapipe-planner.md §5 (tp1, seqlen 512, mbs 1); NaN = not documented.
     QTest::newRow("none") << int(RecomputeType::None) << 1.66 << 2.49 << 115.08 << 456.37;
     QTest::newRow("full") << int(RecomputeType::Full) << std::nan("") << 3.85 << 6.02 << std::nan("");
     QTest::newRow("selective") << int(RecomputeType::Selective) << std::nan("") << std::nan("") << 73.13

@@ -61,7 +61,7 @@ void TestProfileLoaders::computationLlama()
 
 void TestProfileLoaders::computationStaticTakesFirstKeys()
 {
-    // Galvatron's static mode: the first key in file order, i.e. the bsz 1 entries (spec §1.3).
+    // Galvatron's static mode: the first key in file order, i.e. the bsz 1 entries (docs/galvatron-search.md §1.3).
     const ComputationProfile profile
         = ComputationProfile::load(galvatronFixture("computation_profiling_bf16_llama2-7b_all.json"));
     const TimeModels models = resolveTimeModels(profile, TimeProfileMode::Static, 2048);
@@ -76,7 +76,7 @@ void TestProfileLoaders::computationBatchFit()
         = ComputationProfile::load(galvatronFixture("computation_profiling_bf16_llama2-7b_all.json"));
     const TimeModels models = resolveTimeModels(profile, TimeProfileMode::Batch, 2048);
     QCOMPARE(models.layer.kind, TimeModel::Kind::Linear);
-    // Spec §7.2: the 12 points in file order, then the closed-form OLS column (bit for bit).
+    // docs/galvatron-search.md §7.2: the 12 points in file order, then the closed-form OLS column (bit for bit).
     QCOMPARE(models.layer.points.size(), std::size_t(12));
     QCOMPARE_EXACT(models.layer.points[0].second, 4.396252679824831);
     QCOMPARE_EXACT(models.layer.points[7].first, 8.0);
@@ -273,7 +273,7 @@ void TestProfileLoaders::allreduceCoefficients_data()
     QTest::addColumn<int>("world");
     QTest::addColumn<QString>("key");
     QTest::addColumn<double>("msPerMb");
-    // Spec §7.3 for 1 node x 8.
+    // docs/galvatron-search.md §7.3 for 1 node x 8.
     QTest::newRow("8") << "allreduce_bandwidth_1nodes_8gpus_per_node.json" << 8 << "8" << 0.0064849581395952085;
     QTest::newRow("8_1") << "allreduce_bandwidth_1nodes_8gpus_per_node.json" << 8 << "8_1" << 0.0064849581395952085;
     QTest::newRow("8_0") << "allreduce_bandwidth_1nodes_8gpus_per_node.json" << 8 << "8_0" << 0.0064849581395952085;
@@ -328,7 +328,7 @@ void TestProfileLoaders::spTimeTables()
     QCOMPARE(profile.allreduce.size(), std::size_t(3));
     QCOMPARE(profile.all2all.at(4).size(), std::size_t(11));
     const CollectiveTables tables = CollectiveTables::resolve(profile);
-    // Spec §7.3: table hits (all-gather = all-reduce x 0.5).
+    // docs/galvatron-search.md §7.3: table hits (all-gather = all-reduce x 0.5).
     QCOMPARE_EXACT(tables.allgatherFor(2).lookup(64.0), 0.19619999999999999);
     QCOMPARE_EXACT(tables.allgatherFor(4).lookup(128.0), 0.53625);
     QCOMPARE_EXACT(tables.allgatherFor(8).lookup(256.0), 1.1792);

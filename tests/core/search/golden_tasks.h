@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The 74 tasks of Galvatron main's golden run (llama2-7b, 1 node x 8 GPUs, 36 GB, settle_bsz 16,
 // batch time mode) and each task's best plan, as printed by the real engine:
-// galvatron-main-search-spec.md §7.11 (generated from that table).
+// docs/galvatron-search.md §7.11 (generated from that table).
 #pragma once
 
 #include <vector>

@@ -30,7 +30,7 @@ inline search::SearchSettings llamaSettings(int memoryGb, int settleBsz)
     return s;
 }
 
-// Galvatron's SciPy curve_fit coefficients of the llama2-7b batch fits (spec §7.2): with them the
+// Galvatron's SciPy curve_fit coefficients of the llama2-7b batch fits (docs/galvatron-search.md §7.2): with them the
 // engine must reproduce Galvatron's numbers bit for bit, not only within OLS's ~1e-10.
 inline cost::CostModel withCurveFit(const search::SearchInputs& inputs, const search::SearchSettings& settings)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Galvatron main's semantics beyond the spec's worked cases: every task of eight more searches
+// Galvatron main's semantics beyond the worked cases of docs/galvatron-search.md §7: every task of eight more searches
 // (oracle_runs.h, from the independent reference implementation with least-squares fits) must come
 // out bit for bit: time cost, throughput, memory per stage and embedding choice. Uneven batches
 // are costed as Galvatron does here (UnevenBatch::Galvatron), since that is what is compared.

@@ -28,8 +28,8 @@ void TestPlanTimeline::simulatesTheSearchedPlan_data()
     QTest::addColumn<int>("settleBsz");
     QTest::addColumn<int>("pipelineType"); // cost::PipelineType
     QTest::addColumn<int>("pp"); // of the best plan
-    // The spec's pipelined example (24 GB, batch 32: pp 4, 16 micro-batches), 1F1B and GPipe, and
-    // the golden single-stage case.
+    // The pipelined example of docs/galvatron-search.md §7.10 (24 GB, batch 32: pp 4, 16
+    // micro-batches), 1F1B and GPipe, and the golden single-stage case.
     QTest::newRow("24gb-1f1b") << 24 << 32 << int(cost::PipelineType::PipeDreamFlush) << 4;
     QTest::newRow("24gb-gpipe") << 24 << 32 << int(cost::PipelineType::GPipe) << 1; // pp 1: accumulation
     QTest::newRow("16gb-gpipe") << 16 << 32 << int(cost::PipelineType::GPipe) << 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Galvatron main's answers, reproduced: the three real runs of expected_main.json (strategy key
 // for key, time to 1e-9 relative with our least-squares fits, memory per stage to the MB), every
-// one of the 74 tasks of the golden run and the other runs of the spec's §7.12 bit for bit with
+// one of the 74 tasks of the golden run and the other runs of docs/galvatron-search.md §7.12 bit for bit with
 // Galvatron's own fit coefficients, and results independent of the thread count.
 #include <QTest>
 
@@ -149,7 +149,7 @@ void TestSearchBaseline::goldenTaskTable()
         ++checked;
     }
     QVERIFY(checked > 0);
-    // Galvatron main calls its C++ DP 520 times in this run (spec §5.6); we compute far fewer.
+    // Galvatron main calls its C++ DP 520 times in this run (docs/galvatron-search.md §5.6); we compute far fewer.
     QCOMPARE(result.stats.galvatron_dp_calls, std::int64_t(520));
     QVERIFY(result.stats.dp_calls < 150);
     QCOMPARE(result.best->task_index, 4);
@@ -168,7 +168,7 @@ void TestSearchBaseline::galvatronRuns_data()
     QTest::addColumn<double>("time");
     QTest::addColumn<std::vector<int>>("memoryPerStage");
     QTest::addColumn<QString>("embedding");
-    // galvatron-main-search-spec.md §7.12 (1 node x 8 GPUs).
+    // docs/galvatron-search.md §7.12 (1 node x 8 GPUs).
     QTest::newRow("16GB bsz16") << 16 << 16 << "batch"
                                 << "" << 2 << 1 << "tp_with_sp" << 8 << 1.6014062718496251 << std::vector<int> { 16353 }
                                 << "2/1/1";
@@ -199,7 +199,8 @@ void TestSearchBaseline::galvatronRuns_data()
     QTest::newRow("36GB bsz16 static") << 36 << 16 << "static"
                                        << "" << 4 << 1 << "tp_with_sp" << 4 << 1.0048692072601322
                                        << std::vector<int> { 34600 } << "2/1/0";
-    // 2 nodes x 8 GPUs: the 1-node latency table (the spec's run gives the same bits with it).
+    // 2 nodes x 8 GPUs: the 1-node latency table (the run of docs/galvatron-search.md §7.12 gives
+    // the same bits with it).
     QTest::newRow("2x8 36GB bsz32 max pp 16")
         << 36 << 32 << "batch"
         << "2nodes-maxpp16" << 2 << 1 << "tp_only" << 4 << 1.0983952055351098 << std::vector<int> { 36617 } << "4/0/0";

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The sparse stage knapsack against a literal transcription of Galvatron's dense dp_core.cpp
-// (galvatron-main-search-spec.md §5.3, §5.4) on random problems full of ties: every cell value,
+// (docs/galvatron-search.md §5.3, §5.4) on random problems full of ties: every cell value,
 // every read-out row, every backtracked plan and remaining budget must be identical.
 #include <algorithm>
 #include <limits>

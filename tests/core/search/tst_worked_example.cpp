@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Every step of the worked example of galvatron-main-search-spec.md §7 (the golden llama2-7b run
+// Every step of the worked example of docs/galvatron-search.md §7 (the golden llama2-7b run
 // and its pipeline twin), with its intermediate numbers: strategy enumeration and filtering, ZeRO
 // ratios, budget and buffer, per-layer time and memory for all 24 pp-1 strategies, embedding
 // candidates, transition costs, the knapsack row and read-outs of the winning task, and the
 // pipeline formula. Galvatron's SciPy fit coefficients are injected, so 17-digit values must match
-// exactly; values the spec prints rounded are compared at that precision.
+// exactly; values it gives rounded are compared at that precision.
 #include <QTest>
 
 #include "core/cost/embedding_cost.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The worked example's per-strategy tables (galvatron-main-search-spec.md §7.6, §7.7, §7.10),
-// generated from the spec. Values with 17 significant digits are Galvatron's exact doubles; the
+// The worked example's per-strategy tables (docs/galvatron-search.md §7.6, §7.7, §7.10),
+// generated from the real engine's printed tables. Values with 17 significant digits are Galvatron's exact doubles; the
 // others are printed rounded.
 #pragma once
 

@@ -245,7 +245,7 @@ void TestSettingTable::synthesisTableRoundTripsThroughJson()
     QCOMPARE(QString::fromStdString(table.toJson(restored).dump()), QString::fromStdString(json.dump()));
 }
 
-// The defaults are those of Galvatron's search_dist.yaml (galvatron-main-search-spec.md §1.1).
+// The defaults are those of Galvatron's search_dist.yaml (docs/galvatron-search.md §1.1).
 void TestSettingTable::searchTableDefaultsAreGalvatrons()
 {
     const nlohmann::ordered_json json = search::searchSettingTable().toJson(search::SearchSettings {});

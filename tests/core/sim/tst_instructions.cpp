@@ -113,7 +113,7 @@ void TestInstructions::repoTestConfigs()
     QVERIFY2(checkDeadlockFree(raw).ok, "raw lists pair up too");
 }
 
-// dynapipe-planner.md §6: rank 1 of a 3-stage, 3-micro-batch 1F1B plan.
+// docs/dynapipe-planner.md §6: rank 1 of a 3-stage, 3-micro-batch 1F1B plan.
 void TestInstructions::documentedRankOneExample()
 {
     const SimulationInput input = withComm(test::uniformInput({ 0, 1, 2 }, 3, 1000, 2000, 100, 200));

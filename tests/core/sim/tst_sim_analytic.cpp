@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The simulator against the closed forms of dynapipe-planner.md §10 for uniform micro-batches,
+// The simulator against the closed forms of docs/dynapipe-planner.md §10 for uniform micro-batches,
 // over many (p, m, v): makespans, bubbles and peak in-flight activations.
 #include <algorithm>
 #include <cmath>
