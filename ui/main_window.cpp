@@ -40,6 +40,10 @@
 #include "ui/search/search_page.h"
 #include "ui/timeline/timeline_page.h"
 
+#include "controllers/planner_controller.h"
+#include "controllers/search_controller.h"
+#include "controllers/stratex_search_controller.h"
+#include "controllers/timeline_sources.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::ui {
@@ -108,12 +112,19 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     addPage(timeline);
     addPage(planner);
     addPage(calibrate);
-    const auto showTimelines = [this, timeline](const controllers::TimelineRequests& requests) {
-        timeline->showRequests(requests);
-        setCurrentPage(timeline->pageId());
-    };
-    connect(search, &SearchPage::timelinesRequested, this, showTimelines);
-    connect(planner, &PlannerPage::timelinesRequested, this, showTimelines);
+    // Timelines go from the controller that computed them to their owner, the Timeline page's
+    // sources, in one hop; the window only follows them to that page.
+    controllers::TimelineSources* sources = timeline->sources();
+    const auto showTimeline
+        = [sources](const controllers::TimelineRequest& request) { sources->showRequests({ request }); };
+    const auto followTimeline = [this, timeline] { setCurrentPage(timeline->pageId()); };
+    connect(search->controller(), &controllers::SearchController::timelineReady, sources, showTimeline);
+    connect(search->stratexController(), &controllers::StratexSearchController::timelineReady, sources, showTimeline);
+    connect(planner->controller(), &controllers::PlannerController::timelinesRequested, sources,
+        &controllers::TimelineSources::showRequests);
+    connect(search->controller(), &controllers::SearchController::timelineReady, this, followTimeline);
+    connect(search->stratexController(), &controllers::StratexSearchController::timelineReady, this, followTimeline);
+    connect(planner->controller(), &controllers::PlannerController::timelinesRequested, this, followTimeline);
     connect(search, &SearchPage::layerCostModelReady, planner, &PlannerPage::setSearchCostModel);
     connect(search, &SearchPage::profilesSearched, profiles, [profiles](const QString& dir) {
         if (dir != profiles->folder())
@@ -125,11 +136,14 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         setCurrentPage(ranksPage->pageId());
     });
     // The example's best plan fills the other pages without leaving the Search page.
-    connect(search, &SearchPage::bestPlanViewsReady, this,
-        [ranksPage, timeline](const ranks::ParallelConfig& config, const controllers::TimelineRequest& request) {
-            ranksPage->form()->setConfig(config);
-            timeline->showRequests({ request });
-        });
+    const auto showBestPlanViews
+        = [ranksPage, sources](const ranks::ParallelConfig& config, const controllers::TimelineRequest& request) {
+              ranksPage->form()->setConfig(config);
+              sources->showRequests({ request });
+          };
+    connect(search->controller(), &controllers::SearchController::bestPlanViewsReady, this, showBestPlanViews);
+    connect(search->stratexController(), &controllers::StratexSearchController::bestPlanViewsReady, this,
+        showBestPlanViews);
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, [this](int row) {
         m_stack->setCurrentIndex(row);

@@ -18,6 +18,7 @@
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
 #include "ui/planner/planner_page.h"
+#include "ui/search/galvatron_results_panel.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
 
@@ -123,7 +124,7 @@ void TestLongWork::searchBeyondTheBudgetAsks()
     const QList<jobs::JobRunner*> runners = m_page->jobRunners();
     QVERIFY(!runners.isEmpty());
     QSignalSpy started(runners.front(), &jobs::JobRunner::started);
-    const QString before = m_page->bestText();
+    const QString before = m_page->galvatronPanel()->bestText();
 
     // The question, with the core's estimate; Cancel starts nothing and changes nothing.
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
@@ -143,8 +144,8 @@ void TestLongWork::searchBeyondTheBudgetAsks()
     QVERIFY(waitUntilIdle(*m_window));
     QCOMPARE(started.count(), 0);
     QVERIFY(!m_window->isBusy());
-    QCOMPARE(m_page->bestText(), before);
-    QVERIFY(!m_page->result());
+    QCOMPARE(m_page->galvatronPanel()->bestText(), before);
+    QVERIFY(!m_page->galvatronPanel()->result());
 
     // Run anyway: the search runs on a worker, and Cancel still stops it.
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
@@ -155,8 +156,9 @@ void TestLongWork::searchBeyondTheBudgetAsks()
     QVERIFY(runners.front()->isRunning());
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("cancelSearchButton")), Qt::LeftButton);
     QVERIFY(waitUntilIdle(*m_window, 20000));
-    QVERIFY2(m_page->bestText().contains(QStringLiteral("Cancelled")), qPrintable(m_page->bestText()));
-    QVERIFY(!m_page->result());
+    QVERIFY2(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Cancelled")),
+        qPrintable(m_page->galvatronPanel()->bestText()));
+    QVERIFY(!m_page->galvatronPanel()->result());
     QVERIFY(!m_page->findChild<QMessageBox*>(QStringLiteral("searchFailedBox")));
 }
 
@@ -264,7 +266,7 @@ void TestLongWork::badProfileFoldersGiveAMessageBox()
     auto* box = m_page->findChild<QMessageBox*>(QStringLiteral("searchFailedBox"));
     QVERIFY(box && box->isVisible());
     QVERIFY2(box->text().contains(message), qPrintable(box->text()));
-    QVERIFY(!m_page->result());
+    QVERIFY(!m_page->galvatronPanel()->result());
     box->close();
 }
 

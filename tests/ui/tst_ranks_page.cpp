@@ -24,6 +24,7 @@
 #include "ui/ranks/ranks_page.h"
 #include "ui/ranks/tracer_panel.h"
 
+#include "controllers/ranks_controller.h"
 #include "gui_test_helpers.h"
 
 using namespace stratex;
@@ -273,7 +274,7 @@ void TestRanksPage::exportsTracerScript()
     QTemporaryDir dir;
     TracerPanel* tracer = m_page->tracer();
     tracer->setCommandTemplate(QStringLiteral("echo {rank} {world}"));
-    QSignalSpy exported(tracer, &TracerPanel::scriptExported);
+    QSignalSpy exported(m_page->controller(), &controllers::RanksController::scriptExported);
     const QString path = dir.filePath(QStringLiteral("trace.sh"));
     tracer->exportScript(path);
     QVERIFY(exported.wait(10000));
@@ -285,7 +286,7 @@ void TestRanksPage::exportsTracerScript()
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(file.readAll().contains("run_config 1 8192 16 8 64"));
 
-    QSignalSpy failed(tracer, &TracerPanel::exportFailed);
+    QSignalSpy failed(m_page->controller(), &controllers::RanksController::scriptExportFailed);
     tracer->setCommandTemplate(QString());
     tracer->exportScript(dir.filePath(QStringLiteral("empty.sh")));
     QVERIFY(failed.wait(10000));

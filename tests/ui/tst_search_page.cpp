@@ -37,6 +37,7 @@
 #include "ui/ranks/parallel_config_form.h"
 #include "ui/ranks/ranks_page.h"
 #include "ui/search/export_model_dialog.h"
+#include "ui/search/galvatron_results_panel.h"
 #include "ui/search/layer_strategy_strip.h"
 #include "ui/search/plan_table_model.h"
 #include "ui/search/search_page.h"
@@ -171,7 +172,7 @@ void TestSearchPage::reproducesGalvatronBaseline()
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
     QVERIFY(waitUntilIdle(*m_window, 60000));
     const QJsonObject expected = baselineCase(0).value(QStringLiteral("expected")).toObject();
-    const search::SearchResult* result = m_page->result();
+    const search::SearchResult* result = m_page->galvatronPanel()->result();
     QVERIFY(result && result->best);
     const search::Plan& best = *result->best;
     QCOMPARE(best.gbsz, expected.value(QStringLiteral("gbsz")).toInt());
@@ -180,9 +181,10 @@ void TestSearchPage::reproducesGalvatronBaseline()
     QVERIFY(qAbs(best.time_cost_s / expected.value(QStringLiteral("time_cost_s")).toDouble() - 1) < 1e-9);
     QCOMPARE(best.memory_cost_mb_per_stage.front(),
         expected.value(QStringLiteral("memory_cost_mb_per_stage")).toArray().at(0).toInt());
-    QVERIFY2(m_page->bestText().contains(QStringLiteral("Best plan")), qPrintable(m_page->bestText()));
-    QVERIFY(m_page->bestText().contains(QStringLiteral("14.732"))); // 16 / 1.0860461243 samples/s
-    QVERIFY(m_page->statsText().contains(QStringLiteral("knapsacks")));
+    QVERIFY2(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Best plan")),
+        qPrintable(m_page->galvatronPanel()->bestText()));
+    QVERIFY(m_page->galvatronPanel()->bestText().contains(QStringLiteral("14.732"))); // 16 / 1.0860461243 samples/s
+    QVERIFY(m_page->galvatronPanel()->statsText().contains(QStringLiteral("knapsacks")));
 }
 
 void TestSearchPage::browsesPlansAndDetails()
@@ -191,24 +193,25 @@ void TestSearchPage::browsesPlansAndDetails()
     m_page->form()->spinBox("settle-bsz")->setValue(-1);
     m_page->form()->spinBox("min-bsz")->setValue(8);
     m_page->form()->spinBox("max-bsz")->setValue(32);
-    QAbstractItemModelTester tester(m_page->planModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(
+        m_page->galvatronPanel()->planModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     m_page->runSearch();
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    PlanTableModel* model = m_page->planModel();
+    PlanTableModel* model = m_page->galvatronPanel()->planModel();
     QVERIFY(model->rowCount() > 3);
     // Sorted by throughput, best first, and the first row is selected with its details.
-    QTableView* table = m_page->planTable();
+    QTableView* table = m_page->galvatronPanel()->planTable();
     const double first = table->model()->index(0, PlanTableModel::ThroughputColumn).data(Qt::UserRole).toDouble();
     const double second = table->model()->index(1, PlanTableModel::ThroughputColumn).data(Qt::UserRole).toDouble();
     QVERIFY(first >= second);
-    QVERIFY(m_page->layerStrip()->evaluation());
-    QCOMPARE(int(m_page->layerStrip()->evaluation()->layers.size()), 32);
-    QVERIFY(!m_page->memoryChart()->chart()->series().isEmpty());
+    QVERIFY(m_page->galvatronPanel()->layerStrip()->evaluation());
+    QCOMPARE(int(m_page->galvatronPanel()->layerStrip()->evaluation()->layers.size()), 32);
+    QVERIFY(!m_page->galvatronPanel()->memoryChart()->chart()->series().isEmpty());
 
     // Click the third row: its plan is costed and drawn.
     table->selectRow(2);
     QVERIFY(waitUntilIdle(*m_window));
-    const search::Plan* selected = m_page->selectedPlan();
+    const search::Plan* selected = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(selected);
     QCOMPARE(selected->time_cost_s, table->model()->index(2, PlanTableModel::TimeColumn).data(Qt::UserRole).toDouble());
     // Sorting by memory puts the smallest first.
@@ -217,14 +220,14 @@ void TestSearchPage::browsesPlansAndDetails()
         <= table->model()->index(1, PlanTableModel::MemoryColumn).data(Qt::UserRole).toInt());
 
     // The Pareto set: throughput rises with memory.
-    m_page->planSetBox()->setCurrentIndex(1);
+    m_page->galvatronPanel()->planSetBox()->setCurrentIndex(1);
     QVERIFY(waitUntilIdle(*m_window));
     const auto& pareto = model->plans();
-    QCOMPARE(pareto.size(), m_page->result()->pareto.size());
+    QCOMPARE(pareto.size(), m_page->galvatronPanel()->result()->pareto.size());
     for (std::size_t i = 1; i < pareto.size(); ++i)
         QVERIFY(pareto[i].peakMemoryMb() > pareto[i - 1].peakMemoryMb());
 
-    const QImage strip = m_page->layerStrip()->grab().toImage();
+    const QImage strip = m_page->galvatronPanel()->layerStrip()->grab().toImage();
     QVERIFY(stratex::test::distinctColours(strip) >= 3);
     QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-search.png"))));
 }
@@ -236,10 +239,12 @@ void TestSearchPage::exportsThePlan()
     QVERIFY(waitUntilIdle(*m_window, 60000));
     QTemporaryDir dir;
     QString error;
-    const QString galvatron = dir.filePath(m_page->defaultExportName(SearchPage::ExportKind::Galvatron));
+    const QString galvatron
+        = dir.filePath(m_page->galvatronPanel()->defaultExportName(GalvatronResultsPanel::ExportKind::Galvatron));
     QVERIFY(galvatron.endsWith(QStringLiteral("galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16_bsz16.json"))
         || galvatron.contains(QStringLiteral("galvatron_config_llama2-7b_1nodes_8gpus_per_node_36GB_bf16")));
-    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Galvatron, galvatron, &error), qPrintable(error));
+    QVERIFY2(m_page->galvatronPanel()->exportPlan(GalvatronResultsPanel::ExportKind::Galvatron, galvatron, &error),
+        qPrintable(error));
     QFile file(galvatron);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QJsonObject written = QJsonDocument::fromJson(file.readAll()).object();
@@ -249,19 +254,22 @@ void TestSearchPage::exportsThePlan()
     for (const QString& key : expected.keys())
         QVERIFY2(written.value(key) == expected.value(key), qPrintable(key));
 
-    const QString paddle = dir.filePath(m_page->defaultExportName(SearchPage::ExportKind::PaddleConfig));
-    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::PaddleConfig, paddle, &error), qPrintable(error));
+    const QString paddle
+        = dir.filePath(m_page->galvatronPanel()->defaultExportName(GalvatronResultsPanel::ExportKind::PaddleConfig));
+    QVERIFY2(m_page->galvatronPanel()->exportPlan(GalvatronResultsPanel::ExportKind::PaddleConfig, paddle, &error),
+        qPrintable(error));
     QVERIFY(QFileInfo(paddle).size() > 50);
     // Measured profiles do not say the model's architecture: the launch scripts name what they miss.
-    for (const auto kind : { SearchPage::ExportKind::PaddleScript, SearchPage::ExportKind::Megatron }) {
-        const QString path = dir.filePath(m_page->defaultExportName(kind));
-        QVERIFY(!m_page->exportPlan(kind, path, &error));
+    for (const auto kind :
+        { GalvatronResultsPanel::ExportKind::PaddleScript, GalvatronResultsPanel::ExportKind::Megatron }) {
+        const QString path = dir.filePath(m_page->galvatronPanel()->defaultExportName(kind));
+        QVERIFY(!m_page->galvatronPanel()->exportPlan(kind, path, &error));
         QVERIFY2(error.contains(QStringLiteral("needs the model's architecture")), qPrintable(error));
         QVERIFY2(error.contains(QStringLiteral("ffn_hidden_size (--ffn-hidden-size)")), qPrintable(error));
         QVERIFY(!QFileInfo::exists(path));
     }
-    QVERIFY(!m_page->exportPlan(
-        SearchPage::ExportKind::PaddleConfig, dir.filePath(QStringLiteral("no/such/dir.json")), &error));
+    QVERIFY(!m_page->galvatronPanel()->exportPlan(
+        GalvatronResultsPanel::ExportKind::PaddleConfig, dir.filePath(QStringLiteral("no/such/dir.json")), &error));
 }
 
 void TestSearchPage::exportsWithTheModelAndGpuTypedIn()
@@ -274,10 +282,10 @@ void TestSearchPage::exportsWithTheModelAndGpuTypedIn()
     QTemporaryDir dir;
     QString error;
     const QString megatron = dir.filePath(QStringLiteral("megatron_args.sh"));
-    QVERIFY(!m_page->exportPlan(SearchPage::ExportKind::Megatron, megatron, &error));
+    QVERIFY(!m_page->galvatronPanel()->exportPlan(GalvatronResultsPanel::ExportKind::Megatron, megatron, &error));
     QVERIFY2(error.contains(QStringLiteral("Model and GPU for Exports")), qPrintable(error));
 
-    ExportModelDialog* dialog = m_page->exportModelDialog();
+    ExportModelDialog* dialog = m_page->galvatronPanel()->exportModelDialog();
     dialog->open();
     QVERIFY(QTest::qWaitForWindowExposed(dialog));
     dialog->modelBox()->setCurrentText(QStringLiteral("llama2-13b")); // another preset's architecture...
@@ -288,7 +296,8 @@ void TestSearchPage::exportsWithTheModelAndGpuTypedIn()
     QVERIFY(!dialog->isVisible());
     QVERIFY(dialog->confirmed());
 
-    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Megatron, megatron, &error), qPrintable(error));
+    QVERIFY2(m_page->galvatronPanel()->exportPlan(GalvatronResultsPanel::ExportKind::Megatron, megatron, &error),
+        qPrintable(error));
     QFile script(megatron);
     QVERIFY(script.open(QIODevice::ReadOnly));
     const QByteArray text = script.readAll();
@@ -298,7 +307,8 @@ void TestSearchPage::exportsWithTheModelAndGpuTypedIn()
         QVERIFY2(text.contains(line), line);
     // The strategy file carries the model and the GPU.
     const QString galvatron = dir.filePath(QStringLiteral("strategy.json"));
-    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Galvatron, galvatron, &error), qPrintable(error));
+    QVERIFY2(m_page->galvatronPanel()->exportPlan(GalvatronResultsPanel::ExportKind::Galvatron, galvatron, &error),
+        qPrintable(error));
     QFile strategy(galvatron);
     QVERIFY(strategy.open(QIODevice::ReadOnly));
     const QJsonObject written = QJsonDocument::fromJson(strategy.readAll()).object();
@@ -309,7 +319,8 @@ void TestSearchPage::exportsWithTheModelAndGpuTypedIn()
     dialog->open();
     typeInto(dialog->form()->fieldAs<QSpinBox>("num-kv-heads"), QStringLiteral("7"));
     QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
-    QVERIFY(!m_page->exportPlan(SearchPage::ExportKind::Megatron, dir.filePath(QStringLiteral("bad.sh")), &error));
+    QVERIFY(!m_page->galvatronPanel()->exportPlan(
+        GalvatronResultsPanel::ExportKind::Megatron, dir.filePath(QStringLiteral("bad.sh")), &error));
     QVERIFY2(error.contains(QStringLiteral("num_kv_heads")), qPrintable(error));
 }
 
@@ -321,7 +332,7 @@ void TestSearchPage::showsThePlanTimeline()
     m_page->form()->spinBox("settle-bsz")->setValue(32);
     m_page->runSearch();
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    QCOMPARE(m_page->result()->best->pp, 4);
+    QCOMPARE(m_page->galvatronPanel()->result()->best->pp, 4);
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("showTimelineButton")), Qt::LeftButton);
     QVERIFY(waitUntilIdle(*m_window));
     auto* timeline = qobject_cast<TimelinePage*>(m_window->currentPage());
@@ -340,11 +351,11 @@ void TestSearchPage::cancelsALongSearch()
     m_page->form()->spinBox("max-bsz")->setValue(2048);
     m_page->form()->findChild<QSpinBox*>(QStringLiteral("threads"))->setValue(1);
     m_page->runSearch();
-    QTRY_VERIFY_WITH_TIMEOUT(m_page->bestText().contains(QStringLiteral("Best so far")), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Best so far")), 20000);
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("cancelSearchButton")), Qt::LeftButton);
     QVERIFY(waitUntilIdle(*m_window, 5000));
-    QVERIFY(m_page->bestText().contains(QStringLiteral("Cancelled")));
-    QVERIFY(!m_page->result());
+    QVERIFY(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Cancelled")));
+    QVERIFY(!m_page->galvatronPanel()->result());
 }
 
 // The Cancel button's tooltip promises Esc: pressing it in the window cancels the running search.
@@ -358,10 +369,11 @@ void TestSearchPage::escapeCancelsTheSearch()
     m_window->show();
     QVERIFY(QTest::qWaitForWindowActive(m_window));
     m_page->runSearch();
-    QTRY_VERIFY_WITH_TIMEOUT(m_page->bestText().contains(QStringLiteral("Best so far")), 20000);
-    QTest::keyClick(m_page->planTable(), Qt::Key_Escape);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Best so far")), 20000);
+    QTest::keyClick(m_page->galvatronPanel()->planTable(), Qt::Key_Escape);
     QVERIFY(waitUntilIdle(*m_window, 5000));
-    QVERIFY2(m_page->bestText().contains(QStringLiteral("Cancelled")), qPrintable(m_page->bestText()));
+    QVERIFY2(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Cancelled")),
+        qPrintable(m_page->galvatronPanel()->bestText()));
 }
 
 // The next start searches the last folder with the last form, not the bundled example.
@@ -381,7 +393,7 @@ void TestSearchPage::remembersTheFormAndTheFolder()
         page->form()->comboBox("time-profile-mode")->setCurrentText(QStringLiteral("batch"));
         page->runSearch();
         QVERIFY(waitUntilIdle(first, 60000));
-        QVERIFY(page->result() && page->result()->best);
+        QVERIFY(page->galvatronPanel()->result() && page->galvatronPanel()->result()->best);
         first.close();
     }
     MainWindow second(MainWindow::Options { true, true });
@@ -392,8 +404,9 @@ void TestSearchPage::remembersTheFormAndTheFolder()
     QCOMPARE(page->form()->comboBox("time-profile-mode")->currentText(), QStringLiteral("batch"));
     QVERIFY(!page->form()->given().contains("seq-length")); // still left to the profiles
     QVERIFY(waitUntilIdle(second, 60000));
-    QVERIFY2(page->result() && page->result()->best, qPrintable(page->bestText()));
-    QCOMPARE(page->result()->best->world, 8); // the fixture's 8 GPUs, not the example's 16
+    QVERIFY2(page->galvatronPanel()->result() && page->galvatronPanel()->result()->best,
+        qPrintable(page->galvatronPanel()->bestText()));
+    QCOMPARE(page->galvatronPanel()->result()->best->world, 8); // the fixture's 8 GPUs, not the example's 16
     QSettings().clear();
 }
 
@@ -432,14 +445,15 @@ void TestSearchPage::shortcutsAreListed()
 void TestSearchPage::reportsErrors()
 {
     m_page->runSearch(); // no folder yet
-    QVERIFY(m_page->bestText().contains(QStringLiteral("Choose the folder")));
+    QVERIFY(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Choose the folder")));
     QTemporaryDir dir;
     m_page->form()->setProfilesDir(dir.path());
     m_page->runSearch();
     QVERIFY(waitUntilIdle(*m_window));
-    QVERIFY2(m_page->bestText().contains(QStringLiteral("Search failed")), qPrintable(m_page->bestText()));
-    QVERIFY(m_page->bestText().contains(dir.path().toHtmlEscaped())
-        || m_page->bestText().contains(QStringLiteral("computation_profiling")));
+    QVERIFY2(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Search failed")),
+        qPrintable(m_page->galvatronPanel()->bestText()));
+    QVERIFY(m_page->galvatronPanel()->bestText().contains(dir.path().toHtmlEscaped())
+        || m_page->galvatronPanel()->bestText().contains(QStringLiteral("computation_profiling")));
     // And a message box says it, where it cannot be missed.
     auto* box = m_page->findChild<QMessageBox*>(QStringLiteral("searchFailedBox"));
     QVERIFY(box && box->isVisible());
@@ -488,12 +502,13 @@ void TestSearchPage::opensTheBundledExampleWithItsViews()
     QVERIFY(waitUntilIdle(window, 60000));
     auto* page = qobject_cast<SearchPage*>(window.currentPage());
     QVERIFY2(page, "the window does not open on the Search page");
-    const search::SearchResult* result = page->result();
-    QVERIFY2(result && result->best, qPrintable(page->bestText()));
+    const search::SearchResult* result = page->galvatronPanel()->result();
+    QVERIFY2(result && result->best, qPrintable(page->galvatronPanel()->bestText()));
     QCOMPARE(result->best->world, 16);
     QCOMPARE(result->best->gbsz, 64);
     QVERIFY(result->best->pp > 1); // 13B in 40 GB does not fit one stage's worth of states
-    QVERIFY2(page->statsText().contains(QStringLiteral("Estimated profiles")), qPrintable(page->statsText()));
+    QVERIFY2(page->galvatronPanel()->statsText().contains(QStringLiteral("Estimated profiles")),
+        qPrintable(page->galvatronPanel()->statsText()));
 
     auto* ranks = qobject_cast<RanksPage*>(window.page(QStringLiteral("ranks")));
     QVERIFY(ranks);
@@ -515,14 +530,14 @@ void TestSearchPage::showsThePlanRankGrid()
     auto* button = m_page->findChild<QPushButton*>(QStringLiteral("showRanksButton"));
     QVERIFY(button);
     // Walk down the table to the first pipelined plan, then ask for its grid.
-    QAbstractItemModel* rows = m_page->planTable()->model();
+    QAbstractItemModel* rows = m_page->galvatronPanel()->planTable()->model();
     for (int row = 0; row < rows->rowCount(); ++row) {
-        m_page->planTable()->setCurrentIndex(rows->index(row, 0));
+        m_page->galvatronPanel()->planTable()->setCurrentIndex(rows->index(row, 0));
         QVERIFY(waitUntilIdle(*m_window));
-        if (m_page->selectedPlan() && m_page->selectedPlan()->pp > 1)
+        if (m_page->galvatronPanel()->selectedPlan() && m_page->galvatronPanel()->selectedPlan()->pp > 1)
             break;
     }
-    const search::Plan* plan = m_page->selectedPlan();
+    const search::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan && plan->pp > 1);
     QVERIFY(button->isEnabled());
     QTest::mouseClick(button, Qt::LeftButton);
@@ -557,9 +572,9 @@ void TestSearchPage::opensASynthesizedFolder()
     QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
     // The set is for 80 GB cards: the search plans for them, not for the 40 GB of before.
     QCOMPARE(m_page->form()->spinBox("memory-constraint")->value(), 80);
-    QVERIFY(m_page->result() && m_page->result()->best);
-    QCOMPARE(int(m_page->result()->best->layers.size()), 32);
-    QVERIFY(m_page->statsText().contains(QStringLiteral("Estimated profiles")));
+    QVERIFY(m_page->galvatronPanel()->result() && m_page->galvatronPanel()->result()->best);
+    QCOMPARE(int(m_page->galvatronPanel()->result()->best->layers.size()), 32);
+    QVERIFY(m_page->galvatronPanel()->statsText().contains(QStringLiteral("Estimated profiles")));
 }
 
 // Synthesize… asks for a model and a cluster, writes the set and searches it.
@@ -586,9 +601,9 @@ void TestSearchPage::synthesizesFromTheDialog()
     QVERIFY(QFileInfo::exists(folder + QStringLiteral("/computation_profiling_bf16_qwen2.5-7b_all.json")));
     QCOMPARE(m_page->form()->profilesDir(), folder);
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    QVERIFY(m_page->result() && m_page->result()->best);
-    QCOMPARE(m_page->result()->best->world, 16);
-    QCOMPARE(int(m_page->result()->best->layers.size()), 28); // Qwen2.5-7B has 28 layers
+    QVERIFY(m_page->galvatronPanel()->result() && m_page->galvatronPanel()->result()->best);
+    QCOMPARE(m_page->galvatronPanel()->result()->best->world, 16);
+    QCOMPARE(int(m_page->galvatronPanel()->result()->best->layers.size()), 28); // Qwen2.5-7B has 28 layers
     QCOMPARE(m_page->form()->spinBox("seq-length")->value(), 4096);
     // The set is for 80 GB cards: the search plans for them, not for the 40 GB of before.
     QCOMPARE(m_page->form()->spinBox("memory-constraint")->value(), 80);
@@ -607,23 +622,26 @@ void TestSearchPage::opensAStrategyFile()
     QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
     QCOMPARE(m_window->currentPage(), m_page);
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    const search::Plan* plan = m_page->selectedPlan();
+    const search::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan);
     QCOMPARE(plan->pp, 2);
     QCOMPARE(plan->chunks, 4);
     QCOMPARE(plan->pp_division, (std::vector<int> { 16, 16 }));
     QVERIFY(plan->time_cost_s > 0);
     QCOMPARE(int(plan->memory_cost_mb_per_stage.size()), 2);
-    QVERIFY2(m_page->bestText().contains(QStringLiteral("Best plan")), qPrintable(m_page->bestText()));
-    QVERIFY2(m_page->statsText().contains(QStringLiteral("strategy.json, costed")), qPrintable(m_page->statsText()));
-    QVERIFY(m_page->statsText().contains(QStringLiteral("Estimated profiles")));
+    QVERIFY2(m_page->galvatronPanel()->bestText().contains(QStringLiteral("Best plan")),
+        qPrintable(m_page->galvatronPanel()->bestText()));
+    QVERIFY2(m_page->galvatronPanel()->statsText().contains(QStringLiteral("strategy.json, costed")),
+        qPrintable(m_page->galvatronPanel()->statsText()));
+    QVERIFY(m_page->galvatronPanel()->statsText().contains(QStringLiteral("Estimated profiles")));
     // The file's model and cluster travel on: the launch scripts export without asking.
     const auto outcome = m_page->controller()->outcome();
     QVERIFY(outcome && outcome->description.model);
     QCOMPARE(outcome->description.model->num_kv_heads, 32);
     QCOMPARE(outcome->settings.memory_constraint_gb, 40);
     const QString megatron = dir.filePath(QStringLiteral("megatron_args.sh"));
-    QVERIFY2(m_page->exportPlan(SearchPage::ExportKind::Megatron, megatron, &error), qPrintable(error));
+    QVERIFY2(m_page->galvatronPanel()->exportPlan(GalvatronResultsPanel::ExportKind::Megatron, megatron, &error),
+        qPrintable(error));
     QFile script(megatron);
     QVERIFY(script.open(QIODevice::ReadOnly));
     const QByteArray text = script.readAll();
@@ -643,7 +661,7 @@ void TestSearchPage::opensAGalvatronStrategyOnTheFormsProfiles()
                  &error),
         qPrintable(error));
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    const search::Plan* plan = m_page->selectedPlan();
+    const search::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan);
     QCOMPARE(plan->memory_cost_mb_per_stage.front(),
         baselineCase(0)
@@ -688,7 +706,7 @@ void TestSearchPage::refusesBadStrategyFiles()
         m_page->openExample();
         QVERIFY(waitUntilIdle(*m_window, 60000));
     }
-    const search::Plan* before = m_page->selectedPlan();
+    const search::Plan* before = m_page->galvatronPanel()->selectedPlan();
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.json"));
     writeFileAtomically(path.toStdString(), content.toStdString());
@@ -699,7 +717,7 @@ void TestSearchPage::refusesBadStrategyFiles()
                                  .replace(QStringLiteral("{profiles}"), m_page->form()->profilesDir());
     QVERIFY2(error.contains(expected), qPrintable(error));
     QVERIFY(waitUntilIdle(*m_window));
-    QCOMPARE(m_page->selectedPlan(), before); // nothing started
+    QCOMPARE(m_page->galvatronPanel()->selectedPlan(), before); // nothing started
 }
 
 QTEST_MAIN(TestSearchPage)

@@ -194,7 +194,6 @@ PlannerPage::PlannerPage(QWidget* parent)
         });
     connect(m_controller, &controllers::PlannerController::searchCostModelOffered, m_form,
         &PlannerForm::setSearchProfileAvailable);
-    connect(m_controller, &controllers::PlannerController::timelinesRequested, this, &PlannerPage::timelinesRequested);
 }
 
 PlannerPage::~PlannerPage() = default;

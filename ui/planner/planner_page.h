@@ -63,9 +63,6 @@ public Q_SLOTS:
     void openInTimeline();
     void exportCompareCsvWithDialog();
 
-Q_SIGNALS:
-    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
-
 private:
     // The form's inputs into the controller; false (and the problem shown) when they cannot be.
     bool applyForm(bool withCompareBatches);

@@ -10,12 +10,12 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "core/search/search_inputs.h"
 #include "ui/common/chart_style.h"
 #include "ui/common/path_line_edit.h"
 #include "ui/profiles/profile_charts.h"
 #include "ui/search/synthesize_dialog.h"
 
+#include "controllers/profiles_controller.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::ui {
@@ -35,13 +35,13 @@ PaletteChartView* chartView(QWidget* parent, const char* name, const QString& ac
 
 ProfilesPage::ProfilesPage(QWidget* parent)
     : Page(parent)
+    , m_controller(new controllers::ProfilesController(this))
     , m_folder(new PathLineEdit(this))
     , m_summary(new QLabel(this))
     , m_batch(chartView(this, "batchTimeChart", tr("Forward time against batch size")))
     , m_sequence(chartView(this, "sequenceTimeChart", tr("Forward time against sequence length")))
     , m_memory(chartView(this, "layerMemoryChart", tr("Memory per layer by TP degree")))
     , m_bandwidth(chartView(this, "bandwidthChart", tr("Collective bandwidths")))
-    , m_runner(new jobs::JobRunner(this))
 {
     m_folder->setObjectName(QStringLiteral("profilesFolder"));
     m_folder->setAccessibleName(tr("Profiles folder"));
@@ -84,11 +84,16 @@ ProfilesPage::ProfilesPage(QWidget* parent)
             Q_EMIT synthesized(dialog.folder());
         }
     });
-    connect(m_runner, &jobs::JobRunner::failed, this, [this](const QString& message) {
-        show(std::nullopt);
+    using controllers::ProfilesController;
+    connect(m_controller, &ProfilesController::loadStarted, this,
+        [this](const QString& dir) { m_summary->setText(tr("Reading %1…").arg(dir)); });
+    connect(m_controller, &ProfilesController::overviewReady, this,
+        [this](std::shared_ptr<const profile::ProfileOverview> overview) { show(overview.get()); });
+    connect(m_controller, &ProfilesController::loadFailed, this, [this](const QString& message) {
+        show(nullptr);
         m_summary->setText(tr("<b>Cannot read the profiles</b>: %1").arg(message.toHtmlEscaped()));
     });
-    show(std::nullopt);
+    show(nullptr);
 }
 
 QIcon ProfilesPage::icon() const
@@ -98,7 +103,7 @@ QIcon ProfilesPage::icon() const
 
 QList<jobs::JobRunner*> ProfilesPage::jobRunners() const
 {
-    return { m_runner };
+    return { m_controller->runner() };
 }
 
 QString ProfilesPage::folder() const
@@ -111,30 +116,19 @@ QString ProfilesPage::summaryText() const
     return m_summary->text();
 }
 
+const profile::ProfileOverview* ProfilesPage::overview() const
+{
+    return m_controller->overview().get();
+}
+
 void ProfilesPage::showFolder(const QString& dir)
 {
     m_folder->setText(dir);
-    profile::ProfileDiscovery request;
-    request.profilesDir = dir.toStdString();
-    m_summary->setText(tr("Reading %1…").arg(dir));
-    m_runner->start<profile::ProfileOverview>(
-        tr("Reading profiles"),
-        [request](ProgressSink&) {
-            // The search's own loading: the same files, the same sequence length.
-            search::SearchSettings settings;
-            settings.time_profile_mode = profile::TimeProfileMode::Static;
-            const search::SearchInputs inputs = search::loadSearchInputs(request, settings, {});
-            profile::ProfileOverview overview = profile::describeProfiles(inputs.profiles, settings.model.seq_length);
-            overview.estimated = inputs.estimated;
-            return overview;
-        },
-        [this](profile::ProfileOverview overview) { show(std::move(overview)); });
+    m_controller->load(dir);
 }
 
-void ProfilesPage::show(std::optional<profile::ProfileOverview> overview)
+void ProfilesPage::show(const profile::ProfileOverview* o)
 {
-    m_overview = std::move(overview);
-    const profile::ProfileOverview* o = this->overview();
     fillBatchTimeChart(m_batch->chart(), o);
     fillSequenceTimeChart(m_sequence->chart(), o);
     fillActivationChart(m_memory->chart(), o);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <optional>
+#include <memory>
 
 #include "core/profile/profile_overview.h"
 #include "ui/page.h"
 
 class QLabel;
 class QLineEdit;
+
+namespace stratex::controllers {
+class ProfilesController;
+}
 
 namespace stratex::ui {
 
@@ -16,7 +20,8 @@ class PaletteChartView;
 // The Profiles page: what a profile set (measured by Galvatron's profilers, or estimated by the
 // synthesizer) says — forward time against batch size and sequence length with the fits the
 // search uses, memory per layer by TP degree, collective bandwidths — so a user can judge the
-// numbers before trusting a search on them. Loading runs on a worker thread.
+// numbers before trusting a search on them. A view over ProfilesController, which reads the set
+// on a worker thread.
 class ProfilesPage : public Page {
     Q_OBJECT
 public:
@@ -30,7 +35,8 @@ public:
     // Loads and shows the set in `dir` (the search's way of finding files).
     void showFolder(const QString& dir);
     QString folder() const;
-    const profile::ProfileOverview* overview() const { return m_overview ? &*m_overview : nullptr; }
+    const profile::ProfileOverview* overview() const;
+    controllers::ProfilesController* controller() const { return m_controller; }
     QString summaryText() const;
 
 Q_SIGNALS:
@@ -38,16 +44,15 @@ Q_SIGNALS:
     void synthesized(const QString& dir);
 
 private:
-    void show(std::optional<profile::ProfileOverview> overview);
+    void show(const profile::ProfileOverview* overview);
 
+    controllers::ProfilesController* m_controller;
     QLineEdit* m_folder;
     QLabel* m_summary;
     PaletteChartView* m_batch;
     PaletteChartView* m_sequence;
     PaletteChartView* m_memory;
     PaletteChartView* m_bandwidth;
-    jobs::JobRunner* m_runner;
-    std::optional<profile::ProfileOverview> m_overview;
 };
 
 } // namespace stratex::ui

@@ -4,10 +4,9 @@
 #include <QTreeWidget>
 
 #include "core/ranks/group_kind.h"
+#include "ui/ranks/rank_grid_view.h"
 
 namespace stratex::ui {
-
-struct RankGridView;
 
 // The selected rank in words: coordinates, node and its group of every kind. Selecting a group
 // row asks the grid to highlight that kind.

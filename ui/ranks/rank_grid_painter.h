@@ -8,12 +8,11 @@
 #include <QSize>
 
 #include "core/ranks/group_kind.h"
+#include "ui/ranks/rank_grid_view.h"
 
 class QPainter;
 
 namespace stratex::ui {
-
-struct RankGridView;
 
 // Pixel geometry of the grid: pipeline-stage bands stacked vertically, a label column on the
 // left. Shared by painting, hit testing, scrolling and export so they always agree.

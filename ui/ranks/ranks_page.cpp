@@ -15,7 +15,6 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStyle>
-#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -28,6 +27,7 @@
 #include "ui/ranks/rank_grid_widget.h"
 #include "ui/ranks/tracer_panel.h"
 
+#include "controllers/ranks_controller.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::ui {
@@ -66,15 +66,14 @@ std::vector<BatchConfig> bundledBatchConfigs()
 
 RanksPage::RanksPage(QWidget* parent)
     : Page(parent)
+    , m_controller(new controllers::RanksController(this))
     , m_form(new ParallelConfigForm(this))
     , m_warnings(new QListWidget(this))
     , m_details(new RankDetails(this))
     , m_colourBy(new QComboBox(this))
     , m_highlight(new QComboBox(this))
     , m_grid(new RankGridWidget(this))
-    , m_tracer(new TracerPanel(this))
-    , m_debounce(new QTimer(this))
-    , m_gridRunner(new jobs::JobRunner(this))
+    , m_tracer(new TracerPanel(m_controller, this))
     , m_exportImage(new QAction(tr("Rank Grid Image…"), this))
     , m_exportScript(new QAction(tr("Tracer Script…"), this))
 {
@@ -168,10 +167,9 @@ RanksPage::RanksPage(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(horizontal);
 
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(150);
-    connect(m_debounce, &QTimer::timeout, this, &RanksPage::rebuild);
-    connect(m_form, &ParallelConfigForm::configChanged, this, &RanksPage::scheduleRebuild);
+    connect(m_form, &ParallelConfigForm::configChanged, this, [this] { m_controller->setLayout(m_form->config()); });
+    connect(m_controller, &controllers::RanksController::viewReady, this, &RanksPage::showView);
+    connect(m_controller, &controllers::RanksController::layoutFailed, this, &RanksPage::showLayoutFailure);
     connect(m_colourBy, &QComboBox::currentIndexChanged, this,
         [this] { m_grid->setColourKind(static_cast<GroupKind>(m_colourBy->currentData().toInt())); });
     connect(m_highlight, &QComboBox::currentIndexChanged, this,
@@ -188,17 +186,11 @@ RanksPage::RanksPage(QWidget* parent)
         m_form->setConfig(config);
     });
     connect(m_tracer, &TracerPanel::statusMessage, this, &Page::statusMessage);
-    connect(m_gridRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
-        m_form->setValidation(message, QString());
-        m_warnings->clear();
-        m_grid->setView(nullptr);
-        m_details->showRank(nullptr, -1);
-    });
     connect(m_exportImage, &QAction::triggered, this, &RanksPage::exportGridImageWithDialog);
     connect(m_exportScript, &QAction::triggered, m_tracer, &TracerPanel::exportScriptWithDialog);
 
     m_tracer->model()->setConfigs(bundledBatchConfigs());
-    scheduleRebuild();
+    m_controller->setLayout(m_form->config());
 }
 
 RanksPage::~RanksPage() = default;
@@ -210,12 +202,12 @@ QIcon RanksPage::icon() const
 
 QList<jobs::JobRunner*> RanksPage::jobRunners() const
 {
-    return { m_gridRunner, m_tracer->jobRunner(), m_tracer->exportRunner() };
+    return m_controller->runners();
 }
 
 bool RanksPage::hasPendingWork() const
 {
-    return m_debounce->isActive() || m_tracer->hasPendingWork();
+    return m_controller->hasPendingWork();
 }
 
 QList<QAction*> RanksPage::exportActions() const
@@ -223,25 +215,12 @@ QList<QAction*> RanksPage::exportActions() const
     return { m_exportImage, m_exportScript };
 }
 
-void RanksPage::scheduleRebuild()
+void RanksPage::showLayoutFailure(const QString& message)
 {
-    m_debounce->start();
-}
-
-void RanksPage::rebuild()
-{
-    const ParallelConfig config = m_form->config();
-    m_tracer->setLayout(config);
-    m_gridRunner->start<std::shared_ptr<const RankGridView>>(
-        tr("Laying out %1 ranks").arg(config.world),
-        [config](ProgressSink& progress) {
-            progress.report(0.0, "laying out ranks");
-            auto view = std::make_shared<const RankGridView>(buildRankGridView(config, TraceSelection::Dense));
-            progress.throwIfCancelled();
-            progress.report(1.0, "laid out ranks");
-            return std::shared_ptr<const RankGridView>(std::move(view));
-        },
-        [this](std::shared_ptr<const RankGridView> view) { showView(std::move(view)); });
+    m_form->setValidation(message, QString());
+    m_warnings->clear();
+    m_grid->setView(nullptr);
+    m_details->showRank(nullptr, -1);
 }
 
 void RanksPage::showView(std::shared_ptr<const RankGridView> view)

@@ -5,11 +5,15 @@
 
 #include "core/ranks/parallel_config.h"
 #include "ui/page.h"
+#include "ui/ranks/rank_grid_view.h"
 
 class QAction;
 class QComboBox;
 class QListWidget;
-class QTimer;
+
+namespace stratex::controllers {
+class RanksController;
+}
 
 namespace stratex::ui {
 
@@ -17,11 +21,11 @@ class ParallelConfigForm;
 class RankDetails;
 class RankGridWidget;
 class TracerPanel;
-struct RankGridView;
 
 // The Ranks page: a parallel-config form that validates as you type, Megatron's rank grid
 // (pipeline stages as bands, node boundaries, groups coloured and highlighted, tracer ranks
-// marked), the selected rank's groups, and the tracer's batch configs.
+// marked), the selected rank's groups, and the tracer's batch configs. A view over RanksController,
+// which lays the grid out and plans the tracer on workers.
 class RanksPage : public Page {
     Q_OBJECT
 public:
@@ -39,6 +43,7 @@ public:
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
 
+    controllers::RanksController* controller() const { return m_controller; }
     ParallelConfigForm* form() const { return m_form; }
     RankGridWidget* grid() const { return m_grid; }
     TracerPanel* tracer() const { return m_tracer; }
@@ -54,10 +59,10 @@ public Q_SLOTS:
     void exportGridImageWithDialog();
 
 private:
-    void scheduleRebuild();
-    void rebuild();
     void showView(std::shared_ptr<const RankGridView> view);
+    void showLayoutFailure(const QString& message);
 
+    controllers::RanksController* m_controller;
     ParallelConfigForm* m_form;
     QListWidget* m_warnings;
     RankDetails* m_details;
@@ -65,8 +70,6 @@ private:
     QComboBox* m_highlight;
     RankGridWidget* m_grid;
     TracerPanel* m_tracer;
-    QTimer* m_debounce;
-    jobs::JobRunner* m_gridRunner;
     QAction* m_exportImage;
     QAction* m_exportScript;
 };

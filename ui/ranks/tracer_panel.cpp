@@ -13,15 +13,11 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
-#include "core/common/atomic_file.h"
-#include "core/common/error.h"
-#include "core/export/tracer_script.h"
 #include "ui/ranks/batch_config_model.h"
 
-#include "jobs/job_runner.h"
+#include "controllers/ranks_controller.h"
 
 namespace stratex::ui {
 
@@ -33,8 +29,9 @@ const QString kDefaultCommand = QStringLiteral(
     "--fake-tp {tp} --fake-dp {dp}");
 }
 
-TracerPanel::TracerPanel(QWidget* parent)
+TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* parent)
     : QWidget(parent)
+    , m_controller(controller)
     , m_model(new BatchConfigModel(this))
     , m_table(new QTableView(this))
     , m_modelName(new QLineEdit(QStringLiteral("485"), this))
@@ -44,9 +41,6 @@ TracerPanel::TracerPanel(QWidget* parent)
     , m_moe(new QCheckBox(tr("MoE: one rank per (stage, expert-parallel rank)"), this))
     , m_command(new QLineEdit(kDefaultCommand, this))
     , m_summary(new QLabel(this))
-    , m_debounce(new QTimer(this))
-    , m_runner(new jobs::JobRunner(this))
-    , m_exportRunner(new jobs::JobRunner(this))
 {
     m_table->setModel(m_model);
     m_table->setObjectName(QStringLiteral("batchConfigTable"));
@@ -119,14 +113,13 @@ TracerPanel::TracerPanel(QWidget* parent)
     layout->addLayout(buttons);
     layout->addLayout(commandRow);
 
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(120);
-    connect(m_debounce, &QTimer::timeout, this, &TracerPanel::plan);
-    connect(m_model, &BatchConfigModel::configsChanged, this, &TracerPanel::schedulePlanning);
-    connect(m_modelName, &QLineEdit::textChanged, this, &TracerPanel::schedulePlanning);
+    // Edits go to the controller, which plans after a quiet period.
+    connect(m_model, &BatchConfigModel::configsChanged, this,
+        [this] { m_controller->setBatchConfigs(m_model->configs()); });
+    connect(m_modelName, &QLineEdit::textChanged, this, &TracerPanel::applySettings);
     for (QSpinBox* box : { m_microBatchSize, m_microBatches, m_globalBatch })
-        connect(box, &QSpinBox::valueChanged, this, &TracerPanel::schedulePlanning);
-    connect(m_moe, &QCheckBox::toggled, this, &TracerPanel::schedulePlanning);
+        connect(box, &QSpinBox::valueChanged, this, &TracerPanel::applySettings);
+    connect(m_moe, &QCheckBox::toggled, this, &TracerPanel::applySettings);
     connect(add, &QPushButton::clicked, this, &TracerPanel::addConfig);
     connect(remove, &QPushButton::clicked, this, &TracerPanel::removeSelectedConfigs);
     connect(load, &QPushButton::clicked, this, &TracerPanel::loadBatchFileWithDialog);
@@ -138,40 +131,43 @@ TracerPanel::TracerPanel(QWidget* parent)
             Q_EMIT configActivated(input.world, input.pp, input.tp);
         }
     });
-    connect(m_runner, &jobs::JobRunner::failed, this,
+
+    using controllers::RanksController;
+    connect(m_controller, &RanksController::tracerPlansReady, this, &TracerPanel::showPlans);
+    connect(m_controller, &RanksController::tracerPlanningFailed, this,
         [this](const QString& message) { m_summary->setText(tr("Planning failed: %1").arg(message)); });
-    connect(m_exportRunner, &jobs::JobRunner::failed, this, [this](const QString& message) {
-        Q_EMIT exportFailed(message);
+    connect(m_controller, &RanksController::batchConfigsLoaded, this, [this](const QString& path) {
+        m_model->setConfigs(m_controller->batchConfigs());
+        Q_EMIT statusMessage(tr("Loaded %1 batch configs from %2").arg(m_model->rowCount()).arg(path));
+    });
+    connect(m_controller, &RanksController::scriptExported, this,
+        [this](const QString& written) { Q_EMIT statusMessage(tr("Wrote tracer script %1").arg(written)); });
+    connect(m_controller, &RanksController::scriptExportFailed, this, [this](const QString& message) {
         Q_EMIT statusMessage(tr("Tracer script not written: %1").arg(message));
         // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Export tracer script"), message, QMessageBox::Ok, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
     });
+    applySettings();
 }
 
 TracerPanel::~TracerPanel() = default;
 
-void TracerPanel::setLayout(const ParallelConfig& layout)
+ranks::TracerSettings TracerPanel::settings() const
 {
-    m_layout = layout;
-    schedulePlanning();
+    return m_controller->tracerSettings();
 }
 
-TracerSettings TracerPanel::settings() const
+void TracerPanel::applySettings()
 {
     TracerSettings settings;
     settings.model = m_modelName->text().trimmed().toStdString();
-    settings.cp = m_layout.cp;
-    settings.ep = m_layout.ep;
-    settings.etp = m_layout.etp;
-    settings.order = m_layout.order;
-    settings.gpusPerNode = m_layout.gpusPerNode;
     settings.selection = m_moe->isChecked() ? TraceSelection::Moe : TraceSelection::Dense;
     settings.microBatchSize = m_microBatchSize->value();
     settings.microBatches = m_microBatches->value();
     settings.globalBatch = m_globalBatch->value();
-    return settings;
+    m_controller->setTracerSettings(settings);
 }
 
 void TracerPanel::setSettings(const TracerSettings& settings)
@@ -181,6 +177,7 @@ void TracerPanel::setSettings(const TracerSettings& settings)
     m_microBatches->setValue(settings.microBatches);
     m_globalBatch->setValue(settings.globalBatch);
     m_moe->setChecked(settings.selection == TraceSelection::Moe);
+    applySettings();
 }
 
 QString TracerPanel::commandTemplate() const
@@ -193,37 +190,20 @@ void TracerPanel::setCommandTemplate(const QString& command)
     m_command->setText(command);
 }
 
-bool TracerPanel::hasPendingWork() const
+void TracerPanel::showPlans()
 {
-    return m_debounce->isActive();
-}
-
-void TracerPanel::schedulePlanning()
-{
-    m_debounce->start();
-}
-
-void TracerPanel::plan()
-{
-    std::vector<BatchConfig> configs = m_model->configs();
-    const TracerSettings settings = this->settings();
-    m_runner->start<std::vector<TraceConfigPlan>>(
-        tr("Planning tracer ranks"),
-        [configs = std::move(configs), settings](ProgressSink& progress) {
-            std::vector<TraceConfigPlan> plans;
-            plans.reserve(configs.size());
-            for (std::size_t i = 0; i < configs.size(); ++i) {
-                progress.throwIfCancelled();
-                plans.push_back(planTraceConfig(int(i) + 1, configs[i], settings));
-                progress.report(double(i + 1) / double(configs.size()), "planning tracer ranks");
-            }
-            return plans;
-        },
-        [this](std::vector<TraceConfigPlan> plans) {
-            m_model->setPlans(std::move(plans));
-            updateSummary();
-            Q_EMIT plansUpdated();
-        });
+    m_model->setPlans(m_controller->tracerPlans());
+    if (m_model->configs().empty()) {
+        m_summary->setText(tr("No batch configs: the tracer script falls back to the default 8192 2 2."));
+        return;
+    }
+    const controllers::TracerSummary summary = m_controller->tracerSummary();
+    m_summary->setText(tr("%1 of %2 configs valid: trace %3 ranks instead of %4 (%5 % fewer runs). Invalid configs are "
+                          "skipped by the script.")
+                           .arg(summary.valid)
+                           .arg(summary.configs)
+                           .arg(QLocale().toString(summary.tracedRanks), QLocale().toString(summary.originalRanks))
+                           .arg(QLocale::c().toString(summary.savingPercent, 'f', 1)));
 }
 
 QString TracerPanel::summaryText() const
@@ -231,39 +211,14 @@ QString TracerPanel::summaryText() const
     return m_summary->text();
 }
 
-void TracerPanel::updateSummary()
-{
-    const auto& plans = m_model->plans();
-    if (m_model->configs().empty()) {
-        m_summary->setText(tr("No batch configs: the tracer script falls back to the default 8192 2 2."));
-        return;
-    }
-    int valid = 0;
-    long long selected = 0;
-    long long original = 0;
-    for (const TraceConfigPlan& plan : plans) {
-        if (!plan.valid)
-            continue;
-        ++valid;
-        selected += static_cast<long long>(plan.ranks.size());
-        original += plan.originalRanks;
-    }
-    const double saving = original > 0 ? 100.0 * (1.0 - double(selected) / double(original)) : 0.0;
-    m_summary->setText(tr("%1 of %2 configs valid: trace %3 ranks instead of %4 (%5 % fewer runs). Invalid configs are "
-                          "skipped by the script.")
-                           .arg(valid)
-                           .arg(plans.size())
-                           .arg(QLocale().toString(selected), QLocale().toString(original))
-                           .arg(QLocale::c().toString(saving, 'f', 1)));
-}
-
 void TracerPanel::addConfig()
 {
     BatchConfig config = defaultBatchConfig();
-    if (m_layout.world > 0) {
-        config.world = m_layout.world;
-        config.pp = m_layout.pp;
-        config.tp = m_layout.tp;
+    const ParallelConfig& layout = m_controller->layout();
+    if (layout.world > 0) {
+        config.world = layout.world;
+        config.pp = layout.pp;
+        config.tp = layout.tp;
         config.source
             = std::to_string(config.world) + " " + std::to_string(config.pp) + " " + std::to_string(config.tp);
     }
@@ -283,15 +238,7 @@ void TracerPanel::removeSelectedConfigs()
 
 bool TracerPanel::loadBatchFile(const QString& path, QString* error)
 {
-    try {
-        m_model->setConfigs(loadBatchConfigs(path.toStdString()));
-        Q_EMIT statusMessage(tr("Loaded %1 batch configs from %2").arg(m_model->rowCount()).arg(path));
-        return true;
-    } catch (const Error& e) {
-        if (error)
-            *error = QString::fromUtf8(e.what());
-        return false;
-    }
+    return m_controller->loadBatchFile(path, error);
 }
 
 void TracerPanel::loadBatchFileWithDialog()
@@ -307,25 +254,7 @@ void TracerPanel::loadBatchFileWithDialog()
 
 void TracerPanel::exportScript(const QString& path)
 {
-    const std::vector<BatchConfig> configs = m_model->configs();
-    const TracerSettings settings = this->settings();
-    const std::string command = m_command->text().toStdString();
-    const std::string file = path.toStdString();
-    m_exportRunner->start<QString>(
-        tr("Writing tracer script"),
-        [configs, settings, command, file](ProgressSink&) {
-            // Planned again here so the script matches the table exactly, including an empty
-            // list's fallback to the default config.
-            const std::vector<TraceConfigPlan> plans = planTracer(configs, settings);
-            exporting::TracerScriptOptions options;
-            options.commandTemplate = command;
-            writeFileAtomically(file, exporting::tracerScript(plans, settings, options), FileMode::Executable);
-            return QString::fromStdString(file);
-        },
-        [this](const QString& written) {
-            Q_EMIT statusMessage(tr("Wrote tracer script %1").arg(written));
-            Q_EMIT scriptExported(written);
-        });
+    m_controller->exportScript(path, m_command->text());
 }
 
 void TracerPanel::exportScriptWithDialog()

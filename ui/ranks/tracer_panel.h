@@ -3,7 +3,6 @@
 
 #include <QWidget>
 
-#include "core/ranks/parallel_config.h"
 #include "core/ranks/tracer_plan.h"
 
 class QCheckBox;
@@ -11,10 +10,9 @@ class QLabel;
 class QLineEdit;
 class QSpinBox;
 class QTableView;
-class QTimer;
 
-namespace stratex::jobs {
-class JobRunner;
+namespace stratex::controllers {
+class RanksController;
 }
 
 namespace stratex::ui {
@@ -23,30 +21,27 @@ class BatchConfigModel;
 
 // The workload tracer's batch: an editable table of "WORLD_SIZE PP TP" configs with DP, validity,
 // the ranks to trace and the saving, the tracer settings (model name, micro-batches, MoE
-// selection) and "Export tracer script…". Plans are computed on a worker thread.
+// selection) and "Export tracer script…". A view over RanksController, which plans the configs
+// and writes the script on workers: edits go to it, its plans come back into the table.
 class TracerPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit TracerPanel(QWidget* parent = nullptr);
+    explicit TracerPanel(controllers::RanksController* controller, QWidget* parent = nullptr);
     ~TracerPanel() override;
 
     BatchConfigModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
-    jobs::JobRunner* jobRunner() const { return m_runner; }
-    bool hasPendingWork() const;
 
-    // cp, ep, etp, order and GPUs per node come from the page's layout form.
-    void setLayout(const ranks::ParallelConfig& layout);
+    // The settings the tracer plans with (cp, ep, etp, order and GPUs per node are the layout's).
     ranks::TracerSettings settings() const;
     void setSettings(const ranks::TracerSettings& settings);
     QString commandTemplate() const;
     void setCommandTemplate(const QString& command);
 
     bool loadBatchFile(const QString& path, QString* error);
-    // Writes the tracer script for the current configs on a worker thread; scriptExported() or
-    // exportFailed() follows.
+    // Writes the tracer script for the current configs on a worker thread; the controller's
+    // scriptExported() or scriptExportFailed() follows.
     void exportScript(const QString& path);
-    jobs::JobRunner* exportRunner() const { return m_exportRunner; }
     QString summaryText() const;
 
 public Q_SLOTS:
@@ -58,16 +53,13 @@ public Q_SLOTS:
 Q_SIGNALS:
     // A valid config was double-clicked: show it in the grid.
     void configActivated(int world, int pp, int tp);
-    void plansUpdated();
-    void scriptExported(const QString& path);
-    void exportFailed(const QString& message);
     void statusMessage(const QString& message);
 
 private:
-    void schedulePlanning();
-    void plan();
-    void updateSummary();
+    void applySettings();
+    void showPlans();
 
+    controllers::RanksController* m_controller;
     BatchConfigModel* m_model;
     QTableView* m_table;
     QLineEdit* m_modelName;
@@ -77,10 +69,6 @@ private:
     QCheckBox* m_moe;
     QLineEdit* m_command;
     QLabel* m_summary;
-    QTimer* m_debounce;
-    jobs::JobRunner* m_runner;
-    jobs::JobRunner* m_exportRunner;
-    ranks::ParallelConfig m_layout;
 };
 
 } // namespace stratex::ui

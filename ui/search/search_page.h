@@ -1,40 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <optional>
 
 #include "core/ranks/parallel_config.h"
 #include "ui/page.h"
 
 #include "controllers/search_controller.h"
 #include "controllers/stratex_search_controller.h"
-#include "controllers/timeline_request.h"
 
 class QAction;
-class QComboBox;
-class QLabel;
 class QPushButton;
-class QSortFilterProxyModel;
 class QStackedWidget;
-class QTableView;
 
 namespace stratex::ui {
 
-class ExportModelDialog;
-class LayerStrategyStrip;
-class PlanTableModel;
+class GalvatronResultsPanel;
 class SearchSettingsForm;
-class StageMemoryChart;
 class StratexResultsPanel;
 
-// The Search page: a view over SearchController. The settings form (generated from the settings
-// table), Run / Cancel with progress, the best plan as soon as a task finds it, the top plans or
-// the Pareto set in a sortable table, and the selected plan's per-layer strategy, memory per
-// stage, exports (Galvatron, PaddleNLP, Megatron-LM), rank grid and simulated timeline. With the
-// stratex cost model (the form's choice, "auto" resolved as the CLI does) the search runs on
-// StratexSearchController and its results show on a StratexResultsPanel instead.
+// The Search page: the settings form (generated from the settings table), Run / Cancel with
+// progress, and the results of the engine the form's cost model chooses ("auto" resolved as the
+// CLI does), each on its own panel over its own controller: Galvatron's on a
+// GalvatronResultsPanel (SearchController), the stratex cost model's (Megatron's strategy space)
+// on a StratexResultsPanel (StratexSearchController). The controllers hand their timelines to
+// the Timeline page's sources directly (the main window connects them).
 class SearchPage : public Page {
     Q_OBJECT
 public:
@@ -61,7 +51,7 @@ public:
     bool openStrategy(const QString& path, QString* error);
 
     // Searches the profiles in `dir`. With `showBestPlan`, the best plan's rank layout and pipeline
-    // timeline follow as bestPlanViewsReady once they are known.
+    // timeline follow as the engine controller's bestPlanViewsReady once they are known.
     void openProfiles(const QString& dir, bool showBestPlan = false);
     // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views.
     void openExample();
@@ -71,80 +61,41 @@ public:
 
     controllers::SearchController* controller() const { return m_controller; }
     controllers::StratexSearchController* stratexController() const { return m_stratex; }
+    GalvatronResultsPanel* galvatronPanel() const { return m_galvatronPanel; }
     StratexResultsPanel* stratexPanel() const { return m_stratexPanel; }
     // Whether the results shown are the stratex cost model's.
     bool showsStratexResults() const;
     SearchSettingsForm* form() const { return m_form; }
-    PlanTableModel* planModel() const { return m_planModel; }
-    QTableView* planTable() const { return m_table; }
-    QComboBox* planSetBox() const { return m_planSet; }
-    LayerStrategyStrip* layerStrip() const { return m_strip; }
-    StageMemoryChart* memoryChart() const { return m_memory; }
-    QString bestText() const;
-    QString statsText() const;
-    const search::SearchResult* result() const;
-    const search::Plan* selectedPlan() const;
-
-    using ExportKind = exporting::ExportFormat;
-    // Writes the selected plan; false with `error` when there is none or the file cannot be written.
-    // `warnings` receives what the export says the user must know (e.g. the Megatron version does
-    // not fit the memory budget).
-    bool exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings = nullptr) const;
-    QString defaultExportName(ExportKind kind) const;
-    // The model and GPU the exports use when the profiles say neither (measured profiles).
-    ExportModelDialog* exportModelDialog() const { return m_exportModel; }
 
 public Q_SLOTS:
     void runSearch();
     void cancelSearch();
-    void showSelectedPlanTimeline();
-    void showSelectedPlanRanks();
     // Asks for a model and a cluster, writes an estimated profile set and searches it.
     void synthesizeWithDialog();
 
 Q_SIGNALS:
-    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
     // After every search: its Galvatron profile as a layer cost model, for the planner.
     void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
+    // "Show rank grid" on either panel.
     void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
     // A search started on the profiles in `dir`.
     void profilesSearched(const QString& dir);
-    // After openProfiles(dir, true): the best plan's rank layout and simulated timeline.
-    void bestPlanViewsReady(
-        const stratex::ranks::ParallelConfig& config, const stratex::controllers::TimelineRequest& timeline);
 
 private:
     void openProfilesSearch(bool showBestPlan);
     void startSearch(controllers::SearchRequest request);
     controllers::StratexSearchInputs stratexInputs() const;
     void showSearchFailure(const QString& message);
-    void showBestSoFar(const search::Plan& plan);
-    void showOutcome(const controllers::SearchOutcome& outcome);
-    void showPlanSet();
-    void showEvaluation(const search::Evaluation* evaluation);
-    void exportWithDialog(ExportKind kind);
-    bool exportNeedsModelDialog(ExportKind kind) const;
 
     controllers::SearchController* m_controller;
+    controllers::StratexSearchController* m_stratex;
     SearchSettingsForm* m_form;
-    ExportModelDialog* m_exportModel;
     QPushButton* m_run;
     QPushButton* m_cancel;
     QPushButton* m_synthesize;
-    QLabel* m_best;
-    QLabel* m_stats;
-    QComboBox* m_planSet;
-    PlanTableModel* m_planModel;
-    QSortFilterProxyModel* m_proxy;
-    QTableView* m_table;
-    LayerStrategyStrip* m_strip;
-    StageMemoryChart* m_memory;
-    QPushButton* m_timeline;
-    QPushButton* m_ranks;
-    QList<QAction*> m_exportActions;
-    controllers::StratexSearchController* m_stratex;
+    GalvatronResultsPanel* m_galvatronPanel;
     StratexResultsPanel* m_stratexPanel;
-    QStackedWidget* m_resultsStack; // Galvatron's results, or the stratex panel
+    QStackedWidget* m_resultsStack; // the panel of the engine last run
 };
 
 } // namespace stratex::ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/search/stratex_results_panel.h"
 
+#include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -49,6 +50,7 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     , m_save(new QPushButton(tr("Save Plan…"), this))
     , m_ranks(new QPushButton(tr("Show rank grid"), this))
     , m_timeline(new QPushButton(tr("Show timeline"), this))
+    , m_savePlanAction(new QAction(tr("Selected Stratex Plan as Plan File…"), this))
 {
     m_best->setObjectName(QStringLiteral("stratexBestPlan"));
     m_best->setWordWrap(true);
@@ -100,6 +102,7 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     layout->addWidget(splitter);
 
     connect(m_save, &QPushButton::clicked, this, &StratexResultsPanel::savePlanWithDialog);
+    connect(m_savePlanAction, &QAction::triggered, this, &StratexResultsPanel::savePlanWithDialog);
     connect(m_ranks, &QPushButton::clicked, this, &StratexResultsPanel::showSelectedPlanRanks);
     connect(m_timeline, &QPushButton::clicked, this, &StratexResultsPanel::showSelectedPlanTimeline);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -119,8 +122,6 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     });
     connect(m_controller, &StratexSearchController::searchCancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
-    connect(m_controller, &StratexSearchController::timelineReady, this,
-        [this](const controllers::TimelineRequest& request) { Q_EMIT timelinesRequested({ request }); });
     showPlan(nullptr);
 }
 

@@ -3,12 +3,14 @@
 
 #include <memory>
 
+#include <QList>
 #include <QWidget>
 
-#include "controllers/stratex_search_controller.h"
-#include "controllers/timeline_request.h"
 #include "core/ranks/parallel_config.h"
 
+#include "controllers/stratex_search_controller.h"
+
+class QAction;
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -22,8 +24,9 @@ class StratexPlanTableModel;
 
 // The Search page's results with the stratex cost model: the best plan's headline and the search's
 // counts, the top plans in a sortable table, and the selected plan's stages and layers, memory per
-// stage against the limit, plan file, rank grid and simulated pipeline. A view over
-// StratexSearchController.
+// stage against the limit, plan file, rank grid and simulated pipeline (the controller hands the
+// timeline to the Timeline page itself). A view over StratexSearchController, as
+// GalvatronResultsPanel is over SearchController.
 class StratexResultsPanel : public QWidget {
     Q_OBJECT
 public:
@@ -33,6 +36,8 @@ public:
     QTableView* planTable() const { return m_table; }
     StratexLayerStrip* layerStrip() const { return m_strip; }
     StratexMemoryChart* memoryChart() const { return m_memory; }
+    // "Selected Stratex Plan as Plan File…" for the window's Export menu.
+    QList<QAction*> exportActions() const { return { m_savePlanAction }; }
     QString bestText() const;
     QString statsText() const;
     void setMessage(const QString& html);
@@ -50,7 +55,6 @@ public Q_SLOTS:
     void showSelectedPlanRanks();
 
 Q_SIGNALS:
-    void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
     void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
     void statusMessage(const QString& message);
 
@@ -69,6 +73,7 @@ private:
     QPushButton* m_save;
     QPushButton* m_ranks;
     QPushButton* m_timeline;
+    QAction* m_savePlanAction;
 };
 
 } // namespace stratex::ui

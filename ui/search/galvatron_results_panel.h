@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QList>
+#include <QWidget>
+
+#include "core/export/plan_export.h"
+#include "core/ranks/parallel_config.h"
+#include "core/search/evaluate.h"
+#include "core/search/search_result.h"
+
+#include "controllers/search_controller.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace stratex::ui {
+
+class ExportModelDialog;
+class LayerStrategyStrip;
+class PlanTableModel;
+class StageMemoryChart;
+
+// The Search page's results with Galvatron's cost model: the best plan as soon as a task finds
+// it, the search's counts, the top plans or the Pareto set in a sortable table, and the selected
+// plan's per-layer strategy, memory per stage, exports (Galvatron, PaddleNLP, Megatron-LM,
+// PyTorch, torchtitan), rank grid and simulated pipeline. A view over SearchController, as
+// StratexResultsPanel is over StratexSearchController.
+class GalvatronResultsPanel : public QWidget {
+    Q_OBJECT
+public:
+    using ExportKind = exporting::ExportFormat;
+
+    explicit GalvatronResultsPanel(controllers::SearchController* controller, QWidget* parent = nullptr);
+    ~GalvatronResultsPanel() override;
+
+    PlanTableModel* planModel() const { return m_planModel; }
+    QTableView* planTable() const { return m_table; }
+    QComboBox* planSetBox() const { return m_planSet; }
+    LayerStrategyStrip* layerStrip() const { return m_strip; }
+    StageMemoryChart* memoryChart() const { return m_memory; }
+    // The model and GPU the exports use when the profiles say neither (measured profiles).
+    ExportModelDialog* exportModelDialog() const { return m_exportModel; }
+    // "Selected Plan as <format>…" for the window's Export menu.
+    QList<QAction*> exportActions() const { return m_exportActions; }
+    QString bestText() const;
+    QString statsText() const;
+    void setMessage(const QString& html);
+    // "Searching…" / "Costing the strategy <file>…": the headline while the controller works.
+    void showSearching();
+    void showCostingStrategy(const QString& path);
+    const search::SearchResult* result() const;
+    const search::Plan* selectedPlan() const;
+
+    // Writes the selected plan; false with `error` when there is none or the file cannot be written.
+    // `warnings` receives what the export says the user must know (e.g. the Megatron version does
+    // not fit the memory budget).
+    bool exportPlan(ExportKind kind, const QString& path, QString* error, QStringList* warnings = nullptr) const;
+    QString defaultExportName(ExportKind kind) const;
+
+public Q_SLOTS:
+    void showSelectedPlanTimeline();
+    void showSelectedPlanRanks();
+    void exportWithDialog(stratex::exporting::ExportFormat kind);
+
+Q_SIGNALS:
+    void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
+    void statusMessage(const QString& message);
+
+private:
+    void showBestSoFar(const search::Plan& plan);
+    void showOutcome(const controllers::SearchOutcome& outcome);
+    void showPlanSet();
+    void showEvaluation(const search::Evaluation* evaluation);
+    bool exportNeedsModelDialog(ExportKind kind) const;
+
+    controllers::SearchController* m_controller;
+    ExportModelDialog* m_exportModel;
+    QLabel* m_best;
+    QLabel* m_stats;
+    QComboBox* m_planSet;
+    PlanTableModel* m_planModel;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    LayerStrategyStrip* m_strip;
+    StageMemoryChart* m_memory;
+    QPushButton* m_timeline;
+    QPushButton* m_ranks;
+    QList<QAction*> m_exportActions;
+};
+
+} // namespace stratex::ui
