@@ -222,7 +222,6 @@ void TracerPanel::plan()
         [this](std::vector<TraceConfigPlan> plans) {
             m_model->setPlans(std::move(plans));
             updateSummary();
-            Q_EMIT plansUpdated();
         });
 }
 

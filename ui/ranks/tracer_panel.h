@@ -58,7 +58,6 @@ public Q_SLOTS:
 Q_SIGNALS:
     // A valid config was double-clicked: show it in the grid.
     void configActivated(int world, int pp, int tp);
-    void plansUpdated();
     void scriptExported(const QString& path);
     void exportFailed(const QString& message);
     void statusMessage(const QString& message);
