@@ -90,17 +90,6 @@ int CliParser::intValue(const QString& name, int fallback, int minimum) const
     return optionalInt(name, minimum).value_or(fallback);
 }
 
-double CliParser::doubleValue(const QString& name, double fallback) const
-{
-    if (!m_parser.isSet(name))
-        return fallback;
-    bool ok = false;
-    const double value = m_parser.value(name).toDouble(&ok);
-    if (!ok)
-        usageError(QStringLiteral("--%1 expects a number, got \"%2\"").arg(name, m_parser.value(name)));
-    return value;
-}
-
 QString CliParser::choice(const QString& name, const QStringList& allowed, const QString& fallback) const
 {
     if (!m_parser.isSet(name))

@@ -31,14 +31,6 @@ void addSearchSettingsOptions(CliParser& parser)
     addSettingOptions(parser, search::searchSettingTable());
 }
 
-search::SearchSettings readSearchSettings(const CliParser& parser)
-{
-    search::SearchSettings settings;
-    readSettingOptions(parser, search::searchSettingTable(), settings);
-    settings.validate();
-    return settings;
-}
-
 search::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given)
 {
     search::SearchSettings settings;
