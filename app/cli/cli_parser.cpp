@@ -6,7 +6,7 @@
 #include <QCoreApplication>
 
 #include "app/cli/cli_command.h"
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/input_limits.h"
 
 namespace stratex::cli {
