@@ -5,7 +5,6 @@
 
 #include "app/cli/cli_output.h"
 #include "app/cli/setting_options.h"
-#include "core/common/error.h"
 #include "core/profile/profile_discovery.h"
 #include "core/search/search_setting_table.h"
 #include "core/search/synthesized_inputs.h"

@@ -147,8 +147,8 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
     m.tied_embeddings = !args.flag("untie_embeddings_and_output_weights", false);
     // Qwen 2 / 2.5: a bias on Q, K and V only (--add-qkv-bias --disable-bias-linear). validate_args
     // turns add_qkv_bias on with add_bias_linear; biases on every linear layer are not modelled.
-    m.qkv_bias = m.mlp == model::MlpKind::Gated && args.flag("add_qkv_bias", false)
-        && !args.flag("add_bias_linear", true);
+    m.qkv_bias
+        = m.mlp == model::MlpKind::Gated && args.flag("add_qkv_bias", false) && !args.flag("add_bias_linear", true);
 
     if (const std::optional<int> experts = args.integer("num_experts", 1, 1 << 20, false)) {
         model::MoeDescription moe;
@@ -312,8 +312,8 @@ void readLayout(const std::string& layout, ParallelStrategy& s, int layers, std:
     std::vector<int> perRank(std::size_t(s.pp), 0);
     for (std::size_t c = 0; c < chunks->size(); ++c)
         perRank[c % std::size_t(s.pp)] += (*chunks)[c];
-    for (const auto& [first, last] : { std::pair { 0, 0 }, { perRank.front(), 0 }, { 0, perRank.back() },
-             { perRank.front(), perRank.back() } }) {
+    for (const auto& [first, last] :
+        { std::pair { 0, 0 }, { perRank.front(), 0 }, { 0, perRank.back() }, { perRank.front(), perRank.back() } }) {
         ParallelStrategy candidate = s;
         candidate.vpp = vpp;
         candidate.first_stage_layers = s.pp > 1 ? first : 0;

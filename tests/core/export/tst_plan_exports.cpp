@@ -14,7 +14,6 @@
 #include "core/common/error.h"
 #include "core/export/megatron_plan_args.h"
 #include "core/export/plan_file_export.h"
-#include "core/export/pytorch_plan_exports.h"
 #include "core/model/model_presets.h"
 #include "core/perf/hardware_model.h"
 #include "core/perf/measured/megatron_args.h"
@@ -141,7 +140,8 @@ perf::measured::ArgumentDump dumpOf(const MegatronArgumentList& list, int world,
             values[dest] = pythonList(value);
         else if (flag == "--moe-layer-freq") {
             // "([0]*k+[1]*n)", evaluated.
-            const QStringList parts = QString::fromStdString(value).split(QRegularExpression("[^0-9]+"), Qt::SkipEmptyParts);
+            const QStringList parts
+                = QString::fromStdString(value).split(QRegularExpression("[^0-9]+"), Qt::SkipEmptyParts);
             std::string pattern;
             for (int i = 0; i + 1 < parts.size(); i += 2) {
                 for (int j = 0; j < parts[i + 1].toInt(); ++j)
@@ -152,8 +152,8 @@ perf::measured::ArgumentDump dumpOf(const MegatronArgumentList& list, int world,
             values[dest] = value.empty() ? "True" : value;
     }
     const int tp = std::stoi(values["tensor_model_parallel_size"]);
-    const int modelRanks = tp * std::stoi(values["pipeline_model_parallel_size"])
-        * std::stoi(values["context_parallel_size"]);
+    const int modelRanks
+        = tp * std::stoi(values["pipeline_model_parallel_size"]) * std::stoi(values["context_parallel_size"]);
     values["world_size"] = std::to_string(world);
     values["data_parallel_size"] = std::to_string(world / modelRanks);
     values["padded_vocab_size"] = std::to_string(vocab);

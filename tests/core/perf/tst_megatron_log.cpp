@@ -205,51 +205,86 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expect"); // "key=value ..." fields of the run read
         QTest::addColumn<QString>("note"); // part of the one note expected, or "" for none
         QTest::newRow("the sample: bf16, selective, distributed optimizer")
-            << "" << "tp=2 pp=2 dp=4 vpp=1 precision=bf16 recompute=selective zero=1 flash=1 qkvbias=0" << "";
-        QTest::newRow("fp16") << "bf16=False;fp16=True" << "precision=fp16" << "";
-        QTest::newRow("fp8 over bf16") << "fp8=hybrid" << "precision=fp8" << "";
+            << ""
+            << "tp=2 pp=2 dp=4 vpp=1 precision=bf16 recompute=selective zero=1 flash=1 qkvbias=0"
+            << "";
+        QTest::newRow("fp16") << "bf16=False;fp16=True"
+                              << "precision=fp16"
+                              << "";
+        QTest::newRow("fp8 over bf16") << "fp8=hybrid"
+                                       << "precision=fp8"
+                                       << "";
         // arguments.py: params_dtype is torch.float unless --fp16 or --bf16.
-        QTest::newRow("fp32: neither bf16 nor fp16")
-            << "bf16=False;fp16=False" << "precision=bf16" << "(fp32 training): costed as bf16";
+        QTest::newRow("fp32: neither bf16 nor fp16") << "bf16=False;fp16=False"
+                                                     << "precision=bf16"
+                                                     << "(fp32 training): costed as bf16";
         QTest::newRow("full recompute, uniform")
             << "recompute_granularity=full;recompute_method=uniform;recompute_num_layers=2"
-            << "recompute=full groups=2" << "";
+            << "recompute=full groups=2"
+            << "";
         // transformer_block.py _checkpointed_forward: block recomputes the first n layers of each
         // stage, which no strategy holds.
         QTest::newRow("full recompute, block")
             << "recompute_granularity=full;recompute_method=block;recompute_num_layers=4"
-            << "recompute=full groups=4" << "recompute_method block: costed as uniform";
-        QTest::newRow("no recompute") << "recompute_granularity=None" << "recompute=none" << "";
+            << "recompute=full groups=4"
+            << "recompute_method block: costed as uniform";
+        QTest::newRow("no recompute") << "recompute_granularity=None"
+                                      << "recompute=none"
+                                      << "";
         QTest::newRow("virtual stages") << "virtual_pipeline_model_parallel_size=4"
-                                        << "vpp=4 schedule=interleaved first=0 last=0" << "";
+                                        << "vpp=4 schedule=interleaved first=0 last=0"
+                                        << "";
         QTest::newRow("layers per virtual stage (a dump without the vpp size)")
-            << "num_layers_per_virtual_pipeline_stage=8" << "vpp=2 schedule=interleaved" << "";
-        QTest::newRow("uneven first stage") << "decoder_first_pipeline_num_layers=15" << "first=15 last=0" << "";
+            << "num_layers_per_virtual_pipeline_stage=8"
+            << "vpp=2 schedule=interleaved"
+            << "";
+        QTest::newRow("uneven first stage") << "decoder_first_pipeline_num_layers=15"
+                                            << "first=15 last=0"
+                                            << "";
         // validate_args sets the vpp size from a layout; its __repr__ prints the string given.
-        QTest::newRow("layout: uneven ends")
-            << "pipeline_model_parallel_layout=Et*15|t*17L" << "vpp=1 first=15 last=0" << "";
+        QTest::newRow("layout: uneven ends") << "pipeline_model_parallel_layout=Et*15|t*17L"
+                                             << "vpp=1 first=15 last=0"
+                                             << "";
         QTest::newRow("layout: virtual stages, a repeated group")
             << "virtual_pipeline_model_parallel_size=2;pipeline_model_parallel_layout=E(t*8|)*3t*8L"
-            << "vpp=2 first=0 last=0 schedule=interleaved" << "";
+            << "vpp=2 first=0 last=0 schedule=interleaved"
+            << "";
         QTest::newRow("layout: uneven ends with virtual stages")
             << "virtual_pipeline_model_parallel_size=2;pipeline_model_parallel_layout=Et*7|t*9|t*7|t*9L"
-            << "vpp=2 first=14 last=0" << "";
+            << "vpp=2 first=14 last=0"
+            << "";
         QTest::newRow("layout: uneven chunks a strategy cannot hold")
             << "virtual_pipeline_model_parallel_size=2;pipeline_model_parallel_layout=Et*4|t*12|t*12|t*4L"
-            << "vpp=2 first=0 last=0" << "costed as the even division";
-        QTest::newRow("layout: not read") << "pipeline_model_parallel_layout=Ex*32L" << "vpp=1 first=0"
+            << "vpp=2 first=0 last=0"
+            << "costed as the even division";
+        QTest::newRow("layout: not read") << "pipeline_model_parallel_layout=Ex*32L"
+                                          << "vpp=1 first=0"
                                           << "pipeline_model_parallel_layout Ex*32L: not read";
-        QTest::newRow("DDP") << "use_distributed_optimizer=False" << "zero=0" << "";
+        QTest::newRow("DDP") << "use_distributed_optimizer=False"
+                             << "zero=0"
+                             << "";
         QTest::newRow("Megatron-FSDP optim_grads")
-            << "use_megatron_fsdp=True;data_parallel_sharding_strategy=optim_grads" << "zero=2" << "";
-        QTest::newRow("Megatron-FSDP default sharding") << "use_megatron_fsdp=True" << "zero=3" << "";
-        QTest::newRow("torch FSDP2") << "use_torch_fsdp2=True" << "zero=3" << "";
-        QTest::newRow("unfused attention") << "attention_backend=AttnBackend.unfused" << "flash=0" << "";
-        QTest::newRow("local transformer") << "transformer_impl=local" << "flash=0" << "";
-        QTest::newRow("Qwen 2.5: QKV bias without linear biases")
-            << "add_qkv_bias=True;add_bias_linear=False" << "qkvbias=1" << "";
-        QTest::newRow("linear biases everywhere (add_qkv_bias follows)")
-            << "add_qkv_bias=True;add_bias_linear=True" << "qkvbias=0" << "";
+            << "use_megatron_fsdp=True;data_parallel_sharding_strategy=optim_grads"
+            << "zero=2"
+            << "";
+        QTest::newRow("Megatron-FSDP default sharding") << "use_megatron_fsdp=True"
+                                                        << "zero=3"
+                                                        << "";
+        QTest::newRow("torch FSDP2") << "use_torch_fsdp2=True"
+                                     << "zero=3"
+                                     << "";
+        QTest::newRow("unfused attention") << "attention_backend=AttnBackend.unfused"
+                                           << "flash=0"
+                                           << "";
+        QTest::newRow("local transformer") << "transformer_impl=local"
+                                           << "flash=0"
+                                           << "";
+        QTest::newRow("Qwen 2.5: QKV bias without linear biases") << "add_qkv_bias=True;add_bias_linear=False"
+                                                                  << "qkvbias=1"
+                                                                  << "";
+        QTest::newRow("linear biases everywhere (add_qkv_bias follows)") << "add_qkv_bias=True;add_bias_linear=True"
+                                                                         << "qkvbias=0"
+                                                                         << "";
     }
     void readsTheStrategyArguments()
     {
