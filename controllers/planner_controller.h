@@ -53,7 +53,6 @@ public:
     void openInTimeline();
 
     std::shared_ptr<const planner::ModePair> plans() const { return m_plans; }
-    QString plansCostModelName() const { return m_plansCostModelName; }
     const std::vector<planner::PlanCompareRow>& compareRows() const { return m_compareRows; }
     bool exportCompareCsv(const QString& path, QString* error) const;
 

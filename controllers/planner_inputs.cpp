@@ -4,7 +4,7 @@
 #include <QCoreApplication>
 #include <QFile>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/planner/dynapipe_cost_model.h"

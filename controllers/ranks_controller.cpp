@@ -16,22 +16,6 @@ namespace stratex::controllers {
 
 using namespace stratex::ranks;
 
-TracerSummary summarizeTracerPlans(const std::vector<TraceConfigPlan>& plans)
-{
-    TracerSummary summary;
-    summary.configs = int(plans.size());
-    for (const TraceConfigPlan& plan : plans) {
-        if (!plan.valid)
-            continue;
-        ++summary.valid;
-        summary.tracedRanks += static_cast<long long>(plan.ranks.size());
-        summary.originalRanks += plan.originalRanks;
-    }
-    summary.savingPercent
-        = summary.originalRanks > 0 ? 100.0 * (1.0 - double(summary.tracedRanks) / double(summary.originalRanks)) : 0.0;
-    return summary;
-}
-
 RanksController::RanksController(QObject* parent)
     : QObject(parent)
     , m_layoutDelay(new QTimer(this))
@@ -130,14 +114,8 @@ void RanksController::plan()
     m_planningRunner->start<std::vector<TraceConfigPlan>>(
         tr("Planning tracer ranks"),
         [configs = std::move(configs), settings](ProgressSink& progress) {
-            std::vector<TraceConfigPlan> plans;
-            plans.reserve(configs.size());
-            for (std::size_t i = 0; i < configs.size(); ++i) {
-                progress.throwIfCancelled();
-                plans.push_back(planTraceConfig(int(i) + 1, configs[i], settings));
-                progress.report(double(i + 1) / double(configs.size()), "planning tracer ranks");
-            }
-            return plans;
+            // No configs: the table stays empty and the page says the script's default (8192 2 2).
+            return configs.empty() ? std::vector<TraceConfigPlan> {} : planTracer(configs, settings, progress);
         },
         [this](std::vector<TraceConfigPlan> plans) {
             if (plans.size() != m_configs.size())

@@ -22,17 +22,6 @@ class JobRunner;
 
 namespace stratex::controllers {
 
-// What the tracer's plans add up to: how many configs are valid and how many runs they need
-// against tracing every rank.
-struct TracerSummary {
-    int configs = 0;
-    int valid = 0;
-    long long tracedRanks = 0;
-    long long originalRanks = 0;
-    double savingPercent = 0; // fewer runs than tracing every rank of the valid configs
-};
-
-TracerSummary summarizeTracerPlans(const std::vector<ranks::TraceConfigPlan>& plans);
 
 // The Ranks page's state below its widgets: the parallel layout, laid out as a rank grid on a
 // worker (Megatron's rules, the layout's warnings, the groups and the tracer's ranks), and the
@@ -72,7 +61,7 @@ public:
     ranks::TracerSettings tracerSettings() const;
     // The plans of the current configs (empty until planned).
     const std::vector<ranks::TraceConfigPlan>& tracerPlans() const { return m_plans; }
-    TracerSummary tracerSummary() const { return summarizeTracerPlans(m_plans); }
+    ranks::TracerSummary tracerSummary() const { return ranks::summarizeTracer(m_plans); }
     // Writes the tracer script for the current configs on a worker; scriptExported or
     // scriptExportFailed follows. `commandTemplate`: the command per traced rank.
     void exportScript(const QString& path, const QString& commandTemplate);

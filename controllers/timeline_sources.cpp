@@ -4,7 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/export/chrome_trace.h"

@@ -26,7 +26,6 @@ quint64 JobRunner::beginJob(const QString& title, QFutureWatcherBase* watcher)
         m_currentWatcher->cancel(); // its outcome is dropped by the id check
     const quint64 id = ++m_currentId;
     m_currentWatcher = watcher;
-    m_title = title;
     connect(watcher, &QFutureWatcherBase::progressValueChanged, this, [this, id](int value) {
         if (id == m_currentId)
             Q_EMIT progressChanged(value, m_currentWatcher ? m_currentWatcher->progressText() : QString());

@@ -49,7 +49,6 @@ public:
 
     void cancel();
     bool isRunning() const { return m_running; }
-    QString currentTitle() const { return m_title; }
     // Blocks until the current job (if any) has delivered its outcome. For tests and batch use;
     // the GUI never calls it.
     void waitForIdle();
@@ -69,7 +68,6 @@ private:
 
     quint64 m_currentId = 0;
     bool m_running = false;
-    QString m_title;
     QFutureWatcherBase* m_currentWatcher = nullptr;
     std::function<void()> m_waitCurrent;
 };

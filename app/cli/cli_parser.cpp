@@ -6,7 +6,7 @@
 #include <QCoreApplication>
 
 #include "app/cli/cli_command.h"
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/input_limits.h"
 
 namespace stratex::cli {
@@ -88,17 +88,6 @@ std::optional<int> CliParser::optionalInt(const QString& name, int minimum) cons
 int CliParser::intValue(const QString& name, int fallback, int minimum) const
 {
     return optionalInt(name, minimum).value_or(fallback);
-}
-
-double CliParser::doubleValue(const QString& name, double fallback) const
-{
-    if (!m_parser.isSet(name))
-        return fallback;
-    bool ok = false;
-    const double value = m_parser.value(name).toDouble(&ok);
-    if (!ok)
-        usageError(QStringLiteral("--%1 expects a number, got \"%2\"").arg(name, m_parser.value(name)));
-    return value;
 }
 
 QString CliParser::choice(const QString& name, const QStringList& allowed, const QString& fallback) const

@@ -36,7 +36,6 @@ public:
     // value is not an integer or is below `minimum`.
     int intValue(const QString& name, int fallback, int minimum = 1) const;
     std::optional<int> optionalInt(const QString& name, int minimum = 1) const;
-    double doubleValue(const QString& name, double fallback) const;
 
     // Throws UsageError unless the value is one of `allowed`.
     QString choice(const QString& name, const QStringList& allowed, const QString& fallback) const;

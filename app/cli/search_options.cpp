@@ -5,7 +5,6 @@
 
 #include "app/cli/cli_output.h"
 #include "app/cli/setting_options.h"
-#include "core/common/error.h"
 #include "core/profile/profile_discovery.h"
 #include "core/search/search_setting_table.h"
 #include "core/search/synthesized_inputs.h"
@@ -29,14 +28,6 @@ std::string str(const CliParser& parser, const char* name)
 void addSearchSettingsOptions(CliParser& parser)
 {
     addSettingOptions(parser, search::searchSettingTable());
-}
-
-search::SearchSettings readSearchSettings(const CliParser& parser)
-{
-    search::SearchSettings settings;
-    readSettingOptions(parser, search::searchSettingTable(), settings);
-    settings.validate();
-    return settings;
 }
 
 search::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given)

@@ -16,7 +16,6 @@ namespace stratex::cli {
 // --memory-constraint, --settle-bsz, --disable-tp, --pipeline-type, --time-profile-mode, ...),
 // shared by `search`, `evaluate` and `export`.
 void addSearchSettingsOptions(CliParser& parser);
-search::SearchSettings readSearchSettings(const CliParser& parser);
 
 // The search settings as given, unchecked (a strategy file may fill in the rest); `given` receives
 // the flags set.

@@ -5,7 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 
 namespace stratex {

@@ -70,11 +70,6 @@ std::string overBudget(const search::Evaluation& ev)
 
 } // namespace
 
-std::vector<std::string> MegatronArgs::argumentLines() const
-{
-    return megatronArgumentLines(arguments);
-}
-
 MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
     const model::ModelDescription& model, const cost::CostModel* costModel)
 {

@@ -41,9 +41,6 @@ struct MegatronArgs {
     std::optional<search::Evaluation> planned; // the plan itself
     std::optional<search::Evaluation> recosted; // the exported version
     std::string not_costed; // why a cost is missing
-
-    // "--name value" items, values shell-quoted where needed: what MEGATRON_ARGS holds.
-    std::vector<std::string> argumentLines() const;
 };
 
 MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,

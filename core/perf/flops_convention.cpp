@@ -49,11 +49,6 @@ std::optional<FlopsConvention> parseFlopsConvention(std::string_view name)
     return parseEnumName(kNames, name);
 }
 
-std::string_view flopsConventionName(FlopsConvention convention)
-{
-    return enumName(kNames, convention);
-}
-
 double conventionFlops(FlopsConvention convention, const model::ModelDescription& model, double B)
 {
     const Shape x = shapeOf(model);

@@ -24,7 +24,6 @@ enum class FlopsConvention {
 };
 
 std::optional<FlopsConvention> parseFlopsConvention(std::string_view name);
-std::string_view flopsConventionName(FlopsConvention convention);
 
 // FLOPs of one iteration of `globalBatch` sequences of model.seq_length tokens, counted as the
 // convention counts them.

@@ -21,15 +21,6 @@ std::string_view plannerModeName(PlannerMode mode)
     return "auto";
 }
 
-std::optional<PlannerMode> parsePlannerMode(std::string_view name)
-{
-    for (PlannerMode mode : { PlannerMode::Normal, PlannerMode::Fast, PlannerMode::Auto }) {
-        if (plannerModeName(mode) == name)
-            return mode;
-    }
-    return std::nullopt;
-}
-
 std::optional<PlannerMode> plannerModeFromEnvironmentValue(const char* value)
 {
     if (!value)

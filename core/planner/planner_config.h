@@ -25,7 +25,6 @@ namespace stratex::planner {
 enum class PlannerMode { Normal, Fast, Auto };
 
 std::string_view plannerModeName(PlannerMode mode); // "normal", "fast", "auto"
-std::optional<PlannerMode> parsePlannerMode(std::string_view name);
 
 // STRATEX_FAST_MODE: "1"/"true"/"yes"/"on" -> Fast, "0"/"false"/"no"/"off" -> Normal, "auto" ->
 // Auto; unset, empty or anything else -> nothing (the caller's default applies).

@@ -131,15 +131,6 @@ bool MicroBatchSpecBuilder::available(int microbatchId, RecomputeType type) cons
     return costs(microbatchId, type).feasible;
 }
 
-bool MicroBatchSpecBuilder::allAvailable(RecomputeType type) const
-{
-    for (const MicroBatch& mb : m_microbatches) {
-        if (!available(mb.id, type))
-            return false;
-    }
-    return true;
-}
-
 MicroBatchSpecBuilder::DeviceFootprint MicroBatchSpecBuilder::footprint(
     int microbatchId, RecomputeType type, int device) const
 {

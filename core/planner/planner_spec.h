@@ -63,7 +63,6 @@ public:
     // False when the cost model has no finite cost for this micro-batch and type (the shape is
     // beyond its profile): such a plan cannot be simulated.
     bool available(int microbatchId, RecomputeType type) const;
-    bool allAvailable(RecomputeType type) const;
 
     // What one micro-batch costs on one device under a type: the activation it keeps until its
     // backward, the transient peak of its forward over the layers there (stored of the earlier

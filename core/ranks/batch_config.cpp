@@ -4,7 +4,7 @@
 #include <charconv>
 #include <limits>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/text_check.h"
 

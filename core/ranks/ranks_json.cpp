@@ -83,16 +83,6 @@ Json rankJson(const RankGrid& grid, int rank)
         { "groups", std::move(groups) } };
 }
 
-Json warningsJson(const std::vector<LayoutWarning>& warnings)
-{
-    Json list = Json::array();
-    for (const LayoutWarning& warning : warnings) {
-        list.push_back({ { "severity", warning.severity == Severity::Warning ? "warning" : "info" },
-            { "code", warning.code }, { "message", warning.message } });
-    }
-    return list;
-}
-
 Json tracerJson(const std::vector<TraceConfigPlan>& plans)
 {
     Json configs = Json::array();

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core/ranks/rank_grid.h"
-#include "core/ranks/rank_warnings.h"
 #include "core/ranks/tracer_plan.h"
 
 namespace stratex::ranks {
@@ -20,8 +19,6 @@ std::string gridJson(const RankGrid& grid);
 
 // {"world","order","rank","node","local_rank","coordinates":{...},"groups":{kind:[...]|null}}
 nlohmann::ordered_json rankJson(const RankGrid& grid, int rank);
-
-nlohmann::ordered_json warningsJson(const std::vector<LayoutWarning>& warnings);
 
 // {"configs":[{"index":1,"world":..,"pp":..,"tp":..,"dp":..,"valid":true,"ranks":[..],...}]}
 nlohmann::ordered_json tracerJson(const std::vector<TraceConfigPlan>& plans);

@@ -50,15 +50,6 @@ std::string_view unevenBatchName(UnevenBatch policy)
     return "honest";
 }
 
-std::optional<UnevenBatch> parseUnevenBatch(std::string_view name)
-{
-    for (UnevenBatch policy : { UnevenBatch::Honest, UnevenBatch::Skip, UnevenBatch::Galvatron }) {
-        if (unevenBatchName(policy) == name)
-            return policy;
-    }
-    return std::nullopt;
-}
-
 cost::CostSettings SearchSettings::costSettings() const
 {
     cost::CostSettings settings;

@@ -22,7 +22,6 @@ enum class UnevenBatch {
     Galvatron, // Galvatron main's gbsz // chunks // dp: costs fewer samples than it trains on
 };
 std::string_view unevenBatchName(UnevenBatch policy);
-std::optional<UnevenBatch> parseUnevenBatch(std::string_view name);
 
 // Galvatron main's search settings under their Galvatron names, with the defaults of its
 // search_dist.yaml (docs/galvatron-search.md §1.1). Context parallelism stays disabled, as

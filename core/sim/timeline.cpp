@@ -3,23 +3,6 @@
 
 namespace stratex::sim {
 
-std::string_view opKindName(OpKind kind)
-{
-    switch (kind) {
-    case OpKind::Forward:
-        return "F";
-    case OpKind::Backward:
-        return "B";
-    case OpKind::Weight:
-        return "W";
-    case OpKind::Send:
-        return "send";
-    case OpKind::Recv:
-        return "recv";
-    }
-    return "?";
-}
-
 std::size_t Timeline::opCount() const
 {
     std::size_t count = 0;

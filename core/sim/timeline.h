@@ -7,7 +7,6 @@
 // API stability: fields are only ever added.
 
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
 namespace stratex::sim {
@@ -19,8 +18,6 @@ enum class OpKind : std::uint8_t {
     Send, // activation or gradient leaving this device (occupies its comm executor)
     Recv, // the same transfer seen from the receiving device
 };
-
-std::string_view opKindName(OpKind kind); // "F", "B", "W", "send", "recv"
 
 struct TimelineOp {
     double start_us = 0;

@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/profile/synth/cluster_json.h"
 
 #include "controllers/calibration_controller.h"

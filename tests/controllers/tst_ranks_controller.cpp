@@ -208,14 +208,14 @@ void TestRanksController::summarizesThePlans()
     RanksController controller;
     controller.setBatchConfigs(configs({ "8192 16 8", "8192 32 4", "4096 16 3" }));
     QVERIFY(settle(controller));
-    const TracerSummary summary = controller.tracerSummary();
-    QCOMPARE(summary.configs, 3);
+    const ranks::TracerSummary summary = controller.tracerSummary();
+    QCOMPARE(controller.tracerPlans().size(), std::size_t(3));
     QCOMPARE(summary.valid, 2);
-    QCOMPARE(summary.tracedRanks, 16LL + 32LL);
-    QCOMPARE(summary.originalRanks, 2LL * 8192);
-    QVERIFY(qAbs(summary.savingPercent - 100.0 * (1.0 - 48.0 / 16384.0)) < 1e-9);
-    QCOMPARE(summarizeTracerPlans({}).configs, 0);
-    QCOMPARE(summarizeTracerPlans({}).savingPercent, 0.0);
+    QCOMPARE(summary.selected_ranks, 16LL + 32LL);
+    QCOMPARE(summary.original_ranks, 2LL * 8192);
+    QVERIFY(qAbs(summary.saving_percent - 100.0 * (1.0 - 48.0 / 16384.0)) < 1e-9);
+    QCOMPARE(ranks::summarizeTracer({}).valid, 0);
+    QCOMPARE(ranks::summarizeTracer({}).saving_percent, 0.0);
 }
 
 void TestRanksController::theTracerFollowsTheLayout()

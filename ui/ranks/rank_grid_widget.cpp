@@ -94,7 +94,6 @@ void RankGridWidget::setCellSize(int size, QPoint anchor)
     horizontalScrollBar()->setValue(int(std::lround(scaled.x())) - anchor.x());
     verticalScrollBar()->setValue(int(std::lround(scaled.y())) - anchor.y());
     viewport()->update();
-    Q_EMIT cellSizeChanged(size);
 }
 
 void RankGridWidget::zoomToFit()

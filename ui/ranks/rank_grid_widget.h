@@ -53,7 +53,6 @@ public:
 Q_SIGNALS:
     void rankSelected(int rank);
     void rankHovered(int rank);
-    void cellSizeChanged(int size);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -197,13 +197,13 @@ void TracerPanel::showPlans()
         m_summary->setText(tr("No batch configs: the tracer script falls back to the default 8192 2 2."));
         return;
     }
-    const controllers::TracerSummary summary = m_controller->tracerSummary();
+    const ranks::TracerSummary summary = m_controller->tracerSummary();
     m_summary->setText(tr("%1 of %2 configs valid: trace %3 ranks instead of %4 (%5 % fewer runs). Invalid configs are "
                           "skipped by the script.")
                            .arg(summary.valid)
-                           .arg(summary.configs)
-                           .arg(QLocale().toString(summary.tracedRanks), QLocale().toString(summary.originalRanks))
-                           .arg(QLocale::c().toString(summary.savingPercent, 'f', 1)));
+                           .arg(m_controller->tracerPlans().size())
+                           .arg(QLocale().toString(summary.selected_ranks), QLocale().toString(summary.original_ranks))
+                           .arg(QLocale::c().toString(summary.saving_percent, 'f', 1)));
 }
 
 QString TracerPanel::summaryText() const

@@ -73,14 +73,6 @@ QPoint TimelineWidget::viewportPointOf(int plan, int device, TimelineLane lane, 
         int(std::lround(xOfTime(time_us))), rect.center().y() + TimelineGeometry::kRulerHeight - m_style.scrollY);
 }
 
-void TimelineWidget::setVisibleRange(TimeRange range)
-{
-    m_style.zoom.setVisible(range);
-    updateScrollBars();
-    viewport()->update();
-    Q_EMIT visibleRangeChanged(m_style.zoom.visible());
-}
-
 void TimelineWidget::zoomAround(double anchor_us, double factor)
 {
     m_style.zoom.zoomAround(anchor_us, factor);

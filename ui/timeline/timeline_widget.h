@@ -31,10 +31,8 @@ public:
 
     void setDocument(std::shared_ptr<const controllers::TimelineDocument> document);
     const controllers::TimelineDocument* document() const { return m_document.get(); }
-    std::shared_ptr<const controllers::TimelineDocument> sharedDocument() const { return m_document; }
 
     const TimelineZoom& zoom() const { return m_style.zoom; }
-    void setVisibleRange(TimeRange range);
     void zoomAround(double anchor_us, double factor);
     void fit();
 

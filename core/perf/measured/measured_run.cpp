@@ -17,18 +17,6 @@ std::string_view sourceKindName(SourceKind kind)
     return "";
 }
 
-std::string_view laneKindName(LaneKind kind)
-{
-    switch (kind) {
-    case LaneKind::Forward: return "forward";
-    case LaneKind::Backward: return "backward";
-    case LaneKind::PipelineComm: return "pp-comm";
-    case LaneKind::DataParallelComm: return "dp-comm";
-    case LaneKind::Other: return "other";
-    }
-    return "";
-}
-
 namespace {
 
 template <typename T> void keepFirst(std::optional<T>& into, std::optional<T>& from)

@@ -47,7 +47,6 @@ struct TimerValue {
 
 // One busy interval of a rank's GPU in a trace, for the timeline: ms from the iteration's start.
 enum class LaneKind { Forward, Backward, PipelineComm, DataParallelComm, Other };
-std::string_view laneKindName(LaneKind kind); // "forward", "backward", "pp-comm", "dp-comm", "other"
 
 struct TraceInterval {
     double start_ms = 0;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/perf/measured/megatron_args.h"
 
+#include <functional>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
@@ -142,6 +145,10 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
     if (position != "learned_absolute" && position != "rope")
         out.notes.push_back("position_embedding_type " + position + ": costed as rope (no weights)");
     m.tied_embeddings = !args.flag("untie_embeddings_and_output_weights", false);
+    // Qwen 2 / 2.5: a bias on Q, K and V only (--add-qkv-bias --disable-bias-linear). validate_args
+    // turns add_qkv_bias on with add_bias_linear; biases on every linear layer are not modelled.
+    m.qkv_bias
+        = m.mlp == model::MlpKind::Gated && args.flag("add_qkv_bias", false) && !args.flag("add_bias_linear", true);
 
     if (const std::optional<int> experts = args.integer("num_experts", 1, 1 << 20, false)) {
         model::MoeDescription moe;
@@ -227,6 +234,99 @@ RecomputeModules recomputeModulesOfDump(const std::string& value, std::vector<st
     return modules;
 }
 
+// The decoder layers of every chunk of a --pipeline-model-parallel-layout
+// (megatron/core/transformer/pipeline_parallel_layer_layout.py parse_str_to_list: commas cosmetic,
+// "x*n" and "(...)*n" repeat, '|' separates chunks, E embedding, t decoder layer, m MTP layer, L
+// loss); nullopt when it is not of that form. The dump prints the string given (the layout's
+// __repr__ is its input).
+constexpr std::size_t kMaxLayoutCharacters = 1 << 20; // unrolled: far above any model's layers and chunks
+
+std::optional<std::vector<int>> layoutChunks(std::string_view text)
+{
+    // Expands repeats: returns the unrolled text of text[pos..] up to an unmatched ')'.
+    std::size_t pos = 0;
+    std::function<std::optional<std::string>(int)> unroll = [&](int depth) -> std::optional<std::string> {
+        std::string out;
+        while (pos < text.size()) {
+            if (out.size() > kMaxLayoutCharacters)
+                return std::nullopt;
+            const char c = text[pos];
+            std::string unit;
+            if (c == '(') {
+                ++pos;
+                std::optional<std::string> inner = unroll(depth + 1);
+                if (!inner || pos >= text.size() || text[pos] != ')')
+                    return std::nullopt;
+                ++pos;
+                unit = *inner;
+            } else if (c == ')') {
+                return depth > 0 ? std::optional(out) : std::nullopt;
+            } else if (c == ',' || c == ' ') {
+                ++pos;
+                continue;
+            } else if (c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|') {
+                ++pos;
+                unit = std::string(1, c);
+            } else {
+                return std::nullopt;
+            }
+            if (pos < text.size() && text[pos] == '*') {
+                std::size_t end = ++pos;
+                while (end < text.size() && text[end] >= '0' && text[end] <= '9')
+                    ++end;
+                const std::optional<long long> count = parseWholeNumber(std::string(text.substr(pos, end - pos)));
+                if (!count || unit.size() * std::size_t(*count) > kMaxLayoutCharacters - out.size())
+                    return std::nullopt;
+                pos = end;
+                for (long long i = 0; i < *count; ++i)
+                    out += unit;
+            } else {
+                out += unit;
+            }
+        }
+        return depth == 0 ? std::optional(out) : std::nullopt;
+    };
+    const std::optional<std::string> flat = unroll(0);
+    if (!flat)
+        return std::nullopt;
+    std::vector<int> chunks(1, 0);
+    for (const char c : *flat) {
+        if (c == '|')
+            chunks.push_back(0);
+        else if (c == 't')
+            ++chunks.back();
+    }
+    return chunks;
+}
+
+// The division of a layout as first / last stage counts and vpp, when a strategy can hold it (its
+// middle stages are the even split of what the ends leave); otherwise noted and left even.
+void readLayout(const std::string& layout, ParallelStrategy& s, int layers, std::vector<std::string>& notes)
+{
+    const std::optional<std::vector<int>> chunks = layoutChunks(layout);
+    if (!chunks || chunks->size() % std::size_t(s.pp) != 0) {
+        notes.push_back("pipeline_model_parallel_layout " + layout + ": not read, costed as the even division");
+        return;
+    }
+    const int vpp = int(chunks->size()) / s.pp;
+    std::vector<int> perRank(std::size_t(s.pp), 0);
+    for (std::size_t c = 0; c < chunks->size(); ++c)
+        perRank[c % std::size_t(s.pp)] += (*chunks)[c];
+    for (const auto& [first, last] :
+        { std::pair { 0, 0 }, { perRank.front(), 0 }, { 0, perRank.back() }, { perRank.front(), perRank.back() } }) {
+        ParallelStrategy candidate = s;
+        candidate.vpp = vpp;
+        candidate.first_stage_layers = s.pp > 1 ? first : 0;
+        candidate.last_stage_layers = s.pp > 1 ? last : 0;
+        if (chunkLayerCounts(candidate, layers) == *chunks) {
+            s = candidate;
+            return;
+        }
+    }
+    notes.push_back("pipeline_model_parallel_layout " + layout
+        + ": a division a Stratex strategy cannot hold (uneven middle stages or chunks), costed as the even division");
+}
+
 std::optional<ParallelStrategy> readStrategy(
     ArgumentReader& args, RunArguments& out, const std::optional<model::ModelDescription>& model)
 {
@@ -300,6 +400,8 @@ std::optional<ParallelStrategy> readStrategy(
         if (model && s.pp > 0 && (model->num_layers / s.pp) % *perChunk == 0)
             s.vpp = model->num_layers / s.pp / *perChunk;
     }
+    if (const std::optional<std::string> layout = args.text("pipeline_model_parallel_layout"); layout && model)
+        readLayout(*layout, s, model->num_layers, out.notes);
     s.schedule = s.vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
     if (args.text("fp8"))
         s.precision = Precision::Fp8;

@@ -11,7 +11,12 @@
 //
 // One "  name <dots> value" line per argparse destination, the dots padding the name to 48
 // characters, values as Python's str() prints them (None, True, 4096, RMSNorm, [1, 2]).
-// Turned into Stratex's model and strategy; what a log does not say is listed, never guessed.
+// Turned into Stratex's model and strategy; what a log does not say is listed, never guessed. The one
+// reader of Megatron arguments: the exports' round trip reads their arguments through it too.
+// Megatron's meaning of each argument, and what a strategy cannot hold costed as the nearest it
+// can, with a note: neither bf16 nor fp16 (fp32 training) as bf16; --recompute-method block as
+// uniform; a --pipeline-model-parallel-layout whose chunks are not a strategy's division as the
+// even division. A layout a strategy can hold gives its first / last stage layers and vpp.
 
 #include <map>
 #include <optional>

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/perf/measured/log_text.h"

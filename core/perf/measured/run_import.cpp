@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/perf/measured/chrome_trace.h"

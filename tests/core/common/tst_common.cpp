@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/json_reader.h"

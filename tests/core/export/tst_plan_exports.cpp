@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The exports of a Stratex plan file (a Megatron-space strategy) checked against the targets' own
 // rules (megatron_rules.h, pytorch_rules.h: written down from Megatron-LM, PyTorch and torchtitan),
-// read back where the format allows (Megatron's arguments into a strategy and a model), and the
+// read back where the format allows (Megatron's arguments, as the argument dump Megatron prints for
+// them, through the reader of measured runs into a strategy and a model), and the
 // targets that cannot express a dimension refusing it by name.
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include <QRegularExpression>
 #include <QTest>
 
 #include "core/common/error.h"
-#include "core/export/megatron_args_reader.h"
 #include "core/export/megatron_plan_args.h"
 #include "core/export/plan_file_export.h"
-#include "core/export/pytorch_plan_exports.h"
 #include "core/model/model_presets.h"
 #include "core/perf/hardware_model.h"
+#include "core/perf/measured/megatron_args.h"
 #include "core/profile/synth/cluster_description.h"
 
 #include "export_test_util.h"
@@ -106,6 +109,70 @@ megatron::Args argsOf(const MegatronArgumentList& list)
         args[flag] = value;
     }
     return args;
+}
+
+// What Megatron-LM's _print_args dumps for the arguments an export wrote, on `world` GPUs with the
+// tokenizer padding the vocabulary to `vocab` (megatron/training/arguments.py): argparse's dest
+// names, switches True (--disable-bias-linear: add_bias_linear False), lists and enums as Python
+// prints them, and what validate_args derives (world and data-parallel sizes, the virtual pipeline
+// size from any of its three flags, no sequence parallelism without TP, add_qkv_bias with biases).
+perf::measured::ArgumentDump dumpOf(const MegatronArgumentList& list, int world, int vocab)
+{
+    const megatron::Args args = argsOf(list);
+    std::map<std::string, std::string> values { { "tensor_model_parallel_size", "1" },
+        { "pipeline_model_parallel_size", "1" }, { "context_parallel_size", "1" }, { "add_bias_linear", "True" } };
+    const auto pythonList = [](const std::string& words) {
+        std::string out;
+        for (const QString& word : QString::fromStdString(words).split(' ', Qt::SkipEmptyParts))
+            out += (out.empty() ? "['" : ", '") + word.toStdString() + "'";
+        return out + "]";
+    };
+    for (const auto& [flag, value] : list) {
+        std::string dest = flag.substr(2);
+        std::replace(dest.begin(), dest.end(), '-', '_');
+        if (flag == "--disable-bias-linear")
+            values["add_bias_linear"] = "False";
+        else if (flag == "--fp8-format")
+            values["fp8"] = value;
+        else if (flag == "--attention-backend")
+            values[dest] = "AttnBackend." + value;
+        else if (flag == "--recompute-modules" || flag == "--cp-comm-type")
+            values[dest] = pythonList(value);
+        else if (flag == "--moe-layer-freq") {
+            // "([0]*k+[1]*n)", evaluated.
+            const QStringList parts
+                = QString::fromStdString(value).split(QRegularExpression("[^0-9]+"), Qt::SkipEmptyParts);
+            std::string pattern;
+            for (int i = 0; i + 1 < parts.size(); i += 2) {
+                for (int j = 0; j < parts[i + 1].toInt(); ++j)
+                    pattern += (pattern.empty() ? "[" : ", ") + parts[i].toStdString();
+            }
+            values[dest] = pattern + "]";
+        } else
+            values[dest] = value.empty() ? "True" : value;
+    }
+    const int tp = std::stoi(values["tensor_model_parallel_size"]);
+    const int modelRanks
+        = tp * std::stoi(values["pipeline_model_parallel_size"]) * std::stoi(values["context_parallel_size"]);
+    values["world_size"] = std::to_string(world);
+    values["data_parallel_size"] = std::to_string(world / modelRanks);
+    values["padded_vocab_size"] = std::to_string(vocab);
+    int vpp = 1;
+    std::vector<std::string> unused;
+    megatron::megatronChunks(args, unused, &vpp);
+    if (vpp > 1)
+        values["virtual_pipeline_model_parallel_size"] = std::to_string(vpp);
+    if (tp == 1)
+        values["sequence_parallel"] = "False";
+    if (values["add_bias_linear"] == "True")
+        values["add_qkv_bias"] = "True";
+    perf::measured::ArgumentDump dump;
+    dump.file = "megatron.log";
+    dump.first_line = 1;
+    int line = 1;
+    for (const auto& [name, value] : values)
+        dump.values[name] = { value, ++line };
+    return dump;
 }
 
 // Two strategies run the same way: every field, the division compared as Megatron builds it.
@@ -364,14 +431,19 @@ void TestPlanExports::megatron()
     QCOMPARE(m.recosted.has_value(), differs);
     QCOMPARE(!(m.exported == plan.strategy), differs);
 
-    // Read back from the script: the strategy Megatron runs and the model.
-    const std::string script = megatronPlanScript(plan, m);
-    const MegatronArgumentList parsed = parseMegatronArguments(script);
-    QCOMPARE(parsed, m.arguments);
-    const ParallelStrategy back = strategyFromMegatronArguments(parsed, world);
-    QVERIFY2(
-        sameRun(back, m.exported, plan.model.num_layers), (back.notation() + " / " + m.exported.notation()).c_str());
-    QCOMPARE(modelFromMegatronArguments(parsed, plan.model.vocab_size, plan.model.name), plan.model);
+    // Read back as Megatron prints the arguments at start: the strategy Megatron runs and the model,
+    // read exactly (nothing missing, nothing approximated).
+    const perf::measured::RunArguments back
+        = perf::measured::runArguments(dumpOf(m.arguments, world, plan.model.vocab_size));
+    QVERIFY2(back.missing.empty(), joined(back.missing).c_str());
+    QVERIFY2(back.notes.empty(), joined(back.notes).c_str());
+    QVERIFY(back.strategy && back.model);
+    QCOMPARE(back.world_size, std::optional(world));
+    QVERIFY2(sameRun(*back.strategy, m.exported, plan.model.num_layers),
+        (back.strategy->notation() + " / " + m.exported.notation()).c_str());
+    model::ModelDescription model = *back.model;
+    model.name = plan.model.name;
+    QCOMPARE(model, plan.model);
 }
 
 void TestPlanExports::megatronScriptRecosts()

@@ -49,6 +49,65 @@ int lineOf(const QStringList& lines, const QString& text)
     return -1;
 }
 
+// The sample log with arguments of its dump set, "name=value;..." (a line replaced, or added before
+// the end of the dump).
+QStringList withArguments(QStringList lines, const QString& items)
+{
+    for (const QString& item : items.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        const QString name = item.section(QLatin1Char('='), 0, 0);
+        const QString line = QStringLiteral("  ") + name + QLatin1Char(' ')
+            + QString(std::max<qsizetype>(48 - name.size(), 0), QLatin1Char('.')) + QLatin1Char(' ')
+            + item.section(QLatin1Char('='), 1);
+        const int at = lineOf(lines, QStringLiteral("  ") + name + QStringLiteral(" .")) - 1;
+        if (at >= 0)
+            lines[at] = line;
+        else
+            lines.insert(lineOf(lines, QStringLiteral("end of arguments")) - 1, line);
+    }
+    return lines;
+}
+
+// The fields of a read run that a row names, as "key=value" items in the row's order.
+QString fieldsOf(const MeasuredRun& run, const QString& keys)
+{
+    const ParallelStrategy& s = *run.strategy;
+    QStringList out;
+    for (const QString& item : keys.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString key = item.section(QLatin1Char('='), 0, 0);
+        QString value;
+        if (key == "tp")
+            value = QString::number(s.tp);
+        else if (key == "pp")
+            value = QString::number(s.pp);
+        else if (key == "dp")
+            value = QString::number(s.dp);
+        else if (key == "vpp")
+            value = QString::number(s.vpp);
+        else if (key == "first")
+            value = QString::number(s.first_stage_layers);
+        else if (key == "last")
+            value = QString::number(s.last_stage_layers);
+        else if (key == "schedule")
+            value = QString::fromStdString(std::string(pipelineScheduleName(s.schedule)));
+        else if (key == "zero")
+            value = QString::number(s.zero);
+        else if (key == "recompute")
+            value = QString::fromStdString(std::string(recomputeName(s.recompute)));
+        else if (key == "groups")
+            value = QString::number(s.recompute_num_layers);
+        else if (key == "precision")
+            value = QString::fromStdString(std::string(precisionName(s.precision)));
+        else if (key == "flash")
+            value = QString::number(int(s.flash_attention));
+        else if (key == "qkvbias")
+            value = QString::number(int(run.model->qkv_bias));
+        else
+            qFatal("unknown key %s", qPrintable(key));
+        out << key + QLatin1Char('=') + value;
+    }
+    return out.join(QLatin1Char(' '));
+}
+
 QString errorOf(const QStringList& lines)
 {
     try {
@@ -135,6 +194,116 @@ private Q_SLOTS:
         QCOMPARE(notes.contains(QStringLiteral("cp_comm_type")), !note.isEmpty());
         if (!note.isEmpty())
             QVERIFY2(notes.contains(note), qPrintable(notes));
+    }
+
+    // Megatron-LM's meaning of the arguments (megatron/training/arguments.py, transformer_config.py)
+    // as the product reads them; what a strategy cannot express is costed as the nearest one it
+    // can, with a note naming the argument.
+    void readsTheStrategyArguments_data()
+    {
+        QTest::addColumn<QString>("arguments"); // "name=value;..." set in the sample dump
+        QTest::addColumn<QString>("expect"); // "key=value ..." fields of the run read
+        QTest::addColumn<QString>("note"); // part of the one note expected, or "" for none
+        QTest::newRow("the sample: bf16, selective, distributed optimizer")
+            << ""
+            << "tp=2 pp=2 dp=4 vpp=1 precision=bf16 recompute=selective zero=1 flash=1 qkvbias=0"
+            << "";
+        QTest::newRow("fp16") << "bf16=False;fp16=True"
+                              << "precision=fp16"
+                              << "";
+        QTest::newRow("fp8 over bf16") << "fp8=hybrid"
+                                       << "precision=fp8"
+                                       << "";
+        // arguments.py: params_dtype is torch.float unless --fp16 or --bf16.
+        QTest::newRow("fp32: neither bf16 nor fp16") << "bf16=False;fp16=False"
+                                                     << "precision=bf16"
+                                                     << "(fp32 training): costed as bf16";
+        QTest::newRow("full recompute, uniform")
+            << "recompute_granularity=full;recompute_method=uniform;recompute_num_layers=2"
+            << "recompute=full groups=2"
+            << "";
+        // transformer_block.py _checkpointed_forward: block recomputes the first n layers of each
+        // stage, which no strategy holds.
+        QTest::newRow("full recompute, block")
+            << "recompute_granularity=full;recompute_method=block;recompute_num_layers=4"
+            << "recompute=full groups=4"
+            << "recompute_method block: costed as uniform";
+        QTest::newRow("no recompute") << "recompute_granularity=None"
+                                      << "recompute=none"
+                                      << "";
+        QTest::newRow("virtual stages") << "virtual_pipeline_model_parallel_size=4"
+                                        << "vpp=4 schedule=interleaved first=0 last=0"
+                                        << "";
+        QTest::newRow("layers per virtual stage (a dump without the vpp size)")
+            << "num_layers_per_virtual_pipeline_stage=8"
+            << "vpp=2 schedule=interleaved"
+            << "";
+        QTest::newRow("uneven first stage") << "decoder_first_pipeline_num_layers=15"
+                                            << "first=15 last=0"
+                                            << "";
+        // validate_args sets the vpp size from a layout; its __repr__ prints the string given.
+        QTest::newRow("layout: uneven ends") << "pipeline_model_parallel_layout=Et*15|t*17L"
+                                             << "vpp=1 first=15 last=0"
+                                             << "";
+        QTest::newRow("layout: virtual stages, a repeated group")
+            << "virtual_pipeline_model_parallel_size=2;pipeline_model_parallel_layout=E(t*8|)*3t*8L"
+            << "vpp=2 first=0 last=0 schedule=interleaved"
+            << "";
+        QTest::newRow("layout: uneven ends with virtual stages")
+            << "virtual_pipeline_model_parallel_size=2;pipeline_model_parallel_layout=Et*7|t*9|t*7|t*9L"
+            << "vpp=2 first=14 last=0"
+            << "";
+        QTest::newRow("layout: uneven chunks a strategy cannot hold")
+            << "virtual_pipeline_model_parallel_size=2;pipeline_model_parallel_layout=Et*4|t*12|t*12|t*4L"
+            << "vpp=2 first=0 last=0"
+            << "costed as the even division";
+        QTest::newRow("layout: not read") << "pipeline_model_parallel_layout=Ex*32L"
+                                          << "vpp=1 first=0"
+                                          << "pipeline_model_parallel_layout Ex*32L: not read";
+        QTest::newRow("DDP") << "use_distributed_optimizer=False"
+                             << "zero=0"
+                             << "";
+        QTest::newRow("Megatron-FSDP optim_grads")
+            << "use_megatron_fsdp=True;data_parallel_sharding_strategy=optim_grads"
+            << "zero=2"
+            << "";
+        QTest::newRow("Megatron-FSDP default sharding") << "use_megatron_fsdp=True"
+                                                        << "zero=3"
+                                                        << "";
+        QTest::newRow("torch FSDP2") << "use_torch_fsdp2=True"
+                                     << "zero=3"
+                                     << "";
+        QTest::newRow("unfused attention") << "attention_backend=AttnBackend.unfused"
+                                           << "flash=0"
+                                           << "";
+        QTest::newRow("local transformer") << "transformer_impl=local"
+                                           << "flash=0"
+                                           << "";
+        QTest::newRow("Qwen 2.5: QKV bias without linear biases") << "add_qkv_bias=True;add_bias_linear=False"
+                                                                  << "qkvbias=1"
+                                                                  << "";
+        QTest::newRow("linear biases everywhere (add_qkv_bias follows)") << "add_qkv_bias=True;add_bias_linear=True"
+                                                                         << "qkvbias=0"
+                                                                         << "";
+    }
+    void readsTheStrategyArguments()
+    {
+        QFETCH(QString, arguments);
+        QFETCH(QString, expect);
+        QFETCH(QString, note);
+        const MeasuredRun run = parseLines(withArguments(sampleLines(), arguments));
+        QVERIFY(run.model && run.strategy);
+        QVERIFY(run.missing.empty());
+        QCOMPARE(fieldsOf(run, expect), expect);
+        QStringList notes;
+        for (const std::string& text : run.notes)
+            notes << QString::fromStdString(text);
+        if (note.isEmpty()) {
+            QVERIFY2(notes.isEmpty(), qPrintable(notes.join(';')));
+        } else {
+            QCOMPARE(notes.size(), 1);
+            QVERIFY2(notes.front().contains(note), qPrintable(notes.front()));
+        }
     }
 
     void readsTheRecomputeModules()

@@ -7,7 +7,7 @@
 #include <regex>
 #include <string>
 
-#include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/json_reader.h"
 #include "core/planner/dynapipe_cost_model.h"
 

@@ -222,8 +222,6 @@ void TestPlanner::autoModeAndEnvironment()
     QCOMPARE(plannerModeFromEnvironmentValue("auto"), std::optional(PlannerMode::Auto));
     QCOMPARE(plannerModeFromEnvironmentValue(""), std::optional<PlannerMode>());
     QCOMPARE(plannerModeFromEnvironmentValue(nullptr), std::optional<PlannerMode>());
-    QCOMPARE(parsePlannerMode("fast"), std::optional(PlannerMode::Fast));
-    QCOMPARE(parsePlannerMode("quick"), std::optional<PlannerMode>());
     // 22 micro-batches > 16: auto plans in fast mode.
     NullProgress progress;
     const PlanResult plan

@@ -272,7 +272,6 @@ void TestPlannerSpec::unavailableShapes()
     huge.padded_seqlen = 4096; // beyond the profile under every type
     MicroBatchSpecBuilder builder(test::gptCostModel(), makePipelineModel(2, 1, 1, false), { huge }, SpecOptions {});
     QVERIFY(!builder.available(1, RecomputeType::None));
-    QVERIFY(!builder.allAvailable(RecomputeType::Full));
     QVERIFY(std::isinf(builder.alonePeakMb(1, RecomputeType::None, 0, RecomputeType::None)));
     QVERIFY_THROWS_EXCEPTION(Error, builder.spec(1, RecomputePlan({ 1 }, 2, RecomputeType::None)));
     QVERIFY_THROWS_EXCEPTION(Error, builder.available(99, RecomputeType::None));

@@ -9,6 +9,7 @@
 
 #include <QTest>
 
+#include "core/common/bounded_read.h"
 #include "core/common/json_reader.h"
 #include "core/planner/microbatch_lengths.h"
 #include "core/planner/planner.h"

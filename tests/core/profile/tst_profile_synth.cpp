@@ -6,6 +6,7 @@
 #include <QTest>
 
 #include "core/common/atomic_file.h"
+#include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/progress.h"
 #include "core/profile/profile_discovery.h"
