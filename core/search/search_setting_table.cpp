@@ -105,8 +105,8 @@ std::vector<settings::Setting<S>> rows()
             &S::num_gpus_per_node),
         row(fromProfiles(integer("memory-constraint", "memory_constraint", cluster, "Memory per GPU (GB)", "GB", 1,
                 limits::kMaxGpuMemoryGb,
-                "GPU memory per device in GB (a synthesized set: its GPU's); --allocator-reserve holds part of it "
-                "back.")),
+                "GPU memory per device in GB as GPUs count them, binary: 80 is 80 GiB (a synthesized set: its GPU's); "
+                "--allocator-reserve holds part of it back.")),
             &S::memory_constraint_gb),
         row(reserve, &S::allocator_reserve_fraction),
         row(special(integer("settle-bsz", "settle_bsz", batch, "Global batch", "B", -1, kMaxBatch,

@@ -215,7 +215,7 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     for (int column = 0; column < model->columnCount(); ++column)
         headers << model->headerData(column, Qt::Horizontal).toString();
     for (const char* header : { "TP", "PP", "VPP", "CP", "EP", "ETP", "DP", "SP", "ZeRO", "Recompute", "Micro-batch",
-             "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak memory (GB)",
+             "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak memory (GiB)",
              "Bubble (%)", "Rank ±10 %", "Robust" })
         QVERIFY2(headers.contains(QString::fromUtf8(header)), header);
 

@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include "core/profile/synth/cluster_description.h"
 #include "ui/common/categorical_palette.h"
 
 namespace stratex::ui {
@@ -211,13 +212,13 @@ bool StratexLayerStrip::event(QEvent* event)
             const perf::StageEstimate& s = m_plan->stages[std::size_t(stage)];
             QToolTip::showText(help->globalPos(),
                 tr("<b>Stage %1</b>: %2 layers<br>forward %3 ms, backward %4 ms per micro-batch<br>data-parallel "
-                   "communication %5 ms, %6 ms exposed<br>%7 micro-batches of activations at the peak; %8 GB")
+                   "communication %5 ms, %6 ms exposed<br>%7 micro-batches of activations at the peak; %8 GiB")
                     .arg(stage)
                     .arg(s.layers)
                     .arg(c.toString(s.forward_ms, 'f', 2), c.toString(s.backward_ms, 'f', 2),
                         c.toString(s.dp_comm_ms, 'f', 1), c.toString(s.dp_exposed_ms, 'f', 1),
                         c.toString(s.inflight_microbatches_x100 / 100.0, 'f', 2),
-                        c.toString(s.memory.totalMb() / 1e3, 'f', 1)),
+                        c.toString(profile::synth::mbToGib(s.memory.totalMb()), 'f', 1)),
                 this, stageRect(stage));
             return true;
         }

@@ -9,13 +9,15 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 
+#include "core/profile/synth/cluster_description.h"
 #include "ui/common/categorical_palette.h"
 #include "ui/common/chart_reset.h"
 
 namespace stratex::ui {
 
 namespace {
-constexpr double kMbPerGb = 1e3;
+// GB as the memory field takes them: binary (an "80 GB" GPU has 80 GiB).
+constexpr double kMbPerGb = profile::synth::kMbPerGib;
 } // namespace
 
 StratexMemoryChart::StratexMemoryChart(QWidget* parent)
@@ -78,7 +80,7 @@ void StratexMemoryChart::setPlan(const perf::Estimate* plan)
     auto* x = new QBarCategoryAxis(c);
     x->append(categories);
     auto* y = new QValueAxis(c);
-    y->setTitleText(tr("GB"));
+    y->setTitleText(tr("GiB"));
     setRealRange(y, 0, highest / kMbPerGb * 1.08);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
@@ -88,7 +90,7 @@ void StratexMemoryChart::setPlan(const perf::Estimate* plan)
     // The limit across every stage: a line on a hidden axis that spans the categories' edges.
     const int n = int(plan->stages.size());
     m_limit = new QLineSeries(c);
-    m_limit->setName(tr("limit %1 GB").arg(QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1)));
+    m_limit->setName(tr("limit %1 GiB").arg(QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1)));
     m_limit->append(-0.5, plan->memory_limit_mb / kMbPerGb);
     m_limit->append(n - 0.5, plan->memory_limit_mb / kMbPerGb);
     QPen pen(categoricalColor(2));
@@ -103,7 +105,7 @@ void StratexMemoryChart::setPlan(const perf::Estimate* plan)
     m_limit->attachAxis(limitX);
     m_limit->attachAxis(y);
 
-    c->setTitle(tr("Memory per stage — peak %1 GB of %2 GB%3")
+    c->setTitle(tr("Memory per stage — peak %1 GiB of %2 GiB%3")
                     .arg(QLocale::c().toString(plan->peak_memory_mb / kMbPerGb, 'f', 1),
                         QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1),
                         plan->fits ? QString() : tr(" — does NOT fit")));

@@ -3,6 +3,8 @@
 
 #include <QLocale>
 
+#include "core/profile/synth/cluster_description.h"
+
 namespace stratex::ui {
 
 using perf::Estimate;
@@ -152,7 +154,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case MfuColumn:
         return raw ? QVariant(e->mfu) : QVariant(c.toString(e->mfu * 100, 'f', 1));
     case MemoryColumn:
-        return raw ? QVariant(e->peak_memory_mb) : QVariant(c.toString(e->peak_memory_mb / 1e3, 'f', 1));
+        return raw ? QVariant(e->peak_memory_mb) : QVariant(c.toString(profile::synth::mbToGib(e->peak_memory_mb), 'f', 1));
     case BubbleColumn:
         return raw ? QVariant(e->bubble_fraction) : QVariant(c.toString(e->bubble_fraction * 100, 'f', 1));
     default:
@@ -227,7 +229,7 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
     case MfuColumn:
         return tr("MFU (%)");
     case MemoryColumn:
-        return tr("Peak memory (GB)");
+        return tr("Peak memory (GiB)");
     case BubbleColumn:
         return tr("Bubble (%)");
     case RankRangeColumn:

@@ -14,6 +14,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/profile/synth/cluster_description.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/stratex_layer_strip.h"
@@ -29,9 +30,9 @@ namespace {
 QString headline(const perf::Estimate& e)
 {
     const QLocale c = QLocale::c();
-    return QObject::tr("%1 s per iteration · %2 tokens/s per GPU · MFU %3 % · peak %4 GB · bubble %5 %")
+    return QObject::tr("%1 s per iteration · %2 tokens/s per GPU · MFU %3 % · peak %4 GiB · bubble %5 %")
         .arg(c.toString(e.iteration_ms / 1e3, 'f', 3), c.toString(e.tokens_per_s_per_gpu, 'f', 0),
-            c.toString(e.mfu * 100, 'f', 1), c.toString(e.peak_memory_mb / 1e3, 'f', 1),
+            c.toString(e.mfu * 100, 'f', 1), c.toString(profile::synth::mbToGib(e.peak_memory_mb), 'f', 1),
             c.toString(e.bubble_fraction * 100, 'f', 1));
 }
 
@@ -150,14 +151,14 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
 {
     const perf::StrategySearchResult& result = outcome.result;
     const QLocale c = QLocale::c();
-    const QString target = tr("%1 on %2 × %3 %4, global batch %5 × %6 tokens, %7 GB per GPU")
+    const QString target = tr("%1 on %2 × %3 %4, global batch %5 × %6 tokens, %7 GiB per GPU")
                                .arg(QString::fromStdString(outcome.model.name))
                                .arg(outcome.cluster.num_nodes)
                                .arg(outcome.cluster.gpus_per_node)
                                .arg(QString::fromStdString(outcome.cluster.gpu.name))
                                .arg(outcome.global_batch_size)
                                .arg(outcome.model.seq_length)
-                               .arg(c.toString(outcome.memory_limit_mb / 1e3, 'f', 1));
+                               .arg(c.toString(profile::synth::mbToGib(outcome.memory_limit_mb), 'f', 1));
     if (!result.best.empty()) {
         const perf::Estimate& best = result.best.front();
         m_best->setText(tr("<b>%1</b>: %2<br>%3")
@@ -165,10 +166,10 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                                 QString::fromStdString(best.strategy.notation()).toHtmlEscaped()));
     } else {
         QString text
-            = tr("<b>No strategy fits</b> in %1 GB per GPU.").arg(c.toString(outcome.memory_limit_mb / 1e3, 'f', 1));
+            = tr("<b>No strategy fits</b> in %1 GiB per GPU.").arg(c.toString(profile::synth::mbToGib(outcome.memory_limit_mb), 'f', 1));
         if (result.least_memory)
-            text += tr(" The least memory is %1 GB (%2).")
-                        .arg(c.toString(result.least_memory->peak_memory_mb / 1e3, 'f', 1),
+            text += tr(" The least memory is %1 GiB (%2).")
+                        .arg(c.toString(profile::synth::mbToGib(result.least_memory->peak_memory_mb), 'f', 1),
                             QString::fromStdString(result.least_memory->strategy.notation()).toHtmlEscaped());
         m_best->setText(text);
     }

@@ -49,6 +49,10 @@ constexpr double gibToMb(double gib)
 {
     return gib * kMbPerGib;
 }
+constexpr double mbToGib(double mb)
+{
+    return mb / kMbPerGib;
+}
 
 // Datasheet figures (peak, memory, bandwidths) with typical achieved fractions.
 const std::vector<GpuDescription>& gpuPresets();
