@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/calibration_controller.h"
 
-#include "core/perf/measured/calibration_runs.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/runs/calibration_runs.h"
+#include "core/hardware/cluster_json.h"
 
 #include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
@@ -12,7 +12,7 @@ namespace stratex::controllers {
 CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressSink& progress)
 {
     progress.report(0, "reading the runs");
-    perf::measured::CalibrationRunOptions options;
+    runs::CalibrationRunOptions options;
     options.log.warmup_iterations = inputs.warmup_iterations;
     if (!inputs.gpu.isEmpty())
         options.cluster.gpu = inputs.gpu.toStdString();
@@ -21,15 +21,15 @@ CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressS
     for (const QString& path : inputs.run_paths)
         paths.emplace_back(path.toStdString());
     CalibrationOutcome outcome;
-    outcome.runs = perf::measured::readCalibrationRuns(paths, options);
-    std::optional<profile::synth::ClusterDescription> start;
+    outcome.runs = runs::readCalibrationRuns(paths, options);
+    std::optional<hardware::ClusterDescription> start;
     if (!inputs.cluster_file.isEmpty())
-        start = profile::synth::readClusterFile(inputs.cluster_file.toStdString());
-    perf::CalibrationOptions fit;
+        start = hardware::readClusterFile(inputs.cluster_file.toStdString());
+    runs::CalibrationOptions fit;
     fit.parameters = inputs.parameters;
     // Reading is quick next to the fits: they take the rest of the bar.
     SubProgress fitting(progress, 0.05, 1.0);
-    outcome.calibration = perf::calibrateCluster(outcome.runs, start, fit, fitting);
+    outcome.calibration = runs::calibrateCluster(outcome.runs, start, fit, fitting);
     return outcome;
 }
 
@@ -68,7 +68,7 @@ bool CalibrationController::saveCluster(const QString& path, QString* error) con
             *error = tr("nothing calibrated yet: press Calibrate first");
         return false;
     }
-    return saveTextFile(path, perf::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n", error);
+    return saveTextFile(path, runs::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n", error);
 }
 
 } // namespace stratex::controllers

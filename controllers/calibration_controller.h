@@ -9,8 +9,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "core/perf/cluster_calibration.h"
-#include "core/perf/reference_run.h"
+#include "core/runs/cluster_calibration.h"
+#include "core/runs/reference_run.h"
 
 namespace stratex::jobs {
 class JobRunner;
@@ -26,12 +26,12 @@ struct CalibrationInputs {
     QString gpu; // logs and traces do not name it; empty: a trace's device name
     std::optional<int> gpus_per_node;
     int warmup_iterations = 2;
-    std::vector<std::string> parameters; // empty: perf::defaultCalibrationParameters()
+    std::vector<std::string> parameters; // empty: runs::defaultCalibrationParameters()
 };
 
 struct CalibrationOutcome {
-    std::vector<perf::ReferenceRun> runs;
-    perf::ClusterCalibration calibration;
+    std::vector<runs::ReferenceRun> runs;
+    runs::ClusterCalibration calibration;
 };
 
 // The Calibrate page's model: reads the runs and fits the cluster on a worker, exactly as

@@ -3,8 +3,8 @@
 
 #include <QFileInfo>
 
-#include "core/perf/measured/run_import.h"
-#include "core/perf/measured/run_timeline.h"
+#include "core/runs/run_import.h"
+#include "core/runs/run_timeline.h"
 
 #include "jobs/job_runner.h"
 
@@ -13,7 +13,7 @@ namespace stratex::controllers {
 namespace {
 
 struct ImportResult {
-    std::shared_ptr<const perf::measured::RunComparison> comparison;
+    std::shared_ptr<const runs::RunComparison> comparison;
     TimelineRequest timeline;
 };
 
@@ -33,7 +33,7 @@ void MeasuredRunImport::import(const QStringList& paths, std::optional<QString> 
     std::vector<std::filesystem::path> files;
     for (const QString& path : paths)
         files.emplace_back(path.toStdString());
-    perf::measured::ClusterChoice choice;
+    runs::ClusterChoice choice;
     if (gpu)
         choice.gpu = gpu->toStdString();
     choice.gpus_per_node = gpusPerNode;
@@ -41,14 +41,14 @@ void MeasuredRunImport::import(const QStringList& paths, std::optional<QString> 
     m_runner->start<ImportResult>(
         tr("Importing %1").arg(name),
         [files = std::move(files), choice, name](ProgressSink& progress) {
-            const perf::measured::MeasuredRun run = perf::measured::importRuns(files);
+            const runs::MeasuredRun run = runs::importRuns(files);
             progress.throwIfCancelled();
-            perf::measured::requireCostable(run);
-            const profile::synth::ClusterDescription cluster = perf::measured::resolveCluster(run, choice);
-            auto comparison = std::make_shared<perf::measured::RunComparison>(
-                perf::measured::compareRun(run, cluster, perf::efficiencyFor(cluster)));
+            runs::requireCostable(run);
+            const hardware::ClusterDescription cluster = runs::resolveCluster(run, choice);
+            auto comparison = std::make_shared<runs::RunComparison>(
+                runs::compareRun(run, cluster, hardware::efficiencyFor(cluster)));
             progress.throwIfCancelled();
-            perf::measured::ComparisonTimeline lanes = perf::measured::comparisonTimeline(*comparison);
+            runs::ComparisonTimeline lanes = runs::comparisonTimeline(*comparison);
             ImportResult result;
             result.comparison = std::move(comparison);
             if (!lanes.timeline.devices.empty()) {

@@ -8,7 +8,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "core/perf/measured/run_comparison.h"
+#include "core/runs/run_comparison.h"
 
 #include "controllers/timeline_request.h"
 
@@ -31,16 +31,16 @@ public:
     // --gpus-per-node (a log says neither; a trace names the GPU).
     void import(const QStringList& paths, std::optional<QString> gpu, std::optional<int> gpusPerNode);
 
-    std::shared_ptr<const perf::measured::RunComparison> comparison() const { return m_comparison; }
+    std::shared_ptr<const runs::RunComparison> comparison() const { return m_comparison; }
     jobs::JobRunner* runner() const { return m_runner; }
 
 Q_SIGNALS:
     // `timeline` is empty (no timeline) when no stage was traced.
-    void imported(std::shared_ptr<const perf::measured::RunComparison> comparison, controllers::TimelineRequest timeline);
+    void imported(std::shared_ptr<const runs::RunComparison> comparison, controllers::TimelineRequest timeline);
     void failed(const QString& message);
 
 private:
-    std::shared_ptr<const perf::measured::RunComparison> m_comparison;
+    std::shared_ptr<const runs::RunComparison> m_comparison;
     jobs::JobRunner* m_runner;
 };
 

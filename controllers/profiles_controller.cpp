@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "core/profile/profile_discovery.h"
-#include "core/search/search_inputs.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/search_inputs.h"
+#include "core/galvatron/search_settings.h"
 
 #include "jobs/job_runner.h"
 
@@ -16,9 +16,9 @@ profile::ProfileOverview readProfileOverview(const QString& dir)
     profile::ProfileDiscovery request;
     request.profilesDir = dir.toStdString();
     // The search's own loading: the same files, the same sequence length.
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     settings.time_profile_mode = profile::TimeProfileMode::Static;
-    const search::SearchInputs inputs = search::loadSearchInputs(request, settings, {});
+    const galvatron::SearchInputs inputs = galvatron::loadSearchInputs(request, settings, {});
     profile::ProfileOverview overview = profile::describeProfiles(inputs.profiles, settings.model.seq_length);
     overview.estimated = inputs.estimated;
     return overview;

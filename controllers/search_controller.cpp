@@ -7,13 +7,13 @@
 #include "core/common/error.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/profile/synth/synthesis_record.h"
-#include "core/search/plan_rank_layout.h"
-#include "core/search/plan_timeline.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_inputs.h"
-#include "core/search/search_work.h"
-#include "core/search/strategy_file.h"
-#include "core/search/synthesized_inputs.h"
+#include "core/galvatron/plan_rank_layout.h"
+#include "core/galvatron/plan_timeline.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/search_inputs.h"
+#include "core/galvatron/search_work.h"
+#include "core/galvatron/strategy_file.h"
+#include "core/galvatron/synthesized_inputs.h"
 #include "core/sim/simulator.h"
 
 #include "controllers/save_text_file.h"
@@ -21,10 +21,10 @@
 
 namespace stratex::controllers {
 
-using search::Evaluation;
-using search::Plan;
+using galvatron::Evaluation;
+using galvatron::Plan;
 
-void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, const settings::SettingNames& given)
+void describeModel(SearchOutcome& outcome, const galvatron::SearchInputs& inputs, const settings::SettingNames& given)
 {
     exporting::SearchedModel searched = exporting::searchedModel(inputs, outcome.settings, given);
     outcome.description = std::move(searched.model);
@@ -33,7 +33,7 @@ void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, c
 
 TimelineRequest simulatePlanTimeline(const Evaluation& evaluation)
 {
-    const search::PlanTimelineInput input = search::planTimelineInput(evaluation);
+    const galvatron::PlanTimelineInput input = galvatron::planTimelineInput(evaluation);
     sim::SimulationResult simulated = sim::simulate(input.input, input.schedule);
     const Plan& plan = evaluation.plan;
     return { QObject::tr("search plan: pp %1, %2 micro-batches, gbsz %3 (estimate %4 s)")
@@ -68,7 +68,7 @@ std::optional<WorkEstimate> SearchController::beyondWorkBudget(const SearchReque
 {
     try {
         request.settings.validate();
-        search::requireBoundedSearch(request.settings);
+        galvatron::requireBoundedSearch(request.settings);
     } catch (const WorkBudgetExceeded& beyond) {
         return beyond.estimate();
     } catch (const Error&) {
@@ -88,12 +88,12 @@ void SearchController::run(SearchRequest request)
         tr("Searching strategies"),
         [request = std::move(request), dir, post, this](ProgressSink& progress) mutable {
             progress.report(0.0, "loading profiles");
-            search::SearchSettings settings = request.settings;
-            const search::SearchInputs inputs = search::loadSearchInputs(request.discovery, settings, request.given);
-            auto model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, settings));
+            galvatron::SearchSettings settings = request.settings;
+            const galvatron::SearchInputs inputs = galvatron::loadSearchInputs(request.discovery, settings, request.given);
+            auto model = std::make_shared<const galvatron::CostModel>(galvatron::buildCostModel(inputs, settings));
             auto outcome = std::make_shared<SearchOutcome>();
             outcome->profiles_dir = dir;
-            outcome->result = search::search(*model, settings, progress, request.threads, request.top_k,
+            outcome->result = galvatron::search(*model, settings, progress, request.threads, request.top_k,
                 [post, this](const Plan& plan) { post([this, plan] { Q_EMIT bestSoFar(plan); }); });
             outcome->settings = settings;
             outcome->model = std::move(model);
@@ -105,17 +105,17 @@ void SearchController::run(SearchRequest request)
             std::shared_ptr<const SearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
 }
 
-bool SearchController::openStrategy(const QString& path, const search::SearchSettings& settings,
+bool SearchController::openStrategy(const QString& path, const galvatron::SearchSettings& settings,
     const profile::ProfileDiscovery& discovery, QString* error)
 {
-    search::StrategyRun run;
-    search::Plan plan;
+    galvatron::StrategyRun run;
+    galvatron::Plan plan;
     try {
-        const search::StrategyFile strategy = search::StrategyFile::load(path.toStdString());
-        run = search::resolveStrategyRun(strategy, settings, {}, {}, {});
+        const galvatron::StrategyFile strategy = galvatron::StrategyFile::load(path.toStdString());
+        run = galvatron::resolveStrategyRun(strategy, settings, {}, {}, {});
         run.settings.settle_bsz = strategy.global_bsz;
         run.settings.validate();
-        plan = search::planFromStrategyFile(strategy, run.settings);
+        plan = galvatron::planFromStrategyFile(strategy, run.settings);
         if (!(run.model.model && run.cluster)) {
             if (discovery.profilesDir.empty())
                 throw Error(strategy.file
@@ -138,14 +138,14 @@ bool SearchController::openStrategy(const QString& path, const search::SearchSet
         tr("Costing %1").arg(QFileInfo(path).fileName()),
         [run = std::move(run), plan = std::move(plan), discovery, path](ProgressSink& progress) {
             progress.report(0.0, "loading profiles");
-            search::StrategyRun resolved = run;
+            galvatron::StrategyRun resolved = run;
             const bool estimate = resolved.model.model && resolved.cluster;
-            const search::SearchInputs inputs = estimate
-                ? search::synthesizedInputs(*resolved.model.model, *resolved.cluster, resolved.settings.mixed_precision)
-                : search::loadSearchInputs(discovery, resolved.settings, resolved.settled);
-            auto model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, resolved.settings));
+            const galvatron::SearchInputs inputs = estimate
+                ? galvatron::synthesizedInputs(*resolved.model.model, *resolved.cluster, resolved.settings.mixed_precision)
+                : galvatron::loadSearchInputs(discovery, resolved.settings, resolved.settled);
+            auto model = std::make_shared<const galvatron::CostModel>(galvatron::buildCostModel(inputs, resolved.settings));
             progress.throwIfCancelled();
-            const search::Evaluation evaluation = search::evaluate(*model, resolved.settings, plan);
+            const galvatron::Evaluation evaluation = galvatron::evaluate(*model, resolved.settings, plan);
             auto outcome = std::make_shared<SearchOutcome>();
             outcome->profiles_dir = QString::fromStdString(discovery.profilesDir.string()); // the form's, kept
             outcome->strategy_file = path;
@@ -175,7 +175,7 @@ void SearchController::finish(std::shared_ptr<const SearchOutcome> outcome, bool
     m_outcome = std::move(outcome);
     m_evaluation.reset();
     Q_EMIT searchFinished(m_outcome);
-    const search::SearchSettings& settings = m_outcome->settings;
+    const galvatron::SearchSettings& settings = m_outcome->settings;
     Q_EMIT layerCostModelReady(std::make_shared<const planner::GalvatronLayerCostModel>(*m_outcome->model),
         tr("%1 at sequence length %2").arg(QString::fromStdString(settings.model.name)).arg(settings.model.seq_length));
     if (!showBestPlan || !m_outcome->result.best)
@@ -188,9 +188,9 @@ void SearchController::finish(std::shared_ptr<const SearchOutcome> outcome, bool
         tr("Simulating the best plan's pipeline"),
         [searched](ProgressSink& progress) {
             const Evaluation evaluation
-                = search::evaluate(*searched->model, searched->settings, *searched->result.best);
+                = galvatron::evaluate(*searched->model, searched->settings, *searched->result.best);
             progress.throwIfCancelled();
-            return Views { search::planRankLayout(evaluation.plan, searched->settings.num_gpus_per_node),
+            return Views { galvatron::planRankLayout(evaluation.plan, searched->settings.num_gpus_per_node),
                 simulatePlanTimeline(evaluation) };
         },
         [this](Views views) { Q_EMIT bestPlanViewsReady(views.first, views.second); });
@@ -218,7 +218,7 @@ void SearchController::selectPlan(const Plan* plan)
     m_evaluateRunner->start<Evaluation>(
         tr("Costing the plan"),
         [outcome, chosen = *plan](
-            ProgressSink&) { return search::evaluate(*outcome->model, outcome->settings, chosen); },
+            ProgressSink&) { return galvatron::evaluate(*outcome->model, outcome->settings, chosen); },
         [this](Evaluation evaluation) {
             m_evaluation = std::move(evaluation);
             Q_EMIT evaluationReady(*m_evaluation);
@@ -229,7 +229,7 @@ std::optional<ranks::ParallelConfig> SearchController::selectedRankLayout() cons
 {
     if (!m_evaluation || !m_outcome)
         return std::nullopt;
-    return search::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
+    return galvatron::planRankLayout(m_evaluation->plan, m_outcome->settings.num_gpus_per_node);
 }
 
 void SearchController::simulateSelectedPlan()
@@ -254,12 +254,12 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
     const std::optional<model::ModelDescription> model = outcome.description.model ? outcome.description.model
         : fallback                                                                 ? fallback->model
                                                                                    : std::nullopt;
-    const std::optional<profile::synth::ClusterDescription> cluster = outcome.cluster ? outcome.cluster
+    const std::optional<hardware::ClusterDescription> cluster = outcome.cluster ? outcome.cluster
         : fallback                                                                    ? fallback->cluster
                                                                                       : std::nullopt;
     if (exporting::exportNeedsModel(format) && !model) {
         if (error)
-            *error = QString::fromStdString(search::missingModelMessage(exporting::exportFormatTitle(format),
+            *error = QString::fromStdString(galvatron::missingModelMessage(exporting::exportFormatTitle(format),
                          "the profiles (measured, not synthesized)", outcome.description.missing))
                 + tr(" to `stratex-cli export` with the Galvatron strategy, or search a profile set synthesized for "
                      "the model (Synthesize…).");
@@ -284,7 +284,7 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
 QString SearchController::defaultExportName(exporting::ExportFormat format) const
 {
     return QString::fromStdString(
-        exporting::defaultExportFileName(format, m_outcome ? m_outcome->settings : search::SearchSettings {}));
+        exporting::defaultExportFileName(format, m_outcome ? m_outcome->settings : galvatron::SearchSettings {}));
 }
 
 } // namespace stratex::controllers

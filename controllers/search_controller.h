@@ -9,15 +9,15 @@
 #include <QStringList>
 
 #include "core/common/work_budget.h"
-#include "core/cost/cost_model.h"
+#include "core/galvatron/cost_model.h"
 #include "core/export/plan_export.h"
 #include "core/profile/profile_discovery.h"
 #include "core/ranks/parallel_config.h"
-#include "core/search/evaluate.h"
-#include "core/search/model_settings.h"
-#include "core/search/search_inputs.h"
-#include "core/search/search_result.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/evaluate.h"
+#include "core/galvatron/model_settings.h"
+#include "core/galvatron/search_inputs.h"
+#include "core/galvatron/search_result.h"
+#include "core/galvatron/search_settings.h"
 #include "core/settings/setting.h"
 
 #include "controllers/timeline_request.h"
@@ -35,7 +35,7 @@ namespace stratex::controllers {
 // (the others may come from the profiles), and how to run.
 struct SearchRequest {
     profile::ProfileDiscovery discovery;
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     settings::SettingNames given;
     int threads = 0; // 0: all cores
     int top_k = 20;
@@ -48,14 +48,14 @@ struct SearchRequest {
 struct SearchOutcome {
     QString profiles_dir;
     QString strategy_file; // the outcome of openStrategy: the file costed
-    search::SearchResult result;
-    search::SearchSettings settings;
-    std::shared_ptr<const cost::CostModel> model;
+    galvatron::SearchResult result;
+    galvatron::SearchSettings settings;
+    std::shared_ptr<const galvatron::CostModel> model;
     bool estimated_profiles = false;
     // The model and the cluster the exports carry (a synthesized set's; measured profiles give
     // neither): without a model the launch-script exports name the fields they miss.
-    search::ResolvedModel description;
-    std::optional<profile::synth::ClusterDescription> cluster;
+    galvatron::ResolvedModel description;
+    std::optional<hardware::ClusterDescription> cluster;
 };
 
 enum class PlanSet { Top, Pareto };
@@ -84,16 +84,16 @@ public:
     // profiles of `discovery` with `settings` (the file's search settings win). False with `error`
     // (naming file and key) when the file is not a valid strategy or nothing can cost it;
     // searchFinished follows otherwise, or searchFailed.
-    bool openStrategy(const QString& path, const search::SearchSettings& settings,
+    bool openStrategy(const QString& path, const galvatron::SearchSettings& settings,
         const profile::ProfileDiscovery& discovery, QString* error);
 
     std::shared_ptr<const SearchOutcome> outcome() const { return m_outcome; }
     // The plans of a set (empty before the first search).
-    const std::vector<search::Plan>& plans(PlanSet set) const;
+    const std::vector<galvatron::Plan>& plans(PlanSet set) const;
 
     // Costs the plan (a plan of the outcome) on a worker; evaluationReady follows. nullptr clears.
-    void selectPlan(const search::Plan* plan);
-    const search::Evaluation* selectedEvaluation() const { return m_evaluation ? &*m_evaluation : nullptr; }
+    void selectPlan(const galvatron::Plan* plan);
+    const galvatron::Evaluation* selectedEvaluation() const { return m_evaluation ? &*m_evaluation : nullptr; }
     // The rank grid the selected plan runs on.
     std::optional<ranks::ParallelConfig> selectedRankLayout() const;
     // Simulates the selected plan's pipeline on a worker; timelineReady follows.
@@ -115,14 +115,14 @@ public:
 
 Q_SIGNALS:
     void searchStarted(const QString& profilesDir);
-    void bestSoFar(const stratex::search::Plan& plan);
+    void bestSoFar(const stratex::galvatron::Plan& plan);
     void searchFinished(std::shared_ptr<const stratex::controllers::SearchOutcome> outcome);
     void searchFailed(const QString& message);
     void searchCancelled();
     // The search's Galvatron profile as a layer cost model, for the planner.
     void layerCostModelReady(std::shared_ptr<const stratex::planner::LayerCostModel> model, const QString& description);
     void selectionCleared();
-    void evaluationReady(const stratex::search::Evaluation& evaluation);
+    void evaluationReady(const stratex::galvatron::Evaluation& evaluation);
     void timelineReady(const stratex::controllers::TimelineRequest& request);
     // After run() with show_best_plan: the best plan's rank layout and simulated timeline.
     void bestPlanViewsReady(
@@ -137,14 +137,14 @@ private:
     jobs::JobRunner* m_simulateRunner;
     jobs::JobRunner* m_bestViewsRunner;
     std::shared_ptr<const SearchOutcome> m_outcome;
-    std::optional<search::Evaluation> m_evaluation;
+    std::optional<galvatron::Evaluation> m_evaluation;
 };
 
 // The model the outcome's exports carry: resolveModel on a synthesized set's model with the settings
 // the user gave (`given`), and the set's cluster.
-void describeModel(SearchOutcome& outcome, const search::SearchInputs& inputs, const settings::SettingNames& given);
+void describeModel(SearchOutcome& outcome, const galvatron::SearchInputs& inputs, const settings::SettingNames& given);
 
 // The timeline of an evaluated plan: its pipeline simulated with uniform micro-batches.
-TimelineRequest simulatePlanTimeline(const search::Evaluation& evaluation);
+TimelineRequest simulatePlanTimeline(const galvatron::Evaluation& evaluation);
 
 } // namespace stratex::controllers

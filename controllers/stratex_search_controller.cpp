@@ -5,29 +5,29 @@
 #include <QLocale>
 
 #include "core/common/error.h"
-#include "core/perf/plan_file.h"
-#include "core/perf/strategy_ranks.h"
+#include "core/megatron/plan_file.h"
+#include "core/megatron/strategy_ranks.h"
 #include "core/profile/synth/synthesis_record.h"
-#include "core/perf/stratex_request.h"
+#include "core/megatron/stratex_request.h"
 
 #include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
 
-perf::StratexInputs stratexInputs(const StratexSearchInputs& form)
+megatron::StratexInputs stratexInputs(const StratexSearchInputs& form)
 {
-    perf::StratexInputs inputs;
+    megatron::StratexInputs inputs;
     if (!form.profiles_dir.empty()) {
         if (const auto record = profile::synth::readSynthesisRecord(form.profiles_dir))
-            perf::adoptSynthesizedSet(inputs, *record);
+            megatron::adoptSynthesizedSet(inputs, *record);
         else
             inputs.measured_profiles = form.profiles_dir.string();
     }
     inputs.settings = form.settings;
     // The form's fields the stratex model reads; a hidden one is not the user's statement.
     for (const std::string& flag : form.given) {
-        if (perf::stratexFormShows(flag))
+        if (megatron::stratexFormShows(flag))
             inputs.given.insert(flag);
     }
     inputs.stratex = form.stratex;
@@ -36,27 +36,27 @@ perf::StratexInputs stratexInputs(const StratexSearchInputs& form)
     return inputs;
 }
 
-perf::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inputs, std::vector<std::string>* warnings)
+megatron::StrategySearchRequest resolveStratexRequest(const StratexSearchInputs& inputs, std::vector<std::string>* warnings)
 {
-    return perf::resolveStratexSearch(stratexInputs(inputs), warnings);
+    return megatron::resolveStratexSearch(stratexInputs(inputs), warnings);
 }
 
-ranks::ParallelConfig stratexRankLayout(const perf::ParallelStrategy& s, int gpusPerNode)
+ranks::ParallelConfig stratexRankLayout(const megatron::ParallelStrategy& s, int gpusPerNode)
 {
-    return perf::rankConfig(s, gpusPerNode);
+    return megatron::rankConfig(s, gpusPerNode);
 }
 
-QString stratexPlanName(const perf::Estimate& plan)
+QString stratexPlanName(const megatron::Estimate& plan)
 {
     return QObject::tr("%1 — %2 s/iteration")
         .arg(QString::fromStdString(plan.strategy.notation()), QLocale::c().toString(plan.iteration_ms / 1e3, 'f', 3));
 }
 
 TimelineRequest simulateStratexTimeline(
-    const model::ModelDescription& model, const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan)
+    const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const megatron::Estimate& plan)
 {
     return { QObject::tr("stratex plan: %1").arg(stratexPlanName(plan)),
-        std::make_shared<const sim::Timeline>(perf::stratexPlanTimeline(model, cluster, plan)), plan.memory_limit_mb };
+        std::make_shared<const sim::Timeline>(megatron::stratexPlanTimeline(model, cluster, plan)), plan.memory_limit_mb };
 }
 
 StratexSearchController::StratexSearchController(QObject* parent)
@@ -87,9 +87,9 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
         [inputs = std::move(inputs), source](ProgressSink& progress) {
             progress.report(0.0, "resolving the model and the cluster");
             std::vector<std::string> warnings;
-            const perf::StrategySearchRequest request = resolveStratexRequest(inputs, &warnings);
+            const megatron::StrategySearchRequest request = resolveStratexRequest(inputs, &warnings);
             auto outcome = std::make_shared<StratexSearchOutcome>();
-            perf::StratexSearchRun run = perf::runStratexSearch(request, progress);
+            megatron::StratexSearchRun run = megatron::runStratexSearch(request, progress);
             outcome->result = std::move(run.result);
             outcome->robustness = std::move(run.robustness);
             outcome->search_time_s = run.search_time_s;
@@ -116,16 +116,16 @@ void StratexSearchController::cancel()
 bool StratexSearchController::openPlan(const QString& path, const StratexSearchInputs& fallback, QString* error)
 {
     model::ModelDescription model;
-    profile::synth::ClusterDescription cluster;
-    perf::ParallelStrategy strategy;
+    hardware::ClusterDescription cluster;
+    megatron::ParallelStrategy strategy;
     std::vector<std::string> assumptions;
     try {
-        const perf::PartialPlanFile plan = perf::PartialPlanFile::load(path.toStdString());
+        const megatron::PartialPlanFile plan = megatron::PartialPlanFile::load(path.toStdString());
         if (plan.model() && plan.cluster()) {
             model = *plan.model();
             cluster = *plan.cluster();
         } else {
-            perf::StrategySearchRequest resolved;
+            megatron::StrategySearchRequest resolved;
             try {
                 StratexSearchInputs inputs = fallback;
                 inputs.stratex.global_batch_size = std::max(1, inputs.stratex.global_batch_size);
@@ -148,15 +148,15 @@ bool StratexSearchController::openPlan(const QString& path, const StratexSearchI
         tr("Costing %1").arg(QFileInfo(path).fileName()),
         [path, model, cluster, strategy, assumptions](ProgressSink& progress) {
             progress.report(0.0, "costing the plan");
-            const perf::HardwareModel hw(cluster, perf::efficiencyFor(cluster));
+            const hardware::HardwareModel hw(cluster, hardware::efficiencyFor(cluster));
             auto outcome = std::make_shared<StratexSearchOutcome>();
             outcome->source = path;
             outcome->plan_file = true;
             outcome->model = model;
             outcome->cluster = cluster;
-            outcome->efficiency = perf::efficiencyFor(cluster);
+            outcome->efficiency = hardware::efficiencyFor(cluster);
             outcome->global_batch_size = strategy.global_batch_size;
-            const perf::Estimate e = perf::estimate(model, strategy, hw);
+            const megatron::Estimate e = megatron::estimate(model, strategy, hw);
             outcome->memory_limit_mb = e.memory_limit_mb;
             if (!e.problems.empty()) {
                 std::string problems;
@@ -184,21 +184,21 @@ void StratexSearchController::finish(std::shared_ptr<const StratexSearchOutcome>
     m_bestViewsRunner->start<Views>(
         tr("Simulating the best plan's pipeline"),
         [searched](ProgressSink&) {
-            const perf::Estimate& best = searched->result.best.front();
+            const megatron::Estimate& best = searched->result.best.front();
             return Views { stratexRankLayout(best.strategy, searched->cluster.gpus_per_node),
                 simulateStratexTimeline(searched->model, searched->cluster, best) };
         },
         [this](Views views) { Q_EMIT bestPlanViewsReady(views.first, views.second); });
 }
 
-std::optional<ranks::ParallelConfig> StratexSearchController::rankLayout(const perf::Estimate& plan) const
+std::optional<ranks::ParallelConfig> StratexSearchController::rankLayout(const megatron::Estimate& plan) const
 {
     if (!m_outcome)
         return std::nullopt;
     return stratexRankLayout(plan.strategy, m_outcome->cluster.gpus_per_node);
 }
 
-void StratexSearchController::simulatePlan(const perf::Estimate& plan)
+void StratexSearchController::simulatePlan(const megatron::Estimate& plan)
 {
     if (!m_outcome)
         return;
@@ -209,14 +209,14 @@ void StratexSearchController::simulatePlan(const perf::Estimate& plan)
         [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
 }
 
-bool StratexSearchController::savePlan(const perf::Estimate& plan, const QString& path, QString* error) const
+bool StratexSearchController::savePlan(const megatron::Estimate& plan, const QString& path, QString* error) const
 {
     if (!m_outcome) {
         if (error)
             *error = tr("no plan: run the search first");
         return false;
     }
-    return saveTextFile(path, perf::planFileJson(m_outcome->model, m_outcome->cluster, plan).dump(2) + "\n", error);
+    return saveTextFile(path, megatron::planFileJson(m_outcome->model, m_outcome->cluster, plan).dump(2) + "\n", error);
 }
 
 } // namespace stratex::controllers

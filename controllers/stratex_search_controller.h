@@ -10,14 +10,14 @@
 #include <QStringList>
 
 #include "core/model/model_description.h"
-#include "core/perf/estimate.h"
-#include "core/perf/plan_robustness.h"
-#include "core/perf/strategy_search.h"
-#include "core/perf/strategy_search_settings.h"
-#include "core/perf/stratex_request.h"
-#include "core/profile/synth/cluster_description.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/plan_robustness.h"
+#include "core/megatron/strategy_search.h"
+#include "core/megatron/strategy_search_settings.h"
+#include "core/megatron/stratex_request.h"
+#include "core/hardware/cluster_description.h"
 #include "core/ranks/parallel_config.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/search_settings.h"
 #include "core/settings/setting.h"
 
 #include "controllers/timeline_request.h"
@@ -33,20 +33,20 @@ namespace stratex::controllers {
 // memory per GPU, batch, model shape and name) with the flags the user gave, and the stratex table.
 struct StratexSearchInputs {
     std::filesystem::path profiles_dir;
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     settings::SettingNames given;
-    perf::StrategySearchSettings stratex;
+    megatron::StrategySearchSettings stratex;
     int threads = 0;
     int top = 20;
 };
 
 // The form as the stratex model's inputs: a synthesized set's record as the base (a measured set is
-// said to be unread), the shared fields the form shows (perf::stratexFormShows) as given. Reads the
+// said to be unread), the shared fields the form shows (megatron::stratexFormShows) as given. Reads the
 // set's record.
-perf::StratexInputs stratexInputs(const StratexSearchInputs& form);
-// The form's request by the one rule both front ends use (perf::resolveStratexSearch); `warnings`
+megatron::StratexInputs stratexInputs(const StratexSearchInputs& form);
+// The form's request by the one rule both front ends use (megatron::resolveStratexSearch); `warnings`
 // gets what the resolution had to say. Throws stratex::Error naming what is missing.
-perf::StrategySearchRequest resolveStratexRequest(
+megatron::StrategySearchRequest resolveStratexRequest(
     const StratexSearchInputs& inputs, std::vector<std::string>* warnings = nullptr);
 
 // A finished stratex search, or a plan file costed as a one-plan result.
@@ -54,20 +54,20 @@ struct StratexSearchOutcome {
     QString source; // the profile folder searched, or the plan file costed
     bool plan_file = false;
     model::ModelDescription model;
-    profile::synth::ClusterDescription cluster;
-    perf::Efficiency efficiency; // what the plans were costed with
+    hardware::ClusterDescription cluster;
+    hardware::Efficiency efficiency; // what the plans were costed with
     int global_batch_size = 0;
     double memory_limit_mb = 0;
-    perf::StrategySearchResult result;
+    megatron::StrategySearchResult result;
     // Per plan of result.best: its rank range when the model is off by ±5 / ±10 % per component,
     // as `stratex-cli search --json` reports it. Empty for a plan file (nothing to rank against).
-    std::vector<perf::PlanRobustness> robustness;
+    std::vector<megatron::PlanRobustness> robustness;
     double search_time_s = 0;
     int threads = 0;
     QStringList notes;
 };
 
-// The stratex cost model below the Search page: runs perf::searchStrategies on a worker (progress,
+// The stratex cost model below the Search page: runs megatron::searchStrategies on a worker (progress,
 // cancel), keeps the outcome, costs plan files, simulates a plan's pipeline (1F1B, interleaved with
 // its model chunks, ZB-H1) for the Timeline page, gives its rank layout and writes plan files.
 // Selecting a plan needs no job: the search has costed every plan it keeps.
@@ -80,7 +80,7 @@ public:
     // With `showBestPlan`, the best plan's rank layout and timeline follow as bestPlanViewsReady.
     void run(StratexSearchInputs inputs, bool showBestPlan = false);
     void cancel();
-    // Costs a stratex plan file (perf::isPlanFile) as a one-plan outcome: on the model and cluster
+    // Costs a stratex plan file (megatron::isPlanFile) as a one-plan outcome: on the model and cluster
     // it carries, else on `fallback`'s (the form's synthesized set). False with `error` naming file
     // and key when it cannot be read or nothing says its model; searchFinished follows otherwise.
     bool openPlan(const QString& path, const StratexSearchInputs& fallback, QString* error);
@@ -88,11 +88,11 @@ public:
     std::shared_ptr<const StratexSearchOutcome> outcome() const { return m_outcome; }
 
     // The rank grid a plan of the outcome runs on.
-    std::optional<ranks::ParallelConfig> rankLayout(const perf::Estimate& plan) const;
+    std::optional<ranks::ParallelConfig> rankLayout(const megatron::Estimate& plan) const;
     // Simulates a plan's pipeline on a worker; timelineReady follows.
-    void simulatePlan(const perf::Estimate& plan);
+    void simulatePlan(const megatron::Estimate& plan);
     // Writes a plan of the outcome as a stratex plan file, atomically.
-    bool savePlan(const perf::Estimate& plan, const QString& path, QString* error) const;
+    bool savePlan(const megatron::Estimate& plan, const QString& path, QString* error) const;
 
     jobs::JobRunner* searchRunner() const { return m_searchRunner; }
     jobs::JobRunner* simulateRunner() const { return m_simulateRunner; }
@@ -118,15 +118,15 @@ private:
 };
 
 // A plan's rank grid: Megatron's tp-cp-ep-dp-pp order over the plan's degrees.
-ranks::ParallelConfig stratexRankLayout(const perf::ParallelStrategy& strategy, int gpusPerNode);
+ranks::ParallelConfig stratexRankLayout(const megatron::ParallelStrategy& strategy, int gpusPerNode);
 
 // The plan's pipeline simulated as its estimate simulates it, with memory curves (each stage's
 // weights, gradients, optimizer, logits and reserve from the start, activations as micro-batches
 // keep them) against the plan's memory limit.
 TimelineRequest simulateStratexTimeline(const model::ModelDescription& model,
-    const profile::synth::ClusterDescription& cluster, const perf::Estimate& plan);
+    const hardware::ClusterDescription& cluster, const megatron::Estimate& plan);
 
 // "tp2 pp4 vpp2 ... — 1.234 s/iteration": a plan's one-line name.
-QString stratexPlanName(const perf::Estimate& plan);
+QString stratexPlanName(const megatron::Estimate& plan);
 
 } // namespace stratex::controllers

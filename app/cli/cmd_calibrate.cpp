@@ -13,9 +13,9 @@
 #include "core/common/atomic_file.h"
 #include "core/common/input_limits.h"
 #include "core/common/number_format.h"
-#include "core/perf/cluster_calibration.h"
-#include "core/perf/measured/calibration_runs.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/runs/cluster_calibration.h"
+#include "core/runs/calibration_runs.h"
+#include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
 
@@ -35,14 +35,14 @@ std::string percent(double fraction)
 
 // --runs FILE or DIR (repeatable) and any further files on the command line: run records, Megatron-LM
 // logs and Chrome traces, as the GUI's Calibrate page reads them.
-std::vector<perf::ReferenceRun> readRuns(const CliParser& parser)
+std::vector<runs::ReferenceRun> readRuns(const CliParser& parser)
 {
     QStringList paths = parser.values(q("runs"));
     paths << parser.positionalArguments();
     if (paths.isEmpty())
         parser.usageError(q("--runs FILE is required (a run record in the format of resources/reference-runs, a "
                             "Megatron-LM log or a Chrome trace)"));
-    perf::measured::CalibrationRunOptions options;
+    runs::CalibrationRunOptions options;
     options.log.warmup_iterations = parser.intValue(q("warmup"), 2, 0);
     if (parser.isSet(q("gpu")))
         options.cluster.gpu = parser.value(q("gpu")).toStdString();
@@ -52,19 +52,19 @@ std::vector<perf::ReferenceRun> readRuns(const CliParser& parser)
     std::vector<std::filesystem::path> files;
     for (const QString& path : paths)
         files.emplace_back(path.toStdString());
-    return perf::measured::readCalibrationRuns(files, options);
+    return runs::readCalibrationRuns(files, options);
 }
 
 std::vector<std::string> fitParameters(const CliParser& parser)
 {
     if (!parser.isSet(q("fit")))
-        return perf::defaultCalibrationParameters();
+        return runs::defaultCalibrationParameters();
     std::vector<std::string> names;
     for (const QString& name : parser.value(q("fit")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const std::string text = name.trimmed().toStdString();
-        if (!profile::synth::findEfficiencyField(text)) {
+        if (!hardware::findEfficiencyField(text)) {
             QStringList known;
-            for (const profile::synth::EfficiencyField& field : profile::synth::efficiencyFields())
+            for (const hardware::EfficiencyField& field : hardware::efficiencyFields())
                 known << QString::fromLatin1(field.name);
             parser.usageError(q("--fit: unknown parameter \"%1\" (expected names from: %2)")
                                   .arg(QString::fromStdString(text), known.join(q(", "))));
@@ -109,19 +109,19 @@ int runCalibrate(const QStringList& args)
     parser.parse(args);
     if (!parser.isSet(q("out")))
         parser.usageError(q("--out FILE is required"));
-    perf::CalibrationOptions options;
+    runs::CalibrationOptions options;
     options.parameters = fitParameters(parser);
 
-    const std::vector<perf::ReferenceRun> runs = readRuns(parser);
-    std::optional<profile::synth::ClusterDescription> start;
+    const std::vector<runs::ReferenceRun> runs = readRuns(parser);
+    std::optional<hardware::ClusterDescription> start;
     if (parser.isSet(q("cluster")))
-        start = profile::synth::readClusterFile(parser.value(q("cluster")).toStdString());
+        start = hardware::readClusterFile(parser.value(q("cluster")).toStdString());
     NullProgress progress;
-    const perf::ClusterCalibration calibration = perf::calibrateCluster(runs, start, options, progress);
-    const perf::CalibrationResult& result = calibration.result;
-    const std::vector<perf::RunError>& leftOut = calibration.left_out;
-    const profile::synth::ClusterDescription& cluster = calibration.cluster;
-    const nlohmann::ordered_json file = perf::calibratedClusterJson(calibration);
+    const runs::ClusterCalibration calibration = runs::calibrateCluster(runs, start, options, progress);
+    const runs::CalibrationResult& result = calibration.result;
+    const std::vector<runs::RunError>& leftOut = calibration.left_out;
+    const hardware::ClusterDescription& cluster = calibration.cluster;
+    const nlohmann::ordered_json file = runs::calibratedClusterJson(calibration);
     const nlohmann::ordered_json& calibrationRecord = file["calibration"];
     const std::string out = parser.value(q("out")).toStdString();
     writeFileAtomically(out, file.dump(2) + "\n");
@@ -133,15 +133,15 @@ int runCalibrate(const QStringList& args)
         report["gpu"] = cluster.gpu.name;
         report["iterations"] = result.iterations;
         report["converged"] = result.converged;
-        report["efficiency_before"] = profile::synth::toJson(result.initial);
-        report["efficiency_after"] = profile::synth::toJson(result.fitted);
+        report["efficiency_before"] = hardware::toJson(result.initial);
+        report["efficiency_after"] = hardware::toJson(result.fitted);
         printJson(report);
         return kExitOk;
     }
     std::string text = "Calibrated on " + std::to_string(runs.size()) + " run(s) on " + cluster.gpu.name + " ("
         + std::to_string(result.iterations) + " iterations" + (result.converged ? "" : ", not converged") + "):\n";
     for (const std::string& name : result.parameters) {
-        const profile::synth::EfficiencyField& field = *profile::synth::findEfficiencyField(name);
+        const hardware::EfficiencyField& field = *hardware::findEfficiencyField(name);
         text += "  " + name + " " + fixed(result.initial.*field.member, 4) + " -> "
             + fixed(result.fitted.*field.member, 4) + "\n";
     }
@@ -156,10 +156,10 @@ int runCalibrate(const QStringList& args)
             text += " (predicted OOM)";
         text += "\n";
     }
-    text += "Mean absolute error: " + fixed(perf::meanAbsoluteThroughputError(result.before) * 100, 1) + " % -> "
-        + fixed(perf::meanAbsoluteThroughputError(result.after) * 100, 1) + " %";
+    text += "Mean absolute error: " + fixed(runs::meanAbsoluteThroughputError(result.before) * 100, 1) + " % -> "
+        + fixed(runs::meanAbsoluteThroughputError(result.after) * 100, 1) + " %";
     if (!leftOut.empty())
-        text += "; left out " + fixed(perf::meanAbsoluteThroughputError(leftOut) * 100, 1) + " %";
+        text += "; left out " + fixed(runs::meanAbsoluteThroughputError(leftOut) * 100, 1) + " %";
     text += "\nWrote " + out + "\n";
     printOut(text);
     return kExitOk;

@@ -7,8 +7,8 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/input_limits.h"
-#include "core/perf/measured/run_comparison.h"
-#include "core/perf/measured/run_import.h"
+#include "core/runs/run_comparison.h"
+#include "core/runs/run_import.h"
 
 namespace stratex::cli {
 
@@ -23,7 +23,7 @@ std::string number(const std::optional<double>& value, int decimals)
     return buffer;
 }
 
-std::string errorText(const perf::measured::ComparedValue& value)
+std::string errorText(const runs::ComparedValue& value)
 {
     const std::optional<double> error = value.error();
     if (!error)
@@ -33,7 +33,7 @@ std::string errorText(const perf::measured::ComparedValue& value)
     return buffer;
 }
 
-std::string row(const std::string& what, const perf::measured::ComparedValue& value, int decimals)
+std::string row(const std::string& what, const runs::ComparedValue& value, int decimals)
 {
     char buffer[160];
     std::snprintf(buffer, sizeof buffer, "  %-24s %14s %14s%s\n", what.c_str(), number(value.predicted, decimals).c_str(),
@@ -41,11 +41,11 @@ std::string row(const std::string& what, const perf::measured::ComparedValue& va
     return buffer;
 }
 
-std::string text(const perf::measured::RunComparison& c)
+std::string text(const runs::RunComparison& c)
 {
     std::string out;
     for (const auto& source : c.run.sources)
-        out += std::string(perf::measured::sourceKindName(source.kind)) + ": " + source.file.string() + "\n";
+        out += std::string(runs::sourceKindName(source.kind)) + ": " + source.file.string() + "\n";
     out += std::to_string(c.cluster.worldSize()) + " x " + c.cluster.gpu.name + " (" + std::to_string(c.cluster.num_nodes)
         + " x " + std::to_string(c.cluster.gpus_per_node) + "), " + c.strategy.notation() + "\n";
     if (!c.estimate.problems.empty()) {
@@ -124,9 +124,9 @@ int runCompareRun(const QStringList& args)
     if (runs.isEmpty())
         parser.usageError(QStringLiteral("--run FILE is required"));
 
-    perf::measured::LogOptions options;
+    runs::LogOptions options;
     options.warmup_iterations = parser.intValue(QStringLiteral("warmup"), 2, 0);
-    perf::measured::ClusterChoice choice;
+    runs::ClusterChoice choice;
     if (parser.isSet(QStringLiteral("gpu")))
         choice.gpu = parser.value(QStringLiteral("gpu")).toStdString();
     choice.gpus_per_node = parser.optionalInt(QStringLiteral("gpus-per-node"));
@@ -136,13 +136,13 @@ int runCompareRun(const QStringList& args)
     std::vector<std::filesystem::path> paths;
     for (const QString& run : runs)
         paths.emplace_back(run.toStdString());
-    const perf::measured::MeasuredRun run = perf::measured::importRuns(paths, options);
-    perf::measured::requireCostable(run);
-    const profile::synth::ClusterDescription cluster = perf::measured::resolveCluster(run, choice);
-    const perf::measured::RunComparison comparison
-        = perf::measured::compareRun(run, cluster, perf::efficiencyFor(cluster));
+    const runs::MeasuredRun run = runs::importRuns(paths, options);
+    runs::requireCostable(run);
+    const hardware::ClusterDescription cluster = runs::resolveCluster(run, choice);
+    const runs::RunComparison comparison
+        = runs::compareRun(run, cluster, hardware::efficiencyFor(cluster));
     if (parser.isSet(QStringLiteral("json")))
-        printOut(perf::measured::comparisonJson(comparison).dump(2) + "\n");
+        printOut(runs::comparisonJson(comparison).dump(2) + "\n");
     else
         printOut(text(comparison));
     return comparison.estimate.problems.empty() ? kExitOk : kExitInvalidInput;

@@ -11,12 +11,12 @@
 #include "app/cli/stratex_report.h"
 #include "core/common/error.h"
 #include "core/export/plan_json.h"
-#include "core/perf/estimate_json.h"
-#include "core/perf/plan_file.h"
+#include "core/megatron/estimate_json.h"
+#include "core/megatron/plan_file.h"
 #include "core/profile/synth/synthesis_record.h"
-#include "core/search/evaluate.h"
-#include "core/search/search_setting_table.h"
-#include "core/search/strategy_file.h"
+#include "core/galvatron/evaluate.h"
+#include "core/galvatron/search_setting_table.h"
+#include "core/galvatron/strategy_file.h"
 
 namespace stratex::cli {
 
@@ -29,18 +29,18 @@ std::string number(const char* format, double value)
     return buffer;
 }
 
-std::string evaluationText(const search::Evaluation& ev)
+std::string evaluationText(const galvatron::Evaluation& ev)
 {
-    const search::Plan& p = ev.plan;
+    const galvatron::Plan& p = ev.plan;
     std::string text = "Plan: gbsz " + std::to_string(p.gbsz) + ", chunks " + std::to_string(p.chunks) + ", pp "
         + std::to_string(p.pp) + ", world " + std::to_string(p.world) + ", "
-        + std::string(cost::pipelineTypeName(p.pipeline_type)) + "\n";
+        + std::string(galvatron::pipelineTypeName(p.pipeline_type)) + "\n";
     text += "  time cost " + number("%.17g", p.time_cost_s) + " s/iteration, "
         + number("%.6f", p.throughput_samples_per_s) + " samples/s\n";
     text += "  embedding / LM head: " + p.embedding.notation() + " (vtp " + std::to_string(p.vtp()) + ", vsp "
         + std::to_string(p.vsp()) + ", embed_sdp " + std::to_string(p.embedSdp()) + ")\n";
     text += "Stages:\n";
-    for (const search::StageBreakdown& s : ev.stages) {
+    for (const galvatron::StageBreakdown& s : ev.stages) {
         text += "  " + std::to_string(s.stage) + ": layers " + std::to_string(s.first_layer) + "-"
             + std::to_string(s.first_layer + s.layers - 1) + ", " + number("%.6f", s.time_no_sync_s)
             + " s per micro-batch (" + number("%.6f", s.time_sync_s) + " with sync), memory "
@@ -49,7 +49,7 @@ std::string evaluationText(const search::Evaluation& ev)
             + std::to_string(ev.budget.reserve_mb) + ", remaining " + std::to_string(s.memory_remaining_mb) + " MB\n";
     }
     text += "Layers:\n";
-    for (const search::LayerBreakdown& l : ev.layers) {
+    for (const galvatron::LayerBreakdown& l : ev.layers) {
         text += "  " + std::to_string(l.layer) + " (stage " + std::to_string(l.stage) + "): " + l.strategy.notation()
             + ", " + number("%.6f", l.time.sync_s) + " s (" + number("%.6f", l.time.no_sync_s) + " without sync), "
             + std::to_string(l.memory.weight_mb) + " MB\n";
@@ -63,20 +63,20 @@ std::string evaluationText(const search::Evaluation& ev)
 // profiles', else the command line's.
 int evaluatePlanFile(const CliParser& parser, const std::string& file)
 {
-    const perf::StrategySearchSettings stratex = readStratexSettings(parser);
-    if (stratex.costModel() == perf::CostModelChoice::Galvatron)
+    const megatron::StrategySearchSettings stratex = readStratexSettings(parser);
+    if (stratex.costModel() == megatron::CostModelChoice::Galvatron)
         throw Error(file + ": a stratex plan file (Megatron's space) is costed by the stratex model, not Galvatron's");
-    const perf::PartialPlanFile plan = perf::PartialPlanFile::load(file);
+    const megatron::PartialPlanFile plan = megatron::PartialPlanFile::load(file);
     settings::SettingNames given;
-    search::SearchSettings settings = readGivenSearchSettings(parser, given);
+    galvatron::SearchSettings settings = readGivenSearchSettings(parser, given);
     settings::SettingNames givenModel;
-    const search::ModelSettings modelFlags = readModelOptions(parser, givenModel);
-    perf::StratexInputs inputs = stratexInputs(parser, stratex, settings, given, modelFlags, givenModel);
+    const galvatron::ModelSettings modelFlags = readModelOptions(parser, givenModel);
+    megatron::StratexInputs inputs = stratexInputs(parser, stratex, settings, given, modelFlags, givenModel);
     inputs.base_model = plan.model();
     inputs.base_cluster = plan.cluster();
     inputs.base_label = file;
     if (hasProfileOptions(parser)) {
-        const search::SearchInputs profiles = loadSearchInputs(parser, settings, given);
+        const galvatron::SearchInputs profiles = loadSearchInputs(parser, settings, given);
         if (profiles.synthesis) {
             if (!inputs.base_model)
                 inputs.base_model = profiles.synthesis->model;
@@ -84,18 +84,18 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
                 inputs.base_cluster = profiles.synthesis->cluster;
         }
     }
-    const perf::StratexTarget target = cli::resolveStratexTarget(inputs);
+    const megatron::StratexTarget target = cli::resolveStratexTarget(inputs);
     std::vector<std::string> assumptions;
-    const perf::ParallelStrategy strategy
+    const megatron::ParallelStrategy strategy
         = plan.strategy(target.model, static_cast<long long>(target.cluster.worldSize()), &assumptions);
-    perf::EstimateOptions options;
+    megatron::EstimateOptions options;
     options.memory_limit_mb = target.memory_limit_mb;
-    const perf::Estimate estimate
-        = perf::estimate(target.model, strategy, perf::HardwareModel(target.cluster, target.efficiency), options);
+    const megatron::Estimate estimate
+        = megatron::estimate(target.model, strategy, hardware::HardwareModel(target.cluster, target.efficiency), options);
     for (const std::string& assumption : assumptions)
         printErr("note: " + file + " does not say; assumed " + assumption + "\n");
     if (parser.isSet(QStringLiteral("json"))) {
-        nlohmann::ordered_json out = perf::toJson(estimate);
+        nlohmann::ordered_json out = megatron::toJson(estimate);
         out["cost_model"] = "stratex";
         out["assumptions"] = assumptions;
         printJson(out);
@@ -122,7 +122,7 @@ int runEvaluate(const QStringList& args)
                        "by Stratex gives its search settings, and without --profiles it is costed on profiles "
                        "estimated from its model and cluster.\n\n")
             + QString::fromUtf8(
-                search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
+                galvatron::unevenBatchExplanation().data(), qsizetype(galvatron::unevenBatchExplanation().size())));
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"),
         QStringLiteral("The strategy JSON: Galvatron's (or Stratex's with its model, cluster and search settings), or "
                        "a stratex plan file."));
@@ -139,20 +139,20 @@ int runEvaluate(const QStringList& args)
         parser.usageError(QStringLiteral("--strategy is required"));
 
     const std::string file = parser.value(QStringLiteral("strategy")).toStdString();
-    if (perf::isPlanFile(file))
+    if (megatron::isPlanFile(file))
         return evaluatePlanFile(parser, file);
-    if (readStratexSettings(parser).costModel() == perf::CostModelChoice::Stratex)
+    if (readStratexSettings(parser).costModel() == megatron::CostModelChoice::Stratex)
         throw Error(file + ": the stratex cost model costs stratex plan files (\"format\": \"stratex-plan\", a "
             + "Megatron-space \"strategy\"); this is a Galvatron strategy file");
-    const search::StrategyFile strategy = search::StrategyFile::load(file);
-    search::StrategyRun run = readStrategyRun(parser, strategy);
+    const galvatron::StrategyFile strategy = galvatron::StrategyFile::load(file);
+    galvatron::StrategyRun run = readStrategyRun(parser, strategy);
     run.settings.settle_bsz = strategy.global_bsz;
     std::string why;
-    const std::shared_ptr<const cost::CostModel> costModel = strategyCostModel(parser, run, why);
+    const std::shared_ptr<const galvatron::CostModel> costModel = strategyCostModel(parser, run, why);
     if (!costModel)
         throw Error(strategy.file + ": cannot cost the strategy: " + why);
-    const search::Plan plan = search::planFromStrategyFile(strategy, run.settings);
-    const search::Evaluation ev = search::evaluate(*costModel, run.settings, plan);
+    const galvatron::Plan plan = galvatron::planFromStrategyFile(strategy, run.settings);
+    const galvatron::Evaluation ev = galvatron::evaluate(*costModel, run.settings, plan);
     if (parser.isSet(QStringLiteral("json")))
         printJson(exporting::evaluationJson(ev));
     else

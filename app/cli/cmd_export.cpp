@@ -8,8 +8,8 @@
 #include "core/common/error.h"
 #include "core/export/plan_export.h"
 #include "core/export/plan_file_export.h"
-#include "core/perf/plan_file.h"
-#include "core/search/strategy_file.h"
+#include "core/megatron/plan_file.h"
+#include "core/galvatron/strategy_file.h"
 
 namespace stratex::cli {
 
@@ -46,7 +46,7 @@ void requirePlanFileOptions(const CliParser& parser, const QStringList& args)
 int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::ExportFormat format)
 {
     requirePlanFileOptions(parser, args);
-    const perf::PlanFile plan = perf::PlanFile::load(parser.value(QStringLiteral("strategy")).toStdString());
+    const megatron::PlanFile plan = megatron::PlanFile::load(parser.value(QStringLiteral("strategy")).toStdString());
     for (const std::string& assumption : plan.assumptions)
         printErr("note: " + plan.file + ": " + assumption + "\n");
     const exporting::ExportedFile file = exporting::exportPlanFile(format, plan);
@@ -98,16 +98,16 @@ int runExport(const QStringList& args)
     const exporting::ExportFormat format = *exporting::parseExportFormat(
         parser.choice(QStringLiteral("to"), formatNames(), QStringLiteral("galvatron")).toStdString());
 
-    if (perf::isPlanFile(parser.value(QStringLiteral("strategy")).toStdString()))
+    if (megatron::isPlanFile(parser.value(QStringLiteral("strategy")).toStdString()))
         return exportPlanFile(parser, args, format);
-    const search::StrategyFile strategy
-        = search::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
-    search::StrategyRun run = readStrategyRun(parser, strategy);
+    const galvatron::StrategyFile strategy
+        = galvatron::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
+    galvatron::StrategyRun run = readStrategyRun(parser, strategy);
     if (exporting::exportNeedsModel(format) && !run.model.model)
         throw Error(strategy.file + ": "
-            + search::missingModelMessage("--to " + std::string(exporting::exportFormatName(format)),
+            + galvatron::missingModelMessage("--to " + std::string(exporting::exportFormatName(format)),
                 "the file (it has no \"model\") and the command line", run.model.missing));
-    const search::Plan plan = search::planFromStrategyFile(strategy, run.settings);
+    const galvatron::Plan plan = galvatron::planFromStrategyFile(strategy, run.settings);
 
     exporting::ExportContext context;
     context.model = run.model.model;

@@ -8,7 +8,7 @@
 #include "app/cli/cli_parser.h"
 #include "app/cli/setting_options.h"
 #include "core/common/number_format.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/synthesis_settings.h"
 #include "core/profile/synth/transformer_estimates.h"
@@ -18,6 +18,7 @@ namespace stratex::cli {
 namespace {
 
 using namespace profile::synth;
+using namespace hardware;
 
 QString q(const char* text)
 {

@@ -9,9 +9,9 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
-#include "core/perf/calibration.h"
-#include "core/perf/reference_run.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/runs/calibration.h"
+#include "core/runs/reference_run.h"
+#include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
 
@@ -47,9 +47,9 @@ struct Summary {
     int trainedButOom = 0;
 };
 
-Summary summarise(const std::vector<perf::ReferenceComparison>& all, bool fit)
+Summary summarise(const std::vector<runs::ReferenceComparison>& all, bool fit)
 {
-    std::vector<perf::ReferenceComparison> part;
+    std::vector<runs::ReferenceComparison> part;
     Summary summary;
     for (const auto& c : all) {
         if (c.run->fit != fit || !c.estimate.problems.empty())
@@ -58,7 +58,7 @@ Summary summarise(const std::vector<perf::ReferenceComparison>& all, bool fit)
         if (c.predicted_oom && c.run->trained)
             ++summary.trainedButOom;
     }
-    summary.mae = perf::meanAbsoluteError(part);
+    summary.mae = runs::meanAbsoluteError(part);
     summary.runs = int(part.size());
     return summary;
 }
@@ -71,33 +71,33 @@ nlohmann::ordered_json summaryJson(const Summary& s)
 
 // --fit: the presets' efficiencies fitted on the "fit" runs, per GPU family, as efficiencyFor()
 // stores them (hardware_model.cpp), with the fit and hold-out error before and after.
-int printPresetFit(const std::vector<perf::ReferenceRun>& runs, const perf::CalibrationOptions& options, bool json)
+int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::CalibrationOptions& options, bool json)
 {
-    const std::vector<perf::PresetFit> fits = perf::fitPresets(runs, options);
-    auto efficiencyOf = [&fits](const perf::ReferenceRun& run) {
-        for (const perf::PresetFit& fit : fits) {
-            if (fit.family == perf::presetFamily(run.cluster.gpu.name))
+    const std::vector<runs::PresetFit> fits = runs::fitPresets(runs, options);
+    auto efficiencyOf = [&fits](const runs::ReferenceRun& run) {
+        for (const runs::PresetFit& fit : fits) {
+            if (fit.family == hardware::presetFamily(run.cluster.gpu.name))
                 return fit.result.fitted;
         }
-        return perf::datasheetEfficiency(run.cluster.gpu);
+        return hardware::datasheetEfficiency(run.cluster.gpu);
     };
-    std::vector<perf::ReferenceComparison> before;
-    std::vector<perf::ReferenceComparison> after;
-    for (const perf::ReferenceRun& run : runs) {
-        before.push_back(perf::compareWithRun(run, perf::datasheetEfficiency(run.cluster.gpu)));
-        after.push_back(perf::compareWithRun(run, efficiencyOf(run)));
+    std::vector<runs::ReferenceComparison> before;
+    std::vector<runs::ReferenceComparison> after;
+    for (const runs::ReferenceRun& run : runs) {
+        before.push_back(runs::compareWithRun(run, hardware::datasheetEfficiency(run.cluster.gpu)));
+        after.push_back(runs::compareWithRun(run, efficiencyOf(run)));
     }
     nlohmann::ordered_json out;
     out["families"] = nlohmann::ordered_json::array();
     std::string text;
-    for (const perf::PresetFit& fit : fits) {
+    for (const runs::PresetFit& fit : fits) {
         out["families"].push_back({ { "family", fit.family }, { "gpus", fit.gpus },
             { "runs", fit.result.before.size() }, { "parameters", fit.result.parameters },
             { "iterations", fit.result.iterations }, { "cost_before", fit.result.cost_before },
-            { "cost_after", fit.result.cost_after }, { "efficiency", profile::synth::toJson(fit.result.fitted) } });
+            { "cost_after", fit.result.cost_after }, { "efficiency", hardware::toJson(fit.result.fitted) } });
         text += fit.family + " (" + std::to_string(fit.result.before.size()) + " fit runs, "
             + std::to_string(fit.result.iterations) + " iterations):";
-        for (const profile::synth::EfficiencyField& field : profile::synth::efficiencyFields())
+        for (const hardware::EfficiencyField& field : hardware::efficiencyFields())
             text += std::string(" ") + field.name + " " + fixed(fit.result.fitted.*field.member, 4);
         text += "\n";
     }
@@ -145,9 +145,9 @@ int runReference(const QStringList& args)
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
     const QString dir = parser.isSet(QStringLiteral("runs")) ? parser.value(QStringLiteral("runs")) : defaultRunsDir();
 
-    const std::vector<perf::ReferenceRun> runs = perf::readReferenceRuns(dir.toStdString());
+    const std::vector<runs::ReferenceRun> runs = runs::readReferenceRuns(dir.toStdString());
     if (parser.isSet(QStringLiteral("fit"))) {
-        perf::CalibrationOptions options;
+        runs::CalibrationOptions options;
         options.robust_scale = 0.15;
         if (parser.isSet(QStringLiteral("fit-parameters"))) {
             options.parameters.clear();
@@ -156,9 +156,9 @@ int runReference(const QStringList& args)
         }
         return printPresetFit(runs, options, parser.isSet(QStringLiteral("json")));
     }
-    std::vector<perf::ReferenceComparison> comparisons;
-    for (const perf::ReferenceRun& run : runs)
-        comparisons.push_back(perf::compareWithRun(run, perf::efficiencyFor(run.cluster)));
+    std::vector<runs::ReferenceComparison> comparisons;
+    for (const runs::ReferenceRun& run : runs)
+        comparisons.push_back(runs::compareWithRun(run, hardware::efficiencyFor(run.cluster)));
     const Summary fit = summarise(comparisons, true);
     const Summary holdout = summarise(comparisons, false);
 
@@ -166,7 +166,7 @@ int runReference(const QStringList& args)
         nlohmann::ordered_json out;
         out["runs"] = nlohmann::ordered_json::array();
         for (const auto& c : comparisons) {
-            const perf::ReferenceRun& run = *c.run;
+            const runs::ReferenceRun& run = *c.run;
             nlohmann::ordered_json row = { { "id", run.id }, { "use", run.fit ? "fit" : "holdout" },
                 { "verified", run.verified }, { "gpus", run.cluster.worldSize() }, { "gpu", run.cluster.gpu.name },
                 { "strategy", run.strategy.notation() }, { "measured_iteration_s", run.measured_iteration_s },
@@ -193,7 +193,7 @@ int runReference(const QStringList& args)
     }
     std::string text;
     for (const auto& c : comparisons) {
-        const perf::ReferenceRun& run = *c.run;
+        const runs::ReferenceRun& run = *c.run;
         text += run.id + " [" + (run.fit ? "fit" : "holdout") + "] " + std::to_string(run.cluster.worldSize()) + " x "
             + run.cluster.gpu.name + ", " + run.strategy.notation() + "\n";
         if (!c.estimate.problems.empty()) {

@@ -19,9 +19,9 @@
 #include "core/export/plan_export.h"
 #include "core/export/plan_json.h"
 #include "core/profile/synth/synthesis_record.h"
-#include "core/search/model_settings.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_setting_table.h"
+#include "core/galvatron/model_settings.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/search_setting_table.h"
 
 namespace stratex::cli {
 
@@ -35,16 +35,16 @@ std::string list(const std::vector<int>& values)
     return text + "]";
 }
 
-std::string planLine(const search::Plan& p)
+std::string planLine(const galvatron::Plan& p)
 {
     return fixed(p.throughput_samples_per_s, 3) + " samples/s, " + fixed(p.time_cost_s, 4) + " s/iter, peak "
         + std::to_string(p.peakMemoryMb()) + " MB, gbsz " + std::to_string(p.gbsz) + ", chunks "
         + std::to_string(p.chunks) + ", pp " + std::to_string(p.pp) + ", "
-        + std::string(search::tpSpModeName(p.tp_sp_mode)) + ", vtp " + std::to_string(p.vtp())
+        + std::string(galvatron::tpSpModeName(p.tp_sp_mode)) + ", vtp " + std::to_string(p.vtp())
         + (p.vsp() ? " (SP)" : "") + (p.embedSdp() ? " ZeRO-3" : "") + ": " + p.layerSummary();
 }
 
-std::string resultText(const search::SearchResult& r)
+std::string resultText(const galvatron::SearchResult& r)
 {
     std::string text = "Searched " + std::to_string(r.stats.tasks) + " tasks in " + std::to_string(r.stats.families)
         + " families: " + std::to_string(r.stats.dp_calls) + " stage knapsacks (Galvatron main would run "
@@ -53,11 +53,11 @@ std::string resultText(const search::SearchResult& r)
     if (!r.best) {
         text += "No valid configuration found.\n";
     } else {
-        const search::Plan& b = *r.best;
+        const galvatron::Plan& b = *r.best;
         char time[64];
         std::snprintf(time, sizeof time, "%.17g", b.time_cost_s);
         text += "Best: gbsz " + std::to_string(b.gbsz) + ", chunks " + std::to_string(b.chunks) + ", pp "
-            + std::to_string(b.pp) + " (task " + std::string(search::tpSpModeName(b.tp_sp_mode)) + ", global buffer TP "
+            + std::to_string(b.pp) + " (task " + std::string(galvatron::tpSpModeName(b.tp_sp_mode)) + ", global buffer TP "
             + std::to_string(b.global_buffer_tp) + ")\n";
         text += "  time cost " + std::string(time) + " s/iteration, " + fixed(b.throughput_samples_per_s, 6)
             + " samples/s\n";
@@ -70,7 +70,7 @@ std::string resultText(const search::SearchResult& r)
         for (std::size_t i = 0; i < r.top.size(); ++i)
             text += "  " + std::to_string(i + 1) + ". " + planLine(r.top[i]) + "\n";
         text += "Pareto set (throughput vs peak memory):\n";
-        for (const search::Plan& p : r.pareto)
+        for (const galvatron::Plan& p : r.pareto)
             text += "  " + planLine(p) + "\n";
     }
     for (const std::string& note : r.notes)
@@ -83,8 +83,8 @@ std::string resultText(const search::SearchResult& r)
 constexpr const char* kGalvatronExportFlags[]
     = { "paddle-out", "paddle-script", "megatron-args", "pytorch-schedule", "torchtitan" };
 
-int searchWithStratexModel(const CliParser& parser, const perf::StrategySearchSettings& stratex,
-    const search::SearchSettings& settings, const settings::SettingNames& given, const search::ModelSettings& modelFlags,
+int searchWithStratexModel(const CliParser& parser, const megatron::StrategySearchSettings& stratex,
+    const galvatron::SearchSettings& settings, const settings::SettingNames& given, const galvatron::ModelSettings& modelFlags,
     const settings::SettingNames& givenModel, const std::optional<profile::synth::SynthesisRecord>& record)
 {
     for (const char* flag : kGalvatronExportFlags) {
@@ -92,16 +92,16 @@ int searchWithStratexModel(const CliParser& parser, const perf::StrategySearchSe
             throw Error(std::string("--") + flag + " exports a Galvatron-space plan; with the stratex cost model write "
                 + "the plan with --out FILE and run 'stratex-cli export --strategy FILE --to ...'");
     }
-    const std::vector<std::string> ignored = perf::galvatronOnlyFlags(given);
+    const std::vector<std::string> ignored = megatron::galvatronOnlyFlags(given);
     if (!ignored.empty()) {
         std::string list;
         for (const std::string& flag : ignored)
             list += (list.empty() ? "" : ", ") + flag;
         printErr("warning: the stratex cost model does not read " + list + " (Galvatron's search settings)\n");
     }
-    perf::StratexInputs inputs = stratexInputs(parser, stratex, settings, given, modelFlags, givenModel);
+    megatron::StratexInputs inputs = stratexInputs(parser, stratex, settings, given, modelFlags, givenModel);
     if (record)
-        perf::adoptSynthesizedSet(inputs, *record);
+        megatron::adoptSynthesizedSet(inputs, *record);
     else if (hasProfileOptions(parser))
         inputs.measured_profiles = parser.isSet(QStringLiteral("profiles"))
             ? parser.value(QStringLiteral("profiles")).toStdString()
@@ -109,7 +109,7 @@ int searchWithStratexModel(const CliParser& parser, const perf::StrategySearchSe
     inputs.top = parser.intValue(QStringLiteral("top"), 10, 1);
     inputs.threads = parser.intValue(QStringLiteral("threads"), 0, 1);
     std::vector<std::string> warnings;
-    const perf::StrategySearchRequest request = perf::resolveStratexSearch(inputs, &warnings);
+    const megatron::StrategySearchRequest request = megatron::resolveStratexSearch(inputs, &warnings);
     for (const std::string& warning : warnings)
         printErr("warning: " + warning + "\n");
     return runStratexSearch(parser, request);
@@ -122,7 +122,7 @@ int runSearch(const QStringList& args)
                        "Galvatron profile files, on all cores. Prints the best plan, the top plans and the Pareto "
                        "set of throughput against peak memory.\n\n")
             + QString::fromUtf8(
-                search::unevenBatchExplanation().data(), qsizetype(search::unevenBatchExplanation().size())));
+                galvatron::unevenBatchExplanation().data(), qsizetype(galvatron::unevenBatchExplanation().size())));
     addProfileOptions(parser);
     addSearchSettingsOptions(parser);
     addModelOptions(parser);
@@ -153,30 +153,30 @@ int runSearch(const QStringList& args)
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
 
     settings::SettingNames given;
-    search::SearchSettings settings = readGivenSearchSettings(parser, given);
+    galvatron::SearchSettings settings = readGivenSearchSettings(parser, given);
     const int threads = parser.intValue(QStringLiteral("threads"), 0, 1);
     const int top = parser.intValue(QStringLiteral("top"), 10, 0);
     settings::SettingNames givenModel;
-    const search::ModelSettings modelFlags = readModelOptions(parser, givenModel);
-    search::adoptPresetShape(settings, given, modelFlags, givenModel);
+    const galvatron::ModelSettings modelFlags = readModelOptions(parser, givenModel);
+    galvatron::adoptPresetShape(settings, given, modelFlags, givenModel);
     // A preset's shape is the user's choice: a synthesized set does not override it.
     settings::SettingNames settled = given;
     if (givenModel.contains("model"))
         settled.insert({ "num-layers", "hidden-size", "num-heads", "vocab-size" });
     // The cost model: the stratex one for a synthesized set (its record names the model and the
     // cluster) or a model without profiles (auto), or as asked.
-    const perf::StrategySearchSettings stratex = readStratexSettings(parser);
+    const megatron::StrategySearchSettings stratex = readStratexSettings(parser);
     std::optional<profile::synth::SynthesisRecord> record;
     if (parser.isSet(QStringLiteral("profiles")))
         record = profile::synth::readSynthesisRecord(parser.value(QStringLiteral("profiles")).toStdString());
-    const perf::CostModelChoice costModel = perf::resolveCostModel(stratex.costModel(), hasProfileOptions(parser),
+    const megatron::CostModelChoice costModel = megatron::resolveCostModel(stratex.costModel(), hasProfileOptions(parser),
         record.has_value(),
         givenModel.contains("model") || parser.isSet(QStringLiteral("cluster")) || !stratex.gpu.empty());
-    if (costModel == perf::CostModelChoice::Stratex)
+    if (costModel == megatron::CostModelChoice::Stratex)
         return searchWithStratexModel(parser, stratex, settings, given, modelFlags, givenModel, record);
 
     settings.validate();
-    const search::SearchInputs inputs = loadSearchInputs(parser, settings, settled);
+    const galvatron::SearchInputs inputs = loadSearchInputs(parser, settings, settled);
 
     // The model and the cluster the exports carry: a synthesized set's, with the flags given.
     const std::pair<QString, exporting::ExportFormat> exports[] = {
@@ -188,24 +188,24 @@ int runSearch(const QStringList& args)
         { QStringLiteral("torchtitan"), exporting::ExportFormat::Torchtitan },
     };
     const exporting::SearchedModel searched = exporting::searchedModel(inputs, settings, given, modelFlags, givenModel);
-    const search::ResolvedModel& resolved = searched.model;
+    const galvatron::ResolvedModel& resolved = searched.model;
     for (const std::string& warning : resolved.warnings)
         printErr("warning: " + warning + "\n");
     for (const auto& [option, format] : exports) {
         if (parser.isSet(option) && exporting::exportNeedsModel(format) && !resolved.model)
-            throw Error(search::missingModelMessage("--" + option.toStdString(),
+            throw Error(galvatron::missingModelMessage("--" + option.toStdString(),
                 "the profiles (measured, not synthesized) and the command line", resolved.missing));
     }
     exporting::ExportContext context;
     context.model = resolved.model;
     context.cluster = searched.cluster;
-    context.cost_model = std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, settings));
+    context.cost_model = std::make_shared<const galvatron::CostModel>(galvatron::buildCostModel(inputs, settings));
 
     // Ctrl-C cancels the search within a knapsack layer (exit 130, nothing printed).
-    search::SearchResult result;
+    galvatron::SearchResult result;
     {
         InterruptProgress progress;
-        result = search::search(*context.cost_model, settings, progress, threads, top);
+        result = galvatron::search(*context.cost_model, settings, progress, threads, top);
         progress.finish();
     }
 

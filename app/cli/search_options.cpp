@@ -6,8 +6,8 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/setting_options.h"
 #include "core/profile/profile_discovery.h"
-#include "core/search/search_setting_table.h"
-#include "core/search/synthesized_inputs.h"
+#include "core/galvatron/search_setting_table.h"
+#include "core/galvatron/synthesized_inputs.h"
 
 namespace stratex::cli {
 
@@ -27,35 +27,35 @@ std::string str(const CliParser& parser, const char* name)
 
 void addSearchSettingsOptions(CliParser& parser)
 {
-    addSettingOptions(parser, search::searchSettingTable());
+    addSettingOptions(parser, galvatron::searchSettingTable());
 }
 
-search::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given)
+galvatron::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given)
 {
-    search::SearchSettings settings;
-    given = readSettingOptions(parser, search::searchSettingTable(), settings);
+    galvatron::SearchSettings settings;
+    given = readSettingOptions(parser, galvatron::searchSettingTable(), settings);
     return settings;
 }
 
 void addModelOptions(CliParser& parser)
 {
-    addSettingOptions(parser, search::modelSettingTable());
+    addSettingOptions(parser, galvatron::modelSettingTable());
 }
 
-search::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given)
+galvatron::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given)
 {
-    search::ModelSettings model;
-    given = readSettingOptions(parser, search::modelSettingTable(), model);
+    galvatron::ModelSettings model;
+    given = readSettingOptions(parser, galvatron::modelSettingTable(), model);
     return model;
 }
 
-search::StrategyRun readStrategyRun(const CliParser& parser, const search::StrategyFile& strategy)
+galvatron::StrategyRun readStrategyRun(const CliParser& parser, const galvatron::StrategyFile& strategy)
 {
     settings::SettingNames given;
-    const search::SearchSettings flags = readGivenSearchSettings(parser, given);
+    const galvatron::SearchSettings flags = readGivenSearchSettings(parser, given);
     settings::SettingNames givenModel;
-    const search::ModelSettings model = readModelOptions(parser, givenModel);
-    search::StrategyRun run = search::resolveStrategyRun(strategy, flags, given, model, givenModel);
+    const galvatron::ModelSettings model = readModelOptions(parser, givenModel);
+    galvatron::StrategyRun run = galvatron::resolveStrategyRun(strategy, flags, given, model, givenModel);
     for (const std::string& warning : run.warnings)
         printErr("warning: " + warning + "\n");
     run.settings.validate();
@@ -89,13 +89,13 @@ void addProfileOptions(CliParser& parser)
     parser.option(q("sp-time"), q("FILE"), q("TP/SP collective latency file (sp_time_*.json)."));
 }
 
-search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSettings& settings)
+galvatron::SearchInputs loadSearchInputs(const CliParser& parser, galvatron::SearchSettings& settings)
 {
-    return loadSearchInputs(parser, settings, givenSettingOptions(parser, search::searchSettingTable()));
+    return loadSearchInputs(parser, settings, givenSettingOptions(parser, galvatron::searchSettingTable()));
 }
 
-search::SearchInputs loadSearchInputs(
-    const CliParser& parser, search::SearchSettings& settings, const settings::SettingNames& given)
+galvatron::SearchInputs loadSearchInputs(
+    const CliParser& parser, galvatron::SearchSettings& settings, const settings::SettingNames& given)
 {
     profile::ProfileDiscovery request;
     if (parser.isSet(q("profiles")))
@@ -113,20 +113,20 @@ search::SearchInputs loadSearchInputs(
     request.given.p2p = file("p2p");
     request.given.overlap = file("overlap");
     request.given.spTime = file("sp-time");
-    return search::loadSearchInputs(request, settings, given);
+    return galvatron::loadSearchInputs(request, settings, given);
 }
 
-std::shared_ptr<const cost::CostModel> strategyCostModel(
-    const CliParser& parser, search::StrategyRun& run, std::string& why)
+std::shared_ptr<const galvatron::CostModel> strategyCostModel(
+    const CliParser& parser, galvatron::StrategyRun& run, std::string& why)
 {
     if (hasProfileOptions(parser)) {
-        const search::SearchInputs inputs = loadSearchInputs(parser, run.settings, run.settled);
-        return std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, run.settings));
+        const galvatron::SearchInputs inputs = loadSearchInputs(parser, run.settings, run.settled);
+        return std::make_shared<const galvatron::CostModel>(galvatron::buildCostModel(inputs, run.settings));
     }
     if (run.model.model && run.cluster) {
-        const search::SearchInputs inputs
-            = search::synthesizedInputs(*run.model.model, *run.cluster, run.settings.mixed_precision);
-        return std::make_shared<const cost::CostModel>(search::buildCostModel(inputs, run.settings));
+        const galvatron::SearchInputs inputs
+            = galvatron::synthesizedInputs(*run.model.model, *run.cluster, run.settings.mixed_precision);
+        return std::make_shared<const galvatron::CostModel>(galvatron::buildCostModel(inputs, run.settings));
     }
     why = "no --profiles, and the strategy file carries no model and cluster to estimate them from";
     return nullptr;

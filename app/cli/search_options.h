@@ -5,10 +5,10 @@
 #include <string>
 
 #include "app/cli/cli_parser.h"
-#include "core/search/model_settings.h"
-#include "core/search/search_inputs.h"
-#include "core/search/search_settings.h"
-#include "core/search/strategy_file.h"
+#include "core/galvatron/model_settings.h"
+#include "core/galvatron/search_inputs.h"
+#include "core/galvatron/search_settings.h"
+#include "core/galvatron/strategy_file.h"
 
 namespace stratex::cli {
 
@@ -19,16 +19,16 @@ void addSearchSettingsOptions(CliParser& parser);
 
 // The search settings as given, unchecked (a strategy file may fill in the rest); `given` receives
 // the flags set.
-search::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given);
+galvatron::SearchSettings readGivenSearchSettings(const CliParser& parser, settings::SettingNames& given);
 
 // The model flags beyond the search's shape (--model PRESET, --ffn-hidden-size, ...), profile
-// synth's flags from search::modelSettingTable().
+// synth's flags from galvatron::modelSettingTable().
 void addModelOptions(CliParser& parser);
-search::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given);
+galvatron::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given);
 
-// A strategy file with the command line's settings and model flags (search::resolveStrategyRun);
+// A strategy file with the command line's settings and model flags (galvatron::resolveStrategyRun);
 // every contradiction is printed to stderr as a warning. The settings are validated.
-search::StrategyRun readStrategyRun(const CliParser& parser, const search::StrategyFile& strategy);
+galvatron::StrategyRun readStrategyRun(const CliParser& parser, const galvatron::StrategyFile& strategy);
 
 // Whether the command line names profile files (--profiles, --computation, ...).
 bool hasProfileOptions(const CliParser& parser);
@@ -38,14 +38,14 @@ void addProfileOptions(CliParser& parser);
 // Loads the profiles the options name. Without --seq-length, the sequence length becomes the one
 // of the memory profile(s) found when they hold exactly one, else Galvatron's default 8192;
 // `settings` is updated with it.
-search::SearchInputs loadSearchInputs(const CliParser& parser, search::SearchSettings& settings);
+galvatron::SearchInputs loadSearchInputs(const CliParser& parser, galvatron::SearchSettings& settings);
 // The same, with `given` as the settings not to take from a synthesized set.
-search::SearchInputs loadSearchInputs(
-    const CliParser& parser, search::SearchSettings& settings, const settings::SettingNames& given);
+galvatron::SearchInputs loadSearchInputs(
+    const CliParser& parser, galvatron::SearchSettings& settings, const settings::SettingNames& given);
 
 // The cost model of a strategy run: the profiles the command line names, else profiles synthesized
 // for the run's model and cluster, else none (with the reason in `why`).
-std::shared_ptr<const cost::CostModel> strategyCostModel(
-    const CliParser& parser, search::StrategyRun& run, std::string& why);
+std::shared_ptr<const galvatron::CostModel> strategyCostModel(
+    const CliParser& parser, galvatron::StrategyRun& run, std::string& why);
 
 } // namespace stratex::cli

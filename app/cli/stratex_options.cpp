@@ -4,30 +4,30 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/setting_options.h"
 #include "core/common/json_reader.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
 
 void addStratexOptions(CliParser& parser)
 {
-    addSettingOptions(parser, perf::strategySearchSettingTable());
+    addSettingOptions(parser, megatron::strategySearchSettingTable());
     parser.option(QStringLiteral("cluster"), QStringLiteral("FILE"),
         QStringLiteral("Cluster JSON for the stratex model (GPU preset or figures, nodes, GPUs per node), as profile "
                        "sets and plan files carry it."));
 }
 
-perf::StrategySearchSettings readStratexSettings(const CliParser& parser)
+megatron::StrategySearchSettings readStratexSettings(const CliParser& parser)
 {
-    perf::StrategySearchSettings settings;
-    readSettingOptions(parser, perf::strategySearchSettingTable(), settings);
+    megatron::StrategySearchSettings settings;
+    readSettingOptions(parser, megatron::strategySearchSettingTable(), settings);
     return settings;
 }
 
-perf::StratexInputs stratexInputs(const CliParser& parser, const perf::StrategySearchSettings& stratex,
-    const search::SearchSettings& settings, const settings::SettingNames& given, const search::ModelSettings& modelFlags,
+megatron::StratexInputs stratexInputs(const CliParser& parser, const megatron::StrategySearchSettings& stratex,
+    const galvatron::SearchSettings& settings, const settings::SettingNames& given, const galvatron::ModelSettings& modelFlags,
     const settings::SettingNames& givenModel)
 {
-    perf::StratexInputs inputs;
+    megatron::StratexInputs inputs;
     inputs.settings = settings;
     inputs.given = given;
     inputs.model_flags = modelFlags;
@@ -35,14 +35,14 @@ perf::StratexInputs stratexInputs(const CliParser& parser, const perf::StrategyS
     inputs.stratex = stratex;
     if (parser.isSet(QStringLiteral("cluster"))) {
         const JsonDocument document = JsonDocument::load(parser.value(QStringLiteral("cluster")).toStdString());
-        inputs.cluster_file = profile::synth::readCluster(document.root());
+        inputs.cluster_file = hardware::readCluster(document.root());
     }
     return inputs;
 }
 
-perf::StratexTarget resolveStratexTarget(const perf::StratexInputs& inputs)
+megatron::StratexTarget resolveStratexTarget(const megatron::StratexInputs& inputs)
 {
-    perf::StratexTarget target = perf::resolveStratexTarget(inputs);
+    megatron::StratexTarget target = megatron::resolveStratexTarget(inputs);
     for (const std::string& warning : target.warnings)
         printErr("warning: " + warning + "\n");
     return target;

@@ -5,18 +5,18 @@
 
 namespace stratex::cli {
 
-std::string estimateLine(const perf::Estimate& e)
+std::string estimateLine(const megatron::Estimate& e)
 {
-    return e.strategy.notation() + " " + std::string(perf::pipelineScheduleName(e.strategy.schedule)) + ": "
+    return e.strategy.notation() + " " + std::string(megatron::pipelineScheduleName(e.strategy.schedule)) + ": "
         + fixed(e.iteration_ms / 1e3, 3) + " s/iter, " + fixed(e.tokens_per_s_per_gpu, 0) + " tokens/s/GPU, MFU "
         + fixed(e.mfu * 100, 1) + " %, peak " + fixed(e.peak_memory_mb, 0) + " MB";
 }
 
-std::string estimateText(const perf::Estimate& e)
+std::string estimateText(const megatron::Estimate& e)
 {
     std::string text = "Plan: " + e.strategy.notation() + ", schedule "
-        + std::string(perf::pipelineScheduleName(e.strategy.schedule)) + ", "
-        + std::string(perf::precisionName(e.strategy.precision)) + "\n";
+        + std::string(megatron::pipelineScheduleName(e.strategy.schedule)) + ", "
+        + std::string(megatron::precisionName(e.strategy.precision)) + "\n";
     if (!e.problems.empty()) {
         text += "Megatron-LM would refuse it:\n";
         for (const std::string& problem : e.problems)
@@ -32,8 +32,8 @@ std::string estimateText(const perf::Estimate& e)
         + (e.fits ? "" : " (does not fit)") + "\n";
     text += "Stages (per micro-batch times; memory: weights + gradients + optimizer + activations + logits + "
             "reserve):\n";
-    for (const perf::StageEstimate& s : e.stages) {
-        const perf::StageMemory& m = s.memory;
+    for (const megatron::StageEstimate& s : e.stages) {
+        const megatron::StageMemory& m = s.memory;
         text += "  " + std::to_string(s.stage) + ": " + std::to_string(s.layers) + " layers, forward "
             + fixed(s.forward_ms, 2) + " ms, backward " + fixed(s.backward_ms, 2) + " ms, DP " + fixed(s.dp_comm_ms, 1)
             + " ms (" + fixed(s.dp_exposed_ms, 1) + " exposed), " + fixed(s.inflight_microbatches_x100 / 100.0, 2)

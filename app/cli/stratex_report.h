@@ -3,14 +3,14 @@
 
 #include <string>
 
-#include "core/perf/estimate.h"
+#include "core/megatron/estimate.h"
 
 namespace stratex::cli {
 
 // One estimate of the stratex model as text: the plan, its time and where it goes, throughput and
 // each stage's times and memory breakdown. Shared by `search` (its best plan) and `evaluate`.
-std::string estimateText(const perf::Estimate& estimate);
+std::string estimateText(const megatron::Estimate& estimate);
 // "tp8 pp16 ...: 12.345 s/iter, 1234 tokens/s/GPU, MFU 41.2 %, peak 71234 MB".
-std::string estimateLine(const perf::Estimate& estimate);
+std::string estimateLine(const megatron::Estimate& estimate);
 
 } // namespace stratex::cli

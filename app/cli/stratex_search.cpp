@@ -9,16 +9,16 @@
 #include "core/common/error.h"
 #include "core/common/number_format.h"
 #include "core/model/model_json.h"
-#include "core/perf/estimate_json.h"
-#include "core/perf/plan_file.h"
-#include "core/perf/stratex_request.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/megatron/estimate_json.h"
+#include "core/megatron/plan_file.h"
+#include "core/megatron/stratex_request.h"
+#include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
 
 namespace {
 
-nlohmann::ordered_json statsJson(const perf::StrategySearchStats& stats, double seconds, int threads)
+nlohmann::ordered_json statsJson(const megatron::StrategySearchStats& stats, double seconds, int threads)
 {
     return { { "enumerated", stats.enumerated }, { "refused", stats.refused }, { "over_memory", stats.over_memory },
         { "bounded", stats.bounded }, { "simulated", stats.simulated }, { "search_time_s", seconds },
@@ -27,34 +27,34 @@ nlohmann::ordered_json statsJson(const perf::StrategySearchStats& stats, double 
 
 } // namespace
 
-int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest& request)
+int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequest& request)
 {
-    perf::StratexSearchRun run;
+    megatron::StratexSearchRun run;
     {
         InterruptProgress progress;
-        run = perf::runStratexSearch(request, progress);
+        run = megatron::runStratexSearch(request, progress);
         progress.finish();
     }
-    const perf::StrategySearchResult& result = run.result;
-    const std::vector<perf::PlanRobustness>& robustness = run.robustness;
+    const megatron::StrategySearchResult& result = run.result;
+    const std::vector<megatron::PlanRobustness>& robustness = run.robustness;
     const double seconds = run.search_time_s;
     const int threads = run.threads;
     const int globalBatchSize = request.global_batch_size;
-    const perf::StrategySearchRequest& target = request;
+    const megatron::StrategySearchRequest& target = request;
 
     if (parser.isSet(QStringLiteral("json"))) {
         nlohmann::ordered_json out;
         out["cost_model"] = "stratex";
         out["model"] = model::toJson(target.model);
-        out["cluster"] = profile::synth::toJson(target.cluster);
-        out["efficiency"] = profile::synth::toJson(request.efficiency); // the cluster's calibrated ones, or the preset's
+        out["cluster"] = hardware::toJson(target.cluster);
+        out["efficiency"] = hardware::toJson(request.efficiency); // the cluster's calibrated ones, or the preset's
         out["global_batch_size"] = globalBatchSize;
         out["memory_limit_mb"] = target.memory_limit_mb;
         out["stats"] = statsJson(result.stats, seconds, threads);
         nlohmann::ordered_json best = nlohmann::ordered_json::array();
         for (std::size_t i = 0; i < result.best.size(); ++i) {
-            nlohmann::ordered_json plan = perf::toJson(result.best[i]);
-            const perf::PlanRobustness& r = robustness[i];
+            nlohmann::ordered_json plan = megatron::toJson(result.best[i]);
+            const megatron::PlanRobustness& r = robustness[i];
             plan["robustness"] = { { "rank_range_5_percent", { r.band_5.best, r.band_5.worst } },
                 { "rank_range_10_percent", { r.band_10.best, r.band_10.worst } }, { "robust_5_percent", r.robust_5 },
                 { "robust_10_percent", r.robust_10 } };
@@ -62,7 +62,7 @@ int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest&
         }
         out["top"] = std::move(best);
         if (result.least_memory)
-            out["least_memory"] = perf::toJson(*result.least_memory);
+            out["least_memory"] = megatron::toJson(*result.least_memory);
         printJson(out);
     } else {
         std::string text = "Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes)
@@ -78,7 +78,7 @@ int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest&
             text += "Best:\n" + estimateText(result.best.front());
             text += "Top plans (rank range when compute or one dimension's communication is off by 10 %):\n";
             for (std::size_t i = 0; i < result.best.size(); ++i) {
-                const perf::RankRange& range = robustness[i].band_10;
+                const megatron::RankRange& range = robustness[i].band_10;
                 const std::string ranks = robustness[i].robust_10 ? "robust"
                     : range.best == range.worst
                     ? "rank " + std::to_string(range.best)
@@ -96,7 +96,7 @@ int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest&
         throw Error(message);
     }
     if (parser.isSet(QStringLiteral("out"))) {
-        const nlohmann::ordered_json plan = perf::planFileJson(target.model, target.cluster, result.best.front());
+        const nlohmann::ordered_json plan = megatron::planFileJson(target.model, target.cluster, result.best.front());
         writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), plan.dump(2) + "\n");
     }
     return kExitOk;

@@ -2,12 +2,12 @@
 #pragma once
 
 #include "app/cli/cli_parser.h"
-#include "core/perf/strategy_search.h"
+#include "core/megatron/strategy_search.h"
 
 namespace stratex::cli {
 
-// `search --cost-model stratex`: perf::runStratexSearch on the resolved `request`, printed as text
+// `search --cost-model stratex`: megatron::runStratexSearch on the resolved `request`, printed as text
 // or JSON; --out writes the best plan as a stratex plan file. Returns the exit code.
-int runStratexSearch(const CliParser& parser, const perf::StrategySearchRequest& request);
+int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequest& request);
 
 } // namespace stratex::cli

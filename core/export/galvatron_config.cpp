@@ -4,14 +4,14 @@
 #include <functional>
 
 #include "core/model/model_json.h"
-#include "core/profile/synth/cluster_json.h"
-#include "core/search/search_setting_table.h"
+#include "core/hardware/cluster_json.h"
+#include "core/galvatron/search_setting_table.h"
 
 namespace stratex::exporting {
 
 namespace {
 
-std::string perLayer(const search::Plan& plan, const std::function<int(const cost::LayerStrategy&)>& value)
+std::string perLayer(const galvatron::Plan& plan, const std::function<int(const galvatron::LayerStrategy&)>& value)
 {
     std::string text;
     for (std::size_t i = 0; i < plan.layers.size(); ++i) {
@@ -24,16 +24,16 @@ std::string perLayer(const search::Plan& plan, const std::function<int(const cos
 
 } // namespace
 
-nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan)
+nlohmann::ordered_json galvatronConfigJson(const galvatron::Plan& plan)
 {
     nlohmann::ordered_json json;
     json["pp_deg"] = plan.layers.empty() ? plan.pp : plan.layers.front().pp;
-    json["tp_sizes_enc"] = perLayer(plan, [](const cost::LayerStrategy& s) { return s.tpsp(); });
-    json["tp_consecutive_flags"] = perLayer(plan, [](const cost::LayerStrategy&) { return 1; });
+    json["tp_sizes_enc"] = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.tpsp(); });
+    json["tp_consecutive_flags"] = perLayer(plan, [](const galvatron::LayerStrategy&) { return 1; });
     json["dp_types_enc"]
-        = perLayer(plan, [](const cost::LayerStrategy& s) { return s.dp_type == cost::DpType::Zero3 ? 1 : 0; });
-    json["use_sp"] = perLayer(plan, [](const cost::LayerStrategy& s) { return s.sp > 1 ? 1 : 0; });
-    json["checkpoint"] = perLayer(plan, [](const cost::LayerStrategy& s) { return s.checkpoint ? 1 : 0; });
+        = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.dp_type == galvatron::DpType::Zero3 ? 1 : 0; });
+    json["use_sp"] = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.sp > 1 ? 1 : 0; });
+    json["checkpoint"] = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.checkpoint ? 1 : 0; });
     json["world_size"] = plan.layers.empty() ? plan.world : plan.layers.front().world();
     json["global_bsz"] = plan.gbsz;
     json["chunks"] = plan.chunks;
@@ -41,51 +41,51 @@ nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan)
     for (std::size_t i = 0; i < plan.pp_division.size(); ++i)
         division += (i ? "," : "") + std::to_string(plan.pp_division[i]);
     json["pp_division"] = division;
-    json["pipeline_type"] = std::string(cost::pipelineTypeName(plan.pipeline_type));
-    json["default_dp_type"] = std::string(cost::dpTypeName(plan.default_dp_type));
+    json["pipeline_type"] = std::string(galvatron::pipelineTypeName(plan.pipeline_type));
+    json["default_dp_type"] = std::string(galvatron::dpTypeName(plan.default_dp_type));
     json["vtp"] = plan.vtp();
     json["vsp"] = plan.vsp();
     json["embed_sdp"] = plan.embedSdp();
     return json;
 }
 
-nlohmann::ordered_json galvatronFileJson(const search::Plan& plan)
+nlohmann::ordered_json galvatronFileJson(const galvatron::Plan& plan)
 {
     nlohmann::ordered_json json = galvatronConfigJson(plan);
     json["vocab_sdp"] = plan.embedSdp();
     return json;
 }
 
-std::string galvatronConfigText(const search::Plan& plan)
+std::string galvatronConfigText(const galvatron::Plan& plan)
 {
     return galvatronFileJson(plan).dump(4);
 }
 
-nlohmann::ordered_json strategyFileJson(const search::Plan& plan, const search::SearchSettings& settings,
+nlohmann::ordered_json strategyFileJson(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const std::optional<model::ModelDescription>& model,
-    const std::optional<profile::synth::ClusterDescription>& cluster)
+    const std::optional<hardware::ClusterDescription>& cluster)
 {
     nlohmann::ordered_json json = galvatronFileJson(plan);
     if (model)
         json["model"] = model::toJson(*model);
     if (cluster)
-        json["cluster"] = profile::synth::toJson(*cluster);
-    json["search_settings"] = search::searchSettingTable().toJson(settings);
+        json["cluster"] = hardware::toJson(*cluster);
+    json["search_settings"] = galvatron::searchSettingTable().toJson(settings);
     return json;
 }
 
-std::string strategyFileText(const search::Plan& plan, const search::SearchSettings& settings,
+std::string strategyFileText(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const std::optional<model::ModelDescription>& model,
-    const std::optional<profile::synth::ClusterDescription>& cluster)
+    const std::optional<hardware::ClusterDescription>& cluster)
 {
     return strategyFileJson(plan, settings, model, cluster).dump(4);
 }
 
-std::string galvatronConfigFileName(const search::SearchSettings& settings, const std::string& modelName)
+std::string galvatronConfigFileName(const galvatron::SearchSettings& settings, const std::string& modelName)
 {
     std::string name = "galvatron_config_" + modelName + "_" + std::to_string(settings.num_nodes) + "nodes_"
         + std::to_string(settings.num_gpus_per_node) + "gpus_per_node_" + std::to_string(settings.memory_constraint_gb)
-        + "GB_" + std::string(cost::mixedPrecisionName(settings.mixed_precision));
+        + "GB_" + std::string(galvatron::mixedPrecisionName(settings.mixed_precision));
     if (settings.settle_bsz > 0)
         name += "_bsz" + std::to_string(settings.settle_bsz);
     std::string off;

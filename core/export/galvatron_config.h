@@ -6,9 +6,9 @@
 #include <string>
 
 #include "core/model/model_description.h"
-#include "core/profile/synth/cluster_description.h"
-#include "core/search/plan.h"
-#include "core/search/search_settings.h"
+#include "core/hardware/cluster_description.h"
+#include "core/galvatron/plan.h"
+#include "core/galvatron/search_settings.h"
 
 namespace stratex::exporting {
 
@@ -16,28 +16,28 @@ namespace stratex::exporting {
 // tp_consecutive_flags (always 1), dp_types_enc (1 = ZeRO-3), use_sp, checkpoint, world_size,
 // global_bsz, chunks, pp_division, pipeline_type, default_dp_type, vtp, vsp, embed_sdp - in that
 // order, per-layer values comma-separated: what its search writes (the CLI's --json "strategy").
-nlohmann::ordered_json galvatronConfigJson(const search::Plan& plan);
+nlohmann::ordered_json galvatronConfigJson(const galvatron::Plan& plan);
 
 // The strategy file Galvatron's runtimes load: galvatronConfigJson plus "vocab_sdp", the key
 // Galvatron main's runtime reads (hybrid_parallel_config.py) where its search writes embed_sdp and
 // Galvatron 2.4's runtime reads embed_sdp; with both, either loads the embedding's ZeRO-3.
-nlohmann::ordered_json galvatronFileJson(const search::Plan& plan);
+nlohmann::ordered_json galvatronFileJson(const galvatron::Plan& plan);
 
 // The file as Galvatron writes it: 4-space indentation, no trailing newline.
-std::string galvatronConfigText(const search::Plan& plan);
+std::string galvatronConfigText(const galvatron::Plan& plan);
 
 // A Stratex strategy file: Galvatron's keys (galvatronFileJson), then "model" (model::toJson) and
-// "cluster" (synth::toJson) when known and "search_settings" (the search table's JSON), which
+// "cluster" (hardware::toJson) when known and "search_settings" (the search table's JSON), which
 // Galvatron's loaders ignore (they read their keys by name) and `export` and `evaluate` read back.
-nlohmann::ordered_json strategyFileJson(const search::Plan& plan, const search::SearchSettings& settings,
+nlohmann::ordered_json strategyFileJson(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const std::optional<model::ModelDescription>& model,
-    const std::optional<profile::synth::ClusterDescription>& cluster);
+    const std::optional<hardware::ClusterDescription>& cluster);
 // Formatted as Galvatron formats its file.
-std::string strategyFileText(const search::Plan& plan, const search::SearchSettings& settings,
+std::string strategyFileText(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const std::optional<model::ModelDescription>& model,
-    const std::optional<profile::synth::ClusterDescription>& cluster);
+    const std::optional<hardware::ClusterDescription>& cluster);
 
 // galvatron_config_{model}_{N}nodes_{G}gpus_per_node_{GB}GB_{prec}[_bsz{settle}][_[{off}_off]].json
-std::string galvatronConfigFileName(const search::SearchSettings& settings, const std::string& modelName);
+std::string galvatronConfigFileName(const galvatron::SearchSettings& settings, const std::string& modelName);
 
 } // namespace stratex::exporting

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/perf/plan_file.h"
-#include "core/search/plan.h"
-#include "core/search/search_settings.h"
+#include "core/megatron/plan_file.h"
+#include "core/galvatron/plan.h"
+#include "core/galvatron/search_settings.h"
 
 namespace stratex::exporting {
 
@@ -22,10 +22,10 @@ namespace stratex::exporting {
 // ZeRO-1 -> ZeRO-2 (neither has ZeRO-1; ZeRO-2 shards gradients too), selective recompute -> full
 // checkpointing of every layer, ZB-H1 -> 1F1B, FP8 -> bf16.
 struct GalvatronPlan {
-    search::Plan plan;
-    search::SearchSettings settings; // the cluster, the model's shape, precision and Megatron-SP
+    galvatron::Plan plan;
+    galvatron::SearchSettings settings; // the cluster, the model's shape, precision and Megatron-SP
     std::vector<std::string> warnings;
 };
-GalvatronPlan galvatronPlanFromStrategy(const perf::PlanFile& plan, std::string_view target);
+GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& plan, std::string_view target);
 
 } // namespace stratex::exporting

@@ -47,20 +47,20 @@ void addLayerComments(MegatronArgs& m, const std::vector<std::string>& remarks)
     }
 }
 
-std::string memoryText(const search::Evaluation& ev)
+std::string memoryText(const galvatron::Evaluation& ev)
 {
     std::vector<int> perStage;
-    for (const search::StageBreakdown& stage : ev.stages)
+    for (const galvatron::StageBreakdown& stage : ev.stages)
         perStage.push_back(stage.memory_cost_mb);
     return fixed(ev.plan.time_cost_s, 3) + " s/iteration, memory per stage [" + joined(perStage) + "] MB of "
         + std::to_string(ev.budget.total_mb) + " MB";
 }
 
 // "stage 0 needs 48300 MB" for every stage over the budget.
-std::string overBudget(const search::Evaluation& ev)
+std::string overBudget(const galvatron::Evaluation& ev)
 {
     std::string text;
-    for (const search::StageBreakdown& stage : ev.stages) {
+    for (const galvatron::StageBreakdown& stage : ev.stages) {
         if (stage.memory_remaining_mb < 0)
             text += (text.empty() ? "" : ", ") + std::string("stage ") + std::to_string(stage.stage) + " needs "
                 + std::to_string(stage.memory_cost_mb) + " MB";
@@ -70,8 +70,8 @@ std::string overBudget(const search::Evaluation& ev)
 
 } // namespace
 
-MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
-    const model::ModelDescription& model, const cost::CostModel* costModel)
+MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
+    const model::ModelDescription& model, const galvatron::CostModel* costModel)
 {
     MegatronArgs m;
     m.model_summary = megatronModelSummary(model);
@@ -145,16 +145,16 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
 
     // Data parallelism: one flavour for the whole model.
     const DpTypeMix mix = dpTypeMix(plan);
-    cost::DpType exportedDpType = cost::DpType::Ddp;
+    galvatron::DpType exportedDpType = galvatron::DpType::Ddp;
     if (m.run.data_parallel > 1 && mix.any_zero3) {
         // Megatron-FSDP, not --use-torch-fsdp2: validate_args refuses torch FSDP2 with pipeline
         // parallelism, tied embeddings and fp16; Megatron-FSDP's optim_grads_params is ZeRO-3.
         m.run.data_parallel_kind = MegatronDataParallel::MegatronFsdp;
-        exportedDpType = cost::DpType::Zero3;
+        exportedDpType = galvatron::DpType::Zero3;
         if (!mix.every_zero3) {
             int zero3 = 0;
-            for (const cost::LayerStrategy& s : plan.layers)
-                zero3 += s.dp > 1 && s.dp_type == cost::DpType::Zero3 ? 1 : 0;
+            for (const galvatron::LayerStrategy& s : plan.layers)
+                zero3 += s.dp > 1 && s.dp_type == galvatron::DpType::Zero3 ? 1 : 0;
             m.comments.push_back("per-layer ZeRO is not expressible (ZeRO-3 on " + std::to_string(zero3) + " of "
                 + std::to_string(layers)
                 + " layers): every layer runs Megatron-FSDP's ZeRO-3, with less memory and more communication "
@@ -162,7 +162,7 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
         }
     } else if (m.run.data_parallel > 1 && mix.any_zero2) {
         m.run.data_parallel_kind = MegatronDataParallel::DistributedOptimizer;
-        exportedDpType = cost::DpType::Zero2;
+        exportedDpType = galvatron::DpType::Zero2;
         m.comments.push_back("ZeRO-2 runs as Megatron's distributed optimizer: optimizer states sharded, gradient "
                              "buffers whole (re-costed as ZeRO-2, which does not count that difference)");
     }
@@ -177,7 +177,7 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
 
     // Layers Megatron cannot give their own degrees or DP flavour.
     std::vector<std::string> remarks;
-    for (const cost::LayerStrategy& s : plan.layers) {
+    for (const galvatron::LayerStrategy& s : plan.layers) {
         std::vector<std::string> issues;
         if (s.tp != m.run.tensor_parallel)
             issues.push_back("tp " + std::to_string(s.tp) + " (Megatron: one TP degree, "
@@ -191,7 +191,7 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
         remarks.push_back(text);
     }
     addLayerComments(m, remarks);
-    if (plan.pipeline_type == cost::PipelineType::GPipe)
+    if (plan.pipeline_type == galvatron::PipelineType::GPipe)
         m.comments.push_back("GPipe schedule: Megatron runs 1F1B (less activation memory than costed for the plan)");
 
     // What Megatron would refuse (validate_args, TransformerConfig.__post_init__).
@@ -216,8 +216,8 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
 
     // The arguments.
     m.run.cp_comm_type = "a2a"; // Ulysses: heads scattered over the CP group
-    m.run.precision = settings.mixed_precision == cost::MixedPrecision::Bf16 ? MegatronPrecision::Bf16
-        : settings.mixed_precision == cost::MixedPrecision::Fp16             ? MegatronPrecision::Fp16
+    m.run.precision = settings.mixed_precision == galvatron::MixedPrecision::Bf16 ? MegatronPrecision::Bf16
+        : settings.mixed_precision == galvatron::MixedPrecision::Fp16             ? MegatronPrecision::Fp16
                                                                              : MegatronPrecision::Fp32;
     addMegatronModelArguments(m.arguments, model);
     if (model.moe)
@@ -230,21 +230,21 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     m.unset_environment = environment.unset;
 
     // What Megatron runs, as a plan Stratex can cost.
-    search::Plan& e = m.exported;
+    galvatron::Plan& e = m.exported;
     e.gbsz = plan.gbsz;
     e.chunks = plan.chunks;
     e.pp = plan.pp;
     e.world = world;
     e.pp_division = plan.pp_division;
-    e.pipeline_type = cost::PipelineType::PipeDreamFlush;
-    e.default_dp_type = m.run.data_parallel_kind == MegatronDataParallel::Ddp ? cost::DpType::Ddp : cost::DpType::Zero2;
+    e.pipeline_type = galvatron::PipelineType::PipeDreamFlush;
+    e.default_dp_type = m.run.data_parallel_kind == MegatronDataParallel::Ddp ? galvatron::DpType::Ddp : galvatron::DpType::Zero2;
     for (int i = 0; i < layers; ++i) {
-        cost::LayerStrategy s;
+        galvatron::LayerStrategy s;
         s.pp = plan.pp;
         s.tp = m.run.tensor_parallel;
         s.sp = m.run.context_parallel;
         s.dp = m.run.data_parallel;
-        s.dp_type = s.dp > 1 ? exportedDpType : cost::DpType::Ddp;
+        s.dp_type = s.dp > 1 ? exportedDpType : galvatron::DpType::Ddp;
         s.checkpoint = m.run.recompute_method == "uniform"
             || (m.run.recompute_method == "block" && positionInStage[std::size_t(i)] < m.run.recompute_layers);
         e.layers.push_back(s);
@@ -254,22 +254,22 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     e.embedding.sp = m.run.context_parallel;
     e.embedding.dp = m.run.data_parallel;
     e.embedding.dp_type = m.run.data_parallel > 1 && m.run.data_parallel_kind != MegatronDataParallel::Ddp
-        ? cost::DpType::Zero2
-        : cost::DpType::Ddp;
+        ? galvatron::DpType::Zero2
+        : galvatron::DpType::Ddp;
 
     if (!costModel) {
         m.not_costed = "no cost model (give the search's profiles, or a strategy file with its model and cluster)";
         return m;
     }
     try {
-        m.planned = search::evaluate(*costModel, settings, plan);
+        m.planned = galvatron::evaluate(*costModel, settings, plan);
     } catch (const Error& error) {
         m.not_costed = std::string("the plan: ") + error.what();
     }
     try {
-        search::SearchSettings megatron = settings;
-        megatron.pipeline_type = cost::PipelineType::PipeDreamFlush;
-        m.recosted = search::evaluate(*costModel, megatron, e);
+        galvatron::SearchSettings megatron = settings;
+        megatron.pipeline_type = galvatron::PipelineType::PipeDreamFlush;
+        m.recosted = galvatron::evaluate(*costModel, megatron, e);
     } catch (const Error& error) {
         m.not_costed = std::string("the Megatron-LM version: ") + error.what();
     }
@@ -279,13 +279,13 @@ MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings
     return m;
 }
 
-std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings,
-    const model::ModelDescription& model, const cost::CostModel* costModel)
+std::string megatronArgsScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
+    const model::ModelDescription& model, const galvatron::CostModel* costModel)
 {
     return megatronArgsScript(plan, settings, megatronArgs(plan, settings, model, costModel));
 }
 
-std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings, const MegatronArgs& m)
+std::string megatronArgsScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const MegatronArgs& m)
 {
     std::string s;
     s += "#!/usr/bin/env bash\n";

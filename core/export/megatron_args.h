@@ -6,12 +6,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/cost/cost_model.h"
+#include "core/galvatron/cost_model.h"
 #include "core/export/megatron_flags.h"
 #include "core/model/model_description.h"
-#include "core/search/evaluate.h"
-#include "core/search/plan.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/evaluate.h"
+#include "core/galvatron/plan.h"
+#include "core/galvatron/search_settings.h"
 
 namespace stratex::exporting {
 
@@ -37,19 +37,19 @@ struct MegatronArgs {
     std::vector<std::string> warnings; // what the user must know before launching
 
     // What Megatron runs, as a plan Stratex can cost, and the costs (when a cost model was given).
-    search::Plan exported;
-    std::optional<search::Evaluation> planned; // the plan itself
-    std::optional<search::Evaluation> recosted; // the exported version
+    galvatron::Plan exported;
+    std::optional<galvatron::Evaluation> planned; // the plan itself
+    std::optional<galvatron::Evaluation> recosted; // the exported version
     std::string not_costed; // why a cost is missing
 };
 
-MegatronArgs megatronArgs(const search::Plan& plan, const search::SearchSettings& settings,
-    const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
+MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
+    const model::ModelDescription& model, const galvatron::CostModel* costModel = nullptr);
 
 // A bash script: the predictions and the comments, then megatronLaunchText.
 std::string megatronArgsScript(
-    const search::Plan& plan, const search::SearchSettings& settings, const MegatronArgs& args);
-std::string megatronArgsScript(const search::Plan& plan, const search::SearchSettings& settings,
-    const model::ModelDescription& model, const cost::CostModel* costModel = nullptr);
+    const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const MegatronArgs& args);
+std::string megatronArgsScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
+    const model::ModelDescription& model, const galvatron::CostModel* costModel = nullptr);
 
 } // namespace stratex::exporting

@@ -25,23 +25,23 @@ std::string fixed(double value, int decimals)
 }
 
 // "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)".
-std::string predictionText(const perf::Estimate& e)
+std::string predictionText(const megatron::Estimate& e)
 {
     std::string memory;
-    for (const perf::StageEstimate& stage : e.stages)
+    for (const megatron::StageEstimate& stage : e.stages)
         memory += (memory.empty() ? "" : ", ") + str(std::llround(stage.memory.totalMb()));
     return fixed(e.iteration_ms / 1e3, 3) + " s/iteration, memory per stage [" + memory + "] MB of "
         + str(std::llround(e.memory_limit_mb)) + " MB" + (e.fits ? " (fits)" : " (DOES NOT FIT)");
 }
 
-MegatronPrecision precisionOf(perf::Precision precision)
+MegatronPrecision precisionOf(megatron::Precision precision)
 {
     switch (precision) {
-    case perf::Precision::Bf16:
+    case megatron::Precision::Bf16:
         return MegatronPrecision::Bf16;
-    case perf::Precision::Fp16:
+    case megatron::Precision::Fp16:
         return MegatronPrecision::Fp16;
-    case perf::Precision::Fp8:
+    case megatron::Precision::Fp8:
         return MegatronPrecision::Fp8;
     }
     return MegatronPrecision::Bf16;
@@ -49,17 +49,17 @@ MegatronPrecision precisionOf(perf::Precision precision)
 
 } // namespace
 
-MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::HardwareModel* hardware)
+MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware::HardwareModel* hardware)
 {
     const model::ModelDescription& model = plan.model;
     requireValidStrategy(plan, "Megatron-LM");
-    const perf::ParallelStrategy& s = plan.strategy;
+    const megatron::ParallelStrategy& s = plan.strategy;
     MegatronPlanArgs m;
     m.model_summary = megatronModelSummary(model);
-    perf::ParallelStrategy e = s; // what Megatron runs
+    megatron::ParallelStrategy e = s; // what Megatron runs
 
-    if (s.schedule == perf::PipelineSchedule::ZbH1) {
-        e.schedule = perf::PipelineSchedule::OneFOneB;
+    if (s.schedule == megatron::PipelineSchedule::ZbH1) {
+        e.schedule = megatron::PipelineSchedule::OneFOneB;
         m.comments.push_back("ZB-H1: Megatron-LM has no zero-bubble schedule; it runs 1F1B (the weight gradients "
                              "are not deferred into the bubbles)");
     }
@@ -76,19 +76,19 @@ MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::Hardwa
     r.tensor_parallel = e.tp;
     r.pipeline_parallel = e.pp;
     r.virtual_stages = e.vpp;
-    r.division = megatronPipelineLayout(perf::chunkLayerCounts(e, model.num_layers), e.pp);
+    r.division = megatronPipelineLayout(megatron::chunkLayerCounts(e, model.num_layers), e.pp);
     r.context_parallel = e.cp;
-    r.cp_comm_type = std::string(perf::cpCommTypeName(e.cp_comm_type)); // ring attention or Ulysses all-to-all
+    r.cp_comm_type = std::string(megatron::cpCommTypeName(e.cp_comm_type)); // ring attention or Ulysses all-to-all
     r.data_parallel = e.dp;
     r.expert_parallel = e.ep;
     r.expert_tensor_parallel = model.moe ? e.etp : 0; // Megatron's default is the TP degree, the plan's its own
     r.moe_alltoall = model.moe && e.ep > 1; // the cost model's expert exchange is an all-to-all
     r.sequence_parallel = e.sequence_parallel && e.tp > 1;
-    if (e.recompute == perf::Recompute::Selective) {
+    if (e.recompute == megatron::Recompute::Selective) {
         r.recompute_granularity = "selective";
         if (!e.recompute_modules.isDefault()) // Megatron's default is core_attn
             r.recompute_modules = e.recompute_modules.joined(" ");
-    } else if (e.recompute == perf::Recompute::Full) {
+    } else if (e.recompute == megatron::Recompute::Full) {
         r.recompute_granularity = "full";
         r.recompute_method = "uniform";
         r.recompute_layers = std::max(1, e.recompute_num_layers);
@@ -122,7 +122,7 @@ MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::Hardwa
     if (isMegatronFsdp(r.data_parallel_kind) && (r.tensor_parallel > 1 || r.context_parallel > 1))
         m.comments.push_back("Megatron-FSDP with TP or CP: Megatron warns that before Blackwell TP/CP want "
                              "CUDA_DEVICE_MAX_CONNECTIONS=1 and FSDP wants it unset; it is unset");
-    if (e.precision == perf::Precision::Fp8)
+    if (e.precision == megatron::Precision::Fp8)
         m.comments.push_back("FP8: Transformer Engine's hybrid format with Megatron's default recipe (delayed "
                              "scaling); --fp8-recipe mxfp8 on Blackwell");
     // schedules.py: interleaving runs micro-batches in groups of pp per chunk; fewer than pp, or a
@@ -138,18 +138,18 @@ MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::Hardwa
 
     if (!hardware)
         return m;
-    m.planned = perf::estimate(model, s, *hardware);
+    m.planned = megatron::estimate(model, s, *hardware);
     if (e != s) {
-        m.recosted = perf::estimate(model, e, *hardware);
+        m.recosted = megatron::estimate(model, e, *hardware);
         if (!m.recosted->fits)
             m.warnings.push_back("the Megatron-LM version does not fit: " + predictionText(*m.recosted));
     } else if (!m.planned->fits) {
         m.warnings.push_back("the plan does not fit: " + predictionText(*m.planned));
     }
     if (s.zero == 2 && e.zero == 2) {
-        perf::ParallelStrategy zero1 = e;
+        megatron::ParallelStrategy zero1 = e;
         zero1.zero = 1;
-        const perf::Estimate distributed = perf::estimate(model, zero1, *hardware);
+        const megatron::Estimate distributed = megatron::estimate(model, zero1, *hardware);
         m.comments.push_back("ZeRO-2 is Megatron-FSDP's optim_grads; the distributed optimizer alone "
                              "(--use-distributed-optimizer, ZeRO-1: whole gradient buffers) would be "
             + predictionText(distributed));
@@ -157,9 +157,9 @@ MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::Hardwa
     return m;
 }
 
-std::string megatronPlanScript(const perf::PlanFile& plan, const MegatronPlanArgs& m)
+std::string megatronPlanScript(const megatron::PlanFile& plan, const MegatronPlanArgs& m)
 {
-    const profile::synth::ClusterDescription& cluster = plan.cluster;
+    const hardware::ClusterDescription& cluster = plan.cluster;
     const MegatronRun& r = m.run;
     std::string s;
     s += "#!/usr/bin/env bash\n";
@@ -167,8 +167,8 @@ std::string megatronPlanScript(const perf::PlanFile& plan, const MegatronPlanArg
     s += "# " + commentLine(m.model_summary) + "\n";
     s += "# "
         + commentLine("plan: " + plan.strategy.notation() + ", schedule "
-            + std::string(perf::pipelineScheduleName(plan.strategy.schedule)) + ", "
-            + std::string(perf::precisionName(plan.strategy.precision)) + " on " + str(cluster.num_nodes) + " x "
+            + std::string(megatron::pipelineScheduleName(plan.strategy.schedule)) + ", "
+            + std::string(megatron::precisionName(plan.strategy.precision)) + " on " + str(cluster.num_nodes) + " x "
             + str(cluster.gpus_per_node) + " " + cluster.gpu.name)
         + "\n";
     s += "# Megatron: tp " + str(r.tensor_parallel) + ", pp " + str(r.pipeline_parallel)

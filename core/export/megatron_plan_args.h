@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "core/export/megatron_flags.h"
-#include "core/perf/estimate.h"
-#include "core/perf/plan_file.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/plan_file.h"
 
 namespace stratex::exporting {
 
-// Megatron-LM's pretrain_gpt.py arguments for a Stratex plan (a Megatron-space strategy, perf::
+// Megatron-LM's pretrain_gpt.py arguments for a Stratex plan (a Megatron-space strategy, megatron::
 // ParallelStrategy): every dimension has its flag (megatron_flags.h). Where Megatron has no knob
 // for what the plan says, the nearest it runs is exported, said in `comments`, and costed again:
 // - ZB-H1: Megatron-LM has no zero-bubble schedule (megatron/core/pipeline_parallel/schedules.py
@@ -30,17 +30,17 @@ struct MegatronPlanArgs {
     std::vector<std::string> comments; // what was exported differently from the plan, one line each
     std::vector<std::string> warnings; // what the user must know before launching
 
-    perf::ParallelStrategy exported; // what Megatron runs, as a strategy
-    std::optional<perf::Estimate> planned; // the plan as written in the file
-    std::optional<perf::Estimate> recosted; // `exported`, when it differs from the plan
+    megatron::ParallelStrategy exported; // what Megatron runs, as a strategy
+    std::optional<megatron::Estimate> planned; // the plan as written in the file
+    std::optional<megatron::Estimate> recosted; // `exported`, when it differs from the plan
 };
 
-// Throws stratex::Error naming every rule of Megatron's the strategy breaks (perf::strategyProblems)
+// Throws stratex::Error naming every rule of Megatron's the strategy breaks (megatron::strategyProblems)
 // on the plan's cluster. `hardware` costs the plan and what was exported (nullptr: not costed).
-MegatronPlanArgs megatronPlanArgs(const perf::PlanFile& plan, const perf::HardwareModel* hardware);
+MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware::HardwareModel* hardware);
 
 // A bash script: the plan, the predictions (iteration time, memory per stage), the comments, then
 // megatronLaunchText for the plan's cluster.
-std::string megatronPlanScript(const perf::PlanFile& plan, const MegatronPlanArgs& args);
+std::string megatronPlanScript(const megatron::PlanFile& plan, const MegatronPlanArgs& args);
 
 } // namespace stratex::exporting

@@ -9,7 +9,7 @@ namespace stratex::exporting {
 
 namespace {
 
-std::string perLayer(const search::Plan& plan, const std::function<int(int layer, const cost::LayerStrategy&)>& value)
+std::string perLayer(const galvatron::Plan& plan, const std::function<int(int layer, const galvatron::LayerStrategy&)>& value)
 {
     std::string text;
     for (std::size_t i = 0; i < plan.layers.size(); ++i) {
@@ -20,14 +20,14 @@ std::string perLayer(const search::Plan& plan, const std::function<int(int layer
     return text;
 }
 
-int shardingStage(cost::DpType type)
+int shardingStage(galvatron::DpType type)
 {
     switch (type) {
-    case cost::DpType::Ddp:
+    case galvatron::DpType::Ddp:
         return 0;
-    case cost::DpType::Zero2:
+    case galvatron::DpType::Zero2:
         return 2;
-    case cost::DpType::Zero3:
+    case galvatron::DpType::Zero3:
         return 3;
     }
     return 0;
@@ -40,7 +40,7 @@ std::string boolText(bool value)
 
 } // namespace
 
-nlohmann::ordered_json paddleFineGrainedConfig(const search::Plan& plan)
+nlohmann::ordered_json paddleFineGrainedConfig(const galvatron::Plan& plan)
 {
     nlohmann::ordered_json json;
     json["pp_size"] = plan.pp;
@@ -49,23 +49,23 @@ nlohmann::ordered_json paddleFineGrainedConfig(const search::Plan& plan)
     json["embed_sdp"] = plan.embedSdp();
     json["global_batch_size"] = plan.gbsz;
     json["gradient_accumulation_steps"] = plan.chunks;
-    json["dp_size_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.dp; });
+    json["dp_size_list"] = perLayer(plan, [](int, const galvatron::LayerStrategy& s) { return s.dp; });
     json["sharding_stage_list"]
-        = perLayer(plan, [](int, const cost::LayerStrategy& s) { return shardingStage(s.dp_type); });
-    json["tp_size_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.tpsp(); });
-    json["usp_flag_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.sp > 1 ? 1 : 0; });
-    json["recompute_list"] = perLayer(plan, [](int, const cost::LayerStrategy& s) { return s.checkpoint ? 1 : 0; });
+        = perLayer(plan, [](int, const galvatron::LayerStrategy& s) { return shardingStage(s.dp_type); });
+    json["tp_size_list"] = perLayer(plan, [](int, const galvatron::LayerStrategy& s) { return s.tpsp(); });
+    json["usp_flag_list"] = perLayer(plan, [](int, const galvatron::LayerStrategy& s) { return s.sp > 1 ? 1 : 0; });
+    json["recompute_list"] = perLayer(plan, [](int, const galvatron::LayerStrategy& s) { return s.checkpoint ? 1 : 0; });
     json["pp_stage_idx_list"]
-        = perLayer(plan, [&](int layer, const cost::LayerStrategy&) { return plan.stageOf(layer); });
+        = perLayer(plan, [&](int layer, const galvatron::LayerStrategy&) { return plan.stageOf(layer); });
     return json;
 }
 
-std::string paddleFineGrainedConfigText(const search::Plan& plan)
+std::string paddleFineGrainedConfigText(const galvatron::Plan& plan)
 {
     return paddleFineGrainedConfig(plan).dump(4);
 }
 
-PaddleParallelArgs paddleParallelArgs(const search::Plan& plan)
+PaddleParallelArgs paddleParallelArgs(const galvatron::Plan& plan)
 {
     PaddleParallelArgs args;
     args.pipeline_parallel_degree = plan.pp;
@@ -75,7 +75,7 @@ PaddleParallelArgs paddleParallelArgs(const search::Plan& plan)
         const int stage = shardingStage(plan.layers.front().dp_type);
         args.sharding_stage = stage == 0 ? 1 : stage;
     }
-    for (const cost::LayerStrategy& s : plan.layers) {
+    for (const galvatron::LayerStrategy& s : plan.layers) {
         args.recompute = args.recompute || s.checkpoint;
         args.ulysses = args.ulysses || s.sp > 1;
     }
@@ -86,7 +86,7 @@ PaddleParallelArgs paddleParallelArgs(const search::Plan& plan)
     return args;
 }
 
-PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings& settings,
+PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const model::ModelDescription& model, const PaddleScriptOptions& options)
 {
     PaddleScript script;
@@ -94,8 +94,8 @@ PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings
     std::string gpus;
     for (int g = 0; g < settings.num_gpus_per_node; ++g)
         gpus += (g ? "," : "") + std::to_string(g);
-    const bool fp16 = settings.mixed_precision == cost::MixedPrecision::Fp16;
-    const bool bf16 = settings.mixed_precision == cost::MixedPrecision::Bf16;
+    const bool fp16 = settings.mixed_precision == galvatron::MixedPrecision::Fp16;
+    const bool bf16 = settings.mixed_precision == galvatron::MixedPrecision::Bf16;
     const bool multiNode = settings.num_nodes > 1;
 
     // The port's llama_fine_grained_final is a Llama: SwiGLU, RMSNorm, RoPE, dense MLP.
@@ -196,7 +196,7 @@ PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings
     s += "    --sequence_parallel " + boolText(settings.sequence_parallel && args.tensor_parallel_degree > 1) + "\n";
     s += "    --pipeline_parallel_degree " + std::to_string(args.pipeline_parallel_degree) + "\n";
     s += "    --pipeline_schedule_mode "
-        + shellQuote(plan.pipeline_type == cost::PipelineType::GPipe ? "FThenB" : "1F1B") + "\n";
+        + shellQuote(plan.pipeline_type == galvatron::PipelineType::GPipe ? "FThenB" : "1F1B") + "\n";
     s += "    --virtual_pp_degree 1\n";
     s += ")\n\n";
     s += "DATA_ARGS=(\n";
@@ -221,7 +221,7 @@ PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings
     return script;
 }
 
-std::string paddleLaunchScript(const search::Plan& plan, const search::SearchSettings& settings,
+std::string paddleLaunchScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const model::ModelDescription& model, const PaddleScriptOptions& options)
 {
     return paddleScript(plan, settings, model, options).text;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/model/model_description.h"
-#include "core/search/plan.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/plan.h"
+#include "core/galvatron/search_settings.h"
 
 namespace stratex::exporting {
 
@@ -15,8 +15,8 @@ namespace stratex::exporting {
 // §9.3): pp_size, vtp, vsp_flag, embed_sdp, global_batch_size, gradient_accumulation_steps and the
 // per-layer lists dp_size_list, sharding_stage_list (0 DDP, 2 ZeRO-2, 3 ZeRO-3), tp_size_list,
 // usp_flag_list (Ulysses), recompute_list, pp_stage_idx_list - all comma-separated strings.
-nlohmann::ordered_json paddleFineGrainedConfig(const search::Plan& plan);
-std::string paddleFineGrainedConfigText(const search::Plan& plan);
+nlohmann::ordered_json paddleFineGrainedConfig(const galvatron::Plan& plan);
+std::string paddleFineGrainedConfigText(const galvatron::Plan& plan);
 
 // The train-script values seed 004 derives from that file (first comma-separated value of
 // dp_size_list / tp_size_list, not the first character).
@@ -31,7 +31,7 @@ struct PaddleParallelArgs {
     int sharding_stage = 2; // of the first layer (0 DDP -> 1)
     bool ulysses = false; // any 1 in usp_flag_list
 };
-PaddleParallelArgs paddleParallelArgs(const search::Plan& plan);
+PaddleParallelArgs paddleParallelArgs(const galvatron::Plan& plan);
 
 // A PaddleNLP launch script in the spirit of the port's train_qwen_fine_grained.sh, for its
 // auto-parallel trainer: the model (every field the port's MODEL_ARGS take, --intermediate_size and
@@ -50,9 +50,9 @@ struct PaddleScript {
     std::string text;
     std::vector<std::string> warnings; // the model is not the port's Llama, the batch is rounded
 };
-PaddleScript paddleScript(const search::Plan& plan, const search::SearchSettings& settings,
+PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const model::ModelDescription& model, const PaddleScriptOptions& options = {});
-std::string paddleLaunchScript(const search::Plan& plan, const search::SearchSettings& settings,
+std::string paddleLaunchScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const model::ModelDescription& model, const PaddleScriptOptions& options = {});
 
 } // namespace stratex::exporting

@@ -72,8 +72,8 @@ std::optional<ExportFormat> parseExportFormat(std::string_view name)
     return std::nullopt;
 }
 
-SearchedModel searchedModel(const search::SearchInputs& inputs, const search::SearchSettings& settings,
-    const settings::SettingNames& given, const search::ModelSettings& flags, const settings::SettingNames& givenModel)
+SearchedModel searchedModel(const galvatron::SearchInputs& inputs, const galvatron::SearchSettings& settings,
+    const settings::SettingNames& given, const galvatron::ModelSettings& flags, const settings::SettingNames& givenModel)
 {
     SearchedModel searched;
     std::optional<model::ModelDescription> base;
@@ -83,7 +83,7 @@ SearchedModel searchedModel(const search::SearchInputs& inputs, const search::Se
         searched.cluster->num_nodes = settings.num_nodes;
         searched.cluster->gpus_per_node = settings.num_gpus_per_node;
     }
-    searched.model = search::resolveModel(
+    searched.model = galvatron::resolveModel(
         base, "the synthesized profiles' model", settings, given, flags, givenModel, { "seq-length" });
     return searched;
 }
@@ -95,7 +95,7 @@ bool exportNeedsModel(ExportFormat format)
 }
 
 ExportedFile exportPlan(
-    ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings, const ExportContext& context)
+    ExportFormat format, const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const ExportContext& context)
 {
     if (exportNeedsModel(format) && !context.model)
         throw Error(std::string(exportFormatTitle(format))
@@ -124,7 +124,7 @@ ExportedFile exportPlan(
     return {};
 }
 
-std::string defaultExportFileName(ExportFormat format, const search::SearchSettings& settings)
+std::string defaultExportFileName(ExportFormat format, const galvatron::SearchSettings& settings)
 {
     switch (format) {
     case ExportFormat::Galvatron:

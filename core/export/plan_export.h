@@ -7,13 +7,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/cost/cost_model.h"
+#include "core/galvatron/cost_model.h"
 #include "core/model/model_description.h"
-#include "core/profile/synth/cluster_description.h"
-#include "core/search/model_settings.h"
-#include "core/search/plan.h"
-#include "core/search/search_inputs.h"
-#include "core/search/search_settings.h"
+#include "core/hardware/cluster_description.h"
+#include "core/galvatron/model_settings.h"
+#include "core/galvatron/plan.h"
+#include "core/galvatron/search_inputs.h"
+#include "core/galvatron/search_settings.h"
 
 namespace stratex::exporting {
 
@@ -44,10 +44,10 @@ struct ExportContext {
     // Stratex strategy files. Its shape is the one to train (the settings' shape is the searched one).
     std::optional<model::ModelDescription> model;
     // The cluster with its GPU, written into strategy files when known.
-    std::optional<profile::synth::ClusterDescription> cluster;
+    std::optional<hardware::ClusterDescription> cluster;
     // Costs the plan and what a framework can express of it (the predicted numbers in the scripts'
     // comments, the re-costed memory of an inexact Megatron export); none: not costed.
-    std::shared_ptr<const cost::CostModel> cost_model;
+    std::shared_ptr<const galvatron::CostModel> cost_model;
 };
 
 // What a search of profiles knows of the model and the cluster its exports carry, one rule for the
@@ -55,11 +55,11 @@ struct ExportContext {
 // override it; the searched sequence length is this run's) and its cluster on the searched nodes.
 // Measured profiles give no cluster, and a model only when the flags describe one completely.
 struct SearchedModel {
-    search::ResolvedModel model;
-    std::optional<profile::synth::ClusterDescription> cluster;
+    galvatron::ResolvedModel model;
+    std::optional<hardware::ClusterDescription> cluster;
 };
-SearchedModel searchedModel(const search::SearchInputs& inputs, const search::SearchSettings& settings,
-    const settings::SettingNames& given, const search::ModelSettings& flags = {},
+SearchedModel searchedModel(const galvatron::SearchInputs& inputs, const galvatron::SearchSettings& settings,
+    const settings::SettingNames& given, const galvatron::ModelSettings& flags = {},
     const settings::SettingNames& givenModel = {});
 
 // Megatron-LM, the PaddleNLP launch script and torchtitan write the model: without
@@ -67,10 +67,10 @@ SearchedModel searchedModel(const search::SearchInputs& inputs, const search::Se
 bool exportNeedsModel(ExportFormat format);
 
 // Throws stratex::Error when the format needs a model the context does not have.
-ExportedFile exportPlan(ExportFormat format, const search::Plan& plan, const search::SearchSettings& settings,
+ExportedFile exportPlan(ExportFormat format, const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
     const ExportContext& context = {});
 
 // The name the framework expects the file under (Galvatron's encodes the cluster and model).
-std::string defaultExportFileName(ExportFormat format, const search::SearchSettings& settings);
+std::string defaultExportFileName(ExportFormat format, const galvatron::SearchSettings& settings);
 
 } // namespace stratex::exporting

@@ -5,10 +5,10 @@
 
 namespace stratex::exporting {
 
-void requireValidStrategy(const perf::PlanFile& plan, std::string_view target)
+void requireValidStrategy(const megatron::PlanFile& plan, std::string_view target)
 {
     const std::vector<std::string> problems
-        = perf::strategyProblems(plan.strategy, plan.model, static_cast<long long>(plan.cluster.worldSize()));
+        = megatron::strategyProblems(plan.strategy, plan.model, static_cast<long long>(plan.cluster.worldSize()));
     if (problems.empty())
         return;
     std::string text;

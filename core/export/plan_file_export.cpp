@@ -7,11 +7,11 @@
 #include "core/export/paddle_config.h"
 #include "core/export/plan_file_checks.h"
 #include "core/export/pytorch_plan_exports.h"
-#include "core/perf/hardware_model.h"
+#include "core/hardware/hardware_model.h"
 
 namespace stratex::exporting {
 
-ExportedFile exportPlanFile(ExportFormat format, const perf::PlanFile& plan)
+ExportedFile exportPlanFile(ExportFormat format, const megatron::PlanFile& plan)
 {
     const std::string title(exportFormatTitle(format));
     switch (format) {
@@ -30,7 +30,7 @@ ExportedFile exportPlanFile(ExportFormat format, const perf::PlanFile& plan)
         return { std::move(script.text), true, std::move(g.warnings) };
     }
     case ExportFormat::Megatron: {
-        const perf::HardwareModel hardware(plan.cluster, perf::efficiencyFor(plan.cluster));
+        const hardware::HardwareModel hardware(plan.cluster, hardware::efficiencyFor(plan.cluster));
         const MegatronPlanArgs args = megatronPlanArgs(plan, &hardware);
         return { megatronPlanScript(plan, args), true, args.warnings };
     }

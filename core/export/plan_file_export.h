@@ -2,16 +2,16 @@
 #pragma once
 
 #include "core/export/plan_export.h"
-#include "core/perf/plan_file.h"
+#include "core/megatron/plan_file.h"
 
 namespace stratex::exporting {
 
-// A Stratex plan file (perf::PlanFile: a Megatron-space strategy with its model and cluster) for a
+// A Stratex plan file (megatron::PlanFile: a Megatron-space strategy with its model and cluster) for a
 // training framework. Megatron-LM, torchtitan and PyTorch's schedule CSV take every dimension
 // (megatron_plan_args.h, pytorch_plan_exports.h); Galvatron's strategy file and the PaddleNLP
 // port's config and script take what Galvatron's per-layer strategies can say
 // (galvatron_plan_from_strategy.h) and refuse the rest. Throws stratex::Error when the strategy
 // breaks Megatron's rules or uses a dimension the target cannot express.
-ExportedFile exportPlanFile(ExportFormat format, const perf::PlanFile& plan);
+ExportedFile exportPlanFile(ExportFormat format, const megatron::PlanFile& plan);
 
 } // namespace stratex::exporting

@@ -5,7 +5,7 @@
 
 namespace stratex::exporting {
 
-nlohmann::ordered_json planJson(const search::Plan& plan)
+nlohmann::ordered_json planJson(const galvatron::Plan& plan)
 {
     nlohmann::ordered_json json;
     json["gbsz"] = plan.gbsz;
@@ -19,15 +19,15 @@ nlohmann::ordered_json planJson(const search::Plan& plan)
     return json;
 }
 
-nlohmann::ordered_json searchResultJson(const search::SearchResult& result)
+nlohmann::ordered_json searchResultJson(const galvatron::SearchResult& result)
 {
     nlohmann::ordered_json json;
     json["best"] = result.best ? planJson(*result.best) : nlohmann::ordered_json();
     json["top"] = nlohmann::ordered_json::array();
-    for (const search::Plan& plan : result.top)
+    for (const galvatron::Plan& plan : result.top)
         json["top"].push_back(planJson(plan));
     json["pareto"] = nlohmann::ordered_json::array();
-    for (const search::Plan& plan : result.pareto)
+    for (const galvatron::Plan& plan : result.pareto)
         json["pareto"].push_back(planJson(plan));
     json["search_time_s"] = result.stats.search_time_s;
     json["dp_calls"] = result.stats.dp_calls;
@@ -35,11 +35,11 @@ nlohmann::ordered_json searchResultJson(const search::SearchResult& result)
     return json;
 }
 
-nlohmann::ordered_json evaluationJson(const search::Evaluation& evaluation)
+nlohmann::ordered_json evaluationJson(const galvatron::Evaluation& evaluation)
 {
     nlohmann::ordered_json json = planJson(evaluation.plan);
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-    for (const search::LayerBreakdown& layer : evaluation.layers) {
+    for (const galvatron::LayerBreakdown& layer : evaluation.layers) {
         nlohmann::ordered_json l;
         l["time_s"] = layer.time.sync_s;
         l["memory_mb"] = layer.memory.weight_mb;
@@ -49,7 +49,7 @@ nlohmann::ordered_json evaluationJson(const search::Evaluation& evaluation)
         l["tp"] = layer.strategy.tp;
         l["sp"] = layer.strategy.sp;
         l["dp"] = layer.strategy.dp;
-        l["dp_type"] = std::string(cost::dpTypeName(layer.strategy.dp_type));
+        l["dp_type"] = std::string(galvatron::dpTypeName(layer.strategy.dp_type));
         l["checkpoint"] = layer.strategy.checkpoint;
         l["local_batch"] = layer.time.local_batch;
         l["model_states_mb"] = layer.memory.model_states_mb;
@@ -64,7 +64,7 @@ nlohmann::ordered_json evaluationJson(const search::Evaluation& evaluation)
     }
     json["layers"] = layers;
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-    for (const search::StageBreakdown& stage : evaluation.stages) {
+    for (const galvatron::StageBreakdown& stage : evaluation.stages) {
         nlohmann::ordered_json s;
         s["stage"] = stage.stage;
         s["first_layer"] = stage.first_layer;

@@ -71,14 +71,14 @@ std::string PipelineAction::text() const
     return std::to_string(stage) + type + std::to_string(microbatch);
 }
 
-std::vector<std::vector<PipelineAction>> pipelineOrder(const search::Plan& plan)
+std::vector<std::vector<PipelineAction>> pipelineOrder(const galvatron::Plan& plan)
 {
     const int p = std::max(1, plan.pp);
     const int m = std::max(1, plan.chunks);
     std::vector<std::vector<PipelineAction>> ranks(static_cast<std::size_t>(p));
     for (int r = 0; r < p; ++r) {
         std::vector<PipelineAction>& actions = ranks[std::size_t(r)];
-        if (plan.pipeline_type == cost::PipelineType::GPipe) {
+        if (plan.pipeline_type == galvatron::PipelineType::GPipe) {
             for (int i = 0; i < m; ++i)
                 actions.push_back({ r, 'F', i });
             for (int i = 0; i < m; ++i)
@@ -99,7 +99,7 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const search::Plan& plan)
     return ranks;
 }
 
-std::string pipelineScheduleCsv(const search::Plan& plan)
+std::string pipelineScheduleCsv(const galvatron::Plan& plan)
 {
     std::string csv;
     for (const std::vector<PipelineAction>& rank : pipelineOrder(plan)) {
@@ -111,7 +111,7 @@ std::string pipelineScheduleCsv(const search::Plan& plan)
 }
 
 TorchtitanConfig torchtitanConfig(
-    const search::Plan& plan, const search::SearchSettings& settings, const model::ModelDescription& model)
+    const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const model::ModelDescription& model)
 {
     TorchtitanConfig config;
     std::vector<std::string> notes;
@@ -128,7 +128,7 @@ TorchtitanConfig torchtitanConfig(
 
     // Per-layer degrees torchtitan cannot give.
     int otherDegrees = 0;
-    for (const cost::LayerStrategy& s : plan.layers)
+    for (const galvatron::LayerStrategy& s : plan.layers)
         otherDegrees += s.tp != tp || s.sp != cp ? 1 : 0;
     if (otherDegrees > 0)
         notes.push_back(std::to_string(otherDegrees) + " of " + std::to_string(layers)
@@ -159,13 +159,13 @@ TorchtitanConfig torchtitanConfig(
             + " micro-batches x dp " + std::to_string(dp) + "; torchtitan asserts on it");
     const int microbatch = int(std::max(1LL, plan.gbsz / perStep));
     const int localBatch = pp > 1 ? microbatch * plan.chunks : microbatch;
-    if (pp > 1 && plan.pipeline_type != cost::PipelineType::GPipe && plan.chunks < pp)
+    if (pp > 1 && plan.pipeline_type != galvatron::PipelineType::GPipe && plan.chunks < pp)
         warn(std::to_string(plan.chunks) + " micro-batches for " + std::to_string(pp)
             + " stages: torch's Schedule1F1B needs at least one per stage");
 
     // Recomputation: torchtitan's full AC, or layer-level selective AC every Nth layer.
     int checkpointed = 0;
-    for (const cost::LayerStrategy& s : plan.layers)
+    for (const galvatron::LayerStrategy& s : plan.layers)
         checkpointed += s.checkpoint ? 1 : 0;
     std::string acMode = "none";
     int acEvery = 0;
@@ -181,7 +181,7 @@ TorchtitanConfig torchtitanConfig(
     if (plan.embedSdp() == 1 && shard == 1)
         notes.push_back("embedding / LM head: ZeRO-3 planned; torchtitan shards it only with FSDP");
 
-    if (settings.mixed_precision == cost::MixedPrecision::Fp16)
+    if (settings.mixed_precision == galvatron::MixedPrecision::Fp16)
         notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
 
     std::string s;
@@ -209,7 +209,7 @@ TorchtitanConfig torchtitanConfig(
     s += "global_batch_size = " + std::to_string(plan.gbsz) + "\n";
     s += "seq_len = " + std::to_string(model.seq_length) + "\n";
     s += std::string("mixed_precision_param = ")
-        + (settings.mixed_precision == cost::MixedPrecision::Fp32 ? "\"float32\"" : "\"bfloat16\"") + "\n";
+        + (settings.mixed_precision == galvatron::MixedPrecision::Fp32 ? "\"float32\"" : "\"bfloat16\"") + "\n";
     s += "\n[parallelism]\n";
     s += "data_parallel_replicate_degree = " + std::to_string(replicate) + "\n";
     s += "data_parallel_shard_degree = " + std::to_string(shard) + "\n";
@@ -220,7 +220,7 @@ TorchtitanConfig torchtitanConfig(
     s += "pipeline_parallel_degree = " + std::to_string(pp) + "\n";
     if (pp > 1) {
         s += std::string("pipeline_parallel_schedule = ")
-            + (plan.pipeline_type == cost::PipelineType::GPipe ? "\"GPipe\"" : "\"1F1B\"") + "\n";
+            + (plan.pipeline_type == galvatron::PipelineType::GPipe ? "\"GPipe\"" : "\"1F1B\"") + "\n";
         s += "pipeline_parallel_microbatch_size = " + std::to_string(microbatch) + "\n";
         // The exact division, as torchtitan's llama3 names its modules.
         s += "module_fqns_per_model_part = [\n";

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/model/model_description.h"
-#include "core/search/plan.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/plan.h"
+#include "core/galvatron/search_settings.h"
 
 namespace stratex::exporting {
 
@@ -27,12 +27,12 @@ struct PipelineAction {
 // backward, both in micro-batch order) or 1F1B (rank r runs min(m, p - r) warm-up forwards, then
 // alternates backward and forward, then the remaining backwards), as Schedule1F1B / ScheduleGPipe
 // order them.
-std::vector<std::vector<PipelineAction>> pipelineOrder(const search::Plan& plan);
+std::vector<std::vector<PipelineAction>> pipelineOrder(const galvatron::Plan& plan);
 
 // The schedule as the CSV PipelineScheduleMulti._load_csv and _PipelineScheduleRuntime._load_csv
 // read in their default "compute_only" format: one row per pipeline rank, one action per cell
 // (what torchtitan's parallelism.pipeline_parallel_schedule_csv points at).
-std::string pipelineScheduleCsv(const search::Plan& plan);
+std::string pipelineScheduleCsv(const galvatron::Plan& plan);
 
 // A torchtitan job config (torchtitan v0.2's TOML, torchtitan/config/job_config.py; torchtitan main
 // has moved to Python configs): [parallelism] degrees, schedule, micro-batch size and the exact
@@ -59,6 +59,6 @@ std::optional<TorchtitanModel> torchtitanModel(const model::ModelDescription& mo
 std::string torchtitanModelSection(const model::ModelDescription& model, bool float8);
 std::string tomlString(const std::string& text);
 TorchtitanConfig torchtitanConfig(
-    const search::Plan& plan, const search::SearchSettings& settings, const model::ModelDescription& model);
+    const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const model::ModelDescription& model);
 
 } // namespace stratex::exporting

@@ -16,21 +16,21 @@ std::string str(long long n)
     return std::to_string(n);
 }
 
-sim::ScheduleKind scheduleKind(const perf::ParallelStrategy& s)
+sim::ScheduleKind scheduleKind(const megatron::ParallelStrategy& s)
 {
-    if (s.schedule == perf::PipelineSchedule::ZbH1)
+    if (s.schedule == megatron::PipelineSchedule::ZbH1)
         return sim::ScheduleKind::ZbH1;
     return s.vpp > 1 ? sim::ScheduleKind::Interleaved1F1B : sim::ScheduleKind::OneFOneB;
 }
 
 } // namespace
 
-std::vector<std::vector<PipelineAction>> pipelineOrder(const perf::ParallelStrategy& s)
+std::vector<std::vector<PipelineAction>> pipelineOrder(const megatron::ParallelStrategy& s)
 {
     const int p = std::max(1, s.pp);
     const int chunks = p * std::max(1, s.vpp);
     const int m = std::max(1, s.microbatches());
-    const bool zb = s.schedule == perf::PipelineSchedule::ZbH1;
+    const bool zb = s.schedule == megatron::PipelineSchedule::ZbH1;
     std::vector<std::vector<PipelineAction>> ranks(static_cast<std::size_t>(p));
     if (p == 1) {
         for (int i = 0; i < m; ++i) {
@@ -73,7 +73,7 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const perf::ParallelStrat
     return ranks;
 }
 
-std::string pipelineScheduleCsv(const perf::ParallelStrategy& strategy)
+std::string pipelineScheduleCsv(const megatron::ParallelStrategy& strategy)
 {
     std::string csv;
     for (const std::vector<PipelineAction>& rank : pipelineOrder(strategy)) {
@@ -84,11 +84,11 @@ std::string pipelineScheduleCsv(const perf::ParallelStrategy& strategy)
     return csv;
 }
 
-TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
+TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
 {
     requireValidStrategy(plan, "torchtitan");
     const model::ModelDescription& model = plan.model;
-    const perf::ParallelStrategy& s = plan.strategy;
+    const megatron::ParallelStrategy& s = plan.strategy;
     TorchtitanConfig config;
     std::vector<std::string> notes;
     const auto warn = [&](const std::string& text) {
@@ -118,7 +118,7 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
     if (s.ep > 1 && s.etp != 1 && s.etp != s.tp)
         warn("expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
             + ") only (parallel_dims.py)");
-    if (s.cp > 1 && s.cp_comm_type == perf::CpCommType::A2a)
+    if (s.cp > 1 && s.cp_comm_type == megatron::CpCommType::A2a)
         warn("Ulysses context parallelism (cp_comm_type a2a): torchtitan only has ring attention, which "
              "exchanges K/V instead of all-to-all over heads; it would train, at the ring's cost");
     else if (s.cp > 1)
@@ -137,9 +137,9 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
     // The schedule.
     std::string schedule = "1F1B";
     std::string csv;
-    if (s.schedule == perf::PipelineSchedule::Interleaved && s.vpp > 1) {
+    if (s.schedule == megatron::PipelineSchedule::Interleaved && s.vpp > 1) {
         schedule = "Interleaved1F1B";
-    } else if (s.schedule == perf::PipelineSchedule::ZbH1 && s.pp > 1) {
+    } else if (s.schedule == megatron::PipelineSchedule::ZbH1 && s.pp > 1) {
         // torch's zero-bubble schedules are multi-stage (InterleavedZeroBubble) or V-shaped
         // (ZBVZeroBubble); ZB-H1 with one stage per rank runs as a loaded schedule.
         schedule = "PipelineScheduleSingle";
@@ -151,20 +151,20 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
     // Recomputation.
     std::string acMode = "none";
     std::string acOption;
-    if (s.recompute == perf::Recompute::Full) {
+    if (s.recompute == megatron::Recompute::Full) {
         acMode = "full";
         if (s.recompute_num_layers > 1)
             notes.push_back("full recompute in groups of " + str(s.recompute_num_layers)
                 + " layers: torchtitan checkpoints every block on its own (a little more memory)");
-    } else if (s.recompute == perf::Recompute::Selective) {
+    } else if (s.recompute == megatron::Recompute::Selective) {
         acMode = "selective";
         acOption = "op";
         notes.push_back("selective recompute: torchtitan's op-level selective AC (recomputes the cheap ops, "
                         "keeps every other matmul), not Megatron's recompute modules ("
             + s.recompute_modules.joined(", ") + ")");
     }
-    const bool float8 = s.precision == perf::Precision::Fp8;
-    if (s.precision == perf::Precision::Fp16)
+    const bool float8 = s.precision == megatron::Precision::Fp8;
+    if (s.precision == megatron::Precision::Fp16)
         notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
     if (!s.flash_attention)
         notes.push_back("unfused attention planned: torchtitan runs SDPA (flash or memory-efficient kernels)");
@@ -177,7 +177,7 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
             + ", seq " + str(model.seq_length))
         + "\n";
     t += "# "
-        + commentLine("plan: " + s.notation() + ", schedule " + std::string(perf::pipelineScheduleName(s.schedule))
+        + commentLine("plan: " + s.notation() + ", schedule " + std::string(megatron::pipelineScheduleName(s.schedule))
             + " on " + str(plan.cluster.num_nodes) + " x " + str(plan.cluster.gpus_per_node) + " "
             + plan.cluster.gpu.name)
         + "\n";
@@ -214,7 +214,7 @@ TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan)
         t += "pipeline_parallel_microbatch_size = " + str(s.micro_batch_size) + "\n";
         // The exact division, one model part per chunk in stage order, as torchtitan's decoder
         // models name their modules.
-        const std::vector<int> chunkLayers = perf::chunkLayerCounts(s, model.num_layers);
+        const std::vector<int> chunkLayers = megatron::chunkLayerCounts(s, model.num_layers);
         t += "module_fqns_per_model_part = [\n";
         int first = 0;
         for (std::size_t c = 0; c < chunkLayers.size(); ++c) {

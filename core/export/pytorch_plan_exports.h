@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/export/pytorch_exports.h"
-#include "core/perf/plan_file.h"
+#include "core/megatron/plan_file.h"
 
 namespace stratex::exporting {
 
@@ -15,10 +15,10 @@ namespace stratex::exporting {
 // (chunk j of rank r is stage j * pp + r: the "loop" placement of looped schedules such as
 // Interleaved1F1B); F forward, B full backward, or under ZB-H1 I (input gradient) and W (weight
 // gradient).
-std::vector<std::vector<PipelineAction>> pipelineOrder(const perf::ParallelStrategy& strategy);
+std::vector<std::vector<PipelineAction>> pipelineOrder(const megatron::ParallelStrategy& strategy);
 // The same as the compute-only CSV PipelineScheduleMulti._load_csv / _PipelineScheduleRuntime._load_csv
 // read: one row per rank.
-std::string pipelineScheduleCsv(const perf::ParallelStrategy& strategy);
+std::string pipelineScheduleCsv(const megatron::ParallelStrategy& strategy);
 
 // A torchtitan v0.2 TOML job config for a Stratex plan: [parallelism] (degrees; FSDP by ZeRO stage;
 // the schedule: 1F1B, Interleaved1F1B over pp x vpp model parts, ZB-H1 as the CSV above through
@@ -26,6 +26,6 @@ std::string pipelineScheduleCsv(const perf::ParallelStrategy& strategy);
 // [training] (batches, sequence length), [model] where torchtitan ships the architecture, FP8 as
 // torchao's float8 converter. What torchtitan does otherwise is commented, and in `warnings` when
 // it would not run as planned.
-TorchtitanConfig torchtitanPlanConfig(const perf::PlanFile& plan);
+TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan);
 
 } // namespace stratex::exporting

@@ -7,10 +7,10 @@ namespace stratex::exporting {
 
 namespace {
 
-template <typename Get> int mostCommon(const search::Plan& plan, Get get)
+template <typename Get> int mostCommon(const galvatron::Plan& plan, Get get)
 {
     std::map<int, int> counts;
-    for (const cost::LayerStrategy& s : plan.layers)
+    for (const galvatron::LayerStrategy& s : plan.layers)
         ++counts[get(s)];
     int best = 1;
     int bestCount = -1;
@@ -25,25 +25,25 @@ template <typename Get> int mostCommon(const search::Plan& plan, Get get)
 
 } // namespace
 
-int mostCommonTp(const search::Plan& plan)
+int mostCommonTp(const galvatron::Plan& plan)
 {
-    return mostCommon(plan, [](const cost::LayerStrategy& s) { return s.tp; });
+    return mostCommon(plan, [](const galvatron::LayerStrategy& s) { return s.tp; });
 }
 
-int mostCommonUlysses(const search::Plan& plan)
+int mostCommonUlysses(const galvatron::Plan& plan)
 {
-    return mostCommon(plan, [](const cost::LayerStrategy& s) { return s.sp; });
+    return mostCommon(plan, [](const galvatron::LayerStrategy& s) { return s.sp; });
 }
 
-DpTypeMix dpTypeMix(const search::Plan& plan)
+DpTypeMix dpTypeMix(const galvatron::Plan& plan)
 {
     DpTypeMix mix;
-    for (const cost::LayerStrategy& s : plan.layers) {
+    for (const galvatron::LayerStrategy& s : plan.layers) {
         if (s.dp <= 1)
             continue;
-        mix.any_zero3 = mix.any_zero3 || s.dp_type == cost::DpType::Zero3;
-        mix.any_zero2 = mix.any_zero2 || s.dp_type == cost::DpType::Zero2;
-        mix.every_zero3 = mix.every_zero3 && s.dp_type == cost::DpType::Zero3;
+        mix.any_zero3 = mix.any_zero3 || s.dp_type == galvatron::DpType::Zero3;
+        mix.any_zero2 = mix.any_zero2 || s.dp_type == galvatron::DpType::Zero2;
+        mix.every_zero3 = mix.every_zero3 && s.dp_type == galvatron::DpType::Zero3;
     }
     return mix;
 }

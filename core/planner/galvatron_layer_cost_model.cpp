@@ -14,7 +14,7 @@ double forwardMs(const profile::TimeModel& model, double samples, int tp)
 }
 } // namespace
 
-GalvatronLayerCostModel::GalvatronLayerCostModel(cost::CostModel model, std::string name)
+GalvatronLayerCostModel::GalvatronLayerCostModel(galvatron::CostModel model, std::string name)
     : m_model(std::move(model))
     , m_name(std::move(name))
 {
@@ -22,7 +22,7 @@ GalvatronLayerCostModel::GalvatronLayerCostModel(cost::CostModel model, std::str
 
 std::string GalvatronLayerCostModel::name() const
 {
-    const cost::ModelShape& shape = m_model.settings().model;
+    const galvatron::ModelShape& shape = m_model.settings().model;
     return (m_name.empty() ? shape.name : m_name) + " (Galvatron profile at sequence length "
         + std::to_string(shape.seq_length) + ")";
 }
@@ -61,7 +61,7 @@ LayerCostEstimate GalvatronLayerCostModel::estimate(const LayerCostQuery& query)
     if (!supports(query.tp, query.recompute))
         throw Error("the Galvatron profile has no numbers for tp " + std::to_string(query.tp) + " with "
             + std::string(recomputeTypeName(query.recompute)) + " recompute");
-    const cost::CostInputs& in = m_model.inputs();
+    const galvatron::CostInputs& in = m_model.inputs();
     const double samples = samplesAtProfiledLength(query.micro_batch_size, query.seqlen);
     LayerCostEstimate estimate;
     LayerEstimate& layer = estimate.encoder;
@@ -84,7 +84,7 @@ LayerCostEstimate GalvatronLayerCostModel::estimate(const LayerCostQuery& query)
 
 ModelParameterSizes GalvatronLayerCostModel::parameterSizes(int tp, RecomputeType) const
 {
-    const cost::CostInputs& in = m_model.inputs();
+    const galvatron::CostInputs& in = m_model.inputs();
     ModelParameterSizes sizes;
     sizes.encoder_layer_param_mb = in.memory.layer.parameter_size_mb / 2 / tp;
     sizes.embedding_param_mb = in.memory.off.modelStates(tp) / 8;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/cost/cost_model.h"
+#include "core/galvatron/cost_model.h"
 #include "core/planner/layer_cost_model.h"
 
 namespace stratex::planner {
@@ -19,7 +19,7 @@ namespace stratex::planner {
 // supported.
 class GalvatronLayerCostModel final : public LayerCostModel {
 public:
-    explicit GalvatronLayerCostModel(cost::CostModel model, std::string name = {});
+    explicit GalvatronLayerCostModel(galvatron::CostModel model, std::string name = {});
 
     std::string name() const override;
     ModelArchitecture architecture() const override { return ModelArchitecture::DecoderOnly; }
@@ -30,12 +30,12 @@ public:
     // embedding / LM head's model states / 8 (16 bytes per parameter).
     ModelParameterSizes parameterSizes(int tp, RecomputeType recompute) const override;
 
-    const cost::CostModel& costModel() const { return m_model; }
+    const galvatron::CostModel& costModel() const { return m_model; }
 
 private:
     double samplesAtProfiledLength(int microBatchSize, int seqlen) const;
 
-    cost::CostModel m_model;
+    galvatron::CostModel m_model;
     std::string m_name;
 };
 

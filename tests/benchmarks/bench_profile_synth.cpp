@@ -7,11 +7,12 @@
 
 #include "core/common/progress.h"
 #include "core/profile/synth/profile_synthesizer.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_inputs.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/search_inputs.h"
 
 using namespace stratex;
 using namespace stratex::profile::synth;
+using namespace stratex::hardware;
 
 namespace {
 
@@ -45,17 +46,17 @@ void BM_SearchSynthesized70B(benchmark::State& state)
     const std::filesystem::path dir
         = std::filesystem::temp_directory_path() / ("stratex-bench-70b-" + std::to_string(gpus));
     writeProfileFiles(dir, synthesizeProfiles(model::modelPreset("llama2-70b"), h100Nodes(gpus)));
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     settings.memory_constraint_gb = 80;
     settings.settle_bsz = 4 * gpus;
     profile::ProfileDiscovery request;
     request.profilesDir = dir;
-    const search::SearchInputs inputs = search::loadSearchInputs(request, settings, {});
-    const cost::CostModel model = search::buildCostModel(inputs, settings);
+    const galvatron::SearchInputs inputs = galvatron::loadSearchInputs(request, settings, {});
+    const galvatron::CostModel model = galvatron::buildCostModel(inputs, settings);
     NullProgress progress;
-    search::SearchResult result;
+    galvatron::SearchResult result;
     for (auto _ : state) {
-        result = search::search(model, settings, progress, 2);
+        result = galvatron::search(model, settings, progress, 2);
         benchmark::DoNotOptimize(result.best);
     }
     state.counters["tasks"] = double(result.stats.tasks);

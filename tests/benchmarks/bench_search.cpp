@@ -8,8 +8,8 @@
 #include <benchmark/benchmark.h>
 
 #include "core/common/progress.h"
-#include "core/search/search_engine.h"
-#include "core/search/stage_dp.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/stage_dp.h"
 
 #include "bench_search_profiles.h"
 
@@ -17,7 +17,7 @@ using namespace stratex;
 
 namespace {
 
-search::SearchInputs llamaInputs()
+galvatron::SearchInputs llamaInputs()
 {
     profile::ProfilePaths paths;
     paths.computation = bench::fixturePath("computation_profiling_bf16_llama2-7b_all.json");
@@ -26,12 +26,12 @@ search::SearchInputs llamaInputs()
     paths.p2p = bench::fixturePath("p2p_bandwidth_1nodes_8gpus_per_node.json");
     paths.overlap = bench::fixturePath("overlap_coefficient.json");
     paths.spTime = bench::fixturePath("sp_time_1nodes_8gpus_per_node.json");
-    return search::SearchInputs::load(paths);
+    return galvatron::SearchInputs::load(paths);
 }
 
-search::SearchSettings llamaSettings(int memoryGb, int settleBsz)
+galvatron::SearchSettings llamaSettings(int memoryGb, int settleBsz)
 {
-    search::SearchSettings s;
+    galvatron::SearchSettings s;
     s.memory_constraint_gb = memoryGb;
     s.settle_bsz = settleBsz;
     s.model = { "llama2-7b", 2048, 4096, 32, 32, 32000 };
@@ -40,15 +40,15 @@ search::SearchSettings llamaSettings(int memoryGb, int settleBsz)
 }
 
 // Runs the search per iteration; `galvatronSeconds` > 0 adds the speed-up over Galvatron.
-void runSearch(benchmark::State& state, const search::SearchInputs& inputs, const search::SearchSettings& settings,
+void runSearch(benchmark::State& state, const galvatron::SearchInputs& inputs, const galvatron::SearchSettings& settings,
     int threads, double galvatronSeconds)
 {
-    const cost::CostModel model = search::buildCostModel(inputs, settings);
+    const galvatron::CostModel model = galvatron::buildCostModel(inputs, settings);
     NullProgress progress;
-    search::SearchResult result;
+    galvatron::SearchResult result;
     double total = 0;
     for (auto _ : state) {
-        result = search::search(model, settings, progress, threads);
+        result = galvatron::search(model, settings, progress, threads);
         total += result.stats.search_time_s;
         benchmark::DoNotOptimize(result.best);
     }
@@ -83,7 +83,7 @@ BENCHMARK(BM_Baseline16GBBsz16)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->
 // Galvatron main: 1285 s for this range (v2.4.0: 400 s).
 void BM_BatchRange8To64(benchmark::State& state)
 {
-    search::SearchSettings settings = llamaSettings(36, -1);
+    galvatron::SearchSettings settings = llamaSettings(36, -1);
     settings.min_bsz = 8;
     settings.max_bsz = 64;
     runSearch(state, llamaInputs(), settings, 2, 1285.0);
@@ -92,7 +92,7 @@ BENCHMARK(BM_BatchRange8To64)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_BatchRange8To512(benchmark::State& state)
 {
-    search::SearchSettings settings = llamaSettings(36, -1);
+    galvatron::SearchSettings settings = llamaSettings(36, -1);
     settings.min_bsz = 8;
     settings.max_bsz = 512;
     runSearch(state, llamaInputs(), settings, 2, 0);
@@ -130,7 +130,7 @@ void BM_StageKnapsack24Strategies(benchmark::State& state)
                 inter[std::size_t(s * S + t)] = s / 4 == t / 4 ? 1e-9 * ((s + t) % 4) : 0.02 * (1 + std::max(s, t) / 8);
         }
     }
-    search::StageDp dp;
+    galvatron::StageDp dp;
     std::size_t segments = 0;
     for (auto _ : state) {
         dp.run({ 29492, 32, S, weights.data(), intra.data(), inter.data() });

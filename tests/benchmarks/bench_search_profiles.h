@@ -21,7 +21,7 @@
 #include <string>
 
 #include "core/common/json_reader.h"
-#include "core/search/search_inputs.h"
+#include "core/galvatron/search_inputs.h"
 
 namespace stratex::bench {
 
@@ -57,7 +57,7 @@ inline double layerParameters(const ModelSpec& m)
     return h * h + 2 * h * kv + h * h + 3 * h * m.ffn;
 }
 
-inline search::SearchInputs scaledInputs(const ModelSpec& m, int nodes)
+inline galvatron::SearchInputs scaledInputs(const ModelSpec& m, int nodes)
 {
     // Computation: GPT reference (hidden 4096, 4h MLP, 12 h^2 parameters per layer).
     const double refHidden = 4096;
@@ -119,7 +119,7 @@ inline search::SearchInputs scaledInputs(const ModelSpec& m, int nodes)
     for (int p = 2; p <= 64 && p <= world; p *= 2)
         p2p["pp_size_" + std::to_string(p)] = p2pTwoNodes.value("pp_size_" + std::to_string(p), 8.13177);
 
-    search::SearchInputs inputs;
+    galvatron::SearchInputs inputs;
     profile::ProfileSet& set = inputs.profiles;
     set.modelName = m.name;
     const auto parse = [](const nlohmann::ordered_json& json, const std::string& name) {
@@ -136,9 +136,9 @@ inline search::SearchInputs scaledInputs(const ModelSpec& m, int nodes)
     return inputs;
 }
 
-inline search::SearchSettings scaledSettings(const ModelSpec& m, int nodes, int gbsz)
+inline galvatron::SearchSettings scaledSettings(const ModelSpec& m, int nodes, int gbsz)
 {
-    search::SearchSettings s;
+    galvatron::SearchSettings s;
     s.num_nodes = nodes;
     s.num_gpus_per_node = 8;
     s.memory_constraint_gb = 95; // seed 004's memory_upper_limit

@@ -7,33 +7,33 @@
 
 #include "core/common/progress.h"
 #include "core/model/model_presets.h"
-#include "core/perf/strategy_search.h"
-#include "core/profile/synth/cluster_description.h"
+#include "core/megatron/strategy_search.h"
+#include "core/hardware/cluster_description.h"
 
 using namespace stratex;
 
 namespace {
 
-perf::StrategySearchRequest request(const char* model, const char* gpu, int nodes, int globalBatch)
+megatron::StrategySearchRequest request(const char* model, const char* gpu, int nodes, int globalBatch)
 {
-    perf::StrategySearchRequest r;
+    megatron::StrategySearchRequest r;
     r.model = model::modelPreset(model);
-    r.cluster.gpu = profile::synth::gpuPreset(gpu);
+    r.cluster.gpu = hardware::gpuPreset(gpu);
     r.cluster.num_nodes = nodes;
     r.cluster.gpus_per_node = 8;
-    r.efficiency = perf::efficiencyFor(r.cluster.gpu);
+    r.efficiency = hardware::efficiencyFor(r.cluster.gpu);
     r.global_batch_size = globalBatch;
     return r;
 }
 
-void runStrategySearch(benchmark::State& state, const perf::StrategySearchRequest& base)
+void runStrategySearch(benchmark::State& state, const megatron::StrategySearchRequest& base)
 {
-    perf::StrategySearchRequest r = base;
+    megatron::StrategySearchRequest r = base;
     r.threads = int(state.range(0));
     NullProgress progress;
-    perf::StrategySearchResult result;
+    megatron::StrategySearchResult result;
     for (auto _ : state) {
-        result = perf::searchStrategies(r, progress);
+        result = megatron::searchStrategies(r, progress);
         benchmark::DoNotOptimize(result.best);
     }
     state.counters["enumerated"] = double(result.stats.enumerated);

@@ -10,7 +10,7 @@
 #include <QTest>
 
 #include "core/common/bounded_read.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/cluster_json.h"
 
 #include "controllers/calibration_controller.h"
 #include "jobs/job_runner.h"
@@ -64,7 +64,7 @@ private Q_SLOTS:
         QCOMPARE(finished.count(), 1);
         const auto outcome = controller.outcome();
         QVERIFY(outcome);
-        const perf::ClusterCalibration& c = outcome->calibration;
+        const runs::ClusterCalibration& c = outcome->calibration;
         QCOMPARE(c.result.before.size(), std::size_t(ids.size()));
         QCOMPARE(c.hasLeftOut(), heldOut);
         QCOMPARE(c.cluster.gpu.name, std::string("h100-80gb"));
@@ -73,8 +73,8 @@ private Q_SLOTS:
         const QString saved = dir.filePath(QStringLiteral("cluster.json"));
         QString error;
         QVERIFY2(controller.saveCluster(saved, &error), qPrintable(error));
-        QCOMPARE(readTextFile(saved.toStdString()), perf::calibratedClusterJson(c).dump(2) + "\n");
-        const profile::synth::ClusterDescription back = profile::synth::readClusterFile(saved.toStdString());
+        QCOMPARE(readTextFile(saved.toStdString()), runs::calibratedClusterJson(c).dump(2) + "\n");
+        const hardware::ClusterDescription back = hardware::readClusterFile(saved.toStdString());
         QVERIFY(back.efficiency);
         QVERIFY(std::abs(back.efficiency->gemm / c.result.fitted.gemm - 1) < 1e-9);
     }

@@ -3,7 +3,7 @@
 // `search --cost-model stratex --json` (a separate process) and StratexSearchController (the Search
 // page's form as its inputs, the search on a worker). Requests (model, GPU, world, memory limit,
 // efficiencies, global batch) and results (the plans and their times) must be the same: both call
-// perf::resolveStratexSearch and perf::runStratexSearch. Before that entry existed, the GUI took
+// megatron::resolveStratexSearch and megatron::runStratexSearch. Before that entry existed, the GUI took
 // "80 GB" as 80,000 MB and the CLI as 80 GiB = 85,899 MB (the "memory given" row).
 #include <QDir>
 #include <QFile>
@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/perf/hardware_model.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/hardware_model.h"
+#include "core/hardware/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/synthesis_record.h"
 
@@ -51,9 +51,9 @@ QString calibratedCopy(const QTemporaryDir& dir)
         return {};
     nlohmann::ordered_json json = nlohmann::ordered_json::parse(record.readAll().toStdString());
     record.close();
-    perf::Efficiency calibrated = perf::efficiencyFor(profile::synth::gpuPreset("a100-40gb"));
+    hardware::Efficiency calibrated = hardware::efficiencyFor(hardware::gpuPreset("a100-40gb"));
     calibrated.gemm = 0.4321;
-    json["cluster"]["efficiency"] = profile::synth::toJson(calibrated);
+    json["cluster"]["efficiency"] = hardware::toJson(calibrated);
     if (!record.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return {};
     record.write(QByteArray::fromStdString(json.dump(2)));
@@ -189,10 +189,10 @@ void TestFrontEndParity::sameRequestAndPlans()
     QCOMPARE(cluster.value(QStringLiteral("num_nodes")).toInt() * cluster.value(QStringLiteral("gpus_per_node")).toInt(),
         world);
     // The efficiencies costed with: the cluster's calibrated ones, else its GPU preset's.
-    const double presetGemm = perf::efficiencyFor(profile::synth::gpuPreset(gpuName.toStdString())).gemm;
+    const double presetGemm = hardware::efficiencyFor(hardware::gpuPreset(gpuName.toStdString())).gemm;
     const QJsonObject cliCalibrated = cluster.value(QStringLiteral("efficiency")).toObject();
     const double cliGemm = cliCalibrated.isEmpty() ? presetGemm : cliCalibrated.value(QStringLiteral("gemm_fraction_of_peak")).toDouble();
-    const double guiGemm = perf::efficiencyFor(gui->cluster).gemm;
+    const double guiGemm = hardware::efficiencyFor(gui->cluster).gemm;
     QCOMPARE(cliGemm, guiGemm);
     QCOMPARE(guiGemm, gemmEfficiency > 0 ? gemmEfficiency : presetGemm);
     QCOMPARE(cliOut.value(QStringLiteral("global_batch_size")).toInt(), gui->global_batch_size);
@@ -205,7 +205,7 @@ void TestFrontEndParity::sameRequestAndPlans()
     QVERIFY(!top.isEmpty());
     for (qsizetype i = 0; i < top.size(); ++i) {
         const QJsonObject plan = top.at(i).toObject();
-        const perf::Estimate& e = gui->result.best[std::size_t(i)];
+        const megatron::Estimate& e = gui->result.best[std::size_t(i)];
         QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
         QCOMPARE(plan.value(QStringLiteral("peak_memory_mb")).toDouble(), e.peak_memory_mb);

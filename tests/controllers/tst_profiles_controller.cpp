@@ -22,6 +22,7 @@ const QString kExample = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-
 bool synthesize(const QString& dir, const QString& model, const QString& gpu, int nodes)
 {
     using namespace stratex::profile::synth;
+using namespace stratex::hardware;
     ClusterDescription cluster;
     cluster.gpu = gpuPreset(gpu.toStdString());
     cluster.num_nodes = nodes;

@@ -88,7 +88,7 @@ void TestSearchController::deliversTheBestPlanViews()
     QTRY_COMPARE_WITH_TIMEOUT(views.count(), 1, 60000);
     const auto config = views.first().at(0).value<ranks::ParallelConfig>();
     const auto timeline = views.first().at(1).value<TimelineRequest>();
-    const search::Plan& best = *controller.outcome()->result.best;
+    const galvatron::Plan& best = *controller.outcome()->result.best;
     QCOMPARE(config.world, 16);
     QCOMPARE(config.pp, best.pp);
     QVERIFY(timeline.timeline);
@@ -111,7 +111,7 @@ void TestSearchController::costsTheSelectedPlan()
     QVERIFY(!controller.selectedRankLayout());
 
     QSignalSpy evaluated(&controller, &SearchController::evaluationReady);
-    const std::vector<search::Plan>& top = controller.plans(PlanSet::Top);
+    const std::vector<galvatron::Plan>& top = controller.plans(PlanSet::Top);
     QVERIFY(top.size() >= 2);
     controller.selectPlan(&top[1]);
     QTRY_COMPARE_WITH_TIMEOUT(evaluated.count(), 1, 20000);
@@ -134,7 +134,7 @@ void TestSearchController::aNewSelectionKeepsTheRequestedTimeline()
     controller.run(exampleRequest(false));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QSignalSpy evaluated(&controller, &SearchController::evaluationReady);
-    const std::vector<search::Plan>& top = controller.plans(PlanSet::Top);
+    const std::vector<galvatron::Plan>& top = controller.plans(PlanSet::Top);
     controller.selectPlan(&top[0]);
     QTRY_COMPARE_WITH_TIMEOUT(evaluated.count(), 1, 20000);
 

@@ -8,8 +8,8 @@
 #include <QTest>
 
 #include "core/common/error.h"
-#include "core/perf/hardware_model.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/hardware_model.h"
+#include "core/hardware/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 
 #include "controllers/stratex_search_controller.h"
@@ -122,7 +122,7 @@ void TestStratexSearchController::resolvesTheFormsInputs()
     inputs.stratex.global_batch_size = globalBatch;
     inputs.settings.settle_bsz = settledBatch;
     try {
-        const perf::StrategySearchRequest request = resolveStratexRequest(inputs);
+        const megatron::StrategySearchRequest request = resolveStratexRequest(inputs);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(QString::fromStdString(request.model.name), model);
         QCOMPARE(QString::fromStdString(request.cluster.gpu.name), gpuName);
@@ -174,9 +174,9 @@ void TestStratexSearchController::calibratedSetKeepsItsEfficiencies()
     QVERIFY(record.open(QIODevice::ReadOnly));
     nlohmann::ordered_json json = nlohmann::ordered_json::parse(record.readAll().toStdString());
     record.close();
-    perf::Efficiency calibrated = perf::efficiencyFor(profile::synth::gpuPreset("a100-40gb"));
+    hardware::Efficiency calibrated = hardware::efficiencyFor(hardware::gpuPreset("a100-40gb"));
     calibrated.gemm = 0.4321;
-    json["cluster"]["efficiency"] = profile::synth::toJson(calibrated);
+    json["cluster"]["efficiency"] = hardware::toJson(calibrated);
     QVERIFY(record.open(QIODevice::WriteOnly | QIODevice::Truncate));
     record.write(QByteArray::fromStdString(json.dump(2)));
     record.close();
@@ -187,7 +187,7 @@ void TestStratexSearchController::calibratedSetKeepsItsEfficiencies()
     QCOMPARE(resolveStratexRequest(inputs).efficiency.gemm, 0.4321);
     inputs.stratex.gpu = "h100-80gb";
     QCOMPARE(resolveStratexRequest(inputs).efficiency.gemm,
-        perf::efficiencyFor(profile::synth::gpuPreset("h100-80gb")).gemm);
+        hardware::efficiencyFor(hardware::gpuPreset("h100-80gb")).gemm);
 }
 
 void TestStratexSearchController::cancels()
@@ -210,7 +210,7 @@ void TestStratexSearchController::cancels()
 
 void TestStratexSearchController::rankLayoutOfAPlan()
 {
-    perf::ParallelStrategy s;
+    megatron::ParallelStrategy s;
     s.tp = 2;
     s.pp = 4;
     s.cp = 2;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // PyTorch-profiler Chrome traces on any bytes: the per-rank sums, phases and intervals
 // compare-run reads from them.
-#include "core/perf/measured/chrome_trace.h"
+#include "core/runs/chrome_trace_import.h"
 
 #include "tests/fuzz/fuzz_common.h"
 
@@ -9,6 +9,6 @@ using namespace stratex;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    fuzz::expectValueOrError([&] { (void)perf::measured::parseChromeTrace(fuzz::text(data, size), "fuzz.json"); });
+    fuzz::expectValueOrError([&] { (void)runs::parseChromeTrace(fuzz::text(data, size), "fuzz.json"); });
     return 0;
 }

@@ -5,9 +5,9 @@
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/model/model_presets.h"
-#include "core/perf/estimate.h"
-#include "core/perf/strategy_json.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/strategy_json.h"
+#include "core/hardware/cluster_json.h"
 
 #include "tests/fuzz/fuzz_common.h"
 
@@ -22,16 +22,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         model::ModelDescription model = model::modelPreset("llama2-7b");
         if (const std::optional<JsonView> m = root.find("model"))
             model = model::readModel(*m);
-        profile::synth::ClusterDescription cluster;
-        cluster.gpu = profile::synth::gpuPreset("a100-80gb");
+        hardware::ClusterDescription cluster;
+        cluster.gpu = hardware::gpuPreset("a100-80gb");
         if (const std::optional<JsonView> c = root.find("cluster"))
-            cluster = profile::synth::readCluster(*c);
-        const perf::ParallelStrategy strategy
-            = perf::readStrategy(root["strategy"], model, static_cast<long long>(cluster.worldSize()));
+            cluster = hardware::readCluster(*c);
+        const megatron::ParallelStrategy strategy
+            = megatron::readStrategy(root["strategy"], model, static_cast<long long>(cluster.worldSize()));
         // The fuzzer's time limit is per input: keep to what evaluate of a small run costs.
-        if (perf::pipelineWork(strategy) > 4096 || model.num_layers > 256)
+        if (megatron::pipelineWork(strategy) > 4096 || model.num_layers > 256)
             return;
-        (void)perf::estimate(model, strategy, perf::HardwareModel(cluster, perf::efficiencyFor(cluster.gpu)));
+        (void)megatron::estimate(model, strategy, hardware::HardwareModel(cluster, hardware::efficiencyFor(cluster.gpu)));
     });
     return 0;
 }

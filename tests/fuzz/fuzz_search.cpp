@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "core/common/progress.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_inputs.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/search_inputs.h"
 
 #include "tests/fuzz/fuzz_common.h"
 
@@ -50,9 +50,9 @@ struct ScratchSet {
     }
 };
 
-search::SearchSettings smallSearch()
+galvatron::SearchSettings smallSearch()
 {
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     settings.num_nodes = 2;
     settings.num_gpus_per_node = 8;
     settings.memory_constraint_gb = 8;
@@ -74,13 +74,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::expectValueOrError([&] {
         profile::ProfileDiscovery discovery;
         discovery.profilesDir = scratch.dir;
-        search::SearchSettings settings = smallSearch();
+        galvatron::SearchSettings settings = smallSearch();
         // The flags `search` would have been given: the set's record does not override them.
         const settings::SettingNames given { "num-nodes", "num-gpus-per-node", "memory-constraint", "num-layers",
             "settle-bsz", "settle-chunk" };
-        const search::SearchInputs inputs = search::loadSearchInputs(discovery, settings, given);
+        const galvatron::SearchInputs inputs = galvatron::loadSearchInputs(discovery, settings, given);
         NullProgress progress;
-        (void)search::search(inputs, settings, progress, 1, 3);
+        (void)galvatron::search(inputs, settings, progress, 1, 3);
     });
     scratch.write(file, scratch.originals[file]);
     return 0;

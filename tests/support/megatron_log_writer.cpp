@@ -8,8 +8,8 @@
 #include <map>
 
 #include "core/model/model_presets.h"
-#include "core/perf/calibration.h"
-#include "core/perf/measured/calibration_runs.h"
+#include "core/runs/calibration.h"
+#include "core/runs/calibration_runs.h"
 
 namespace stratex::test {
 
@@ -47,21 +47,21 @@ std::string argumentDump(const std::map<std::string, std::string>& args)
 std::map<std::string, std::string> arguments(const SyntheticMegatronRun& run)
 {
     const model::ModelDescription& m = run.model;
-    const perf::ParallelStrategy& s = run.strategy;
+    const megatron::ParallelStrategy& s = run.strategy;
     const int world = s.tp * s.pp * s.cp * s.dp;
     const bool gqa = m.num_kv_heads != m.num_heads;
-    const char* recompute = s.recompute == perf::Recompute::Full ? "full"
-        : s.recompute == perf::Recompute::Selective              ? "selective"
+    const char* recompute = s.recompute == megatron::Recompute::Full ? "full"
+        : s.recompute == megatron::Recompute::Selective              ? "selective"
                                                                  : "None";
     return {
         { "accumulate_allreduce_grads_in_fp32", "True" },
         { "attention_backend", "AttnBackend.auto" },
-        { "bf16", pythonBool(s.precision == perf::Precision::Bf16) },
+        { "bf16", pythonBool(s.precision == megatron::Precision::Bf16) },
         { "context_parallel_size", std::to_string(s.cp) },
         { "data_parallel_size", std::to_string(s.dp) },
         { "expert_model_parallel_size", "1" },
         { "ffn_hidden_size", std::to_string(m.ffn_hidden_size) },
-        { "fp16", pythonBool(s.precision == perf::Precision::Fp16) },
+        { "fp16", pythonBool(s.precision == megatron::Precision::Fp16) },
         { "fp8", "None" },
         { "global_batch_size", std::to_string(s.global_batch_size) },
         { "group_query_attention", pythonBool(gqa) },
@@ -79,9 +79,9 @@ std::map<std::string, std::string> arguments(const SyntheticMegatronRun& run)
         { "position_embedding_type", m.position == model::PositionEmbedding::Rope ? "rope" : "learned_absolute" },
         { "rank", "0" },
         { "recompute_granularity", recompute },
-        { "recompute_method", s.recompute == perf::Recompute::Full ? "uniform" : "None" },
+        { "recompute_method", s.recompute == megatron::Recompute::Full ? "uniform" : "None" },
         { "recompute_num_layers",
-            s.recompute == perf::Recompute::Full ? std::to_string(std::max(1, s.recompute_num_layers)) : "None" },
+            s.recompute == megatron::Recompute::Full ? std::to_string(std::max(1, s.recompute_num_layers)) : "None" },
         { "seq_length", std::to_string(m.seq_length) },
         { "sequence_parallel", pythonBool(s.sequence_parallel) },
         { "swiglu", pythonBool(m.mlp == model::MlpKind::Gated) },
@@ -121,7 +121,7 @@ std::string memoryLine(int rank, int after, double maxReservedMib)
 
 std::string megatronLogText(const SyntheticMegatronRun& run)
 {
-    const perf::ParallelStrategy& s = run.strategy;
+    const megatron::ParallelStrategy& s = run.strategy;
     std::string out = "using world size: " + std::to_string(s.tp * s.pp * s.cp * s.dp)
         + ", data-parallel size: " + std::to_string(s.dp) + ", context-parallel size: " + std::to_string(s.cp)
         + ", tensor-model-parallel size: " + std::to_string(s.tp)
@@ -160,8 +160,8 @@ std::vector<SyntheticMegatronRun> variedLlamaRuns()
         }
         return model::ModelDescription {};
     };
-    const auto strategy = [](int tp, int pp, int cp, int dp, int gbs, perf::Recompute recompute, bool overlap) {
-        perf::ParallelStrategy s;
+    const auto strategy = [](int tp, int pp, int cp, int dp, int gbs, megatron::Recompute recompute, bool overlap) {
+        megatron::ParallelStrategy s;
         s.tp = tp;
         s.pp = pp;
         s.cp = cp;
@@ -171,11 +171,11 @@ std::vector<SyntheticMegatronRun> variedLlamaRuns()
         s.sequence_parallel = tp > 1;
         s.zero = 1;
         s.recompute = recompute;
-        s.recompute_num_layers = recompute == perf::Recompute::Full ? 1 : 0;
+        s.recompute_num_layers = recompute == megatron::Recompute::Full ? 1 : 0;
         s.overlap_grad_reduce = overlap;
         return s;
     };
-    using perf::Recompute;
+    using megatron::Recompute;
     std::vector<SyntheticMegatronRun> runs;
     runs.push_back({ preset("llama2-7b"), strategy(1, 1, 1, 8, 64, Recompute::Selective, true) });
     runs.push_back({ preset("llama2-7b"), strategy(2, 2, 1, 4, 64, Recompute::Selective, true) });
@@ -189,7 +189,7 @@ std::vector<SyntheticMegatronRun> variedLlamaRuns()
 }
 
 std::vector<std::string> writeRunsMeasuredUnder(const std::string& dir, std::vector<SyntheticMegatronRun> runs,
-    const std::string& gpu, void (*inject)(perf::Efficiency&))
+    const std::string& gpu, void (*inject)(hardware::Efficiency&))
 {
     std::vector<std::string> paths;
     std::vector<std::filesystem::path> files;
@@ -199,14 +199,14 @@ std::vector<std::string> writeRunsMeasuredUnder(const std::string& dir, std::vec
         if (!writeMegatronLog(paths.back(), runs[i]))
             return {};
     }
-    perf::measured::CalibrationRunOptions options;
+    runs::CalibrationRunOptions options;
     options.cluster.gpu = gpu;
     options.cluster.gpus_per_node = 8;
-    const std::vector<perf::ReferenceRun> read = perf::measured::readCalibrationRuns(files, options);
-    perf::Efficiency truth = perf::efficiencyFor(read.front().cluster);
+    const std::vector<runs::ReferenceRun> read = runs::readCalibrationRuns(files, options);
+    hardware::Efficiency truth = hardware::efficiencyFor(read.front().cluster);
     inject(truth);
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        runs[i].iteration_ms = perf::runError(read[i], truth).predicted_iteration_s * 1e3;
+        runs[i].iteration_ms = runs::runError(read[i], truth).predicted_iteration_s * 1e3;
         if (!writeMegatronLog(paths[i], runs[i]))
             return {};
     }

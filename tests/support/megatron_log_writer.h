@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "core/model/model_description.h"
-#include "core/perf/hardware_model.h"
-#include "core/perf/parallel_strategy.h"
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/parallel_strategy.h"
 
 namespace stratex::test {
 
 struct SyntheticMegatronRun {
     model::ModelDescription model; // a dense transformer
-    perf::ParallelStrategy strategy; // degrees, batch, recompute, ZeRO 0/1, precision
+    megatron::ParallelStrategy strategy; // degrees, batch, recompute, ZeRO 0/1, precision
     // What the iterations after the warm-up average to: iterations 1 (start-up) and 2 (warm-up) are
     // slower, 3 to 8 spread symmetrically around it.
     double iteration_ms = 1000;
@@ -38,6 +38,6 @@ std::vector<SyntheticMegatronRun> variedLlamaRuns();
 // (the runs are first read back through the real reader, so the times are for exactly what the
 // reader sees). Returns the paths; empty when a file cannot be written.
 std::vector<std::string> writeRunsMeasuredUnder(const std::string& dir, std::vector<SyntheticMegatronRun> runs,
-    const std::string& gpu, void (*inject)(perf::Efficiency&));
+    const std::string& gpu, void (*inject)(hardware::Efficiency&));
 
 } // namespace stratex::test

@@ -36,12 +36,12 @@ using namespace stratex::ui;
 
 namespace {
 
-void gemmAt85Percent(perf::Efficiency& e)
+void gemmAt85Percent(hardware::Efficiency& e)
 {
     e.gemm *= 0.85;
 }
 
-void networkAt70Percent(perf::Efficiency& e)
+void networkAt70Percent(hardware::Efficiency& e)
 {
     e.network *= 0.7;
 }

@@ -90,6 +90,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         using namespace stratex::profile::synth;
+using namespace stratex::hardware;
         ClusterDescription cluster;
         cluster.gpu = gpuPreset("h800-80gb");
         cluster.num_nodes = 4;

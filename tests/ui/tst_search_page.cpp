@@ -29,7 +29,7 @@
 #include "core/export/galvatron_config.h"
 #include "core/model/model_presets.h"
 #include "core/profile/synth/profile_synthesizer.h"
-#include "core/search/plan_rank_layout.h"
+#include "core/galvatron/plan_rank_layout.h"
 #include "ui/common/settings_form.h"
 #include "ui/main_window.h"
 #include "ui/planner/planner_form.h"
@@ -83,24 +83,24 @@ QString writeStratexStrategy(const QString& path)
 {
     model::ModelDescription model = model::modelPreset("llama2-7b");
     model.seq_length = 2048;
-    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("a100-40gb"), 1, 8 };
-    search::Plan plan;
+    const hardware::ClusterDescription cluster { hardware::gpuPreset("a100-40gb"), 1, 8 };
+    galvatron::Plan plan;
     plan.pp = 2;
     plan.world = 8;
     plan.gbsz = 16;
     plan.chunks = 4;
     plan.pp_division = { 16, 16 };
     for (int i = 0; i < 32; ++i) {
-        cost::LayerStrategy s;
+        galvatron::LayerStrategy s;
         s.pp = 2;
         s.tp = 2;
         s.dp = 2;
-        s.dp_type = cost::DpType::Zero2;
+        s.dp_type = galvatron::DpType::Zero2;
         s.checkpoint = i % 2 == 0;
         plan.layers.push_back(s);
     }
-    plan.embedding = { 2, 2, 1, 1, 2, cost::DpType::Zero2 };
-    search::SearchSettings settings;
+    plan.embedding = { 2, 2, 1, 1, 2, galvatron::DpType::Zero2 };
+    galvatron::SearchSettings settings;
     settings.memory_constraint_gb = 40;
     settings.model.seq_length = 2048;
     writeFileAtomically(path.toStdString(), exporting::strategyFileText(plan, settings, model, cluster));
@@ -172,9 +172,9 @@ void TestSearchPage::reproducesGalvatronBaseline()
     QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
     QVERIFY(waitUntilIdle(*m_window, 60000));
     const QJsonObject expected = baselineCase(0).value(QStringLiteral("expected")).toObject();
-    const search::SearchResult* result = m_page->galvatronPanel()->result();
+    const galvatron::SearchResult* result = m_page->galvatronPanel()->result();
     QVERIFY(result && result->best);
-    const search::Plan& best = *result->best;
+    const galvatron::Plan& best = *result->best;
     QCOMPARE(best.gbsz, expected.value(QStringLiteral("gbsz")).toInt());
     QCOMPARE(best.chunks, expected.value(QStringLiteral("chunks")).toInt());
     QCOMPARE(best.pp, expected.value(QStringLiteral("pp")).toInt());
@@ -211,7 +211,7 @@ void TestSearchPage::browsesPlansAndDetails()
     // Click the third row: its plan is costed and drawn.
     table->selectRow(2);
     QVERIFY(waitUntilIdle(*m_window));
-    const search::Plan* selected = m_page->galvatronPanel()->selectedPlan();
+    const galvatron::Plan* selected = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(selected);
     QCOMPARE(selected->time_cost_s, table->model()->index(2, PlanTableModel::TimeColumn).data(Qt::UserRole).toDouble());
     // Sorting by memory puts the smallest first.
@@ -502,7 +502,7 @@ void TestSearchPage::opensTheBundledExampleWithItsViews()
     QVERIFY(waitUntilIdle(window, 60000));
     auto* page = qobject_cast<SearchPage*>(window.currentPage());
     QVERIFY2(page, "the window does not open on the Search page");
-    const search::SearchResult* result = page->galvatronPanel()->result();
+    const galvatron::SearchResult* result = page->galvatronPanel()->result();
     QVERIFY2(result && result->best, qPrintable(page->galvatronPanel()->bestText()));
     QCOMPARE(result->best->world, 16);
     QCOMPARE(result->best->gbsz, 64);
@@ -512,7 +512,7 @@ void TestSearchPage::opensTheBundledExampleWithItsViews()
 
     auto* ranks = qobject_cast<RanksPage*>(window.page(QStringLiteral("ranks")));
     QVERIFY(ranks);
-    QCOMPARE(ranks->form()->config(), search::planRankLayout(*result->best, 8));
+    QCOMPARE(ranks->form()->config(), galvatron::planRankLayout(*result->best, 8));
     auto* timeline = qobject_cast<TimelinePage*>(window.page(QStringLiteral("timeline")));
     QVERIFY(timeline);
     QVERIFY2(timeline->firstPlanBox()->currentText().contains(QStringLiteral("search plan")),
@@ -537,7 +537,7 @@ void TestSearchPage::showsThePlanRankGrid()
         if (m_page->galvatronPanel()->selectedPlan() && m_page->galvatronPanel()->selectedPlan()->pp > 1)
             break;
     }
-    const search::Plan* plan = m_page->galvatronPanel()->selectedPlan();
+    const galvatron::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan && plan->pp > 1);
     QVERIFY(button->isEnabled());
     QTest::mouseClick(button, Qt::LeftButton);
@@ -552,6 +552,7 @@ void TestSearchPage::opensASynthesizedFolder()
 {
     QTemporaryDir dir;
     using namespace stratex::profile::synth;
+using namespace stratex::hardware;
     ClusterDescription cluster;
     cluster.gpu = gpuPreset("h100-80gb");
     model::ModelDescription model = model::modelPreset("llama3-8b");
@@ -559,7 +560,7 @@ void TestSearchPage::opensASynthesizedFolder()
     QString error;
     // "auto" searches a synthesized set with the stratex cost model (tst_stratex_search): this
     // test is about Galvatron's search of it.
-    m_page->form()->setCostModel(perf::CostModelChoice::Galvatron);
+    m_page->form()->setCostModel(megatron::CostModelChoice::Galvatron);
     m_page->form()->spinBox("memory-constraint")->setValue(40); // an earlier search's card
     QVERIFY(!m_window->openFile(dir.path(), &error)); // empty yet
     QVERIFY2(error.contains(QStringLiteral("not a folder of Galvatron profiles")), qPrintable(error));
@@ -582,7 +583,7 @@ void TestSearchPage::synthesizesFromTheDialog()
 {
     QTemporaryDir dir;
     const QString folder = dir.filePath(QStringLiteral("qwen"));
-    m_page->form()->setCostModel(perf::CostModelChoice::Galvatron); // "auto" would take the stratex model
+    m_page->form()->setCostModel(megatron::CostModelChoice::Galvatron); // "auto" would take the stratex model
     bool filledIn = false;
     QTimer::singleShot(0, this, [&] {
         auto* dialog = qobject_cast<SynthesizeDialog*>(QApplication::activeModalWidget());
@@ -622,7 +623,7 @@ void TestSearchPage::opensAStrategyFile()
     QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
     QCOMPARE(m_window->currentPage(), m_page);
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    const search::Plan* plan = m_page->galvatronPanel()->selectedPlan();
+    const galvatron::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan);
     QCOMPARE(plan->pp, 2);
     QCOMPARE(plan->chunks, 4);
@@ -661,7 +662,7 @@ void TestSearchPage::opensAGalvatronStrategyOnTheFormsProfiles()
                  &error),
         qPrintable(error));
     QVERIFY(waitUntilIdle(*m_window, 60000));
-    const search::Plan* plan = m_page->galvatronPanel()->selectedPlan();
+    const galvatron::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan);
     QCOMPARE(plan->memory_cost_mb_per_stage.front(),
         baselineCase(0)
@@ -706,7 +707,7 @@ void TestSearchPage::refusesBadStrategyFiles()
         m_page->openExample();
         QVERIFY(waitUntilIdle(*m_window, 60000));
     }
-    const search::Plan* before = m_page->galvatronPanel()->selectedPlan();
+    const galvatron::Plan* before = m_page->galvatronPanel()->selectedPlan();
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.json"));
     writeFileAtomically(path.toStdString(), content.toStdString());

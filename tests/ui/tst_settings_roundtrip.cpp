@@ -11,7 +11,7 @@
 
 #include "app/cli/setting_options.h"
 #include "core/common/json_reader.h"
-#include "core/search/search_setting_table.h"
+#include "core/galvatron/search_setting_table.h"
 #include "ui/search/search_settings_form.h"
 
 using namespace stratex;
@@ -53,16 +53,16 @@ private Q_SLOTS:
 void TestSettingsRoundTrip::everyFlagRoundTrips_data()
 {
     QTest::addColumn<QString>("flag");
-    for (const auto& row : search::searchSettingTable().rows())
+    for (const auto& row : galvatron::searchSettingTable().rows())
         QTest::newRow(std::string(row.spec.flag).c_str()) << QString::fromUtf8(row.spec.flag.data());
 }
 
 void TestSettingsRoundTrip::everyFlagRoundTrips()
 {
     QFETCH(QString, flag);
-    const auto& table = search::searchSettingTable();
+    const auto& table = galvatron::searchSettingTable();
     const auto& row = table.at(flag.toStdString());
-    const search::SearchSettings defaults;
+    const galvatron::SearchSettings defaults;
     const QString text = otherValueText(row.spec, row.get(defaults));
 
     // Command line -> settings.
@@ -72,7 +72,7 @@ void TestSettingsRoundTrip::everyFlagRoundTrips()
     if (row.spec.hasValue())
         args << text;
     parser.parse(args);
-    search::SearchSettings fromCli;
+    galvatron::SearchSettings fromCli;
     const SettingNames given = cli::readSettingOptions(parser, table, fromCli);
     QCOMPARE(given, SettingNames { flag.toStdString() });
     const SettingValue expected = row.get(fromCli);
@@ -82,14 +82,14 @@ void TestSettingsRoundTrip::everyFlagRoundTrips()
 
     // Settings -> JSON -> settings.
     const JsonDocument document = JsonDocument::parse(table.toJson(fromCli).dump(), "settings.json");
-    search::SearchSettings fromJson;
+    galvatron::SearchSettings fromJson;
     table.applyJson(fromJson, document.root());
     QVERIFY(row.get(fromJson) == expected);
 
     // Settings -> form -> settings.
     ui::SearchSettingsForm form;
     form.setSettings(fromJson);
-    const search::SearchSettings fromForm = form.settings();
+    const galvatron::SearchSettings fromForm = form.settings();
     QVERIFY2(row.get(fromForm) == expected,
         qPrintable(QString::fromStdString(formatSettingValue(row.spec, row.get(fromForm)))));
     QCOMPARE(
@@ -100,7 +100,7 @@ void TestSettingsRoundTrip::everyFlagRoundTrips()
 void TestSettingsRoundTrip::formFieldsFollowTheTable()
 {
     ui::SearchSettingsForm form;
-    for (const auto& row : search::searchSettingTable().rows()) {
+    for (const auto& row : galvatron::searchSettingTable().rows()) {
         QWidget* field = form.field(row.spec.flag);
         QVERIFY2(field, std::string(row.spec.flag).c_str());
         QCOMPARE(field->objectName(), QString::fromUtf8(row.spec.flag.data()));
@@ -116,7 +116,7 @@ void TestSettingsRoundTrip::formFieldsFollowTheTable()
     QVERIFY(!form.given().contains("seq-length"));
     QVERIFY(!form.given().contains("model-name"));
     QVERIFY(form.given().contains("memory-constraint"));
-    QCOMPARE(form.spinBox("memory-constraint")->value(), search::SearchSettings {}.memory_constraint_gb);
+    QCOMPARE(form.spinBox("memory-constraint")->value(), galvatron::SearchSettings {}.memory_constraint_gb);
 }
 
 QTEST_MAIN(TestSettingsRoundTrip)

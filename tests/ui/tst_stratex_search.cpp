@@ -22,8 +22,8 @@
 
 #include "core/common/atomic_file.h"
 #include "core/model/model_presets.h"
-#include "core/perf/plan_file.h"
-#include "core/perf/plan_robustness.h"
+#include "core/megatron/plan_file.h"
+#include "core/megatron/plan_robustness.h"
 #include "ui/main_window.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
@@ -63,21 +63,21 @@ model::ModelDescription llama7b()
     return model;
 }
 
-profile::synth::ClusterDescription oneNode()
+hardware::ClusterDescription oneNode()
 {
-    return { profile::synth::gpuPreset("a100-80gb"), 1, 8 };
+    return { hardware::gpuPreset("a100-80gb"), 1, 8 };
 }
 
-perf::Estimate estimateOf(const perf::ParallelStrategy& strategy)
+megatron::Estimate estimateOf(const megatron::ParallelStrategy& strategy)
 {
-    const profile::synth::ClusterDescription cluster = oneNode();
-    return perf::estimate(llama7b(), strategy, perf::HardwareModel(cluster, perf::efficiencyFor(cluster.gpu)));
+    const hardware::ClusterDescription cluster = oneNode();
+    return megatron::estimate(llama7b(), strategy, hardware::HardwareModel(cluster, hardware::efficiencyFor(cluster.gpu)));
 }
 
 // tp 2, pp 4, 16 micro-batches of one sequence.
-perf::ParallelStrategy pipelined(perf::PipelineSchedule schedule, int vpp)
+megatron::ParallelStrategy pipelined(megatron::PipelineSchedule schedule, int vpp)
 {
-    perf::ParallelStrategy s;
+    megatron::ParallelStrategy s;
     s.tp = 2;
     s.pp = 4;
     s.dp = 1;
@@ -177,7 +177,7 @@ void TestStratexSearch::costModelChoosesTheRows()
                                                              : QString());
     form->fieldAs<QLineEdit>("model-name")->setText(modelName);
     form->fieldAs<QLineEdit>("gpu")->setText(gpu);
-    QCOMPARE(form->resolvedCostModel() == perf::CostModelChoice::Stratex, stratex);
+    QCOMPARE(form->resolvedCostModel() == megatron::CostModelChoice::Stratex, stratex);
     QVERIFY(form->isFieldVisible("cost-model"));
     for (const char* flag : { "global-batch-size", "gpu", "max-vpp", "max-zero", "interleaved" })
         QVERIFY2(form->isFieldVisible(flag) == stratex, flag);
@@ -193,7 +193,7 @@ void TestStratexSearch::costModelChoosesTheRows()
 void TestStratexSearch::searchesTheSynthesizedExample()
 {
     SearchSettingsForm* form = m_page->form();
-    form->setCostModel(perf::CostModelChoice::Auto);
+    form->setCostModel(megatron::CostModelChoice::Auto);
     form->setProfilesDir(kExample);
     typeInto(form->spinBox("global-batch-size"), QStringLiteral("32"));
     form->spinBox("max-vpp")->setValue(2); // a small space: the test is about the views
@@ -224,11 +224,11 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QVERIFY(outcome);
     QCOMPARE(outcome->robustness.size(), outcome->result.best.size());
     NullProgress quiet;
-    const std::vector<perf::PlanRobustness> expected = perf::rankingRobustness(outcome->model,
-        perf::HardwareModel(outcome->cluster, perf::efficiencyFor(outcome->cluster.gpu)), outcome->result.best,
+    const std::vector<megatron::PlanRobustness> expected = megatron::rankingRobustness(outcome->model,
+        hardware::HardwareModel(outcome->cluster, hardware::efficiencyFor(outcome->cluster.gpu)), outcome->result.best,
         outcome->memory_limit_mb, quiet);
     for (int row = 0; row < model->rowCount(); ++row) {
-        const perf::PlanRobustness& r = expected[std::size_t(row)];
+        const megatron::PlanRobustness& r = expected[std::size_t(row)];
         QCOMPARE(model->robustness(row)->band_10.worst, r.band_10.worst);
         QCOMPARE(model->robustness(row)->robust_5, r.robust_5);
         // Its own rank lies in its range; the text is "best–worst" or one rank.
@@ -251,7 +251,7 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     // Rows: the top plans, fastest first, every one on the 16 GPUs and within the 40 GB.
     QVERIFY(model->rowCount() >= 2 && model->rowCount() <= 8);
     for (int row = 0; row < model->rowCount(); ++row) {
-        const perf::Estimate* plan = model->plan(row);
+        const megatron::Estimate* plan = model->plan(row);
         QCOMPARE(plan->strategy.world(), 16);
         QCOMPARE(plan->strategy.global_batch_size, 32);
         QVERIFY(plan->peak_memory_mb <= 40000);
@@ -267,7 +267,7 @@ void TestStratexSearch::searchesTheSynthesizedExample()
 
     // The selected plan's views.
     table->selectRow(0);
-    const perf::Estimate* selected = panel->selectedPlan();
+    const megatron::Estimate* selected = panel->selectedPlan();
     QVERIFY(selected);
     int layers = 0;
     for (const StratexLayerStrip::Chunk& chunk : panel->layerStrip()->chunks())
@@ -305,10 +305,10 @@ void TestStratexSearch::timelineOfEachSchedule_data()
     QTest::addColumn<int>("vpp");
     QTest::addColumn<int>("chunks"); // model chunks per device on the timeline
     QTest::addColumn<bool>("weightOps"); // ZB-H1 splits the backward
-    QTest::newRow("1F1B") << int(perf::PipelineSchedule::OneFOneB) << 1 << 1 << false;
-    QTest::newRow("interleaved, 2 chunks") << int(perf::PipelineSchedule::Interleaved) << 2 << 2 << false;
-    QTest::newRow("interleaved, 4 chunks") << int(perf::PipelineSchedule::Interleaved) << 4 << 4 << false;
-    QTest::newRow("ZB-H1") << int(perf::PipelineSchedule::ZbH1) << 1 << 1 << true;
+    QTest::newRow("1F1B") << int(megatron::PipelineSchedule::OneFOneB) << 1 << 1 << false;
+    QTest::newRow("interleaved, 2 chunks") << int(megatron::PipelineSchedule::Interleaved) << 2 << 2 << false;
+    QTest::newRow("interleaved, 4 chunks") << int(megatron::PipelineSchedule::Interleaved) << 4 << 4 << false;
+    QTest::newRow("ZB-H1") << int(megatron::PipelineSchedule::ZbH1) << 1 << 1 << true;
 }
 
 // The timeline is the pipeline the estimate simulated: same makespan, one row per stage, each
@@ -319,7 +319,7 @@ void TestStratexSearch::timelineOfEachSchedule()
     QFETCH(int, vpp);
     QFETCH(int, chunks);
     QFETCH(bool, weightOps);
-    const perf::Estimate plan = estimateOf(pipelined(perf::PipelineSchedule(schedule), vpp));
+    const megatron::Estimate plan = estimateOf(pipelined(megatron::PipelineSchedule(schedule), vpp));
     QVERIFY(plan.problems.empty());
     const controllers::TimelineRequest request = controllers::simulateStratexTimeline(llama7b(), oneNode(), plan);
     QVERIFY(request.timeline);
@@ -340,7 +340,7 @@ void TestStratexSearch::timelineOfEachSchedule()
         QCOMPARE(forwards, 16 * chunks);
         QCOMPARE(weights, weightOps);
         // The stage's weights, gradients and optimizer states from the start, activations on top.
-        const perf::StageMemory& m = plan.stages[std::size_t(device.device)].memory;
+        const megatron::StageMemory& m = plan.stages[std::size_t(device.device)].memory;
         QVERIFY(device.model_state_mb >= m.weights_mb + m.gradients_mb + m.optimizer_mb);
         QVERIFY(device.peak_memory_mb > device.model_state_mb);
     }
@@ -363,15 +363,15 @@ void TestStratexSearch::timelineOfEachSchedule()
 // selected plan back as one.
 void TestStratexSearch::opensAndSavesPlanFiles()
 {
-    perf::ParallelStrategy strategy = pipelined(perf::PipelineSchedule::Interleaved, 2);
+    megatron::ParallelStrategy strategy = pipelined(megatron::PipelineSchedule::Interleaved, 2);
     strategy.first_stage_layers = 6;
     strategy.last_stage_layers = 6;
     strategy.zero = 1;
-    const perf::Estimate plan = estimateOf(strategy);
+    const megatron::Estimate plan = estimateOf(strategy);
     QVERIFY(plan.problems.empty());
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("plan.json"));
-    writeFileAtomically(path.toStdString(), perf::planFileJson(llama7b(), oneNode(), plan).dump(2));
+    writeFileAtomically(path.toStdString(), megatron::planFileJson(llama7b(), oneNode(), plan).dump(2));
     QVERIFY(m_page->canOpen(path));
     QString error;
     QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
@@ -380,7 +380,7 @@ void TestStratexSearch::opensAndSavesPlanFiles()
     QVERIFY(m_page->showsStratexResults());
     StratexResultsPanel* panel = m_page->stratexPanel();
     QCOMPARE(panel->planModel()->rowCount(), 1);
-    const perf::Estimate* shown = panel->selectedPlan();
+    const megatron::Estimate* shown = panel->selectedPlan();
     QVERIFY(shown);
     QCOMPARE(shown->strategy, strategy);
     QVERIFY(qAbs(shown->iteration_ms / plan.iteration_ms - 1) < 1e-9);
@@ -403,8 +403,8 @@ void TestStratexSearch::opensAndSavesPlanFiles()
 
     const QString saved = dir.filePath(QStringLiteral("saved.json"));
     QVERIFY2(panel->savePlan(saved, &error), qPrintable(error));
-    QVERIFY(perf::isPlanFile(saved.toStdString()));
-    const perf::PlanFile reread = perf::PlanFile::load(saved.toStdString());
+    QVERIFY(megatron::isPlanFile(saved.toStdString()));
+    const megatron::PlanFile reread = megatron::PlanFile::load(saved.toStdString());
     QVERIFY(reread.model.name == "llama2-7b");
     QCOMPARE(reread.cluster.worldSize(), 8);
     QCOMPARE(reread.strategy, strategy);
@@ -416,7 +416,7 @@ void TestStratexSearch::refusesABadPlanFile()
     const QString path = dir.filePath(QStringLiteral("bad.json"));
     writeFileAtomically(
         path.toStdString(), "{\"format\": \"stratex-plan\", \"version\": 1, \"strategy\": {\"tp\": \"two\"}}");
-    QVERIFY(perf::isPlanFile(path.toStdString()));
+    QVERIFY(megatron::isPlanFile(path.toStdString()));
     QString error;
     QVERIFY(!m_window->openFile(path, &error));
     QVERIFY2(error.contains(path), qPrintable(error));

@@ -11,8 +11,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/perf/hardware_model.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/hardware_model.h"
+#include "core/hardware/cluster_json.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "ui/search/synthesize_dialog.h"
 
@@ -27,14 +27,14 @@ namespace {
 // A calibrated 2 x 8 A100 cluster whose GEMMs reach 0.4321 of peak.
 QString writeCalibratedCluster(const QTemporaryDir& dir)
 {
-    profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("a100-80gb"), 2, 8 };
-    perf::Efficiency efficiency = perf::efficiencyFor(cluster.gpu);
+    hardware::ClusterDescription cluster { hardware::gpuPreset("a100-80gb"), 2, 8 };
+    hardware::Efficiency efficiency = hardware::efficiencyFor(cluster.gpu);
     efficiency.gemm = 0.4321;
     cluster.efficiency = efficiency;
     const QString path = dir.filePath(QStringLiteral("cluster.json"));
     QFile file(path);
     if (file.open(QIODevice::WriteOnly))
-        file.write(QByteArray::fromStdString(profile::synth::toJson(cluster).dump(2)));
+        file.write(QByteArray::fromStdString(hardware::toJson(cluster).dump(2)));
     return path;
 }
 
@@ -48,7 +48,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("gpu"); // chosen after loading the file; "" keeps the file's
         QTest::addColumn<double>("gemm"); // the efficiency the stratex search then uses
         QTest::newRow("the file's GPU") << "" << 0.4321;
-        QTest::newRow("another GPU") << "h100-80gb" << perf::efficiencyFor(profile::synth::gpuPreset("h100-80gb")).gemm;
+        QTest::newRow("another GPU") << "h100-80gb" << hardware::efficiencyFor(hardware::gpuPreset("h100-80gb")).gemm;
     }
     void calibratedClusterReachesTheSearch()
     {
@@ -73,7 +73,7 @@ private Q_SLOTS:
         StratexSearchInputs inputs;
         inputs.profiles_dir = dir.filePath(QStringLiteral("set")).toStdString();
         inputs.stratex.global_batch_size = 32;
-        const perf::StrategySearchRequest request = resolveStratexRequest(inputs);
+        const megatron::StrategySearchRequest request = resolveStratexRequest(inputs);
         QCOMPARE(request.efficiency.gemm, gemm);
         QCOMPARE(request.cluster.worldSize(), 16);
 
@@ -88,10 +88,10 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("message");
         QTest::newRow("not JSON") << QByteArray("gpu: a100") << "cluster.json";
-        profile::synth::ClusterDescription custom { profile::synth::gpuPreset("a100-80gb"), 1, 8 };
+        hardware::ClusterDescription custom { hardware::gpuPreset("a100-80gb"), 1, 8 };
         custom.gpu.name = "my-gpu";
         QTest::newRow("a GPU of its own")
-            << QByteArray::fromStdString(profile::synth::toJson(custom).dump()) << "\"my-gpu\" is not a preset";
+            << QByteArray::fromStdString(hardware::toJson(custom).dump()) << "\"my-gpu\" is not a preset";
     }
     void brokenClusterFileIsNamed()
     {

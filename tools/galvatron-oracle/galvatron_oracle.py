@@ -4,7 +4,7 @@
 # (tools/galvatron-oracle/galvatron_oracle.py there). It was written from the rules restated in
 # docs/galvatron-search.md, not from Galvatron's code, and contains no upstream code. Upstream it
 # models: PKU-DAIR/Hetu-Galvatron @ cea12ffb146a220643c8f99f9cb84294755d29f8 (Apache-2.0).
-# How tests/core/search/oracle_runs.h is made from it: docs/oracle.md.
+# How tests/core/galvatron/oracle_runs.h is made from it: docs/oracle.md.
 # Independent re-implementation of the Galvatron main search, written from the spec (not from the code),
 # used to validate that the spec is complete and bit-exact. Python + numpy; DP vectorised.
 import json, math, sys, argparse

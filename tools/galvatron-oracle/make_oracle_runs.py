@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Regenerates tests/core/search/oracle_runs.h: runs galvatron_oracle.py (--fit ols) on the eight
+# Regenerates tests/core/galvatron/oracle_runs.h: runs galvatron_oracle.py (--fit ols) on the eight
 # settings below, against the llama2-7b fixtures in tests/data/galvatron, and writes the header.
 # Usage (from the repository root; see docs/oracle.md):
-#   python3 tools/galvatron-oracle/make_oracle_runs.py > tests/core/search/oracle_runs.h
-#   clang-format -i tests/core/search/oracle_runs.h
+#   python3 tools/galvatron-oracle/make_oracle_runs.py > tests/core/galvatron/oracle_runs.h
+#   clang-format -i tests/core/galvatron/oracle_runs.h
 # Needs python3 with numpy (Debian: python3-numpy). About half a minute to a few minutes a run.
 import os
 import subprocess

@@ -25,8 +25,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "core/profile/synth/cluster_description.h"
-#include "core/profile/synth/efficiency.h"
+#include "core/hardware/cluster_description.h"
+#include "core/hardware/efficiency.h"
 #include "ui/calibrate/calibration_run_model.h"
 #include "ui/calibrate/calibration_scatter_chart.h"
 #include "ui/common/path_line_edit.h"
@@ -99,7 +99,7 @@ CalibratePage::CalibratePage(QWidget* parent)
     clusterRow->addWidget(browseCluster);
     m_gpu->setObjectName(QStringLiteral("calibrationGpu"));
     m_gpu->addItem(tr("from the runs (records, traces)"), QString());
-    for (const profile::synth::GpuDescription& gpu : profile::synth::gpuPresets())
+    for (const hardware::GpuDescription& gpu : hardware::gpuPresets())
         m_gpu->addItem(QString::fromStdString(gpu.name), QString::fromStdString(gpu.name));
     m_gpu->setToolTip(tr("The GPU of runs given as Megatron logs or traces: a log does not name it"));
     m_gpusPerNode->setRange(1, 64);
@@ -117,13 +117,13 @@ CalibratePage::CalibratePage(QWidget* parent)
 
     m_fit->setObjectName(QStringLiteral("fitParameters"));
     m_fit->setAccessibleName(tr("Parameters to fit"));
-    for (const profile::synth::EfficiencyField& field : profile::synth::efficiencyFields()) {
+    for (const hardware::EfficiencyField& field : hardware::efficiencyFields()) {
         auto* item = new QListWidgetItem(QString::fromLatin1(field.key), m_fit);
         item->setData(kNameRole, QString::fromLatin1(field.name));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
-    setFitParameters(perf::defaultCalibrationParameters());
+    setFitParameters(runs::defaultCalibrationParameters());
     auto* fitBox = new QGroupBox(tr("Fit"), this);
     auto* fitLayout = new QVBoxLayout(fitBox);
     fitLayout->addWidget(m_fit);
@@ -349,16 +349,16 @@ void CalibratePage::updateButtons()
 
 void CalibratePage::showOutcome(const std::shared_ptr<const controllers::CalibrationOutcome>& outcome)
 {
-    const perf::ClusterCalibration& c = outcome->calibration;
-    const perf::CalibrationResult& r = c.result;
+    const runs::ClusterCalibration& c = outcome->calibration;
+    const runs::CalibrationResult& r = c.result;
     m_chart->setErrors(r.before, r.after);
     m_runModel->setOutcome(outcome);
     m_runTable->sortByColumn(-1, Qt::AscendingOrder); // the runs' order
 
     m_parameters->setRowCount(int(r.parameters.size()));
     for (int row = 0; row < int(r.parameters.size()); ++row) {
-        const profile::synth::EfficiencyField& field
-            = *profile::synth::findEfficiencyField(r.parameters[std::size_t(row)]);
+        const hardware::EfficiencyField& field
+            = *hardware::findEfficiencyField(r.parameters[std::size_t(row)]);
         auto* name = new QTableWidgetItem(QString::fromLatin1(field.key));
         name->setToolTip(
             tr("%1 (calibrate --fit %2)").arg(QString::fromLatin1(field.key), QString::fromLatin1(field.name)));
@@ -375,11 +375,11 @@ void CalibratePage::showOutcome(const std::shared_ptr<const controllers::Calibra
     QString text = tr("<b>%1 run(s) on %2</b>: mean absolute throughput error %3 % before the fit, <b>%4 %</b> after")
                        .arg(r.before.size())
                        .arg(QString::fromStdString(c.cluster.gpu.name))
-                       .arg(l.toString(perf::meanAbsoluteThroughputError(r.before) * 100, 'f', 1))
-                       .arg(l.toString(perf::meanAbsoluteThroughputError(r.after) * 100, 'f', 1));
+                       .arg(l.toString(runs::meanAbsoluteThroughputError(r.before) * 100, 'f', 1))
+                       .arg(l.toString(runs::meanAbsoluteThroughputError(r.after) * 100, 'f', 1));
     if (c.hasLeftOut())
         text += tr(", %1 % on runs held out of the fit")
-                    .arg(l.toString(perf::meanAbsoluteThroughputError(c.left_out) * 100, 'f', 1));
+                    .arg(l.toString(runs::meanAbsoluteThroughputError(c.left_out) * 100, 'f', 1));
     text += tr(" (%1 Levenberg–Marquardt iterations%2).")
                 .arg(r.iterations)
                 .arg(r.converged ? QString() : tr(", not converged"));

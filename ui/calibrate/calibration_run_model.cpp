@@ -30,11 +30,11 @@ QVariant CalibrationRunModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || !m_outcome || index.row() >= rowCount())
         return {};
     const std::size_t row = std::size_t(index.row());
-    const perf::ClusterCalibration& c = m_outcome->calibration;
-    const perf::RunError& before = c.result.before[row];
-    const perf::RunError& after = c.result.after[row];
-    const perf::RunError* leftOut = c.hasLeftOut() ? &c.left_out[row] : nullptr;
-    const perf::ReferenceRun* run = row < m_outcome->runs.size() ? &m_outcome->runs[row] : nullptr;
+    const runs::ClusterCalibration& c = m_outcome->calibration;
+    const runs::RunError& before = c.result.before[row];
+    const runs::RunError& after = c.result.after[row];
+    const runs::RunError* leftOut = c.hasLeftOut() ? &c.left_out[row] : nullptr;
+    const runs::ReferenceRun* run = row < m_outcome->runs.size() ? &m_outcome->runs[row] : nullptr;
     const int column = index.column();
     if (role == Qt::TextAlignmentRole)
         return int((column == RunColumn || column == SourceColumn ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);

@@ -26,7 +26,7 @@ const QColor kBefore(0xF2, 0x8E, 0x2B);
 const QColor kAfter(0x4E, 0x79, 0xA7);
 
 QScatterSeries* points(const QString& name, const QColor& colour, qreal size, QScatterSeries::MarkerShape shape,
-    const std::vector<perf::RunError>& errors)
+    const std::vector<runs::RunError>& errors)
 {
     auto* series = new QScatterSeries;
     series->setName(name);
@@ -34,7 +34,7 @@ QScatterSeries* points(const QString& name, const QColor& colour, qreal size, QS
     series->setBorderColor(colour);
     series->setMarkerSize(size);
     series->setMarkerShape(shape);
-    for (const perf::RunError& e : errors)
+    for (const runs::RunError& e : errors)
         series->append(e.measured_iteration_s, e.predicted_iteration_s);
     return series;
 }
@@ -69,7 +69,7 @@ CalibrationScatterChart::CalibrationScatterChart(QWidget* parent)
 }
 
 void CalibrationScatterChart::setErrors(
-    const std::vector<perf::RunError>& before, const std::vector<perf::RunError>& after)
+    const std::vector<runs::RunError>& before, const std::vector<runs::RunError>& after)
 {
     m_beforeErrors = before;
     m_afterErrors = after;
@@ -85,7 +85,7 @@ void CalibrationScatterChart::rebuild()
         return;
     double low = 1e300, high = 0;
     for (const auto* list : { &m_beforeErrors, &m_afterErrors }) {
-        for (const perf::RunError& e : *list) {
+        for (const runs::RunError& e : *list) {
             for (const double v : { e.measured_iteration_s, e.predicted_iteration_s }) {
                 if (v > 0) {
                     low = std::min(low, v);
@@ -142,8 +142,8 @@ void CalibrationScatterChart::showPointToolTip(const QPointF& point, bool state,
         QToolTip::hideText();
         return;
     }
-    const std::vector<perf::RunError>& errors = after ? m_afterErrors : m_beforeErrors;
-    const auto near = std::ranges::min_element(errors, {}, [&](const perf::RunError& e) {
+    const std::vector<runs::RunError>& errors = after ? m_afterErrors : m_beforeErrors;
+    const auto near = std::ranges::min_element(errors, {}, [&](const runs::RunError& e) {
         return std::hypot(e.measured_iteration_s - point.x(), e.predicted_iteration_s - point.y());
     });
     if (near == errors.end())

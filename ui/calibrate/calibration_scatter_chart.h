@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/perf/calibration.h"
+#include "core/runs/calibration.h"
 #include "ui/common/chart_style.h"
 
 class QScatterSeries;
@@ -19,7 +19,7 @@ public:
     explicit CalibrationScatterChart(QWidget* parent = nullptr);
 
     // Both lists in the runs' order; empty clears the chart.
-    void setErrors(const std::vector<perf::RunError>& before, const std::vector<perf::RunError>& after);
+    void setErrors(const std::vector<runs::RunError>& before, const std::vector<runs::RunError>& after);
 
     QScatterSeries* beforeSeries() const { return m_before; }
     QScatterSeries* afterSeries() const { return m_after; }
@@ -29,8 +29,8 @@ private:
     void rebuild();
     void showPointToolTip(const QPointF& point, bool state, bool after);
 
-    std::vector<perf::RunError> m_beforeErrors;
-    std::vector<perf::RunError> m_afterErrors;
+    std::vector<runs::RunError> m_beforeErrors;
+    std::vector<runs::RunError> m_afterErrors;
     QScatterSeries* m_before = nullptr;
     QScatterSeries* m_after = nullptr;
     bool m_log = false;

@@ -9,7 +9,7 @@
 
 #include "core/common/error.h"
 #include "core/profile/synth/synthesis_settings.h"
-#include "core/search/model_settings.h"
+#include "core/galvatron/model_settings.h"
 #include "ui/common/settings_form.h"
 
 namespace stratex::ui {
@@ -33,11 +33,11 @@ ExportModelDialog::ExportModelDialog(QWidget* parent)
 {
     setObjectName(QStringLiteral("exportModelDialog"));
     setWindowTitle(tr("Model and GPU for exports"));
-    const auto& table = search::modelSettingTable();
+    const auto& table = galvatron::modelSettingTable();
     std::vector<settings::SettingSpec> specs = table.specs();
     std::vector<settings::SettingValue> defaults;
     for (const auto& row : table.rows())
-        defaults.push_back(row.get(search::ModelSettings {}));
+        defaults.push_back(row.get(galvatron::ModelSettings {}));
     const auto& gpu = profile::synth::synthesisSettingTable().at("gpu");
     specs.push_back(gpu.spec);
     defaults.push_back(gpu.get(profile::synth::SynthesisSettings {}));
@@ -56,10 +56,10 @@ ExportModelDialog::ExportModelDialog(QWidget* parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     // A preset brings its architecture; the fields after it can change it.
     connect(modelBox(), &QComboBox::currentTextChanged, this, [this](const QString& name) {
-        search::ModelSettings preset;
+        galvatron::ModelSettings preset;
         preset.preset = name.toStdString();
         preset.model = model::modelPreset(preset.preset);
-        m_form->write(search::modelSettingTable(), preset);
+        m_form->write(galvatron::modelSettingTable(), preset);
     });
 }
 
@@ -84,20 +84,20 @@ void ExportModelDialog::accept()
     QDialog::accept();
 }
 
-exporting::ExportContext ExportModelDialog::context(const search::SearchSettings& settings) const
+exporting::ExportContext ExportModelDialog::context(const galvatron::SearchSettings& settings) const
 {
     exporting::ExportContext context;
     if (!m_confirmed)
         return context;
     settings::SettingNames given;
-    const search::ModelSettings flags = m_form->read(search::modelSettingTable(), search::ModelSettings {}, &given);
-    const search::ResolvedModel resolved
-        = search::resolveModel(std::nullopt, "", settings, {}, flags, given, searchedShape());
+    const galvatron::ModelSettings flags = m_form->read(galvatron::modelSettingTable(), galvatron::ModelSettings {}, &given);
+    const galvatron::ResolvedModel resolved
+        = galvatron::resolveModel(std::nullopt, "", settings, {}, flags, given, searchedShape());
     if (!resolved.model)
         throw Error("the export dialog's model misses " + std::to_string(resolved.missing.size()) + " field(s)");
     context.model = resolved.model;
-    profile::synth::ClusterDescription cluster;
-    cluster.gpu = profile::synth::gpuPreset(gpuBox()->currentText().toStdString());
+    hardware::ClusterDescription cluster;
+    cluster.gpu = hardware::gpuPreset(gpuBox()->currentText().toStdString());
     cluster.num_nodes = settings.num_nodes;
     cluster.gpus_per_node = settings.num_gpus_per_node;
     context.cluster = cluster;

@@ -4,7 +4,7 @@
 #include <QDialog>
 
 #include "core/export/plan_export.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/search_settings.h"
 
 class QComboBox;
 class QLabel;
@@ -15,7 +15,7 @@ class SettingsForm;
 
 // The model's architecture and the GPU for the exports of a plan searched on measured Galvatron
 // profiles, which say neither: a model preset with the architecture flags of `stratex-cli export`
-// (search::modelSettingTable: --ffn-hidden-size, --num-kv-heads, --mlp, ...) and a GPU preset,
+// (galvatron::modelSettingTable: --ffn-hidden-size, --num-kv-heads, --mlp, ...) and a GPU preset,
 // generated from the same settings rows. The searched shape (layers, hidden size, heads, vocabulary,
 // sequence length) stays the search's. Until the user confirms it (OK), the exports that need a
 // model refuse as before.
@@ -33,7 +33,7 @@ public:
     // The model (the searched shape with the form's architecture) and the cluster (the form's GPU on
     // the searched nodes) for plans searched with `settings`; nothing before confirmation. Throws
     // stratex::Error when the fields do not make a valid transformer.
-    exporting::ExportContext context(const search::SearchSettings& settings) const;
+    exporting::ExportContext context(const galvatron::SearchSettings& settings) const;
 
     void accept() override;
 

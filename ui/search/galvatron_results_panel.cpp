@@ -20,7 +20,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
-#include "core/search/search_inputs.h"
+#include "core/galvatron/search_inputs.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/export_model_dialog.h"
@@ -30,7 +30,7 @@
 
 namespace stratex::ui {
 
-using namespace stratex::search;
+using namespace stratex::galvatron;
 
 namespace {
 
@@ -153,7 +153,7 @@ GalvatronResultsPanel::GalvatronResultsPanel(controllers::SearchController* cont
     connect(m_controller, &SearchController::searchCancelled, this,
         [this] { m_best->setText(m_best->text() + tr("<br><i>Cancelled.</i>")); });
     connect(m_controller, &SearchController::evaluationReady, this,
-        [this](const search::Evaluation& evaluation) { showEvaluation(&evaluation); });
+        [this](const galvatron::Evaluation& evaluation) { showEvaluation(&evaluation); });
     connect(m_controller, &SearchController::selectionCleared, this, [this] { showEvaluation(nullptr); });
 }
 

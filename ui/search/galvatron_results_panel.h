@@ -6,8 +6,8 @@
 
 #include "core/export/plan_export.h"
 #include "core/ranks/parallel_config.h"
-#include "core/search/evaluate.h"
-#include "core/search/search_result.h"
+#include "core/galvatron/evaluate.h"
+#include "core/galvatron/search_result.h"
 
 #include "controllers/search_controller.h"
 
@@ -53,8 +53,8 @@ public:
     // "Searching…" / "Costing the strategy <file>…": the headline while the controller works.
     void showSearching();
     void showCostingStrategy(const QString& path);
-    const search::SearchResult* result() const;
-    const search::Plan* selectedPlan() const;
+    const galvatron::SearchResult* result() const;
+    const galvatron::Plan* selectedPlan() const;
 
     // Writes the selected plan; false with `error` when there is none or the file cannot be written.
     // `warnings` receives what the export says the user must know (e.g. the Megatron version does
@@ -72,10 +72,10 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
 
 private:
-    void showBestSoFar(const search::Plan& plan);
+    void showBestSoFar(const galvatron::Plan& plan);
     void showOutcome(const controllers::SearchOutcome& outcome);
     void showPlanSet();
-    void showEvaluation(const search::Evaluation* evaluation);
+    void showEvaluation(const galvatron::Evaluation* evaluation);
     bool exportNeedsModelDialog(ExportKind kind) const;
 
     controllers::SearchController* m_controller;

@@ -36,7 +36,7 @@ QSize LayerStrategyStrip::sizeHint() const
     return QSize(600, kCellTop + kCellHeight + kLegendHeight + 8);
 }
 
-void LayerStrategyStrip::setEvaluation(std::optional<search::Evaluation> evaluation)
+void LayerStrategyStrip::setEvaluation(std::optional<galvatron::Evaluation> evaluation)
 {
     m_evaluation = std::move(evaluation);
     update();
@@ -78,12 +78,12 @@ void LayerStrategyStrip::paintEvent(QPaintEvent*)
     p.drawText(QRect(0, kCellTop, kLabelWidth - 6, kCellHeight), Qt::AlignRight | Qt::AlignVCenter, tr("layers"));
     int previousStage = -1;
     for (int layer = 0; layer < int(m_evaluation->layers.size()); ++layer) {
-        const search::LayerBreakdown& breakdown = m_evaluation->layers[std::size_t(layer)];
-        const cost::LayerStrategy& s = breakdown.strategy;
+        const galvatron::LayerBreakdown& breakdown = m_evaluation->layers[std::size_t(layer)];
+        const galvatron::LayerStrategy& s = breakdown.strategy;
         const QRect cell = cellRect(layer).adjusted(0, 0, -1, 0);
         const QColor fill = categoricalColor(degreeColourIndex(s.tpsp()));
         p.fillRect(cell, fill);
-        if (s.dp_type == cost::DpType::Zero3)
+        if (s.dp_type == galvatron::DpType::Zero3)
             p.fillRect(cell, QBrush(contrastingTextColor(fill), Qt::BDiagPattern));
         if (s.checkpoint)
             p.fillRect(QRect(cell.left(), kCellTop - 5, cell.width(), 4), text);
@@ -133,7 +133,7 @@ bool LayerStrategyStrip::event(QEvent* event)
             QToolTip::hideText();
             return true;
         }
-        const search::LayerBreakdown& b = m_evaluation->layers[std::size_t(layer)];
+        const galvatron::LayerBreakdown& b = m_evaluation->layers[std::size_t(layer)];
         QToolTip::showText(help->globalPos(),
             tr("<b>Layer %1</b> (stage %2): %3<br>time %4 ms per micro-batch (with gradient sync)<br>memory %5 MB "
                "(model states %6 + activations %7)")

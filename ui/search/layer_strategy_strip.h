@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "core/search/evaluate.h"
+#include "core/galvatron/evaluate.h"
 
 namespace stratex::ui {
 
@@ -17,8 +17,8 @@ class LayerStrategyStrip : public QWidget {
 public:
     explicit LayerStrategyStrip(QWidget* parent = nullptr);
 
-    void setEvaluation(std::optional<search::Evaluation> evaluation);
-    const std::optional<search::Evaluation>& evaluation() const { return m_evaluation; }
+    void setEvaluation(std::optional<galvatron::Evaluation> evaluation);
+    const std::optional<galvatron::Evaluation>& evaluation() const { return m_evaluation; }
     int layerAt(QPoint point) const; // -1 outside the cells
     QRect cellRect(int layer) const;
     QSize sizeHint() const override;
@@ -28,7 +28,7 @@ protected:
     bool event(QEvent* event) override;
 
 private:
-    std::optional<search::Evaluation> m_evaluation;
+    std::optional<galvatron::Evaluation> m_evaluation;
 };
 
 } // namespace stratex::ui

@@ -5,7 +5,7 @@
 
 namespace stratex::ui {
 
-using search::Plan;
+using galvatron::Plan;
 
 QString embeddingSummary(const Plan& plan)
 {
@@ -13,7 +13,7 @@ QString embeddingSummary(const Plan& plan)
     if (plan.vsp())
         parts << QObject::tr("Ulysses");
     parts << (plan.embedSdp() ? QObject::tr("ZeRO-3")
-                              : QString::fromUtf8(cost::dpTypeName(plan.default_dp_type).data()));
+                              : QString::fromUtf8(galvatron::dpTypeName(plan.default_dp_type).data()));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -59,7 +59,7 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     case PpColumn:
         return p->pp;
     case ModeColumn:
-        return QString::fromUtf8(search::tpSpModeName(p->tp_sp_mode).data());
+        return QString::fromUtf8(galvatron::tpSpModeName(p->tp_sp_mode).data());
     case BatchColumn:
         return p->gbsz;
     case ChunksColumn:

@@ -5,7 +5,7 @@
 
 #include <QAbstractTableModel>
 
-#include "core/search/plan.h"
+#include "core/galvatron/plan.h"
 
 namespace stratex::ui {
 
@@ -35,15 +35,15 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    void setPlans(std::vector<search::Plan> plans);
-    const std::vector<search::Plan>& plans() const { return m_plans; }
-    const search::Plan* plan(int row) const;
+    void setPlans(std::vector<galvatron::Plan> plans);
+    const std::vector<galvatron::Plan>& plans() const { return m_plans; }
+    const galvatron::Plan* plan(int row) const;
 
 private:
-    std::vector<search::Plan> m_plans;
+    std::vector<galvatron::Plan> m_plans;
 };
 
 // "vtp 2 · Ulysses · ZeRO-3" for the embedding / LM head of a plan.
-QString embeddingSummary(const search::Plan& plan);
+QString embeddingSummary(const galvatron::Plan& plan);
 
 } // namespace stratex::ui

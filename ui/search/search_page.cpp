@@ -18,10 +18,10 @@
 
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
-#include "core/perf/plan_file.h"
-#include "core/search/search_setting_table.h"
-#include "core/search/search_work.h"
-#include "core/search/strategy_file.h"
+#include "core/megatron/plan_file.h"
+#include "core/galvatron/search_setting_table.h"
+#include "core/galvatron/search_work.h"
+#include "core/galvatron/strategy_file.h"
 #include "ui/common/bundled_examples.h"
 #include "ui/common/long_work_question.h"
 #include "ui/search/galvatron_results_panel.h"
@@ -33,7 +33,7 @@
 
 namespace stratex::ui {
 
-using namespace stratex::search;
+using namespace stratex::galvatron;
 
 SearchPage::SearchPage(QWidget* parent)
     : Page(parent)
@@ -161,7 +161,7 @@ void SearchPage::runSearch()
 
 void SearchPage::openProfilesSearch(bool showBestPlan)
 {
-    if (m_form->resolvedCostModel() == perf::CostModelChoice::Stratex) {
+    if (m_form->resolvedCostModel() == megatron::CostModelChoice::Stratex) {
         m_resultsStack->setCurrentWidget(m_stratexPanel);
         m_stratex->run(stratexInputs(), showBestPlan);
         return;
@@ -205,7 +205,7 @@ bool SearchPage::canOpen(const QString& path) const
 {
     const QFileInfo info(path);
     if (info.isFile())
-        return search::isStrategyFile(path.toStdString()) || perf::isPlanFile(path.toStdString());
+        return galvatron::isStrategyFile(path.toStdString()) || megatron::isPlanFile(path.toStdString());
     return info.isDir()
         && !QDir(path).entryList({ QStringLiteral("computation_profiling_*.json") }, QDir::Files).isEmpty();
 }
@@ -220,7 +220,7 @@ bool SearchPage::openFile(const QString& path, QString* error)
 
 bool SearchPage::openStrategy(const QString& path, QString* error)
 {
-    if (perf::isPlanFile(path.toStdString())) {
+    if (megatron::isPlanFile(path.toStdString())) {
         if (!m_stratex->openPlan(path, stratexInputs(), error))
             return false;
         m_resultsStack->setCurrentWidget(m_stratexPanel);
@@ -251,7 +251,7 @@ void SearchPage::openExample()
     m_form->spinBox("settle-bsz")->setValue(example.globalBatch);
     // The first view of the app stays Galvatron's search of the example (its profile also feeds
     // the Planner page); "auto" or "stratex" searches it with the stratex cost model.
-    m_form->setCostModel(perf::CostModelChoice::Galvatron);
+    m_form->setCostModel(megatron::CostModelChoice::Galvatron);
     openProfiles(example.dir, true);
 }
 
@@ -270,17 +270,17 @@ void SearchPage::saveSettings(QSettings& settings) const
     const auto outcome = m_controller->outcome();
     settings.setValue(QStringLiteral("profilesDir"), outcome ? outcome->profiles_dir : m_form->profilesDir());
     settings.setValue(QStringLiteral("hardwareDir"), m_form->hardwareDir());
-    const std::string json = search::searchSettingTable().toJson(m_form->settings()).dump();
+    const std::string json = galvatron::searchSettingTable().toJson(m_form->settings()).dump();
     settings.setValue(QStringLiteral("settings"), QString::fromStdString(json));
     QStringList open;
     const settings::SettingNames given = m_form->given();
-    for (const auto& row : search::searchSettingTable().rows()) {
+    for (const auto& row : galvatron::searchSettingTable().rows()) {
         if (!given.contains(row.spec.flag))
             open << QString::fromUtf8(row.spec.flag.data(), qsizetype(row.spec.flag.size()));
     }
     settings.setValue(QStringLiteral("openSettings"), open);
     settings.setValue(QStringLiteral("stratexSettings"),
-        QString::fromStdString(perf::strategySearchSettingTable().toJson(m_form->stratexSettings()).dump()));
+        QString::fromStdString(megatron::strategySearchSettingTable().toJson(m_form->stratexSettings()).dump()));
     settings.endGroup();
 }
 
@@ -296,7 +296,7 @@ void SearchPage::restoreSettings(QSettings& settings)
         try {
             const JsonDocument document = JsonDocument::parse(json.toStdString(), "saved search settings");
             SearchSettings restored;
-            search::searchSettingTable().applyJson(restored, document.root());
+            galvatron::searchSettingTable().applyJson(restored, document.root());
             settings::SettingNames open;
             for (const QString& flag : settings.value(QStringLiteral("openSettings")).toStringList())
                 open.insert(flag.toStdString());
@@ -309,8 +309,8 @@ void SearchPage::restoreSettings(QSettings& settings)
     if (!stratexJson.isEmpty()) {
         try {
             const JsonDocument document = JsonDocument::parse(stratexJson.toStdString(), "saved stratex settings");
-            perf::StrategySearchSettings restored;
-            perf::strategySearchSettingTable().applyJson(restored, document.root());
+            megatron::StrategySearchSettings restored;
+            megatron::strategySearchSettingTable().applyJson(restored, document.root());
             m_form->setStratexSettings(restored);
         } catch (const Error& error) {
             Q_EMIT statusMessage(tr("Saved stratex settings ignored: %1").arg(QString::fromUtf8(error.what())));

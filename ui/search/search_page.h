@@ -40,7 +40,7 @@ public:
     void restoreSettings(QSettings& settings) override;
     // A folder of Galvatron profiles (or one made by `stratex-cli profile synth`): searched at once.
     // A strategy file (a JSON object with Galvatron's pp_deg and tp_sizes_enc) or a stratex plan
-    // file (perf::isPlanFile): costed at once.
+    // file (megatron::isPlanFile): costed at once.
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
 

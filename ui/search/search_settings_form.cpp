@@ -15,15 +15,15 @@
 
 #include "core/common/error.h"
 #include "core/model/model_presets.h"
-#include "core/perf/stratex_request.h"
+#include "core/megatron/stratex_request.h"
 #include "core/profile/synth/synthesis_record.h"
-#include "core/search/search_inputs.h"
-#include "core/search/search_setting_table.h"
+#include "core/galvatron/search_inputs.h"
+#include "core/galvatron/search_setting_table.h"
 #include "ui/common/path_line_edit.h"
 
 namespace stratex::ui {
 
-using search::SearchSettings;
+using galvatron::SearchSettings;
 
 namespace {
 
@@ -71,13 +71,13 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     profiles->addRow(tr("Model profiles"), pathField(m_profilesDir, tr("Model profiles folder"), this));
     profiles->addRow(tr("Hardware profiles"), pathField(m_hardwareDir, tr("Hardware profiles folder"), this));
 
-    const auto& table = search::searchSettingTable();
+    const auto& table = galvatron::searchSettingTable();
     addSettings(table.specs(), table.values(SearchSettings {}));
     // Until the user says otherwise, the model name and sequence length come from the profiles.
     setValue("model-name", std::nullopt);
     setValue("seq-length", std::nullopt);
-    const auto& stratexTable = perf::strategySearchSettingTable();
-    addSettings(stratexTable.specs(), stratexTable.values(perf::StrategySearchSettings {}));
+    const auto& stratexTable = megatron::strategySearchSettingTable();
+    addSettings(stratexTable.specs(), stratexTable.values(megatron::StrategySearchSettings {}));
     // The CLI insists on a global batch for the stratex model; the form starts with the bundled
     // example's, so a synthesized set searched in "auto" gives plans at once (the user changes it).
     setValue("global-batch-size", std::int64_t(kInitialGlobalBatch));
@@ -103,38 +103,38 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     showCostModelRows();
 }
 
-perf::StrategySearchSettings SearchSettingsForm::stratexSettings() const
+megatron::StrategySearchSettings SearchSettingsForm::stratexSettings() const
 {
-    return read(perf::strategySearchSettingTable(), perf::StrategySearchSettings {}, nullptr);
+    return read(megatron::strategySearchSettingTable(), megatron::StrategySearchSettings {}, nullptr);
 }
 
-void SearchSettingsForm::setStratexSettings(const perf::StrategySearchSettings& values)
+void SearchSettingsForm::setStratexSettings(const megatron::StrategySearchSettings& values)
 {
-    write(perf::strategySearchSettingTable(), values);
+    write(megatron::strategySearchSettingTable(), values);
 }
 
-void SearchSettingsForm::setCostModel(perf::CostModelChoice choice)
+void SearchSettingsForm::setCostModel(megatron::CostModelChoice choice)
 {
-    setValue("cost-model", std::string(perf::costModelName(choice)));
+    setValue("cost-model", std::string(megatron::costModelName(choice)));
 }
 
-perf::CostModelChoice SearchSettingsForm::resolvedCostModel() const
+megatron::CostModelChoice SearchSettingsForm::resolvedCostModel() const
 {
-    const perf::StrategySearchSettings stratex = stratexSettings();
+    const megatron::StrategySearchSettings stratex = stratexSettings();
     bool preset = false;
     if (const auto name = value("model-name"))
         preset = model::isModelPreset(std::get<std::string>(*name));
-    return perf::resolveCostModel(
+    return megatron::resolveCostModel(
         stratex.costModel(), !profilesDir().isEmpty(), m_synthesizedFolder, preset || !stratex.gpu.empty());
 }
 
 void SearchSettingsForm::showCostModelRows()
 {
-    const bool stratex = resolvedCostModel() == perf::CostModelChoice::Stratex;
-    // The search table's rows the stratex model reads from the form (one list, perf::stratexSharedFlags).
-    for (const auto& row : search::searchSettingTable().rows())
-        setFieldVisible(row.spec.flag, !stratex || perf::stratexFormShows(row.spec.flag));
-    for (const auto& row : perf::strategySearchSettingTable().rows())
+    const bool stratex = resolvedCostModel() == megatron::CostModelChoice::Stratex;
+    // The search table's rows the stratex model reads from the form (one list, megatron::stratexSharedFlags).
+    for (const auto& row : galvatron::searchSettingTable().rows())
+        setFieldVisible(row.spec.flag, !stratex || megatron::stratexFormShows(row.spec.flag));
+    for (const auto& row : megatron::strategySearchSettingTable().rows())
         setFieldVisible(row.spec.flag, stratex || row.spec.flag == "cost-model");
     for (const char* group : { "Batch", "Search space", "Training" })
         setGroupVisible(tr(group), !stratex);
@@ -160,19 +160,19 @@ QCheckBox* SearchSettingsForm::checkBox(const char* flag) const
 
 SearchSettings SearchSettingsForm::settings() const
 {
-    return read(search::searchSettingTable(), SearchSettings {}, nullptr);
+    return read(galvatron::searchSettingTable(), SearchSettings {}, nullptr);
 }
 
 settings::SettingNames SearchSettingsForm::given() const
 {
     settings::SettingNames names;
-    read(search::searchSettingTable(), SearchSettings {}, &names);
+    read(galvatron::searchSettingTable(), SearchSettings {}, &names);
     return names;
 }
 
 void SearchSettingsForm::setSettings(const SearchSettings& values, const settings::SettingNames& open)
 {
-    write(search::searchSettingTable(), values, open);
+    write(galvatron::searchSettingTable(), values, open);
 }
 
 profile::ProfileDiscovery SearchSettingsForm::discovery() const
@@ -199,7 +199,7 @@ void SearchSettingsForm::adoptSynthesizedModel(const QString& dir)
     if (!record)
         return;
     SearchSettings values = settings();
-    search::adoptSynthesizedSettings(*record, values, {});
+    galvatron::adoptSynthesizedSettings(*record, values, {});
     settings::SettingNames open;
     if (!given().contains("model-name"))
         open.insert("model-name");

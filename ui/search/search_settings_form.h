@@ -3,9 +3,9 @@
 
 #include <QWidget>
 
-#include "core/perf/strategy_search_settings.h"
+#include "core/megatron/strategy_search_settings.h"
 #include "core/profile/profile_discovery.h"
-#include "core/search/search_settings.h"
+#include "core/galvatron/search_settings.h"
 #include "core/settings/setting.h"
 #include "ui/common/settings_form.h"
 
@@ -17,7 +17,7 @@ class QSpinBox;
 namespace stratex::ui {
 
 // The search settings as a form generated from the settings tables: Galvatron's
-// (search::searchSettingTable()) and the stratex cost model's (perf::strategySearchSettingTable()),
+// (galvatron::searchSettingTable()) and the stratex cost model's (megatron::strategySearchSettingTable()),
 // every field with the flag's name, range, choices and --help text. The cost model field decides
 // which rows show: Galvatron's, or the stratex table's with the cluster, memory and model rows the
 // stratex model reads too. Beside them: the profile folders, the thread count and the number of
@@ -30,17 +30,17 @@ public:
     explicit SearchSettingsForm(QWidget* parent = nullptr);
 
     // The form's settings and the flags it gives (all but the fields left open).
-    search::SearchSettings settings() const;
+    galvatron::SearchSettings settings() const;
     settings::SettingNames given() const;
-    void setSettings(const search::SearchSettings& settings, const settings::SettingNames& open = {});
+    void setSettings(const galvatron::SearchSettings& settings, const settings::SettingNames& open = {});
 
     // The stratex table's settings (the cost model choice among them).
-    perf::StrategySearchSettings stratexSettings() const;
-    void setStratexSettings(const perf::StrategySearchSettings& settings);
-    void setCostModel(perf::CostModelChoice choice);
-    // The cost model a search runs with: the choice, with "auto" resolved by perf::resolveCostModel
+    megatron::StrategySearchSettings stratexSettings() const;
+    void setStratexSettings(const megatron::StrategySearchSettings& settings);
+    void setCostModel(megatron::CostModelChoice choice);
+    // The cost model a search runs with: the choice, with "auto" resolved by megatron::resolveCostModel
     // over the chosen folder (synthesized or measured) or, without one, a model preset or GPU named.
-    perf::CostModelChoice resolvedCostModel() const;
+    megatron::CostModelChoice resolvedCostModel() const;
 
     // The profile files to load (folders and model name).
     profile::ProfileDiscovery discovery() const;

@@ -21,7 +21,7 @@ StageMemoryChart::StageMemoryChart(QWidget* parent)
     setMinimumHeight(200);
 }
 
-void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
+void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
 {
     QChart* c = chart();
     resetChart(c);
@@ -38,7 +38,7 @@ void StageMemoryChart::setEvaluation(const search::Evaluation* evaluation)
     reserve->setColor(QColor(0xBA, 0xB0, 0xAC));
     QStringList categories;
     int highest = 0;
-    for (const search::StageBreakdown& stage : evaluation->stages) {
+    for (const galvatron::StageBreakdown& stage : evaluation->stages) {
         *layers << stage.layer_memory_mb;
         *embedding << stage.embedding_memory_mb;
         *buffer << stage.global_buffer_mb;

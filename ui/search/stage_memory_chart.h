@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/search/evaluate.h"
+#include "core/galvatron/evaluate.h"
 #include "ui/common/chart_style.h"
 
 namespace stratex::ui {
@@ -12,7 +12,7 @@ class StageMemoryChart : public PaletteChartView {
     Q_OBJECT
 public:
     explicit StageMemoryChart(QWidget* parent = nullptr);
-    void setEvaluation(const search::Evaluation* evaluation);
+    void setEvaluation(const galvatron::Evaluation* evaluation);
 };
 
 } // namespace stratex::ui

@@ -6,7 +6,7 @@
 #include <QPainter>
 #include <QToolTip>
 
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 #include "ui/common/categorical_palette.h"
 
 namespace stratex::ui {
@@ -48,13 +48,13 @@ QSize StratexLayerStrip::sizeHint() const
     return QSize(600, kTop + 2 * kRowHeight + kGap + kMargin + 2);
 }
 
-void StratexLayerStrip::setPlan(std::optional<perf::Estimate> plan)
+void StratexLayerStrip::setPlan(std::optional<megatron::Estimate> plan)
 {
     m_plan = std::move(plan);
     m_chunks.clear();
     if (m_plan) {
         std::vector<int> stageLayers;
-        for (const perf::StageEstimate& stage : m_plan->stages)
+        for (const megatron::StageEstimate& stage : m_plan->stages)
             stageLayers.push_back(stage.layers);
         m_chunks = modelChunks(stageLayers, m_plan->strategy.vpp);
     }
@@ -209,7 +209,7 @@ bool StratexLayerStrip::event(QEvent* event)
             return true;
         }
         if (const int stage = stageAt(help->pos()); stage >= 0) {
-            const perf::StageEstimate& s = m_plan->stages[std::size_t(stage)];
+            const megatron::StageEstimate& s = m_plan->stages[std::size_t(stage)];
             QToolTip::showText(help->globalPos(),
                 tr("<b>Stage %1</b>: %2 layers<br>forward %3 ms, backward %4 ms per micro-batch<br>data-parallel "
                    "communication %5 ms, %6 ms exposed<br>%7 micro-batches of activations at the peak; %8 GiB")
@@ -218,7 +218,7 @@ bool StratexLayerStrip::event(QEvent* event)
                     .arg(c.toString(s.forward_ms, 'f', 2), c.toString(s.backward_ms, 'f', 2),
                         c.toString(s.dp_comm_ms, 'f', 1), c.toString(s.dp_exposed_ms, 'f', 1),
                         c.toString(s.inflight_microbatches_x100 / 100.0, 'f', 2),
-                        c.toString(profile::synth::mbToGib(s.memory.totalMb()), 'f', 1)),
+                        c.toString(hardware::mbToGib(s.memory.totalMb()), 'f', 1)),
                 this, stageRect(stage));
             return true;
         }

@@ -6,7 +6,7 @@
 
 #include <QWidget>
 
-#include "core/perf/estimate.h"
+#include "core/megatron/estimate.h"
 
 namespace stratex::ui {
 
@@ -28,8 +28,8 @@ public:
 
     explicit StratexLayerStrip(QWidget* parent = nullptr);
 
-    void setPlan(std::optional<perf::Estimate> plan);
-    const std::optional<perf::Estimate>& plan() const { return m_plan; }
+    void setPlan(std::optional<megatron::Estimate> plan);
+    const std::optional<megatron::Estimate>& plan() const { return m_plan; }
     // The chunks in model order (Megatron's: chunk j of every stage, then chunk j + 1).
     const std::vector<Chunk>& chunks() const { return m_chunks; }
     // Where the model-order row draws chunk `index`, and the stage row stage `stage`.
@@ -47,7 +47,7 @@ private:
     int totalLayers() const;
     double layerWidth() const;
 
-    std::optional<perf::Estimate> m_plan;
+    std::optional<megatron::Estimate> m_plan;
     std::vector<Chunk> m_chunks;
 };
 

@@ -9,7 +9,7 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 #include "ui/common/categorical_palette.h"
 #include "ui/common/chart_reset.h"
 
@@ -17,7 +17,7 @@ namespace stratex::ui {
 
 namespace {
 // GB as the memory field takes them: binary (an "80 GB" GPU has 80 GiB).
-constexpr double kMbPerGb = profile::synth::kMbPerGib;
+constexpr double kMbPerGb = hardware::kMbPerGib;
 } // namespace
 
 StratexMemoryChart::StratexMemoryChart(QWidget* parent)
@@ -37,7 +37,7 @@ QList<QBarSet*> StratexMemoryChart::barSets() const
     return {};
 }
 
-void StratexMemoryChart::setPlan(const perf::Estimate* plan)
+void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
 {
     QChart* c = chart();
     resetChart(c);
@@ -50,16 +50,16 @@ void StratexMemoryChart::setPlan(const perf::Estimate* plan)
     // grow with the strategy's choices (sharding, recompute).
     struct Part {
         QString name;
-        double perf::StageMemory::*mb;
+        double megatron::StageMemory::*mb;
         int colour;
     };
     const Part parts[] = {
-        { tr("weights"), &perf::StageMemory::weights_mb, 0 },
-        { tr("gradients"), &perf::StageMemory::gradients_mb, 1 },
-        { tr("optimizer"), &perf::StageMemory::optimizer_mb, 3 },
-        { tr("activations"), &perf::StageMemory::activations_mb, 4 },
-        { tr("logits"), &perf::StageMemory::logits_mb, 6 },
-        { tr("reserve"), &perf::StageMemory::reserve_mb, 9 },
+        { tr("weights"), &megatron::StageMemory::weights_mb, 0 },
+        { tr("gradients"), &megatron::StageMemory::gradients_mb, 1 },
+        { tr("optimizer"), &megatron::StageMemory::optimizer_mb, 3 },
+        { tr("activations"), &megatron::StageMemory::activations_mb, 4 },
+        { tr("logits"), &megatron::StageMemory::logits_mb, 6 },
+        { tr("reserve"), &megatron::StageMemory::reserve_mb, 9 },
     };
     auto* series = new QStackedBarSeries(c);
     QStringList categories;
@@ -68,11 +68,11 @@ void StratexMemoryChart::setPlan(const perf::Estimate* plan)
         auto* set = new QBarSet(part.name);
         set->setColor(categoricalColor(part.colour));
         set->setBorderColor(categoricalColor(part.colour));
-        for (const perf::StageEstimate& stage : plan->stages)
+        for (const megatron::StageEstimate& stage : plan->stages)
             *set << stage.memory.*part.mb / kMbPerGb;
         series->append(set);
     }
-    for (const perf::StageEstimate& stage : plan->stages) {
+    for (const megatron::StageEstimate& stage : plan->stages) {
         categories << tr("stage %1").arg(stage.stage);
         highest = std::max(highest, stage.memory.totalMb());
     }

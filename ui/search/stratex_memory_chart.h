@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/perf/estimate.h"
+#include "core/megatron/estimate.h"
 #include "ui/common/chart_style.h"
 
 class QBarSet;
@@ -16,7 +16,7 @@ class StratexMemoryChart : public PaletteChartView {
     Q_OBJECT
 public:
     explicit StratexMemoryChart(QWidget* parent = nullptr);
-    void setPlan(const perf::Estimate* plan);
+    void setPlan(const megatron::Estimate* plan);
 
     // For tests: the stacked sets in order, and the limit line (nullptr without a plan).
     QList<QBarSet*> barSets() const;

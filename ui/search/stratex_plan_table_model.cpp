@@ -3,11 +3,11 @@
 
 #include <QLocale>
 
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 
 namespace stratex::ui {
 
-using perf::Estimate;
+using megatron::Estimate;
 
 namespace {
 
@@ -17,18 +17,18 @@ QString name(std::string_view view)
 }
 
 // The layout's sort key: how much lighter (negative) or heavier the end stages are.
-int layoutKey(const perf::ParallelStrategy& s)
+int layoutKey(const megatron::ParallelStrategy& s)
 {
     return s.first_stage_layers * 1000 + s.last_stage_layers;
 }
 
 } // namespace
 
-QString stratexLayoutText(const perf::ParallelStrategy& s, int numLayers)
+QString stratexLayoutText(const megatron::ParallelStrategy& s, int numLayers)
 {
     if (s.pp <= 1 || (s.first_stage_layers == 0 && s.last_stage_layers == 0))
         return QObject::tr("even");
-    const std::vector<int> layers = perf::stageLayerCounts(s, numLayers);
+    const std::vector<int> layers = megatron::stageLayerCounts(s, numLayers);
     if (layers.empty())
         return QObject::tr("even");
     return QObject::tr("first %1 / last %2").arg(layers.front()).arg(layers.back());
@@ -49,12 +49,12 @@ const Estimate* StratexPlanTableModel::plan(int row) const
     return row >= 0 && std::size_t(row) < m_plans.size() ? &m_plans[std::size_t(row)] : nullptr;
 }
 
-const perf::PlanRobustness* StratexPlanTableModel::robustness(int row) const
+const megatron::PlanRobustness* StratexPlanTableModel::robustness(int row) const
 {
     return row >= 0 && std::size_t(row) < m_robustness.size() ? &m_robustness[std::size_t(row)] : nullptr;
 }
 
-static QString rankRangeText(const perf::RankRange& range)
+static QString rankRangeText(const megatron::RankRange& range)
 {
     return range.best == range.worst ? QString::number(range.best)
                                      : QStringLiteral("%1–%2").arg(range.best).arg(range.worst);
@@ -62,7 +62,7 @@ static QString rankRangeText(const perf::RankRange& range)
 
 QVariant StratexPlanTableModel::robustnessData(int row, int column, int role) const
 {
-    const perf::PlanRobustness* r = robustness(row);
+    const megatron::PlanRobustness* r = robustness(row);
     if (!r) {
         if (role == Qt::ToolTipRole)
             return tr("Only a search's plans are ranked against each other");
@@ -93,7 +93,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     const Estimate* e = index.isValid() ? plan(index.row()) : nullptr;
     if (!e)
         return {};
-    const perf::ParallelStrategy& s = e->strategy;
+    const megatron::ParallelStrategy& s = e->strategy;
     if (role == Qt::TextAlignmentRole) {
         const bool text
             = index.column() == RecomputeColumn || index.column() == ScheduleColumn || index.column() == LayoutColumn;
@@ -110,7 +110,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     const QLocale c = QLocale::c();
     // The layers are not in the estimate: the stages' counts add up to them.
     int layers = 0;
-    for (const perf::StageEstimate& stage : e->stages)
+    for (const megatron::StageEstimate& stage : e->stages)
         layers += stage.layers;
     switch (index.column()) {
     case RankColumn:
@@ -122,7 +122,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case VppColumn:
         return s.vpp;
     case CpColumn:
-        if (raw || s.cp == 1 || s.cp_comm_type == perf::CpCommType::P2p)
+        if (raw || s.cp == 1 || s.cp_comm_type == megatron::CpCommType::P2p)
             return s.cp;
         return tr("%1 a2a").arg(s.cp);
     case EpColumn:
@@ -136,15 +136,15 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case ZeroColumn:
         return s.zero;
     case RecomputeColumn:
-        if (s.recompute == perf::Recompute::Full && s.recompute_num_layers > 1)
+        if (s.recompute == megatron::Recompute::Full && s.recompute_num_layers > 1)
             return tr("full (%1 per group)").arg(s.recompute_num_layers);
-        if (s.recompute == perf::Recompute::Selective && !s.recompute_modules.isDefault())
+        if (s.recompute == megatron::Recompute::Selective && !s.recompute_modules.isDefault())
             return tr("selective (%1)").arg(QString::fromStdString(s.recompute_modules.joined(", ")));
-        return name(perf::recomputeName(s.recompute));
+        return name(megatron::recomputeName(s.recompute));
     case MicroBatchColumn:
         return s.micro_batch_size;
     case ScheduleColumn:
-        return name(perf::pipelineScheduleName(s.schedule));
+        return name(megatron::pipelineScheduleName(s.schedule));
     case LayoutColumn:
         return raw ? QVariant(layoutKey(s)) : QVariant(stratexLayoutText(s, layers));
     case IterationColumn:
@@ -154,7 +154,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case MfuColumn:
         return raw ? QVariant(e->mfu) : QVariant(c.toString(e->mfu * 100, 'f', 1));
     case MemoryColumn:
-        return raw ? QVariant(e->peak_memory_mb) : QVariant(c.toString(profile::synth::mbToGib(e->peak_memory_mb), 'f', 1));
+        return raw ? QVariant(e->peak_memory_mb) : QVariant(c.toString(hardware::mbToGib(e->peak_memory_mb), 'f', 1));
     case BubbleColumn:
         return raw ? QVariant(e->bubble_fraction) : QVariant(c.toString(e->bubble_fraction * 100, 'f', 1));
     default:
@@ -241,11 +241,11 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
     }
 }
 
-void StratexPlanTableModel::setPlans(std::vector<Estimate> plans, std::vector<perf::PlanRobustness> robustness)
+void StratexPlanTableModel::setPlans(std::vector<Estimate> plans, std::vector<megatron::PlanRobustness> robustness)
 {
     beginResetModel();
     m_plans = std::move(plans);
-    m_robustness = robustness.size() == m_plans.size() ? std::move(robustness) : std::vector<perf::PlanRobustness> {};
+    m_robustness = robustness.size() == m_plans.size() ? std::move(robustness) : std::vector<megatron::PlanRobustness> {};
     endResetModel();
 }
 

@@ -5,8 +5,8 @@
 
 #include <QAbstractTableModel>
 
-#include "core/perf/estimate.h"
-#include "core/perf/plan_robustness.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/plan_robustness.h"
 
 namespace stratex::ui {
 
@@ -26,7 +26,7 @@ public:
         MfuColumn,
         MemoryColumn,
         BubbleColumn,
-        // How far the plan's rank holds when the model is off (perf::rankingRobustness).
+        // How far the plan's rank holds when the model is off (megatron::rankingRobustness).
         RankRangeColumn,
         RobustColumn,
         TpColumn,
@@ -53,19 +53,19 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     // `robustness`: one entry per plan, or empty (a plan file: the columns show a dash).
-    void setPlans(std::vector<perf::Estimate> plans, std::vector<perf::PlanRobustness> robustness = {});
-    const std::vector<perf::Estimate>& plans() const { return m_plans; }
-    const perf::Estimate* plan(int row) const;
-    const perf::PlanRobustness* robustness(int row) const;
+    void setPlans(std::vector<megatron::Estimate> plans, std::vector<megatron::PlanRobustness> robustness = {});
+    const std::vector<megatron::Estimate>& plans() const { return m_plans; }
+    const megatron::Estimate* plan(int row) const;
+    const megatron::PlanRobustness* robustness(int row) const;
 
 private:
     QVariant robustnessData(int row, int column, int role) const;
 
-    std::vector<perf::Estimate> m_plans;
-    std::vector<perf::PlanRobustness> m_robustness;
+    std::vector<megatron::Estimate> m_plans;
+    std::vector<megatron::PlanRobustness> m_robustness;
 };
 
 // "even" or "first 3 / last 5" (Megatron's --decoder-first/last-pipeline-num-layers).
-QString stratexLayoutText(const perf::ParallelStrategy& strategy, int numLayers);
+QString stratexLayoutText(const megatron::ParallelStrategy& strategy, int numLayers);
 
 } // namespace stratex::ui

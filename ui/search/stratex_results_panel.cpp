@@ -14,7 +14,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/stratex_layer_strip.h"
@@ -27,12 +27,12 @@ namespace stratex::ui {
 
 namespace {
 
-QString headline(const perf::Estimate& e)
+QString headline(const megatron::Estimate& e)
 {
     const QLocale c = QLocale::c();
     return QObject::tr("%1 s per iteration · %2 tokens/s per GPU · MFU %3 % · peak %4 GiB · bubble %5 %")
         .arg(c.toString(e.iteration_ms / 1e3, 'f', 3), c.toString(e.tokens_per_s_per_gpu, 'f', 0),
-            c.toString(e.mfu * 100, 'f', 1), c.toString(profile::synth::mbToGib(e.peak_memory_mb), 'f', 1),
+            c.toString(e.mfu * 100, 'f', 1), c.toString(hardware::mbToGib(e.peak_memory_mb), 'f', 1),
             c.toString(e.bubble_fraction * 100, 'f', 1));
 }
 
@@ -141,7 +141,7 @@ void StratexResultsPanel::setMessage(const QString& html)
     m_best->setText(html);
 }
 
-const perf::Estimate* StratexResultsPanel::selectedPlan() const
+const megatron::Estimate* StratexResultsPanel::selectedPlan() const
 {
     const QModelIndex current = m_table->selectionModel()->currentIndex();
     return current.isValid() ? m_model->plan(m_proxy->mapToSource(current).row()) : nullptr;
@@ -149,7 +149,7 @@ const perf::Estimate* StratexResultsPanel::selectedPlan() const
 
 void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& outcome)
 {
-    const perf::StrategySearchResult& result = outcome.result;
+    const megatron::StrategySearchResult& result = outcome.result;
     const QLocale c = QLocale::c();
     const QString target = tr("%1 on %2 × %3 %4, global batch %5 × %6 tokens, %7 GiB per GPU")
                                .arg(QString::fromStdString(outcome.model.name))
@@ -158,18 +158,18 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                                .arg(QString::fromStdString(outcome.cluster.gpu.name))
                                .arg(outcome.global_batch_size)
                                .arg(outcome.model.seq_length)
-                               .arg(c.toString(profile::synth::mbToGib(outcome.memory_limit_mb), 'f', 1));
+                               .arg(c.toString(hardware::mbToGib(outcome.memory_limit_mb), 'f', 1));
     if (!result.best.empty()) {
-        const perf::Estimate& best = result.best.front();
+        const megatron::Estimate& best = result.best.front();
         m_best->setText(tr("<b>%1</b>: %2<br>%3")
                             .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
                                 QString::fromStdString(best.strategy.notation()).toHtmlEscaped()));
     } else {
         QString text
-            = tr("<b>No strategy fits</b> in %1 GiB per GPU.").arg(c.toString(profile::synth::mbToGib(outcome.memory_limit_mb), 'f', 1));
+            = tr("<b>No strategy fits</b> in %1 GiB per GPU.").arg(c.toString(hardware::mbToGib(outcome.memory_limit_mb), 'f', 1));
         if (result.least_memory)
             text += tr(" The least memory is %1 GiB (%2).")
-                        .arg(c.toString(profile::synth::mbToGib(result.least_memory->peak_memory_mb), 'f', 1),
+                        .arg(c.toString(hardware::mbToGib(result.least_memory->peak_memory_mb), 'f', 1),
                             QString::fromStdString(result.least_memory->strategy.notation()).toHtmlEscaped());
         m_best->setText(text);
     }
@@ -177,7 +177,7 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
     if (outcome.plan_file) {
         stats = tr("The plan file %1, costed with the stratex cost model: %2.").arg(outcome.source, target);
     } else {
-        const perf::StrategySearchStats& s = result.stats;
+        const megatron::StrategySearchStats& s = result.stats;
         stats = tr("Stratex cost model: %1. %2 strategies searched: %3 refused by Megatron's rules, %4 over memory, "
                    "%5 bounded, %6 simulated, in %7 s on %8 threads.")
                     .arg(target)
@@ -207,9 +207,9 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
         showPlan(nullptr);
 }
 
-void StratexResultsPanel::showPlan(const perf::Estimate* plan)
+void StratexResultsPanel::showPlan(const megatron::Estimate* plan)
 {
-    m_strip->setPlan(plan ? std::optional<perf::Estimate>(*plan) : std::nullopt);
+    m_strip->setPlan(plan ? std::optional<megatron::Estimate>(*plan) : std::nullopt);
     m_memory->setPlan(plan);
     for (QPushButton* button : { m_save, m_ranks, m_timeline })
         button->setEnabled(plan != nullptr);
@@ -218,10 +218,10 @@ void StratexResultsPanel::showPlan(const perf::Estimate* plan)
 QString StratexResultsPanel::defaultPlanFileName() const
 {
     const auto outcome = m_controller->outcome();
-    const perf::Estimate* plan = selectedPlan();
+    const megatron::Estimate* plan = selectedPlan();
     if (!outcome || !plan)
         return QStringLiteral("stratex-plan.json");
-    const perf::ParallelStrategy& s = plan->strategy;
+    const megatron::ParallelStrategy& s = plan->strategy;
     return QStringLiteral("%1-tp%2-pp%3-dp%4.json")
         .arg(QString::fromStdString(outcome->model.name))
         .arg(s.tp)
@@ -231,7 +231,7 @@ QString StratexResultsPanel::defaultPlanFileName() const
 
 bool StratexResultsPanel::savePlan(const QString& path, QString* error) const
 {
-    const perf::Estimate* plan = selectedPlan();
+    const megatron::Estimate* plan = selectedPlan();
     if (!plan) {
         if (error)
             *error = tr("no plan selected: run the search and select a plan");
@@ -256,13 +256,13 @@ void StratexResultsPanel::savePlanWithDialog()
 
 void StratexResultsPanel::showSelectedPlanTimeline()
 {
-    if (const perf::Estimate* plan = selectedPlan())
+    if (const megatron::Estimate* plan = selectedPlan())
         m_controller->simulatePlan(*plan);
 }
 
 void StratexResultsPanel::showSelectedPlanRanks()
 {
-    if (const perf::Estimate* plan = selectedPlan()) {
+    if (const megatron::Estimate* plan = selectedPlan()) {
         if (const auto layout = m_controller->rankLayout(*plan))
             Q_EMIT rankLayoutRequested(*layout);
     }

@@ -42,7 +42,7 @@ public:
     QString statsText() const;
     void setMessage(const QString& html);
     // The selected plan, or nullptr.
-    const perf::Estimate* selectedPlan() const;
+    const megatron::Estimate* selectedPlan() const;
 
     // Writes the selected plan as a stratex plan file; false with `error` when there is none or
     // the file cannot be written.
@@ -60,7 +60,7 @@ Q_SIGNALS:
 
 private:
     void showOutcome(const controllers::StratexSearchOutcome& outcome);
-    void showPlan(const perf::Estimate* plan);
+    void showPlan(const megatron::Estimate* plan);
 
     controllers::StratexSearchController* m_controller;
     QLabel* m_best;

@@ -18,7 +18,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/error.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/transformer_estimates.h"
 #include "ui/common/path_line_edit.h"
@@ -27,6 +27,7 @@
 namespace stratex::ui {
 
 using namespace profile::synth;
+using namespace hardware;
 
 namespace {
 

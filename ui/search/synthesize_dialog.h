@@ -52,7 +52,7 @@ private:
     QLineEdit* m_clusterFile;
     QLabel* m_summary;
     // The cluster file's description; it holds while the form keeps its GPU.
-    std::optional<profile::synth::ClusterDescription> m_cluster;
+    std::optional<hardware::ClusterDescription> m_cluster;
     bool m_folderEdited = false;
 };
 

@@ -115,8 +115,8 @@ TimelinePage::TimelinePage(QWidget* parent)
     connect(fit, &QPushButton::clicked, m_widget, &TimelineWidget::fit);
     connect(measured, &QPushButton::clicked, this, &TimelinePage::openMeasuredRunWithDialog);
     connect(m_measured, &controllers::MeasuredRunImport::imported, this,
-        [this](std::shared_ptr<const perf::measured::RunComparison> comparison, controllers::TimelineRequest request) {
-            const perf::measured::ComparedValue& iteration = comparison->iteration_ms;
+        [this](std::shared_ptr<const runs::RunComparison> comparison, controllers::TimelineRequest request) {
+            const runs::ComparedValue& iteration = comparison->iteration_ms;
             const QString line = tr("Measured run: %1 ms per iteration, predicted %2 ms")
                                      .arg(QLocale::c().toString(iteration.measured.value_or(0), 'f', 1),
                                          QLocale::c().toString(iteration.predicted.value_or(0), 'f', 1));
@@ -212,7 +212,7 @@ void TimelinePage::openMeasuredRunWithDialog()
     if (!ok)
         return;
     QStringList presets { tr("from the trace or record") };
-    for (const profile::synth::GpuDescription& gpu : profile::synth::gpuPresets())
+    for (const hardware::GpuDescription& gpu : hardware::gpuPresets())
         presets << QString::fromStdString(gpu.name);
     const QString gpu = QInputDialog::getItem(this, tr("Open measured run"), tr("GPU:"), presets, 0, false, &ok);
     if (!ok)

@@ -8,7 +8,7 @@
 #include "core/common/error.h"
 #include "core/model/model_json.h"
 #include "core/profile/profile_discovery.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/cluster_json.h"
 
 namespace stratex::profile::synth {
 
@@ -49,12 +49,12 @@ std::string text(const nlohmann::ordered_json& json)
 // A calibrated cluster's GEMM and memory efficiencies replace the datasheet-typical figures the
 // computation profile is made from: the GEMM curve at the layer's smallest GEMM side (hidden or
 // FFN width; the token count is larger) and the measured fraction of HBM bandwidth.
-GpuDescription computationGpu(const model::ModelDescription& model, const ClusterDescription& cluster)
+hardware::GpuDescription computationGpu(const model::ModelDescription& model, const hardware::ClusterDescription& cluster)
 {
-    GpuDescription gpu = cluster.gpu;
+    hardware::GpuDescription gpu = cluster.gpu;
     if (!cluster.efficiency)
         return gpu;
-    const Efficiency& e = *cluster.efficiency;
+    const hardware::Efficiency& e = *cluster.efficiency;
     const double side = std::min(model.hidden_size, model.ffn_hidden_size);
     gpu.matmul_efficiency = e.gemm_half_dim > 0 ? e.gemm * side / (side + e.gemm_half_dim) : e.gemm;
     gpu.hbm_gb_per_s *= e.hbm;
@@ -64,7 +64,7 @@ GpuDescription computationGpu(const model::ModelDescription& model, const Cluste
 } // namespace
 
 std::vector<ProfileFile> synthesizeProfiles(
-    const model::ModelDescription& model, const ClusterDescription& cluster, const SynthesisOptions& options)
+    const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const SynthesisOptions& options)
 {
     model.validate();
     cluster.validate();

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 #include "core/model/model_description.h"
 #include "core/model/model_presets.h"
 
@@ -32,7 +32,7 @@ struct ProfileFile {
 // The search reads it exactly like profiler output. Deterministic: the same inputs give the same bytes.
 // Throws stratex::Error with a one-line reason on invalid descriptions or options.
 std::vector<ProfileFile> synthesizeProfiles(
-    const model::ModelDescription& model, const ClusterDescription& cluster, const SynthesisOptions& options = {});
+    const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const SynthesisOptions& options = {});
 
 // Writes the files into `dir` (created if missing) as one set: all of them or none.
 void writeProfileFiles(const std::filesystem::path& dir, const std::vector<ProfileFile>& files);
@@ -40,12 +40,12 @@ void writeProfileFiles(const std::filesystem::path& dir, const std::vector<Profi
 inline constexpr const char* kSynthesisFileName = "stratex_synthesis.json";
 
 // The parts, for tests and for callers that want one file.
-nlohmann::ordered_json synthesizeComputationProfile(const model::ModelDescription& model, const GpuDescription& gpu,
+nlohmann::ordered_json synthesizeComputationProfile(const model::ModelDescription& model, const hardware::GpuDescription& gpu,
     const std::string& precision, const std::vector<int>& seqs, int maxBsz);
-nlohmann::ordered_json synthesizeMemoryProfile(const model::ModelDescription& model, const ClusterDescription& cluster,
+nlohmann::ordered_json synthesizeMemoryProfile(const model::ModelDescription& model, const hardware::ClusterDescription& cluster,
     const std::string& precision, const std::vector<int>& seqs);
-nlohmann::ordered_json synthesizeAllreduceProfile(const ClusterDescription& cluster);
-nlohmann::ordered_json synthesizeP2pProfile(const ClusterDescription& cluster);
-nlohmann::ordered_json synthesizeSpTimeProfile(const ClusterDescription& cluster);
+nlohmann::ordered_json synthesizeAllreduceProfile(const hardware::ClusterDescription& cluster);
+nlohmann::ordered_json synthesizeP2pProfile(const hardware::ClusterDescription& cluster);
+nlohmann::ordered_json synthesizeSpTimeProfile(const hardware::ClusterDescription& cluster);
 
 } // namespace stratex::profile::synth

@@ -20,19 +20,19 @@ constexpr double kInterNodeLatencyMs = 0.1;
 
 // A calibrated cluster (stratex-cli calibrate) brings its measured scale on the datasheet
 // bandwidths, inside and across nodes, in place of the typical NCCL fraction.
-double crossNodeEfficiency(const ClusterDescription& cluster)
+double crossNodeEfficiency(const hardware::ClusterDescription& cluster)
 {
     return cluster.efficiency ? cluster.efficiency->network : kNetworkEfficiency;
 }
 
-double intraNodeEfficiency(const ClusterDescription& cluster)
+double intraNodeEfficiency(const hardware::ClusterDescription& cluster)
 {
     return cluster.efficiency ? cluster.efficiency->network : 1.0;
 }
 
 // A collective's latency: calibrated, the cost model's per-step latency over log2(size) ring or
-// tree steps (perf::HardwareModel), twice for an all-reduce.
-double collectiveLatencyMs(const ClusterDescription& cluster, int size, bool crossesNodes)
+// tree steps (hardware::HardwareModel), twice for an all-reduce.
+double collectiveLatencyMs(const hardware::ClusterDescription& cluster, int size, bool crossesNodes)
 {
     if (cluster.efficiency)
         return 2 * cluster.efficiency->collective_latency_us * 1e-3 * std::ceil(std::log2(std::max(2, size)));
@@ -45,7 +45,7 @@ struct GroupPlacement {
     int nodes = 1;
 };
 
-GroupPlacement placement(const ClusterDescription& cluster, int size, int stride)
+GroupPlacement placement(const hardware::ClusterDescription& cluster, int size, int stride)
 {
     const int perNode = stride >= cluster.gpus_per_node ? 1 : std::min(size, cluster.gpus_per_node / stride);
     return { perNode, size / perNode };
@@ -53,16 +53,16 @@ GroupPlacement placement(const ClusterDescription& cluster, int size, int stride
 
 // Bus bandwidth of an all-reduce ring over the group: NVLink inside a node; across nodes the ring
 // is limited by the NICs of the group's GPUs on one node.
-double busBandwidth(const ClusterDescription& cluster, const GroupPlacement& group)
+double busBandwidth(const hardware::ClusterDescription& cluster, const GroupPlacement& group)
 {
-    const GpuDescription& gpu = cluster.gpu;
+    const hardware::GpuDescription& gpu = cluster.gpu;
     if (group.nodes == 1)
         return gpu.intra_node_bus_gb_per_s * intraNodeEfficiency(cluster);
     return std::min(gpu.intra_node_bus_gb_per_s, gpu.network_gb_per_s_per_gpu * group.ranksPerNode)
         * crossNodeEfficiency(cluster);
 }
 
-std::vector<int> groupSizes(const ClusterDescription& cluster)
+std::vector<int> groupSizes(const hardware::ClusterDescription& cluster)
 {
     std::vector<int> sizes;
     for (int size = cluster.worldSize(); size >= 2; size /= 2)
@@ -72,7 +72,7 @@ std::vector<int> groupSizes(const ClusterDescription& cluster)
 
 } // namespace
 
-nlohmann::ordered_json synthesizeAllreduceProfile(const ClusterDescription& cluster)
+nlohmann::ordered_json synthesizeAllreduceProfile(const hardware::ClusterDescription& cluster)
 {
     // consec_1: consecutive ranks (a TP group); consec_0: ranks world/size apart (a DP group).
     nlohmann::ordered_json file;
@@ -86,13 +86,13 @@ nlohmann::ordered_json synthesizeAllreduceProfile(const ClusterDescription& clus
     return file;
 }
 
-nlohmann::ordered_json synthesizeP2pProfile(const ClusterDescription& cluster)
+nlohmann::ordered_json synthesizeP2pProfile(const hardware::ClusterDescription& cluster)
 {
     // A pipeline group spans the whole rank range, so on more than one node its slowest hop
     // crosses the network. Inside a node more stages share the NVLink switch: about 10 % less per
     // doubling.
     nlohmann::ordered_json file;
-    const GpuDescription& gpu = cluster.gpu;
+    const hardware::GpuDescription& gpu = cluster.gpu;
     double intraNode = gpu.intra_node_p2p_gb_per_s * intraNodeEfficiency(cluster);
     for (int stages = 2; stages <= cluster.worldSize(); stages *= 2) {
         const double bandwidth
@@ -103,7 +103,7 @@ nlohmann::ordered_json synthesizeP2pProfile(const ClusterDescription& cluster)
     return file;
 }
 
-nlohmann::ordered_json synthesizeSpTimeProfile(const ClusterDescription& cluster)
+nlohmann::ordered_json synthesizeSpTimeProfile(const hardware::ClusterDescription& cluster)
 {
     // TP and Ulysses-SP groups are consecutive ranks. Message sizes as Galvatron profiles them:
     // 1 MB .. 1 GB. All-reduce moves 2(g-1)/g of the message per GPU, all-to-all (g-1)/g.

@@ -28,21 +28,21 @@ int elementBytes(const std::string& precision)
 }
 
 // fp32 runs on TF32 tensor cores at half the bf16 rate.
-double effectiveFlopsPerMs(const GpuDescription& gpu, const std::string& precision)
+double effectiveFlopsPerMs(const hardware::GpuDescription& gpu, const std::string& precision)
 {
     const double peak = gpu.peak_tflops * (precision == "fp32" ? 0.5 : 1.0);
     return peak * 1e12 * gpu.matmul_efficiency / 1e3;
 }
 
 double layerForwardMs(
-    const model::ModelDescription& model, const GpuDescription& gpu, const std::string& precision, int bsz, int seq)
+    const model::ModelDescription& model, const hardware::GpuDescription& gpu, const std::string& precision, int bsz, int seq)
 {
     const double ideal = layerForwardFlops(model, seq) / effectiveFlopsPerMs(gpu, precision);
     return ideal * (1 + kLayerOverheadTokens / (double(bsz) * seq));
 }
 
 double otherForwardMs(
-    const model::ModelDescription& model, const GpuDescription& gpu, const std::string& precision, int bsz, int seq)
+    const model::ModelDescription& model, const hardware::GpuDescription& gpu, const std::string& precision, int bsz, int seq)
 {
     const double gemm = headForwardFlops(model, seq) / effectiveFlopsPerMs(gpu, precision);
     const double loss = double(seq) * model.vocab_size * kLossBytesPerLogit / (gpu.hbm_gb_per_s * 1e9 / 1e3);
@@ -55,7 +55,7 @@ std::string seqKey(int bsz, int seq)
 }
 
 // Powers of two up to the world size: every TP / SP degree a search on this cluster may pick.
-std::vector<int> parallelDegrees(const ClusterDescription& cluster)
+std::vector<int> parallelDegrees(const hardware::ClusterDescription& cluster)
 {
     std::vector<int> degrees;
     for (int degree = 1; degree <= cluster.worldSize(); degree *= 2)
@@ -64,7 +64,7 @@ std::vector<int> parallelDegrees(const ClusterDescription& cluster)
 }
 
 nlohmann::ordered_json layerEntry(
-    const model::ModelDescription& model, const ClusterDescription& cluster, int seq, bool sequenceParallel, int bytes)
+    const model::ModelDescription& model, const hardware::ClusterDescription& cluster, int seq, bool sequenceParallel, int bytes)
 {
     nlohmann::ordered_json activation;
     for (int tp : parallelDegrees(cluster))
@@ -81,7 +81,7 @@ enum class OtherPart { PipelineOff, First, Last };
 // Embedding / LM head memory. Model states: 16 bytes per parameter (bf16 weights and fp32 master,
 // gradients and Adam moments, as Galvatron's "x4 of fp32 size"), split by vocab TP. Activations
 // per sample: the embedding output (s·h) and the logits with their softmax (s·V), split by TP.
-nlohmann::ordered_json otherEntry(const model::ModelDescription& model, const ClusterDescription& cluster, int seq,
+nlohmann::ordered_json otherEntry(const model::ModelDescription& model, const hardware::ClusterDescription& cluster, int seq,
     bool sequenceParallel, int bytes, OtherPart part)
 {
     const double h = model.hidden_size;
@@ -111,7 +111,7 @@ nlohmann::ordered_json otherEntry(const model::ModelDescription& model, const Cl
 
 } // namespace
 
-nlohmann::ordered_json synthesizeComputationProfile(const model::ModelDescription& model, const GpuDescription& gpu,
+nlohmann::ordered_json synthesizeComputationProfile(const model::ModelDescription& model, const hardware::GpuDescription& gpu,
     const std::string& precision, const std::vector<int>& seqs, int maxBsz)
 {
     nlohmann::ordered_json file;
@@ -131,7 +131,7 @@ nlohmann::ordered_json synthesizeComputationProfile(const model::ModelDescriptio
     return file;
 }
 
-nlohmann::ordered_json synthesizeMemoryProfile(const model::ModelDescription& model, const ClusterDescription& cluster,
+nlohmann::ordered_json synthesizeMemoryProfile(const model::ModelDescription& model, const hardware::ClusterDescription& cluster,
     const std::string& precision, const std::vector<int>& seqs)
 {
     const int bytes = elementBytes(precision);

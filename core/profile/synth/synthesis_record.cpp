@@ -3,7 +3,7 @@
 
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
-#include "core/profile/synth/cluster_json.h"
+#include "core/hardware/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
 
 namespace stratex::profile::synth {
@@ -23,7 +23,7 @@ std::optional<SynthesisRecord> readSynthesisRecord(const std::filesystem::path& 
     record.file = file;
     record.precision = root["precision"].string();
     record.model = model::readModel(root["model"]);
-    record.cluster = readCluster(root["cluster"]);
+    record.cluster = hardware::readCluster(root["cluster"]);
     return record;
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/model/model_description.h"
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 #include "core/model/model_presets.h"
 
 namespace stratex::profile::synth {
@@ -18,7 +18,7 @@ struct SynthesisRecord {
     std::filesystem::path file;
     model::ModelDescription model;
     std::string precision;
-    ClusterDescription cluster; // its GPU's memory is the search's memory per GPU unless given
+    hardware::ClusterDescription cluster; // its GPU's memory is the search's memory per GPU unless given
 };
 
 // The record in `dir`, if the directory holds one. Throws InputError naming the key when the

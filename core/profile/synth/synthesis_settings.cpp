@@ -32,7 +32,7 @@ SettingSpec fromPreset(SettingSpec s)
 std::vector<std::string_view> gpuPresetNames()
 {
     std::vector<std::string_view> names;
-    for (const GpuDescription& preset : gpuPresets())
+    for (const hardware::GpuDescription& preset : hardware::gpuPresets())
         names.push_back(preset.name);
     return names;
 }
@@ -55,16 +55,16 @@ std::vector<Setting<S>> rows()
         { gpuSpec, [](const S& s) { return SettingValue(s.gpu_preset); },
             [](S& s, const SettingValue& value) {
                 s.gpu_preset = std::get<std::string>(value);
-                s.cluster.gpu = gpuPreset(s.gpu_preset);
+                s.cluster.gpu = hardware::gpuPreset(s.gpu_preset);
             } },
         row(fromPreset(spec("peak-tflops", gpu, "Peak TFLOP/s", Real, "T", 1, 1e5, "Dense bf16 tensor peak, TFLOP/s.")),
-            &S::cluster, &ClusterDescription::gpu, &GpuDescription::peak_tflops),
+            &S::cluster, &hardware::ClusterDescription::gpu, &hardware::GpuDescription::peak_tflops),
         row(fromPreset(spec("matmul-efficiency", gpu, "GEMM efficiency", Real, "E", 0.01, 1,
                 "Fraction of peak a large GEMM reaches.")),
-            &S::cluster, &ClusterDescription::gpu, &GpuDescription::matmul_efficiency),
+            &S::cluster, &hardware::ClusterDescription::gpu, &hardware::GpuDescription::matmul_efficiency),
         row(fromPreset(spec("gpu-memory-gb", gpu, "Memory (GB)", Real, "GB", 1, limits::kMaxGpuMemoryGb,
                 "Memory per GPU: the search's memory per GPU unless it is given --memory-constraint.")),
-            &S::cluster, &ClusterDescription::gpu, &GpuDescription::memory_gb),
+            &S::cluster, &hardware::ClusterDescription::gpu, &hardware::GpuDescription::memory_gb),
         // One NVLink figure: all-reduce bus bandwidth and send/recv inside a node alike.
         { fromPreset(spec(
               "nvlink-gbps", gpu, "NVLink GB/s", Real, "GB/s", 0.1, 1e5, "All-reduce bus bandwidth inside a node.")),
@@ -75,12 +75,12 @@ std::vector<Setting<S>> rows()
             } },
         row(fromPreset(
                 spec("network-gbps", gpu, "Network GB/s", Real, "GB/s", 0.1, 1e5, "Inter-node bandwidth per GPU.")),
-            &S::cluster, &ClusterDescription::gpu, &GpuDescription::network_gb_per_s_per_gpu),
+            &S::cluster, &hardware::ClusterDescription::gpu, &hardware::GpuDescription::network_gb_per_s_per_gpu),
         row(spec("num-nodes", cluster, "Nodes", Integer, "N", 1, limits::kMaxNodes, "Nodes (a power of two)."),
-            &S::cluster, &ClusterDescription::num_nodes),
+            &S::cluster, &hardware::ClusterDescription::num_nodes),
         row(spec("num-gpus-per-node", cluster, "GPUs per node", Integer, "G", 1, limits::kMaxGpusPerNode,
                 "GPUs per node (a power of two)."),
-            &S::cluster, &ClusterDescription::gpus_per_node),
+            &S::cluster, &hardware::ClusterDescription::gpus_per_node),
         [] {
             SettingSpec precision
                 = spec("mixed-precision", cluster, "Precision", SettingKind::Choice, "", 0, 0, "Training precision.");

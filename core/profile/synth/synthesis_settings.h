@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/cluster_description.h"
 #include "core/model/model_description.h"
 #include "core/model/model_presets.h"
 #include "core/settings/setting_table.h"
@@ -16,7 +16,7 @@ struct SynthesisSettings {
     std::string model_preset = "llama2-7b";
     model::ModelDescription model = model::modelPreset("llama2-7b");
     std::string gpu_preset = "a100-80gb";
-    ClusterDescription cluster { gpuPreset("a100-80gb"), 1, 8 };
+    hardware::ClusterDescription cluster { hardware::gpuPreset("a100-80gb"), 1, 8 };
     std::string precision = "bf16";
 };
 

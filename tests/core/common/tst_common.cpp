@@ -15,7 +15,7 @@
 #include "core/common/json_reader.h"
 #include "core/planner/planner_setting_table.h"
 #include "core/profile/synth/synthesis_settings.h"
-#include "core/search/search_setting_table.h"
+#include "core/galvatron/search_setting_table.h"
 
 #include "support/test_paths.h"
 
@@ -81,7 +81,7 @@ void TestCommon::settingTablesUseTheLimits_data()
 {
     QTest::addColumn<double>("maximum");
     QTest::addColumn<double>("limit");
-    const auto& search = search::searchSettingTable();
+    const auto& search = galvatron::searchSettingTable();
     const auto& synth = profile::synth::synthesisSettingTable();
     const auto& planner = planner::plannerSettingTable();
     QTest::newRow("search memory-constraint")

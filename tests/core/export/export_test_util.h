@@ -9,9 +9,9 @@
 
 #include "core/common/progress.h"
 #include "core/model/model_presets.h"
-#include "core/search/search_engine.h"
+#include "core/galvatron/search_engine.h"
 
-#include "../search/search_test_util.h"
+#include "../galvatron/search_test_util.h"
 
 namespace stratex::test {
 
@@ -24,10 +24,10 @@ inline model::ModelDescription llama7b()
 }
 
 // The best plan of a search on the llama2-7b fixtures.
-inline search::Plan searched(int memoryGb, int bsz)
+inline galvatron::Plan searched(int memoryGb, int bsz)
 {
     NullProgress progress;
-    return *search::search(llamaInputs(), llamaSettings(memoryGb, bsz), progress, 2).best;
+    return *galvatron::search(llamaInputs(), llamaSettings(memoryGb, bsz), progress, 2).best;
 }
 
 // A preset with another layer count and sequence length (a MoE keeps at least one MoE layer).

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace stratex::test::megatron {
+namespace stratex::test::megatron_rules {
 
 // ---- Megatron-LM's rules ----
 
@@ -430,4 +430,4 @@ inline std::vector<std::string> megatronViolations(
     return v;
 }
 
-} // namespace stratex::test::megatron
+} // namespace stratex::test::megatron_rules

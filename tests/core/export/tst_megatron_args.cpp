@@ -9,18 +9,18 @@
 #include "core/common/progress.h"
 #include "core/export/megatron_args.h"
 #include "core/model/model_presets.h"
-#include "core/search/model_settings.h"
-#include "core/search/search_engine.h"
-#include "core/search/synthesized_inputs.h"
+#include "core/galvatron/model_settings.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/synthesized_inputs.h"
 
 #include "export_test_util.h"
 #include "megatron_rules.h"
 
 using namespace stratex;
-using namespace stratex::search;
+using namespace stratex::galvatron;
 using namespace stratex::exporting;
 using namespace stratex::test;
-using namespace stratex::test::megatron;
+using namespace stratex::test::megatron_rules;
 
 namespace {
 
@@ -74,7 +74,7 @@ void checkModel(const Args& args, const model::ModelDescription& model)
 }
 
 // A hand-made plan on 8 GPUs: per-layer (tp, sp) and DP type, checkpoint flags, a division.
-Plan handMade(const std::vector<int>& division, int tp, int sp, cost::DpType dpType, std::vector<bool> checkpoint = {})
+Plan handMade(const std::vector<int>& division, int tp, int sp, galvatron::DpType dpType, std::vector<bool> checkpoint = {})
 {
     Plan plan;
     plan.pp = int(division.size());
@@ -86,22 +86,22 @@ Plan handMade(const std::vector<int>& division, int tp, int sp, cost::DpType dpT
     for (int n : division)
         layers += n;
     for (int i = 0; i < layers; ++i) {
-        cost::LayerStrategy s;
+        galvatron::LayerStrategy s;
         s.pp = plan.pp;
         s.tp = tp;
         s.sp = sp;
         s.dp = 8 / (plan.pp * tp * sp);
-        s.dp_type = s.dp > 1 ? dpType : cost::DpType::Ddp;
+        s.dp_type = s.dp > 1 ? dpType : galvatron::DpType::Ddp;
         s.checkpoint = i < int(checkpoint.size()) && checkpoint[std::size_t(i)];
         plan.layers.push_back(s);
     }
-    plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), cost::DpType::Zero2 };
+    plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), galvatron::DpType::Zero2 };
     return plan;
 }
 
 } // namespace
 
-Q_DECLARE_METATYPE(stratex::search::Plan)
+Q_DECLARE_METATYPE(stratex::galvatron::Plan)
 Q_DECLARE_METATYPE(stratex::model::ModelDescription)
 
 class TestMegatronArgs : public QObject {
@@ -197,7 +197,7 @@ void TestMegatronArgs::exportsSatisfyMegatron_data()
     QTest::addColumn<model::ModelDescription>("model");
     QTest::addColumn<QString>("expect"); // "flag value" pairs the export must hold, ';'-separated
     QTest::addColumn<QString>("comment"); // comments it must hold, ';'-separated, or ""
-    using cost::DpType;
+    using galvatron::DpType;
     const std::vector<bool> first20(20, true);
     QTest::newRow("7B golden") << searched(36, 16) << llama7b()
                                << "--use-megatron-fsdp;--data-parallel-sharding-strategy optim_grads_params;"
@@ -301,7 +301,7 @@ void TestMegatronArgs::goldenPlanRecosted()
     // distributed optimizer (ZeRO-1), so what Megatron runs is re-costed near the plan, not at the
     // 48 GB the distributed optimizer would need.
     const SearchSettings settings = test::llamaSettings(36, 16);
-    const cost::CostModel costModel = test::withCurveFit(test::llamaInputs(), settings);
+    const galvatron::CostModel costModel = test::withCurveFit(test::llamaInputs(), settings);
     const Plan plan = searched(36, 16);
     const MegatronArgs m = megatronArgs(plan, settings, llama7b(), &costModel);
     QVERIFY(m.planned);
@@ -320,8 +320,8 @@ void TestMegatronArgs::goldenPlanRecosted()
     // The distributed optimizer instead (what the export wrote before): re-costed as ZeRO-2 it
     // needs more than the budget.
     Plan zero2 = plan;
-    for (cost::LayerStrategy& s : zero2.layers)
-        s.dp_type = cost::DpType::Zero2;
+    for (galvatron::LayerStrategy& s : zero2.layers)
+        s.dp_type = galvatron::DpType::Zero2;
     const MegatronArgs d = megatronArgs(zero2, settings, llama7b(), &costModel);
     QVERIFY(d.recosted);
     QVERIFY(!d.recosted->fits);
@@ -338,16 +338,16 @@ void TestMegatronArgs::seventyBillionPlan()
     // Llama 2 70B on 8 x 8 H100 (estimated profiles): the searched plan's Megatron arguments satisfy
     // every rule, and what Megatron runs fits the budget or is flagged.
     const model::ModelDescription model = model::modelPreset("llama2-70b");
-    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("h100-80gb"), 8, 8 };
+    const hardware::ClusterDescription cluster { hardware::gpuPreset("h100-80gb"), 8, 8 };
     SearchSettings settings;
     settings.num_nodes = 8;
     settings.memory_constraint_gb = 80;
     settings.settle_bsz = 64;
     setModelShape(settings, model);
-    const cost::CostModel costModel
+    const galvatron::CostModel costModel
         = buildCostModel(synthesizedInputs(model, cluster, settings.mixed_precision), settings);
     NullProgress progress;
-    const SearchResult result = search::search(costModel, settings, progress, 2);
+    const SearchResult result = galvatron::search(costModel, settings, progress, 2);
     QVERIFY(result.best);
     for (const Plan& plan : { *result.best, result.top.back() }) {
         const MegatronArgs m = megatronArgs(plan, settings, model, &costModel);
@@ -368,7 +368,7 @@ void TestMegatronArgs::scriptLaunchesWithTheEnvironment()
 {
     // The script's MEGATRON_ARGS hold the arguments (values quoted where the shell would split
     // or glob them), and its launch line sets the environment Megatron asserts on.
-    const Plan plan = handMade({ 5, 9, 8, 8 }, 2, 1, cost::DpType::Ddp);
+    const Plan plan = handMade({ 5, 9, 8, 8 }, 2, 1, galvatron::DpType::Ddp);
     const model::ModelDescription model = resizedModel("llama2-13b", 30, 4096);
     SearchSettings settings = test::llamaSettings(36, 64);
     const MegatronArgs m = megatronArgs(plan, settings, model);
@@ -379,9 +379,9 @@ void TestMegatronArgs::scriptLaunchesWithTheEnvironment()
     QVERIFY(script.find("\"${MEGATRON_ARGS[@]}\" \"$@\"") != std::string::npos);
     // Megatron-FSDP: the variable is removed instead; several nodes need the rendezvous.
     settings.num_nodes = 2;
-    Plan fsdp = handMade({ 32 }, 2, 1, cost::DpType::Zero3);
+    Plan fsdp = handMade({ 32 }, 2, 1, galvatron::DpType::Zero3);
     fsdp.world = 16;
-    for (cost::LayerStrategy& s : fsdp.layers)
+    for (galvatron::LayerStrategy& s : fsdp.layers)
         s.dp = 8;
     fsdp.embedding.dp = 8;
     const std::string sharded = megatronArgsScript(fsdp, settings, resizedModel("llama2-7b", 32, 4096));

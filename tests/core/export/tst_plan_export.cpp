@@ -12,9 +12,9 @@
 #include "core/export/plan_export.h"
 #include "core/export/pytorch_exports.h"
 #include "core/model/model_presets.h"
-#include "core/search/search_engine.h"
+#include "core/galvatron/search_engine.h"
 
-#include "../search/search_test_util.h"
+#include "../galvatron/search_test_util.h"
 
 using namespace stratex;
 using namespace stratex::exporting;
@@ -23,9 +23,9 @@ Q_DECLARE_METATYPE(stratex::exporting::ExportFormat)
 
 namespace {
 
-const search::SearchSettings& searchSettings()
+const galvatron::SearchSettings& searchSettings()
 {
-    static const search::SearchSettings s = test::llamaSettings(36, 16);
+    static const galvatron::SearchSettings s = test::llamaSettings(36, 16);
     return s;
 }
 
@@ -47,11 +47,11 @@ ExportContext context()
     return c;
 }
 
-const search::Plan& searchedPlan()
+const galvatron::Plan& searchedPlan()
 {
-    static const search::Plan best = [] {
+    static const galvatron::Plan best = [] {
         NullProgress progress;
-        return *search::search(test::llamaInputs(), searchSettings(), progress, 2).best;
+        return *galvatron::search(test::llamaInputs(), searchSettings(), progress, 2).best;
     }();
     return best;
 }

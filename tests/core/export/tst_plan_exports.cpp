@@ -15,9 +15,9 @@
 #include "core/export/megatron_plan_args.h"
 #include "core/export/plan_file_export.h"
 #include "core/model/model_presets.h"
-#include "core/perf/hardware_model.h"
-#include "core/perf/measured/megatron_args.h"
-#include "core/profile/synth/cluster_description.h"
+#include "core/hardware/hardware_model.h"
+#include "core/runs/megatron_args.h"
+#include "core/hardware/cluster_description.h"
 
 #include "export_test_util.h"
 #include "megatron_rules.h"
@@ -26,25 +26,25 @@
 using namespace stratex;
 using namespace stratex::exporting;
 using namespace stratex::test;
-using perf::ParallelStrategy;
-using perf::PipelineSchedule;
-using perf::Precision;
-using perf::Recompute;
+using megatron::ParallelStrategy;
+using megatron::PipelineSchedule;
+using megatron::Precision;
+using megatron::Recompute;
 
 namespace {
 
 // A plan: a preset (resized to `layers` when > 0) on nodes x 8 GPUs of `gpu`, and a strategy
 // written as "key=value" items over ParallelStrategy's fields.
-perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, int nodes, const QString& items)
+megatron::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, int nodes, const QString& items)
 {
-    perf::PlanFile plan;
+    megatron::PlanFile plan;
     plan.file = "plan.json";
     plan.model = model::modelPreset(preset);
     if (layers > 0)
         plan.model = resizedModel(preset, layers, seq);
     else if (seq > 0)
         plan.model.seq_length = seq;
-    plan.cluster = { profile::synth::gpuPreset(gpu), nodes, 8 };
+    plan.cluster = { hardware::gpuPreset(gpu), nodes, 8 };
     ParallelStrategy& s = plan.strategy;
     for (const QString& item : items.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
         const QString key = item.section(QLatin1Char('='), 0, 0);
@@ -59,11 +59,11 @@ perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, 
         else if (key == "cp")
             s.cp = n;
         else if (key == "modules") {
-            s.recompute_modules = perf::RecomputeModules::of({});
+            s.recompute_modules = megatron::RecomputeModules::of({});
             for (const QString& name : value.split(','))
-                s.recompute_modules = s.recompute_modules.with(*perf::parseRecomputeModule(name.toStdString()));
+                s.recompute_modules = s.recompute_modules.with(*megatron::parseRecomputeModule(name.toStdString()));
         } else if (key == "cpcomm")
-            s.cp_comm_type = *perf::parseCpCommType(value.toStdString());
+            s.cp_comm_type = *megatron::parseCpCommType(value.toStdString());
         else if (key == "ep")
             s.ep = n;
         else if (key == "etp")
@@ -75,7 +75,7 @@ perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, 
         else if (key == "zero")
             s.zero = n;
         else if (key == "recompute")
-            s.recompute = *perf::parseRecompute(value.toStdString());
+            s.recompute = *megatron::parseRecompute(value.toStdString());
         else if (key == "groups")
             s.recompute_num_layers = n;
         else if (key == "mbs")
@@ -83,13 +83,13 @@ perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, 
         else if (key == "gbs")
             s.global_batch_size = n;
         else if (key == "schedule")
-            s.schedule = *perf::parsePipelineSchedule(value.toStdString());
+            s.schedule = *megatron::parsePipelineSchedule(value.toStdString());
         else if (key == "first")
             s.first_stage_layers = n;
         else if (key == "last")
             s.last_stage_layers = n;
         else if (key == "precision")
-            s.precision = *perf::parsePrecision(value.toStdString());
+            s.precision = *megatron::parsePrecision(value.toStdString());
         else if (key == "overlap")
             s.overlap_grad_reduce = n != 0;
         else if (key == "flash")
@@ -100,9 +100,9 @@ perf::PlanFile planOf(const char* preset, int layers, int seq, const char* gpu, 
     return plan;
 }
 
-megatron::Args argsOf(const MegatronArgumentList& list)
+megatron_rules::Args argsOf(const MegatronArgumentList& list)
 {
-    megatron::Args args;
+    megatron_rules::Args args;
     for (const auto& [flag, value] : list) {
         if (args.contains(flag))
             qWarning("flag given twice: %s", flag.c_str());
@@ -116,9 +116,9 @@ megatron::Args argsOf(const MegatronArgumentList& list)
 // names, switches True (--disable-bias-linear: add_bias_linear False), lists and enums as Python
 // prints them, and what validate_args derives (world and data-parallel sizes, the virtual pipeline
 // size from any of its three flags, no sequence parallelism without TP, add_qkv_bias with biases).
-perf::measured::ArgumentDump dumpOf(const MegatronArgumentList& list, int world, int vocab)
+runs::ArgumentDump dumpOf(const MegatronArgumentList& list, int world, int vocab)
 {
-    const megatron::Args args = argsOf(list);
+    const megatron_rules::Args args = argsOf(list);
     std::map<std::string, std::string> values { { "tensor_model_parallel_size", "1" },
         { "pipeline_model_parallel_size", "1" }, { "context_parallel_size", "1" }, { "add_bias_linear", "True" } };
     const auto pythonList = [](const std::string& words) {
@@ -159,14 +159,14 @@ perf::measured::ArgumentDump dumpOf(const MegatronArgumentList& list, int world,
     values["padded_vocab_size"] = std::to_string(vocab);
     int vpp = 1;
     std::vector<std::string> unused;
-    megatron::megatronChunks(args, unused, &vpp);
+    megatron_rules::megatronChunks(args, unused, &vpp);
     if (vpp > 1)
         values["virtual_pipeline_model_parallel_size"] = std::to_string(vpp);
     if (tp == 1)
         values["sequence_parallel"] = "False";
     if (values["add_bias_linear"] == "True")
         values["add_qkv_bias"] = "True";
-    perf::measured::ArgumentDump dump;
+    runs::ArgumentDump dump;
     dump.file = "megatron.log";
     dump.first_line = 1;
     int line = 1;
@@ -178,7 +178,7 @@ perf::measured::ArgumentDump dumpOf(const MegatronArgumentList& list, int world,
 // Two strategies run the same way: every field, the division compared as Megatron builds it.
 bool sameRun(ParallelStrategy a, ParallelStrategy b, int layers)
 {
-    if (perf::chunkLayerCounts(a, layers) != perf::chunkLayerCounts(b, layers))
+    if (megatron::chunkLayerCounts(a, layers) != megatron::chunkLayerCounts(b, layers))
         return false;
     a.first_stage_layers = b.first_stage_layers = 0;
     a.last_stage_layers = b.last_stage_layers = 0;
@@ -193,14 +193,14 @@ bool sameRun(ParallelStrategy a, ParallelStrategy b, int layers)
     return a == b;
 }
 
-perf::HardwareModel hardwareOf(const perf::PlanFile& plan)
+hardware::HardwareModel hardwareOf(const megatron::PlanFile& plan)
 {
-    return perf::HardwareModel(plan.cluster, perf::efficiencyFor(plan.cluster.gpu));
+    return hardware::HardwareModel(plan.cluster, hardware::efficiencyFor(plan.cluster.gpu));
 }
 
 } // namespace
 
-Q_DECLARE_METATYPE(stratex::perf::PlanFile)
+Q_DECLARE_METATYPE(stratex::megatron::PlanFile)
 
 class TestPlanExports : public QObject {
     Q_OBJECT
@@ -283,14 +283,14 @@ void TestPlanExports::megatronRulesCatchViolations()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, violation);
-    megatron::Args parsed;
+    megatron_rules::Args parsed;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const std::string flag = args[i].toStdString();
         const bool hasValue = i + 1 < args.size() && !args[i + 1].startsWith("--");
         parsed[flag] = hasValue ? args[++i].toStdString() : std::string();
     }
     std::map<std::string, std::string> env { { "CUDA_DEVICE_MAX_CONNECTIONS", "1" } };
-    const std::string found = joined(megatron::megatronViolations(parsed, env, false, 8));
+    const std::string found = joined(megatron_rules::megatronViolations(parsed, env, false, 8));
     if (violation.isEmpty())
         QVERIFY2(found.empty(), found.c_str());
     else
@@ -299,7 +299,7 @@ void TestPlanExports::megatronRulesCatchViolations()
 
 void TestPlanExports::megatron_data()
 {
-    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<megatron::PlanFile>("plan");
     QTest::addColumn<QString>("expect"); // "flag value" items the export holds, ';'-separated
     QTest::addColumn<QString>("absent"); // flags it must not hold, ';'-separated
     QTest::addColumn<QString>("comment"); // comment parts, ';'-separated
@@ -393,20 +393,20 @@ void TestPlanExports::megatron_data()
 
 void TestPlanExports::megatron()
 {
-    QFETCH(perf::PlanFile, plan);
+    QFETCH(megatron::PlanFile, plan);
     QFETCH(QString, expect);
     QFETCH(QString, absent);
     QFETCH(QString, comment);
     QFETCH(bool, differs);
-    const perf::HardwareModel hardware = hardwareOf(plan);
+    const hardware::HardwareModel hardware = hardwareOf(plan);
     const MegatronPlanArgs m = megatronPlanArgs(plan, &hardware);
-    const megatron::Args args = argsOf(m.arguments);
+    const megatron_rules::Args args = argsOf(m.arguments);
     QCOMPARE(args.size(), m.arguments.size()); // no flag twice
     const int world = plan.cluster.worldSize();
     const std::map<std::string, std::string> environment(m.environment.set.begin(), m.environment.set.end());
     const bool unset = std::find(m.environment.unset.begin(), m.environment.unset.end(), "CUDA_DEVICE_MAX_CONNECTIONS")
         != m.environment.unset.end();
-    const std::string violations = joined(megatron::megatronViolations(args, environment, unset, world));
+    const std::string violations = joined(megatron_rules::megatronViolations(args, environment, unset, world));
     // Megatron refuses exactly what the export warns about.
     QCOMPARE(violations.empty(), m.warnings.empty() || joined(m.warnings).find("refuse") == std::string::npos);
     if (m.warnings.empty())
@@ -425,7 +425,7 @@ void TestPlanExports::megatron()
         QVERIFY2(joined(m.comments).find(part.toStdString()) != std::string::npos, joined(m.comments).c_str());
     // The layers per chunk Megatron builds are the plan's.
     std::vector<std::string> unused;
-    QCOMPARE(megatron::megatronChunks(args, unused), perf::chunkLayerCounts(m.exported, plan.model.num_layers));
+    QCOMPARE(megatron_rules::megatronChunks(args, unused), megatron::chunkLayerCounts(m.exported, plan.model.num_layers));
     // Costed: the plan, and what Megatron runs when it differs.
     QVERIFY(m.planned);
     QCOMPARE(m.recosted.has_value(), differs);
@@ -433,8 +433,8 @@ void TestPlanExports::megatron()
 
     // Read back as Megatron prints the arguments at start: the strategy Megatron runs and the model,
     // read exactly (nothing missing, nothing approximated).
-    const perf::measured::RunArguments back
-        = perf::measured::runArguments(dumpOf(m.arguments, world, plan.model.vocab_size));
+    const runs::RunArguments back
+        = runs::runArguments(dumpOf(m.arguments, world, plan.model.vocab_size));
     QVERIFY2(back.missing.empty(), joined(back.missing).c_str());
     QVERIFY2(back.notes.empty(), joined(back.notes).c_str());
     QVERIFY(back.strategy && back.model);
@@ -450,7 +450,7 @@ void TestPlanExports::megatronScriptRecosts()
 {
     // The script says both predictions when Megatron runs something else, and launches with the
     // environment Megatron asserts on.
-    const perf::PlanFile plan
+    const megatron::PlanFile plan
         = planOf("llama2-13b", 0, 0, "a100-80gb", 2, "tp=4 pp=4 dp=1 sp=1 gbs=32 schedule=zb-h1 overlap=0");
     const ExportedFile file = exportPlanFile(ExportFormat::Megatron, plan);
     QVERIFY(file.executable);
@@ -460,11 +460,11 @@ void TestPlanExports::megatronScriptRecosts()
     QVERIFY(file.text.find("exec env CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nnodes 2 --nproc-per-node 8")
         != std::string::npos);
     // The re-costed time is the 1F1B one, which has the larger bubble.
-    const perf::HardwareModel hardware = hardwareOf(plan);
+    const hardware::HardwareModel hardware = hardwareOf(plan);
     const MegatronPlanArgs m = megatronPlanArgs(plan, &hardware);
     QVERIFY(m.recosted->iteration_ms > m.planned->iteration_ms);
     // A plan that fits nowhere says so.
-    const perf::PlanFile huge = planOf("llama3-70b", 0, 0, "a100-40gb", 1, "tp=8 pp=1 dp=1 gbs=8");
+    const megatron::PlanFile huge = planOf("llama3-70b", 0, 0, "a100-40gb", 1, "tp=8 pp=1 dp=1 gbs=8");
     const ExportedFile over = exportPlanFile(ExportFormat::Megatron, huge);
     QVERIFY2(joined(over.warnings).find("does not fit") != std::string::npos, joined(over.warnings).c_str());
     QVERIFY(over.text.find("(DOES NOT FIT)") != std::string::npos);
@@ -472,7 +472,7 @@ void TestPlanExports::megatronScriptRecosts()
 
 void TestPlanExports::invalidStrategiesRefused_data()
 {
-    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<megatron::PlanFile>("plan");
     QTest::addColumn<QString>("rule");
     QTest::newRow("heads over tp") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=3 pp=1 dp=2 gbs=16")
                                    << "is not divisible by tp 3";
@@ -485,7 +485,7 @@ void TestPlanExports::invalidStrategiesRefused_data()
 void TestPlanExports::invalidStrategiesRefused()
 {
     // Megatron would not start: no format writes it, each names the rule.
-    QFETCH(perf::PlanFile, plan);
+    QFETCH(megatron::PlanFile, plan);
     QFETCH(QString, rule);
     for (ExportFormat format : exportFormats()) {
         try {
@@ -501,7 +501,7 @@ void TestPlanExports::invalidStrategiesRefused()
 
 void TestPlanExports::scheduleCsv_data()
 {
-    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<megatron::PlanFile>("plan");
     QTest::addColumn<QString>("types"); // the compute types the CSV holds
     QTest::newRow("1F1B") << planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 dp=1 gbs=8") << "BF";
     QTest::newRow("interleaved, vpp 2") << planOf(
@@ -517,7 +517,7 @@ void TestPlanExports::scheduleCsv_data()
 
 void TestPlanExports::scheduleCsv()
 {
-    QFETCH(perf::PlanFile, plan);
+    QFETCH(megatron::PlanFile, plan);
     QFETCH(QString, types);
     const ParallelStrategy& s = plan.strategy;
     const std::string csv = exportPlanFile(ExportFormat::PytorchSchedule, plan).text;
@@ -550,7 +550,7 @@ void TestPlanExports::scheduleCsv()
 
 void TestPlanExports::torchtitan_data()
 {
-    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<megatron::PlanFile>("plan");
     QTest::addColumn<QString>("expect"); // "section.key=value" items, ';'-separated
     QTest::addColumn<int>("parts"); // model parts (0: no pipeline)
     QTest::newRow("Llama 3 70B: interleaved, FSDP ZeRO-3, full AC")
@@ -585,7 +585,7 @@ void TestPlanExports::torchtitan_data()
 
 void TestPlanExports::torchtitan()
 {
-    QFETCH(perf::PlanFile, plan);
+    QFETCH(megatron::PlanFile, plan);
     QFETCH(QString, expect);
     QFETCH(int, parts);
     const ExportedFile file = exportPlanFile(ExportFormat::Torchtitan, plan);
@@ -624,7 +624,7 @@ void TestPlanExports::torchtitan()
 
 void TestPlanExports::galvatronAndPaddle_data()
 {
-    QTest::addColumn<perf::PlanFile>("plan");
+    QTest::addColumn<megatron::PlanFile>("plan");
     QTest::addColumn<QString>("refused"); // the dimension named, or "" when exported
     QTest::addColumn<QString>("warned"); // a warning part, or ""
     QTest::newRow("uniform, ZeRO-3") << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=2 pp=2 dp=4 sp=1 zero=3 gbs=64")
@@ -649,7 +649,7 @@ void TestPlanExports::galvatronAndPaddle_data()
 
 void TestPlanExports::galvatronAndPaddle()
 {
-    QFETCH(perf::PlanFile, plan);
+    QFETCH(megatron::PlanFile, plan);
     QFETCH(QString, refused);
     QFETCH(QString, warned);
     const ParallelStrategy& s = plan.strategy;
@@ -674,7 +674,7 @@ void TestPlanExports::galvatronAndPaddle()
             continue;
         }
         const nlohmann::json json = nlohmann::json::parse(file.text);
-        const std::vector<int> stages = perf::stageLayerCounts(s, plan.model.num_layers);
+        const std::vector<int> stages = megatron::stageLayerCounts(s, plan.model.num_layers);
         if (format == ExportFormat::Galvatron) {
             QCOMPARE(json.at("pp_deg").get<int>(), s.pp);
             QCOMPARE(json.at("global_bsz").get<int>(), s.global_batch_size);

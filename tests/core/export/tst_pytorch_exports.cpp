@@ -13,15 +13,15 @@
 #include "core/export/plan_export.h"
 #include "core/export/pytorch_exports.h"
 #include "core/model/model_presets.h"
-#include "core/search/model_settings.h"
-#include "core/search/search_engine.h"
-#include "core/search/synthesized_inputs.h"
+#include "core/galvatron/model_settings.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/synthesized_inputs.h"
 
 #include "export_test_util.h"
 #include "pytorch_rules.h"
 
 using namespace stratex;
-using namespace stratex::search;
+using namespace stratex::galvatron;
 using namespace stratex::exporting;
 using namespace stratex::test;
 using namespace stratex::test::pytorch;
@@ -29,7 +29,7 @@ using namespace stratex::test::pytorch;
 namespace {
 
 Plan handMade(
-    const std::vector<int>& division, int tp, int sp, cost::DpType dpType, cost::PipelineType type, int chunks)
+    const std::vector<int>& division, int tp, int sp, galvatron::DpType dpType, galvatron::PipelineType type, int chunks)
 {
     Plan plan;
     plan.pp = int(division.size());
@@ -40,23 +40,23 @@ Plan handMade(
     plan.pipeline_type = type;
     for (int n : division) {
         for (int i = 0; i < n; ++i) {
-            cost::LayerStrategy s;
+            galvatron::LayerStrategy s;
             s.pp = plan.pp;
             s.tp = tp;
             s.sp = sp;
             s.dp = 8 / (plan.pp * tp * sp);
-            s.dp_type = s.dp > 1 ? dpType : cost::DpType::Ddp;
+            s.dp_type = s.dp > 1 ? dpType : galvatron::DpType::Ddp;
             s.checkpoint = i % 2 == 0;
             plan.layers.push_back(s);
         }
     }
-    plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), cost::DpType::Zero2 };
+    plan.embedding = { plan.pp, tp, sp, 1, 8 / (plan.pp * tp * sp), galvatron::DpType::Zero2 };
     return plan;
 }
 
 } // namespace
 
-Q_DECLARE_METATYPE(stratex::search::Plan)
+Q_DECLARE_METATYPE(stratex::galvatron::Plan)
 Q_DECLARE_METATYPE(stratex::model::ModelDescription)
 
 class TestPytorchExports : public QObject {
@@ -98,9 +98,9 @@ void TestPytorchExports::scheduleCsv_data()
     QTest::addColumn<Plan>("plan");
     QTest::newRow("7B, 24 GB: pp 4, 1F1B") << searched(24, 32);
     QTest::newRow("GPipe, 8 micro-batches")
-        << handMade({ 8, 8, 8, 8 }, 1, 1, cost::DpType::Ddp, cost::PipelineType::GPipe, 8);
+        << handMade({ 8, 8, 8, 8 }, 1, 1, galvatron::DpType::Ddp, galvatron::PipelineType::GPipe, 8);
     QTest::newRow("1F1B, fewer micro-batches than stages")
-        << handMade({ 8, 8, 8, 8 }, 1, 1, cost::DpType::Ddp, cost::PipelineType::PipeDreamFlush, 2);
+        << handMade({ 8, 8, 8, 8 }, 1, 1, galvatron::DpType::Ddp, galvatron::PipelineType::PipeDreamFlush, 2);
     QTest::newRow("one stage") << searched(36, 16);
 }
 
@@ -121,7 +121,7 @@ void TestPytorchExports::scheduleCsv()
         while (warmup < int(actions.size()) && actions[std::size_t(warmup)].type == "F")
             ++warmup;
         const int expected
-            = plan.pipeline_type == cost::PipelineType::GPipe ? plan.chunks : std::min(plan.chunks, plan.pp - r);
+            = plan.pipeline_type == galvatron::PipelineType::GPipe ? plan.chunks : std::min(plan.chunks, plan.pp - r);
         QCOMPARE(warmup, expected);
         for (const Action& a : actions)
             QCOMPARE(a.stage, r);
@@ -148,19 +148,19 @@ void TestPytorchExports::torchtitanConfig_data()
            "parallelism.pipeline_parallel_microbatch_size=2;training.local_batch_size=32"
         << false;
     QTest::newRow("Llama 3 8B flavor, GPipe, ZeRO-2")
-        << handMade({ 16, 16 }, 2, 1, cost::DpType::Zero2, cost::PipelineType::GPipe, 8)
+        << handMade({ 16, 16 }, 2, 1, galvatron::DpType::Zero2, galvatron::PipelineType::GPipe, 8)
         << resizedModel("llama3-8b", 32, 8192)
         << "model.name=llama3;model.flavor=8B;parallelism.pipeline_parallel_schedule=GPipe;"
            "parallelism.fsdp_reshard_after_forward=never;parallelism.data_parallel_shard_degree=2"
         << false;
     QTest::newRow("Ulysses as context parallelism, DDP")
-        << handMade({ 32 }, 1, 4, cost::DpType::Ddp, cost::PipelineType::PipeDreamFlush, 4)
+        << handMade({ 32 }, 1, 4, galvatron::DpType::Ddp, galvatron::PipelineType::PipeDreamFlush, 4)
         << resizedModel("llama3-8b", 32, 8192)
         << "parallelism.context_parallel_degree=4;parallelism.data_parallel_replicate_degree=2;"
            "training.local_batch_size=8"
         << false;
     QTest::newRow("too few micro-batches for 1F1B")
-        << handMade({ 8, 8, 8, 8 }, 1, 1, cost::DpType::Ddp, cost::PipelineType::PipeDreamFlush, 2)
+        << handMade({ 8, 8, 8, 8 }, 1, 1, galvatron::DpType::Ddp, galvatron::PipelineType::PipeDreamFlush, 2)
         << resizedModel("llama2-13b", 32, 4096) << "parallelism.pipeline_parallel_degree=4" << true;
 }
 

@@ -19,14 +19,14 @@
 #include "core/export/paddle_config.h"
 #include "core/export/plan_json.h"
 #include "core/model/model_presets.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_setting_table.h"
-#include "core/search/strategy_file.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/search_setting_table.h"
+#include "core/galvatron/strategy_file.h"
 
 #include "export_test_util.h"
 
 using namespace stratex;
-using namespace stratex::search;
+using namespace stratex::galvatron;
 using namespace stratex::exporting;
 using namespace stratex::test;
 
@@ -50,15 +50,15 @@ Plan wideDataParallelPlan()
     plan.world = 128;
     plan.pp_division = { 2, 2 };
     for (int i = 0; i < 4; ++i) {
-        cost::LayerStrategy s;
+        galvatron::LayerStrategy s;
         s.pp = 2;
         s.tp = i < 2 ? 4 : 2;
         s.dp = 64 / s.tp;
-        s.dp_type = i == 0 ? cost::DpType::Zero3 : cost::DpType::Zero2;
+        s.dp_type = i == 0 ? galvatron::DpType::Zero3 : galvatron::DpType::Zero2;
         s.checkpoint = i == 1;
         plan.layers.push_back(s);
     }
-    plan.embedding = { 2, 4, 1, 1, 16, cost::DpType::Zero2 };
+    plan.embedding = { 2, 4, 1, 1, 16, galvatron::DpType::Zero2 };
     return plan;
 }
 
@@ -414,7 +414,7 @@ void TestStrategyExports::strategyFileCarriesModelAndCluster()
     settings.allocator_reserve_fraction = 0.1;
     const Plan plan = searched(24, 32);
     const model::ModelDescription model = llama7b();
-    const profile::synth::ClusterDescription cluster { profile::synth::gpuPreset("a100-40gb"), 1, 8 };
+    const hardware::ClusterDescription cluster { hardware::gpuPreset("a100-40gb"), 1, 8 };
     const std::string text = strategyFileText(plan, settings, model, cluster);
     const std::string galvatron = galvatronConfigText(plan);
     QCOMPARE(text.substr(0, galvatron.size() - 2), galvatron.substr(0, galvatron.size() - 2)); // up to "\n}"
@@ -536,7 +536,7 @@ void TestStrategyExports::paddleScriptRunsPaddleNLP()
     settings.num_nodes = nodes;
     Plan plan = wideDataParallelPlan();
     plan.world = 8 * nodes;
-    for (cost::LayerStrategy& s : plan.layers)
+    for (galvatron::LayerStrategy& s : plan.layers)
         s.dp = plan.world / (s.pp * s.tp);
     model::ModelDescription model = model::modelPreset(preset.toStdString());
     model.num_layers = 4;
@@ -598,7 +598,7 @@ void TestStrategyExports::paddleScriptRunsPaddleNLP()
 void TestStrategyExports::cliJsonShapes()
 {
     NullProgress progress;
-    const SearchResult result = stratex::search::search(llamaInputs(), llamaSettings(36, 16), progress, 2);
+    const SearchResult result = stratex::galvatron::search(llamaInputs(), llamaSettings(36, 16), progress, 2);
     const nlohmann::ordered_json json = searchResultJson(result);
     std::vector<std::string> keys;
     for (auto it = json.begin(); it != json.end(); ++it)

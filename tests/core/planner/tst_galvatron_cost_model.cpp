@@ -6,12 +6,12 @@
 
 #include "core/common/error.h"
 #include "core/common/progress.h"
-#include "core/cost/layer_memory.h"
-#include "core/cost/layer_time.h"
+#include "core/galvatron/layer_memory.h"
+#include "core/galvatron/layer_time.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/planner/microbatch_lengths.h"
 #include "core/planner/planner.h"
-#include "core/search/search_inputs.h"
+#include "core/galvatron/search_inputs.h"
 
 #include "support/test_paths.h"
 
@@ -26,7 +26,7 @@ std::string fixture(const char* name)
     return stratex::test::fixture(QStringLiteral("galvatron/") + QString::fromLatin1(name)).toStdString();
 }
 
-cost::CostModel llamaCostModel()
+galvatron::CostModel llamaCostModel()
 {
     profile::ProfilePaths paths;
     paths.computation = fixture("computation_profiling_bf16_llama2-7b_all.json");
@@ -35,11 +35,11 @@ cost::CostModel llamaCostModel()
     paths.p2p = fixture("p2p_bandwidth_1nodes_8gpus_per_node.json");
     paths.overlap = fixture("overlap_coefficient.json");
     paths.spTime = fixture("sp_time_1nodes_8gpus_per_node.json");
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     settings.memory_constraint_gb = 36;
     settings.model = { "llama2-7b", 2048, 4096, 32, 32, 32000 };
     settings.time_profile_mode = profile::TimeProfileMode::Batch;
-    return search::buildCostModel(search::SearchInputs::load(paths), settings);
+    return galvatron::buildCostModel(galvatron::SearchInputs::load(paths), settings);
 }
 
 } // namespace
@@ -82,15 +82,15 @@ void TestGalvatronCostModel::matchesTheSearchAtTheProfiledLength()
     QFETCH(int, tp);
     QFETCH(int, dp);
     QFETCH(bool, checkpoint);
-    const cost::CostModel costModel = llamaCostModel();
+    const galvatron::CostModel costModel = llamaCostModel();
     const GalvatronLayerCostModel model(costModel);
-    cost::LayerStrategy strategy;
+    galvatron::LayerStrategy strategy;
     strategy.tp = tp;
     strategy.dp = dp;
     strategy.checkpoint = checkpoint;
     const int gbsz = 4 * dp; // 4 samples per replica, one micro-batch
-    const cost::LayerTime time = cost::layerTime(costModel, strategy, gbsz, 1);
-    const cost::LayerMemory memory = cost::layerMemory(costModel, strategy, gbsz, 1, 0);
+    const galvatron::LayerTime time = galvatron::layerTime(costModel, strategy, gbsz, 1);
+    const galvatron::LayerMemory memory = galvatron::layerMemory(costModel, strategy, gbsz, 1, 0);
     const LayerCostEstimate estimate
         = model.estimate({ 4, 2048, 0, tp, checkpoint ? RecomputeType::Full : RecomputeType::None });
     const double layers = costModel.numLayers();

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void synthesizedSequenceFit()
     {
         using namespace stratex::profile::synth;
+using namespace stratex::hardware;
         QTemporaryDir dir;
         ClusterDescription cluster;
         cluster.gpu = gpuPreset("a100-80gb");

@@ -13,13 +13,14 @@
 #include "core/profile/synth/profile_synthesizer.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/profile/synth/transformer_estimates.h"
-#include "core/search/search_engine.h"
-#include "core/search/search_inputs.h"
+#include "core/galvatron/search_engine.h"
+#include "core/galvatron/search_inputs.h"
 
 #include "profile_test_util.h"
 
 using namespace stratex;
 using namespace stratex::profile::synth;
+using namespace stratex::hardware;
 
 namespace {
 
@@ -47,14 +48,14 @@ std::filesystem::path writeSet(const QTemporaryDir& dir, const model::ModelDescr
     return path;
 }
 
-search::SearchResult searchOn(const std::filesystem::path& dir, search::SearchSettings& settings)
+galvatron::SearchResult searchOn(const std::filesystem::path& dir, galvatron::SearchSettings& settings)
 {
     profile::ProfileDiscovery request;
     request.profilesDir = dir;
     // The tests choose the memory per GPU; the rest comes from the set's record.
-    const search::SearchInputs inputs = search::loadSearchInputs(request, settings, { "memory-constraint" });
+    const galvatron::SearchInputs inputs = galvatron::loadSearchInputs(request, settings, { "memory-constraint" });
     NullProgress progress;
-    return search::search(inputs, settings, progress, 1, 3);
+    return galvatron::search(inputs, settings, progress, 1, 3);
 }
 
 double relative(double actual, double expected)
@@ -125,13 +126,13 @@ private Q_SLOTS:
         const ClusterDescription c = cluster(gpu.toLatin1().constData(), nodes, perNode);
         const std::filesystem::path path = writeSet(dir, model::modelPreset(model.toStdString()), c);
 
-        search::SearchSettings settings;
+        galvatron::SearchSettings settings;
         settings.time_profile_mode = *profile::parseTimeProfileMode(timeMode.toStdString());
         settings.memory_profile_mode = *profile::parseMemoryProfileMode(memoryMode.toStdString());
         settings.sequence_parallel = sequenceParallel;
         settings.memory_constraint_gb = int(c.gpu.memory_gb);
         settings.settle_bsz = 8 * c.worldSize();
-        const search::SearchResult result = searchOn(path, settings);
+        const galvatron::SearchResult result = searchOn(path, settings);
         QVERIFY2(result.best.has_value(), "no plan fits on the synthesized profiles");
         QVERIFY(result.best->time_cost_s > 0);
         QCOMPARE(result.best->world, c.worldSize());
@@ -196,11 +197,11 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::filesystem::path path = writeSet(dir, llama2At2048(), cluster("a100-40gb", 1, 8));
-        search::SearchSettings settings;
+        galvatron::SearchSettings settings;
         settings.memory_constraint_gb = 36;
         settings.settle_bsz = 16;
         settings.time_profile_mode = profile::TimeProfileMode::Batch;
-        const search::SearchResult result = searchOn(path, settings);
+        const galvatron::SearchResult result = searchOn(path, settings);
         QVERIFY(result.best.has_value());
         QCOMPARE(result.best->pp, 1);
         QVERIFY2(relative(result.best->time_cost_s, 1.0860461243113173) < 0.05,

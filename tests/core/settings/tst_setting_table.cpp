@@ -6,7 +6,7 @@
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/profile/synth/synthesis_settings.h"
-#include "core/search/search_setting_table.h"
+#include "core/galvatron/search_setting_table.h"
 #include "core/settings/setting_table.h"
 
 using namespace stratex;
@@ -148,14 +148,14 @@ void TestSettingTable::helpShowsTheStructDefault()
 {
     QFETCH(QString, flag);
     QFETCH(QString, help);
-    const std::string text = search::searchSettingTable().help(flag.toStdString());
+    const std::string text = galvatron::searchSettingTable().help(flag.toStdString());
     QVERIFY2(QString::fromStdString(text).endsWith(help), text.c_str());
 }
 
 void TestSettingTable::searchTableRoundTripsThroughJson_data()
 {
     QTest::addColumn<QString>("flag");
-    for (const auto& row : search::searchSettingTable().rows())
+    for (const auto& row : galvatron::searchSettingTable().rows())
         QTest::newRow(std::string(row.spec.flag).c_str()) << QString::fromUtf8(row.spec.flag.data());
 }
 
@@ -164,9 +164,9 @@ void TestSettingTable::searchTableRoundTripsThroughJson_data()
 void TestSettingTable::searchTableRoundTripsThroughJson()
 {
     QFETCH(QString, flag);
-    const auto& table = search::searchSettingTable();
+    const auto& table = galvatron::searchSettingTable();
     const auto& row = table.at(flag.toStdString());
-    search::SearchSettings changed;
+    galvatron::SearchSettings changed;
     const SettingValue original = row.get(changed);
     SettingValue other;
     switch (row.spec.kind) {
@@ -195,7 +195,7 @@ void TestSettingTable::searchTableRoundTripsThroughJson()
 
     const nlohmann::ordered_json json = table.toJson(changed);
     const JsonDocument document = JsonDocument::parse(json.dump(), "settings.json");
-    search::SearchSettings restored;
+    galvatron::SearchSettings restored;
     const SettingNames given = table.applyJson(restored, document.root());
     QCOMPARE(given.size(), table.rows().size());
     QVERIFY(row.get(restored) == other);
@@ -203,7 +203,7 @@ void TestSettingTable::searchTableRoundTripsThroughJson()
     // Only this row differs from the defaults.
     for (const auto& each : table.rows()) {
         if (each.spec.flag != row.spec.flag)
-            QVERIFY2(each.get(restored) == each.get(search::SearchSettings {}), std::string(each.spec.flag).c_str());
+            QVERIFY2(each.get(restored) == each.get(galvatron::SearchSettings {}), std::string(each.spec.flag).c_str());
     }
 }
 
@@ -248,7 +248,7 @@ void TestSettingTable::synthesisTableRoundTripsThroughJson()
 // The defaults are those of Galvatron's search_dist.yaml (docs/galvatron-search.md §1.1).
 void TestSettingTable::searchTableDefaultsAreGalvatrons()
 {
-    const nlohmann::ordered_json json = search::searchSettingTable().toJson(search::SearchSettings {});
+    const nlohmann::ordered_json json = galvatron::searchSettingTable().toJson(galvatron::SearchSettings {});
     QCOMPARE(json.at("memory_constraint").get<int>(), 38);
     QCOMPARE(json.at("max_tp_deg").get<int>(), 8);
     QCOMPARE(json.at("settle_bsz").get<int>(), -1);
@@ -289,9 +289,9 @@ void TestSettingTable::jsonErrorsNameTheKey()
     QFETCH(QString, keyPath);
     QFETCH(QString, expected);
     const JsonDocument document = JsonDocument::parse(json.toStdString(), "search-settings.json");
-    search::SearchSettings settings;
+    galvatron::SearchSettings settings;
     try {
-        search::searchSettingTable().applyJson(settings, document.root());
+        galvatron::searchSettingTable().applyJson(settings, document.root());
         QFAIL("accepted");
     } catch (const InputError& error) {
         QCOMPARE(QString::fromStdString(error.file()), QStringLiteral("search-settings.json"));
@@ -302,10 +302,10 @@ void TestSettingTable::jsonErrorsNameTheKey()
 
 void TestSettingTable::everySearchSettingHasHelpAndAGroup()
 {
-    for (const auto& row : search::searchSettingTable().rows()) {
+    for (const auto& row : galvatron::searchSettingTable().rows()) {
         QVERIFY2(!row.spec.help.empty() && !row.spec.group.empty() && !row.spec.label.empty(),
             std::string(row.spec.flag).c_str());
-        QVERIFY2(settingValueProblem(row.spec, row.get(search::SearchSettings {})).empty() || !row.spec.openText.empty()
+        QVERIFY2(settingValueProblem(row.spec, row.get(galvatron::SearchSettings {})).empty() || !row.spec.openText.empty()
                 || !row.spec.specialText.empty(),
             std::string(row.spec.flag).c_str());
     }

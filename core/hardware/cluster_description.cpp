@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/hardware/cluster_description.h"
+
+#include <bit>
+#include <cmath>
+
+#include "core/common/error.h"
+#include "core/common/input_limits.h"
+#include "core/hardware/preset_lookup.h"
+
+namespace stratex::hardware {
+
+namespace {
+
+void requirePositive(const char* what, double value)
+{
+    if (!(value > 0) || !std::isfinite(value))
+        throw Error(std::string("gpu: ") + what + " must be a positive number, found " + std::to_string(value));
+}
+
+} // namespace
+
+void GpuDescription::validate() const
+{
+    requirePositive("peak_tflops", peak_tflops);
+    requirePositive("memory_gb", memory_gb);
+    if (memory_gb > limits::kMaxGpuMemoryGb)
+        throw Error("gpu: memory_gb must be at most " + std::to_string(limits::kMaxGpuMemoryGb) + ", found "
+            + std::to_string(memory_gb));
+    requirePositive("hbm_gb_per_s", hbm_gb_per_s);
+    requirePositive("matmul_efficiency", matmul_efficiency);
+    if (matmul_efficiency > 1)
+        throw Error("gpu: matmul_efficiency is a fraction of peak, expected at most 1, found "
+            + std::to_string(matmul_efficiency));
+    requirePositive("intra_node_bus_gb_per_s", intra_node_bus_gb_per_s);
+    requirePositive("intra_node_p2p_gb_per_s", intra_node_p2p_gb_per_s);
+    requirePositive("network_gb_per_s_per_gpu", network_gb_per_s_per_gpu);
+    if (!(overlap_slowdown >= 1) || !std::isfinite(overlap_slowdown))
+        throw Error("gpu: overlap_slowdown is a slowdown factor, expected at least 1, found "
+            + std::to_string(overlap_slowdown));
+}
+
+void ClusterDescription::validate() const
+{
+    validateSizes();
+    // Galvatron's hardware files list groups by halving the world, so the shape must be powers of two.
+    if (!std::has_single_bit(unsigned(gpus_per_node)))
+        throw Error("cluster: gpus_per_node must be a power of two, found " + std::to_string(gpus_per_node));
+    if (!std::has_single_bit(unsigned(num_nodes)))
+        throw Error("cluster: num_nodes must be a power of two, found " + std::to_string(num_nodes));
+}
+
+void ClusterDescription::validateSizes() const
+{
+    gpu.validate();
+    if (efficiency)
+        validateEfficiency(*efficiency);
+    if (num_nodes <= 0 || num_nodes > limits::kMaxNodes)
+        throw Error("cluster: num_nodes must be an integer from 1 to " + std::to_string(limits::kMaxNodes) + ", found "
+            + std::to_string(num_nodes));
+    if (gpus_per_node > limits::kMaxGpusPerNode)
+        throw Error("cluster: gpus_per_node must be at most " + std::to_string(limits::kMaxGpusPerNode) + ", found "
+            + std::to_string(gpus_per_node));
+    if (gpus_per_node <= 0)
+        throw Error("cluster: gpus_per_node must be a positive integer, found " + std::to_string(gpus_per_node));
+    if (worldSize() < 2)
+        throw Error("cluster: at least 2 GPUs are needed for a parallel strategy, found 1");
+}
+
+const std::vector<GpuDescription>& gpuPresets()
+{
+    // Peaks and bandwidths from the vendors' datasheets; the efficiency and the achieved bus
+    // bandwidths are typical NCCL-tests / GEMM figures, not measurements of one machine.
+    static const std::vector<GpuDescription> presets = {
+        { "a100-40gb", 312, 40, 1555, 0.74, 155, 160, 25, 1.13 },
+        { "a100-80gb", 312, 80, 2039, 0.74, 155, 160, 25, 1.13 },
+        { "h100-80gb", 989, 80, 3350, 0.62, 360, 370, 50, 1.15 },
+        { "h800-80gb", 989, 80, 3350, 0.62, 180, 185, 50, 1.15 },
+        // torchtitan's Grand Teton H100s: 96 GB HBM2e, power-capped at 500 W (lower clocks).
+        { "h100-96gb", 989, 96, 3350, 0.55, 360, 370, 50, 1.15 },
+        // DGX B200: 180 GB usable HBM3e at 8 TB/s, NVLink 5, one 400 Gb/s NIC per GPU.
+        { "b200-192gb", 2250, 180, 8000, 0.60, 700, 720, 50, 1.15 },
+        { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10 },
+    };
+    return presets;
+}
+
+GpuDescription gpuPreset(const std::string& name)
+{
+    return findPreset(gpuPresets(), name, "GPU");
+}
+
+} // namespace stratex::hardware

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/hardware/cluster_json.h"
+
+#include "core/common/error.h"
+
+namespace stratex::hardware {
+
+namespace {
+
+struct GpuField {
+    const char* key;
+    double GpuDescription::*member;
+};
+
+constexpr GpuField kGpuFields[] = {
+    { "peak_tflops", &GpuDescription::peak_tflops },
+    { "memory_gb", &GpuDescription::memory_gb },
+    { "hbm_gb_per_s", &GpuDescription::hbm_gb_per_s },
+    { "matmul_efficiency", &GpuDescription::matmul_efficiency },
+    { "intra_node_bus_gb_per_s", &GpuDescription::intra_node_bus_gb_per_s },
+    { "intra_node_p2p_gb_per_s", &GpuDescription::intra_node_p2p_gb_per_s },
+    { "network_gb_per_s_per_gpu", &GpuDescription::network_gb_per_s_per_gpu },
+    { "overlap_slowdown", &GpuDescription::overlap_slowdown },
+};
+
+GpuDescription presetNamed(const JsonView& name)
+{
+    try {
+        return gpuPreset(name.string());
+    } catch (const InputError&) {
+        throw;
+    } catch (const Error& error) {
+        name.fail(std::string("a GPU preset; ") + error.what());
+    }
+}
+
+std::string efficiencyKeyList()
+{
+    std::string list;
+    for (const EfficiencyField& field : efficiencyFields())
+        list += (list.empty() ? "" : ", ") + std::string(field.key);
+    return list;
+}
+
+GpuDescription readGpu(const JsonView& value)
+{
+    if (value.isString())
+        return presetNamed(value);
+    value.requireObject();
+    GpuDescription gpu;
+    const std::optional<JsonView> preset = value.find("preset");
+    if (preset)
+        gpu = presetNamed(*preset);
+    if (const std::optional<JsonView> name = value.find("name"))
+        gpu.name = name->string();
+    else if (!preset)
+        value.failMissing("name");
+    for (const GpuField& field : kGpuFields) {
+        if (const std::optional<JsonView> figure = value.find(field.key))
+            gpu.*field.member = figure->positiveNumber();
+        else if (!preset)
+            value.failMissing(field.key);
+    }
+    try {
+        gpu.validate();
+    } catch (const Error& error) {
+        value.fail(std::string("valid GPU figures (") + error.what() + ")");
+    }
+    return gpu;
+}
+
+} // namespace
+
+Efficiency readEfficiency(const JsonView& object)
+{
+    object.requireObject();
+    for (const auto& [key, value] : object.members()) {
+        if (!findEfficiencyField(key) || key != findEfficiencyField(key)->key)
+            value.fail("one of the efficiency keys (" + efficiencyKeyList() + "), not \"" + key + "\"");
+    }
+    Efficiency efficiency;
+    for (const EfficiencyField& field : efficiencyFields()) {
+        const JsonView value = object[field.key];
+        const double number = value.number();
+        if (!inRange(field, number))
+            value.fail(rangeText(field));
+        efficiency.*field.member = number;
+    }
+    return efficiency;
+}
+
+nlohmann::ordered_json toJson(const Efficiency& efficiency)
+{
+    nlohmann::ordered_json json = nlohmann::ordered_json::object();
+    for (const EfficiencyField& field : efficiencyFields())
+        json[field.key] = efficiency.*field.member;
+    return json;
+}
+
+nlohmann::ordered_json toJson(const ClusterDescription& cluster)
+{
+    nlohmann::ordered_json gpu = { { "name", cluster.gpu.name } };
+    for (const GpuField& field : kGpuFields)
+        gpu[field.key] = cluster.gpu.*field.member;
+    nlohmann::ordered_json json
+        = { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node }, { "gpu", gpu } };
+    if (cluster.efficiency)
+        json["efficiency"] = toJson(*cluster.efficiency);
+    return json;
+}
+
+ClusterDescription readClusterFile(const std::filesystem::path& file)
+{
+    const JsonDocument document = JsonDocument::load(file);
+    const JsonView root = document.root();
+    root.requireObject();
+    if (const std::optional<JsonView> cluster = root.find("cluster"))
+        return readCluster(*cluster);
+    return readCluster(root);
+}
+
+ClusterDescription readCluster(const JsonView& object)
+{
+    object.requireObject();
+    ClusterDescription cluster;
+    cluster.gpu = readGpu(object["gpu"]);
+    cluster.num_nodes = object["num_nodes"].positiveInt();
+    cluster.gpus_per_node = object["gpus_per_node"].positiveInt();
+    if (const std::optional<JsonView> efficiency = object.find("efficiency"))
+        cluster.efficiency = readEfficiency(*efficiency);
+    return cluster;
+}
+
+} // namespace stratex::hardware

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/hardware/efficiency.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/common/error.h"
+
+namespace stratex::hardware {
+
+const std::vector<EfficiencyField>& efficiencyFields()
+{
+    // Ranges: what a real GPU and network can do, wide enough for any calibration to land inside.
+    static const std::vector<EfficiencyField> fields = {
+        { "gemm", "gemm_fraction_of_peak", &Efficiency::gemm, 0.05, 1.0, false },
+        { "gemm_half_dim", "gemm_half_efficiency_dim", &Efficiency::gemm_half_dim, 1, 1e5, true },
+        { "hbm", "hbm_fraction_of_peak", &Efficiency::hbm, 0.05, 1.0, false },
+        { "attention", "attention_fraction_of_peak", &Efficiency::attention, 0.05, 1.0, false },
+        { "kernel_overhead_us", "kernel_overhead_us", &Efficiency::kernel_overhead_us, 0.01, 1e3, true },
+        { "network", "network_fraction_of_datasheet", &Efficiency::network, 0.01, 2.0, false },
+        { "collective_latency_us", "collective_latency_us", &Efficiency::collective_latency_us, 0.01, 1e4, true },
+        { "fp8_speedup", "fp8_speedup_factor", &Efficiency::fp8_speedup, 0.5, 4.0, false },
+        { "dp_overlap", "dp_overlap_fraction", &Efficiency::dp_overlap, 0.01, 1.0, true },
+        { "iteration_overhead_ms", "iteration_overhead_ms", &Efficiency::iteration_overhead_ms, 0.01, 1e5, true },
+        { "memory_reserve_gb", "memory_reserve_gb", &Efficiency::memory_reserve_gb, 0.01, 1e3, true },
+        { "activation_fragmentation", "activation_fragmentation_factor", &Efficiency::activation_fragmentation, 1.0,
+            3.0, false },
+    };
+    return fields;
+}
+
+const EfficiencyField* findEfficiencyField(const std::string& name)
+{
+    for (const EfficiencyField& field : efficiencyFields()) {
+        if (name == field.name || name == field.key)
+            return &field;
+    }
+    return nullptr;
+}
+
+namespace {
+
+std::string general(double value)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    return buffer;
+}
+
+} // namespace
+
+bool inRange(const EfficiencyField& field, double value)
+{
+    if (!std::isfinite(value))
+        return false;
+    return (field.zeroAllowed && value == 0) || (value >= field.minimum && value <= field.maximum);
+}
+
+std::string rangeText(const EfficiencyField& field)
+{
+    return std::string(field.zeroAllowed ? "0 or " : "") + "a number from " + general(field.minimum) + " to "
+        + general(field.maximum);
+}
+
+void validateEfficiency(const Efficiency& efficiency)
+{
+    for (const EfficiencyField& field : efficiencyFields()) {
+        const double value = efficiency.*field.member;
+        if (!inRange(field, value))
+            throw Error(
+                std::string("efficiency: ") + field.key + " must be " + rangeText(field) + ", found " + general(value));
+    }
+}
+
+} // namespace stratex::hardware

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace stratex::hardware {
+
+// How close a GPU and its network come to their datasheet figures: the parameters of the stratex
+// cost model (core/megatron) that measured runs calibrate. Plain figures, so that a cluster file can
+// carry them (cluster_json, key "efficiency") without core/profile depending on core/megatron.
+struct Efficiency {
+    // GEMMs: the fraction of dense peak a large GEMM reaches, and the GEMM efficiency curve
+    // eff(d) = gemm · d / (d + gemm_half_dim) over the GEMM's smallest dimension d (see
+    // hardware::HardwareModel::gemmS for where the shape comes from). 0: no curve, every GEMM at `gemm`.
+    double gemm = 0.8;
+    double gemm_half_dim = 0;
+    double hbm = 0.8; // fraction of HBM bandwidth memory-bound kernels reach
+    double attention = 0.55; // flash-attention forward, fraction of dense peak
+    double kernel_overhead_us = 3; // launch + tail per kernel
+    double network = 1.0; // scale on the datasheet-derived collective bandwidths
+    double collective_latency_us = 15; // per ring/tree step
+    double fp8_speedup = 1.5; // FP8 GEMMs over BF16 ones, end to end (casts, scaling included)
+    double dp_overlap = 0.9; // share of the compute that hides data-parallel traffic
+    double iteration_overhead_ms = 20; // per iteration: loss, logging, synchronisation
+    double memory_reserve_gb = 3.0; // allocator reserve: CUDA context, NCCL buffers, allocator cache
+    double activation_fragmentation = 1.1; // allocator rounding on activations
+
+    bool operator==(const Efficiency&) const = default;
+};
+
+// One field of Efficiency: its short name (the member's, as `calibrate --fit` takes it), its key in
+// JSON (units or "fraction"/"factor" in the name), the member, and the range a valid value lies in.
+struct EfficiencyField {
+    const char* name;
+    const char* key;
+    double Efficiency::*member;
+    double minimum;
+    double maximum;
+    bool zeroAllowed; // the value may be 0 (switches the part off) though `minimum` is above it
+};
+
+const std::vector<EfficiencyField>& efficiencyFields();
+// The field whose short name or JSON key is `name`; nullptr when there is none.
+const EfficiencyField* findEfficiencyField(const std::string& name);
+
+bool inRange(const EfficiencyField& field, double value);
+std::string rangeText(const EfficiencyField& field); // "a number from 0.05 to 1", "0 or a number from ..."
+
+// Throws stratex::Error naming the first field out of its range.
+void validateEfficiency(const Efficiency& efficiency);
+
+} // namespace stratex::hardware

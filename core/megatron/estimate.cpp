@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/megatron/layer_cost.h"
+#include "core/megatron/pipeline_input.h"
+#include "core/sim/simulator.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+// Megabytes as a whole number for messages; a log or a file can describe runs whose memory does
+// not fit in an int (found by fuzz_megatron_log).
+std::string wholeMb(double mb)
+{
+    if (!std::isfinite(mb))
+        return "unbounded";
+    return std::to_string(std::llround(std::clamp(mb, -1e18, 1e18)));
+}
+
+constexpr double kMb = 1e6;
+constexpr double kBytes = 2;
+
+// One model chunk (a stage's share of layers under interleaving): per-micro-batch times and
+// activation bytes, plus the weights it holds.
+struct ChunkCost {
+    int layers = 0;
+    double forward_s = 0;
+    double backward_s = 0;
+    double activation_bytes = 0; // kept per micro-batch
+    double transient_bytes = 0; // one recomputed layer's activations during its backward
+    double dense_params = 0; // per GPU, before ZeRO sharding
+    double expert_params = 0;
+};
+
+double layerWeightsPerGpu(const model::ModelDescription& model, const model::ParameterCount& count,
+    const ParallelStrategy& s, bool moeLayer, double& expertParams)
+{
+    double dense = count.attention / s.tp + count.norms;
+    if (!moeLayer)
+        return dense + count.dense_mlp / s.tp;
+    const model::MoeDescription& moe = *model.moe;
+    expertParams += count.expert_mlp * moe.num_experts / (double(s.ep) * s.etp);
+    return dense + count.shared_mlp / s.tp + count.router;
+}
+
+// Embedding lookup and, on the last chunk, final norm + LM head + vocab-parallel cross-entropy.
+struct EndCosts {
+    double embedding_forward_s = 0;
+    double embedding_backward_s = 0;
+    double head_forward_s = 0;
+    double head_backward_s = 0;
+    double logits_bytes = 0;
+};
+
+EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    const double h = model.hidden_size;
+    const double vocabShard = double(model.vocab_size) / s.tp;
+    const double hidden = kBytes * tokens * h;
+    const hardware::GroupShape tpGroup { s.tp, 1 };
+    EndCosts end;
+    end.embedding_forward_s = hw.memoryBoundS(2 * hidden) + hw.allReduceS(hidden, tpGroup) + hw.kernelOverheadS(3);
+    end.embedding_backward_s = hw.memoryBoundS(4 * hidden) + hw.kernelOverheadS(3);
+    const double head = hw.gemmS(tokens, vocabShard, h);
+    // Cross-entropy in fp32 over the local vocabulary shard: cast, max, exp-sum, loss, gradient.
+    const double lossBytes = tokens * vocabShard * (2 + 4 + 4 + 4);
+    const double gather = s.sequence_parallel ? hw.allGatherS(hidden, tpGroup) : 0;
+    end.head_forward_s = head + hw.memoryBoundS(lossBytes * 0.6 + 2 * hidden) + gather + hw.kernelOverheadS(8);
+    end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
+    end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
+    return end;
+}
+
+std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
+    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales)
+{
+    const int p = s.pp;
+    const int v = s.vpp;
+    const LayerCost dense = layerCost(model, s, hw, false, false);
+    const LayerCost denseRecomputed = layerCost(model, s, hw, false, true);
+    LayerCost moe;
+    LayerCost moeRecomputed;
+    if (model.moe) {
+        moe = layerCost(model, s, hw, true, false);
+        moeRecomputed = layerCost(model, s, hw, true, true);
+    }
+    const model::ParameterCount count = model::countParameters(model);
+    std::vector<ChunkCost> chunks(std::size_t(p * v));
+    int layer = 0;
+    for (int j = 0; j < v; ++j) {
+        for (int i = 0; i < p; ++i) {
+            ChunkCost& chunk = chunks[std::size_t(j * p + i)];
+            const int stage = stageLayers[std::size_t(i)];
+            chunk.layers = stage / v + (j < stage % v ? 1 : 0);
+            // Full recompute, Megatron's uniform method: every layer is recomputed, in groups of
+            // recompute_num_layers; a group keeps its input and rebuilds its layers' activations
+            // during its backward.
+            const bool full = s.recompute == Recompute::Full;
+            const int group = std::max(1, s.recompute_num_layers);
+            double groupBytes = 0;
+            for (int k = 0; k < chunk.layers; ++k, ++layer) {
+                const bool isMoe = model.isMoeLayer(layer);
+                const LayerCost& c = isMoe ? (full ? moeRecomputed : moe) : (full ? denseRecomputed : dense);
+                chunk.forward_s += c.forwardS(scales);
+                chunk.backward_s += c.backwardS(scales);
+                if (full) {
+                    if (k % group == 0) {
+                        chunk.activation_bytes += c.input_bytes;
+                        groupBytes = 0;
+                    }
+                    groupBytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, groupBytes);
+                } else {
+                    chunk.activation_bytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
+                }
+                chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
+            }
+        }
+    }
+    return chunks;
+}
+
+double makespanS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, const hardware::HardwareModel& hw,
+    double p2pBytes, bool crossNode)
+{
+    const int p = s.pp;
+    const int m = s.microbatches();
+    if (p == 1) {
+        double perMicrobatch = 0;
+        for (const ChunkCost& c : chunks)
+            perMicrobatch += c.forward_s + c.backward_s;
+        return m * perMicrobatch;
+    }
+    std::vector<PipelineChunk> times;
+    for (const ChunkCost& c : chunks)
+        times.push_back({ c.forward_s, c.backward_s });
+    const PipelineSimulation pipeline = pipelineSimulationInput(times, s, hw, p2pBytes, crossNode);
+    sim::SimulationOptions options;
+    options.build_timeline = false;
+    return sim::simulate(pipeline.input, pipeline.schedule, options).makespan_us * 1e-6;
+}
+
+// A lower bound of the simulated makespan: stage i starts when the first micro-batch's forward
+// of the first model chunk has crossed stages 0..i-1, then does all its own work, and after its
+// last op the last micro-batch's backward of the first chunk still has to cross stages i-1..0
+// (with ZB-H1 the weight-gradient halves may fill that tail, so it is left out).
+double pipelineLowerBoundS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s)
+{
+    const int p = s.pp;
+    const int m = s.microbatches();
+    double head = 0;
+    double tail = 0;
+    double bound = 0;
+    for (int i = 0; i < p; ++i) {
+        double work = 0;
+        for (int j = 0; j < s.vpp; ++j) {
+            const ChunkCost& c = chunks[std::size_t(j * p + i)];
+            work += c.forward_s + c.backward_s;
+        }
+        const double tailHere = s.schedule == PipelineSchedule::ZbH1 ? 0.0 : tail;
+        bound = std::max(bound, head + m * work + tailHere);
+        head += chunks[std::size_t(i)].forward_s;
+        tail += chunks[std::size_t(i)].backward_s;
+    }
+    return bound;
+}
+
+// Activations at the peak, in micro-batches of a whole stage: 1F1B warms up p - i of them;
+// interleaving warms up (p - i - 1)·2 + (v - 1)·p + 1 chunks (Megatron's schedules.py).
+double inflightMicrobatches(const ParallelStrategy& s, int stage)
+{
+    const int m = s.microbatches();
+    if (s.pp == 1)
+        return 1;
+    if (s.vpp > 1) {
+        const int chunks = std::min(m * s.vpp, (s.pp - stage - 1) * 2 + (s.vpp - 1) * s.pp + 1);
+        return double(chunks) / s.vpp;
+    }
+    return std::min(s.pp - stage, m);
+}
+
+// The model chunks with the embedding on the first and the LM head on the last, and what a
+// micro-batch sends between stages: the inputs of the pipeline's simulation and of the memory.
+struct PipelineCosts {
+    std::vector<ChunkCost> chunks;
+    EndCosts end;
+    double p2p_bytes = 0;
+    bool cross_node = false;
+};
+
+PipelineCosts pipelineCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
+    const std::vector<int>& stageLayers, const TimeScales& scales = {})
+{
+    PipelineCosts costs;
+    std::vector<ChunkCost>& chunks = costs.chunks;
+    chunks = chunkCosts(model, s, hw, stageLayers, scales);
+    const EndCosts& end = costs.end = endCosts(model, s, hw);
+    chunks.front().forward_s += scales.compute * end.embedding_forward_s;
+    chunks.front().backward_s += scales.compute * end.embedding_backward_s;
+    chunks.back().forward_s += scales.compute * end.head_forward_s;
+    chunks.back().backward_s += scales.compute * end.head_backward_s;
+    const double h = model.hidden_size;
+    const double embeddingParams = double(model.vocab_size) * h / s.tp;
+    chunks.front().dense_params += embeddingParams;
+    chunks.back().dense_params += embeddingParams; // the LM head (a copy when tied and pp > 1)
+    if (s.pp == 1 && model.tied_embeddings)
+        chunks.back().dense_params -= embeddingParams;
+
+    const hardware::ClusterDescription& cluster = hw.cluster();
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    costs.p2p_bytes = scales.pp * kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
+    costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
+    return costs;
+}
+
+} // namespace
+
+PipelineSimulation pipelineSimulation(
+    const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayerCounts(s, model.num_layers));
+    const double fragmentation = hw.efficiency().activation_fragmentation;
+    std::vector<PipelineChunk> chunks;
+    for (const ChunkCost& c : costs.chunks)
+        chunks.push_back({ c.forward_s, c.backward_s, c.activation_bytes * fragmentation / kMb,
+            c.transient_bytes * fragmentation / kMb });
+    return pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
+}
+
+double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch)
+{
+    const double h = model.hidden_size;
+    const double s = model.seq_length;
+    const double mats = model.mlp == model::MlpKind::Gated ? 3 : 2;
+    const model::ParameterCount count = model::countParameters(model);
+    double perToken = 0;
+    for (int layer = 0; layer < model.num_layers; ++layer) {
+        double mlp = count.dense_mlp;
+        if (model.isMoeLayer(layer))
+            mlp = mats * h * model.moe->expert_ffn_hidden_size * model.moe->top_k + count.shared_mlp;
+        perToken += 2 * (count.attention + mlp) + 2 * s * h; // causal QK^T and PV
+    }
+    perToken += 2 * h * model.vocab_size;
+    return 3 * perToken * s * double(globalBatch);
+}
+
+Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
+    const EstimateOptions& options)
+{
+    Estimate result;
+    result.strategy = s;
+    const hardware::ClusterDescription& cluster = hw.cluster();
+    result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
+    // A GPU's memory size is binary: an "80 GB" A100 or H100 has 80 GiB (nvidia-smi: 81920 and
+    // 81559 MiB), which is what the CUDA allocator can hand out beside the context.
+    result.memory_limit_mb = options.memory_limit_mb > 0 ? options.memory_limit_mb : hardware::gibToMb(cluster.gpu.memory_gb);
+    if (!result.problems.empty()) {
+        result.fits = false;
+        return result;
+    }
+    const hardware::Efficiency& eff = hw.efficiency();
+    const int p = s.pp;
+    const int v = s.vpp;
+    const int m = s.microbatches();
+    const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
+    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayers, options.scales);
+    const std::vector<ChunkCost>& chunks = costs.chunks;
+    const EndCosts& end = costs.end;
+    const double p2pBytes = costs.p2p_bytes;
+    const bool crossNode = costs.cross_node;
+    const double pipelineS = options.simulate_pipeline || p == 1 ? makespanS(chunks, s, hw, p2pBytes, crossNode)
+                                                                 : pipelineLowerBoundS(chunks, s);
+
+    const TimeScales& scales = options.scales;
+    const hardware::GroupShape denseDp { s.dp * s.cp, s.tp };
+    const hardware::GroupShape expertDp { s.expertDp(), s.ep * s.etp };
+    double worstTailS = 0;
+    double busiestStageS = 0;
+    for (int i = 0; i < p; ++i) {
+        StageEstimate stage;
+        stage.stage = i;
+        stage.layers = stageLayers[std::size_t(i)];
+        double denseParams = 0;
+        double expertParams = 0;
+        double activationBytes = 0;
+        double transientBytes = 0;
+        double forwardS = 0;
+        double backwardS = 0;
+        for (int j = 0; j < v; ++j) {
+            const ChunkCost& c = chunks[std::size_t(j * p + i)];
+            denseParams += c.dense_params;
+            expertParams += c.expert_params;
+            activationBytes += c.activation_bytes;
+            transientBytes = std::max(transientBytes, c.transient_bytes);
+            forwardS += c.forward_s;
+            backwardS += c.backward_s;
+        }
+        stage.forward_ms = forwardS * 1e3;
+        stage.backward_ms = backwardS * 1e3;
+        busiestStageS = std::max(busiestStageS, m * (forwardS + backwardS));
+
+        // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
+        const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
+        const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
+        double gradS = 0;
+        double gatherS = 0;
+        if (s.zero == 0) {
+            gradS = hw.allReduceS(4 * denseParams, denseDp) + hw.allReduceS(4 * expertParams, expertDp);
+        } else {
+            gradS = hw.reduceScatterS(4 * denseParams, denseDp) + hw.reduceScatterS(4 * expertParams, expertDp);
+            gatherS = hw.allGatherS(2 * denseParams, denseDp) + hw.allGatherS(2 * expertParams, expertDp);
+        }
+        gradS *= scales.dp;
+        gatherS *= scales.dp;
+        double exposedS = 0;
+        if (s.zero == 3) {
+            // FSDP gathers the weights for the forward and again for the backward of every
+            // micro-batch and reduce-scatters gradients each time, prefetched under compute.
+            const double perMicro = 2 * gatherS + gradS;
+            exposedS = m * std::max(0.0, perMicro - eff.dp_overlap * (forwardS + backwardS));
+            stage.dp_comm_ms = m * perMicro * 1e3;
+        } else {
+            const double hide = s.overlap_grad_reduce ? eff.dp_overlap : 0.0;
+            exposedS = std::max(0.0, gradS - hide * backwardS / std::max(1, v))
+                + std::max(0.0, gatherS - hide * forwardS / std::max(1, v));
+            stage.dp_comm_ms = (gradS + gatherS) * 1e3;
+        }
+        stage.dp_exposed_ms = exposedS * 1e3;
+        // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,
+        // the 16-bit weight written back, one more gradient read for the norm.
+        const double shardParams = denseParams / denseShard + expertParams / expertShard;
+        const double optimizerS = scales.compute * (hw.memoryBoundS(34 * shardParams) + hw.kernelOverheadS(20));
+        worstTailS = std::max(worstTailS, exposedS + optimizerS);
+        result.optimizer_ms = std::max(result.optimizer_ms, optimizerS * 1e3);
+
+        // Memory.
+        StageMemory& mem = stage.memory;
+        const double params = denseParams + expertParams;
+        if (s.zero == 3) {
+            const double gatheredLayers = 2.0 / std::max(1, stage.layers);
+            mem.weights_mb = (2 * shardParams + 2 * params * gatheredLayers) / kMb;
+        } else {
+            mem.weights_mb = 2 * params / kMb;
+        }
+        mem.gradients_mb = 4 * (s.zero >= 2 ? shardParams : params) / kMb;
+        mem.optimizer_mb = 12 * (s.zero >= 1 ? shardParams : params) / kMb;
+        const double inflight = inflightMicrobatches(s, i);
+        stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
+        mem.activations_mb = (inflight * activationBytes + transientBytes) * eff.activation_fragmentation / kMb;
+        if (i == p - 1)
+            mem.logits_mb = end.logits_bytes / kMb;
+        mem.reserve_mb = eff.memory_reserve_gb * 1e9 / kMb;
+        result.peak_memory_mb = std::max(result.peak_memory_mb, mem.totalMb());
+        result.stages.push_back(stage);
+    }
+
+    result.pipeline_ms = pipelineS * 1e3;
+    result.bubble_fraction = pipelineS > 0 ? std::max(0.0, 1 - busiestStageS / pipelineS) : 0;
+    result.dp_exposed_ms = 0;
+    for (const StageEstimate& stage : result.stages)
+        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
+    result.overhead_ms = eff.iteration_overhead_ms;
+    result.iteration_ms = result.pipeline_ms + worstTailS * 1e3 + result.overhead_ms;
+    const double world = double(cluster.worldSize());
+    const double iterationS = result.iteration_ms * 1e-3;
+    result.tokens_per_s_per_gpu = double(s.global_batch_size) * model.seq_length / iterationS / world;
+    const double flops = modelFlopsPerIteration(model, s.global_batch_size);
+    result.model_tflops_per_gpu = flops / iterationS / world / 1e12;
+    result.mfu = result.model_tflops_per_gpu / cluster.gpu.peak_tflops;
+    result.fits = result.peak_memory_mb <= result.memory_limit_mb;
+    if (!result.fits)
+        result.notes.push_back("does not fit: " + wholeMb(result.peak_memory_mb) + " MB needed, "
+            + wholeMb(result.memory_limit_mb) + " MB on the GPU");
+    return result;
+}
+
+} // namespace stratex::megatron

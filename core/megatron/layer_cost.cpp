@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/layer_cost.h"
+
+#include <algorithm>
+
+namespace stratex::megatron {
+
+namespace {
+
+constexpr double kBytes = 2; // bf16/fp16 activations (FP8 keeps 16-bit activations between GEMMs)
+
+} // namespace
+
+LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
+    bool moeLayer, bool recomputed)
+{
+    const bool fp8 = s.precision == Precision::Fp8;
+    const bool gated = model.mlp == model::MlpKind::Gated;
+    const bool dropout = !gated; // GPT-3-style training uses dropout 0.1, Llama/Qwen-style none
+    const double tp = s.tp;
+    const double b = s.micro_batch_size;
+    const double seq = double(model.seq_length) / s.cp; // tokens of a sequence on this CP rank
+    const double tokens = b * seq;
+    const double h = model.hidden_size;
+    const double kv = model.kvHiddenSize();
+    const double spShare = s.sequence_parallel ? 1.0 / tp : 1.0; // norms, residuals, dropout
+
+    // Transformer Engine's FP8 Linear keeps the FP8 cast of its input for the weight-gradient GEMM
+    // instead of the 16-bit tensor (transformer_engine/pytorch/module/linear.py, saved_inputmat):
+    // the GEMM inputs kept for backward take one byte per element.
+    const double gemmInputShare = fp8 ? 0.5 : 1.0;
+
+    LayerCost cost;
+    // Attention block: QKV projection, flash attention (causal: half the s^2 work), output projection.
+    double gemm = hw.gemmS(tokens, (h + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, h / tp, fp8);
+    double attention = 0;
+    double scoreBytes = 0; // the materialised attention scores without flash attention
+    if (s.flash_attention) {
+        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5); // causal: half the square
+    } else {
+        // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
+        // b x heads x s x s scores (each read and written once).
+        const double heads = model.num_heads / tp;
+        const double perHead = hw.gemmS(seq, model.seq_length, model.headDim(), fp8)
+            + hw.gemmS(seq, model.headDim(), model.seq_length, fp8);
+        scoreBytes = kBytes * b * heads * seq * model.seq_length;
+        attention = b * heads * perHead + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
+    }
+
+    // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
+    // Each part's forward time and kept bytes are held apart for selective recompute's modules.
+    const double upWidth = gated ? 2.0 : 1.0;
+    double mlpActivation = 0; // bytes kept by the MLP beyond its input
+    double elementwise = 0; // bytes the activation function moves
+    double epComm = 0;
+    double mlpGemm = 0; // the dense MLP's, or the routed experts' and the router's GEMMs
+    double routedActOutputBytes = 0; // the experts' activation outputs (fc2 inputs)
+    double routedActBytes = 0; // what the experts' activation function moves
+    double sharedGemm = 0;
+    double sharedActivation = 0;
+    double sharedElementwise = 0;
+    if (moeLayer) {
+        const model::MoeDescription& moe = *model.moe;
+        const double etp = s.etp;
+        const double moeTokens = tokens * etp / tp; // after SP sharding, gathered over expert TP
+        const double routed = moeTokens * moe.top_k; // token-expert pairs this rank computes
+        const double perExpert = routed * s.ep / moe.num_experts;
+        const double localExperts = double(moe.num_experts) / s.ep;
+        const double fe = moe.expert_ffn_hidden_size / etp;
+        mlpGemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
+        mlpGemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
+        mlpActivation
+            += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
+        routedActOutputBytes = kBytes * routed * fe * gemmInputShare;
+        routedActBytes = kBytes * routed * (upWidth + 1) * fe;
+        elementwise += routedActBytes + 2 * kBytes * routed * h; // act + permute
+        if (moe.shared_experts > 0) {
+            const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;
+            sharedGemm = hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
+            sharedActivation = kBytes * tokens * (upWidth + gemmInputShare) * fs;
+            sharedElementwise = kBytes * tokens * (upWidth + 1) * fs;
+        }
+        if (s.ep > 1)
+            epComm = 2 * hw.allToAllS(kBytes * routed * h, { s.ep, s.etp });
+    } else {
+        const double f = model.ffn_hidden_size / tp;
+        mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
+        mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * f; // activation input + fc2 input
+        elementwise += kBytes * tokens * (upWidth + 1) * f;
+    }
+    gemm += mlpGemm + sharedGemm;
+    mlpActivation += sharedActivation;
+    elementwise += sharedElementwise;
+
+    // Memory-bound ops: two norms (read + write), two residual adds (2 reads + write), rotary on q
+    // and k, dropout (read, write, mask).
+    const double hidden = kBytes * tokens * h;
+    double memoryBytes = (2 * 2 + 2 * 3 + (dropout ? 2 * 2.5 : 0)) * hidden * spShare + elementwise;
+    if (model.position == model::PositionEmbedding::Rope)
+        memoryBytes += 2 * kBytes * tokens * (h + kv) / tp;
+    const int kernels = 22 + (moeLayer ? 12 : 0);
+    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(kernels);
+    cost.backward_compute_s
+        = 2 * gemm + 2.5 * attention + 2 * hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(2 * kernels);
+
+    // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
+    // reduce-scatters of the same bytes (Megatron, no TP communication overlap).
+    double tpComm = 0;
+    const hardware::GroupShape tpGroup { s.tp, 1 };
+    if (s.tp > 1)
+        tpComm = s.sequence_parallel ? 2 * (hw.allGatherS(hidden, tpGroup) + hw.reduceScatterS(hidden, tpGroup))
+                                     : 2 * hw.allReduceS(hidden, tpGroup);
+    // Context parallelism. Ring (p2p): every rank receives the other ranks' K and V, overlapped
+    // with the attention compute; the backward sends dK and dV back as well.
+    // Ulysses (a2a; Jacobs et al. 2023, §3.1): an all-to-all turns the rank's Q, K and V of s/cp
+    // tokens and all its heads into s tokens of heads/cp before attention, another turns the output
+    // back; the backward runs the same two on the gradients. Transformer Engine issues them on the
+    // compute stream's critical path, so they are not hidden.
+    double cpForward = 0;
+    double cpBackward = 0;
+    if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
+        const hardware::GroupShape cpGroup { s.cp, s.tp };
+        const double qkvBytes = kBytes * tokens * (h + 2 * kv) / tp;
+        const double outputBytes = kBytes * tokens * h / tp;
+        cpForward = hw.allToAllS(qkvBytes, cpGroup) + hw.allToAllS(outputBytes, cpGroup);
+        cpBackward = cpForward;
+    } else if (s.cp > 1) {
+        const double kvBytes = 2 * kBytes * tokens * kv / tp * s.cp;
+        const double exchange = hw.allGatherS(kvBytes, { s.cp, s.tp });
+        cpForward = std::max(0.0, exchange - attention);
+        cpBackward = std::max(0.0, 2 * exchange - 2.5 * attention);
+    }
+    cost.forward_comm_s = tpComm + cpForward + epComm;
+    cost.backward_comm_s = tpComm + cpBackward + epComm;
+    cost.tp_comm_s = tpComm;
+    cost.ep_comm_s = epComm;
+    cost.cp_forward_comm_s = cpForward;
+    cost.cp_backward_comm_s = cpBackward;
+
+    // Activations kept for backward (Korthikanti et al. §4.1): replicated over TP without SP are
+    // the two norm inputs, the QKV and fc1 inputs and the dropout masks; the rest is split.
+    const double replicated // norm inputs 2x2sbh, qkv/fc1 inputs 2x2sbh (FP8: 2x1sbh), dropout masks
+        = hidden * (2 + 2 * gemmInputShare) + (dropout ? hidden : 0);
+    const double splitAttention = kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
+    cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
+    const bool attentionRecomputed
+        = s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::CoreAttn);
+    if (!s.flash_attention && !attentionRecomputed)
+        cost.activation_bytes += scoreBytes * (dropout ? 2.5 : 1); // Korthikanti's 5as/h term
+    cost.input_bytes = hidden * spShare;
+
+    if (recomputed && s.recompute == Recompute::Full) {
+        cost.recompute_s = cost.forwardS();
+    } else if (s.recompute == Recompute::Selective) {
+        // Megatron's --recompute-modules: each module's forward runs again in the backward and
+        // what it kept is not held between the passes (during one layer's backward it is, briefly).
+        const auto recomputes = [&](RecomputeModule module) { return s.recompute_modules.has(module); };
+        double dropped = 0;
+        double again = 0;
+        if (recomputes(RecomputeModule::CoreAttn))
+            again += attention;
+        if (recomputes(RecomputeModule::Layernorm)) {
+            dropped += 2 * hidden * gemmInputShare * spShare; // the QKV and fc1 inputs
+            again += hw.memoryBoundS(2 * 2 * hidden * spShare) + hw.kernelOverheadS(2);
+        }
+        const bool wholeMlp = moeLayer ? recomputes(RecomputeModule::Moe) : recomputes(RecomputeModule::Mlp);
+        if (wholeMlp) {
+            dropped += mlpActivation;
+            again += mlpGemm + sharedGemm + hw.memoryBoundS(elementwise) + hw.kernelOverheadS(moeLayer ? 16 : 4);
+            cost.recompute_ep_comm_s = epComm;
+        } else if (moeLayer) {
+            if (recomputes(RecomputeModule::MoeAct)) {
+                dropped += routedActOutputBytes;
+                again += hw.memoryBoundS(routedActBytes) + hw.kernelOverheadS(1);
+            }
+            if (recomputes(RecomputeModule::SharedExperts)) {
+                dropped += sharedActivation;
+                again += sharedGemm + hw.memoryBoundS(sharedElementwise) + hw.kernelOverheadS(3);
+            }
+        }
+        cost.activation_bytes -= dropped;
+        cost.transient_bytes = dropped;
+        cost.recompute_s = again;
+    }
+    return cost;
+}
+
+} // namespace stratex::megatron

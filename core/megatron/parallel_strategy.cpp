@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/parallel_strategy.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/common/enum_names.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+constexpr EnumNames<Recompute, 3> kRecomputeNames { { { Recompute::None, "none" },
+    { Recompute::Selective, "selective" }, { Recompute::Full, "full" } } };
+constexpr EnumNames<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::OneFOneB, "1f1b" },
+    { PipelineSchedule::Interleaved, "interleaved" }, { PipelineSchedule::ZbH1, "zb-h1" } } };
+constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
+    { Precision::Fp8, "fp8" } } };
+constexpr EnumNames<CpCommType, 2> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" } } };
+
+std::string str(long long value)
+{
+    return std::to_string(value);
+}
+
+} // namespace
+
+std::string_view recomputeName(Recompute value)
+{
+    return enumName(kRecomputeNames, value);
+}
+std::optional<Recompute> parseRecompute(std::string_view name)
+{
+    return parseEnumName(kRecomputeNames, name);
+}
+std::string_view pipelineScheduleName(PipelineSchedule value)
+{
+    return enumName(kScheduleNames, value);
+}
+std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view name)
+{
+    return parseEnumName(kScheduleNames, name);
+}
+std::string_view precisionName(Precision value)
+{
+    return enumName(kPrecisionNames, value);
+}
+std::optional<Precision> parsePrecision(std::string_view name)
+{
+    return parseEnumName(kPrecisionNames, name);
+}
+
+std::string_view cpCommTypeName(CpCommType value)
+{
+    return enumName(kCpCommNames, value);
+}
+std::optional<CpCommType> parseCpCommType(std::string_view name)
+{
+    return parseEnumName(kCpCommNames, name);
+}
+
+std::string ParallelStrategy::notation() const
+{
+    std::string text = "tp" + str(tp) + " pp" + str(pp);
+    if (vpp > 1)
+        text += " vpp" + str(vpp);
+    if (cp > 1)
+        text += " cp" + str(cp) + (cp_comm_type == CpCommType::A2a ? "-a2a" : "");
+    if (ep > 1)
+        text += " ep" + str(ep);
+    if (etp > 1)
+        text += " etp" + str(etp);
+    text += " dp" + str(dp);
+    if (sequence_parallel)
+        text += " sp";
+    if (zero > 0)
+        text += " zero" + str(zero);
+    if (recompute != Recompute::None)
+        text += " rc-" + std::string(recomputeName(recompute));
+    if (recompute == Recompute::Selective && !recompute_modules.isDefault())
+        text += "(" + recompute_modules.joined(",") + ")";
+    text += " mbs" + str(micro_batch_size) + " gbs" + str(global_batch_size);
+    if (first_stage_layers > 0 || last_stage_layers > 0)
+        text += " layout " + str(first_stage_layers) + "/" + str(last_stage_layers);
+    return text;
+}
+
+long long pipelineWork(const ParallelStrategy& s)
+{
+    const long long microbatches = std::max(1, s.global_batch_size / std::max(1, s.micro_batch_size * s.dp));
+    return microbatches * std::max(1, s.pp) * std::max(1, s.vpp);
+}
+
+std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayers)
+{
+    const int pp = std::max(1, strategy.pp);
+    std::vector<int> counts(std::size_t(pp), 0);
+    int rest = numLayers;
+    int first = 0;
+    int last = pp;
+    if (pp > 1 && strategy.first_stage_layers > 0) {
+        counts.front() = strategy.first_stage_layers;
+        rest -= strategy.first_stage_layers;
+        first = 1;
+    }
+    if (pp > 1 && strategy.last_stage_layers > 0) {
+        counts.back() = strategy.last_stage_layers;
+        rest -= strategy.last_stage_layers;
+        last = pp - 1;
+    }
+    const int middle = last - first;
+    for (int stage = first; stage < last; ++stage)
+        counts[std::size_t(stage)] = middle > 0 ? rest / middle + (stage - first < rest % middle ? 1 : 0) : 0;
+    return counts;
+}
+
+std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayers)
+{
+    const std::vector<int> stages = stageLayerCounts(strategy, numLayers);
+    const int p = int(stages.size());
+    const int v = std::max(1, strategy.vpp);
+    std::vector<int> chunks(std::size_t(p * v), 0);
+    for (int j = 0; j < v; ++j) {
+        for (int i = 0; i < p; ++i) {
+            const int stage = stages[std::size_t(i)];
+            chunks[std::size_t(j * p + i)] = stage / v + (j < stage % v ? 1 : 0);
+        }
+    }
+    return chunks;
+}
+
+std::vector<std::string> strategyProblems(
+    const ParallelStrategy& s, const model::ModelDescription& model, long long worldSize)
+{
+    std::vector<std::string> problems;
+    auto require = [&](bool ok, std::string message) {
+        if (!ok)
+            problems.push_back(std::move(message));
+    };
+    for (const auto& [name, value] :
+        { std::pair { "tp", s.tp }, { "pp", s.pp }, { "vpp", s.vpp }, { "cp", s.cp }, { "ep", s.ep }, { "etp", s.etp },
+            { "dp", s.dp }, { "micro_batch_size", s.micro_batch_size }, { "global_batch_size", s.global_batch_size } })
+        require(value >= 1, std::string(name) + " must be at least 1, found " + str(value));
+    if (!problems.empty())
+        return problems;
+    require(static_cast<long long>(s.world()) == worldSize,
+        "tp x pp x cp x dp = " + str(s.world()) + ", the cluster has " + str(worldSize));
+    require(model.num_heads % s.tp == 0, "num_heads " + str(model.num_heads) + " is not divisible by tp " + str(s.tp));
+    require(model.num_kv_heads % s.tp == 0,
+        "num_query_groups " + str(model.num_kv_heads) + " is not divisible by tp " + str(s.tp));
+    require(!s.sequence_parallel || s.tp > 1, "sequence parallelism needs tp > 1");
+    require(s.global_batch_size % (s.micro_batch_size * s.dp) == 0,
+        "global_batch_size " + str(s.global_batch_size)
+            + " is not divisible by micro_batch_size x dp = " + str(s.micro_batch_size * s.dp));
+    require(model.seq_length % (2 * s.cp) == 0 || s.cp == 1,
+        "seq_length " + str(model.seq_length) + " is not divisible by 2 x cp = " + str(2 * s.cp)
+            + " (load-balanced causal context parallelism)");
+    if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
+        // Transformer Engine's all-to-all attention splits each TP rank's heads over the CP ranks:
+        // it asserts that the query and the key/value heads of a rank divide by cp.
+        const int heads = model.num_heads / s.tp;
+        const int kvHeads = model.num_kv_heads / s.tp;
+        require(heads % s.cp == 0 && kvHeads % s.cp == 0,
+            "cp_comm_type a2a needs each TP rank's heads (" + str(heads) + " query, " + str(kvHeads)
+                + " key/value) divisible by cp " + str(s.cp));
+    }
+    require(s.zero >= 0 && s.zero <= 3, "zero must be 0, 1, 2 or 3, found " + str(s.zero));
+
+    // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.
+    const int explicitEnds = (s.first_stage_layers > 0 ? 1 : 0) + (s.last_stage_layers > 0 ? 1 : 0);
+    require(s.pp > 1 || explicitEnds == 0, "first/last stage layer counts need pp > 1");
+    const int rest = model.num_layers - s.first_stage_layers - s.last_stage_layers;
+    const int middle = s.pp - explicitEnds;
+    // An uneven division is fine: Megatron takes it as --pipeline-model-parallel-layout.
+    if (middle > 0)
+        require(rest >= middle, str(rest) + " layers cannot fill " + str(middle) + " pipeline stage(s)");
+    else
+        require(rest == 0, "first + last stage layers must add up to " + str(model.num_layers) + " with pp 2");
+    if (s.vpp > 1) {
+        require(s.schedule == PipelineSchedule::Interleaved, "vpp > 1 needs the interleaved schedule");
+        require(s.pp > 1, "virtual pipeline stages need pp > 1");
+        // Uneven chunks, even empty ones, are a --pipeline-model-parallel-layout.
+        require(s.pp * s.vpp <= 2 * model.num_layers,
+            str(s.pp * s.vpp) + " model chunks for " + str(model.num_layers) + " layers");
+    }
+    require(s.schedule != PipelineSchedule::Interleaved || s.vpp > 1 || s.pp == 1,
+        "the interleaved schedule needs vpp > 1");
+    if (s.recompute == Recompute::Full && s.recompute_num_layers > 0)
+        require(s.recompute_num_layers <= model.num_layers,
+            "recompute_num_layers " + str(s.recompute_num_layers) + " exceeds the model's layers");
+
+    if (model.moe) {
+        require(model.moe->num_experts % s.ep == 0,
+            "num_experts " + str(model.moe->num_experts) + " is not divisible by ep " + str(s.ep));
+        require((s.tp * s.cp * s.dp) % (s.ep * s.etp) == 0,
+            "ep x etp = " + str(s.ep * s.etp) + " does not divide tp x cp x dp = " + str(s.tp * s.cp * s.dp));
+    } else {
+        require(s.ep == 1 && s.etp == 1, "expert parallelism needs a MoE model");
+    }
+    return problems;
+}
+
+} // namespace stratex::megatron

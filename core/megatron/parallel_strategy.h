@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/model_description.h"
+#include "core/megatron/recompute_modules.h"
+
+namespace stratex::megatron {
+
+enum class Recompute {
+    None,
+    Selective, // Megatron's --recompute-granularity selective: the attention core is recomputed
+    Full // --recompute-granularity full --recompute-method uniform: groups keep their input only
+};
+
+enum class PipelineSchedule {
+    OneFOneB,
+    Interleaved, // Megatron's interleaved 1F1B over vpp model chunks per rank
+    ZbH1 // zero-bubble H1: backward split into input and weight gradient
+};
+
+enum class Precision { Bf16, Fp16, Fp8 };
+
+// How context-parallel ranks exchange attention inputs (Megatron's --cp-comm-type, carried out by
+// Transformer Engine's attention).
+enum class CpCommType {
+    P2p, // ring attention: K and V pass around the CP ring, overlapped with the attention blocks
+    A2a // DeepSpeed-Ulysses: all-to-alls trade the sequence split for a head split around attention
+};
+
+std::string_view recomputeName(Recompute value); // "none", "selective", "full"
+std::optional<Recompute> parseRecompute(std::string_view name);
+std::string_view pipelineScheduleName(PipelineSchedule value); // "1f1b", "interleaved", "zb-h1"
+std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view name);
+std::string_view precisionName(Precision value); // "bf16", "fp16", "fp8"
+std::optional<Precision> parsePrecision(std::string_view name);
+std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a" (Megatron's spelling)
+std::optional<CpCommType> parseCpCommType(std::string_view name);
+
+// One uniform strategy in Megatron-LM's terms: every layer shares the degrees; the pipeline may
+// give its first and last stage a different layer count (--decoder-first/last-pipeline-num-layers).
+// The rank order is Megatron's default, tp-cp-ep-dp-pp: TP innermost, PP outermost.
+struct ParallelStrategy {
+    int tp = 1;
+    int pp = 1;
+    int vpp = 1; // model chunks per pipeline rank; > 1 only with the interleaved schedule
+    int cp = 1; // context parallelism: the sequence split over cp ranks
+    CpCommType cp_comm_type = CpCommType::P2p; // meaningful with cp > 1 only
+    int ep = 1; // expert parallelism (MoE layers)
+    int etp = 1; // tensor parallelism inside each expert
+    int dp = 1;
+    bool sequence_parallel = false; // Megatron SP: norms and dropout sharded over TP
+    int zero = 0; // 0 DDP, 1 distributed optimizer, 2 + sharded gradients, 3 FSDP (sharded weights)
+    Recompute recompute = Recompute::None;
+    int recompute_num_layers = 0; // full recompute (uniform method): layers per checkpointed group; 0 = 1
+    RecomputeModules recompute_modules; // selective recompute: what it rebuilds (default core_attn)
+    int micro_batch_size = 1;
+    int global_batch_size = 1;
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    int first_stage_layers = 0; // 0: an even division
+    int last_stage_layers = 0;
+    Precision precision = Precision::Bf16;
+    bool overlap_grad_reduce = true; // --overlap-grad-reduce / --overlap-param-gather
+    // Fused flash attention (Megatron with Transformer Engine, 2023 on). Without it the s x s
+    // scores are materialised: softmax and dropout run at memory bandwidth and are kept for backward.
+    bool flash_attention = true;
+
+    int world() const { return tp * pp * cp * dp; }
+    // Micro-batches per iteration on each pipeline: gbs / (mbs x dp).
+    int microbatches() const { return global_batch_size / (micro_batch_size * dp); }
+    // Data-parallel ranks of an expert's weights: the dense (tp x cp x dp) ranks regrouped as
+    // etp x ep x edp (Megatron's MoE parallel folding).
+    int expertDp() const { return tp * cp * dp / (ep * etp); }
+
+    // "tp8 pp16 vpp2 cp1 dp64 ...", for messages and tables.
+    std::string notation() const;
+
+    auto operator<=>(const ParallelStrategy&) const = default;
+};
+
+// The pipeline simulation's size: micro-batches x stages x model chunks (at least 1 each).
+long long pipelineWork(const ParallelStrategy& strategy);
+
+// Transformer layers on each pipeline stage (pp entries), honouring first/last stage counts.
+std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayers);
+// Transformer layers of every model chunk (pp x vpp entries, in model order: chunk j of stage i is
+// entry j * pp + i, as Megatron's interleaving places them): a stage's layers split over its vpp
+// chunks, the first chunks taking one more when they do not divide.
+std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayers);
+
+// Megatron-LM's own acceptance rules (megatron/training/arguments.py validate_args and the model
+// parallel initialisation) applied to `strategy` on `model` and `worldSize` GPUs. Returns every
+// violated rule in words; empty when Megatron would start.
+std::vector<std::string> strategyProblems(
+    const ParallelStrategy& strategy, const model::ModelDescription& model, long long worldSize);
+
+} // namespace stratex::megatron

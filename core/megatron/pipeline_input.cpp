@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/pipeline_input.h"
+
+#include <algorithm>
+
+namespace stratex::megatron {
+
+namespace {
+constexpr double kMb = 1e6;
+} // namespace
+
+sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
+{
+    return s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1
+        : s.vpp > 1                              ? sim::ScheduleKind::Interleaved1F1B
+                                                 : sim::ScheduleKind::OneFOneB;
+}
+
+PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& s,
+    const hardware::HardwareModel& hw, double p2pBytes, bool crossNode)
+{
+    const int p = std::max(1, s.pp);
+    PipelineSimulation result;
+    result.schedule = pipelineScheduleKind(s);
+    sim::SimulationInput& input = result.input;
+    const int count = int(chunks.size());
+    input.device_assignment.resize(std::size_t(count));
+    for (int c = 0; c < count; ++c)
+        input.device_assignment[std::size_t(c)] = c % p;
+    sim::MicrobatchSpec spec;
+    for (const PipelineChunk& c : chunks) {
+        sim::LayerCost layer;
+        layer.fw_us = c.forward_s * 1e6;
+        layer.bw_us = c.backward_s * 1e6;
+        layer.stored_mb = c.stored_mb;
+        layer.peak_mb = c.transient_mb;
+        layer.fw_comm_mb = p2pBytes / kMb;
+        layer.bw_comm_mb = p2pBytes / kMb;
+        spec.layers.push_back(layer);
+    }
+    for (int id = 0; id < s.microbatches(); ++id) {
+        spec.id = id;
+        input.microbatches.push_back(spec);
+    }
+    // The link between consecutive stages: its measured latency and bandwidth.
+    const double oneMb = hw.p2pS(kMb, crossNode) - hw.p2pS(1e-9, crossNode);
+    input.comm.intra_node_bw_gbps = 8e-3 / oneMb; // MB per s -> Gbit/s: 1 MB in `oneMb` seconds
+    input.comm.inter_node_bw_gbps = input.comm.intra_node_bw_gbps;
+    input.comm.intra_node_lat_us = hw.efficiency().collective_latency_us;
+    input.comm.inter_node_lat_us = input.comm.intra_node_lat_us;
+    return result;
+}
+
+} // namespace stratex::megatron

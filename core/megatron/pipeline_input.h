@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <vector>
+
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/parallel_strategy.h"
+#include "core/sim/schedule_kind.h"
+#include "core/sim/sim_spec.h"
+
+namespace stratex::megatron {
+
+// One model chunk of the pipeline (chunk j of stage i is entry j·pp + i, Megatron's virtual-stage
+// order): what one micro-batch costs it.
+struct PipelineChunk {
+    double forward_s = 0;
+    double backward_s = 0;
+    // For the timeline's memory curves only (the makespan does not depend on them): activations
+    // a micro-batch keeps until its backward, and the transient peak of a recomputed group.
+    double stored_mb = 0;
+    double transient_mb = 0;
+};
+
+// A strategy's pipeline as the simulator runs it: one simulated "layer" per model chunk, chunk c on
+// device c mod pp, every micro-batch identical, activations sent between stages over the measured
+// point-to-point link. The estimate's makespan and the Timeline page's drawing both come from it,
+// so what the page shows is what the estimate costed.
+struct PipelineSimulation {
+    sim::SimulationInput input;
+    sim::ScheduleKind schedule = sim::ScheduleKind::OneFOneB;
+};
+
+// ZB-H1 for its schedule, interleaved 1F1B with virtual stages, else 1F1B.
+sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& strategy);
+
+// `p2pBytes`: the activation a micro-batch sends from one stage to the next; `crossNode`: the
+// stages are on different nodes.
+PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& strategy,
+    const hardware::HardwareModel& hw, double p2pBytes, bool crossNode);
+
+} // namespace stratex::megatron

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/plan_file.h"
+
+#include "core/common/json_reader.h"
+#include "core/model/model_json.h"
+#include "core/megatron/estimate_json.h"
+#include "core/megatron/strategy_json.h"
+#include "core/hardware/cluster_json.h"
+
+namespace stratex::megatron {
+
+PartialPlanFile PartialPlanFile::load(const std::filesystem::path& path)
+{
+    auto document = std::make_shared<const JsonDocument>(JsonDocument::load(path));
+    const JsonView root = document->root();
+    root.requireObject();
+    const JsonView format = root["format"];
+    if (format.string() != kPlanFileFormat)
+        format.fail("\"stratex-plan\"");
+    const JsonView version = root["version"];
+    if (version.integer() != 1)
+        version.fail("1");
+    root["strategy"].requireObject();
+    PartialPlanFile plan;
+    plan.m_file = path.string();
+    if (const std::optional<JsonView> model = root.find("model"))
+        plan.m_model = model::readModel(*model);
+    if (const std::optional<JsonView> cluster = root.find("cluster"))
+        plan.m_cluster = hardware::readCluster(*cluster);
+    plan.m_document = std::move(document);
+    return plan;
+}
+
+ParallelStrategy PartialPlanFile::strategy(
+    const model::ModelDescription& model, long long worldSize, std::vector<std::string>* assumptions) const
+{
+    return readStrategy(m_document->root()["strategy"], model, worldSize, assumptions);
+}
+
+PlanFile PlanFile::load(const std::filesystem::path& path)
+{
+    const PartialPlanFile partial = PartialPlanFile::load(path);
+    const JsonDocument& document = *partial.m_document;
+    PlanFile plan;
+    plan.file = partial.file();
+    if (!partial.model())
+        document.root().failMissing("model");
+    if (!partial.cluster())
+        document.root().failMissing("cluster");
+    plan.model = *partial.model();
+    plan.cluster = *partial.cluster();
+    plan.strategy = partial.strategy(plan.model, static_cast<long long>(plan.cluster.worldSize()), &plan.assumptions);
+    return plan;
+}
+
+nlohmann::ordered_json planFileJson(const model::ModelDescription& model,
+    const hardware::ClusterDescription& cluster, const Estimate& prediction)
+{
+    nlohmann::ordered_json out;
+    out["format"] = kPlanFileFormat;
+    out["version"] = 1;
+    out["model"] = model::toJson(model);
+    out["cluster"] = hardware::toJson(cluster);
+    out["strategy"] = toJson(prediction.strategy);
+    nlohmann::ordered_json predicted = toJson(prediction);
+    predicted.erase("strategy");
+    out["prediction"] = std::move(predicted);
+    return out;
+}
+
+bool isPlanFile(const std::filesystem::path& path)
+{
+    try {
+        const JsonDocument document = JsonDocument::load(path);
+        const std::optional<JsonView> format = document.root().isObject() ? document.root().find("format")
+                                                                          : std::nullopt;
+        return format && format->isString() && format->string() == kPlanFileFormat;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+} // namespace stratex::megatron

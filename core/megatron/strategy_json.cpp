@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/strategy_json.h"
+
+#include <algorithm>
+
+#include "core/common/input_limits.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+void assume(std::vector<std::string>* assumptions, std::string text)
+{
+    if (assumptions)
+        assumptions->push_back(std::move(text));
+}
+
+int optionalInt(const JsonView& object, std::string_view key, int fallback)
+{
+    const std::optional<JsonView> value = object.find(key);
+    return value ? value->positiveInt() : fallback;
+}
+
+template <typename Enum, typename Parse>
+Enum readChoice(const JsonView& object, std::string_view key, Enum fallback, Parse parse, std::string_view expected)
+{
+    const std::optional<JsonView> value = object.find(key);
+    if (!value)
+        return fallback;
+    const std::optional<Enum> parsed = parse(value->string());
+    if (!parsed)
+        value->fail(expected);
+    return *parsed;
+}
+
+PipelineSchedule readSchedule(const JsonView& object)
+{
+    const std::optional<JsonView> schedule = object.find("schedule");
+    if (!schedule)
+        return PipelineSchedule::OneFOneB;
+    const std::string name = schedule->string();
+    if (name == "gpipe")
+        return PipelineSchedule::OneFOneB;
+    const std::optional<PipelineSchedule> parsed = parsePipelineSchedule(name);
+    if (!parsed)
+        schedule->fail("\"1f1b\", \"interleaved\", \"gpipe\" or \"zb-h1\"");
+    return *parsed;
+}
+
+std::vector<std::string> recomputeModuleNames(const RecomputeModules& modules)
+{
+    const std::vector<std::string_view> names = modules.names();
+    return { names.begin(), names.end() };
+}
+
+} // namespace
+
+nlohmann::ordered_json toJson(const ParallelStrategy& s)
+{
+    return nlohmann::ordered_json {
+        { "tp", s.tp },
+        { "pp", s.pp },
+        { "vpp", s.vpp },
+        { "cp", s.cp },
+        { "cp_comm_type", cpCommTypeName(s.cp_comm_type) },
+        { "ep", s.ep },
+        { "etp", s.etp },
+        { "dp", s.dp },
+        { "sequence_parallel", s.sequence_parallel },
+        { "zero", s.zero },
+        { "recompute", recomputeName(s.recompute) },
+        { "recompute_num_layers", s.recompute_num_layers },
+        { "recompute_modules", recomputeModuleNames(s.recompute_modules) },
+        { "micro_batch_size", s.micro_batch_size },
+        { "global_batch_size", s.global_batch_size },
+        { "schedule", pipelineScheduleName(s.schedule) },
+        { "first_stage_layers", s.first_stage_layers },
+        { "last_stage_layers", s.last_stage_layers },
+        { "precision", precisionName(s.precision) },
+        { "overlap_grad_reduce", s.overlap_grad_reduce },
+        { "flash_attention", s.flash_attention },
+    };
+}
+
+ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescription& model, long long worldSize,
+    std::vector<std::string>* assumptions)
+{
+    object.requireObject();
+    ParallelStrategy s;
+    s.tp = optionalInt(object, "tp", 1);
+    s.pp = optionalInt(object, "pp", 1);
+    s.cp = optionalInt(object, "cp", 1);
+    s.cp_comm_type
+        = readChoice(object, "cp_comm_type", CpCommType::P2p, parseCpCommType, "\"p2p\" or \"a2a\" (Ulysses)");
+    s.ep = optionalInt(object, "ep", 1);
+    s.etp = optionalInt(object, "etp", 1);
+    const long long modelParallel = static_cast<long long>(s.tp) * s.pp * s.cp;
+    s.dp = optionalInt(object, "dp", int(std::clamp<long long>(worldSize / modelParallel, 1, 1 << 30)));
+    s.global_batch_size = object["global_batch_size"].positiveInt();
+    if (const std::optional<JsonView> mbs = object.find("micro_batch_size")) {
+        s.micro_batch_size = mbs->positiveInt();
+    } else {
+        assume(assumptions, "micro_batch_size 1");
+    }
+    if (const std::optional<JsonView> sp = object.find("sequence_parallel")) {
+        s.sequence_parallel = sp->boolean();
+    } else {
+        s.sequence_parallel = s.tp > 1;
+        if (s.tp > 1)
+            assume(assumptions, "sequence parallelism on (tp > 1)");
+    }
+    if (const std::optional<JsonView> zero = object.find("zero")) {
+        const std::int64_t stage = zero->integer();
+        if (stage < 0 || stage > 3)
+            zero->fail("0, 1, 2 or 3");
+        s.zero = int(stage);
+    } else {
+        s.zero = s.dp * s.cp > 1 ? 1 : 0;
+        if (s.zero == 1)
+            assume(assumptions, "distributed optimizer (zero 1)");
+    }
+    s.recompute
+        = readChoice(object, "recompute", Recompute::None, parseRecompute, "\"none\", \"selective\" or \"full\"");
+    if (!object.has("recompute"))
+        assume(assumptions, "no recompute");
+    if (const std::optional<JsonView> modules = object.find("recompute_modules")) {
+        modules->requireArray();
+        RecomputeModules set = RecomputeModules::of({});
+        for (const JsonView& element : modules->elements()) {
+            const std::optional<RecomputeModule> module = parseRecomputeModule(element.string());
+            if (!module)
+                element.fail("one of Megatron's recompute modules (" + recomputeModuleChoices() + ")");
+            set = set.with(*module);
+        }
+        if (s.recompute == Recompute::Selective)
+            s.recompute_modules = set;
+    }
+    if (const std::optional<JsonView> n = object.find("recompute_num_layers"))
+        s.recompute_num_layers = int(n->integer() == 0 ? 0 : n->positiveInt());
+    s.schedule = readSchedule(object);
+    if (const std::optional<JsonView> first = object.find("first_stage_layers"))
+        s.first_stage_layers = int(first->integer() == 0 ? 0 : first->positiveInt());
+    if (const std::optional<JsonView> last = object.find("last_stage_layers"))
+        s.last_stage_layers = int(last->integer() == 0 ? 0 : last->positiveInt());
+    s.vpp = optionalInt(object, "vpp", 1);
+    if (s.schedule == PipelineSchedule::Interleaved && s.pp > 1 && !object.has("vpp")) {
+        // The smallest chunk count every stage's layers divide into.
+        const std::vector<int> layers = stageLayerCounts(s, model.num_layers);
+        for (int v = 2; v <= model.num_layers; ++v) {
+            if (std::ranges::all_of(layers, [v](int n) { return n % v == 0; })) {
+                s.vpp = v;
+                break;
+            }
+        }
+        assume(assumptions, "vpp " + std::to_string(s.vpp) + " (interleaved, chunks not given)");
+    }
+    if (s.vpp == 1 && s.schedule == PipelineSchedule::Interleaved)
+        s.schedule = PipelineSchedule::OneFOneB;
+    s.precision = readChoice(object, "precision", Precision::Bf16, parsePrecision, "\"bf16\", \"fp16\" or \"fp8\"");
+    if (const std::optional<JsonView> overlap = object.find("overlap_grad_reduce"))
+        s.overlap_grad_reduce = overlap->boolean();
+    if (const std::optional<JsonView> flash = object.find("flash_attention"))
+        s.flash_attention = flash->boolean();
+    // Bounded work: costing simulates every micro-batch through every model chunk.
+    if (s.global_batch_size > limits::kMaxBatch)
+        object["global_batch_size"].fail("at most " + std::to_string(limits::kMaxBatch) + " sequences");
+    if (pipelineWork(s) > limits::kMaxSimLayerCosts)
+        object["global_batch_size"].fail("a batch whose micro-batches x pipeline stages x model chunks stay within "
+            + std::to_string(limits::kMaxSimLayerCosts) + " (the simulator's budget)");
+    return s;
+}
+
+} // namespace stratex::megatron

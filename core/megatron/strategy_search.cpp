@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/strategy_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <numeric>
+
+#include "core/common/error.h"
+#include "core/common/input_limits.h"
+#include "core/common/parallel_for.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+std::vector<int> divisorsOf(long long n, long long limit)
+{
+    std::vector<int> out;
+    for (long long d = 1; d <= n && d <= limit; ++d) {
+        if (n % d == 0)
+            out.push_back(int(d));
+    }
+    return out;
+}
+
+long long limitOr(int limit, long long fallback)
+{
+    return limit > 0 ? limit : fallback;
+}
+
+// The pipeline divisions tried for `pp` stages: Megatron's default (layers split as evenly as they
+// go) and, when asked, the layouts practitioners use to offload the ends, which also carry the
+// embedding and the LM head: a last stage one layer lighter, and both ends one layer lighter.
+std::vector<std::pair<int, int>> layoutsFor(int pp, int layers, bool uneven)
+{
+    std::vector<std::pair<int, int>> layouts { { 0, 0 } };
+    if (!uneven || pp < 2)
+        return layouts;
+    const int average = (layers + pp - 1) / pp;
+    if (average < 2)
+        return layouts;
+    std::vector<std::vector<int>> seen;
+    ParallelStrategy probe;
+    probe.pp = pp;
+    seen.push_back(stageLayerCounts(probe, layers));
+    const std::pair<int, int> candidates[] = { { 0, average - 1 }, { average - 1, average - 1 } };
+    for (const auto& [first, last] : candidates) {
+        if (pp == 2 && first + last != layers)
+            continue;
+        const int explicitEnds = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
+        const int rest = layers - first - last;
+        if (rest < pp - explicitEnds)
+            continue;
+        probe.first_stage_layers = first;
+        probe.last_stage_layers = last;
+        std::vector<int> counts = stageLayerCounts(probe, layers);
+        if (std::ranges::find(seen, counts) != seen.end())
+            continue;
+        seen.push_back(std::move(counts));
+        layouts.emplace_back(first, last);
+    }
+    return layouts;
+}
+
+// Chunk counts for the interleaved schedule: those that split the busiest stage's layers evenly.
+std::vector<int> chunkCountsFor(const ParallelStrategy& shape, int layers, int maxVpp)
+{
+    const std::vector<int> counts = stageLayerCounts(shape, layers);
+    const int busiest = *std::ranges::max_element(counts);
+    std::vector<int> out;
+    for (int v = 2; v <= std::min(maxVpp, busiest); ++v) {
+        if (busiest % v == 0)
+            out.push_back(v);
+    }
+    return out;
+}
+
+// CP exchange kinds: the ring always; Ulysses when asked and each TP rank's query and key/value
+// heads divide over the CP ranks (Transformer Engine's all-to-all attention requires it).
+std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, int tp, int cp, bool ulysses)
+{
+    std::vector<CpCommType> out { CpCommType::P2p };
+    if (ulysses && cp > 1 && (model.num_heads / tp) % cp == 0 && (model.num_kv_heads / tp) % cp == 0)
+        out.push_back(CpCommType::A2a);
+    return out;
+}
+
+// A candidate after the cheap pass: everything but the simulated makespan.
+struct Bounded {
+    ParallelStrategy strategy;
+    double bound_ms = 0;
+    double peak_memory_mb = 0;
+};
+
+bool betterEstimate(const Estimate& a, const Estimate& b)
+{
+    if (a.iteration_ms != b.iteration_ms)
+        return a.iteration_ms < b.iteration_ms;
+    return a.strategy < b.strategy;
+}
+
+} // namespace
+
+std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& request)
+{
+    const model::ModelDescription& model = request.model;
+    const StrategySpace& space = request.space;
+    const long long world = static_cast<long long>(request.cluster.worldSize());
+    const int gbs = request.global_batch_size;
+    // Recompute choices: selective is Megatron's default (core attention); a MoE model also tries
+    // recomputing its norms and whole MoE layers, as Megatron's MoE recipes do for long sequences.
+    std::vector<std::pair<Recompute, RecomputeModules>> recomputeChoices;
+    for (Recompute recompute : space.recomputes) {
+        recomputeChoices.emplace_back(recompute, RecomputeModules());
+        if (recompute == Recompute::Selective && model.moe)
+            recomputeChoices.emplace_back(
+                recompute, RecomputeModules::of({ RecomputeModule::Layernorm, RecomputeModule::Moe }));
+    }
+    std::vector<ParallelStrategy> out;
+    for (int tp : divisorsOf(world, limitOr(space.max_tp, request.cluster.gpus_per_node))) {
+        if (model.num_heads % tp != 0 || model.num_kv_heads % tp != 0)
+            continue;
+        for (int cp : divisorsOf(world / tp, limitOr(space.max_cp, world))) {
+            if (cp > 1 && model.seq_length % (2 * cp) != 0)
+                continue;
+            for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
+                const long long dp = world / tp / cp / pp;
+                if (gbs % dp != 0)
+                    continue;
+                for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
+                    for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
+                        ParallelStrategy shape;
+                        shape.tp = tp;
+                        shape.cp = cp;
+                        shape.cp_comm_type = cpComm;
+                        shape.pp = pp;
+                        shape.dp = int(dp);
+                        shape.first_stage_layers = first;
+                        shape.last_stage_layers = last;
+                        shape.sequence_parallel = tp > 1;
+                        shape.global_batch_size = gbs;
+                        shape.precision = space.precision;
+                        shape.flash_attention = space.flash_attention;
+                        // (schedule, vpp) pairs.
+                        std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };
+                        if (pp > 1 && space.interleaved) {
+                            for (int v : chunkCountsFor(shape, model.num_layers, space.max_vpp))
+                                schedules.emplace_back(PipelineSchedule::Interleaved, v);
+                        }
+                        if (pp > 1 && space.zb_h1)
+                            schedules.emplace_back(PipelineSchedule::ZbH1, 1);
+                        // (ep, etp) pairs.
+                        std::vector<std::pair<int, int>> experts { { 1, 1 } };
+                        if (model.moe) {
+                            experts.clear();
+                            const long long dense = static_cast<long long>(tp) * cp * dp;
+                            for (int ep : divisorsOf(model.moe->num_experts, limitOr(space.max_ep, world))) {
+                                // Expert TP: none, or the dense TP degree (Megatron's usual pairing).
+                                for (int etp : tp > 1 ? std::vector<int> { 1, tp } : std::vector<int> { 1 }) {
+                                    if (dense % (static_cast<long long>(ep) * etp) == 0)
+                                        experts.emplace_back(ep, etp);
+                                }
+                            }
+                        }
+                        for (int mbs : divisorsOf(gbs / dp, space.max_micro_batch_size)) {
+                            for (const auto& [schedule, vpp] : schedules) {
+                                for (const auto& [ep, etp] : experts) {
+                                    for (int zero : space.zero_stages) {
+                                        if (zero > 0 && dp * cp == 1)
+                                            continue;
+                                        for (const auto& [recompute, modules] : recomputeChoices) {
+                                            ParallelStrategy s = shape;
+                                            s.micro_batch_size = mbs;
+                                            s.schedule = schedule;
+                                            s.vpp = vpp;
+                                            s.ep = ep;
+                                            s.etp = etp;
+                                            s.zero = zero;
+                                            s.recompute = recompute;
+                                            s.recompute_modules = modules;
+                                            s.recompute_num_layers = recompute == Recompute::Full ? 1 : 0;
+                                            if (pipelineWork(s) > limits::kMaxSimLayerCosts)
+                                                continue; // bounded work: its simulation is beyond the budget
+                                            out.push_back(s);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+            }
+        }
+    }
+    return out;
+}
+
+StrategySearchResult searchStrategies(const StrategySearchRequest& request, ProgressSink& progress)
+{
+    if (request.global_batch_size < 1)
+        throw Error("the global batch size must be at least 1");
+    if (request.top < 1)
+        throw Error("at least one plan must be kept");
+    const hardware::HardwareModel hw(request.cluster, request.efficiency);
+    const int threads = effectiveThreads(request.threads);
+    StrategySearchResult result;
+
+    progress.report(0, "enumerating strategies");
+    const std::vector<ParallelStrategy> candidates = enumerateStrategies(request);
+    result.stats.enumerated = static_cast<long long>(candidates.size());
+
+    // Pass 1: rules, memory and a lower bound of each candidate's iteration time.
+    EstimateOptions bounding;
+    bounding.simulate_pipeline = false;
+    bounding.memory_limit_mb = request.memory_limit_mb;
+    constexpr int kBlock = 256;
+    const int blocks = int((candidates.size() + kBlock - 1) / kBlock);
+    std::vector<std::vector<Bounded>> fitting(std::size_t(std::max(1, blocks)));
+    std::vector<std::optional<Bounded>> leastMemory(std::size_t(std::max(1, blocks)));
+    std::atomic<long long> refused = 0;
+    std::atomic<long long> overMemory = 0;
+    std::atomic<int> blocksDone = 0;
+    parallelFor(blocks, threads, [&](int, int block) {
+        progress.throwIfCancelled();
+        const std::size_t begin = std::size_t(block) * kBlock;
+        const std::size_t end = std::min(candidates.size(), begin + kBlock);
+        for (std::size_t i = begin; i < end; ++i) {
+            const Estimate e = estimate(request.model, candidates[i], hw, bounding);
+            if (!e.problems.empty()) {
+                ++refused;
+                continue;
+            }
+            const Bounded bounded { candidates[i], e.iteration_ms, e.peak_memory_mb };
+            if (!e.fits) {
+                ++overMemory;
+                std::optional<Bounded>& least = leastMemory[std::size_t(block)];
+                if (!least || bounded.peak_memory_mb < least->peak_memory_mb)
+                    least = bounded;
+                continue;
+            }
+            fitting[std::size_t(block)].push_back(bounded);
+        }
+        const int done = ++blocksDone;
+        progress.report(0.5 * done / blocks, "costing strategies");
+    });
+    result.stats.refused = refused;
+    result.stats.over_memory = overMemory;
+    std::vector<Bounded> order;
+    for (std::vector<Bounded>& block : fitting)
+        order.insert(order.end(), block.begin(), block.end());
+    result.stats.bounded = static_cast<long long>(order.size());
+    std::ranges::sort(order, [](const Bounded& a, const Bounded& b) {
+        if (a.bound_ms != b.bound_ms)
+            return a.bound_ms < b.bound_ms;
+        return a.strategy < b.strategy;
+    });
+
+    EstimateOptions exact;
+    exact.memory_limit_mb = request.memory_limit_mb;
+    if (order.empty()) {
+        std::optional<Bounded> least;
+        for (const std::optional<Bounded>& candidate : leastMemory) {
+            if (candidate
+                && (!least || candidate->peak_memory_mb < least->peak_memory_mb
+                    || (candidate->peak_memory_mb == least->peak_memory_mb && candidate->strategy < least->strategy)))
+                least = candidate;
+        }
+        if (least)
+            result.least_memory = estimate(request.model, least->strategy, hw, exact);
+        progress.report(1, "no strategy fits");
+        return result;
+    }
+
+    // Pass 2: simulate in bound order, a batch per round, until the next bound exceeds the last
+    // kept plan. Every candidate whose bound could tie or beat a kept plan is simulated, so the
+    // result does not depend on the batch size or the thread count.
+    const std::size_t batch = std::size_t(threads) * 8;
+    std::vector<Estimate> best;
+    std::size_t next = 0;
+    while (next < order.size()) {
+        if (best.size() >= std::size_t(request.top) && order[next].bound_ms > best.back().iteration_ms)
+            break;
+        const std::size_t end = std::min(order.size(), next + batch);
+        std::vector<Estimate> round(end - next);
+        parallelFor(int(round.size()), threads, [&](int, int i) {
+            progress.throwIfCancelled();
+            round[std::size_t(i)] = estimate(request.model, order[next + std::size_t(i)].strategy, hw, exact);
+        });
+        result.stats.simulated += static_cast<long long>(round.size());
+        for (Estimate& e : round) {
+            if (!e.problems.empty() || !e.fits)
+                continue;
+            best.push_back(std::move(e));
+        }
+        std::ranges::sort(best, betterEstimate);
+        if (best.size() > std::size_t(request.top))
+            best.resize(std::size_t(request.top));
+        next = end;
+        const double share = double(next) / double(order.size());
+        progress.report(0.5 + 0.5 * share, "simulating pipelines");
+    }
+    result.best = std::move(best);
+    progress.report(1, "done");
+    return result;
+}
+
+} // namespace stratex::megatron

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/strategy_search_settings.h"
+
+#include "core/common/enum_names.h"
+#include "core/common/input_limits.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+using settings::row;
+using settings::Setting;
+using settings::SettingKind;
+using settings::SettingSpec;
+using S = StrategySearchSettings;
+
+constexpr EnumNames<CostModelChoice, 3> kCostModelNames { { { CostModelChoice::Auto, "auto" },
+    { CostModelChoice::Galvatron, "galvatron" }, { CostModelChoice::Stratex, "stratex" } } };
+
+SettingSpec spec(std::string_view flag, std::string_view group, std::string_view label, SettingKind kind,
+    std::string_view valueName, double minimum, double maximum, std::string_view help)
+{
+    return settings::settingSpec(kind, flag, group, label, valueName, help, minimum, maximum);
+}
+
+SettingSpec choice(SettingSpec s, std::vector<std::string_view> choices)
+{
+    s.choices = std::move(choices);
+    return s;
+}
+
+SettingSpec special(SettingSpec s, std::string_view text)
+{
+    s.specialText = text;
+    return s;
+}
+
+std::vector<Setting<S>> rows()
+{
+    static constexpr std::string_view model = "Cost model";
+    static constexpr std::string_view space = "Megatron space";
+    constexpr auto Integer = SettingKind::Integer;
+    constexpr auto Switch = SettingKind::Switch;
+    const int maxDegree = limits::kMaxWorld;
+    SettingSpec gpu = spec("gpu", model, "GPU", SettingKind::Text, "PRESET", 0, 0,
+        "GPU preset (profile synth --gpu's names) for the stratex model when neither a synthesized profile set "
+        "nor --cluster names the GPU.");
+    gpu.defaultText = "the profile set's or cluster file's";
+    return {
+        row(choice(spec("cost-model", model, "Cost model", SettingKind::Choice, "", 0, 0,
+                       "galvatron: Galvatron main's search, exactly; stratex: per-operation costs over Megatron's "
+                       "space (TP, PP with layouts, VPP, CP, EP, ZeRO, recompute); auto: stratex for a synthesized "
+                       "profile set or a model without profiles, galvatron for measured profiles."),
+                { "auto", "galvatron", "stratex" }),
+            &S::cost_model),
+        row(special(spec("global-batch-size", model, "Global batch", Integer, "N", 0, limits::kMaxBatch,
+                        "Sequences per iteration for the stratex model (required by it)."),
+                "not given"),
+            &S::global_batch_size),
+        row(gpu, &S::gpu),
+        row(special(spec("max-tp", space, "Max TP", Integer, "N", 0, maxDegree, "Largest tensor-parallel degree."),
+                "one node"),
+            &S::space, &StrategySpace::max_tp),
+        row(special(
+                spec("max-pp", space, "Max PP", Integer, "N", 0, maxDegree, "Largest pipeline degree."), "the layers"),
+            &S::space, &StrategySpace::max_pp),
+        row(special(spec("max-cp", space, "Max CP", Integer, "N", 0, maxDegree, "Largest context-parallel degree."),
+                "no limit"),
+            &S::space, &StrategySpace::max_cp),
+        row(special(spec("max-ep", space, "Max EP", Integer, "N", 0, maxDegree,
+                        "Largest expert-parallel degree (MoE models)."),
+                "no limit"),
+            &S::space, &StrategySpace::max_ep),
+        row(spec("max-vpp", space, "Max VPP", Integer, "N", 1, 64,
+                "Most model chunks per pipeline rank for the interleaved schedule (1: no interleaving)."),
+            &S::space, &StrategySpace::max_vpp),
+        row(spec("max-micro-batch-size", space, "Max micro-batch", Integer, "N", 1, limits::kMaxBatch,
+                "Largest micro-batch size tried."),
+            &S::space, &StrategySpace::max_micro_batch_size),
+        row(spec("max-zero", space, "Max ZeRO stage", Integer, "N", 0, 3,
+                "ZeRO stages 0 to N are tried: 0 DDP, 1 distributed optimizer, 2 sharded gradients, 3 FSDP."),
+            &S::max_zero),
+        row(choice(spec("recompute", space, "Recompute", SettingKind::Choice, "", 0, 0,
+                       "Activation recomputation tried: any of none / selective / full, or only one."),
+                { "any", "none", "selective", "full" }),
+            &S::recompute),
+        row(choice(spec("precision", space, "GEMM precision", SettingKind::Choice, "", 0, 0,
+                       "bf16, fp16, or fp8 GEMMs with bf16 master weights."),
+                { "bf16", "fp16", "fp8" }),
+            &S::precision),
+        row(spec("uneven-layouts", space, "Uneven layouts", Switch, "0|1", 0, 1,
+                "Also try lighter first/last pipeline stages (Megatron's pipeline layout)."),
+            &S::space, &StrategySpace::uneven_layouts),
+        row(spec("interleaved", space, "Interleaved 1F1B", Switch, "0|1", 0, 1,
+                "Try the interleaved schedule (virtual pipeline stages)."),
+            &S::space, &StrategySpace::interleaved),
+        row(spec("zb-h1", space, "ZB-H1", Switch, "0|1", 0, 1, "Try the zero-bubble H1 schedule."), &S::space,
+            &StrategySpace::zb_h1),
+        row(spec("ulysses", space, "Ulysses CP", Switch, "0|1", 0, 1,
+                "With context parallelism also try DeepSpeed-Ulysses all-to-all attention (Megatron's "
+                "--cp-comm-type a2a) where each TP rank's heads divide by the CP degree."),
+            &S::space, &StrategySpace::ulysses),
+        row(spec("flash-attention", space, "Flash attention", Switch, "0|1", 0, 1,
+                "Fused flash attention (off: the attention scores are materialised)."),
+            &S::space, &StrategySpace::flash_attention),
+    };
+}
+
+} // namespace
+
+std::string_view costModelName(CostModelChoice value)
+{
+    return enumName(kCostModelNames, value);
+}
+
+std::optional<CostModelChoice> parseCostModel(std::string_view name)
+{
+    return parseEnumName(kCostModelNames, name);
+}
+
+CostModelChoice resolveCostModel(
+    CostModelChoice asked, bool hasProfiles, bool synthesizedProfiles, bool modelOrGpuDescribed)
+{
+    if (asked != CostModelChoice::Auto)
+        return asked;
+    const bool described = hasProfiles ? synthesizedProfiles : modelOrGpuDescribed;
+    return described ? CostModelChoice::Stratex : CostModelChoice::Galvatron;
+}
+
+CostModelChoice StrategySearchSettings::costModel() const
+{
+    return parseCostModel(cost_model).value_or(CostModelChoice::Auto);
+}
+
+StrategySpace StrategySearchSettings::resolvedSpace() const
+{
+    StrategySpace s = space;
+    s.zero_stages.clear();
+    for (int stage = 0; stage <= max_zero; ++stage)
+        s.zero_stages.push_back(stage);
+    if (recompute != "any")
+        s.recomputes = { parseRecompute(recompute).value_or(Recompute::None) };
+    s.precision = parsePrecision(precision).value_or(Precision::Bf16);
+    return s;
+}
+
+const settings::SettingTable<StrategySearchSettings>& strategySearchSettingTable()
+{
+    static const settings::SettingTable<StrategySearchSettings> table(rows());
+    return table;
+}
+
+} // namespace stratex::megatron

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/runs/calibration.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <thread>
+
+#include "core/common/error.h"
+
+namespace stratex::runs {
+
+namespace {
+
+using hardware::EfficiencyField;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+bool isMemoryParameter(const hardware::EfficiencyField& field)
+{
+    const std::string name = field.name;
+    return name == "memory_reserve_gb" || name == "activation_fragmentation";
+}
+
+// The fitted parameters as log values, with their bounds.
+struct Parameters {
+    std::vector<const hardware::EfficiencyField*> fields;
+    Eigen::VectorXd lower;
+    Eigen::VectorXd upper;
+    bool memory = false;
+
+    hardware::Efficiency apply(hardware::Efficiency base, const Eigen::VectorXd& theta) const
+    {
+        for (std::size_t j = 0; j < fields.size(); ++j)
+            base.*fields[j]->member = std::exp(theta[Eigen::Index(j)]);
+        return base;
+    }
+    void project(Eigen::VectorXd& theta) const { theta = theta.cwiseMax(lower).cwiseMin(upper); }
+};
+
+Parameters parameters(const std::vector<std::string>& names)
+{
+    Parameters p;
+    for (const std::string& name : names) {
+        const hardware::EfficiencyField* field = hardware::findEfficiencyField(name);
+        if (!field) {
+            std::string known;
+            for (const hardware::EfficiencyField& f : hardware::efficiencyFields())
+                known += (known.empty() ? "" : ", ") + std::string(f.name);
+            throw Error("calibrate: unknown parameter \"" + name + "\" (expected one of " + known + ")");
+        }
+        if (std::ranges::find(p.fields, field) != p.fields.end())
+            throw Error("calibrate: parameter \"" + name + "\" is given twice");
+        p.fields.push_back(field);
+        p.memory = p.memory || isMemoryParameter(*field);
+    }
+    if (p.fields.empty())
+        throw Error("calibrate: no parameters to fit");
+    const auto n = Eigen::Index(p.fields.size());
+    p.lower.resize(n);
+    p.upper.resize(n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+        p.lower[j] = std::log(p.fields[std::size_t(j)]->minimum);
+        p.upper[j] = std::log(p.fields[std::size_t(j)]->maximum);
+    }
+    return p;
+}
+
+// Where a parameter starts in log space: its value, or (when 0, "off") the middle of its range.
+Eigen::VectorXd startTheta(const Parameters& p, const hardware::Efficiency& start)
+{
+    Eigen::VectorXd theta(Eigen::Index(p.fields.size()));
+    for (std::size_t j = 0; j < p.fields.size(); ++j) {
+        const hardware::EfficiencyField& field = *p.fields[j];
+        const double value = start.*field.member;
+        theta[Eigen::Index(j)]
+            = value > 0 ? std::log(value) : 0.5 * (std::log(field.minimum) + std::log(field.maximum));
+    }
+    p.project(theta);
+    return theta;
+}
+
+// Every run costed under `e`, on all cores: each run's result goes to its own slot, so the
+// answer does not depend on the threads. The first failure (in run order) is rethrown.
+std::vector<RunError> errors(const std::vector<ReferenceRun>& runs, const hardware::Efficiency& e)
+{
+    std::vector<RunError> out(runs.size());
+    std::vector<std::exception_ptr> failures(runs.size());
+    const std::size_t threads
+        = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(1, runs.size()));
+    std::atomic<std::size_t> next { 0 };
+    auto work = [&] {
+        for (std::size_t k = next++; k < runs.size(); k = next++) {
+            try {
+                out[k] = runError(runs[k], e);
+            } catch (...) {
+                failures[k] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread& thread : pool)
+        thread.join();
+    for (const std::exception_ptr& failure : failures) {
+        if (failure)
+            std::rethrow_exception(failure);
+    }
+    return out;
+}
+
+class Problem {
+public:
+    Problem(const std::vector<ReferenceRun>& runs, const Parameters& p, const hardware::Efficiency& start,
+        const CalibrationOptions& options)
+        : m_runs(runs)
+        , m_p(p)
+        , m_start(start)
+        , m_options(options)
+        , m_theta0(startTheta(p, start))
+    {
+        for (const ReferenceRun& run : runs) {
+            m_residuals += 1;
+            if (p.memory && run.peak_memory_gib)
+                m_residuals += 1;
+        }
+        m_residuals += Eigen::Index(p.fields.size()); // the prior
+    }
+
+    const Eigen::VectorXd& theta0() const { return m_theta0; }
+    hardware::Efficiency efficiency(const Eigen::VectorXd& theta) const { return m_p.apply(m_start, theta); }
+
+    Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const
+    {
+        const hardware::Efficiency e = efficiency(theta);
+        Eigen::VectorXd r(m_residuals);
+        Eigen::Index i = 0;
+        const std::vector<RunError> runErrors = errors(m_runs, e);
+        for (std::size_t k = 0; k < m_runs.size(); ++k) {
+            const ReferenceRun& run = m_runs[k];
+            const RunError& error = runErrors[k];
+            r[i++] = robust(std::log(error.predicted_iteration_s / run.measured_iteration_s));
+            if (m_p.memory && run.peak_memory_gib)
+                r[i++] = robust(
+                    m_options.memory_weight * std::log(error.predicted_peak_memory_gib / *run.peak_memory_gib));
+        }
+        for (Eigen::Index j = 0; j < theta.size(); ++j)
+            r[i++] = m_options.prior_weight * (theta[j] - m_theta0[j]);
+        return r;
+    }
+
+    Eigen::MatrixXd jacobian(const Eigen::VectorXd& theta, const Eigen::VectorXd& r) const
+    {
+        Eigen::MatrixXd jac(r.size(), theta.size());
+        for (Eigen::Index j = 0; j < theta.size(); ++j) {
+            // Forward difference of 1e-4 in log (0.01 % of the value), stepping inward at the upper bound.
+            const double h = theta[j] + 1e-4 > m_p.upper[j] ? -1e-4 : 1e-4;
+            Eigen::VectorXd shifted = theta;
+            shifted[j] += h;
+            jac.col(j) = (residuals(shifted) - r) / h;
+        }
+        return jac;
+    }
+
+private:
+    // Huber's loss as a residual whose square is twice the loss: smooth, r itself up to the scale.
+    double robust(double r) const
+    {
+        const double c = m_options.robust_scale;
+        if (c <= 0 || std::abs(r) <= c)
+            return r;
+        return std::copysign(std::sqrt(2 * c * std::abs(r) - c * c), r);
+    }
+
+    const std::vector<ReferenceRun>& m_runs;
+    const Parameters& m_p;
+    hardware::Efficiency m_start;
+    CalibrationOptions m_options;
+    Eigen::VectorXd m_theta0;
+    Eigen::Index m_residuals = 0;
+};
+
+double cost(const Eigen::VectorXd& r)
+{
+    return 0.5 * r.squaredNorm();
+}
+
+} // namespace
+
+std::vector<std::string> defaultCalibrationParameters()
+{
+    return { "gemm", "gemm_half_dim", "hbm", "network", "collective_latency_us", "dp_overlap" };
+}
+
+RunError runError(const ReferenceRun& run, const hardware::Efficiency& efficiency)
+{
+    const ReferenceComparison c = compareWithRun(run, efficiency);
+    if (!c.estimate.problems.empty())
+        throw Error("calibrate: run " + run.id + " cannot be costed: " + c.estimate.problems.front());
+    RunError e;
+    e.id = run.id;
+    e.measured_iteration_s = run.measured_iteration_s;
+    e.predicted_iteration_s = c.predicted_iteration_s;
+    e.throughput_error = c.throughput_error;
+    e.measured_peak_memory_gib = run.peak_memory_gib;
+    e.predicted_peak_memory_gib = c.estimate.peak_memory_mb * 1e6 / kGiB;
+    e.predicted_oom = c.predicted_oom;
+    return e;
+}
+
+CalibrationResult calibrate(
+    const std::vector<ReferenceRun>& runs, const hardware::Efficiency& start, const CalibrationOptions& options)
+{
+    if (runs.empty())
+        throw Error("calibrate: no runs to fit");
+    const Parameters p = parameters(options.parameters.empty() ? defaultCalibrationParameters() : options.parameters);
+    const Problem problem(runs, p, start, options);
+
+    CalibrationResult result;
+    result.initial = start;
+    for (const hardware::EfficiencyField* field : p.fields)
+        result.parameters.push_back(field->name);
+    result.before = errors(runs, start);
+
+    Eigen::VectorXd theta = problem.theta0();
+    Eigen::VectorXd r = problem.residuals(theta);
+    result.cost_before = cost(r);
+    double lambda = 1e-3;
+    double current = cost(r);
+    for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
+        result.iterations = iteration + 1;
+        Eigen::MatrixXd jac = problem.jacobian(theta, r);
+        // A parameter on a bound that the cost would push further out is held there for this
+        // step (projected Levenberg-Marquardt): the others converge as if it were fixed.
+        const Eigen::VectorXd descent = -(jac.transpose() * r);
+        for (Eigen::Index j = 0; j < theta.size(); ++j) {
+            const bool atUpper = theta[j] >= p.upper[j] - 1e-12 && descent[j] > 0;
+            const bool atLower = theta[j] <= p.lower[j] + 1e-12 && descent[j] < 0;
+            if (atUpper || atLower)
+                jac.col(j).setZero();
+        }
+        const Eigen::MatrixXd jtj = jac.transpose() * jac;
+        const Eigen::VectorXd gradient = jac.transpose() * r;
+        // Marquardt's scaling: damping proportional to the diagonal, so that parameters of very
+        // different sensitivity are damped alike.
+        const Eigen::VectorXd diagonal = jtj.diagonal().cwiseMax(1e-12);
+        bool improved = false;
+        for (int attempt = 0; attempt < 12 && !improved; ++attempt) {
+            Eigen::MatrixXd a = jtj;
+            a.diagonal() += lambda * diagonal;
+            Eigen::VectorXd candidate = theta - a.ldlt().solve(gradient);
+            p.project(candidate);
+            const Eigen::VectorXd rc = problem.residuals(candidate);
+            const double c = cost(rc);
+            if (std::isfinite(c) && c < current) {
+                const double decrease = current - c;
+                const double step = (candidate - theta).cwiseAbs().maxCoeff();
+                theta = candidate;
+                r = rc;
+                current = c;
+                lambda = std::max(1e-9, lambda / 3);
+                improved = true;
+                // Converged when a step gains less than a millionth of the cost or moves no
+                // parameter by more than 1e-7 of itself.
+                if (decrease < 1e-6 * current || step < 1e-7)
+                    result.converged = true;
+            } else {
+                lambda *= 4;
+            }
+        }
+        if (!improved)
+            result.converged = true; // no step lowers the cost: a (bounded) minimum
+        if (result.converged)
+            break;
+    }
+    result.fitted = problem.efficiency(theta);
+    result.cost_after = current;
+    result.after = errors(runs, result.fitted);
+    return result;
+}
+
+RunError leftOutError(const std::vector<ReferenceRun>& runs, std::size_t index, const hardware::Efficiency& start,
+    const CalibrationOptions& options)
+{
+    std::vector<ReferenceRun> others;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        if (k != index)
+            others.push_back(runs[k]);
+    }
+    const CalibrationResult fit = calibrate(others, start, options);
+    return runError(runs.at(index), fit.fitted);
+}
+
+std::vector<RunError> leaveOneOut(
+    const std::vector<ReferenceRun>& runs, const hardware::Efficiency& start, const CalibrationOptions& options)
+{
+    if (runs.size() < 3)
+        throw Error("calibrate: leave-one-out needs at least 3 runs, found " + std::to_string(runs.size()));
+    std::vector<RunError> out;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        out.push_back(leftOutError(runs, i, start, options));
+    return out;
+}
+
+std::vector<std::string> presetFitParameters(const std::string& family)
+{
+    // The A100 fit runs are all llm-foundry FSDP runs without tensor or pipeline parallelism:
+    // they tell flash attention's efficiency and how much FSDP traffic hides, but GEMM
+    // efficiency only together with those (collinear), and nothing about TP collectives.
+    if (family == "a100")
+        return { "attention", "dp_overlap" };
+    return { "gemm", "attention", "network", "dp_overlap" };
+}
+
+std::vector<PresetFit> fitPresets(const std::vector<ReferenceRun>& runs, const CalibrationOptions& options)
+{
+    std::map<std::string, std::vector<ReferenceRun>> byFamily;
+    for (const ReferenceRun& run : runs) {
+        if (run.fit) // hold-out runs never enter the fit
+            byFamily[hardware::presetFamily(run.cluster.gpu.name)].push_back(run);
+    }
+    std::vector<PresetFit> fits;
+    for (const auto& [family, familyRuns] : byFamily) {
+        PresetFit fit;
+        fit.family = family;
+        for (const ReferenceRun& run : familyRuns) {
+            if (std::ranges::find(fit.gpus, run.cluster.gpu.name) == fit.gpus.end())
+                fit.gpus.push_back(run.cluster.gpu.name);
+        }
+        // Start from the datasheet-typical guesses, not from a previous fit: the result must not
+        // depend on what efficiencyFor() holds today.
+        CalibrationOptions familyOptions = options;
+        if (familyOptions.parameters.empty())
+            familyOptions.parameters = presetFitParameters(family);
+        fit.result = calibrate(familyRuns, hardware::datasheetEfficiency(familyRuns.front().cluster.gpu), familyOptions);
+        fits.push_back(std::move(fit));
+    }
+    return fits;
+}
+
+} // namespace stratex::runs

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/runs/megatron_args.h"
+
+#include <functional>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "core/common/error.h"
+#include "core/common/input_limits.h"
+#include "core/runs/log_text.h"
+
+namespace stratex::runs {
+
+namespace {
+
+// Reads typed values out of the dump, remembering what was missing.
+class ArgumentReader {
+public:
+    ArgumentReader(const ArgumentDump& dump, RunArguments& out)
+        : m_dump(dump)
+        , m_out(out)
+    {
+    }
+
+    std::optional<std::string> text(std::string_view name) const { return m_dump.find(name); }
+
+    // A whole number in [minimum, maximum]; nullopt (and listed as missing when required) when
+    // the dump does not give it.
+    std::optional<int> integer(std::string_view name, int minimum, int maximum, bool required)
+    {
+        const std::optional<std::string> value = m_dump.find(name);
+        if (!value) {
+            if (required)
+                m_out.missing.emplace_back(name);
+            return std::nullopt;
+        }
+        const std::optional<long long> number = parseWholeNumber(*value);
+        if (!number || *number < minimum || *number > maximum)
+            fail(name,
+                "a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum) + " for "
+                    + std::string(name),
+                *value);
+        return int(*number);
+    }
+
+    bool flag(std::string_view name, bool fallback)
+    {
+        const std::optional<std::string> value = m_dump.find(name);
+        if (!value)
+            return fallback;
+        if (*value == "True")
+            return true;
+        if (*value == "False")
+            return false;
+        fail(name, "True or False for " + std::string(name), *value);
+    }
+
+    [[noreturn]] void fail(std::string_view name, const std::string& expected, const std::string& found) const
+    {
+        const auto it = m_dump.values.find(name);
+        const int line = it != m_dump.values.end() ? it->second.line : m_dump.first_line;
+        throw InputError(m_dump.file, "line " + std::to_string(line), expected, excerpt(found));
+    }
+
+    [[noreturn]] void failDump(const std::string& expected, const std::string& found) const
+    {
+        throw InputError(m_dump.file, "argument dump at line " + std::to_string(m_dump.first_line), expected, found);
+    }
+
+private:
+    const ArgumentDump& m_dump;
+    RunArguments& m_out;
+};
+
+constexpr int kMaxWidth = 1 << 24; // hidden and FFN sizes: far above any model, products stay in 64 bits
+constexpr int kMaxHeads = 1 << 16;
+constexpr int kMaxVocab = 1 << 24;
+
+// Megatron's --moe-layer-freq as the dump prints it: an int k (every k-th layer is MoE) or a
+// Python list of 0/1 per layer. Stratex models leading dense layers only.
+void readMoeLayerPattern(
+    const std::string& value, model::MoeDescription& moe, int layers, std::vector<std::string>& notes)
+{
+    if (const std::optional<long long> every = parseWholeNumber(value)) {
+        if (*every != 1)
+            notes.push_back("moe_layer_freq " + value + ": costed as every layer MoE");
+        return;
+    }
+    std::vector<int> pattern;
+    for (const char c : value) {
+        if (c == '0' || c == '1')
+            pattern.push_back(c - '0');
+    }
+    int leading = 0;
+    while (leading < int(pattern.size()) && pattern[std::size_t(leading)] == 0)
+        ++leading;
+    moe.first_dense_layers = std::min(leading, std::max(0, layers - 1));
+    for (std::size_t i = std::size_t(leading); i < pattern.size(); ++i) {
+        if (pattern[i] == 0) {
+            notes.push_back("moe_layer_freq: dense layers after the first MoE layer are costed as MoE");
+            break;
+        }
+    }
+}
+
+std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArguments& out)
+{
+    model::ModelDescription m;
+    m.name = "megatron-run";
+    const auto layers = args.integer("num_layers", 1, limits::kMaxLayers, true);
+    const auto hidden = args.integer("hidden_size", 1, kMaxWidth, true);
+    const auto ffn = args.integer("ffn_hidden_size", 1, kMaxWidth, true);
+    const auto heads = args.integer("num_attention_heads", 1, kMaxHeads, true);
+    const auto seq = args.integer("seq_length", 1, limits::kMaxSampleTokens, true);
+    std::optional<int> vocab = args.integer("padded_vocab_size", 1, kMaxVocab, false);
+    if (!vocab) {
+        vocab = args.integer("vocab_size", 1, kMaxVocab, false);
+        if (vocab)
+            out.notes.push_back("vocabulary from vocab_size (padded_vocab_size not in the dump)");
+        else
+            out.missing.emplace_back("padded_vocab_size");
+    }
+    const bool gqa = args.flag("group_query_attention", false);
+    const std::optional<int> groups = gqa ? args.integer("num_query_groups", 1, kMaxHeads, true) : std::nullopt;
+    if (!layers || !hidden || !ffn || !heads || !seq || !vocab || (gqa && !groups))
+        return std::nullopt;
+    m.num_layers = *layers;
+    m.hidden_size = *hidden;
+    m.ffn_hidden_size = *ffn;
+    m.num_heads = *heads;
+    m.num_kv_heads = gqa ? *groups : *heads;
+    m.seq_length = *seq;
+    m.vocab_size = *vocab;
+    m.mlp = args.flag("swiglu", false) ? model::MlpKind::Gated : model::MlpKind::Plain;
+    const std::string norm = args.text("normalization").value_or("LayerNorm");
+    if (norm == "RMSNorm")
+        m.norm = model::NormKind::RmsNorm;
+    else if (norm == "LayerNorm")
+        m.norm = model::NormKind::LayerNorm;
+    else
+        args.fail("normalization", "LayerNorm or RMSNorm", norm);
+    const std::string position = args.text("position_embedding_type").value_or("learned_absolute");
+    m.position = position == "learned_absolute" ? model::PositionEmbedding::Learned : model::PositionEmbedding::Rope;
+    if (position != "learned_absolute" && position != "rope")
+        out.notes.push_back("position_embedding_type " + position + ": costed as rope (no weights)");
+    m.tied_embeddings = !args.flag("untie_embeddings_and_output_weights", false);
+    // Qwen 2 / 2.5: a bias on Q, K and V only (--add-qkv-bias --disable-bias-linear). validate_args
+    // turns add_qkv_bias on with add_bias_linear; biases on every linear layer are not modelled.
+    m.qkv_bias
+        = m.mlp == model::MlpKind::Gated && args.flag("add_qkv_bias", false) && !args.flag("add_bias_linear", true);
+
+    if (const std::optional<int> experts = args.integer("num_experts", 1, 1 << 20, false)) {
+        model::MoeDescription moe;
+        moe.num_experts = *experts;
+        moe.top_k = args.integer("moe_router_topk", 1, 1 << 20, false).value_or(2);
+        moe.expert_ffn_hidden_size
+            = args.integer("moe_ffn_hidden_size", 1, kMaxWidth, false).value_or(m.ffn_hidden_size);
+        if (const std::optional<int> shared
+            = args.integer("moe_shared_expert_intermediate_size", 1, kMaxWidth, false)) {
+            moe.shared_experts = 1;
+            moe.shared_expert_ffn_hidden_size = *shared;
+        }
+        if (const std::optional<std::string> freq = args.text("moe_layer_freq"))
+            readMoeLayerPattern(*freq, moe, m.num_layers, out.notes);
+        m.moe = moe;
+    }
+    try {
+        m.validate();
+    } catch (const Error& error) {
+        args.failDump("a transformer Megatron can build", error.what());
+    }
+    return m;
+}
+
+int zeroStage(ArgumentReader& args)
+{
+    if (args.flag("use_torch_fsdp2", false))
+        return 3;
+    if (args.flag("use_megatron_fsdp", false) || args.flag("use_custom_fsdp", false)) {
+        const std::string sharding = args.text("data_parallel_sharding_strategy").value_or("optim_grads_params");
+        if (sharding == "no_shard")
+            return 0;
+        if (sharding == "optim")
+            return 1;
+        if (sharding == "optim_grads")
+            return 2;
+        return 3;
+    }
+    return args.flag("use_distributed_optimizer", false) ? 1 : 0;
+}
+
+// The words of a list the dump prints as "['a2a', 'p2p']" (or a bare word).
+std::vector<std::string> dumpListWords(const std::string& value)
+{
+    std::vector<std::string> words;
+    std::string token;
+    for (const char c : value + ",") {
+        if (c == ',' || c == ' ') {
+            if (!token.empty())
+                words.push_back(token);
+            token.clear();
+        } else if (c != '[' && c != ']' && c != '\'' && c != '"') {
+            token += c;
+        }
+    }
+    return words;
+}
+
+// --cp-comm-type, one entry per layer when they differ. Ring (p2p) and Ulysses (a2a) are
+// modelled; all-gather and hierarchical a2a+p2p are costed as the ring.
+megatron::CpCommType cpCommTypeOfDump(const std::string& value, std::vector<std::string>& notes)
+{
+    const std::vector<std::string> words = dumpListWords(value);
+    const std::set<std::string> kinds(words.begin(), words.end());
+    if (kinds.size() == 1) {
+        if (const std::optional<megatron::CpCommType> kind = megatron::parseCpCommType(*kinds.begin()))
+            return *kind;
+    }
+    notes.push_back("cp_comm_type " + value + ": costed as ring attention (p2p)");
+    return megatron::CpCommType::P2p;
+}
+
+// The dump prints the list ("['layernorm', 'moe']"); modules Stratex does not cost are noted.
+megatron::RecomputeModules recomputeModulesOfDump(const std::string& value, std::vector<std::string>& notes)
+{
+    megatron::RecomputeModules modules = megatron::RecomputeModules::of({});
+    for (const std::string& name : dumpListWords(value)) {
+        if (const std::optional<megatron::RecomputeModule> module = megatron::parseRecomputeModule(name))
+            modules = modules.with(*module);
+        else
+            notes.push_back("recompute module " + name + ": not costed (kept as if not recomputed)");
+    }
+    return modules;
+}
+
+// The decoder layers of every chunk of a --pipeline-model-parallel-layout
+// (megatron/core/transformer/pipeline_parallel_layer_layout.py parse_str_to_list: commas cosmetic,
+// "x*n" and "(...)*n" repeat, '|' separates chunks, E embedding, t decoder layer, m MTP layer, L
+// loss); nullopt when it is not of that form. The dump prints the string given (the layout's
+// __repr__ is its input).
+constexpr std::size_t kMaxLayoutCharacters = 1 << 20; // unrolled: far above any model's layers and chunks
+
+std::optional<std::vector<int>> layoutChunks(std::string_view text)
+{
+    // Expands repeats: returns the unrolled text of text[pos..] up to an unmatched ')'.
+    std::size_t pos = 0;
+    std::function<std::optional<std::string>(int)> unroll = [&](int depth) -> std::optional<std::string> {
+        std::string out;
+        while (pos < text.size()) {
+            if (out.size() > kMaxLayoutCharacters)
+                return std::nullopt;
+            const char c = text[pos];
+            std::string unit;
+            if (c == '(') {
+                ++pos;
+                std::optional<std::string> inner = unroll(depth + 1);
+                if (!inner || pos >= text.size() || text[pos] != ')')
+                    return std::nullopt;
+                ++pos;
+                unit = *inner;
+            } else if (c == ')') {
+                return depth > 0 ? std::optional(out) : std::nullopt;
+            } else if (c == ',' || c == ' ') {
+                ++pos;
+                continue;
+            } else if (c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|') {
+                ++pos;
+                unit = std::string(1, c);
+            } else {
+                return std::nullopt;
+            }
+            if (pos < text.size() && text[pos] == '*') {
+                std::size_t end = ++pos;
+                while (end < text.size() && text[end] >= '0' && text[end] <= '9')
+                    ++end;
+                const std::optional<long long> count = parseWholeNumber(std::string(text.substr(pos, end - pos)));
+                if (!count || unit.size() * std::size_t(*count) > kMaxLayoutCharacters - out.size())
+                    return std::nullopt;
+                pos = end;
+                for (long long i = 0; i < *count; ++i)
+                    out += unit;
+            } else {
+                out += unit;
+            }
+        }
+        return depth == 0 ? std::optional(out) : std::nullopt;
+    };
+    const std::optional<std::string> flat = unroll(0);
+    if (!flat)
+        return std::nullopt;
+    std::vector<int> chunks(1, 0);
+    for (const char c : *flat) {
+        if (c == '|')
+            chunks.push_back(0);
+        else if (c == 't')
+            ++chunks.back();
+    }
+    return chunks;
+}
+
+// The division of a layout as first / last stage counts and vpp, when a strategy can hold it (its
+// middle stages are the even split of what the ends leave); otherwise noted and left even.
+void readLayout(const std::string& layout, megatron::ParallelStrategy& s, int layers, std::vector<std::string>& notes)
+{
+    const std::optional<std::vector<int>> chunks = layoutChunks(layout);
+    if (!chunks || chunks->size() % std::size_t(s.pp) != 0) {
+        notes.push_back("pipeline_model_parallel_layout " + layout + ": not read, costed as the even division");
+        return;
+    }
+    const int vpp = int(chunks->size()) / s.pp;
+    std::vector<int> perRank(std::size_t(s.pp), 0);
+    for (std::size_t c = 0; c < chunks->size(); ++c)
+        perRank[c % std::size_t(s.pp)] += (*chunks)[c];
+    for (const auto& [first, last] :
+        { std::pair { 0, 0 }, { perRank.front(), 0 }, { 0, perRank.back() }, { perRank.front(), perRank.back() } }) {
+        megatron::ParallelStrategy candidate = s;
+        candidate.vpp = vpp;
+        candidate.first_stage_layers = s.pp > 1 ? first : 0;
+        candidate.last_stage_layers = s.pp > 1 ? last : 0;
+        if (megatron::chunkLayerCounts(candidate, layers) == *chunks) {
+            s = candidate;
+            return;
+        }
+    }
+    notes.push_back("pipeline_model_parallel_layout " + layout
+        + ": a division a Stratex strategy cannot hold (uneven middle stages or chunks), costed as the even division");
+}
+
+std::optional<megatron::ParallelStrategy> readStrategy(
+    ArgumentReader& args, RunArguments& out, const std::optional<model::ModelDescription>& model)
+{
+    megatron::ParallelStrategy s;
+    const auto tp = args.integer("tensor_model_parallel_size", 1, limits::kMaxWorld, true);
+    const auto pp = args.integer("pipeline_model_parallel_size", 1, limits::kMaxWorld, true);
+    const auto mbs = args.integer("micro_batch_size", 1, limits::kMaxBatch, true);
+    const auto gbs = args.integer("global_batch_size", 1, limits::kMaxBatch, true);
+    const auto world = args.integer("world_size", 1, limits::kMaxWorld, true);
+    out.world_size = world;
+    if (!tp || !pp || !mbs || !gbs || !world)
+        return std::nullopt;
+    s.tp = *tp;
+    s.pp = *pp;
+    s.cp = args.integer("context_parallel_size", 1, limits::kMaxWorld, false).value_or(1);
+    if (const std::optional<std::string> commType = args.text("cp_comm_type"); commType && s.cp > 1)
+        s.cp_comm_type = cpCommTypeOfDump(*commType, out.notes);
+    s.ep = args.integer("expert_model_parallel_size", 1, limits::kMaxWorld, false).value_or(1);
+    const bool moe = model && model->moe;
+    s.etp = moe ? args.integer("expert_tensor_parallel_size", 1, limits::kMaxWorld, false).value_or(s.tp) : 1;
+    if (!moe)
+        s.ep = 1;
+    const long long modelRanks = static_cast<long long>(s.tp) * s.pp * s.cp;
+    if (const std::optional<int> dp = args.integer("data_parallel_size", 1, limits::kMaxWorld, false)) {
+        s.dp = *dp;
+    } else {
+        if (*world % modelRanks != 0)
+            args.fail("world_size",
+                "a multiple of tensor x pipeline x context parallel size (" + std::to_string(modelRanks) + ")",
+                std::to_string(*world));
+        s.dp = int(*world / modelRanks);
+    }
+    // Megatron's own checks (validate_args, initialize_model_parallel); they also keep every
+    // product of degrees Stratex forms within the world size.
+    if (modelRanks * s.dp != *world)
+        args.fail("world_size",
+            "tensor x pipeline x context x data parallel size (" + std::to_string(modelRanks * s.dp) + ")",
+            std::to_string(*world));
+    if (static_cast<long long>(s.ep) * s.etp > *world)
+        args.fail("expert_model_parallel_size",
+            "expert x expert-tensor parallel size of at most the world size (" + std::to_string(*world) + ")",
+            std::to_string(s.ep));
+    if (*gbs % (static_cast<long long>(*mbs) * s.dp) != 0)
+        args.fail("global_batch_size",
+            "a multiple of micro_batch_size x data-parallel size ("
+                + std::to_string(static_cast<long long>(*mbs) * s.dp) + ")",
+            std::to_string(*gbs));
+    s.micro_batch_size = *mbs;
+    s.global_batch_size = *gbs;
+    s.sequence_parallel = args.flag("sequence_parallel", false);
+    s.zero = zeroStage(args);
+    const std::string granularity = args.text("recompute_granularity").value_or("None");
+    if (granularity == "full")
+        s.recompute = megatron::Recompute::Full;
+    else if (granularity == "selective") {
+        s.recompute = megatron::Recompute::Selective;
+        if (const std::optional<std::string> modules = args.text("recompute_modules"))
+            s.recompute_modules = recomputeModulesOfDump(*modules, out.notes);
+    } else if (granularity != "None")
+        args.fail("recompute_granularity", "full, selective or None", granularity);
+    s.recompute_num_layers = args.integer("recompute_num_layers", 1, limits::kMaxLayers, false).value_or(0);
+    if (s.recompute == megatron::Recompute::Full && args.text("recompute_method").value_or("uniform") == "block")
+        out.notes.push_back("recompute_method block: costed as uniform");
+    s.first_stage_layers = args.integer("decoder_first_pipeline_num_layers", 1, limits::kMaxLayers, false).value_or(0);
+    s.last_stage_layers = args.integer("decoder_last_pipeline_num_layers", 1, limits::kMaxLayers, false).value_or(0);
+    if (const std::optional<int> vpp
+        = args.integer("virtual_pipeline_model_parallel_size", 1, limits::kMaxLayers, false)) {
+        s.vpp = *vpp;
+    } else if (const std::optional<int> perChunk
+        = args.integer("num_layers_per_virtual_pipeline_stage", 1, limits::kMaxLayers, false)) {
+        if (model && s.pp > 0 && (model->num_layers / s.pp) % *perChunk == 0)
+            s.vpp = model->num_layers / s.pp / *perChunk;
+    }
+    if (const std::optional<std::string> layout = args.text("pipeline_model_parallel_layout"); layout && model)
+        readLayout(*layout, s, model->num_layers, out.notes);
+    s.schedule = s.vpp > 1 ? megatron::PipelineSchedule::Interleaved : megatron::PipelineSchedule::OneFOneB;
+    if (args.text("fp8"))
+        s.precision = megatron::Precision::Fp8;
+    else if (args.flag("fp16", false))
+        s.precision = megatron::Precision::Fp16;
+    else
+        s.precision = megatron::Precision::Bf16;
+    if (!args.text("fp8") && !args.flag("fp16", false) && !args.flag("bf16", false))
+        out.notes.push_back("neither bf16 nor fp16 set (fp32 training): costed as bf16");
+    s.overlap_grad_reduce = args.flag("overlap_grad_reduce", false);
+    const std::string backend = args.text("attention_backend").value_or("AttnBackend.auto");
+    s.flash_attention = backend != "AttnBackend.unfused" && backend != "AttnBackend.local"
+        && args.text("transformer_impl").value_or("transformer_engine") != "local";
+    if (args.flag("use_flash_attn", false))
+        s.flash_attention = true;
+    if (args.flag("use_tp_pp_dp_mapping", false))
+        out.rank_order = "tp-cp-ep-pp-dp";
+    return s;
+}
+
+} // namespace
+
+std::optional<std::string> ArgumentDump::find(std::string_view name) const
+{
+    const auto it = values.find(name);
+    if (it == values.end() || it->second.value == "None")
+        return std::nullopt;
+    return it->second.value;
+}
+
+const std::vector<std::string_view>& requiredArguments()
+{
+    static const std::vector<std::string_view> names { "num_layers", "hidden_size", "ffn_hidden_size",
+        "num_attention_heads", "seq_length", "padded_vocab_size", "tensor_model_parallel_size",
+        "pipeline_model_parallel_size", "micro_batch_size", "global_batch_size", "world_size" };
+    return names;
+}
+
+RunArguments runArguments(const ArgumentDump& dump)
+{
+    RunArguments out;
+    if (!dump.present()) {
+        for (const std::string_view name : requiredArguments())
+            out.missing.emplace_back(name);
+        return out;
+    }
+    ArgumentReader args(dump, out);
+    out.model = readModel(args, out);
+    out.strategy = readStrategy(args, out, out.model);
+    if (!out.missing.empty()) {
+        out.model.reset();
+        out.strategy.reset();
+    }
+    return out;
+}
+
+} // namespace stratex::runs

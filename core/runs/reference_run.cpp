@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/runs/reference_run.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
+#include "core/model/model_json.h"
+#include "core/runs/flops_convention.h"
+#include "core/megatron/strategy_json.h"
+
+namespace stratex::runs {
+
+namespace {
+
+// The record names the model by preset for people; its shape keys are what counts.
+model::ModelDescription readRunModel(const JsonView& object)
+{
+    nlohmann::ordered_json copy = object.raw();
+    if (copy.contains("num_layers") && copy.contains("hidden_size"))
+        copy.erase("preset");
+    const JsonDocument document = JsonDocument::parse(copy.dump(), object.file() + object.path());
+    return model::readModel(document.root());
+}
+
+} // namespace
+
+ReferenceRun readReferenceRun(const std::filesystem::path& file)
+{
+    const JsonDocument document = JsonDocument::load(file);
+    const JsonView root = document.root();
+    root.requireObject();
+    ReferenceRun run;
+    run.file = file;
+    run.id = root["id"].string();
+    const JsonView use = root["use"];
+    if (use.string() != "fit" && use.string() != "holdout")
+        use.fail("\"fit\" or \"holdout\"");
+    run.fit = use.string() == "fit";
+    run.verified = root.has("verified") ? root["verified"].boolean() : true;
+    run.model = readRunModel(root["model"]);
+
+    const JsonView cluster = root["cluster"];
+    const JsonView gpu = cluster["gpu"];
+    try {
+        run.cluster.gpu = hardware::gpuPreset(gpu.string());
+    } catch (const InputError&) {
+        throw;
+    } catch (const Error& error) {
+        gpu.fail(std::string("a GPU preset; ") + error.what());
+    }
+    run.cluster.num_nodes = cluster["num_nodes"].positiveInt();
+    run.cluster.gpus_per_node = cluster["gpus_per_node"].positiveInt();
+    run.strategy = megatron::readStrategy(root["strategy"], run.model, run.cluster.worldSize(), &run.assumptions);
+    // FlashAttention appeared in mid-2022 and reached Megatron with Transformer Engine in 2023.
+    if (const std::optional<JsonView> flash = root["strategy"].find("flash_attention")) {
+        run.strategy.flash_attention = flash->boolean();
+    } else if (const std::optional<JsonView> source = root.find("source")) {
+        if (const std::optional<JsonView> year = source->find("year"); year && year->integer() <= 2022) {
+            run.strategy.flash_attention = false;
+            run.assumptions.push_back("no flash attention (published " + std::to_string(year->integer()) + ")");
+        }
+    }
+
+    const JsonView measured = root["measured"];
+    const double gpus = run.cluster.worldSize();
+    const double tokens = double(run.strategy.global_batch_size) * run.model.seq_length;
+    if (const std::optional<JsonView> time = measured.find("iteration_time_s")) {
+        run.measured_iteration_s = time->positiveNumber();
+        run.measured_from = "iteration_time_s";
+    } else if (const std::optional<JsonView> rate = measured.find("tokens_per_s_per_gpu")) {
+        run.measured_iteration_s = tokens / (rate->positiveNumber() * gpus);
+        run.measured_from = "tokens_per_s_per_gpu";
+    } else {
+        const JsonView conventionName = measured["flops_convention"];
+        const std::optional<FlopsConvention> convention = parseFlopsConvention(conventionName.string());
+        if (!convention)
+            conventionName.fail("a FLOPs convention of resources/reference-runs/README.md");
+        double tflops = 0;
+        if (const std::optional<JsonView> published = measured.find("tflops_per_gpu")) {
+            tflops = published->positiveNumber();
+            run.measured_from = "tflops_per_gpu (" + conventionName.string() + ")";
+        } else {
+            const double peak
+                = conventionPeakTflops(*convention, run.cluster.gpu.name).value_or(run.cluster.gpu.peak_tflops);
+            tflops = measured["mfu"].positiveNumber() * peak;
+            run.measured_from = "mfu (" + conventionName.string() + ")";
+        }
+        run.measured_iteration_s
+            = conventionFlops(*convention, run.model, run.strategy.global_batch_size) / (tflops * 1e12 * gpus);
+    }
+    if (const std::optional<JsonView> memory = measured.find("peak_memory_gb"))
+        run.peak_memory_gib = memory->positiveNumber();
+    run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
+    return run;
+}
+
+std::vector<ReferenceRun> readReferenceRuns(const std::filesystem::path& dir)
+{
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+            files.push_back(entry.path());
+    }
+    std::ranges::sort(files);
+    std::vector<ReferenceRun> runs;
+    for (const auto& file : files)
+        runs.push_back(readReferenceRun(file));
+    return runs;
+}
+
+ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Efficiency& efficiency)
+{
+    ReferenceComparison comparison;
+    comparison.run = &run;
+    comparison.estimate = megatron::estimate(run.model, run.strategy, hardware::HardwareModel(run.cluster, efficiency));
+    comparison.predicted_iteration_s = comparison.estimate.iteration_ms * 1e-3;
+    if (comparison.estimate.problems.empty() && comparison.predicted_iteration_s > 0)
+        comparison.throughput_error = run.measured_iteration_s / comparison.predicted_iteration_s - 1;
+    comparison.predicted_oom = comparison.estimate.problems.empty() && !comparison.estimate.fits;
+    return comparison;
+}
+
+double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons)
+{
+    double sum = 0;
+    int count = 0;
+    for (const ReferenceComparison& c : comparisons) {
+        if (!c.estimate.problems.empty())
+            continue;
+        sum += std::abs(c.throughput_error);
+        ++count;
+    }
+    return count > 0 ? sum / count : 0;
+}
+
+} // namespace stratex::runs

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The stratex cost model's parts against their published formulas: Korthikanti et al.'s
+// activation memory per layer, Megatron's acceptance rules, the pipeline bubble.
+#include <cmath>
+#include <numeric>
+
+#include <QtTest>
+
+#include "core/model/model_presets.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/layer_cost.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+
+namespace {
+
+// GPT-3 175B as Korthikanti et al. cost it (their Table 3): dropout, LayerNorm, 4h GeLU MLP.
+model::ModelDescription gpt175b()
+{
+    return model::modelPreset("gpt3-175b");
+}
+
+HardwareModel a100s(int nodes)
+{
+    hardware::ClusterDescription cluster;
+    cluster.gpu = hardware::gpuPreset("a100-80gb");
+    cluster.num_nodes = nodes;
+    cluster.gpus_per_node = 8;
+    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
+}
+
+} // namespace
+
+class TestPerfModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Korthikanti et al. 2022, §4.2 (Table 2): activation bytes of one layer, b = 1:
+    //   TP:            s·b·h·(10 + 24/t + 5·a·s/(h·t))
+    //   TP + SP:       s·b·h/t·(34 + 5·a·s/h)
+    //   TP + SP + selective recompute: s·b·h/t·34
+    // (without flash attention; the softmax statistics of a fused kernel, 4 bytes per head and
+    // token, are the only extra and are allowed for).
+    void activationsFollowKorthikanti_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<bool>("selective");
+        QTest::newRow("tp8") << 8 << false << false;
+        QTest::newRow("tp8 sp") << 8 << true << false;
+        QTest::newRow("tp8 sp selective") << 8 << true << true;
+        QTest::newRow("tp4 sp selective") << 4 << true << true;
+        QTest::newRow("tp1") << 1 << false << false;
+    }
+    void activationsFollowKorthikanti()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(bool, selective);
+        const model::ModelDescription model = gpt175b();
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        s.flash_attention = false;
+        s.recompute = selective ? Recompute::Selective : Recompute::None;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double sbh = double(model.seq_length) * model.hidden_size;
+        const double as_h = double(model.num_heads) * model.seq_length / model.hidden_size;
+        double expected = 0;
+        if (selective)
+            expected = sbh / tp * 34;
+        else if (sp)
+            expected = sbh / tp * (34 + 5 * as_h);
+        else
+            expected = sbh * (10 + 24.0 / tp + 5 * as_h / tp);
+        const double statistics = 4.0 * model.seq_length * model.num_heads / tp;
+        QCOMPARE(cost.activation_bytes, expected + statistics);
+        QCOMPARE(cost.input_bytes, 2 * sbh / (sp ? tp : 1));
+    }
+
+    void megatronRules_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("problem"); // empty: accepted
+        QTest::newRow("valid") << ""
+                               << "";
+        QTest::newRow("world") << "dp=2"
+                               << "the cluster has 64";
+        QTest::newRow("heads") << "tp=5"
+                               << "not divisible by tp 5";
+        QTest::newRow("sp needs tp") << "sp1"
+                                     << "needs tp > 1";
+        QTest::newRow("batch") << "gbs=100"
+                               << "not divisible by micro_batch_size";
+        QTest::newRow("vpp needs interleaving") << "vpp=13"
+                                                << "needs the interleaved schedule";
+        QTest::newRow("uneven ends are a layout") << "ends"
+                                                  << "";
+        QTest::newRow("ep needs moe") << "ep=2"
+                                      << "needs a MoE model";
+        // 96 heads over tp 8: 12 a rank, which cp 4 divides and cp 8 does not.
+        QTest::newRow("ulysses where heads divide") << "a2a cp=4"
+                                                    << "";
+        QTest::newRow("ulysses heads per rank") << "a2a cp=8"
+                                                << "divisible by cp 8";
+    }
+    void megatronRules()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, problem);
+        const model::ModelDescription model = gpt175b(); // 96 layers, 96 heads
+        ParallelStrategy s;
+        s.tp = 8;
+        s.pp = 8;
+        s.dp = 1;
+        s.sequence_parallel = true;
+        s.global_batch_size = 64;
+        if (change == "dp=2")
+            s.dp = 2;
+        else if (change == "tp=5")
+            s.tp = 5;
+        else if (change == "sp1") {
+            s.tp = 1;
+            s.dp = 8;
+        } else if (change == "gbs=100") {
+            s.dp = 1;
+            s.micro_batch_size = 3;
+            s.global_batch_size = 100;
+        } else if (change == "vpp=13") {
+            s.vpp = 13;
+        } else if (change == "ends") {
+            s.first_stage_layers = 11;
+            s.last_stage_layers = 11;
+        } else if (change == "ep=2") {
+            s.ep = 2;
+        } else if (change.startsWith("a2a")) {
+            s.cp_comm_type = CpCommType::A2a;
+            s.cp = change.endsWith("cp=8") ? 8 : 4;
+            s.pp = 8 / s.cp;
+        }
+        const std::vector<std::string> problems = strategyProblems(s, model, 64);
+        if (problem.isEmpty()) {
+            if (!problems.empty())
+                QFAIL(problems.front().c_str());
+            return;
+        }
+        QString all;
+        for (const std::string& text : problems)
+            all += QString::fromStdString(text) + "; ";
+        QVERIFY2(all.contains(problem), qPrintable(all));
+    }
+
+    // DeepSpeed-Ulysses (Jacobs et al. 2023, §3.2): a layer's forward moves Q, K, V and the output
+    // through all-to-alls, 4·N·h/P elements per GPU with multi-head attention (N tokens, P ranks),
+    // a (P-1)/P share of it leaving the GPU; the backward moves as much. Nothing hides it.
+    void ulyssesMovesFourActivationsPerPass_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("cp");
+        QTest::newRow("cp 4 in a node") << 2 << 4;
+        QTest::newRow("cp 8 across nodes") << 2 << 8;
+        QTest::newRow("cp 2 without tp") << 1 << 2;
+    }
+    void ulyssesMovesFourActivationsPerPass()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, cp);
+        const model::ModelDescription model = model::modelPreset("llama2-7b"); // multi-head: kv = h
+        ParallelStrategy s;
+        s.tp = tp;
+        s.cp = cp;
+        s.cp_comm_type = CpCommType::A2a;
+        s.sequence_parallel = tp > 1;
+        const HardwareModel hw = a100s(4);
+        const LayerCost cost = layerCost(model, s, hw, false, false);
+        const GroupShape group { cp, tp };
+        const double bytes = 2.0 * model.seq_length / cp * 4 * model.hidden_size / tp;
+        const double latency = hw.allToAllS(1e-9, group); // two all-to-alls: two latencies
+        const double expected = double(cp - 1) / cp * bytes / hw.busBandwidth(group) + 2 * latency;
+        QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) < 1e-9 * expected,
+            qPrintable(QString("%1 s, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
+        QCOMPARE(cost.cp_backward_comm_s, cost.cp_forward_comm_s);
+        // Compute is the ring's: every rank attends over the whole sequence for a share of the heads.
+        s.cp_comm_type = CpCommType::P2p;
+        QCOMPARE(layerCost(model, s, hw, false, false).forward_compute_s, cost.forward_compute_s);
+    }
+
+    // Megatron's --recompute-modules (transformer_config.py): "layernorm" drops the two norm
+    // outputs (Korthikanti's 2·2sbh QKV and fc1 inputs, over t with SP) and "moe" a MoE layer's
+    // whole MLP state (the permuted tokens, the experts' fc1 outputs and activations, the router
+    // probabilities); each recomputed module's forward runs again in the backward.
+    void recomputeModulesTradeTimeForMemory_data()
+    {
+        QTest::addColumn<QString>("modules");
+        QTest::newRow("layernorm") << "layernorm";
+        QTest::newRow("moe") << "moe";
+        QTest::newRow("layernorm and moe") << "layernorm moe";
+        QTest::newRow("moe_act") << "moe_act";
+    }
+    void recomputeModulesTradeTimeForMemory()
+    {
+        QFETCH(QString, modules);
+        const model::ModelDescription model = model::modelPreset("mixtral-8x7b");
+        ParallelStrategy s;
+        s.tp = 2;
+        s.ep = 4;
+        s.sequence_parallel = true;
+        s.recompute = Recompute::Selective;
+        s.recompute_modules = RecomputeModules::of({});
+        const HardwareModel hw = a100s(1);
+        const LayerCost none = layerCost(model, s, hw, true, false);
+        for (const QString& name : modules.split(' '))
+            s.recompute_modules = s.recompute_modules.with(*parseRecomputeModule(name.toStdString()));
+        const LayerCost cost = layerCost(model, s, hw, true, false);
+
+        const double tokens = model.seq_length; // b = 1, cp = 1
+        const double h = model.hidden_size;
+        const double routed = tokens * s.etp / s.tp * model.moe->top_k;
+        const double fe = model.moe->expert_ffn_hidden_size;
+        const QStringList names = modules.split(' ');
+        const bool wholeMoe = names.contains("moe");
+        double dropped = 0;
+        if (names.contains("layernorm"))
+            dropped += 2 * 2 * tokens * h / s.tp;
+        if (wholeMoe) // permuted fc1 inputs, fc2 inputs, gated fc1 outputs (2 bytes), fp32 router probabilities
+            dropped += 2 * routed * (h + fe + 2 * fe) + 4 * tokens / s.tp * model.moe->num_experts;
+        if (names.contains("moe_act") && !wholeMoe)
+            dropped += 2 * routed * fe; // the activation outputs, rebuilt from the fc1 outputs
+        QVERIFY2(std::abs(none.activation_bytes - cost.activation_bytes - dropped) < 1e-6 * dropped,
+            qPrintable(QString("dropped %1 bytes, expected %2")
+                           .arg(none.activation_bytes - cost.activation_bytes)
+                           .arg(dropped)));
+        QCOMPARE(cost.transient_bytes, none.activation_bytes - cost.activation_bytes);
+        QVERIFY(cost.recompute_s > none.recompute_s);
+        // A recomputed MoE layer runs its expert all-to-alls again.
+        QCOMPARE(cost.recompute_ep_comm_s > 0, wholeMoe);
+        QCOMPARE(cost.forward_compute_s, none.forward_compute_s);
+    }
+
+    void unevenEndsSpreadTheRest()
+    {
+        ParallelStrategy s;
+        s.pp = 16;
+        s.first_stage_layers = 7;
+        s.last_stage_layers = 7;
+        const std::vector<int> counts = stageLayerCounts(s, 126); // Llama 3 405B's layout
+        QCOMPARE(counts.front(), 7);
+        QCOMPARE(counts.back(), 7);
+        QCOMPARE(std::accumulate(counts.begin(), counts.end(), 0), 126);
+        QCOMPARE(*std::max_element(counts.begin() + 1, counts.end() - 1), 8);
+    }
+
+    // More micro-batches shrink the 1F1B bubble towards zero, (p - 1) / (m + p - 1) in theory;
+    // interleaving shrinks it further by about the chunk count.
+    void bubbleShrinksWithMicrobatchesAndChunks()
+    {
+        const model::ModelDescription model = gpt175b();
+        ParallelStrategy s;
+        s.tp = 8;
+        s.pp = 8;
+        s.sequence_parallel = true;
+        s.global_batch_size = 8;
+        const HardwareModel hw = a100s(8);
+        const double few = estimate(model, s, hw).bubble_fraction;
+        s.global_batch_size = 64;
+        const double many = estimate(model, s, hw).bubble_fraction;
+        s.vpp = 4;
+        s.schedule = PipelineSchedule::Interleaved;
+        const double interleaved = estimate(model, s, hw).bubble_fraction;
+        QVERIFY2(few > 0.4 && few < 0.5, qPrintable(QString::number(few))); // 7/15 = 0.47
+        QVERIFY2(many < 0.12, qPrintable(QString::number(many))); // 7/71 = 0.10
+        QVERIFY2(interleaved < many, qPrintable(QString::number(interleaved)));
+    }
+
+    // A run far beyond any GPU (here the s^2 scores of a 2M-token sequence, materialised) needs more
+    // MB than an int holds; the message still says how many (fuzz_megatron_log found an int overflow).
+    void hugeMemoryIsReportedWhole()
+    {
+        model::ModelDescription model = gpt175b();
+        model.seq_length = 1 << 21;
+        ParallelStrategy s;
+        s.tp = 8; // the node's 8 GPUs
+        s.flash_attention = false;
+        s.global_batch_size = 1;
+        const Estimate e = estimate(model, s, a100s(1));
+        QVERIFY2(e.peak_memory_mb > 3e9, qPrintable(QString::number(e.peak_memory_mb)));
+        QVERIFY(!e.fits);
+        QString notes;
+        for (const std::string& note : e.notes)
+            notes += QString::fromStdString(note);
+        QVERIFY2(notes.contains(QString::number(std::llround(e.peak_memory_mb)) + " MB needed"), qPrintable(notes));
+    }
+
+    void deterministic()
+    {
+        const model::ModelDescription model = model::modelPreset("mixtral-8x7b");
+        ParallelStrategy s;
+        s.tp = 2;
+        s.pp = 2;
+        s.ep = 4;
+        s.dp = 16;
+        s.sequence_parallel = true;
+        s.zero = 1;
+        s.global_batch_size = 256;
+        const Estimate a = estimate(model, s, a100s(8));
+        const Estimate b = estimate(model, s, a100s(8));
+        QVERIFY(a.problems.empty());
+        QCOMPARE(a.iteration_ms, b.iteration_ms);
+        QCOMPARE(a.peak_memory_mb, b.peak_memory_mb);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPerfModel)
+#include "tst_perf_model.moc"
