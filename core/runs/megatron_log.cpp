@@ -9,7 +9,7 @@
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/runs/log_text.h"
-#include "core/runs/megatron_args.h"
+#include "core/runs/run_arguments.h"
 
 namespace stratex::runs {
 

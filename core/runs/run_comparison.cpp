@@ -6,7 +6,7 @@
 #include <map>
 
 #include "core/common/error.h"
-#include "core/runs/megatron_args.h"
+#include "core/runs/run_arguments.h"
 #include "core/hardware/cluster_description.h"
 #include "core/ranks/rank_grid.h"
 

@@ -16,7 +16,7 @@
 #include "core/export/plan_file_export.h"
 #include "core/model/model_presets.h"
 #include "core/hardware/hardware_model.h"
-#include "core/runs/megatron_args.h"
+#include "core/runs/run_arguments.h"
 #include "core/hardware/cluster_description.h"
 
 #include "export_test_util.h"

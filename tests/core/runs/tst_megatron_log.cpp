@@ -7,7 +7,7 @@
 #include <QtTest>
 
 #include "core/common/error.h"
-#include "core/runs/megatron_args.h"
+#include "core/runs/run_arguments.h"
 #include "core/runs/megatron_log.h"
 #include "core/runs/run_comparison.h"
 

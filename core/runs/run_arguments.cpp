@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/runs/megatron_args.h"
+#include "core/runs/run_arguments.h"
 
 #include <functional>
 #include <set>
