@@ -5,6 +5,7 @@
 #include <QLocale>
 
 #include "core/common/error.h"
+#include "core/export/export_set.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/galvatron/plan_rank_layout.h"
@@ -242,15 +243,11 @@ void SearchController::simulateSelectedPlan()
         [this](TimelineRequest request) { Q_EMIT timelineReady(request); });
 }
 
-bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error,
-    QStringList* warnings, const exporting::ExportContext* fallback) const
+namespace {
+
+std::optional<exporting::ExportedFile> exportedFile(const SearchOutcome& outcome, const galvatron::Plan& plan,
+    exporting::ExportFormat format, QString* error, const exporting::ExportContext* fallback)
 {
-    if (!m_evaluation || !m_outcome) {
-        if (error)
-            *error = tr("no plan selected: run the search and select a plan");
-        return false;
-    }
-    const SearchOutcome& outcome = *m_outcome;
     const std::optional<model::ModelDescription> model = outcome.description.model ? outcome.description.model
         : fallback                                                                 ? fallback->model
                                                                                    : std::nullopt;
@@ -261,24 +258,68 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
         if (error)
             *error = QString::fromStdString(galvatron::missingModelMessage(exporting::exportFormatTitle(format),
                          "the profiles (measured, not synthesized)", outcome.description.missing))
-                + tr(" to `stratex-cli export` with the Galvatron strategy, or search a profile set synthesized for "
-                     "the model (Synthesize…).");
-        return false;
+                + QObject::tr(" to `stratex-cli export` with the Galvatron strategy, or search a profile set "
+                              "synthesized for the model (Synthesize…).");
+        return std::nullopt;
     }
-    exporting::ExportedFile exported;
     try {
-        exported
-            = exporting::exportPlan(format, m_evaluation->plan, outcome.settings, { model, cluster, outcome.model });
+        return exporting::exportPlan(format, plan, outcome.settings, { model, cluster, outcome.model });
     } catch (const Error& failure) {
         if (error)
             *error = QString::fromUtf8(failure.what());
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error,
+    QStringList* warnings, const exporting::ExportContext* fallback) const
+{
+    if (!m_evaluation || !m_outcome) {
+        if (error)
+            *error = tr("no plan selected: run the search and select a plan");
         return false;
     }
+    const std::optional<exporting::ExportedFile> exported
+        = exportedFile(*m_outcome, m_evaluation->plan, format, error, fallback);
+    if (!exported)
+        return false;
     if (warnings) {
-        for (const std::string& warning : exported.warnings)
+        for (const std::string& warning : exported->warnings)
             *warnings << QString::fromStdString(warning);
     }
-    return saveTextFile(path, exported.text, error, exported.executable);
+    return saveTextFile(path, exported->text, error, exported->executable);
+}
+
+std::optional<PlanExport> SearchController::exportedSelectedPlan(
+    exporting::ExportFormat target, QString* error, const exporting::ExportContext* fallback) const
+{
+    if (!m_evaluation || !m_outcome) {
+        if (error)
+            *error = tr("no plan selected: run the search and select a plan");
+        return std::nullopt;
+    }
+    PlanExport out;
+    out.target = target;
+    const galvatron::Plan& plan = m_evaluation->plan;
+    const std::string modelName = m_outcome->description.model ? m_outcome->description.model->name
+        : fallback && fallback->model                         ? fallback->model->name
+                                                               : m_outcome->settings.model.name;
+    out.identity = QStringLiteral("%1 — %2").arg(
+        QString::fromStdString(modelName), QString::fromStdString(plan.layerSummary()));
+    for (const exporting::ExportSetFile& member : exporting::exportSet(target)) {
+        std::optional<exporting::ExportedFile> file = exportedFile(*m_outcome, plan, member.format, error, fallback);
+        if (!file)
+            return std::nullopt;
+        for (const std::string& warning : file->warnings) {
+            const QString line = QString::fromStdString(warning);
+            if (!out.warnings.contains(line))
+                out.warnings << line;
+        }
+        out.files.push_back({ member.path, std::move(*file) });
+    }
+    return out;
 }
 
 QString SearchController::defaultExportName(exporting::ExportFormat format) const

@@ -11,6 +11,8 @@
 #include "core/common/work_budget.h"
 #include "core/galvatron/cost_model.h"
 #include "core/export/plan_export.h"
+
+#include "controllers/plan_export.h"
 #include "core/profile/profile_discovery.h"
 #include "core/ranks/parallel_config.h"
 #include "core/galvatron/evaluate.h"
@@ -105,6 +107,10 @@ public:
     // `fallback` gives the model and the cluster where the outcome has none (measured profiles).
     bool exportSelectedPlan(exporting::ExportFormat format, const QString& path, QString* error,
         QStringList* warnings = nullptr, const exporting::ExportContext* fallback = nullptr) const;
+    // The selected plan for an export target (exporting::exportTargets: the PaddleNLP pair as one
+    // set), with the plan's identity and every warning; nullopt with `error` as exportSelectedPlan.
+    std::optional<PlanExport> exportedSelectedPlan(exporting::ExportFormat target, QString* error,
+        const exporting::ExportContext* fallback = nullptr) const;
     // The file name the framework expects (Galvatron's encodes cluster and model).
     QString defaultExportName(exporting::ExportFormat format) const;
 

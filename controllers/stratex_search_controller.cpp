@@ -5,6 +5,8 @@
 #include <QLocale>
 
 #include "core/common/error.h"
+#include "core/export/export_set.h"
+#include "core/export/plan_file_export.h"
 #include "core/megatron/plan_file.h"
 #include "core/megatron/strategy_ranks.h"
 #include "core/profile/synth/synthesis_record.h"
@@ -216,7 +218,55 @@ bool StratexSearchController::savePlan(const megatron::Estimate& plan, const QSt
             *error = tr("no plan: run the search first");
         return false;
     }
-    return saveTextFile(path, megatron::planFileJson(m_outcome->model, m_outcome->cluster, plan).dump(2) + "\n", error);
+    return saveTextFile(path, planFileText(plan), error);
+}
+
+std::string StratexSearchController::planFileText(const megatron::Estimate& plan) const
+{
+    return m_outcome ? megatron::planFileText(m_outcome->model, m_outcome->cluster, plan) : std::string();
+}
+
+QString StratexSearchController::planIdentity(const megatron::Estimate& plan) const
+{
+    const QString layout = QString::fromStdString(plan.strategy.notation());
+    return m_outcome ? QStringLiteral("%1 — %2").arg(QString::fromStdString(m_outcome->model.name), layout) : layout;
+}
+
+std::optional<PlanExport> StratexSearchController::exportPlan(
+    const megatron::Estimate& plan, exporting::ExportFormat target, QString* error) const
+{
+    if (!m_outcome) {
+        if (error)
+            *error = tr("no plan: run the search first");
+        return std::nullopt;
+    }
+    PlanExport out;
+    out.target = target;
+    out.identity = planIdentity(plan);
+    const std::string text = planFileText(plan);
+    // Named as the file it would be saved as, for the export's errors ("<name>: not exported to ...").
+    const std::string name = QStringLiteral("%1-tp%2-pp%3-dp%4.json")
+                                 .arg(QString::fromStdString(m_outcome->model.name))
+                                 .arg(plan.strategy.tp)
+                                 .arg(plan.strategy.pp)
+                                 .arg(plan.strategy.dp)
+                                 .toStdString();
+    try {
+        for (const exporting::ExportSetFile& member : exporting::exportSet(target)) {
+            exporting::ExportedFile file = exporting::exportPlanFileText(member.format, text, name);
+            for (const std::string& warning : file.warnings) {
+                const QString line = QString::fromStdString(warning);
+                if (!out.warnings.contains(line))
+                    out.warnings << line;
+            }
+            out.files.push_back({ member.path, std::move(file) });
+        }
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromUtf8(failure.what());
+        return std::nullopt;
+    }
+    return out;
 }
 
 } // namespace stratex::controllers

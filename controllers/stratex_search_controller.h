@@ -20,6 +20,7 @@
 #include "core/galvatron/search_settings.h"
 #include "core/settings/setting.h"
 
+#include "controllers/plan_export.h"
 #include "controllers/timeline_request.h"
 
 namespace stratex::jobs {
@@ -93,6 +94,17 @@ public:
     void simulatePlan(const megatron::Estimate& plan);
     // Writes a plan of the outcome as a stratex plan file, atomically.
     bool savePlan(const megatron::Estimate& plan, const QString& path, QString* error) const;
+    // The file savePlan writes (megatron::planFileText); empty without an outcome.
+    std::string planFileText(const megatron::Estimate& plan) const;
+    // "llama3-70b — tp2 pp2 vpp5 cp2 …": the outcome's model and the plan's layout.
+    QString planIdentity(const megatron::Estimate& plan) const;
+    // A plan of the outcome for an export target (exporting::exportTargets), through the plan file
+    // savePlan would write (exporting::exportPlanFileText): each file byte for byte
+    // `stratex-cli export --strategy SAVED --to FORMAT`. nullopt with `error` without an outcome or
+    // when the target cannot express the plan (Galvatron and PaddleNLP refuse virtual stages, context
+    // and expert parallelism).
+    std::optional<PlanExport> exportPlan(const megatron::Estimate& plan, exporting::ExportFormat target,
+        QString* error) const;
 
     jobs::JobRunner* searchRunner() const { return m_searchRunner; }
     jobs::JobRunner* simulateRunner() const { return m_simulateRunner; }

@@ -221,8 +221,26 @@ void writeFileAtomically(const fs::path& path, const ContentProducer& produce, F
     syncDirectory(target.parent_path());
 }
 
+namespace {
+
+// A file's name in a set: relative, inside the folder.
+void requireNameInside(const fs::path& dir, const std::string& name)
+{
+    const fs::path relative(name);
+    bool climbs = false;
+    for (const fs::path& part : relative)
+        climbs = climbs || part == "..";
+    if (name.empty() || relative.is_absolute() || relative.has_root_name() || climbs
+        || !relative.has_filename())
+        throw Error((dir / name).string() + ": a file of the set must lie inside " + dir.string());
+}
+
+} // namespace
+
 void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& files)
 {
+    for (const FileToWrite& file : files)
+        requireNameInside(dir, file.name);
     const fs::path folder = withDirectory(withoutTrailingSeparator(dir));
     std::error_code ec;
     if (!fs::exists(folder, ec)) {
@@ -234,8 +252,20 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
         if (!fs::create_directory(staging.path(), ec))
             throw Error(
                 "cannot create directory " + staging.path().string() + ": " + (ec ? ec.message() : "it exists"));
-        std::vector<std::unique_ptr<PendingTemporary>> written; // for a signal: files first, then the folder
+        std::vector<std::unique_ptr<PendingTemporary>> written; // for a signal: files first, then the folders
+        std::vector<std::unique_ptr<PendingTemporary>> subfolders;
         for (const FileToWrite& file : files) {
+            const fs::path parent = fs::path(file.name).parent_path();
+            fs::path made = staging.path();
+            for (const fs::path& part : parent) {
+                made /= part;
+                if (fs::is_directory(made, ec))
+                    continue;
+                if (!fs::create_directory(made, ec))
+                    throw Error("cannot create directory " + (dir / parent).string() + ": "
+                        + (ec ? ec.message() : "it exists"));
+                subfolders.push_back(std::make_unique<PendingTemporary>(made, true));
+            }
             written.push_back(std::make_unique<PendingTemporary>(staging.path() / file.name));
             writeAndSync(written.back()->path(), (dir / file.name).string(), file.content, file.mode, {});
         }
@@ -245,6 +275,8 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
             throw Error("cannot create directory " + dir.string() + ": " + ec.message());
         for (auto& file : written)
             file->keep();
+        for (auto& subfolder : subfolders)
+            subfolder->keep();
         staging.keep();
         syncDirectory(folder.parent_path());
         return;
@@ -257,6 +289,23 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
         const fs::path target = folder / file.name;
         if (fs::exists(fs::symlink_status(target, ec)) && !fs::is_regular_file(target, ec))
             throw Error(target.string() + ": cannot replace file: it is not a regular file");
+    }
+    // Subfolders the set needs and the folder lacks: created first, removed again on failure.
+    std::vector<std::unique_ptr<PendingTemporary>> subfolders;
+    for (const FileToWrite& file : files) {
+        const fs::path parent = fs::path(file.name).parent_path();
+        fs::path made = folder;
+        for (const fs::path& part : parent) {
+            made /= part;
+            if (fs::exists(fs::symlink_status(made, ec))) {
+                if (!fs::is_directory(made, ec))
+                    throw Error((dir / parent).string() + ": expected a directory, found a file");
+                continue;
+            }
+            if (!fs::create_directory(made, ec))
+                throw Error("cannot create directory " + made.string() + ": " + (ec ? ec.message() : "it exists"));
+            subfolders.push_back(std::make_unique<PendingTemporary>(made, true));
+        }
     }
     std::vector<std::unique_ptr<PendingTemporary>> temporaries;
     for (const FileToWrite& file : files) {
@@ -272,6 +321,12 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
             throw Error(target.string() + ": cannot replace file: " + ec.message());
         temporaries[i]->keep();
     }
+    for (auto& subfolder : subfolders)
+        subfolder->keep();
+    for (const FileToWrite& file : files) {
+        if (fs::path(file.name).has_parent_path())
+            syncDirectory((folder / file.name).parent_path());
+    }
     syncDirectory(folder);
 }
 
@@ -281,9 +336,11 @@ void removePendingTemporaries()
         if (slot.ready.load() && !slot.directory)
             ::unlink(slot.path);
     }
-    for (PendingSlot& slot : g_pending) {
-        if (slot.ready.load() && slot.directory)
-            ::rmdir(slot.path);
+    // Folders last, the later ones first: a set's subfolders were registered after the folder
+    // they lie in.
+    for (int i = kPendingSlots - 1; i >= 0; --i) {
+        if (g_pending[i].ready.load() && g_pending[i].directory)
+            ::rmdir(g_pending[i].path);
     }
 }
 

@@ -28,7 +28,9 @@ void writeFileAtomically(
     const std::filesystem::path& path, const ContentProducer& produce, FileMode mode = FileMode::Regular);
 
 struct FileToWrite {
-    std::string name; // a plain file name inside the folder
+    // A path relative to the folder: a file name, or one inside subfolders ("configs/x.json"),
+    // which are created with the set.
+    std::string name;
     std::string content;
     FileMode mode = FileMode::Regular;
 };
@@ -36,7 +38,8 @@ struct FileToWrite {
 // Writes several files into `dir` as one set. A new folder is written as a temporary sibling and
 // renamed into place: readers see all files or none. Into an existing folder, every file is written
 // to its temporary first and the renames follow only when all were written, so a failure leaves the
-// old set untouched. Throws stratex::Error naming the file or folder.
+// old set untouched (subfolders it created are removed again). Throws stratex::Error naming the
+// file or folder, also for a name that is absolute or climbs out of the folder ("..").
 void writeFilesAtomically(const std::filesystem::path& dir, const std::vector<FileToWrite>& files);
 
 // Removes the temporary files of the writes in progress. Async-signal-safe: for a signal handler

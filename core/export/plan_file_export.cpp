@@ -45,4 +45,16 @@ ExportedFile exportPlanFile(ExportFormat format, const megatron::PlanFile& plan)
     return {};
 }
 
+ExportedFile exportPlanFileText(ExportFormat format, std::string_view planFileText, const std::string& name)
+{
+    const megatron::PlanFile plan = megatron::PlanFile::parse(planFileText, name);
+    ExportedFile file = exportPlanFile(format, plan);
+    std::vector<std::string> warnings;
+    for (const std::string& assumption : plan.assumptions)
+        warnings.push_back("note: " + assumption);
+    warnings.insert(warnings.end(), file.warnings.begin(), file.warnings.end());
+    file.warnings = std::move(warnings);
+    return file;
+}
+
 } // namespace stratex::exporting

@@ -11,7 +11,16 @@ namespace stratex::megatron {
 
 PartialPlanFile PartialPlanFile::load(const std::filesystem::path& path)
 {
-    auto document = std::make_shared<const JsonDocument>(JsonDocument::load(path));
+    return readDocument(std::make_shared<const JsonDocument>(JsonDocument::load(path)), path.string());
+}
+
+PartialPlanFile PartialPlanFile::parse(std::string_view text, std::string name)
+{
+    return readDocument(std::make_shared<const JsonDocument>(JsonDocument::parse(text, name)), name);
+}
+
+PartialPlanFile PartialPlanFile::readDocument(std::shared_ptr<const JsonDocument> document, std::string file)
+{
     const JsonView root = document->root();
     root.requireObject();
     const JsonView format = root["format"];
@@ -22,7 +31,7 @@ PartialPlanFile PartialPlanFile::load(const std::filesystem::path& path)
         version.fail("1");
     root["strategy"].requireObject();
     PartialPlanFile plan;
-    plan.m_file = path.string();
+    plan.m_file = std::move(file);
     if (const std::optional<JsonView> model = root.find("model"))
         plan.m_model = model::readModel(*model);
     if (const std::optional<JsonView> cluster = root.find("cluster"))
@@ -39,7 +48,16 @@ ParallelStrategy PartialPlanFile::strategy(
 
 PlanFile PlanFile::load(const std::filesystem::path& path)
 {
-    const PartialPlanFile partial = PartialPlanFile::load(path);
+    return fromPartial(PartialPlanFile::load(path));
+}
+
+PlanFile PlanFile::parse(std::string_view text, std::string name)
+{
+    return fromPartial(PartialPlanFile::parse(text, std::move(name)));
+}
+
+PlanFile PlanFile::fromPartial(const PartialPlanFile& partial)
+{
     const JsonDocument& document = *partial.m_document;
     PlanFile plan;
     plan.file = partial.file();
@@ -66,6 +84,12 @@ nlohmann::ordered_json planFileJson(const model::ModelDescription& model,
     predicted.erase("strategy");
     out["prediction"] = std::move(predicted);
     return out;
+}
+
+std::string planFileText(const model::ModelDescription& model, const hardware::ClusterDescription& cluster,
+    const Estimate& prediction)
+{
+    return planFileJson(model, cluster, prediction).dump(2) + "\n";
 }
 
 bool isPlanFile(const std::filesystem::path& path)

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,8 @@ inline constexpr std::string_view kPlanFileFormat = "stratex-plan";
 class PartialPlanFile {
 public:
     static PartialPlanFile load(const std::filesystem::path& path);
+    // The same from a file's text; `name` stands for the file in errors (load's path).
+    static PartialPlanFile parse(std::string_view text, std::string name);
 
     const std::string& file() const { return m_file; }
     const std::optional<model::ModelDescription>& model() const { return m_model; }
@@ -43,6 +46,7 @@ public:
 
 private:
     friend struct PlanFile;
+    static PartialPlanFile readDocument(std::shared_ptr<const JsonDocument> document, std::string file);
     std::string m_file;
     std::optional<model::ModelDescription> m_model;
     std::optional<hardware::ClusterDescription> m_cluster;
@@ -59,10 +63,19 @@ struct PlanFile {
     std::vector<std::string> assumptions; // defaults taken for strategy keys the file leaves out
 
     static PlanFile load(const std::filesystem::path& path);
+    // The same from a file's text (planFileText): read exactly as load reads the file once written.
+    static PlanFile parse(std::string_view text, std::string name);
+
+private:
+    static PlanFile fromPartial(const PartialPlanFile& partial);
 };
 
 nlohmann::ordered_json planFileJson(const model::ModelDescription& model,
     const hardware::ClusterDescription& cluster, const Estimate& prediction);
+// The plan file as Stratex writes it (planFileJson, two-space indent, a final newline): the Search
+// page's Save Plan and its exports of a searched plan use this one text.
+std::string planFileText(const model::ModelDescription& model, const hardware::ClusterDescription& cluster,
+    const Estimate& prediction);
 
 // Whether `path` holds a plan file (an object whose "format" is "stratex-plan"); false for anything
 // unreadable or else (opening it reports what is wrong).

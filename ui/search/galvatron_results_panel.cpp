@@ -99,9 +99,6 @@ GalvatronResultsPanel::GalvatronResultsPanel(controllers::SearchController* cont
         const ExportKind exportKind = format;
         QAction* item = exportMenu->addAction(label);
         connect(item, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
-        auto* action = new QAction(tr("Selected Plan as %1").arg(label), this);
-        connect(action, &QAction::triggered, this, [this, exportKind] { exportWithDialog(exportKind); });
-        m_exportActions << action;
     }
     exportMenu->addSeparator();
     QAction* modelItem = exportMenu->addAction(tr("Model and GPU for Exports…"));
@@ -292,19 +289,42 @@ bool GalvatronResultsPanel::exportNeedsModelDialog(ExportKind kind) const
     return outcome && exporting::exportNeedsModel(kind) && !outcome->description.model && !m_exportModel->confirmed();
 }
 
-void GalvatronResultsPanel::exportWithDialog(ExportKind kind)
+std::optional<controllers::PlanExport> GalvatronResultsPanel::planExport(ExportKind target, QString* error) const
+{
+    exporting::ExportContext fallback;
+    if (m_exportModel->confirmed() && m_controller->outcome()) {
+        try {
+            fallback = m_exportModel->context(m_controller->outcome()->settings);
+        } catch (const Error& failure) {
+            if (error)
+                *error = QString::fromUtf8(failure.what());
+            return std::nullopt;
+        }
+    }
+    std::optional<controllers::PlanExport> out = m_controller->exportedSelectedPlan(target, error, &fallback);
+    if (!out && error && m_controller->selectedEvaluation() && !m_exportModel->confirmed()
+        && exporting::exportNeedsModel(target))
+        *error += tr(" Or give them in Export > Model and GPU for Exports….");
+    return out;
+}
+
+bool GalvatronResultsPanel::askForModelThen(ExportKind target, const std::function<void()>& then)
 {
     // Measured profiles: ask for the model and the GPU first, then export.
-    if (exportNeedsModelDialog(kind)) {
-        m_exportModel->setReason(tr("%1 needs the model's architecture, which measured profiles do not say. Choose "
-                                    "a preset and change what differs; the searched shape stays the search's.")
-                                     .arg(QString::fromUtf8(exporting::exportFormatTitle(kind).data())));
-        connect(
-            m_exportModel, &QDialog::accepted, this, [this, kind] { exportWithDialog(kind); },
-            Qt::SingleShotConnection);
-        m_exportModel->open();
+    if (!exportNeedsModelDialog(target))
+        return false;
+    m_exportModel->setReason(tr("%1 needs the model's architecture, which measured profiles do not say. Choose "
+                                "a preset and change what differs; the searched shape stays the search's.")
+                                 .arg(QString::fromUtf8(exporting::exportFormatTitle(target).data())));
+    connect(m_exportModel, &QDialog::accepted, this, then, Qt::SingleShotConnection);
+    m_exportModel->open();
+    return true;
+}
+
+void GalvatronResultsPanel::exportWithDialog(ExportKind kind)
+{
+    if (askForModelThen(kind, [this, kind] { exportWithDialog(kind); }))
         return;
-    }
     const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), defaultExportName(kind));
     if (path.isEmpty())
         return;

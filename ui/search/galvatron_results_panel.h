@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include <QList>
 #include <QWidget>
 
@@ -45,8 +48,12 @@ public:
     StageMemoryChart* memoryChart() const { return m_memory; }
     // The model and GPU the exports use when the profiles say neither (measured profiles).
     ExportModelDialog* exportModelDialog() const { return m_exportModel; }
-    // "Selected Plan as <format>…" for the window's Export menu.
-    QList<QAction*> exportActions() const { return m_exportActions; }
+    // The selected plan for an export target (exporting::exportTargets), with the model and GPU
+    // of Model and GPU for Exports where the profiles say neither; nullopt with `error`.
+    std::optional<controllers::PlanExport> planExport(ExportKind target, QString* error) const;
+    // Measured profiles and a target that needs the model: opens Model and GPU for Exports and
+    // calls `then` once accepted; false (and nothing opened) when the export can go ahead.
+    bool askForModelThen(ExportKind target, const std::function<void()>& then);
     QString bestText() const;
     QString statsText() const;
     void setMessage(const QString& html);
@@ -90,7 +97,6 @@ private:
     StageMemoryChart* m_memory;
     QPushButton* m_timeline;
     QPushButton* m_ranks;
-    QList<QAction*> m_exportActions;
 };
 
 } // namespace stratex::ui

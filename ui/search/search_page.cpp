@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QMessageBox>
@@ -18,6 +19,7 @@
 
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
+#include "core/export/export_set.h"
 #include "core/megatron/plan_file.h"
 #include "core/galvatron/search_setting_table.h"
 #include "core/galvatron/search_work.h"
@@ -29,6 +31,7 @@
 #include "ui/search/stratex_results_panel.h"
 #include "ui/search/synthesize_dialog.h"
 
+#include "controllers/plan_export.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::ui {
@@ -107,6 +110,96 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_stratex, &StratexSearchController::jobFailed, this, &Page::statusMessage);
     connect(m_stratexPanel, &StratexResultsPanel::rankLayoutRequested, this, &SearchPage::rankLayoutRequested);
     connect(m_stratexPanel, &StratexResultsPanel::statusMessage, this, &Page::statusMessage);
+
+    // File > Export: the selected plan of the engine shown, never the other's.
+    for (const exporting::ExportFormat target : exporting::exportTargets()) {
+        auto* action = new QAction(
+            tr("Selected Plan as %1…").arg(QString::fromStdString(exporting::exportTargetTitle(target))), this);
+        const std::string_view name = exporting::exportFormatName(target);
+        action->setObjectName(QStringLiteral("exportAction-%1").arg(QString::fromUtf8(name.data(), qsizetype(name.size()))));
+        connect(action, &QAction::triggered, this, [this, target] { exportSelectedPlanWithDialog(target); });
+        m_exportActions.emplace_back(target, action);
+    }
+    connect(m_resultsStack, &QStackedWidget::currentChanged, this, &SearchPage::updateExportActions);
+    connect(m_controller, &SearchController::evaluationReady, this, &SearchPage::updateExportActions);
+    connect(m_controller, &SearchController::selectionCleared, this, &SearchPage::updateExportActions);
+    connect(m_stratexPanel, &StratexResultsPanel::selectionChanged, this, &SearchPage::updateExportActions);
+    updateExportActions();
+}
+
+QAction* SearchPage::exportAction(exporting::ExportFormat target) const
+{
+    for (const auto& [format, action] : m_exportActions) {
+        if (format == target)
+            return action;
+    }
+    return nullptr;
+}
+
+void SearchPage::updateExportActions()
+{
+    const bool stratex = showsStratexResults();
+    const bool selected = stratex ? m_stratexPanel->selectedPlan() != nullptr
+                                  : m_controller->selectedEvaluation() != nullptr;
+    const QString why = selected ? QString()
+        : stratex                ? tr("Select a plan of the stratex results first")
+                                 : tr("Select a plan of the Galvatron results first");
+    for (const auto& [format, action] : m_exportActions) {
+        action->setEnabled(selected);
+        action->setToolTip(why);
+    }
+    m_stratexPanel->savePlanAction()->setEnabled(stratex && selected);
+}
+
+void SearchPage::showExportMessage(const QString& objectName, const QString& title, const QString& text)
+{
+    // Asynchronous (open(), not exec()), as the search's failures: the GUI never waits in a nested
+    // event loop.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setObjectName(objectName);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void SearchPage::exportSelectedPlanWithDialog(exporting::ExportFormat target)
+{
+    const bool stratex = showsStratexResults();
+    if (!stratex && m_galvatronPanel->askForModelThen(target, [this, target] { exportSelectedPlanWithDialog(target); }))
+        return;
+    const QString targetTitle = QString::fromStdString(exporting::exportTargetTitle(target));
+    QString error;
+    const std::optional<controllers::PlanExport> planExport
+        = stratex ? m_stratexPanel->planExport(target, &error) : m_galvatronPanel->planExport(target, &error);
+    if (!planExport) {
+        Q_EMIT statusMessage(tr("Not exported: %1").arg(error));
+        showExportMessage(QStringLiteral("exportFailedBox"), tr("Export %1").arg(targetTitle), error);
+        return;
+    }
+    const bool set = planExport->files.size() > 1;
+    const QString caption = set ? tr("Folder for the %1 of %2").arg(targetTitle, planExport->identity)
+                                : tr("Export %1 of %2").arg(targetTitle, planExport->identity);
+    const QString suggested = controllers::defaultPlanExportName(*planExport,
+        stratex ? QString::fromStdString(exporting::defaultExportFileName(target, {}))
+                : m_galvatronPanel->defaultExportName(target));
+    QString path;
+    if (m_exportPathChooser)
+        path = m_exportPathChooser(caption, suggested, set);
+    else if (set)
+        path = QFileDialog::getExistingDirectory(this, caption);
+    else
+        path = QFileDialog::getSaveFileName(this, caption, suggested);
+    if (path.isEmpty())
+        return;
+    if (!controllers::writePlanExport(*planExport, path, &error)) {
+        Q_EMIT statusMessage(tr("Not exported: %1").arg(error));
+        showExportMessage(QStringLiteral("exportFailedBox"), tr("Export %1").arg(targetTitle), error);
+        return;
+    }
+    const QString written = controllers::planExportWrittenMessage(*planExport, path);
+    Q_EMIT statusMessage(written);
+    if (!planExport->warnings.isEmpty())
+        showExportMessage(QStringLiteral("exportWarningsBox"), tr("Export %1").arg(targetTitle),
+            tr("%1, but:\n\n%2").arg(written, planExport->warnings.join(QStringLiteral("\n\n"))));
 }
 
 void SearchPage::showSearchFailure(const QString& message)
@@ -151,7 +244,10 @@ QList<jobs::JobRunner*> SearchPage::jobRunners() const
 
 QList<QAction*> SearchPage::exportActions() const
 {
-    return m_galvatronPanel->exportActions() + m_stratexPanel->exportActions();
+    QList<QAction*> actions;
+    for (const auto& entry : m_exportActions)
+        actions << entry.second;
+    return actions << m_stratexPanel->savePlanAction();
 }
 
 void SearchPage::runSearch()

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include "core/export/plan_export.h"
 #include "core/ranks/parallel_config.h"
 #include "ui/page.h"
 
@@ -67,11 +71,23 @@ public:
     bool showsStratexResults() const;
     SearchSettingsForm* form() const { return m_form; }
 
+    // File > Export: one action per target (exporting::exportTargets, the CLI's --to, the
+    // PaddleNLP pair as one set) for the selected plan of the engine whose results are shown,
+    // disabled while none of its plans is selected; then the stratex panel's Save Plan.
+    QAction* exportAction(exporting::ExportFormat target) const;
+    // Where an export goes: asks with a save dialog (a folder dialog for a set) unless a chooser is
+    // set (the tests'); an empty path cancels.
+    using ExportPathChooser = std::function<QString(const QString& caption, const QString& suggested, bool folder)>;
+    void setExportPathChooser(ExportPathChooser chooser) { m_exportPathChooser = std::move(chooser); }
+
 public Q_SLOTS:
     void runSearch();
     void cancelSearch();
     // Asks for a model and a cluster, writes an estimated profile set and searches it.
     void synthesizeWithDialog();
+    // The selected plan of the shown engine for `target`: asks where, writes it (a set into one
+    // folder, all files or none) and says so, with the export's warnings.
+    void exportSelectedPlanWithDialog(stratex::exporting::ExportFormat target);
 
 Q_SIGNALS:
     // After every search: its Galvatron profile as a layer cost model, for the planner.
@@ -86,6 +102,8 @@ private:
     void startSearch(controllers::SearchRequest request);
     controllers::StratexSearchInputs stratexInputs() const;
     void showSearchFailure(const QString& message);
+    void updateExportActions();
+    void showExportMessage(const QString& objectName, const QString& title, const QString& text);
 
     controllers::SearchController* m_controller;
     controllers::StratexSearchController* m_stratex;
@@ -96,6 +114,8 @@ private:
     GalvatronResultsPanel* m_galvatronPanel;
     StratexResultsPanel* m_stratexPanel;
     QStackedWidget* m_resultsStack; // the panel of the engine last run
+    std::vector<std::pair<exporting::ExportFormat, QAction*>> m_exportActions;
+    ExportPathChooser m_exportPathChooser;
 };
 
 } // namespace stratex::ui

@@ -213,6 +213,19 @@ void StratexResultsPanel::showPlan(const megatron::Estimate* plan)
     m_memory->setPlan(plan);
     for (QPushButton* button : { m_save, m_ranks, m_timeline })
         button->setEnabled(plan != nullptr);
+    Q_EMIT selectionChanged();
+}
+
+std::optional<controllers::PlanExport> StratexResultsPanel::planExport(
+    exporting::ExportFormat target, QString* error) const
+{
+    const megatron::Estimate* plan = selectedPlan();
+    if (!plan) {
+        if (error)
+            *error = tr("no stratex plan selected: run the search and select a plan");
+        return std::nullopt;
+    }
+    return m_controller->exportPlan(*plan, target, error);
 }
 
 QString StratexResultsPanel::defaultPlanFileName() const
@@ -251,7 +264,8 @@ void StratexResultsPanel::savePlanWithDialog()
         QMessageBox::warning(this, tr("Save Plan"), error);
         return;
     }
-    Q_EMIT statusMessage(tr("Wrote %1").arg(path));
+    if (const megatron::Estimate* plan = selectedPlan())
+        Q_EMIT statusMessage(tr("Wrote %1 for %2").arg(QFileInfo(path).fileName(), m_controller->planIdentity(*plan)));
 }
 
 void StratexResultsPanel::showSelectedPlanTimeline()

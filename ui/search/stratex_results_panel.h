@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <QList>
 #include <QWidget>
@@ -36,8 +37,11 @@ public:
     QTableView* planTable() const { return m_table; }
     StratexLayerStrip* layerStrip() const { return m_strip; }
     StratexMemoryChart* memoryChart() const { return m_memory; }
-    // "Selected Stratex Plan as Plan File…" for the window's Export menu.
-    QList<QAction*> exportActions() const { return { m_savePlanAction }; }
+    // "Selected Stratex Plan as Plan File…" for the window's Export menu (enabled by the page).
+    QAction* savePlanAction() const { return m_savePlanAction; }
+    // The selected plan for an export target (exporting::exportTargets), through the plan file
+    // Save Plan writes; nullopt with `error` when none is selected or the target refuses it.
+    std::optional<controllers::PlanExport> planExport(exporting::ExportFormat target, QString* error) const;
     QString bestText() const;
     QString statsText() const;
     void setMessage(const QString& html);
@@ -57,6 +61,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void rankLayoutRequested(const stratex::ranks::ParallelConfig& config);
     void statusMessage(const QString& message);
+    // Another plan, or none, is selected.
+    void selectionChanged();
 
 private:
     void showOutcome(const controllers::StratexSearchOutcome& outcome);
