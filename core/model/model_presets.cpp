@@ -68,7 +68,8 @@ std::vector<ModelDescription> buildPresets()
         withQkvBias(llamaLike("qwen2.5-14b", 48, 5120, 13824, 40, 8, 152064, 8192)),
         withQkvBias(llamaLike("qwen2.5-32b", 64, 5120, 27648, 40, 8, 152064, 8192)),
         withQkvBias(llamaLike("qwen2.5-72b", 80, 8192, 29568, 64, 8, 152064, 8192)),
-        // The seed's two Qwen-like models (shared/seeds/004, the profiling table): 32K and 128K.
+        // The founding user's two Qwen-like models, as their profiling table gave them (the project's
+        // original request; the numbers are all there is): trained at 32K and 128K tokens.
         llamaLike("seed-30b", 72, 5120, 25600, 64, 8, 32000, 32768),
         llamaLike("seed-100b", 74, 8192, 49152, 64, 8, 32000, 131072),
         // GPT-3 (Brown et al. 2020, Table 2.1): learned positions, LayerNorm, GeLU, tied embedding.

@@ -54,7 +54,7 @@ void BM_StrategySearchLlama3_405b_16384(benchmark::State& state)
 }
 BENCHMARK(BM_StrategySearchLlama3_405b_16384)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The seed's 100B (seeds/004) at its 128K context on 1024 GPUs, 256 sequences per batch.
+// The founding user's 100B (the seed-100b preset) at its 128K context on 1024 GPUs, 256 sequences per batch.
 void BM_StrategySearchSeed100b_128k_1024(benchmark::State& state)
 {
     runStrategySearch(state, request("seed-100b", "h100-80gb", 128, 256));

@@ -50,7 +50,7 @@ private Q_SLOTS:
         QTest::newRow("mixtral-8x7b") << "mixtral-8x7b" << 46.7 << 12.9 << 0.01;
         QTest::newRow("mixtral-8x22b") << "mixtral-8x22b" << 141.0 << 39.0 << 0.02;
         QTest::newRow("deepseek-v3-style") << "deepseek-v3-style" << 671.0 << 37.0 << 0.05;
-        // The seed's table (shared/seeds/004): named 30B and 100B.
+        // The founding user's profiling table (see seed-30b in model_presets.cpp): named 30B and 100B.
         QTest::newRow("seed-30b") << "seed-30b" << 32.9 << 32.9 << 0.01;
         QTest::newRow("seed-100b") << "seed-100b" << 100.9 << 100.9 << 0.01;
     }
