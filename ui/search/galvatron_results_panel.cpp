@@ -14,7 +14,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -22,6 +21,7 @@
 #include "core/common/error.h"
 #include "core/galvatron/search_inputs.h"
 #include "ui/common/numeric_sort_proxy.h"
+#include "ui/search/results_panel_layout.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/export_model_dialog.h"
 #include "ui/search/layer_strategy_strip.h"
@@ -110,26 +110,7 @@ GalvatronResultsPanel::GalvatronResultsPanel(controllers::SearchController* cont
     planBar->addWidget(m_ranks);
     planBar->addWidget(m_timeline);
 
-    auto* top = new QWidget(this);
-    auto* topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_best);
-    topLayout->addWidget(m_stats);
-    topLayout->addLayout(planBar);
-    topLayout->addWidget(m_table, 1);
-    auto* detail = new QWidget(this);
-    auto* detailLayout = new QVBoxLayout(detail);
-    detailLayout->setContentsMargins(0, 0, 0, 0);
-    detailLayout->addWidget(m_strip);
-    detailLayout->addWidget(m_memory, 1);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(top);
-    splitter->addWidget(detail);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layOutResultsPanel(this, { m_best, m_stats, planBar, m_table, m_strip, m_memory });
 
     connect(m_planSet, &QComboBox::currentIndexChanged, this, &GalvatronResultsPanel::showPlanSet);
     connect(m_timeline, &QPushButton::clicked, this, &GalvatronResultsPanel::showSelectedPlanTimeline);

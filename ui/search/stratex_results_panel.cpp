@@ -10,12 +10,12 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "core/hardware/cluster_description.h"
 #include "ui/common/numeric_sort_proxy.h"
+#include "ui/search/results_panel_layout.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/stratex_layer_strip.h"
 #include "ui/search/stratex_memory_chart.h"
@@ -81,26 +81,7 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     bar->addWidget(m_save);
     bar->addWidget(m_ranks);
     bar->addWidget(m_timeline);
-    auto* top = new QWidget(this);
-    auto* topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_best);
-    topLayout->addWidget(m_stats);
-    topLayout->addLayout(bar);
-    topLayout->addWidget(m_table, 1);
-    auto* detail = new QWidget(this);
-    auto* detailLayout = new QVBoxLayout(detail);
-    detailLayout->setContentsMargins(0, 0, 0, 0);
-    detailLayout->addWidget(m_strip);
-    detailLayout->addWidget(m_memory, 1);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(top);
-    splitter->addWidget(detail);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layOutResultsPanel(this, { m_best, m_stats, bar, m_table, m_strip, m_memory });
 
     connect(m_save, &QPushButton::clicked, this, &StratexResultsPanel::savePlanWithDialog);
     connect(m_savePlanAction, &QAction::triggered, this, &StratexResultsPanel::savePlanWithDialog);
