@@ -69,6 +69,8 @@ private Q_SLOTS:
     void absurdLogValuesAreRefused();
     void cutLogLinesAreErrors_data();
     void cutLogLinesAreErrors();
+    void compareRunRefusesSourcesOfAnotherRun_data();
+    void compareRunRefusesSourcesOfAnotherRun();
 };
 
 void TestCliHostile::refusesHostilePlanFiles_data()
@@ -418,6 +420,50 @@ void TestCliHostile::cutLogLinesAreErrors()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(QStringLiteral("train.log: line %1: expected a whole line").arg(line).toUtf8()),
         r.err.constData());
+}
+
+void TestCliHostile::compareRunRefusesSourcesOfAnotherRun_data()
+{
+    // Issue 26: a log of another model, or a run of another world size, was merged without a word.
+    // The log is Llama-2-7B-like (32 layers, hidden 4096) on 2 x 8 GPUs.
+    QTest::addColumn<int>("layers");
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("the same run") << 32 << 2 << QString();
+    QTest::newRow("another model") << 40 << 2 << "another model (32 layers, hidden 4096) than";
+    QTest::newRow("another world size") << 32 << 4 << "a run of 16 GPUs, not of the 32";
+}
+
+void TestCliHostile::compareRunRefusesSourcesOfAnotherRun()
+{
+    QFETCH(int, layers);
+    QFETCH(int, nodes);
+    QFETCH(QString, message);
+    const QByteArray record = QStringLiteral(R"({"id": "run", "use": "holdout",
+ "model": {"name": "llama2-7b-like", "num_layers": %1, "hidden_size": 4096, "ffn_hidden_size": 11008, "num_heads": 32,
+  "num_kv_heads": 32, "vocab_size": 32000, "seq_length": 4096, "mlp": "gated", "norm": "rmsnorm",
+  "position_embedding": "rope", "tied_embeddings": false},
+ "cluster": {"gpu": "a100-80gb", "num_nodes": %2, "gpus_per_node": 8},
+ "strategy": {"tp": 2, "pp": 2, "dp": %3, "sequence_parallel": true, "zero": 1, "recompute": "selective",
+  "micro_batch_size": 1, "global_batch_size": 64},
+ "measured": {"iteration_time_s": 5.5}})")
+                                 .arg(layers)
+                                 .arg(nodes)
+                                 .arg(nodes * 2)
+                                 .toUtf8();
+    QTemporaryDir dir;
+    const QString file = dir.filePath("run.json");
+    QVERIFY(writeTestFile(file, record));
+    const CliResult r = runCli(
+        { "compare-run", "--run", file, "--run", fixture("measured/megatron-llama2-7b-tp2-pp2-dp4.log"), "--json" }, 60000);
+    if (message.isEmpty()) {
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        return;
+    }
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("megatron-llama2-7b-tp2-pp2-dp4.log: "), r.err.constData());
+    QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+    QVERIFY2(r.err.contains(file.toUtf8()), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliHostile)
