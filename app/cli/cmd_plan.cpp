@@ -100,8 +100,12 @@ int runPlan(const QStringList& args)
     const PlanResult plan = planGlobalBatch(inputs.samples, *inputs.model, inputs.config, progress);
     progress.finish();
 
-    if (parser.isSet(QStringLiteral("trace"))) {
-        std::vector<exporting::ChromeTraceSection> sections;
+    // The trace and the plan are written as one set, and only for a feasible plan: a failed
+    // command leaves no output (issue 26: an infeasible plan wrote both files and exited 1, and
+    // `--plan MISSING_DIR/p.json` left the trace written).
+    std::vector<exporting::ChromeTraceSection> sections;
+    std::vector<PathToWrite> outputs;
+    if (plan.feasible && parser.isSet(QStringLiteral("trace"))) {
         for (const GroupPlan& group : plan.groups) {
             if (!group.simulation.timeline.devices.empty()) {
                 sections.push_back(
@@ -110,18 +114,22 @@ int runPlan(const QStringList& args)
                         &group.simulation.timeline });
             }
         }
-        exporting::writeChromeTrace(parser.value(QStringLiteral("trace")).toStdString(), sections);
+        outputs.push_back({ parser.value(QStringLiteral("trace")).toStdString(),
+            [&sections](const ContentSink& sink) { exporting::writeChromeTrace(sink, sections); } });
     }
-    if (parser.isSet(QStringLiteral("plan"))) {
-        writeFileAtomically(parser.value(QStringLiteral("plan")).toStdString(),
-            planJson(plan, inputs.config.device_memory_mb).dump(1) + "\n");
+    if (plan.feasible && parser.isSet(QStringLiteral("plan"))) {
+        outputs.push_back({ parser.value(QStringLiteral("plan")).toStdString(),
+            [&](const ContentSink& sink) { sink(planJson(plan, inputs.config.device_memory_mb).dump(1) + "\n"); } });
     }
+    writePathsAtomically(outputs);
     if (parser.isSet(QStringLiteral("json")))
         printJson(planSummaryJson(plan, inputs.config.device_memory_mb));
     else
         printOut(planText(plan, inputs.config));
     if (!plan.feasible) // the exit code says it failed; stderr says why (stdout may be a pipe to a file)
-        printErr("stratex-cli plan: no feasible plan: " + plan.infeasible_reason + "\n");
+        printErr("stratex-cli plan: no feasible plan: " + plan.infeasible_reason
+            + (parser.isSet(QStringLiteral("trace")) || parser.isSet(QStringLiteral("plan")) ? " (nothing written)" : "")
+            + "\n");
     return plan.feasible ? kExitOk : kExitInvalidInput;
 }
 

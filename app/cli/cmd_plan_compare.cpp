@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli plan-compare: the planner's normal and fast modes side by side on growing global
 // batches -- planning time, speedup, makespan and the fast mode's quality loss.
+#include <cstdint>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
@@ -17,6 +19,7 @@ using namespace stratex::planner;
 using namespace stratex::sim;
 
 constexpr int kMaxSeeds = 1000; // every seed plans every batch twice
+constexpr int kMaxPlans = 1000; // batches x seeds
 
 std::vector<int> readBatches(const CliParser& parser)
 {
@@ -62,6 +65,13 @@ int runPlanCompare(const QStringList& args)
                                   .arg(kMaxSeeds)
                                   .arg(parser.value(QStringLiteral("seeds"))));
     }
+    // Every batch is planned twice per seed, each plan bounded by the planner's budget: their number
+    // is bounded too (issue 26: 10,000 batches ran on without a refusal).
+    if (std::int64_t(batches.size()) * seeds > kMaxPlans)
+        parser.usageError(QStringLiteral("--global-batches x --seeds asks for %1 x %2 plannings per mode; at most %3")
+                              .arg(batches.size())
+                              .arg(seeds)
+                              .arg(kMaxPlans));
     const PlanInputs inputs = readPlanOptions(parser);
 
     InterruptProgress progress; // Ctrl-C: exit 130, nothing printed or written

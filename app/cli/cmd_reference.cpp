@@ -7,6 +7,7 @@
 #include <QDir>
 
 #include "app/cli/cli_command.h"
+#include "core/common/error.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/runs/calibration.h"
@@ -146,6 +147,8 @@ int runReference(const QStringList& args)
     const QString dir = parser.isSet(QStringLiteral("runs")) ? parser.value(QStringLiteral("runs")) : defaultRunsDir();
 
     const std::vector<runs::ReferenceRun> runs = runs::readReferenceRuns(dir.toStdString());
+    if (runs.empty()) // "0 runs, error 0.0 %" said nothing was wrong (issue 26)
+        throw InputError(dir.toStdString(), "", "a folder of run records (*.json)", "no *.json file");
     if (parser.isSet(QStringLiteral("fit"))) {
         runs::CalibrationOptions options;
         options.robust_scale = 0.15;

@@ -228,15 +228,23 @@ int runSearch(const QStringList& args)
         throw Error(
             "no valid configuration found within " + std::to_string(settings.memory_constraint_gb) + " GB per GPU");
 
+    // Every export is made first and the files written as one set: a failing one (a refused
+    // format, a missing folder) leaves none of them (issue 26: the ones before it stayed written).
+    std::vector<exporting::ExportedFile> exported;
+    std::vector<PathToWrite> outputs;
+    exported.reserve(std::size(exports)); // `file` below points into it: no reallocation
     for (const auto& [option, format] : exports) {
         if (!parser.isSet(option))
             continue;
-        const exporting::ExportedFile file = exporting::exportPlan(format, *result.best, settings, context);
+        exported.push_back(exporting::exportPlan(format, *result.best, settings, context));
+        const exporting::ExportedFile& file = exported.back();
         for (const std::string& warning : file.warnings)
             printErr("warning: " + warning + "\n");
-        writeFileAtomically(
-            parser.value(option).toStdString(), file.text, file.executable ? FileMode::Executable : FileMode::Regular);
+        outputs.push_back({ parser.value(option).toStdString(),
+            [&file](const ContentSink& sink) { sink(file.text); },
+            file.executable ? FileMode::Executable : FileMode::Regular });
     }
+    writePathsAtomically(outputs);
     return kExitOk;
 }
 

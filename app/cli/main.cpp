@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli: the command-line twin of the GUI. Dispatches to the registered commands.
 #include <QCoreApplication>
+#include <QFileInfo>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_interrupt.h"
@@ -71,7 +72,17 @@ int main(int argc, char** argv)
             QStringLiteral("stratex-cli %1: error: %2\n").arg(name, QString::fromUtf8(error.what())).toStdString());
         return kExitInvalidInput;
     } catch (const std::bad_alloc&) {
-        printErr(QStringLiteral("stratex-cli %1: error: out of memory\n").arg(name).toStdString());
+        // The job boundary of every command: name the files it was given (issue 26: "out of memory"
+        // named no file), the memory the unwinding released is enough for the message.
+        QStringList files;
+        for (const QString& arg : args) {
+            if (!arg.startsWith(QLatin1Char('-')) && QFileInfo(arg).isFile())
+                files << arg;
+        }
+        printErr(QStringLiteral("stratex-cli %1: error: out of memory%2; the input is beyond what this machine "
+                                "holds (README.md, \"Limits\")\n")
+                     .arg(name, files.isEmpty() ? QString() : QStringLiteral(" on ") + files.join(QStringLiteral(", ")))
+                     .toStdString());
         return kExitInvalidInput;
     } catch (const std::exception& error) {
         // A bug of ours, not of the input; still a message and an exit code, never an abort.

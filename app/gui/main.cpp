@@ -2,12 +2,14 @@
 // stratex: the GUI. `stratex [--page NAME] [--theme NAME] [--screenshot FILE.png] [FILES...]`.
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSettings>
 #include <QTimer>
 
+#include "jobs/job_runner.h"
 #include "ui/common/theme.h"
 #include "ui/main_window.h"
 #include "ui/page.h"
@@ -91,6 +93,20 @@ int main(int argc, char** argv)
     options.startupExamples = true;
     stratex::ui::MainWindow window(options);
     int status = EXIT_SUCCESS;
+    // A page takes a file and loads it in a job (a profiles folder is searched, a strategy
+    // costed): a job that fails shows its error on the page, and a screenshot run must say so by
+    // its exit code too (issue 26: 30 broken files gave exit 0).
+    auto jobFailed = std::make_shared<bool>(false);
+    if (screenshot) {
+        for (const stratex::ui::Page* page : window.pages()) {
+            for (stratex::jobs::JobRunner* runner : page->jobRunners()) {
+                QObject::connect(runner, &stratex::jobs::JobRunner::failed, &window, [jobFailed](const QString& message) {
+                    printError(message);
+                    *jobFailed = true;
+                });
+            }
+        }
+    }
     for (const QString& file : parser.positionalArguments()) {
         QString error;
         if (!window.openFile(file, &error)) {
@@ -112,11 +128,11 @@ int main(int argc, char** argv)
 
     if (screenshot) {
         const QString path = parser.value(screenshotOption);
-        window.whenIdle([&window, &app, path, status] {
+        window.whenIdle([&window, &app, path, status, jobFailed] {
             const bool saved = window.grab().save(path);
             if (!saved)
                 printError(QStringLiteral("cannot save the screenshot to %1").arg(path));
-            app.exit(saved ? status : EXIT_FAILURE);
+            app.exit(saved && !*jobFailed ? status : EXIT_FAILURE);
         });
     }
     return app.exec();

@@ -186,6 +186,46 @@ void writeAndSync(const fs::path& temporary, const std::string& shown, std::stri
         temporary, shown, ContentProducer([content](const ContentSink& sink) { sink(content); }), mode, existing);
 }
 
+// What a write may replace: a regular file, or nothing. The rename replaced whatever was there:
+// as root, `export --out /dev/sda` turned the device into a regular file (issue 26); a FIFO or a
+// socket likewise. A symbolic link is followed when it ends at a regular file -- the file it names
+// is replaced and the link kept, as an editor's save does; a link to anything else (/dev/null) or
+// to nothing is refused. Checked before the write; a file swapped for a device between the check
+// and the rename is not caught (only a writer racing us could do that).
+fs::path replaceableTarget(const fs::path& target, const std::string& shown)
+{
+    struct stat link { };
+    if (::lstat(target.c_str(), &link) != 0)
+        return target; // missing: created (other errors surface when the temporary is made)
+    if (S_ISREG(link.st_mode))
+        return target;
+    const auto kind = [](mode_t mode) -> std::string {
+        if (S_ISDIR(mode))
+            return "a directory";
+        if (S_ISCHR(mode) || S_ISBLK(mode))
+            return "a device";
+        if (S_ISFIFO(mode))
+            return "a named pipe (FIFO)";
+        if (S_ISSOCK(mode))
+            return "a socket";
+        return "something other than a regular file";
+    };
+    if (S_ISLNK(link.st_mode)) {
+        struct stat info { };
+        if (::stat(target.c_str(), &info) != 0)
+            throw Error(shown + ": cannot replace file: it is a symbolic link to a missing file");
+        if (!S_ISREG(info.st_mode))
+            throw Error(shown + ": cannot replace file: it is a symbolic link to " + kind(info.st_mode)
+                + "; only regular files are replaced");
+        std::error_code ec;
+        const fs::path resolved = fs::canonical(target, ec);
+        if (ec)
+            throw Error(shown + ": cannot replace file: " + ec.message());
+        return resolved;
+    }
+    throw Error(shown + ": cannot replace file: it is " + kind(link.st_mode) + "; only regular files are replaced");
+}
+
 fs::path withDirectory(const fs::path& path)
 {
     return path.parent_path().empty() ? fs::path(".") / path : path;
@@ -210,7 +250,7 @@ void writeFileAtomically(const fs::path& path, std::string_view content, FileMod
 
 void writeFileAtomically(const fs::path& path, const ContentProducer& produce, FileMode mode)
 {
-    const fs::path target = withDirectory(path);
+    const fs::path target = replaceableTarget(withDirectory(path), path.string());
     PendingTemporary temporary(temporarySibling(target));
     writeAndSync(temporary.path(), path.string(), produce, mode, targetMode(target, mode));
     std::error_code ec;
@@ -285,11 +325,9 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
         throw Error(dir.string() + ": expected a directory, found a file");
     // An existing folder: every target checked and every temporary written first, then the renames
     // (which cannot fail on a writable folder's regular files): all files are replaced or none.
-    for (const FileToWrite& file : files) {
-        const fs::path target = folder / file.name;
-        if (fs::exists(fs::symlink_status(target, ec)) && !fs::is_regular_file(target, ec))
-            throw Error(target.string() + ": cannot replace file: it is not a regular file");
-    }
+    std::vector<fs::path> targets;
+    for (const FileToWrite& file : files)
+        targets.push_back(replaceableTarget(folder / file.name, (folder / file.name).string()));
     // Subfolders the set needs and the folder lacks: created first, removed again on failure.
     std::vector<std::unique_ptr<PendingTemporary>> subfolders;
     for (const FileToWrite& file : files) {
@@ -308,14 +346,15 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
         }
     }
     std::vector<std::unique_ptr<PendingTemporary>> temporaries;
-    for (const FileToWrite& file : files) {
-        const fs::path target = folder / file.name;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const FileToWrite& file = files[i];
+        const fs::path& target = targets[i];
         temporaries.push_back(std::make_unique<PendingTemporary>(temporarySibling(target)));
-        writeAndSync(
-            temporaries.back()->path(), target.string(), file.content, file.mode, targetMode(target, file.mode));
+        writeAndSync(temporaries.back()->path(), (folder / file.name).string(), file.content, file.mode,
+            targetMode(target, file.mode));
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
-        const fs::path target = folder / files[i].name;
+        const fs::path& target = targets[i];
         fs::rename(temporaries[i]->path(), target, ec);
         if (ec)
             throw Error(target.string() + ": cannot replace file: " + ec.message());
@@ -328,6 +367,33 @@ void writeFilesAtomically(const fs::path& dir, const std::vector<FileToWrite>& f
             syncDirectory((folder / file.name).parent_path());
     }
     syncDirectory(folder);
+}
+
+void writePathsAtomically(const std::vector<PathToWrite>& files)
+{
+    std::vector<fs::path> targets;
+    for (const PathToWrite& file : files) {
+        const fs::path target = replaceableTarget(withDirectory(file.path), file.path.string());
+        for (const fs::path& earlier : targets) {
+            if (earlier.lexically_normal() == target.lexically_normal())
+                throw Error(file.path.string() + ": named for two outputs of one command");
+        }
+        targets.push_back(target);
+    }
+    std::vector<std::unique_ptr<PendingTemporary>> temporaries;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        temporaries.push_back(std::make_unique<PendingTemporary>(temporarySibling(targets[i])));
+        writeAndSync(temporaries.back()->path(), files[i].path.string(), files[i].produce, files[i].mode,
+            targetMode(targets[i], files[i].mode));
+    }
+    std::error_code ec;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        fs::rename(temporaries[i]->path(), targets[i], ec);
+        if (ec)
+            throw Error(files[i].path.string() + ": cannot replace file: " + ec.message());
+        temporaries[i]->keep();
+        syncDirectory(targets[i].parent_path());
+    }
 }
 
 void removePendingTemporaries()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/input_limits.h"
+#include "core/common/reader_limits.h"
 
 #include <cstdio>
 
@@ -45,8 +46,8 @@ const std::vector<Limit>& allLimits()
         { "GPUs (world size)", count(kMaxWorld), "`ranks`, `trace-ranks`, `search`, `profile synth`",
             "rank products stay in 64 bits, per-rank tables allocatable", "fixed" },
         { "Nodes x GPUs per node", count(kMaxNodes) + " x " + count(kMaxGpusPerNode),
-            "`--num-nodes`, `--num-gpus-per-node`", "beyond any cluster built", "fixed" },
-        { "Layers", count(kMaxLayers), "`--num-layers`, strategy files", "per-layer tables per strategy and stage",
+            "`--num-nodes`, `--num-gpus-per-node`, run records", "beyond any cluster built", "fixed" },
+        { "Layers", count(kMaxLayers), "`--num-layers`, strategy files, plan files, run records", "per-layer tables per strategy and stage",
             "fixed" },
         { "GPU memory", count(kMaxGpuMemoryGb) + " GB", "`search --memory-constraint`, `profile synth --gpu-memory-gb`",
             "the knapsack has a row per MB: 65536 GB needed 3.5 GB of RAM", "fixed" },
@@ -76,6 +77,20 @@ const std::vector<Limit>& allLimits()
         { "Planner work, normal mode", scientific(kMaxPlannerNormalWork),
             "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core",
             "fast mode, fewer samples; the Planner page asks and plans anyway" },
+        { "Worker threads", count(kMaxThreads), "`search --threads` (more are clamped)",
+            "more threads than cores only cost memory; past a few hundred they could not be created", "fixed" },
+        { "Model shape",
+            "hidden " + count(kMaxHiddenSize) + ", MLP " + count(kMaxFfnHiddenSize) + ", heads " + count(kMaxHeads)
+                + ", vocabulary " + count(kMaxVocabulary) + ", sequence " + count(kMaxSeqLength) + ", experts "
+                + count(kMaxExperts),
+            "the model flags, plan files, strategy files, run records", "token and parameter products stay finite",
+            "fixed" },
+        { "Model name", count(kMaxNameLength) + " bytes", "plan files, strategy files, run records",
+            "shown in labels, file names and exports", "fixed" },
+        { "Measured values", "iteration " + count(kMaxMeasuredIterationS) + " s, " + count(kMaxGpuTflops)
+                + " TFLOP/s per GPU, " + scientific(kMaxTokensPerSPerGpu) + " tokens/s per GPU, MFU 1, above 0",
+            "run records (`reference`, `calibrate`), Megatron-LM logs", "a unit mistake or a corrupt file; a calibration fits nonsense",
+            "fixed" },
     };
     return limits;
 }

@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/parallel_for.h"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include "core/common/input_limits.h"
+#include "core/common/reader_limits.h"
 
 namespace stratex {
 
 int effectiveThreads(int requested)
 {
     if (requested > 0)
-        return requested;
+        return std::min(requested, limits::kMaxThreads);
     const unsigned hardware = std::thread::hardware_concurrency();
     return hardware > 0 ? int(hardware) : 1;
 }
 
 void parallelFor(int count, int threads, const std::function<void(int worker, int item)>& body)
 {
-    threads = std::max(1, std::min(threads, count));
+    threads = std::max(1, std::min({ threads, count, limits::kMaxThreads }));
     std::atomic<int> next { 0 };
     std::atomic<bool> failed { false };
     std::mutex errorMutex;
@@ -46,8 +51,17 @@ void parallelFor(int count, int threads, const std::function<void(int worker, in
 
     std::vector<std::thread> pool;
     pool.reserve(std::size_t(threads - 1));
-    for (int worker = 1; worker < threads; ++worker)
-        pool.emplace_back(work, worker);
+    for (int worker = 1; worker < threads; ++worker) {
+        // A thread the system cannot create (EAGAIN: out of memory for its stack, or a process
+        // limit) is not an error: the items are shared by the threads that exist. Letting
+        // std::system_error unwind the vector of joinable threads called std::terminate (SIGABRT
+        // for `search --threads 400` under a memory limit, issue 26).
+        try {
+            pool.emplace_back(work, worker);
+        } catch (const std::system_error&) {
+            break;
+        }
+    }
     work(0);
     for (std::thread& thread : pool)
         thread.join();

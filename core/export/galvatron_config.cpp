@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "core/export/shell_quote.h"
 #include "core/model/model_json.h"
 #include "core/hardware/cluster_json.h"
 #include "core/galvatron/search_setting_table.h"
@@ -83,7 +84,7 @@ std::string strategyFileText(const galvatron::Plan& plan, const galvatron::Searc
 
 std::string galvatronConfigFileName(const galvatron::SearchSettings& settings, const std::string& modelName)
 {
-    std::string name = "galvatron_config_" + modelName + "_" + std::to_string(settings.num_nodes) + "nodes_"
+    std::string name = "galvatron_config_" + fileNamePart(modelName) + "_" + std::to_string(settings.num_nodes) + "nodes_"
         + std::to_string(settings.num_gpus_per_node) + "gpus_per_node_" + std::to_string(settings.memory_constraint_gb)
         + "GB_" + std::string(galvatron::mixedPrecisionName(settings.mixed_precision));
     if (settings.settle_bsz > 0)

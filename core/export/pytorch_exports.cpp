@@ -23,9 +23,62 @@ bool sameArchitecture(const model::ModelDescription& a, const model::ModelDescri
 
 std::string tomlString(const std::string& text)
 {
+    // A TOML basic string (TOML 1.0, "String"): " and \ escaped, control characters as \b \t \n
+    // \f \r or \uXXXX -- a raw newline ended the string, and a crafted model name
+    // ("\"]\n[job]\nx = 1") injected keys (issue 26). TOML must be UTF-8: a byte that does not start
+    // a valid UTF-8 sequence becomes U+FFFD.
+    static constexpr char kHex[] = "0123456789ABCDEF";
     std::string out = "\"";
-    for (char c : text)
-        out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t size = text.size();
+    for (std::size_t i = 0; i < size;) {
+        const unsigned char c = bytes[i];
+        if (c < 0x80) {
+            switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\t': out += "\\t"; break;
+            case '\n': out += "\\n"; break;
+            case '\f': out += "\\f"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (c < 0x20 || c == 0x7f)
+                    out += std::string("\\u00") + kHex[c >> 4] + kHex[c & 15];
+                else
+                    out += char(c);
+            }
+            ++i;
+            continue;
+        }
+        // The length of a valid UTF-8 sequence starting here (RFC 3629: no overlongs, no
+        // surrogates, at most U+10FFFF), or 0.
+        std::size_t length = 0;
+        const auto continuation = [&](std::size_t k, unsigned char low = 0x80, unsigned char high = 0xbf) {
+            return i + k < size && bytes[i + k] >= low && bytes[i + k] <= high;
+        };
+        if (c >= 0xc2 && c <= 0xdf && continuation(1))
+            length = 2;
+        else if (c == 0xe0 && continuation(1, 0xa0) && continuation(2))
+            length = 3;
+        else if (((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) && continuation(1) && continuation(2))
+            length = 3;
+        else if (c == 0xed && continuation(1, 0x80, 0x9f) && continuation(2))
+            length = 3;
+        else if (c == 0xf0 && continuation(1, 0x90) && continuation(2) && continuation(3))
+            length = 4;
+        else if (c >= 0xf1 && c <= 0xf3 && continuation(1) && continuation(2) && continuation(3))
+            length = 4;
+        else if (c == 0xf4 && continuation(1, 0x80, 0x8f) && continuation(2) && continuation(3))
+            length = 4;
+        if (length == 0) {
+            out += "\\uFFFD";
+            ++i;
+        } else {
+            out.append(text, i, length);
+            i += length;
+        }
+    }
     return out + "\"";
 }
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/hardware/cluster_json.h"
 
+#include <sstream>
+
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
 
 namespace stratex::hardware {
 
@@ -10,17 +13,22 @@ namespace {
 struct GpuField {
     const char* key;
     double GpuDescription::*member;
+    // The physical range (issue 26: 1e-300 TFLOP/s gave "iteration inf s" and "fits": true): from
+    // below the smallest part Stratex could plan for to far above the largest built (B200: 2,250
+    // dense BF16 TFLOP/s, 8,000 GB/s HBM, 900 GB/s NVLink; 1 Gbit/s Ethernet is 0.125 GB/s).
+    double min;
+    double max;
 };
 
 constexpr GpuField kGpuFields[] = {
-    { "peak_tflops", &GpuDescription::peak_tflops },
-    { "memory_gb", &GpuDescription::memory_gb },
-    { "hbm_gb_per_s", &GpuDescription::hbm_gb_per_s },
-    { "matmul_efficiency", &GpuDescription::matmul_efficiency },
-    { "intra_node_bus_gb_per_s", &GpuDescription::intra_node_bus_gb_per_s },
-    { "intra_node_p2p_gb_per_s", &GpuDescription::intra_node_p2p_gb_per_s },
-    { "network_gb_per_s_per_gpu", &GpuDescription::network_gb_per_s_per_gpu },
-    { "overlap_slowdown", &GpuDescription::overlap_slowdown },
+    { "peak_tflops", &GpuDescription::peak_tflops, 1, 1e5 },
+    { "memory_gb", &GpuDescription::memory_gb, 0.1, 4096 },
+    { "hbm_gb_per_s", &GpuDescription::hbm_gb_per_s, 10, 1e5 },
+    { "matmul_efficiency", &GpuDescription::matmul_efficiency, 0.01, 1 },
+    { "intra_node_bus_gb_per_s", &GpuDescription::intra_node_bus_gb_per_s, 0.01, 1e5 },
+    { "intra_node_p2p_gb_per_s", &GpuDescription::intra_node_p2p_gb_per_s, 0.01, 1e5 },
+    { "network_gb_per_s_per_gpu", &GpuDescription::network_gb_per_s_per_gpu, 0.01, 1e5 },
+    { "overlap_slowdown", &GpuDescription::overlap_slowdown, 1, 100 },
 };
 
 GpuDescription presetNamed(const JsonView& name)
@@ -56,8 +64,14 @@ GpuDescription readGpu(const JsonView& value)
     else if (!preset)
         value.failMissing("name");
     for (const GpuField& field : kGpuFields) {
-        if (const std::optional<JsonView> figure = value.find(field.key))
+        if (const std::optional<JsonView> figure = value.find(field.key)) {
             gpu.*field.member = figure->positiveNumber();
+            if (!(gpu.*field.member >= field.min && gpu.*field.member <= field.max)) {
+                std::ostringstream range;
+                range << "a number from " << field.min << " to " << field.max << " (a physical GPU)";
+                figure->fail(range.str());
+            }
+        }
         else if (!preset)
             value.failMissing(field.key);
     }
@@ -126,6 +140,11 @@ ClusterDescription readCluster(const JsonView& object)
     cluster.gpu = readGpu(object["gpu"]);
     cluster.num_nodes = object["num_nodes"].positiveInt();
     cluster.gpus_per_node = object["gpus_per_node"].positiveInt();
+    // The flags' bounds: 2^31 nodes ended in "no strategy fits" without naming /num_nodes (issue 26).
+    if (cluster.num_nodes > limits::kMaxNodes)
+        object["num_nodes"].fail("a positive integer of at most " + std::to_string(limits::kMaxNodes));
+    if (cluster.gpus_per_node > limits::kMaxGpusPerNode)
+        object["gpus_per_node"].fail("a positive integer of at most " + std::to_string(limits::kMaxGpusPerNode));
     if (const std::optional<JsonView> efficiency = object.find("efficiency"))
         cluster.efficiency = readEfficiency(*efficiency);
     return cluster;

@@ -2,8 +2,11 @@
 #include "core/megatron/parallel_strategy.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
+#include "core/common/checked_math.h"
 #include "core/common/enum_names.h"
 
 namespace stratex::megatron {
@@ -87,7 +90,10 @@ std::string ParallelStrategy::notation() const
 
 long long pipelineWork(const ParallelStrategy& s)
 {
-    const long long microbatches = std::max(1, s.global_batch_size / std::max(1, s.micro_batch_size * s.dp));
+    // In 64 bits: micro_batch_size x dp of a file overflowed int (issue 26). Each factor is at
+    // most 2^31, so the product of the last three stays below 2^63.
+    const long long perMicrobatch = std::max(1LL, static_cast<long long>(s.micro_batch_size) * s.dp);
+    const long long microbatches = std::max(1LL, s.global_batch_size / perMicrobatch);
     return microbatches * std::max(1, s.pp) * std::max(1, s.vpp);
 }
 
@@ -143,6 +149,27 @@ std::vector<std::string> strategyProblems(
         require(value >= 1, std::string(name) + " must be at least 1, found " + str(value));
     if (!problems.empty())
         return problems;
+    // The products below are kept in int by the model (world(), microbatches(), expertDp()): one
+    // that overflows wrapped to 0 and was divided by (SIGFPE), or to a small number that "fitted"
+    // (tp 8 x dp 536870913 on 8 GPUs, issue 26). Checked in 64 bits first; beyond int, a problem
+    // naming the keys and nothing else is checked.
+    constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+    const auto requireProduct = [&](std::initializer_list<NamedFactor> factors) {
+        if (!productWithin(factors, kIntMax))
+            problems.push_back(productProblem(factors, kIntMax));
+    };
+    requireProduct({ { "tp", s.tp }, { "pp", s.pp }, { "cp", s.cp }, { "dp", s.dp } });
+    requireProduct({ { "micro_batch_size", s.micro_batch_size }, { "dp", s.dp } });
+    requireProduct({ { "pp", s.pp }, { "vpp", s.vpp } });
+    requireProduct({ { "ep", s.ep }, { "etp", s.etp } });
+    requireProduct({ { "2", 2 }, { "cp", s.cp } });
+    requireProduct({ { "global_batch_size", s.global_batch_size }, { "seq_length", model.seq_length } });
+    if (s.first_stage_layers < 0 || s.last_stage_layers < 0
+        || std::int64_t(s.first_stage_layers) + s.last_stage_layers > model.num_layers)
+        problems.push_back("first_stage_layers + last_stage_layers = " + str(s.first_stage_layers) + " + "
+            + str(s.last_stage_layers) + " exceeds num_layers " + str(model.num_layers));
+    if (!problems.empty())
+        return problems;
     require(static_cast<long long>(s.world()) == worldSize,
         "tp x pp x cp x dp = " + str(s.world()) + ", the cluster has " + str(worldSize));
     require(model.num_heads % s.tp == 0, "num_heads " + str(model.num_heads) + " is not divisible by tp " + str(s.tp));
@@ -180,7 +207,7 @@ std::vector<std::string> strategyProblems(
         require(s.schedule == PipelineSchedule::Interleaved, "vpp > 1 needs the interleaved schedule");
         require(s.pp > 1, "virtual pipeline stages need pp > 1");
         // Uneven chunks, even empty ones, are a --pipeline-model-parallel-layout.
-        require(s.pp * s.vpp <= 2 * model.num_layers,
+        require(std::int64_t(s.pp) * s.vpp <= 2 * std::int64_t(model.num_layers),
             str(s.pp * s.vpp) + " model chunks for " + str(model.num_layers) + " layers");
     }
     require(s.schedule != PipelineSchedule::Interleaved || s.vpp > 1 || s.pp == 1,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/plan_file.h"
 
+#include "core/common/bounded_read.h"
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/megatron/estimate_json.h"
@@ -92,13 +93,66 @@ std::string planFileText(const model::ModelDescription& model, const hardware::C
     return planFileJson(model, cluster, prediction).dump(2) + "\n";
 }
 
+namespace {
+
+// Finds the root object's "format" string without building the document: a 200 MB plan file
+// built a tree of ~12x its size whose release, under a memory limit, threw bad_alloc inside a
+// destructor (SIGABRT, issue 26). Stops at the key.
+class FormatKeyFinder : public nlohmann::json_sax<nlohmann::json> {
+public:
+    std::optional<std::string> format;
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool string(string_t& text) override
+    {
+        if (m_depth == 1 && m_atFormat)
+            format = text;
+        return value();
+    }
+    bool start_object(std::size_t) override { return open(); }
+    bool start_array(std::size_t) override { return m_depth > 0 && open(); } // a root array: no plan file
+    bool key(string_t& name) override
+    {
+        m_atFormat = m_depth == 1 && name == "format";
+        return true;
+    }
+    bool end_object() override { return --m_depth > 0; } // the root closed: done
+    bool end_array() override { return --m_depth > 0; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+private:
+    // A value was read; false (stop) once it was the root's "format".
+    bool value()
+    {
+        const bool found = m_depth == 1 && m_atFormat;
+        m_atFormat = false;
+        return !found;
+    }
+    bool open()
+    {
+        if (!value())
+            return false;
+        ++m_depth;
+        return true;
+    }
+    int m_depth = 0;
+    bool m_atFormat = false;
+};
+
+} // namespace
+
 bool isPlanFile(const std::filesystem::path& path)
 {
     try {
-        const JsonDocument document = JsonDocument::load(path);
-        const std::optional<JsonView> format = document.root().isObject() ? document.root().find("format")
-                                                                          : std::nullopt;
-        return format && format->isString() && format->string() == kPlanFileFormat;
+        const std::string text = readTextFile(path);
+        FormatKeyFinder finder;
+        nlohmann::json::sax_parse(text, &finder, nlohmann::json::input_format_t::json, false);
+        return finder.format && *finder.format == kPlanFileFormat;
     } catch (const std::exception&) {
         return false;
     }

@@ -2,7 +2,9 @@
 #include "core/megatron/strategy_json.h"
 
 #include <algorithm>
+#include <cctype>
 
+#include "core/common/checked_math.h"
 #include "core/common/input_limits.h"
 
 namespace stratex::megatron {
@@ -15,10 +17,48 @@ void assume(std::vector<std::string>* assumptions, std::string text)
         assumptions->push_back(std::move(text));
 }
 
-int optionalInt(const JsonView& object, std::string_view key, int fallback)
+// `max`: the flags' bound (input_limits.h). Unbounded, pp 2147483647 allocated 8.6 GB of stage
+// tables and first/last stage layers of 2^31-1 wrapped the remaining layers (issue 26).
+int optionalInt(const JsonView& object, std::string_view key, int fallback, int max = limits::kMaxWorld)
 {
     const std::optional<JsonView> value = object.find(key);
-    return value ? value->positiveInt() : fallback;
+    if (!value)
+        return fallback;
+    const int read = value->positiveInt();
+    if (read > max)
+        value->fail("a positive integer of at most " + std::to_string(max));
+    return read;
+}
+
+int optionalLayers(const JsonView& object, std::string_view key)
+{
+    const std::optional<JsonView> value = object.find(key);
+    if (!value || value->integer() == 0)
+        return 0;
+    return optionalInt(object, key, 0, limits::kMaxLayers);
+}
+
+// The keys a strategy holds (toJson below). A key that differs only in case ("TP": 8) is an error:
+// it was ignored and tp 1 assumed without a word (issue 26); any other is reported as ignored.
+constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
+    "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
+    "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
+    "flash_attention", "framework" };
+
+void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
+{
+    const auto lower = [](std::string text) {
+        std::ranges::transform(text, text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        return text;
+    };
+    for (const auto& [key, value] : object.members()) {
+        if (std::ranges::find(kStrategyKeys, key) != std::end(kStrategyKeys))
+            continue;
+        const auto same = std::ranges::find(kStrategyKeys, lower(key));
+        if (same != std::end(kStrategyKeys))
+            value.fail("the key \"" + std::string(*same) + "\" (keys are lower case)");
+        assume(assumptions, "unknown strategy key \"" + key + "\" ignored");
+    }
 }
 
 template <typename Enum, typename Parse>
@@ -86,19 +126,21 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     std::vector<std::string>* assumptions)
 {
     object.requireObject();
+    checkKeys(object, assumptions);
     ParallelStrategy s;
     s.tp = optionalInt(object, "tp", 1);
-    s.pp = optionalInt(object, "pp", 1);
+    s.pp = optionalInt(object, "pp", 1, limits::kMaxLayers); // a stage holds at least one layer
     s.cp = optionalInt(object, "cp", 1);
     s.cp_comm_type
         = readChoice(object, "cp_comm_type", CpCommType::P2p, parseCpCommType, "\"p2p\" or \"a2a\" (Ulysses)");
     s.ep = optionalInt(object, "ep", 1);
     s.etp = optionalInt(object, "etp", 1);
-    const long long modelParallel = static_cast<long long>(s.tp) * s.pp * s.cp;
+    const long long modelParallel = checkedProduct(
+        { { "tp", s.tp }, { "pp", s.pp }, { "cp", s.cp } }, object.file(), limits::kMaxWorld);
     s.dp = optionalInt(object, "dp", int(std::clamp<long long>(worldSize / modelParallel, 1, 1 << 30)));
     s.global_batch_size = object["global_batch_size"].positiveInt();
     if (const std::optional<JsonView> mbs = object.find("micro_batch_size")) {
-        s.micro_batch_size = mbs->positiveInt();
+        s.micro_batch_size = optionalInt(object, "micro_batch_size", 1, limits::kMaxBatch);
     } else {
         assume(assumptions, "micro_batch_size 1");
     }
@@ -138,11 +180,9 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     if (const std::optional<JsonView> n = object.find("recompute_num_layers"))
         s.recompute_num_layers = int(n->integer() == 0 ? 0 : n->positiveInt());
     s.schedule = readSchedule(object);
-    if (const std::optional<JsonView> first = object.find("first_stage_layers"))
-        s.first_stage_layers = int(first->integer() == 0 ? 0 : first->positiveInt());
-    if (const std::optional<JsonView> last = object.find("last_stage_layers"))
-        s.last_stage_layers = int(last->integer() == 0 ? 0 : last->positiveInt());
-    s.vpp = optionalInt(object, "vpp", 1);
+    s.first_stage_layers = optionalLayers(object, "first_stage_layers");
+    s.last_stage_layers = optionalLayers(object, "last_stage_layers");
+    s.vpp = optionalInt(object, "vpp", 1, limits::kMaxLayers);
     if (s.schedule == PipelineSchedule::Interleaved && s.pp > 1 && !object.has("vpp")) {
         // The smallest chunk count every stage's layers divide into.
         const std::vector<int> layers = stageLayerCounts(s, model.num_layers);

@@ -2,6 +2,8 @@
 #include "core/model/model_json.h"
 
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
+#include "core/common/reader_limits.h"
 #include "core/model/model_presets.h"
 
 namespace stratex::model {
@@ -27,11 +29,15 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
 namespace {
 
 // Reads `key` into `field` when present; required without a preset to start from.
-void readInt(const JsonView& object, std::string_view key, int& field, bool required)
+// `max` is the flag's bound (model_setting_rows.cpp, input_limits.h): plan files and run records
+// with 2^31-1 layers hung the costing (issue 26).
+void readInt(const JsonView& object, std::string_view key, int& field, bool required, int max)
 {
-    if (const std::optional<JsonView> value = object.find(key))
+    if (const std::optional<JsonView> value = object.find(key)) {
         field = value->positiveInt();
-    else if (required)
+        if (field > max)
+            value->fail("a positive integer of at most " + std::to_string(max));
+    } else if (required)
         object.failMissing(key);
 }
 
@@ -61,9 +67,9 @@ MoeDescription readMoe(const JsonView& object, const std::optional<MoeDescriptio
     object.requireObject();
     MoeDescription moe = base.value_or(MoeDescription {});
     const bool required = !base;
-    readInt(object, "num_experts", moe.num_experts, required);
-    readInt(object, "top_k", moe.top_k, required);
-    readInt(object, "expert_ffn_hidden_size", moe.expert_ffn_hidden_size, required);
+    readInt(object, "num_experts", moe.num_experts, required, limits::kMaxExperts);
+    readInt(object, "top_k", moe.top_k, required, limits::kMaxExperts);
+    readInt(object, "expert_ffn_hidden_size", moe.expert_ffn_hidden_size, required, limits::kMaxFfnHiddenSize);
     readCount(object, "shared_experts", moe.shared_experts);
     readCount(object, "shared_expert_ffn_hidden_size", moe.shared_expert_ffn_hidden_size);
     readCount(object, "first_dense_layers", moe.first_dense_layers);
@@ -87,17 +93,20 @@ ModelDescription readModel(const JsonView& object)
         }
     }
     const bool required = !preset;
-    if (const std::optional<JsonView> name = object.find("name"))
+    if (const std::optional<JsonView> name = object.find("name")) {
         model.name = name->string();
+        if (model.name.size() > std::size_t(limits::kMaxNameLength))
+            name->fail("a name of at most " + std::to_string(limits::kMaxNameLength) + " bytes");
+    }
     else if (required)
         object.failMissing("name");
-    readInt(object, "num_layers", model.num_layers, required);
-    readInt(object, "hidden_size", model.hidden_size, required);
-    readInt(object, "ffn_hidden_size", model.ffn_hidden_size, required);
-    readInt(object, "num_heads", model.num_heads, required);
-    readInt(object, "num_kv_heads", model.num_kv_heads, required);
-    readInt(object, "vocab_size", model.vocab_size, required);
-    readInt(object, "seq_length", model.seq_length, required);
+    readInt(object, "num_layers", model.num_layers, required, limits::kMaxLayers);
+    readInt(object, "hidden_size", model.hidden_size, required, limits::kMaxHiddenSize);
+    readInt(object, "ffn_hidden_size", model.ffn_hidden_size, required, limits::kMaxFfnHiddenSize);
+    readInt(object, "num_heads", model.num_heads, required, limits::kMaxHeads);
+    readInt(object, "num_kv_heads", model.num_kv_heads, required, limits::kMaxHeads);
+    readInt(object, "vocab_size", model.vocab_size, required, limits::kMaxVocabulary);
+    readInt(object, "seq_length", model.seq_length, required, limits::kMaxSeqLength);
     readEnum(object, "mlp", model.mlp, parseMlpKind, "\"gated\" or \"plain\"");
     if (required && !object.has("mlp"))
         object.failMissing("mlp");

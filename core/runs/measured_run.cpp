@@ -34,10 +34,60 @@ std::string fileOfRank(const std::vector<RunSource>& sources, SourceKind kind)
     return "?";
 }
 
+std::string filesOf(const std::vector<RunSource>& sources)
+{
+    std::string files;
+    for (const RunSource& source : sources)
+        files += (files.empty() ? "" : ", ") + source.file.string();
+    return files.empty() ? std::string("?") : files;
+}
+
+// The shape that decides the cost (the name does not): sources of one run must agree on it.
+bool sameShape(const model::ModelDescription& a, const model::ModelDescription& b)
+{
+    return a.num_layers == b.num_layers && a.hidden_size == b.hidden_size && a.ffn_hidden_size == b.ffn_hidden_size
+        && a.num_heads == b.num_heads && a.num_kv_heads == b.num_kv_heads && a.vocab_size == b.vocab_size
+        && a.seq_length == b.seq_length && a.moe.has_value() == b.moe.has_value();
+}
+
+// Sources of one run describe the same model on the same GPUs: a log of another model, or a
+// 1024-GPU trace, was merged into a 16-GPU run without a word (issue 26).
+void requireSameRun(const MeasuredRun& into, const MeasuredRun& from)
+{
+    const auto world = [](const MeasuredRun& run) -> std::optional<int> {
+        if (run.world_size)
+            return run.world_size;
+        if (run.cluster)
+            return run.cluster->worldSize();
+        return std::nullopt;
+    };
+    const std::optional<int> intoWorld = world(into);
+    const std::optional<int> fromWorld = world(from);
+    if (intoWorld && fromWorld && *intoWorld != *fromWorld)
+        throw Error(filesOf(from.sources) + ": a run of " + std::to_string(*fromWorld) + " GPUs, not of the "
+            + std::to_string(*intoWorld) + " of " + filesOf(into.sources) + ": the sources of one run must agree");
+    if (into.model && from.model && !sameShape(*into.model, *from.model))
+        throw Error(filesOf(from.sources) + ": another model (" + std::to_string(from.model->num_layers)
+            + " layers, hidden " + std::to_string(from.model->hidden_size) + ") than " + filesOf(into.sources) + " ("
+            + std::to_string(into.model->num_layers) + " layers, hidden " + std::to_string(into.model->hidden_size)
+            + "): the sources of one run must agree");
+    const std::optional<int> runWorld = intoWorld ? intoWorld : fromWorld;
+    if (runWorld) {
+        for (const MeasuredRun* run : { &into, &from }) {
+            for (const RankTrace& trace : run->traces) {
+                if (trace.rank >= *runWorld)
+                    throw Error(filesOf(run->sources) + ": a trace of rank " + std::to_string(trace.rank)
+                        + ", beyond the run's " + std::to_string(*runWorld) + " GPUs");
+            }
+        }
+    }
+}
+
 } // namespace
 
 void mergeRun(MeasuredRun& into, MeasuredRun from)
 {
+    requireSameRun(into, from);
     const bool fromLog = std::ranges::any_of(from.sources, [](const RunSource& s) { return s.kind == SourceKind::MegatronLog; });
     const bool intoFromTraceOnly = !into.iteration_from.empty() && into.iteration_from.starts_with("chrome-trace");
     // A model and strategy come together from one source (a log's dump or a record).

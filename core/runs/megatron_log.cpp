@@ -8,6 +8,7 @@
 #include "core/common/bounded_read.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
+#include "core/common/reader_limits.h"
 #include "core/runs/log_text.h"
 #include "core/runs/run_arguments.h"
 
@@ -55,6 +56,7 @@ class LogParser {
 public:
     LogParser(std::string_view text, std::string name, const LogOptions& options)
         : m_lines(splitLines(text))
+        , m_cutOff(!text.empty() && text.back() != '\n')
         , m_file(std::move(name))
         , m_options(options)
     {
@@ -70,7 +72,7 @@ public:
             else if (line.find(kIterationMarker) != std::string_view::npos)
                 readIteration(line);
             else if (line.find(kMemoryMarker) != std::string_view::npos)
-                readMemory(line);
+                readMemory(requireWhole(line));
             else if (const std::size_t minmax = line.find(kMinMaxHeader); minmax != std::string_view::npos)
                 readTimers(line.substr(0, minmax), TimerFormat::MinMax);
             else if (const std::size_t max = line.find(kMaxHeader); max != std::string_view::npos)
@@ -85,6 +87,16 @@ private:
     enum class TimerFormat { MinMax, Max, All };
 
     int lineNumber() const { return int(m_index) + 1; }
+
+    // Megatron ends every line it prints with a newline: a last line without one is where a killed
+    // job's log was cut, and its numbers may be cut too ("max reserved: 12" of 12345). A memory or
+    // timer line read as complete was issue 26; the README says a cut line is an error.
+    std::string_view requireWhole(std::string_view line) const
+    {
+        if (m_cutOff && m_index + 1 == m_lines.size())
+            fail("a whole line; the log ends inside this one (cut off?)", line);
+        return line;
+    }
 
     [[noreturn]] void fail(const std::string& expected, std::string_view found) const
     {
@@ -165,14 +177,19 @@ private:
         for (const auto& [key, value] : fields(line.substr(head.size()))) {
             if (key == "elapsed time per iteration (ms)") {
                 const std::optional<double> ms = parseNumber(value);
-                if (!ms || *ms <= 0)
-                    fail("a positive number after \"elapsed time per iteration (ms):\"", value);
+                // Within a physical range (reader_limits.h): 1e308 ms was read and calibrated (issue 26).
+                if (!ms || !(*ms > 0 && *ms <= limits::kMaxMeasuredIterationS * 1000))
+                    fail("a positive number of at most " + std::to_string(long(limits::kMaxMeasuredIterationS * 1000))
+                            + " after \"elapsed time per iteration (ms):\"",
+                        value);
                 record.elapsed_ms = *ms;
                 haveElapsed = true;
             } else if (key == "throughput per GPU (TFLOP/s/GPU)") {
                 const std::optional<double> tflops = parseNumber(value);
-                if (!tflops || *tflops < 0)
-                    fail("a number after \"throughput per GPU (TFLOP/s/GPU):\"", value);
+                if (!tflops || !(*tflops >= 0 && *tflops <= limits::kMaxGpuTflops))
+                    fail("a number from 0 to " + std::to_string(long(limits::kMaxGpuTflops))
+                            + " after \"throughput per GPU (TFLOP/s/GPU):\"",
+                        value);
                 record.tflops = *tflops;
             }
         }
@@ -282,6 +299,7 @@ private:
                     --m_index;
                     return;
                 }
+                requireWhole(line);
                 continue;
             } else if (line.starts_with("     rank ") && !current.empty()) {
                 const std::size_t colon = line.find(':');
@@ -290,6 +308,7 @@ private:
                 const std::optional<double> ms
                     = colon == std::string_view::npos ? std::nullopt : parseNumber(line.substr(colon + 1));
                 ++m_index;
+                requireWhole(line);
                 if (!rank || *rank < 0 || *rank >= limits::kMaxWorld || !ms || *ms < 0)
                     fail("\"rank r: <ms>\" (a timer's time on one rank)", line);
                 if (block) {
@@ -406,6 +425,7 @@ private:
     }
 
     std::vector<std::string_view> m_lines;
+    bool m_cutOff = false; // the text does not end with a newline
     std::string m_file;
     LogOptions m_options;
     std::size_t m_index = 0;

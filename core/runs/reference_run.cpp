@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <sstream>
+
 #include "core/common/error.h"
+#include "core/common/input_limits.h"
+#include "core/common/reader_limits.h"
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/runs/flops_convention.h"
@@ -22,6 +26,19 @@ model::ModelDescription readRunModel(const JsonView& object)
         copy.erase("preset");
     const JsonDocument document = JsonDocument::parse(copy.dump(), object.file() + object.path());
     return model::readModel(document.root());
+}
+
+// A measured value within its physical range: above 0 and at most `max` (1e308 ms and MFU 2.0
+// were read, and calibrated, issue 26).
+double measuredWithin(const JsonView& value, double max, std::string_view unit)
+{
+    const double number = value.positiveNumber();
+    if (!(number <= max)) {
+        std::ostringstream bound;
+        bound << max;
+        value.fail("a measured value above 0 and at most " + bound.str() + " " + std::string(unit));
+    }
+    return number;
 }
 
 } // namespace
@@ -52,6 +69,11 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     }
     run.cluster.num_nodes = cluster["num_nodes"].positiveInt();
     run.cluster.gpus_per_node = cluster["gpus_per_node"].positiveInt();
+    // The flags' bounds (input_limits.h), so the world size is an int and tables stay small.
+    if (run.cluster.num_nodes > limits::kMaxNodes)
+        cluster["num_nodes"].fail("a positive integer of at most " + std::to_string(limits::kMaxNodes));
+    if (run.cluster.gpus_per_node > limits::kMaxGpusPerNode)
+        cluster["gpus_per_node"].fail("a positive integer of at most " + std::to_string(limits::kMaxGpusPerNode));
     run.strategy = megatron::readStrategy(root["strategy"], run.model, run.cluster.worldSize(), &run.assumptions);
     // FlashAttention appeared in mid-2022 and reached Megatron with Transformer Engine in 2023.
     if (const std::optional<JsonView> flash = root["strategy"].find("flash_attention")) {
@@ -67,10 +89,10 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     const double gpus = run.cluster.worldSize();
     const double tokens = double(run.strategy.global_batch_size) * run.model.seq_length;
     if (const std::optional<JsonView> time = measured.find("iteration_time_s")) {
-        run.measured_iteration_s = time->positiveNumber();
+        run.measured_iteration_s = measuredWithin(*time, limits::kMaxMeasuredIterationS, "s");
         run.measured_from = "iteration_time_s";
     } else if (const std::optional<JsonView> rate = measured.find("tokens_per_s_per_gpu")) {
-        run.measured_iteration_s = tokens / (rate->positiveNumber() * gpus);
+        run.measured_iteration_s = tokens / (measuredWithin(*rate, limits::kMaxTokensPerSPerGpu, "tokens/s") * gpus);
         run.measured_from = "tokens_per_s_per_gpu";
     } else {
         const JsonView conventionName = measured["flops_convention"];
@@ -79,28 +101,34 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
             conventionName.fail("a FLOPs convention of resources/reference-runs/README.md");
         double tflops = 0;
         if (const std::optional<JsonView> published = measured.find("tflops_per_gpu")) {
-            tflops = published->positiveNumber();
+            tflops = measuredWithin(*published, limits::kMaxGpuTflops, "TFLOP/s");
             run.measured_from = "tflops_per_gpu (" + conventionName.string() + ")";
         } else {
             const double peak
                 = conventionPeakTflops(*convention, run.cluster.gpu.name).value_or(run.cluster.gpu.peak_tflops);
-            tflops = measured["mfu"].positiveNumber() * peak;
+            tflops = measuredWithin(measured["mfu"], 1.0, "(a fraction of the peak)") * peak;
             run.measured_from = "mfu (" + conventionName.string() + ")";
         }
         run.measured_iteration_s
             = conventionFlops(*convention, run.model, run.strategy.global_batch_size) / (tflops * 1e12 * gpus);
     }
     if (const std::optional<JsonView> memory = measured.find("peak_memory_gb"))
-        run.peak_memory_gib = memory->positiveNumber();
+        run.peak_memory_gib = measuredWithin(*memory, limits::kMaxGpuMemoryGb, "GB");
     run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
     return run;
 }
 
 std::vector<ReferenceRun> readReferenceRuns(const std::filesystem::path& dir)
 {
+    // A missing folder or a symlink loop was "internal error: filesystem error: directory iterator
+    // cannot open directory" (issue 26): an error naming the folder.
     std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json")
+    std::error_code ec;
+    std::filesystem::directory_iterator entries(dir, ec);
+    if (ec)
+        throw InputError(dir.string(), "", "a folder of run records (*.json)", "it cannot be read: " + ec.message());
+    for (const auto& entry : entries) {
+        if (entry.is_regular_file(ec) && entry.path().extension() == ".json")
             files.push_back(entry.path());
     }
     std::ranges::sort(files);

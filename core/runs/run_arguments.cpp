@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/common/error.h"
+#include "core/common/checked_math.h"
 #include "core/common/input_limits.h"
 #include "core/runs/log_text.h"
 
@@ -349,7 +350,16 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     s.etp = moe ? args.integer("expert_tensor_parallel_size", 1, limits::kMaxWorld, false).value_or(s.tp) : 1;
     if (!moe)
         s.ep = 1;
-    const long long modelRanks = static_cast<long long>(s.tp) * s.pp * s.cp;
+    // Each degree is at most kMaxWorld (2^24): their product could pass 2^63 and wrap (issue 26).
+    const std::optional<std::int64_t> checkedRanks = productWithin(
+        { { "tensor_model_parallel_size", s.tp }, { "pipeline_model_parallel_size", s.pp },
+            { "context_parallel_size", s.cp } },
+        limits::kMaxWorld);
+    if (!checkedRanks)
+        args.fail("world_size",
+            "tensor x pipeline x context parallel size of at most " + std::to_string(limits::kMaxWorld),
+            std::to_string(s.tp) + " x " + std::to_string(s.pp) + " x " + std::to_string(s.cp));
+    const long long modelRanks = *checkedRanks;
     if (const std::optional<int> dp = args.integer("data_parallel_size", 1, limits::kMaxWorld, false)) {
         s.dp = *dp;
     } else {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex executable as the README's main job runs it: --screenshot with no display.
 #include <QColor>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -17,6 +18,7 @@ private Q_SLOTS:
     void unknownPageIsAUsageError();
     void unknownThemeIsAUsageError();
     void badStrategyFileFails();
+    void brokenProfilesFolderFails();
     void helpAndVersionWithoutDisplay_data();
     void helpAndVersionWithoutDisplay();
 };
@@ -139,6 +141,28 @@ void TestGuiSmoke::badStrategyFileFails()
     QCOMPARE(gui.exitCode(), 1);
     const QByteArray err = gui.readAllStandardError();
     QVERIFY2(err.contains(strategy.toUtf8() + ": /pp_deg: expected a positive degree"), err.constData());
+}
+
+void TestGuiSmoke::brokenProfilesFolderFails()
+{
+    // Issue 26: a folder the Search page takes (it holds a computation profile) but whose search
+    // fails in the background showed the error on the page, and --screenshot still exited 0.
+    QTemporaryDir dir;
+    const QString folder = dir.filePath("profiles");
+    QVERIFY(QDir().mkpath(folder));
+    QFile file(folder + "/computation_profiling_bf16_broken_all.json");
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{\"layertype_0\": ");
+    file.close();
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    gui.start(STRATEX_GUI_PATH, { "--screenshot", dir.filePath("x.png"), folder });
+    QVERIFY(gui.waitForFinished(60000));
+    const QByteArray err = gui.readAllStandardError();
+    QVERIFY2(gui.exitCode() == 1, err.constData());
+    QVERIFY2(err.contains(folder.toUtf8()), err.constData()); // the page's error, naming the folder
 }
 
 void TestGuiSmoke::helpAndVersionWithoutDisplay_data()

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QFontMetrics>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
@@ -132,8 +133,12 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
 {
     const megatron::StrategySearchResult& result = outcome.result;
     const QLocale c = QLocale::c();
+    // A long name is elided in the middle: an unbroken 100 kB name widened the word-wrapped label
+    // until grab() failed (issue 26).
+    const QString name = QFontMetrics(m_best->font())
+                             .elidedText(QString::fromStdString(outcome.model.name), Qt::ElideMiddle, 400);
     const QString target = tr("%1 on %2 × %3 %4, global batch %5 × %6 tokens, %7 GiB per GPU")
-                               .arg(QString::fromStdString(outcome.model.name))
+                               .arg(name)
                                .arg(outcome.cluster.num_nodes)
                                .arg(outcome.cluster.gpus_per_node)
                                .arg(QString::fromStdString(outcome.cluster.gpu.name))

@@ -2,6 +2,7 @@
 // core/common: the input limits (one table, listed in the README and used by the settings tables)
 // and bounded reading (regular files of at most the limit).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QDir>
 #include <QFile>
@@ -38,6 +39,8 @@ private Q_SLOTS:
     void writesKeepTheMode_data();
     void writesKeepTheMode();
     void failedWritesLeaveNoTemporary();
+    void refusesToReplaceWhatIsNotARegularFile_data();
+    void refusesToReplaceWhatIsNotARegularFile();
     void writesFileSets_data();
     void writesFileSets();
 };
@@ -267,6 +270,77 @@ void TestCommon::failedWritesLeaveNoTemporary()
         QVERIFY2(QString::fromUtf8(e.what()).startsWith(target + QStringLiteral(": cannot replace file")), e.what());
     }
     QCOMPARE(temporaries(dir.path()), QStringList());
+}
+
+void TestCommon::refusesToReplaceWhatIsNotARegularFile_data()
+{
+    // Issue 26: as root, `export --out` onto a device node replaced the device with a regular file.
+    // The devices themselves are not written to in a test: a FIFO, a folder and links stand in.
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("message"); // empty: the write goes through
+    QTest::newRow("FIFO") << QStringLiteral("fifo") << QStringLiteral("it is a named pipe (FIFO)");
+    QTest::newRow("empty folder") << QStringLiteral("dir") << QStringLiteral("it is a directory");
+    QTest::newRow("link to /dev/null") << QStringLiteral("link-null")
+                                       << QStringLiteral("it is a symbolic link to a device");
+    QTest::newRow("link to a FIFO") << QStringLiteral("link-fifo")
+                                    << QStringLiteral("it is a symbolic link to a named pipe (FIFO)");
+    QTest::newRow("dangling link") << QStringLiteral("link-missing")
+                                   << QStringLiteral("it is a symbolic link to a missing file");
+    QTest::newRow("link to a regular file") << QStringLiteral("link-file") << QString();
+}
+
+void TestCommon::refusesToReplaceWhatIsNotARegularFile()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString target = dir.filePath(QStringLiteral("out.json"));
+    const QString fifo = dir.filePath(QStringLiteral("pipe"));
+    const QString file = dir.filePath(QStringLiteral("real.json"));
+    QVERIFY(writeTestFile(file, "old"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const auto link = [&](const QString& to) {
+        return ::symlink(QFile::encodeName(to).constData(), QFile::encodeName(target).constData()) == 0;
+    };
+    if (kind == QLatin1String("fifo"))
+        QCOMPARE(::mkfifo(QFile::encodeName(target).constData(), 0600), 0);
+    else if (kind == QLatin1String("dir"))
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("out.json")));
+    else if (kind == QLatin1String("link-null"))
+        QVERIFY(link(QStringLiteral("/dev/null")));
+    else if (kind == QLatin1String("link-fifo"))
+        QVERIFY(link(fifo));
+    else if (kind == QLatin1String("link-missing"))
+        QVERIFY(link(dir.filePath(QStringLiteral("nothing.json"))));
+    else
+        QVERIFY(link(file));
+    struct stat before { };
+    QCOMPARE(::lstat(QFile::encodeName(target).constData(), &before), 0);
+
+    for (const bool asSet : { false, true }) {
+        QString error;
+        try {
+            if (asSet)
+                writeFilesAtomically(dir.path().toStdString(), { { "other.json", "x" }, { "out.json", "new" } });
+            else
+                writeFileAtomically(target.toStdString(), "new");
+        } catch (const Error& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        struct stat after { };
+        QCOMPARE(::lstat(QFile::encodeName(target).constData(), &after), 0);
+        QCOMPARE(after.st_mode & S_IFMT, before.st_mode & S_IFMT); // the link, FIFO or folder is still there
+        if (message.isEmpty()) {
+            // The link is kept; the regular file it names is replaced.
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            QCOMPARE(contentOf(file), QByteArray("new"));
+            QVERIFY(writeTestFile(file, "old"));
+            continue;
+        }
+        QVERIFY2(error.startsWith(target + QStringLiteral(": cannot replace file: ") + message), qPrintable(error));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("other.json")))); // a set: none written
+        QCOMPARE(temporaries(dir.path()), QStringList());
+    }
 }
 
 void TestCommon::writesFileSets_data()
