@@ -15,6 +15,7 @@
 #include "core/common/number_format.h"
 #include "core/runs/cluster_calibration.h"
 #include "core/runs/calibration_runs.h"
+#include "core/runs/calibration_support.h"
 #include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
@@ -119,6 +120,11 @@ int runCalibrate(const QStringList& args)
     NullProgress progress;
     const runs::ClusterCalibration calibration = runs::calibrateCluster(runs, start, options, progress);
     const runs::CalibrationResult& result = calibration.result;
+    // More parameters than measurements: any error "after" is an artefact; no cluster is written
+    // (the Calibrate page disables its Save for the same rule).
+    if (const runs::CalibrationSupport support = runs::calibrationSupport(runs, result.parameters);
+        support.underDetermined())
+        throw Error(support.warning());
     const std::vector<runs::RunError>& leftOut = calibration.left_out;
     const hardware::ClusterDescription& cluster = calibration.cluster;
     const nlohmann::ordered_json file = runs::calibratedClusterJson(calibration);
