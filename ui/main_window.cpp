@@ -280,13 +280,13 @@ void MainWindow::createMenus()
 
 void MainWindow::showGettingStarted()
 {
-    // The page ships in the resources (resources/help/getting-started.md): no network, no browser.
+    // The page ships in the resources: no network, no browser.
     if (auto* open = findChild<QDialog*>(QStringLiteral("gettingStartedDialog"))) {
         open->raise();
         open->activateWindow();
         return;
     }
-    QFile file(QStringLiteral(":/help/getting-started.md"));
+    QFile file(QStringLiteral(":/resources/help/getting-started.md"));
     const QString text = file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll())
                                                         : tr("The getting-started page is missing from this build.");
     auto* dialog = new QDialog(this);

@@ -11,6 +11,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/atomic_file.h"
+#include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/number_format.h"
 #include "core/runs/cluster_calibration.h"

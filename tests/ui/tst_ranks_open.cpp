@@ -34,16 +34,22 @@ void typeIntoCell(QTableView* table, int row, int column, const QString& text)
     const QModelIndex index = table->model()->index(row, column);
     table->setCurrentIndex(index);
     table->edit(index);
-    QWidget* editor = table->indexWidget(index);
-    if (!editor)
-        editor = QApplication::focusWidget();
+    // The open editor: a child of the viewport over the cell.
+    QWidget* editor = nullptr;
+    for (QWidget* child : table->viewport()->findChildren<QWidget*>()) {
+        if (child->isVisible() && (qobject_cast<QSpinBox*>(child) || qobject_cast<QLineEdit*>(child))
+            && child->geometry().intersects(table->visualRect(index)))
+            editor = child;
+    }
     QVERIFY(editor);
     if (auto* spin = qobject_cast<QSpinBox*>(editor))
         spin->selectAll();
     else if (auto* line = qobject_cast<QLineEdit*>(editor))
         line->selectAll();
     QTest::keyClicks(editor, text);
-    QTest::keyClick(editor, Qt::Key_Return);
+    // Moving on to the next cell commits the edit (as Tab or a click elsewhere does).
+    table->setCurrentIndex(table->model()->index(row, BatchConfigModel::DpColumn));
+    QCOMPARE(table->model()->index(row, column).data().toString(), text);
 }
 
 QMessageBox* replaceQuestion(QWidget* page)

@@ -8,6 +8,7 @@
 // STRATEX_SCREENSHOT_DIR=... keeps pictures of the pages for a person to look at.
 #include <QAction>
 #include <QBarSet>
+#include <QComboBox>
 #include <QDialog>
 #include <QDir>
 #include <QLineEdit>
@@ -212,7 +213,8 @@ void TestSearchTrust::relaunchNeverSearchesBeyondTheBudget()
     QVERIFY(!anyLongWorkQuestion(&second));
     QVERIFY(waitUntilIdle(second, 60000));
     QVERIFY(!anyLongWorkQuestion(&second));
-    QVERIFY(page->galvatronPanel()->result() && page->galvatronPanel()->result()->best);
+    QVERIFY2(page->galvatronPanel()->result() && page->galvatronPanel()->result()->best,
+        qPrintable(page->galvatronPanel()->bestText() + QStringLiteral(" | ") + page->resultsNotice()));
     QVERIFY(planRows(page) > 0);
     QVERIFY2(page->galvatronPanel()->bestText().contains(kExample), qPrintable(page->galvatronPanel()->bestText()));
     // The form is the last session's, and the notice says why it was not searched.

@@ -56,7 +56,7 @@ SearchPage::SearchPage(QWidget* parent)
     m_notice->setWordWrap(true);
     m_notice->setTextFormat(Qt::RichText);
     m_notice->setVisible(false);
-    // A warning's look without a palette of its own: the theme's highlight as a frame.
+    // Framed, in the theme's colours, above the results it speaks of.
     m_notice->setFrameShape(QFrame::StyledPanel);
     m_notice->setMargin(6);
     m_run->setObjectName(QStringLiteral("runSearchButton"));
@@ -424,11 +424,13 @@ bool SearchPage::openStrategy(const QString& path, QString* error)
         if (!m_stratex->openPlan(path, stratexInputs(), error))
             return false;
         m_resultsStack->setCurrentWidget(m_stratexPanel);
+        resultsStarted();
         return true;
     }
     if (!m_controller->openStrategy(path, m_form->settings(), m_form->discovery(), error))
         return false;
     m_resultsStack->setCurrentWidget(m_galvatronPanel);
+    resultsStarted();
     m_galvatronPanel->showCostingStrategy(path);
     return true;
 }
@@ -447,6 +449,12 @@ QString SearchPage::openExample()
         Q_EMIT statusMessage(tr("Bundled example unavailable: %1").arg(example.error));
         return {};
     }
+    // The example's settings, not what the form held (another model's name would not find the
+    // example's profiles): every field open, the set fills in its model and cluster.
+    settings::SettingNames open;
+    for (const auto& row : galvatron::searchSettingTable().rows())
+        open.insert(std::string(row.spec.flag));
+    m_form->setSettings(galvatron::SearchSettings {}, open);
     m_form->spinBox("memory-constraint")->setValue(example.memoryConstraintGb);
     m_form->spinBox("settle-bsz")->setValue(example.globalBatch);
     // The first view of the app stays Galvatron's search of the example (its profile also feeds

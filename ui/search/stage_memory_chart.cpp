@@ -90,13 +90,16 @@ void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
     QPen limitPen(QColor(0xE1, 0x57, 0x59));
     limitPen.setWidth(2);
     limit->setPen(limitPen);
-    auto* reserveTop = new QLineSeries(c);
+    auto* reserveTop = new QLineSeries;
     reserveTop->append(left, budget.total_mb);
     reserveTop->append(right, budget.total_mb);
-    auto* reserveBottom = new QLineSeries(c);
+    auto* reserveBottom = new QLineSeries;
     reserveBottom->append(left, budget.dp_budget_mb);
     reserveBottom->append(right, budget.dp_budget_mb);
     auto* reserve = new QAreaSeries(reserveTop, reserveBottom);
+    // The area does not own its edges: they go with it when the chart is reset.
+    reserveTop->setParent(reserve);
+    reserveBottom->setParent(reserve);
     reserve->setName(tr("allocator reserve %1 MB").arg(budget.reserve_mb));
     QColor reserveColour(0xBA, 0xB0, 0xAC);
     reserveColour.setAlpha(110);

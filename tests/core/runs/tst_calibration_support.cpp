@@ -52,7 +52,7 @@ void TestCalibrationSupport::counts()
     QFETCH(int, measurements);
     QFETCH(bool, under);
     QFETCH(bool, exact);
-    std::vector<ReferenceRun> list(std::size_t(runs));
+    std::vector<ReferenceRun> list(static_cast<std::size_t>(runs));
     for (int i = 0; i < withPeak; ++i)
         list[std::size_t(i)].peak_memory_gib = 30.0;
     const CalibrationSupport support = calibrationSupport(list, parameters);
