@@ -2,6 +2,7 @@
 #include "controllers/calibration_controller.h"
 
 #include "core/runs/calibration_runs.h"
+#include "core/runs/calibration_support.h"
 #include "core/hardware/cluster_json.h"
 
 #include "controllers/save_text_file.h"
@@ -30,6 +31,7 @@ CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressS
     // Reading is quick next to the fits: they take the rest of the bar.
     SubProgress fitting(progress, 0.05, 1.0);
     outcome.calibration = runs::calibrateCluster(outcome.runs, start, fit, fitting);
+    outcome.support = runs::calibrationSupport(outcome.runs, outcome.calibration.result.parameters);
     return outcome;
 }
 
@@ -66,6 +68,12 @@ bool CalibrationController::saveCluster(const QString& path, QString* error) con
     if (!m_outcome) {
         if (error)
             *error = tr("nothing calibrated yet: press Calibrate first");
+        return false;
+    }
+    // As stratex-cli calibrate: an under-determined fit is no calibration to start a plan from.
+    if (m_outcome->support.underDetermined()) {
+        if (error)
+            *error = QString::fromStdString(m_outcome->support.warning());
         return false;
     }
     return saveTextFile(path, runs::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n", error);

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/runs/calibration_support.h"
 #include "core/runs/cluster_calibration.h"
 #include "core/runs/reference_run.h"
 
@@ -32,6 +33,8 @@ struct CalibrationInputs {
 struct CalibrationOutcome {
     std::vector<runs::ReferenceRun> runs;
     runs::ClusterCalibration calibration;
+    // Whether the runs support the fit (runs::calibrationSupport): saving needs it.
+    runs::CalibrationSupport support;
 };
 
 // The Calibrate page's model: reads the runs and fits the cluster on a worker, exactly as
@@ -46,7 +49,8 @@ public:
     void run(CalibrationInputs inputs);
     void cancel();
     std::shared_ptr<const CalibrationOutcome> outcome() const { return m_outcome; }
-    // The calibrated cluster as stratex-cli calibrate --out writes it, atomically.
+    // The calibrated cluster as stratex-cli calibrate --out writes it, atomically; refused (false,
+    // `error` saying why and what to bring) when the fit is under-determined, as the CLI refuses.
     bool saveCluster(const QString& path, QString* error) const;
 
     jobs::JobRunner* runner() const { return m_runner; }

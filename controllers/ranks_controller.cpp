@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/ranks_controller.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -72,17 +73,48 @@ void RanksController::setBatchConfigs(std::vector<BatchConfig> configs)
     m_planningDelay->start();
 }
 
-bool RanksController::loadBatchFile(const QString& path, QString* error)
+bool RanksController::readBatchFile(const QString& path, std::vector<BatchConfig>* configs, QString* error)
 {
+    std::vector<BatchConfig> read;
     try {
-        setBatchConfigs(loadBatchConfigs(path.toStdString()));
+        read = loadBatchConfigs(path.toStdString());
     } catch (const Error& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
         return false;
     }
-    Q_EMIT batchConfigsLoaded(path);
+    // One bad line among good ones is a config whose plan says so; a file in which no line reads
+    // (prose, a log, another kind of .txt) is not a batch list, and must not replace the user's.
+    const auto readable = std::find_if(
+        read.begin(), read.end(), [](const BatchConfig& config) { return config.parseError.empty(); });
+    if (readable == read.end()) {
+        if (error) {
+            const BatchConfig& first = read.front();
+            *error = tr("%1: not a tracer batch list: no line reads as \"WORLD_SIZE PP TP\" (line %2: %3)")
+                         .arg(path)
+                         .arg(first.lineNumber)
+                         .arg(QString::fromStdString(first.parseError));
+        }
+        return false;
+    }
+    if (configs)
+        *configs = std::move(read);
     return true;
+}
+
+bool RanksController::loadBatchFile(const QString& path, QString* error)
+{
+    std::vector<BatchConfig> configs;
+    if (!readBatchFile(path, &configs, error))
+        return false;
+    setLoadedBatchConfigs(path, std::move(configs));
+    return true;
+}
+
+void RanksController::setLoadedBatchConfigs(const QString& path, std::vector<BatchConfig> configs)
+{
+    setBatchConfigs(std::move(configs));
+    Q_EMIT batchConfigsLoaded(path);
 }
 
 void RanksController::setTracerSettings(const TracerSettings& settings)

@@ -53,6 +53,12 @@ public:
     // when it cannot be read, is not UTF-8, holds control characters or has no config; the
     // configs stay.
     bool loadBatchFile(const QString& path, QString* error);
+    // Reads a batch file as loadBatchFile does, changing nothing: false with `error` also when no
+    // line of it reads as a config (the file is not a batch list). For a page that asks before
+    // replacing the user's configs (setLoadedBatchConfigs then).
+    static bool readBatchFile(const QString& path, std::vector<ranks::BatchConfig>* configs, QString* error);
+    // The configs read from `path` replace the current ones; batchConfigsLoaded follows.
+    void setLoadedBatchConfigs(const QString& path, std::vector<ranks::BatchConfig> configs);
     // The tracer's own settings (model name, micro-batches, selection); the layout's fields of
     // `settings` are ignored: they follow setLayout.
     void setTracerSettings(const ranks::TracerSettings& settings);

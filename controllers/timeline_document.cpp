@@ -7,6 +7,16 @@ namespace stratex::controllers {
 
 using sim::OpKind;
 
+double TimelinePlanView::pipelineBubblePercent() const
+{
+    if (utilization.empty())
+        return 0;
+    double least = utilization.front().bubble_percent;
+    for (const sim::DeviceUtilization& device : utilization)
+        least = std::min(least, device.bubble_percent);
+    return least;
+}
+
 double TimelinePlanView::averageBubblePercent() const
 {
     if (utilization.empty())

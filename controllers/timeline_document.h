@@ -25,6 +25,10 @@ struct TimelinePlanView {
 
     int deviceCount() const { return int(timeline.devices.size()); }
     double averageBubblePercent() const;
+    // The pipeline's bubble: the idle share of the makespan on the busiest device (the least idle
+    // one), the quantity the Search page's tables call bubble (megatron::Estimate::bubble_fraction:
+    // 1 - busiest stage / makespan). Each device's own idle share is utilization[d].bubble_percent.
+    double pipelineBubblePercent() const;
 };
 
 TimelinePlanView makeTimelinePlanView(QString name, sim::Timeline timeline, double memoryLimitMb = 0);

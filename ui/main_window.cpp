@@ -10,6 +10,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDragEnterEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -26,6 +27,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -167,6 +169,11 @@ void MainWindow::addPage(Page* page)
 {
     m_pages << page;
     m_stack->addWidget(page);
+    connect(page, &Page::fileOpened, this, [this, page](const QString& path) {
+        setCurrentPage(page->pageId());
+        rememberRecentFile(path);
+        setWindowTitle(QFileInfo(path).fileName());
+    });
     auto* item = new QListWidgetItem(page->icon(), page->title(), m_sidebar);
     item->setTextAlignment(Qt::AlignHCenter);
     item->setToolTip(page->title());
@@ -249,6 +256,9 @@ void MainWindow::createMenus()
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* gettingStarted = help->addAction(tr("&Getting Started"), this, &MainWindow::showGettingStarted);
+    gettingStarted->setObjectName(QStringLiteral("gettingStartedAction"));
+    gettingStarted->setShortcut(QKeySequence::HelpContents);
     QAction* shortcuts = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcutOverview);
     shortcuts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
     help->addSeparator();
@@ -266,6 +276,35 @@ void MainWindow::createMenus()
                 .arg(QStringLiteral(STRATEX_VERSION)));
     });
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::showGettingStarted()
+{
+    // The page ships in the resources: no network, no browser.
+    if (auto* open = findChild<QDialog*>(QStringLiteral("gettingStartedDialog"))) {
+        open->raise();
+        open->activateWindow();
+        return;
+    }
+    QFile file(QStringLiteral(":/resources/help/getting-started.md"));
+    const QString text = file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll())
+                                                        : tr("The getting-started page is missing from this build.");
+    auto* dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("gettingStartedDialog"));
+    dialog->setWindowTitle(tr("Getting Started"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto* browser = new QTextBrowser(dialog);
+    browser->setObjectName(QStringLiteral("gettingStartedText"));
+    browser->setOpenExternalLinks(true);
+    browser->setMarkdown(text);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(browser);
+    layout->addWidget(buttons);
+    dialog->resize(720, 640);
+    // Not modal: the user reads it beside the window.
+    dialog->show();
 }
 
 void MainWindow::rebuildExportMenu()
@@ -414,11 +453,11 @@ bool MainWindow::openFile(const QString& path, QString* error)
     for (Page* page : m_pages) {
         if (!page->canOpen(path))
             continue;
+        // The page shows the file, or asks first; the title follows fileOpened, so it names only
+        // what was loaded.
         if (!page->openFile(path, error))
             return false;
         setCurrentPage(page->pageId());
-        rememberRecentFile(path);
-        setWindowTitle(QFileInfo(path).fileName());
         return true;
     }
     if (error) {

@@ -63,6 +63,8 @@ public Q_SLOTS:
     void cancelJobs();
     void showStatus(const QString& message);
     void showShortcutOverview();
+    // Help > Getting Started: the page shipped in the resources, in a dialog beside the window.
+    void showGettingStarted();
 
 protected:
     void closeEvent(QCloseEvent* event) override;

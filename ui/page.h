@@ -32,7 +32,9 @@ public:
     virtual QList<QAction*> exportActions() const { return {}; }
     virtual void saveSettings(QSettings&) const { }
     virtual void restoreSettings(QSettings&) { }
-    // Whether this page can open the file; if so openFile() is called.
+    // Whether this page can open the file; if so openFile() is called. openFile() is true when the
+    // file is opened, or when the page first asks the user (it would replace their input);
+    // fileOpened follows once the page shows the file (the window names it in its title).
     virtual bool canOpen(const QString&) const { return false; }
     virtual bool openFile(const QString&, QString* error)
     {
@@ -43,6 +45,7 @@ public:
 
 Q_SIGNALS:
     void statusMessage(const QString& message);
+    void fileOpened(const QString& path);
 };
 
 } // namespace stratex::ui

@@ -11,10 +11,12 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/atomic_file.h"
+#include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/number_format.h"
 #include "core/runs/cluster_calibration.h"
 #include "core/runs/calibration_runs.h"
+#include "core/runs/calibration_support.h"
 #include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
@@ -119,6 +121,11 @@ int runCalibrate(const QStringList& args)
     NullProgress progress;
     const runs::ClusterCalibration calibration = runs::calibrateCluster(runs, start, options, progress);
     const runs::CalibrationResult& result = calibration.result;
+    // More parameters than measurements: any error "after" is an artefact; no cluster is written
+    // (the Calibrate page disables its Save for the same rule).
+    if (const runs::CalibrationSupport support = runs::calibrationSupport(runs, result.parameters);
+        support.underDetermined())
+        throw Error(support.warning());
     const std::vector<runs::RunError>& leftOut = calibration.left_out;
     const hardware::ClusterDescription& cluster = calibration.cluster;
     const nlohmann::ordered_json file = runs::calibratedClusterJson(calibration);

@@ -262,11 +262,12 @@ void TestRanksController::loadsABatchFile()
     QVERIFY(settle(controller));
     QCOMPARE(controller.tracerPlans().size(), std::size_t(2));
 
-    // A bad field is a config the table reports, not a bad file.
+    // A bad field is a config the table reports, not a bad file (a file in which no line reads is
+    // not a batch list: tst_ranks_open).
     const QString field = dir.filePath(QStringLiteral("field.txt"));
-    QVERIFY(stratex::test::writeTestFile(field, "8192 sixteen 8\n"));
+    QVERIFY(stratex::test::writeTestFile(field, "8192 sixteen 8\n64 4 4\n"));
     QVERIFY2(controller.loadBatchFile(field, &error), qPrintable(error));
-    QCOMPARE(controller.batchConfigs().size(), std::size_t(1));
+    QCOMPARE(controller.batchConfigs().size(), std::size_t(2));
     QVERIFY(!controller.batchConfigs()[0].parseError.empty());
     QVERIFY(settle(controller));
     QVERIFY(!controller.tracerPlans().front().valid);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void calibratesWrittenLogs_data();
     void calibratesWrittenLogs();
     void logWithoutTheGpuShowsTheProblem();
+    void sixParametersOnOneLogAreNotSaved();
 };
 
 void TestCalibratePage::calibratesWrittenLogs_data()
@@ -205,6 +207,58 @@ void TestCalibratePage::logWithoutTheGpuShowsTheProblem()
     QVERIFY2(page.summaryText().contains(QStringLiteral("Not calibrated")), qPrintable(page.summaryText()));
     QVERIFY2(page.summaryText().contains(QStringLiteral("GPU model")), qPrintable(page.summaryText()));
     QCOMPARE(page.runModel()->rowCount(), 0);
+}
+
+// Issue 24, finding 4: six parameters on one Megatron log fit it exactly ("0.0 % after"), which says
+// nothing. The page says so first and what to bring, and Save Calibrated Cluster… stays disabled.
+void TestCalibratePage::sixParametersOnOneLogAreNotSaved()
+{
+    QTemporaryDir dir;
+    std::vector<test::SyntheticMegatronRun> written = test::variedLlamaRuns();
+    written.resize(1);
+    const std::vector<std::string> logs
+        = test::writeRunsMeasuredUnder(dir.path().toStdString(), written, "h100-80gb", &gemmAt85Percent);
+    CalibratePage page;
+    page.resize(1280, 820);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    // Before anything: the page says what to bring.
+    QVERIFY2(page.summaryText().contains(QStringLiteral("What to bring")), qPrintable(page.summaryText()));
+    page.addRunPaths(toQt(logs));
+    page.gpuBox()->setCurrentIndex(page.gpuBox()->findText(QStringLiteral("h100-80gb")));
+    page.setFitParameters({ "gemm", "gemm_half_dim", "hbm", "network", "collective_latency_us", "dp_overlap" });
+    QTest::mouseClick(page.calibrateButton(), Qt::LeftButton);
+    QVERIFY(waitForIdle(page));
+    QVERIFY2(page.controller()->outcome(), qPrintable(page.summaryText()));
+    QVERIFY(page.controller()->outcome()->support.underDetermined());
+    const QString summary = page.summaryText();
+    QVERIFY2(summary.contains(QStringLiteral("Not a calibration")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("6 parameters fitted to 1 measurement")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("no held-out error")), qPrintable(summary));
+    auto* save = page.findChild<QPushButton*>(QStringLiteral("saveCalibratedCluster"));
+    QVERIFY(save);
+    QVERIFY(!save->isEnabled());
+    QVERIFY2(save->toolTip().contains(QStringLiteral("under-determined")), qPrintable(save->toolTip()));
+    for (QAction* action : page.exportActions())
+        QVERIFY(!action->isEnabled());
+    QString error;
+    QVERIFY(!page.saveCluster(dir.filePath(QStringLiteral("cluster.json")), &error));
+    QVERIFY2(error.contains(QStringLiteral("under-determined")), qPrintable(error));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("cluster.json"))));
+    if (const QString shots = qEnvironmentVariable("STRATEX_SCREENSHOT_DIR"); !shots.isEmpty())
+        QVERIFY(page.grab().save(QDir(shots).filePath(QStringLiteral("calibrate-one-log.png"))));
+
+    // The CLI refuses the same fit and writes nothing.
+    QProcess cli;
+    cli.start(QStringLiteral(STRATEX_CLI_PATH),
+        { QStringLiteral("calibrate"), QStringLiteral("--runs"), QString::fromStdString(logs.front()),
+            QStringLiteral("--gpu"), QStringLiteral("h100-80gb"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"),
+            QStringLiteral("--fit"), QStringLiteral("gemm,gemm_half_dim,hbm,network,collective_latency_us,dp_overlap"),
+            QStringLiteral("--out"), dir.filePath(QStringLiteral("cli.json")) });
+    QVERIFY(cli.waitForFinished(300000));
+    QVERIFY(cli.exitCode() != 0);
+    QVERIFY2(cli.readAllStandardError().contains("under-determined"), "stratex-cli calibrate accepted the fit");
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("cli.json"))));
 }
 
 QTEST_MAIN(TestCalibratePage)

@@ -148,8 +148,12 @@ CalibratePage::CalibratePage(QWidget* parent)
     m_summary->setObjectName(QStringLiteral("calibrationSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setText(tr("Add measured runs of one cluster, then press Calibrate: the cost model's efficiencies "
-                          "are fitted to them by least squares, as <tt>stratex-cli calibrate</tt> does."));
+    m_summary->setText(
+        tr("<b>What to bring:</b> measured runs of one cluster, more runs than parameters to fit (3 or more "
+           "for the held-out error, of different layouts or model sizes): Megatron-LM logs with their argument "
+           "dump, run records (as in resources/reference-runs), or PyTorch-profiler traces of one iteration. "
+           "A sample: Add Folder… on resources/reference-runs.<br>Then press Calibrate: the cost model's "
+           "efficiencies are fitted to them by least squares, as <tt>stratex-cli calibrate</tt> does."));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(m_runModel);
     proxy->setSortRole(Qt::UserRole);
@@ -342,9 +346,13 @@ void CalibratePage::updateButtons()
     const bool running = m_controller->runner()->isRunning();
     m_calibrate->setEnabled(!running && m_runList->count() > 0);
     m_cancel->setEnabled(running);
-    const bool calibrated = m_controller->outcome() != nullptr;
-    m_save->setEnabled(calibrated && !running);
-    m_saveAction->setEnabled(calibrated && !running);
+    const auto outcome = m_controller->outcome();
+    // An under-determined fit is not offered for saving (runs::calibrationSupport).
+    const bool saveable = outcome && !outcome->support.underDetermined();
+    m_save->setEnabled(saveable && !running);
+    m_saveAction->setEnabled(saveable && !running);
+    const QString why = outcome && !saveable ? QString::fromStdString(outcome->support.warning()) : QString();
+    m_save->setToolTip(why.isEmpty() ? tr("Write the calibrated cluster file (as stratex-cli calibrate --out)") : why);
 }
 
 void CalibratePage::showOutcome(const std::shared_ptr<const controllers::CalibrationOutcome>& outcome)
@@ -378,11 +386,20 @@ void CalibratePage::showOutcome(const std::shared_ptr<const controllers::Calibra
                        .arg(l.toString(runs::meanAbsoluteThroughputError(r.before) * 100, 'f', 1))
                        .arg(l.toString(runs::meanAbsoluteThroughputError(r.after) * 100, 'f', 1));
     if (c.hasLeftOut())
-        text += tr(", %1 % on runs held out of the fit")
+        text += tr(", <b>%1 %</b> on runs held out of the fit (each predicted by a fit on the others: what the "
+                   "calibration predicts)")
                     .arg(l.toString(runs::meanAbsoluteThroughputError(c.left_out) * 100, 'f', 1));
+    else
+        text += tr("; no held-out error (it needs %1 runs or more)").arg(outcome->support.held_out_runs_needed);
     text += tr(" (%1 Levenberg–Marquardt iterations%2).")
                 .arg(r.iterations)
                 .arg(r.converged ? QString() : tr(", not converged"));
+    // The fit's degrees of freedom, where they cannot carry it: said first, and Save is disabled.
+    if (const std::string warning = outcome->support.warning(); !warning.empty())
+        text = tr("<b>%1</b><br>%2")
+                   .arg(outcome->support.underDetermined() ? tr("Not a calibration:") : tr("Nothing checks this fit:"),
+                       QString::fromStdString(warning).toHtmlEscaped())
+            + QStringLiteral("<br>") + text;
     m_summary->setText(text);
     updateButtons();
     Q_EMIT statusMessage(tr("Calibrated on %n run(s)", nullptr, int(r.before.size())));

@@ -6,6 +6,9 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include "core/common/error.h"
+#include "core/profile/synth/synthesis_record.h"
+
 namespace stratex::ui {
 
 namespace {
@@ -41,7 +44,26 @@ BundledProfiles extractBundledProfiles()
         }
     }
     example.dir = target;
+    try {
+        if (const auto record = profile::synth::readSynthesisRecord(target.toStdString()))
+            example.description = modelOnCluster(record->model.name, record->cluster);
+    } catch (const Error&) {
+        // The search reports a damaged record; the description is only a label.
+    }
     return example;
+}
+
+QString modelOnCluster(const std::string& model, const std::optional<hardware::ClusterDescription>& cluster)
+{
+    const QString name = QString::fromStdString(model);
+    if (!cluster)
+        return name;
+    // GPU presets are named in lower case ("a100-40gb"); datasheets and users write "A100-40GB".
+    return QObject::tr("%1 on %2 × %3 %4")
+        .arg(name)
+        .arg(cluster->num_nodes)
+        .arg(cluster->gpus_per_node)
+        .arg(QString::fromStdString(cluster->gpu.name).toUpper());
 }
 
 } // namespace stratex::ui

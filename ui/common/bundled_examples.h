@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include <QString>
+
+#include "core/hardware/cluster_description.h"
 
 namespace stratex::ui {
 
@@ -13,7 +18,12 @@ struct BundledProfiles {
     QString error;
     int memoryConstraintGb = 40; // the GPU's memory: the budget the example is searched with
     int globalBatch = 64;
+    QString description; // "llama2-13b on 2 × 8 A100-40GB", from the set's stratex_synthesis.json
 };
+
+// What a search is about, as the first screen names it: "llama2-13b on 2 × 8 A100-40GB", or the
+// model alone when the profiles name no cluster (measured ones).
+QString modelOnCluster(const std::string& model, const std::optional<hardware::ClusterDescription>& cluster);
 
 BundledProfiles extractBundledProfiles();
 

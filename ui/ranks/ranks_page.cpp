@@ -186,6 +186,7 @@ RanksPage::RanksPage(QWidget* parent)
         m_form->setConfig(config);
     });
     connect(m_tracer, &TracerPanel::statusMessage, this, &Page::statusMessage);
+    connect(m_tracer, &TracerPanel::batchFileLoaded, this, &Page::fileOpened);
     connect(m_exportImage, &QAction::triggered, this, &RanksPage::exportGridImageWithDialog);
     connect(m_exportScript, &QAction::triggered, m_tracer, &TracerPanel::exportScriptWithDialog);
 
@@ -345,7 +346,7 @@ bool RanksPage::canOpen(const QString& path) const
 
 bool RanksPage::openFile(const QString& path, QString* error)
 {
-    return m_tracer->loadBatchFile(path, error);
+    return m_tracer->openBatchFile(path, error);
 }
 
 } // namespace stratex::ui

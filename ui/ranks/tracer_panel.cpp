@@ -3,6 +3,7 @@
 
 #include <QCheckBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -92,12 +93,18 @@ TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* pare
     auto* remove = new QPushButton(tr("Remove"), this);
     auto* load = new QPushButton(tr("Load…"), this);
     load->setToolTip(tr("Load \"WORLD_SIZE PP TP\" lines from a text file"));
+    m_undoLoad = new QPushButton(tr("Undo load"), this);
+    m_undoLoad->setObjectName(QStringLiteral("undoLoadButton"));
+    m_undoLoad->setShortcut(QKeySequence::Undo);
+    m_undoLoad->setEnabled(false);
+    m_undoLoad->setToolTip(tr("Put back the configs the last loaded file replaced (Ctrl+Z)"));
     auto* exportButton = new QPushButton(tr("Export tracer script…"), this);
     exportButton->setObjectName(QStringLiteral("exportScriptButton"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(add);
     buttons->addWidget(remove);
     buttons->addWidget(load);
+    buttons->addWidget(m_undoLoad);
     buttons->addStretch();
     buttons->addWidget(exportButton);
     auto* commandRow = new QHBoxLayout;
@@ -114,8 +121,15 @@ TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* pare
     layout->addLayout(commandRow);
 
     // Edits go to the controller, which plans after a quiet period.
-    connect(m_model, &BatchConfigModel::configsChanged, this,
-        [this] { m_controller->setBatchConfigs(m_model->configs()); });
+    connect(m_model, &BatchConfigModel::configsChanged, this, [this] {
+        m_controller->setBatchConfigs(m_model->configs());
+        // An edit after a load: undoing the load would now throw the edit away.
+        if (!m_loading) {
+            m_beforeLoad.reset();
+            m_undoLoad->setEnabled(false);
+        }
+    });
+    connect(m_undoLoad, &QPushButton::clicked, this, &TracerPanel::undoLoad);
     connect(m_modelName, &QLineEdit::textChanged, this, &TracerPanel::applySettings);
     for (QSpinBox* box : { m_microBatchSize, m_microBatches, m_globalBatch })
         connect(box, &QSpinBox::valueChanged, this, &TracerPanel::applySettings);
@@ -137,8 +151,11 @@ TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* pare
     connect(m_controller, &RanksController::tracerPlanningFailed, this,
         [this](const QString& message) { m_summary->setText(tr("Planning failed: %1").arg(message)); });
     connect(m_controller, &RanksController::batchConfigsLoaded, this, [this](const QString& path) {
+        m_loading = true;
         m_model->setConfigs(m_controller->batchConfigs());
+        m_loading = false;
         Q_EMIT statusMessage(tr("Loaded %1 batch configs from %2").arg(m_model->rowCount()).arg(path));
+        Q_EMIT batchFileLoaded(path);
     });
     connect(m_controller, &RanksController::scriptExported, this,
         [this](const QString& written) { Q_EMIT statusMessage(tr("Wrote tracer script %1").arg(written)); });
@@ -238,7 +255,79 @@ void TracerPanel::removeSelectedConfigs()
 
 bool TracerPanel::loadBatchFile(const QString& path, QString* error)
 {
-    return m_controller->loadBatchFile(path, error);
+    std::vector<BatchConfig> configs;
+    if (!controllers::RanksController::readBatchFile(path, &configs, error))
+        return false;
+    replaceWithLoaded(path, std::move(configs));
+    return true;
+}
+
+void TracerPanel::replaceWithLoaded(const QString& path, std::vector<BatchConfig> configs)
+{
+    m_beforeLoad = m_model->configs();
+    m_loadedFile = path;
+    m_controller->setLoadedBatchConfigs(path, std::move(configs));
+    m_undoLoad->setEnabled(true);
+    m_undoLoad->setToolTip(tr("Put back the %n batch config(s) %1 replaced (Ctrl+Z)", nullptr,
+        int(m_beforeLoad->size()))
+                               .arg(QFileInfo(path).fileName()));
+}
+
+bool TracerPanel::openBatchFile(const QString& path, QString* error)
+{
+    std::vector<BatchConfig> configs;
+    if (!controllers::RanksController::readBatchFile(path, &configs, error))
+        return false;
+    const std::vector<BatchConfig>& current = m_model->configs();
+    // Nothing of the user's to lose: no configs, the tracer's default, or the file's own.
+    const bool untouched = current.empty() || current == std::vector<BatchConfig> { defaultBatchConfig() };
+    if (untouched || current == configs) {
+        replaceWithLoaded(path, std::move(configs));
+        return true;
+    }
+    if (auto* previous = findChild<QMessageBox*>(QStringLiteral("replaceBatchConfigsQuestion"))) {
+        previous->setObjectName(QString());
+        previous->close();
+    }
+    // Asynchronous (open(), not exec()): the GUI never waits in a nested event loop.
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Open batch configs"),
+        tr("Replace the %n batch config(s) in the table with the %1 of %2?", nullptr, int(current.size()))
+            .arg(configs.size())
+            .arg(QFileInfo(path).fileName()),
+        QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("replaceBatchConfigsQuestion"));
+    box->setInformativeText(tr("Undo load (Ctrl+Z) puts the table back afterwards."));
+    QPushButton* replace = box->addButton(tr("Replace"), QMessageBox::AcceptRole);
+    replace->setObjectName(QStringLiteral("replaceConfigs"));
+    QPushButton* cancel = box->addButton(QMessageBox::Cancel);
+    // Cancel is the default: Enter must not throw the user's configs away.
+    box->setDefaultButton(cancel);
+    box->setEscapeButton(cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this,
+        [this, replace, path, configs = std::move(configs)](QAbstractButton* button) mutable {
+            if (button == replace)
+                replaceWithLoaded(path, std::move(configs));
+            else
+                Q_EMIT statusMessage(tr("%1 not loaded: the batch configs stay").arg(path));
+        });
+    box->open();
+    return true;
+}
+
+bool TracerPanel::undoLoad()
+{
+    if (!m_beforeLoad)
+        return false;
+    std::vector<BatchConfig> configs = std::move(*m_beforeLoad);
+    m_beforeLoad.reset();
+    m_undoLoad->setEnabled(false);
+    m_loading = true;
+    m_model->setConfigs(std::move(configs));
+    m_loading = false;
+    Q_EMIT statusMessage(
+        tr("Load of %1 undone: %2 batch configs back").arg(m_loadedFile).arg(m_model->rowCount()));
+    return true;
 }
 
 void TracerPanel::loadBatchFileWithDialog()

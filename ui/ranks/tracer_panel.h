@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include <QWidget>
 
 #include "core/ranks/tracer_plan.h"
@@ -8,6 +11,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 class QTableView;
 
@@ -39,6 +43,16 @@ public:
     void setCommandTemplate(const QString& command);
 
     bool loadBatchFile(const QString& path, QString* error);
+    // File > Open: reads `path` (RanksController::readBatchFile) and, when it would replace
+    // configs the user has (anything but the tracer's default), asks first ("Replace the N batch
+    // configs…?", a box named "replaceBatchConfigsQuestion", Replace / Cancel, Cancel the default).
+    // False with `error` when the file is not a batch list (nothing changes). True when loaded or
+    // asked; batchFileLoaded follows once the file's configs are shown.
+    bool openBatchFile(const QString& path, QString* error);
+    // Puts back the configs a load replaced ("Undo load", Ctrl+Z); false when there is nothing to
+    // undo (no load, or the configs were edited since).
+    bool undoLoad();
+    bool canUndoLoad() const { return m_beforeLoad.has_value(); }
     // Writes the tracer script for the current configs on a worker thread; the controller's
     // scriptExported() or scriptExportFailed() follows.
     void exportScript(const QString& path);
@@ -54,10 +68,13 @@ Q_SIGNALS:
     // A valid config was double-clicked: show it in the grid.
     void configActivated(int world, int pp, int tp);
     void statusMessage(const QString& message);
+    // The configs of `path` are shown (File > Open names it in the window title).
+    void batchFileLoaded(const QString& path);
 
 private:
     void applySettings();
     void showPlans();
+    void replaceWithLoaded(const QString& path, std::vector<ranks::BatchConfig> configs);
 
     controllers::RanksController* m_controller;
     BatchConfigModel* m_model;
@@ -69,6 +86,11 @@ private:
     QCheckBox* m_moe;
     QLineEdit* m_command;
     QLabel* m_summary;
+    QPushButton* m_undoLoad;
+    // The configs before the last load, while they can be put back.
+    std::optional<std::vector<ranks::BatchConfig>> m_beforeLoad;
+    QString m_loadedFile;
+    bool m_loading = false;
 };
 
 } // namespace stratex::ui

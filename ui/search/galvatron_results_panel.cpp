@@ -20,6 +20,7 @@
 
 #include "core/common/error.h"
 #include "core/galvatron/search_inputs.h"
+#include "ui/common/bundled_examples.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/search/results_panel_layout.h"
 #include "ui/common/plan_table_view.h"
@@ -122,6 +123,9 @@ GalvatronResultsPanel::GalvatronResultsPanel(controllers::SearchController* cont
         });
 
     using controllers::SearchController;
+    // The previous run's plans go when a new one starts: a header and a table always come from one
+    // run (a "Best so far" over the last search's table, or a cancelled run's header over it, did not).
+    connect(m_controller, &SearchController::searchStarted, this, &GalvatronResultsPanel::clearPlans);
     connect(m_controller, &SearchController::bestSoFar, this, &GalvatronResultsPanel::showBestSoFar);
     connect(m_controller, &SearchController::searchFinished, this,
         [this](std::shared_ptr<const controllers::SearchOutcome> outcome) { showOutcome(*outcome); });
@@ -158,10 +162,18 @@ void GalvatronResultsPanel::showSearching()
     m_stats->clear();
 }
 
+void GalvatronResultsPanel::clearPlans()
+{
+    m_planModel->setPlans({});
+    m_controller->selectPlan(nullptr);
+    showEvaluation(nullptr);
+}
+
 void GalvatronResultsPanel::showCostingStrategy(const QString& path)
 {
     m_best->setText(tr("Costing the strategy %1…").arg(QFileInfo(path).fileName().toHtmlEscaped()));
     m_stats->clear();
+    clearPlans();
 }
 
 const SearchResult* GalvatronResultsPanel::result() const
@@ -184,11 +196,16 @@ void GalvatronResultsPanel::showBestSoFar(const Plan& plan)
 void GalvatronResultsPanel::showOutcome(const controllers::SearchOutcome& outcome)
 {
     const SearchResult& result = outcome.result;
+    // What the results are for, first: "llama2-13b on 2 × 8 A100-40GB" (a synthesized set names
+    // both), else the profiles' folder.
+    const QString subject = outcome.description.model
+        ? modelOnCluster(outcome.description.model->name, outcome.cluster)
+        : tr("the profiles in %1").arg(QFileInfo(outcome.profiles_dir).fileName());
     if (result.best) {
         m_best->setText(
-            tr("<b>Best plan</b>: %1<br>%2 · embedding %3")
+            tr("<b>Best plan</b> for <b>%4</b>: %1<br>%2 · embedding %3")
                 .arg(planHeadline(*result.best), QString::fromStdString(result.best->layerSummary()).toHtmlEscaped(),
-                    embeddingSummary(*result.best)));
+                    embeddingSummary(*result.best), subject.toHtmlEscaped()));
     } else {
         m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.")
                             .arg(outcome.settings.memory_constraint_gb));

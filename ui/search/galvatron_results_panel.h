@@ -60,6 +60,8 @@ public:
     // "Searching…" / "Costing the strategy <file>…": the headline while the controller works.
     void showSearching();
     void showCostingStrategy(const QString& path);
+    // Empties the plan table and the selection (a new search or strategy has started).
+    void clearPlans();
     const galvatron::SearchResult* result() const;
     const galvatron::Plan* selectedPlan() const;
 

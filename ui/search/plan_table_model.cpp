@@ -75,6 +75,8 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
 
 QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole)
+        return columnToolTip(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -95,9 +97,38 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     case ChunksColumn:
         return tr("Micro-batches");
     case LayersColumn:
-        return tr("Layers (pp-tp-dp, f ZeRO-3, c ckpt)");
+        return tr("Layers");
     case EmbeddingColumn:
         return tr("Embedding / LM head");
+    default:
+        return {};
+    }
+}
+
+QString PlanTableModel::layerNotationLegend()
+{
+    // Galvatron's notation (core/galvatron/strategy.cpp, notationOf).
+    return tr("<b>Strategy per layer</b>, in Galvatron's notation <tt>pp-tp-dp</tt>, runs of equal layers "
+              "joined: <tt>2-4*-2-sp x3</tt> is three layers with pipeline degree 2, tensor (or sequence) "
+              "parallel degree 4 and data-parallel degree 2."
+              "<ul><li><tt>*</tt> after the TP degree: its ranks are consecutive (inside a node)</li>"
+              "<li><tt>f</tt> after the DP degree: ZeRO-3 (fully sharded); without it ZeRO-2 or DDP</li>"
+              "<li><tt>-c</tt>: activation checkpointing (the layer is recomputed in the backward pass)</li>"
+              "<li><tt>-sp</tt>: Ulysses sequence parallelism in place of Megatron tensor parallelism</li>"
+              "<li><tt>x3</tt>: three consecutive layers with this strategy</li></ul>");
+}
+
+QVariant PlanTableModel::columnToolTip(int section)
+{
+    switch (section) {
+    case TimeColumn:
+        return tr("Seconds per training iteration: the pipeline's makespan for the global batch, as Galvatron's "
+                  "cost model times it");
+    case MemoryColumn:
+        return tr("Peak memory of the fullest stage, in MB (1e6 bytes), with Galvatron's allocator reserve "
+                  "(20 % above 20 GB) included");
+    case LayersColumn:
+        return layerNotationLegend();
     default:
         return {};
     }

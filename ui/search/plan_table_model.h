@@ -36,6 +36,10 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     void setPlans(std::vector<galvatron::Plan> plans);
+    // The legend of Galvatron's per-layer notation ("2-4*-2-sp x3"): the Layers column's header
+    // tooltip and the layer strip's.
+    static QString layerNotationLegend();
+    static QVariant columnToolTip(int section);
     const std::vector<galvatron::Plan>& plans() const { return m_plans; }
     const galvatron::Plan* plan(int row) const;
 

@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -49,7 +50,15 @@ SearchPage::SearchPage(QWidget* parent)
     , m_galvatronPanel(new GalvatronResultsPanel(m_controller, this))
     , m_stratexPanel(new StratexResultsPanel(m_stratex, this))
     , m_resultsStack(new QStackedWidget(this))
+    , m_notice(new QLabel(this))
 {
+    m_notice->setObjectName(QStringLiteral("resultsNotice"));
+    m_notice->setWordWrap(true);
+    m_notice->setTextFormat(Qt::RichText);
+    m_notice->setVisible(false);
+    // Framed, in the theme's colours, above the results it speaks of.
+    m_notice->setFrameShape(QFrame::StyledPanel);
+    m_notice->setMargin(6);
     m_run->setObjectName(QStringLiteral("runSearchButton"));
     m_cancel->setObjectName(QStringLiteral("cancelSearchButton"));
     m_cancel->setEnabled(false);
@@ -74,9 +83,14 @@ SearchPage::SearchPage(QWidget* parent)
     m_resultsStack->setObjectName(QStringLiteral("searchResultsStack"));
     m_resultsStack->addWidget(m_galvatronPanel);
     m_resultsStack->addWidget(m_stratexPanel);
+    auto* right = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_notice);
+    rightLayout->addWidget(m_resultsStack, 1);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(left);
-    splitter->addWidget(m_resultsStack);
+    splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -85,6 +99,8 @@ SearchPage::SearchPage(QWidget* parent)
     connect(m_run, &QPushButton::clicked, this, &SearchPage::runSearch);
     connect(m_cancel, &QPushButton::clicked, this, &SearchPage::cancelSearch);
     connect(m_synthesize, &QPushButton::clicked, this, &SearchPage::synthesizeWithDialog);
+    // Results are marked the moment the form stops matching them.
+    connect(m_form, &SettingsForm::changed, this, &SearchPage::updateResultsNotice);
     // Run / Cancel follow whichever engine's search is running.
     for (jobs::JobRunner* runner : { m_controller->searchRunner(), m_stratex->searchRunner() }) {
         connect(runner, &jobs::JobRunner::runningChanged, this, [this](bool running) {
@@ -255,40 +271,124 @@ void SearchPage::runSearch()
     openProfilesSearch(false);
 }
 
-void SearchPage::openProfilesSearch(bool showBestPlan)
+std::optional<controllers::SearchRequest> SearchPage::galvatronRequest(bool showBestPlan)
 {
-    if (m_form->resolvedCostModel() == megatron::CostModelChoice::Stratex) {
-        m_resultsStack->setCurrentWidget(m_stratexPanel);
-        m_stratex->run(stratexInputs(), showBestPlan);
-        return;
-    }
-    m_resultsStack->setCurrentWidget(m_galvatronPanel);
     controllers::SearchRequest request;
     request.discovery = m_form->discovery();
-    if (request.discovery.profilesDir.empty()) {
-        m_galvatronPanel->setMessage(tr("Choose the folder of the model profiles first."));
-        return;
-    }
+    if (request.discovery.profilesDir.empty())
+        return std::nullopt;
     request.settings = m_form->settings();
     request.given = m_form->given();
     request.threads = m_form->threads();
     request.top_k = m_form->topK();
     request.show_best_plan = showBestPlan;
+    return request;
+}
+
+void SearchPage::openProfilesSearch(bool showBestPlan)
+{
+    if (m_form->resolvedCostModel() == megatron::CostModelChoice::Stratex) {
+        m_resultsStack->setCurrentWidget(m_stratexPanel);
+        resultsStarted();
+        m_stratex->run(stratexInputs(), showBestPlan);
+        return;
+    }
+    m_resultsStack->setCurrentWidget(m_galvatronPanel);
+    std::optional<controllers::SearchRequest> request = galvatronRequest(showBestPlan);
+    if (!request) {
+        m_galvatronPanel->setMessage(tr("Choose the folder of the model profiles first."));
+        return;
+    }
     // Beyond the work budget the CLI refuses; here the user decides, before anything changes.
-    if (const std::optional<WorkEstimate> estimate = controllers::SearchController::beyondWorkBudget(request)) {
-        askToRunLongWork(this, tr("Search"), *estimate, [this, request]() mutable {
+    if (const std::optional<WorkEstimate> estimate = controllers::SearchController::beyondWorkBudget(*request)) {
+        askToRunLongWork(this, tr("Search"), *estimate, [this, request = *request]() mutable {
             request.settings.lift_work_budget = true;
             startSearch(std::move(request));
         });
         return;
     }
-    startSearch(std::move(request));
+    startSearch(std::move(*request));
 }
 
 void SearchPage::startSearch(controllers::SearchRequest request)
 {
+    m_resultsStack->setCurrentWidget(m_galvatronPanel);
+    resultsStarted();
     m_galvatronPanel->showSearching();
     m_controller->run(std::move(request));
+}
+
+SearchPage::FormState SearchPage::formState() const
+{
+    FormState state;
+    state.settings = m_form->settings();
+    const settings::SettingNames given = m_form->given();
+    for (const auto& row : galvatron::searchSettingTable().rows()) {
+        if (!given.contains(row.spec.flag))
+            state.open.insert(std::string(row.spec.flag));
+    }
+    state.profilesDir = m_form->profilesDir();
+    state.hardwareDir = m_form->hardwareDir();
+    state.stratex = m_form->stratexSettings();
+    return state;
+}
+
+void SearchPage::setFormState(const FormState& state)
+{
+    // As restoreSettings: the folders first (a synthesized set fills in its model and cluster),
+    // then the values, which win.
+    m_form->setHardwareDir(state.hardwareDir);
+    m_form->setProfilesDir(state.profilesDir);
+    m_form->setSettings(state.settings, state.open);
+    m_form->setStratexSettings(state.stratex);
+}
+
+QString SearchPage::inputsKey() const
+{
+    const FormState state = formState();
+    QStringList open;
+    for (const std::string& flag : state.open)
+        open << QString::fromStdString(flag);
+    open.sort();
+    return QStringList { state.profilesDir, state.hardwareDir,
+        QString::fromStdString(galvatron::searchSettingTable().toJson(state.settings).dump()), open.join(u','),
+        QString::fromStdString(megatron::strategySearchSettingTable().toJson(state.stratex).dump()),
+        QString::number(m_form->topK()) }
+        .join(u'\n');
+}
+
+void SearchPage::resultsStarted()
+{
+    m_resultsKey = inputsKey();
+    m_startNotice.clear();
+    updateResultsNotice();
+}
+
+QString SearchPage::resultsNotice() const
+{
+    return m_notice->isHidden() ? QString() : m_notice->text();
+}
+
+void SearchPage::updateResultsNotice()
+{
+    QString text;
+    if (!m_resultsKey.isEmpty()) {
+        const bool stratexShown = showsStratexResults();
+        const bool stratexChosen = m_form->resolvedCostModel() == megatron::CostModelChoice::Stratex;
+        if (!m_startNotice.isEmpty())
+            text = m_startNotice;
+        else if (stratexShown != stratexChosen)
+            text = stratexShown
+                ? tr("<b>Stale:</b> these are the <b>stratex</b> cost model's results; the form now chooses "
+                     "<b>Galvatron</b>'s. Run search for its results.")
+                : tr("<b>Stale:</b> these are the <b>Galvatron</b> cost model's results; the form now chooses "
+                     "the <b>stratex</b> cost model. Run search for its results.");
+        else if (inputsKey() != m_resultsKey)
+            text = tr("<b>Stale:</b> the form has changed since these results were computed; they are for "
+                      "the previous settings. Run search to update them.");
+    }
+    m_notice->setText(text);
+    m_notice->setVisible(!text.isEmpty());
 }
 
 void SearchPage::cancelSearch()
@@ -308,9 +408,13 @@ bool SearchPage::canOpen(const QString& path) const
 
 bool SearchPage::openFile(const QString& path, QString* error)
 {
-    if (QFileInfo(path).isFile())
-        return openStrategy(path, error);
-    openProfiles(path);
+    if (QFileInfo(path).isFile()) {
+        if (!openStrategy(path, error))
+            return false;
+    } else {
+        openProfiles(path);
+    }
+    Q_EMIT fileOpened(path);
     return true;
 }
 
@@ -320,11 +424,13 @@ bool SearchPage::openStrategy(const QString& path, QString* error)
         if (!m_stratex->openPlan(path, stratexInputs(), error))
             return false;
         m_resultsStack->setCurrentWidget(m_stratexPanel);
+        resultsStarted();
         return true;
     }
     if (!m_controller->openStrategy(path, m_form->settings(), m_form->discovery(), error))
         return false;
     m_resultsStack->setCurrentWidget(m_galvatronPanel);
+    resultsStarted();
     m_galvatronPanel->showCostingStrategy(path);
     return true;
 }
@@ -336,19 +442,26 @@ void SearchPage::openProfiles(const QString& dir, bool showBestPlan)
     openProfilesSearch(showBestPlan);
 }
 
-void SearchPage::openExample()
+QString SearchPage::openExample()
 {
     const BundledProfiles example = extractBundledProfiles();
     if (example.dir.isEmpty()) {
         Q_EMIT statusMessage(tr("Bundled example unavailable: %1").arg(example.error));
-        return;
+        return {};
     }
+    // The example's settings, not what the form held (another model's name would not find the
+    // example's profiles): every field open, the set fills in its model and cluster.
+    settings::SettingNames open;
+    for (const auto& row : galvatron::searchSettingTable().rows())
+        open.insert(std::string(row.spec.flag));
+    m_form->setSettings(galvatron::SearchSettings {}, open);
     m_form->spinBox("memory-constraint")->setValue(example.memoryConstraintGb);
     m_form->spinBox("settle-bsz")->setValue(example.globalBatch);
     // The first view of the app stays Galvatron's search of the example (its profile also feeds
     // the Planner page); "auto" or "stratex" searches it with the stratex cost model.
     m_form->setCostModel(megatron::CostModelChoice::Galvatron);
     openProfiles(example.dir, true);
+    return example.description;
 }
 
 void SearchPage::synthesizeWithDialog()
@@ -364,7 +477,9 @@ void SearchPage::saveSettings(QSettings& settings) const
 {
     settings.beginGroup(QStringLiteral("search"));
     const auto outcome = m_controller->outcome();
-    settings.setValue(QStringLiteral("profilesDir"), outcome ? outcome->profiles_dir : m_form->profilesDir());
+    // The start showed the example but kept the last session's form: that form is what to keep.
+    settings.setValue(QStringLiteral("profilesDir"),
+        outcome && m_startNotice.isEmpty() ? outcome->profiles_dir : m_form->profilesDir());
     settings.setValue(QStringLiteral("hardwareDir"), m_form->hardwareDir());
     const std::string json = galvatron::searchSettingTable().toJson(m_form->settings()).dump();
     settings.setValue(QStringLiteral("settings"), QString::fromStdString(json));
@@ -420,6 +535,23 @@ bool SearchPage::reopenLastProfiles()
     const QString dir = m_form->profilesDir();
     if (dir.isEmpty() || !canOpen(dir))
         return false;
+    if (m_form->resolvedCostModel() != megatron::CostModelChoice::Stratex) {
+        if (const std::optional<controllers::SearchRequest> request = galvatronRequest(true)) {
+            if (const std::optional<WorkEstimate> estimate = controllers::SearchController::beyondWorkBudget(*request)) {
+                // No question at start: the example's results, and the user's form kept for them
+                // to run (or change) when they choose.
+                const FormState restored = formState();
+                const QString example = openExample();
+                setFormState(restored);
+                m_startNotice = tr("Showing the bundled example (%1). Your last session's search was not run "
+                                   "at start: %2 The form keeps its settings: Run search to run it.")
+                                    .arg(example.toHtmlEscaped(),
+                                        QString::fromStdString(estimate->describe()).toHtmlEscaped());
+                updateResultsNotice();
+                return true;
+            }
+        }
+    }
     openProfilesSearch(true);
     return true;
 }

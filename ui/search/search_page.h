@@ -3,17 +3,22 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "core/export/plan_export.h"
+#include "core/galvatron/search_settings.h"
+#include "core/megatron/strategy_search_settings.h"
 #include "core/ranks/parallel_config.h"
+#include "core/settings/setting.h"
 #include "ui/page.h"
 
 #include "controllers/search_controller.h"
 #include "controllers/stratex_search_controller.h"
 
 class QAction;
+class QLabel;
 class QPushButton;
 class QStackedWidget;
 
@@ -57,11 +62,17 @@ public:
     // Searches the profiles in `dir`. With `showBestPlan`, the best plan's rank layout and pipeline
     // timeline follow as the engine controller's bestPlanViewsReady once they are known.
     void openProfiles(const QString& dir, bool showBestPlan = false);
-    // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views.
-    void openExample();
+    // The bundled example (an estimated llama2-13b on 2 x 8 A100-40GB), searched, with its views;
+    // returns what it is ("llama2-13b on 2 × 8 A100-40GB"), empty when unavailable.
+    QString openExample();
     // The folder of the last session (restoreSettings), searched with its views; false when there
-    // is none or it is no longer a folder of profiles.
+    // is none or it is no longer a folder of profiles. A search beyond the work budget is never
+    // run at start (no question either): the example is shown instead, the form keeps the last
+    // session's settings and the results notice says why.
     bool reopenLastProfiles();
+    // The line above the results: empty, or why the results shown are not those of the form (the
+    // form changed since, the cost model chose the other engine, the start showed the example).
+    QString resultsNotice() const;
 
     controllers::SearchController* controller() const { return m_controller; }
     controllers::StratexSearchController* stratexController() const { return m_stratex; }
@@ -98,6 +109,21 @@ Q_SIGNALS:
     void profilesSearched(const QString& dir);
 
 private:
+    // The form as a search reads it (settings, open fields, folders, the stratex table).
+    struct FormState {
+        galvatron::SearchSettings settings;
+        settings::SettingNames open;
+        QString profilesDir;
+        QString hardwareDir;
+        megatron::StrategySearchSettings stratex;
+    };
+    FormState formState() const;
+    void setFormState(const FormState& state);
+    // The inputs of the results shown, to tell when the form no longer matches them.
+    QString inputsKey() const;
+    void resultsStarted();
+    void updateResultsNotice();
+    std::optional<controllers::SearchRequest> galvatronRequest(bool showBestPlan);
     void openProfilesSearch(bool showBestPlan);
     void startSearch(controllers::SearchRequest request);
     controllers::StratexSearchInputs stratexInputs() const;
@@ -114,6 +140,9 @@ private:
     GalvatronResultsPanel* m_galvatronPanel;
     StratexResultsPanel* m_stratexPanel;
     QStackedWidget* m_resultsStack; // the panel of the engine last run
+    QLabel* m_notice; // "resultsNotice": why the results shown are not the form's
+    QString m_resultsKey; // inputsKey() of the results shown; empty before any
+    QString m_startNotice; // set when the start showed the example instead of the last search
     std::vector<std::pair<exporting::ExportFormat, QAction*>> m_exportActions;
     ExportPathChooser m_exportPathChooser;
 };

@@ -37,6 +37,18 @@ QString headline(const megatron::Estimate& e)
             c.toString(e.bubble_fraction * 100, 'f', 1));
 }
 
+// One definition per number: an iteration is the pipeline's makespan and what follows it
+// (megatron::Estimate: iteration_ms = pipeline_ms + dp_exposed_ms + optimizer_ms + overhead_ms).
+QString iterationBreakdown(const megatron::Estimate& e)
+{
+    const QLocale c = QLocale::c();
+    return QObject::tr("An iteration, %1 ms = pipeline makespan %2 ms (the Timeline page's) + exposed data-parallel "
+                       "communication %3 ms + optimizer step %4 ms + per-iteration overhead %5 ms.\nBubble: the idle "
+                       "share of the makespan on the busiest stage.")
+        .arg(c.toString(e.iteration_ms, 'f', 2), c.toString(e.pipeline_ms, 'f', 2), c.toString(e.dp_exposed_ms, 'f', 2),
+            c.toString(e.optimizer_ms, 'f', 2), c.toString(e.overhead_ms, 'f', 2));
+}
+
 } // namespace
 
 StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* controller, QWidget* parent)
@@ -97,6 +109,9 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
                                                          .arg(QFileInfo(source).fileName().toHtmlEscaped())
                                                    : tr("Searching Megatron strategies with the stratex cost model…"));
         m_stats->clear();
+        // The previous run's plans go at once: a header and a table always come from one run.
+        m_model->setPlans({});
+        showPlan(nullptr);
     });
     connect(m_controller, &StratexSearchController::searchFinished, this,
         [this](std::shared_ptr<const controllers::StratexSearchOutcome> outcome) { showOutcome(*outcome); });
@@ -150,6 +165,7 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
         m_best->setText(tr("<b>%1</b>: %2<br>%3")
                             .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
                                 QString::fromStdString(best.strategy.notation()).toHtmlEscaped()));
+        m_best->setToolTip(iterationBreakdown(best));
     } else {
         QString text
             = tr("<b>No strategy fits</b> in %1 GiB per GPU.").arg(c.toString(hardware::mbToGib(outcome.memory_limit_mb), 'f', 1));

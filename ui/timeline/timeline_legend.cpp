@@ -109,8 +109,15 @@ int TimelineLegend::heightForWidth(int width) const
 void TimelineLegend::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
+    paintEntries(p, width());
+}
+
+void TimelineLegend::paintEntries(QPainter& p, int width) const
+{
+    p.save();
+    p.setFont(font());
     const int rowHeight = std::max(kSwatch, fontMetrics().height());
-    const std::vector<QPoint> corners = layoutEntries(width(), nullptr);
+    const std::vector<QPoint> corners = layoutEntries(width, nullptr);
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
         const Entry& entry = m_entries[i];
         int x = corners[i].x();
@@ -128,8 +135,9 @@ void TimelineLegend::paintEvent(QPaintEvent*)
         }
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(
-            QRect(x + kTextGap, corners[i].y(), width(), rowHeight), Qt::AlignLeft | Qt::AlignVCenter, entry.text);
+            QRect(x + kTextGap, corners[i].y(), width, rowHeight), Qt::AlignLeft | Qt::AlignVCenter, entry.text);
     }
+    p.restore();
 }
 
 void TimelineLegend::changeEvent(QEvent* event)

@@ -6,6 +6,8 @@
 #include <QColor>
 #include <QWidget>
 
+class QPainter;
+
 namespace stratex::ui {
 
 // The Timeline's legend, in the painter's colours: each kind of op with all its shades (they
@@ -29,6 +31,9 @@ public:
     QSize minimumSizeHint() const override;
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
+    // Paints the entries laid out in `width` (the widget's paintEvent; image exports, under the
+    // timeline).
+    void paintEntries(QPainter& painter, int width) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

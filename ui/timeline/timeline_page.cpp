@@ -19,6 +19,7 @@
 #include "core/common/json_reader.h"
 #include "ui/common/image_export.h"
 #include "ui/timeline/timeline_legend.h"
+#include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 
 #include "controllers/measured_run_import.h"
@@ -69,6 +70,13 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_widget->setObjectName(QStringLiteral("timelineWidget"));
     m_summary->setObjectName(QStringLiteral("timelineSummary"));
     m_summary->setWordWrap(true);
+    // One definition per number: what the Search page's figures are, against this page's.
+    m_summary->setToolTip(
+        tr("<b>Pipeline makespan</b>: the forward and backward passes of every micro-batch, bubbles included. "
+           "A training iteration (the Search page's s/iteration) adds the exposed data-parallel communication, "
+           "the optimizer step and the per-iteration overhead.<br><b>Bubble</b>: the idle share of the makespan "
+           "on the busiest device, as the Search page's tables give it; each device's own idle share is on its "
+           "row.<br><b>Peak memory</b>: the highest device's, without the allocator's reserve."));
     m_first->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_second->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
@@ -108,7 +116,9 @@ TimelinePage::TimelinePage(QWidget* parent)
     layout->addLayout(toolbar);
     layout->addWidget(m_widget, 1);
     layout->addWidget(m_summary);
-    layout->addWidget(new TimelineLegend(this));
+    m_legend = new TimelineLegend(this);
+    m_legend->setObjectName(QStringLiteral("timelineLegend"));
+    layout->addWidget(m_legend);
     layout->addWidget(keys);
 
     connect(open, &QPushButton::clicked, this, &TimelinePage::openCasesWithDialog);
@@ -170,6 +180,12 @@ QList<QAction*> TimelinePage::exportActions() const
     return { m_exportImage, m_exportTrace };
 }
 
+void TimelinePage::showEvent(QShowEvent* event)
+{
+    Page::showEvent(event);
+    m_widget->setFocus(Qt::OtherFocusReason);
+}
+
 bool TimelinePage::canOpen(const QString& path) const
 {
     if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) != 0)
@@ -186,7 +202,10 @@ bool TimelinePage::canOpen(const QString& path) const
 
 bool TimelinePage::openFile(const QString& path, QString* error)
 {
-    return m_sources->openCasesFile(path, error);
+    if (!m_sources->openCasesFile(path, error))
+        return false;
+    Q_EMIT fileOpened(path);
+    return true;
 }
 
 void TimelinePage::openCasesWithDialog()
@@ -305,9 +324,11 @@ void TimelinePage::showDocument(std::shared_ptr<const TimelineDocument> document
 {
     QStringList parts;
     for (const TimelinePlanView& plan : document->plans) {
-        parts << tr("<b>%1</b>: makespan %2 ms, peak memory %3 GB, average bubble %4 %, %5 ops")
-                     .arg(plan.name.toHtmlEscaped(), QLocale::c().toString(plan.timeline.makespan_us / 1000.0, 'f', 2),
+        parts << tr("<b>%1</b>: pipeline makespan %2, peak memory %3 GB, bubble %4 % (busiest device idle; "
+                    "mean idle over devices %5 %), %6 ops")
+                     .arg(plan.name.toHtmlEscaped(), formatDuration(plan.timeline.makespan_us),
                          QLocale::c().toString(plan.maxPeakMemoryMb / 1000.0, 'f', 2),
+                         QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1),
                          QLocale::c().toString(plan.averageBubblePercent(), 'f', 1))
                      .arg(plan.timeline.opCount());
     }
@@ -332,9 +353,20 @@ bool TimelinePage::exportImage(const QString& path, QString* error) const
             *error = tr("no timeline to export");
         return false;
     }
+    // The legend goes under the timeline: an exported picture explains its colours on its own.
+    const QSize timeline = m_widget->renderSize();
+    const int legendHeight = m_legend->heightForWidth(timeline.width());
     return saveRendering(
-        path, m_widget->renderSize(), [this](QPainter& painter) { m_widget->render(painter); }, tr("Pipeline timeline"),
-        error);
+        path, QSize(timeline.width(), timeline.height() + legendHeight),
+        [this, timeline, legendHeight](QPainter& painter) {
+            m_widget->render(painter);
+            painter.save();
+            painter.fillRect(QRect(0, timeline.height(), timeline.width(), legendHeight), m_legend->palette().window());
+            painter.translate(0, timeline.height());
+            m_legend->paintEntries(painter, timeline.width());
+            painter.restore();
+        },
+        tr("Pipeline timeline"), error);
 }
 
 void TimelinePage::exportImageWithDialog()

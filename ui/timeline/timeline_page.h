@@ -20,6 +20,7 @@ class MeasuredRunImport;
 
 namespace stratex::ui {
 
+class TimelineLegend;
 class TimelineWidget;
 
 // The Timeline page: the Gantt of a simulated pipeline plan, or of two plans on a shared time
@@ -42,6 +43,12 @@ public:
     // does not parse (its error is reported here).
     bool canOpen(const QString& path) const override;
     bool openFile(const QString& path, QString* error) override;
+
+protected:
+    // The timeline takes the keyboard when the page shows: W/S/A/D work without a click.
+    void showEvent(QShowEvent* event) override;
+
+public:
 
     controllers::TimelineSources* sources() const { return m_sources; }
     // A measured run (Megatron-LM log, PyTorch traces, record) against its prediction: a traced
@@ -88,6 +95,7 @@ private:
     QComboBox* m_first;
     QComboBox* m_second;
     TimelineWidget* m_widget;
+    TimelineLegend* m_legend = nullptr;
     QLabel* m_summary;
     QAction* m_exportImage;
     QAction* m_exportTrace;

@@ -111,6 +111,8 @@ double tickStepUs(double spanUs, double width, double minPixels)
 
 QString timeLabel(double us, double step)
 {
+    if (step >= 100000)
+        return QStringLiteral("%1 s").arg(QLocale::c().toString(us / 1e6, 'f', step >= 1e6 ? 0 : 1));
     if (step >= 1000)
         return QStringLiteral("%1 ms").arg(
             QLocale::c().toString(us / 1000.0, 'f', step >= 10000 ? 0 : (step >= 1000 ? 1 : 2)));
@@ -308,7 +310,7 @@ void paintDeviceLabel(const Frame& f, const controllers::TimelinePlanView& plan,
     const QString name = device < plan.deviceLabels.size() ? plan.deviceLabels[device] : QString();
     p.drawText(first, Qt::AlignLeft | Qt::AlignVCenter,
         name.isEmpty()
-            ? QObject::tr("device %1 · bubble %2 %").arg(device).arg(QLocale::c().toString(use.bubble_percent, 'f', 1))
+            ? QObject::tr("device %1 · idle %2 %").arg(device).arg(QLocale::c().toString(use.bubble_percent, 'f', 1))
             : name);
     QColor secondary = f.text;
     secondary.setAlphaF(0.7);
@@ -322,6 +324,15 @@ void paintDeviceLabel(const Frame& f, const controllers::TimelinePlanView& plan,
 }
 
 } // namespace
+
+QString formatDuration(double us)
+{
+    if (us >= 1e6)
+        return QStringLiteral("%1 s").arg(QLocale::c().toString(us / 1e6, 'f', 3));
+    if (us >= 1000)
+        return QStringLiteral("%1 ms").arg(QLocale::c().toString(us / 1000.0, 'f', 2));
+    return QStringLiteral("%1 µs").arg(QLocale::c().toString(us, 'f', 0));
+}
 
 void paintTimeline(
     QPainter& painter, const controllers::TimelineDocument& document, const TimelineStyle& style, QSize size)
@@ -348,9 +359,9 @@ void paintTimeline(
             painter.save();
             painter.setFont(bold);
             painter.drawText(header.adjusted(6, 0, -6, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                QObject::tr("%1 — makespan %2 ms · average bubble %3 %")
-                    .arg(plan.name, QLocale::c().toString(plan.timeline.makespan_us / 1000.0, 'f', 2),
-                        QLocale::c().toString(plan.averageBubblePercent(), 'f', 1)));
+                QObject::tr("%1 — pipeline makespan %2 · bubble %3 % (busiest device idle)")
+                    .arg(plan.name, formatDuration(plan.timeline.makespan_us),
+                        QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1)));
             painter.restore();
         }
         for (int d = 0; d < plan.deviceCount(); ++d) {

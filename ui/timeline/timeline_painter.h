@@ -47,4 +47,8 @@ const sim::TimelineOp* opAtTime(const std::vector<sim::TimelineOp>& ops, double 
 void paintTimeline(
     QPainter& painter, const controllers::TimelineDocument& document, const TimelineStyle& style, QSize size);
 
+// A duration in the unit that reads best: "850 µs", "12.50 ms", "57.147 s" (the ruler goes from
+// ms to s the same way, so "55000 ms" never shows).
+QString formatDuration(double us);
+
 } // namespace stratex::ui

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/timeline/timeline_widget.h"
 
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QLineEdit>
+
 #include <cmath>
 
 #include <QHelpEvent>
@@ -259,6 +263,15 @@ void TimelineWidget::wheelEvent(QWheelEvent* event)
         return;
     }
     QAbstractScrollArea::wheelEvent(event);
+}
+
+void TimelineWidget::enterEvent(QEnterEvent* event)
+{
+    QAbstractScrollArea::enterEvent(event);
+    // Never from a field the user is typing in.
+    QWidget* focused = QApplication::focusWidget();
+    if (!qobject_cast<QLineEdit*>(focused) && !qobject_cast<QAbstractSpinBox*>(focused))
+        setFocus(Qt::MouseFocusReason);
 }
 
 void TimelineWidget::keyPressEvent(QKeyEvent* event)
