@@ -91,11 +91,11 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
     out["families"] = nlohmann::ordered_json::array();
     std::string text;
     for (const runs::PresetFit& fit : fits) {
-        out["families"].push_back({ { "family", fit.family }, { "gpus", fit.gpus },
-            { "runs", fit.result.before.size() }, { "parameters", fit.result.parameters },
-            { "iterations", fit.result.iterations }, { "cost_before", fit.result.cost_before },
-            { "cost_after", fit.result.cost_after }, { "efficiency", hardware::toJson(fit.result.fitted) },
-            { "at_bound", fit.result.at_bound } });
+        out["families"].push_back(
+            { { "family", fit.family }, { "gpus", fit.gpus }, { "runs", fit.result.before.size() },
+                { "parameters", fit.result.parameters }, { "iterations", fit.result.iterations },
+                { "cost_before", fit.result.cost_before }, { "cost_after", fit.result.cost_after },
+                { "efficiency", hardware::toJson(fit.result.fitted) }, { "at_bound", fit.result.at_bound } });
         text += fit.family + " (" + std::to_string(fit.result.before.size()) + " fit runs, "
             + std::to_string(fit.result.iterations) + " iterations):";
         for (const hardware::EfficiencyField& field : hardware::efficiencyFields())

@@ -114,7 +114,8 @@ NodeTopology readTopology(const JsonView& object, const GpuDescription& gpu)
         else if (key == "nvlink_sharp")
             topology.nvlink_sharp = value.boolean();
         else
-            value.fail("one of the topology keys (nvlink_domain_gpus, nics_per_node, rail_optimized, nvlink_sharp), not \""
+            value.fail(
+                "one of the topology keys (nvlink_domain_gpus, nics_per_node, rail_optimized, nvlink_sharp), not \""
                 + key + "\"");
     }
     return topology;
@@ -133,7 +134,8 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster)
         json["efficiency"] = toJson(*cluster.efficiency);
     if (cluster.topology) {
         const NodeTopology& t = *cluster.topology;
-        nlohmann::ordered_json topology = { { "rail_optimized", t.rail_optimized }, { "nvlink_sharp", t.nvlink_sharp } };
+        nlohmann::ordered_json topology
+            = { { "rail_optimized", t.rail_optimized }, { "nvlink_sharp", t.nvlink_sharp } };
         if (t.nvlink_domain_gpus > 0)
             topology["nvlink_domain_gpus"] = t.nvlink_domain_gpus;
         if (t.nics_per_node > 0)

@@ -126,7 +126,8 @@ CollectiveModel::CollectiveModel(const ClusterDescription& cluster, const Effici
     m_blackwell = name.rfind("b200", 0) == 0 || name.rfind("gb200", 0) == 0 || name.rfind("b100", 0) == 0;
     m_hopperOrNewer = m_blackwell || name.rfind("h100", 0) == 0 || name.rfind("h200", 0) == 0
         || name.rfind("h800", 0) == 0 || name.rfind("h20", 0) == 0;
-    m_netLatencyScale = efficiency.collective_latency_us > 0 ? efficiency.collective_latency_us / kNcclNetSimpleUs : 1.0;
+    m_netLatencyScale
+        = efficiency.collective_latency_us > 0 ? efficiency.collective_latency_us / kNcclNetSimpleUs : 1.0;
 }
 
 GroupPlacement CollectiveModel::placement(GroupShape group) const
@@ -186,8 +187,8 @@ CollectiveTime CollectiveModel::time(CollectiveKind kind, double bytes, GroupSha
     const double nsteps = allReduce ? 2.0 * (n - 1) : double(n - 1);
     const double interSteps = !multiNode ? 0.0 : allReduce ? 2.0 * (nodes - 1) : double(nodes - 1);
     const double llMax = !multiNode ? (m_hopperOrNewer ? kLlMaxHopper : kLlMaxAmpere)
-        : nodes == 2               ? kLlMaxTwoNodes
-                                   : kLlMaxManyNodes;
+        : nodes == 2                ? kLlMaxTwoNodes
+                                    : kLlMaxManyNodes;
 
     // Ring, three protocols.
     for (int p = kLL; p <= kSimple; ++p) {
@@ -266,7 +267,8 @@ double CollectiveModel::p2pS(double bytes, bool crossNode) const
         return 0;
     // A send/recv pair: the ring's Simple base latency and one step, at the GPU pair's NVLink
     // bandwidth or its NIC's (a pipeline stage's neighbour on another node sits on the same rail).
-    const double latencyUs = kRingBase[kSimple] + (crossNode ? kRingNet[kSimple] * m_netLatencyScale : kRingNvlink[kSimple]);
+    const double latencyUs
+        = kRingBase[kSimple] + (crossNode ? kRingNet[kSimple] * m_netLatencyScale : kRingNvlink[kSimple]);
     const double bandwidth = crossNode ? m_nicGbPerS * m_nics / m_gpusPerNode : m_intraP2pGbPerS;
     return (latencyUs + bytes / (1e3 * bandwidth)) * 1e-6;
 }

@@ -235,9 +235,10 @@ DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw
     DpTraffic t;
     if (s.zero == 3) {
         const int L = std::max(1, layers);
-        t.gather_s = scale * (hw.allGatherS(2 * denseParams / L, denseDp) + hw.allGatherS(2 * expertParams / L, expertDp));
-        t.reduce_s
-            = scale * (hw.reduceScatterS(4 * denseParams / L, denseDp) + hw.reduceScatterS(4 * expertParams / L, expertDp));
+        t.gather_s
+            = scale * (hw.allGatherS(2 * denseParams / L, denseDp) + hw.allGatherS(2 * expertParams / L, expertDp));
+        t.reduce_s = scale
+            * (hw.reduceScatterS(4 * denseParams / L, denseDp) + hw.reduceScatterS(4 * expertParams / L, expertDp));
         return t;
     }
     // Megatron-Core's default bucket: max(40,000,000, 1,000,000 x DP size) parameters
@@ -389,11 +390,12 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             // stage i starts i steps late.
             const double hide = s.overlap_grad_reduce ? eff.dp_overlap : 0.0;
             const double windowChunks = std::min(double(m) * v, double((v - 1) * p + v + i));
-            const double gradExposed = std::max(s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s,
-                dp.grad_s - hide * windowChunks * backwardS / v);
-            const double gatherExposed = dp.gather_total_s <= 0 ? 0.0
+            const double gradExposed = std::max(
+                s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s, dp.grad_s - hide * windowChunks * backwardS / v);
+            const double gatherExposed = dp.gather_total_s <= 0
+                ? 0.0
                 : std::max(s.overlap_grad_reduce ? dp.first_bucket_s : dp.gather_total_s,
-                      dp.gather_total_s - hide * windowChunks * forwardS / v);
+                    dp.gather_total_s - hide * windowChunks * forwardS / v);
             exposedS = gradExposed + gatherExposed;
             stage.dp_comm_ms = (dp.grad_s + dp.gather_total_s) * 1e3;
         }

@@ -2,11 +2,10 @@
 // The collective model (core/hardware/collectives.h) against published nccl-tests bus bandwidths
 // (tests/data/nccl-tests/*.json, each with its source and what was assumed): within 15 % of
 // every point. And the mechanisms one by one: NCCL's step counts, its algorithm choice, NIC sharing.
-#include <QtTest>
-
 #include <fstream>
-
 #include <nlohmann/json.hpp>
+
+#include <QtTest>
 
 #include "core/hardware/cluster_json.h"
 #include "core/hardware/collectives.h"
@@ -32,7 +31,8 @@ CollectiveKind kindOf(const std::string& name)
     throw std::runtime_error("unknown collective " + name);
 }
 
-// nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n else.
+// nccl-tests' bus bandwidth factor (NVIDIA/nccl-tests, its performance notes): 2(n-1)/n for
+// all-reduce, (n-1)/n for the others.
 double busFactor(CollectiveKind kind, int n)
 {
     return kind == CollectiveKind::AllReduce ? 2.0 * (n - 1) / n : double(n - 1) / n;
@@ -87,8 +87,8 @@ private Q_SLOTS:
             for (std::size_t i = 0; i < doc.at("points").size(); ++i) {
                 const auto& p = doc.at("points")[i];
                 const std::string tag = path.stem().string() + " " + p.at("collective").get<std::string>() + " "
-                    + std::to_string(p.at("ranks").get<int>()) + " ranks " + std::to_string(p.at("bytes").get<double>() / 1e6)
-                    + " MB";
+                    + std::to_string(p.at("ranks").get<int>()) + " ranks "
+                    + std::to_string(p.at("bytes").get<double>() / 1e6) + " MB";
                 QTest::newRow(tag.c_str()) << QString::fromStdString(path.string()) << int(i);
             }
         }

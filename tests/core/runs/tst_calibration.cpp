@@ -197,7 +197,8 @@ private Q_SLOTS:
             std::string names;
             for (const std::string& name : fit.result.at_bound)
                 names += " " + name;
-            QVERIFY2(fit.result.at_bound.empty(), qPrintable(QString::fromStdString(fit.family + " at a bound:" + names)));
+            QVERIFY2(
+                fit.result.at_bound.empty(), qPrintable(QString::fromStdString(fit.family + " at a bound:" + names)));
         }
         // The stored defaults are this fit (to the 4 digits they are stored with).
         for (const PresetFit& fit : fits) {
