@@ -92,15 +92,22 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
     out["families"] = nlohmann::ordered_json::array();
     std::string text;
     for (const runs::PresetFit& fit : fits) {
-        out["families"].push_back({ { "family", fit.family }, { "gpus", fit.gpus },
-            { "runs", fit.result.before.size() }, { "parameters", fit.result.parameters },
-            { "iterations", fit.result.iterations }, { "cost_before", fit.result.cost_before },
-            { "cost_after", fit.result.cost_after }, { "efficiency", hardware::toJson(fit.result.fitted) } });
+        out["families"].push_back(
+            { { "family", fit.family }, { "gpus", fit.gpus }, { "runs", fit.result.before.size() },
+                { "parameters", fit.result.parameters }, { "iterations", fit.result.iterations },
+                { "cost_before", fit.result.cost_before }, { "cost_after", fit.result.cost_after },
+                { "efficiency", hardware::toJson(fit.result.fitted) }, { "at_bound", fit.result.at_bound } });
         text += fit.family + " (" + std::to_string(fit.result.before.size()) + " fit runs, "
             + std::to_string(fit.result.iterations) + " iterations):";
         for (const hardware::EfficiencyField& field : hardware::efficiencyFields())
             text += std::string(" ") + field.name + " " + fixed(fit.result.fitted.*field.member, 4);
         text += "\n";
+        // A parameter at a bound of its range stands in for a mechanism the model lacks (issue 22).
+        for (const std::string& name : fit.result.at_bound) {
+            const hardware::EfficiencyField* field = hardware::findEfficiencyField(name);
+            text += "  at a bound: " + name + " " + fixed(fit.result.fitted.*field->member, 4) + " (range "
+                + fixed(field->minimum, 2) + " to " + fixed(field->maximum, 2) + ")\n";
+        }
     }
     const Summary fitBefore = summarise(before, true);
     const Summary fitAfter = summarise(after, true);

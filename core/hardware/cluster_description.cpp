@@ -85,6 +85,19 @@ const std::vector<GpuDescription>& gpuPresets()
     return presets;
 }
 
+NodeTopology defaultTopology(const GpuDescription& gpu)
+{
+    NodeTopology topology;
+    // HGX/DGX H100, H800, H200 and B200 boards join their 8 GPUs through NVSwitches with NVLink
+    // SHARP (NCCL's NVLS algorithm, NCCL 2.17+); A100's NVSwitch has no SHARP. Every preset's
+    // server has one compute NIC per GPU (DGX A100: 8 x HDR, DGX H100/B200: 8 x NDR400) on a
+    // rail-optimised fabric (NVIDIA DGX SuperPOD reference architectures).
+    const std::string& name = gpu.name;
+    topology.nvlink_sharp = name.rfind("h100", 0) == 0 || name.rfind("h800", 0) == 0 || name.rfind("h200", 0) == 0
+        || name.rfind("b200", 0) == 0;
+    return topology;
+}
+
 GpuDescription gpuPreset(const std::string& name)
 {
     return findPreset(gpuPresets(), name, "GPU");

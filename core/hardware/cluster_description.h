@@ -25,6 +25,20 @@ struct GpuDescription {
     void validate() const; // throws stratex::Error with a one-line reason
 };
 
+// How a node's GPUs reach each other and the network: what the collective model
+// (core/hardware/collectives.h, docs/collectives.md) needs beyond bandwidths.
+struct NodeTopology {
+    int nvlink_domain_gpus = 0; // GPUs one NVLink switch domain joins; 0: the node (HGX/DGX: 8)
+    int nics_per_node = 0; // 0: one NIC per GPU (DGX H100/B200, Grand Teton); DGX A100 has 8, some nodes 4
+    bool rail_optimized = true; // NIC k of every node on the same leaf switch (DGX SuperPOD, Meta's RoCE)
+    bool nvlink_sharp = false; // NVSwitch with NVLink SHARP (NVLS): H100/H200/B200 HGX
+
+    bool operator==(const NodeTopology&) const = default;
+};
+
+// The node topology a GPU preset's usual server has (DGX/HGX boards); a cluster file may override it.
+NodeTopology defaultTopology(const GpuDescription& gpu);
+
 struct ClusterDescription {
     GpuDescription gpu;
     int num_nodes = 1;
@@ -32,7 +46,10 @@ struct ClusterDescription {
     // Calibrated efficiencies (stratex-cli calibrate): what the cost model and the synthesizer use
     // instead of the GPU preset's fitted defaults. Absent for a cluster described by datasheet only.
     std::optional<Efficiency> efficiency;
+    // The node topology (cluster file key "topology"); absent: defaultTopology(gpu).
+    std::optional<NodeTopology> topology;
 
+    NodeTopology nodeTopology() const { return topology ? *topology : defaultTopology(gpu); }
     int worldSize() const { return num_nodes * gpus_per_node; }
     // For a synthesized profile set: validateSizes and Galvatron's powers of two (its hardware files
     // list groups by halving the world).

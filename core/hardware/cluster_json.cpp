@@ -111,6 +111,32 @@ nlohmann::ordered_json toJson(const Efficiency& efficiency)
     return json;
 }
 
+namespace {
+
+// The optional "topology" object of a cluster: every key optional, defaults from the GPU preset.
+NodeTopology readTopology(const JsonView& object, const GpuDescription& gpu)
+{
+    object.requireObject();
+    NodeTopology topology = defaultTopology(gpu);
+    for (const auto& [key, value] : object.members()) {
+        if (key == "nvlink_domain_gpus")
+            topology.nvlink_domain_gpus = value.positiveInt();
+        else if (key == "nics_per_node")
+            topology.nics_per_node = value.positiveInt();
+        else if (key == "rail_optimized")
+            topology.rail_optimized = value.boolean();
+        else if (key == "nvlink_sharp")
+            topology.nvlink_sharp = value.boolean();
+        else
+            value.fail(
+                "one of the topology keys (nvlink_domain_gpus, nics_per_node, rail_optimized, nvlink_sharp), not \""
+                + key + "\"");
+    }
+    return topology;
+}
+
+} // namespace
+
 nlohmann::ordered_json toJson(const ClusterDescription& cluster)
 {
     nlohmann::ordered_json gpu = { { "name", cluster.gpu.name } };
@@ -120,6 +146,16 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster)
         = { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node }, { "gpu", gpu } };
     if (cluster.efficiency)
         json["efficiency"] = toJson(*cluster.efficiency);
+    if (cluster.topology) {
+        const NodeTopology& t = *cluster.topology;
+        nlohmann::ordered_json topology
+            = { { "rail_optimized", t.rail_optimized }, { "nvlink_sharp", t.nvlink_sharp } };
+        if (t.nvlink_domain_gpus > 0)
+            topology["nvlink_domain_gpus"] = t.nvlink_domain_gpus;
+        if (t.nics_per_node > 0)
+            topology["nics_per_node"] = t.nics_per_node;
+        json["topology"] = topology;
+    }
     return json;
 }
 
@@ -147,6 +183,8 @@ ClusterDescription readCluster(const JsonView& object)
         object["gpus_per_node"].fail("a positive integer of at most " + std::to_string(limits::kMaxGpusPerNode));
     if (const std::optional<JsonView> efficiency = object.find("efficiency"))
         cluster.efficiency = readEfficiency(*efficiency);
+    if (const std::optional<JsonView> topology = object.find("topology"))
+        cluster.topology = readTopology(*topology, cluster.gpu);
     return cluster;
 }
 

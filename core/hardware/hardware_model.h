@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/hardware/cluster_description.h"
+#include "core/hardware/collectives.h"
 
 namespace stratex::hardware {
 
@@ -21,12 +22,6 @@ Efficiency efficiencyFor(const hardware::GpuDescription& gpu);
 std::string presetFamily(const std::string& gpuName);
 // The cluster's calibrated efficiencies when it carries them, else its GPU's fitted defaults.
 Efficiency efficiencyFor(const hardware::ClusterDescription& cluster);
-
-// Where a process group's ranks sit: `size` ranks `stride` apart in Megatron's rank order.
-struct GroupShape {
-    int size = 1;
-    int stride = 1;
-};
 
 // Time of the basic operations on one GPU of `cluster`, in seconds.
 class HardwareModel {
@@ -47,22 +42,20 @@ public:
     double memoryBoundS(double bytes) const;
     double kernelOverheadS(int kernels) const;
 
+    // Collectives as NCCL runs them (core/hardware/collectives.h).
     double allReduceS(double bytes, GroupShape group) const;
     double allGatherS(double bytes, GroupShape group) const; // bytes: the gathered (full) size
     double reduceScatterS(double bytes, GroupShape group) const; // bytes: the input (full) size
     double allToAllS(double bytes, GroupShape group) const; // bytes each rank sends in total
     double p2pS(double bytes, bool crossNode) const;
+    const CollectiveModel& collectives() const { return m_collectives; }
 
-    // Bus bandwidth of a group in bytes/s: NVLink inside a node, the NICs of the group's ranks on
-    // each node across nodes.
-    double busBandwidth(GroupShape group) const;
     bool spansNodes(GroupShape group) const;
 
 private:
-    double stepLatencyS(GroupShape group) const;
-
     hardware::ClusterDescription m_cluster;
     Efficiency m_efficiency;
+    CollectiveModel m_collectives;
 };
 
 } // namespace stratex::hardware

@@ -219,6 +219,54 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
     return costs;
 }
 
+// A stage's data-parallel collectives as the frameworks issue them (docs/collectives.md).
+struct DpTraffic {
+    double grad_s = 0; // ZeRO 0-2: all gradient buckets, once per iteration
+    double gather_total_s = 0; // ZeRO 1-2: all parameter buckets, once per iteration
+    double last_bucket_s = 0; // the last gradient bucket's reduce
+    double first_bucket_s = 0; // the first parameter bucket's gather
+    double gather_s = 0; // ZeRO 3: one layer's all-gather
+    double reduce_s = 0; // ZeRO 3: one layer's reduce-scatter
+};
+
+DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
+    hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale)
+{
+    DpTraffic t;
+    if (s.zero == 3) {
+        const int L = std::max(1, layers);
+        t.gather_s
+            = scale * (hw.allGatherS(2 * denseParams / L, denseDp) + hw.allGatherS(2 * expertParams / L, expertDp));
+        t.reduce_s = scale
+            * (hw.reduceScatterS(4 * denseParams / L, denseDp) + hw.reduceScatterS(4 * expertParams / L, expertDp));
+        return t;
+    }
+    // Megatron-Core's default bucket: max(40,000,000, 1,000,000 x DP size) parameters
+    // (megatron/core/distributed/distributed_data_parallel.py, NVIDIA/Megatron-LM d98e8a6); one
+    // bucket for everything without --overlap-grad-reduce. Each bucket is one collective call.
+    auto buckets = [&s](double params, int dpSize) {
+        if (!s.overlap_grad_reduce || params <= 0)
+            return 1.0;
+        return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * dpSize)));
+    };
+    const double denseBuckets = buckets(denseParams, denseDp.size);
+    const double expertBuckets = buckets(expertParams, expertDp.size);
+    auto reduce = [&](double bytes, hardware::GroupShape group) {
+        return s.zero == 0 ? hw.allReduceS(bytes, group) : hw.reduceScatterS(bytes, group);
+    };
+    const double denseGrad = denseBuckets * reduce(4 * denseParams / denseBuckets, denseDp);
+    const double expertGrad = expertBuckets * reduce(4 * expertParams / expertBuckets, expertDp);
+    t.grad_s = scale * (denseGrad + expertGrad);
+    t.last_bucket_s = scale * (expertParams > 0 ? expertGrad / expertBuckets : denseGrad / denseBuckets);
+    if (s.zero >= 1) {
+        const double denseGather = denseBuckets * hw.allGatherS(2 * denseParams / denseBuckets, denseDp);
+        const double expertGather = expertBuckets * hw.allGatherS(2 * expertParams / expertBuckets, expertDp);
+        t.gather_total_s = scale * (denseGather + expertGather);
+        t.first_bucket_s = scale * denseGather / denseBuckets;
+    }
+    return t;
+}
+
 } // namespace
 
 PipelineSimulation pipelineSimulation(
@@ -308,28 +356,48 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
         const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
         const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
-        double gradS = 0;
-        double gatherS = 0;
-        if (s.zero == 0) {
-            gradS = hw.allReduceS(4 * denseParams, denseDp) + hw.allReduceS(4 * expertParams, expertDp);
-        } else {
-            gradS = hw.reduceScatterS(4 * denseParams, denseDp) + hw.reduceScatterS(4 * expertParams, expertDp);
-            gatherS = hw.allGatherS(2 * denseParams, denseDp) + hw.allGatherS(2 * expertParams, expertDp);
-        }
-        gradS *= scales.dp;
-        gatherS *= scales.dp;
+        const DpTraffic dp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
         double exposedS = 0;
         if (s.zero == 3) {
-            // FSDP gathers the weights for the forward and again for the backward of every
-            // micro-batch and reduce-scatters gradients each time, prefetched under compute.
-            const double perMicro = 2 * gatherS + gradS;
-            exposedS = m * std::max(0.0, perMicro - eff.dp_overlap * (forwardS + backwardS));
-            stage.dp_comm_ms = m * perMicro * 1e3;
+            // FSDP2 / Megatron-FSDP: one unit per layer, all-gathered before its forward with a
+            // prefetch depth of 1 (the next layer's gather runs under this layer's compute), and
+            // again before its backward, where it shares the communication stream with the
+            // reduce-scatter of the layer just done; the first gather and the last reduce-scatter
+            // have nothing to hide under. torchtitan keeps the weights unsharded between forward
+            // and backward under pipeline parallelism (reshard_after_forward "default" is
+            // `not pp_enabled`, torchtitan/distributed/fsdp.py, pytorch/torchtitan b5bcd76).
+            const int L = std::max(1, stage.layers);
+            const double f = eff.dp_overlap * forwardS / L;
+            const double b = eff.dp_overlap * backwardS / L;
+            const double backwardGather = s.pp > 1 ? 0.0 : dp.gather_s;
+            const double forwardExposed = dp.gather_s + (L - 1) * std::max(0.0, dp.gather_s - f);
+            const double backwardExposed
+                = backwardGather + (L - 1) * std::max(0.0, backwardGather + dp.reduce_s - b) + dp.reduce_s;
+            exposedS = m * (forwardExposed + backwardExposed);
+            stage.dp_comm_ms = m * L * (dp.gather_s + backwardGather + dp.reduce_s) * 1e3;
         } else {
+            // Megatron's DDP (--overlap-grad-reduce, --overlap-param-gather): gradients are
+            // reduced once per iteration in buckets, each launched when the last micro-batch's
+            // backward has produced it, so the rest of that backward hides the traffic and the
+            // last bucket is always exposed; the parameter all-gathers of the distributed
+            // optimizer run bucket by bucket under the next forward, the first exposed.
+            // Without overlap everything waits for the end of the backward.
+            // The window: a model chunk's gradients are final after its last backward, and under
+            // interleaving the last backwards of chunks v-1 .. 1 come (v - 1)·p chunk steps before
+            // the last one (Megatron's interleaved 1F1B cooldown, schedules.py); stage i also ends
+            // i chunk steps before stage 0 (the pipeline flush). The parameter gathers mirror it in
+            // the first forwards: chunk j's first forward comes j·p steps into the warm-up, and
+            // stage i starts i steps late.
             const double hide = s.overlap_grad_reduce ? eff.dp_overlap : 0.0;
-            exposedS = std::max(0.0, gradS - hide * backwardS / std::max(1, v))
-                + std::max(0.0, gatherS - hide * forwardS / std::max(1, v));
-            stage.dp_comm_ms = (gradS + gatherS) * 1e3;
+            const double windowChunks = std::min(double(m) * v, double((v - 1) * p + v + i));
+            const double gradExposed = std::max(
+                s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s, dp.grad_s - hide * windowChunks * backwardS / v);
+            const double gatherExposed = dp.gather_total_s <= 0
+                ? 0.0
+                : std::max(s.overlap_grad_reduce ? dp.first_bucket_s : dp.gather_total_s,
+                    dp.gather_total_s - hide * windowChunks * forwardS / v);
+            exposedS = gradExposed + gatherExposed;
+            stage.dp_comm_ms = (dp.grad_s + dp.gather_total_s) * 1e3;
         }
         stage.dp_exposed_ms = exposedS * 1e3;
         // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,

@@ -56,7 +56,13 @@ struct CalibrationResult {
     double cost_after = 0;
     int iterations = 0;
     bool converged = false;
+    // Fitted parameters that end within 1 % of a bound of their range (issue 22: a parameter at a
+    // bound stands in for a missing mechanism), short names in `parameters`' order.
+    std::vector<std::string> at_bound;
 };
+
+// The fitted parameters of `result` within 1 % (of the range's width in log space) of a bound.
+std::vector<std::string> parametersAtBound(const CalibrationResult& result);
 
 // Levenberg-Marquardt least squares of the chosen parameters, in log space (positive, and kept
 // inside each field's range by projection), on residuals log(predicted / measured) of iteration

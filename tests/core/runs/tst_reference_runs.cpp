@@ -41,10 +41,11 @@ private Q_SLOTS:
     }
 
     // Issue 9's targets: 10 % on runs not used for fitting, no run that trained predicted out of
-    // memory. With the presets fitted on the "fit" runs (efficiencyFor): 9.0 % over the 29
+    // memory. With the presets fitted on the "fit" runs (efficiencyFor): 8.4 % over the 29
     // hold-out runs (Narayanan SC21, Korthikanti 2022, Llama 3), none of them called out of memory;
-    // on the fit runs 16.2 %, with 7 trained runs called out of memory (framework-specific
-    // recompute or memory policies the records do not carry: see README). None may grow.
+    // on the fit runs 13.2 % (16.2 % before issue 22's collectives), with 3 trained runs called out
+    // of memory (framework-specific recompute or memory policies the records do not carry: see
+    // README). None may grow.
     void holdOutErrorStaysWithinTarget()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
