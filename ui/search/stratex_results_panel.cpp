@@ -180,7 +180,7 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
     }
     m_stats->setText(stats);
 
-    m_model->setPlans(result.best, outcome.robustness);
+    m_model->setPlans(result.best, outcome.robustness, result.evidence, result.twins);
     m_table->sortByColumn(StratexPlanTableModel::RankColumn, Qt::AscendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);
