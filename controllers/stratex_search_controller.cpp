@@ -167,6 +167,8 @@ bool StratexSearchController::openPlan(const QString& path, const StratexSearchI
                 throw Error(path.toStdString() + ": Megatron-LM would not start this strategy: " + problems);
             }
             outcome->result.best = { e };
+            outcome->result.evidence = { megatron::stratexPlanEvidence(model, cluster, strategy) };
+            outcome->result.twins = { {} };
             for (const std::string& assumption : assumptions)
                 outcome->notes << QString::fromStdString(assumption);
             return std::shared_ptr<const StratexSearchOutcome>(std::move(outcome));

@@ -92,17 +92,19 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     options.memory_limit_mb = target.memory_limit_mb;
     const megatron::Estimate estimate
         = megatron::estimate(target.model, strategy, hardware::HardwareModel(target.cluster, target.efficiency), options);
+    const megatron::PlanEvidence evidence = megatron::stratexPlanEvidence(target.model, target.cluster, strategy);
     for (const std::string& assumption : assumptions)
         printErr("note: " + file + " does not say; assumed " + assumption + "\n");
     if (parser.isSet(QStringLiteral("json"))) {
         nlohmann::ordered_json out = megatron::toJson(estimate);
         out["cost_model"] = "stratex";
         out["assumptions"] = assumptions;
+        out["evidence"] = evidenceJson(evidence);
         printJson(out);
     } else {
         printOut("Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes) + " x "
             + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + "\n"
-            + estimateText(estimate));
+            + estimateText(estimate) + evidenceLine(evidence) + "\n");
     }
     if (!estimate.problems.empty())
         throw Error(file + ": Megatron-LM would refuse this strategy: " + estimate.problems.front());

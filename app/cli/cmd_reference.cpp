@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli reference: the stratex cost model against published measurements of real runs.
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/runs/calibration.h"
+#include "core/runs/cross_validation.h"
 #include "core/runs/reference_run.h"
 #include "core/hardware/cluster_json.h"
 
@@ -132,6 +134,92 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
     return kExitOk;
 }
 
+// The options of the preset fit, for --fit and --cross-validate alike.
+runs::CalibrationOptions presetFitOptions(const CliParser& parser)
+{
+    runs::CalibrationOptions options;
+    options.robust_scale = 0.15;
+    if (parser.isSet(QStringLiteral("fit-parameters"))) {
+        options.parameters.clear();
+        for (const QString& name : parser.value(QStringLiteral("fit-parameters")).split(QLatin1Char(',')))
+            options.parameters.push_back(name.trimmed().toStdString());
+    }
+    return options;
+}
+
+nlohmann::ordered_json errorGroupJson(const runs::ErrorGroup& g)
+{
+    return { { "name", g.name }, { "runs", g.runs }, { "mean_absolute_throughput_error", g.mean_absolute_error },
+        { "mean_throughput_error", g.mean_error } };
+}
+
+std::string errorGroupLine(const runs::ErrorGroup& g)
+{
+    if (g.runs == 0)
+        return "  " + g.name + ": no runs\n";
+    return "  " + g.name + ": " + fixed(g.mean_absolute_error * 100, 1) + " % mean absolute (" + percent(g.mean_error)
+        + " mean), " + std::to_string(g.runs) + " runs\n";
+}
+
+// --cross-validate: leave one source out (runs::crossValidate), the honest error on every run.
+int printCrossValidation(
+    const std::vector<runs::ReferenceRun>& runs, const runs::CalibrationOptions& options, bool json)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const runs::CrossValidation cv = runs::crossValidate(runs, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (json) {
+        nlohmann::ordered_json out;
+        out["folds"] = cv.folds.size();
+        out["time_s"] = seconds;
+        out["threads"] = cv.threads;
+        out["overall"] = errorGroupJson(cv.overall);
+        for (const auto& [key, groups] : { std::pair { "by_source", &cv.by_source },
+                 std::pair { "by_family", &cv.by_family }, std::pair { "by_regime", &cv.by_regime } }) {
+            out[key] = nlohmann::ordered_json::array();
+            for (const runs::ErrorGroup& g : *groups)
+                out[key].push_back(errorGroupJson(g));
+        }
+        out["runs"] = nlohmann::ordered_json::array();
+        for (const runs::CrossValidatedRun& r : cv.runs) {
+            nlohmann::ordered_json row = { { "id", r.id }, { "source", r.source }, { "family", r.family },
+                { "use", r.fit ? "fit" : "holdout" }, { "regimes", r.regimes },
+                { "measured_iteration_s", r.measured_iteration_s }, { "family_fitted", r.family_fitted } };
+            if (r.costed) {
+                row["predicted_iteration_s"] = r.predicted_iteration_s;
+                row["throughput_error"] = r.throughput_error;
+            } else {
+                row["problem"] = r.problem;
+            }
+            out["runs"].push_back(std::move(row));
+        }
+        printOut(out.dump(2) + "\n");
+        return kExitOk;
+    }
+    std::string text;
+    for (const runs::CrossValidatedRun& r : cv.runs) {
+        text += "  " + r.id + (r.fit ? " [fit] " : " [holdout] ")
+            + (r.costed ? percent(r.throughput_error) : "cannot be costed: " + r.problem)
+            + (r.family_fitted ? "" : " (no other source fits " + r.family + ": datasheet efficiencies)") + "\n";
+    }
+    text += "Leave-one-source-out cross-validation: " + std::to_string(cv.folds.size()) + " fits, "
+        + std::to_string(cv.overall.runs) + " runs, each predicted by a fit that never saw its source (" + fixed(seconds, 1)
+        + " s on " + std::to_string(cv.threads) + " thread(s))\n";
+    text += "overall: " + fixed(cv.overall.mean_absolute_error * 100, 1) + " % mean absolute throughput error ("
+        + percent(cv.overall.mean_error) + " mean; > 0: predicted too fast)\n";
+    text += "by source:\n";
+    for (const runs::ErrorGroup& g : cv.by_source)
+        text += errorGroupLine(g);
+    text += "by GPU family:\n";
+    for (const runs::ErrorGroup& g : cv.by_family)
+        text += errorGroupLine(g);
+    text += "by regime:\n";
+    for (const runs::ErrorGroup& g : cv.by_regime)
+        text += errorGroupLine(g);
+    printOut(text);
+    return kExitOk;
+}
+
 int runReference(const QStringList& args)
 {
     CliParser parser(QStringLiteral("reference"),
@@ -145,8 +233,12 @@ int runReference(const QStringList& args)
                        "the datasheet guesses) and print them with the fit and hold-out error before and after: "
                        "how the defaults of the cost model are made."));
     parser.option(QStringLiteral("fit-parameters"), QStringLiteral("NAMES"),
-        QStringLiteral("With --fit: the efficiencies to fit, comma-separated (default: those the presets were "
-                       "fitted with)."));
+        QStringLiteral("With --fit or --cross-validate: the efficiencies to fit, comma-separated (default: those "
+                       "the presets were fitted with)."));
+    parser.flag(QStringLiteral("cross-validate"),
+        QStringLiteral("Leave one source (publication) out at a time, fit the presets as --fit does on the fit runs "
+                       "of the others, predict the left-out source's runs (hold-out records included, never fitted "
+                       "on), and print the mean absolute throughput error per source, GPU family and regime."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
@@ -156,16 +248,10 @@ int runReference(const QStringList& args)
     const std::vector<runs::ReferenceRun> runs = runs::readReferenceRuns(dir.toStdString());
     if (runs.empty()) // "0 runs, error 0.0 %" said nothing was wrong (issue 26)
         throw InputError(dir.toStdString(), "", "a folder of run records (*.json)", "no *.json file");
-    if (parser.isSet(QStringLiteral("fit"))) {
-        runs::CalibrationOptions options;
-        options.robust_scale = 0.15;
-        if (parser.isSet(QStringLiteral("fit-parameters"))) {
-            options.parameters.clear();
-            for (const QString& name : parser.value(QStringLiteral("fit-parameters")).split(QLatin1Char(',')))
-                options.parameters.push_back(name.trimmed().toStdString());
-        }
-        return printPresetFit(runs, options, parser.isSet(QStringLiteral("json")));
-    }
+    if (parser.isSet(QStringLiteral("cross-validate")))
+        return printCrossValidation(runs, presetFitOptions(parser), parser.isSet(QStringLiteral("json")));
+    if (parser.isSet(QStringLiteral("fit")))
+        return printPresetFit(runs, presetFitOptions(parser), parser.isSet(QStringLiteral("json")));
     std::vector<runs::ReferenceComparison> comparisons;
     for (const runs::ReferenceRun& run : runs)
         comparisons.push_back(runs::compareWithRun(run, hardware::efficiencyFor(run.cluster)));

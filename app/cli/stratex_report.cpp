@@ -46,4 +46,19 @@ std::string estimateText(const megatron::Estimate& e)
     return text;
 }
 
+std::string evidenceLine(const megatron::PlanEvidence& evidence)
+{
+    if (!evidence.extrapolated)
+        return "evidence: inside what the reference runs cover";
+    std::string text = "extrapolated:";
+    for (std::size_t i = 0; i < evidence.notes.size(); ++i)
+        text += (i == 0 ? " " : "; ") + evidence.notes[i];
+    return text;
+}
+
+nlohmann::ordered_json evidenceJson(const megatron::PlanEvidence& evidence)
+{
+    return { { "extrapolated", evidence.extrapolated }, { "notes", evidence.notes } };
+}
+
 } // namespace stratex::cli

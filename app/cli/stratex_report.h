@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/megatron/estimate.h"
+#include "core/megatron/plan_evidence.h"
 
 namespace stratex::cli {
 
@@ -12,5 +15,10 @@ namespace stratex::cli {
 std::string estimateText(const megatron::Estimate& estimate);
 // "tp8 pp16 ...: 12.345 s/iter, 1234 tokens/s/GPU, MFU 41.2 %, peak 71234 MB".
 std::string estimateLine(const megatron::Estimate& estimate);
+
+// "evidence: covered by the reference runs" or "extrapolated: note; note" (one line, no newline).
+std::string evidenceLine(const megatron::PlanEvidence& evidence);
+// {"extrapolated": bool, "notes": [...]}: a plan's "evidence" in the JSON of search and evaluate.
+nlohmann::ordered_json evidenceJson(const megatron::PlanEvidence& evidence);
 
 } // namespace stratex::cli

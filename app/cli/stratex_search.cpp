@@ -58,6 +58,12 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
             plan["robustness"] = { { "rank_range_5_percent", { r.band_5.best, r.band_5.worst } },
                 { "rank_range_10_percent", { r.band_10.best, r.band_10.worst } }, { "robust_5_percent", r.robust_5 },
                 { "robust_10_percent", r.robust_10 } };
+            plan["evidence"] = evidenceJson(result.evidence[i]);
+            nlohmann::ordered_json also = nlohmann::ordered_json::array();
+            for (const megatron::ParallelStrategy& twin : result.twins[i])
+                also.push_back({ { "strategy", twin.notation() },
+                    { "difference", megatron::twinDifference(result.best[i].strategy, twin) } });
+            plan["also"] = std::move(also);
             best.push_back(std::move(plan));
         }
         out["top"] = std::move(best);
@@ -75,15 +81,23 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
             + " bounded, " + std::to_string(result.stats.simulated) + " simulated, in " + fixed(seconds, 3) + " s on "
             + std::to_string(threads) + " thread(s)\n";
         if (!result.best.empty()) {
-            text += "Best:\n" + estimateText(result.best.front());
-            text += "Top plans (rank range when compute or one dimension's communication is off by 10 %):\n";
+            text += "Best:\n" + estimateText(result.best.front()) + evidenceLine(result.evidence.front()) + "\n";
+            text += "Top plans (rank range when compute or one dimension's communication is off by 10 %; an "
+                    "extrapolated plan is ranked as if " + fixed(megatron::kExtrapolationUncertainty * 100, 0)
+                + " % slower):\n";
             for (std::size_t i = 0; i < result.best.size(); ++i) {
                 const megatron::RankRange& range = robustness[i].band_10;
                 const std::string ranks = robustness[i].robust_10 ? "robust"
                     : range.best == range.worst
                     ? "rank " + std::to_string(range.best)
                     : "ranks " + std::to_string(range.best) + "-" + std::to_string(range.worst);
-                text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + " [" + ranks + "]\n";
+                text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + " [" + ranks + "]"
+                    + (result.evidence[i].extrapolated ? " [extrapolated]" : "") + "\n";
+                if (const std::string also = megatron::twinsLine(result.best[i].strategy, result.twins[i]);
+                    !also.empty())
+                    text += "     " + also + "\n";
+                if (result.evidence[i].extrapolated)
+                    text += "     " + evidenceLine(result.evidence[i]) + "\n";
             }
         }
         printOut(text);

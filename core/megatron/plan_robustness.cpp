@@ -14,11 +14,12 @@ double TimeScales::*const kComponents[]
 // Rank of every plan (1 = fastest) under `scales`; ties share the better rank's order of the
 // unperturbed list, so a tie never counts as a change.
 std::vector<int> ranksUnder(const model::ModelDescription& model, const hardware::HardwareModel& hw,
-    const std::vector<Estimate>& plans, const EstimateOptions& options)
+    const std::vector<Estimate>& plans, const EstimateOptions& options, const std::vector<double>& factors)
 {
     std::vector<double> times;
-    for (const Estimate& plan : plans)
-        times.push_back(estimate(model, plan.strategy, hw, options).iteration_ms);
+    for (std::size_t i = 0; i < plans.size(); ++i)
+        times.push_back(estimate(model, plans[i].strategy, hw, options).iteration_ms
+            * (i < factors.size() ? factors[i] : 1.0));
     std::vector<std::size_t> order(plans.size());
     std::iota(order.begin(), order.end(), 0);
     std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return times[a] < times[b]; });
@@ -31,7 +32,8 @@ std::vector<int> ranksUnder(const model::ModelDescription& model, const hardware
 } // namespace
 
 std::vector<PlanRobustness> rankingRobustness(const model::ModelDescription& model, const hardware::HardwareModel& hw,
-    const std::vector<Estimate>& plans, double memoryLimitMb, ProgressSink& progress)
+    const std::vector<Estimate>& plans, double memoryLimitMb, ProgressSink& progress,
+    const std::vector<double>& rankFactors)
 {
     std::vector<PlanRobustness> out(plans.size());
     for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -47,7 +49,7 @@ std::vector<PlanRobustness> rankingRobustness(const model::ModelDescription& mod
                 EstimateOptions options;
                 options.memory_limit_mb = memoryLimitMb;
                 options.scales.*component = 1 + sign * band;
-                const std::vector<int> ranks = ranksUnder(model, hw, plans, options);
+                const std::vector<int> ranks = ranksUnder(model, hw, plans, options, rankFactors);
                 for (std::size_t i = 0; i < plans.size(); ++i) {
                     // A band includes the smaller ones: the 10 % range covers the 5 % what-ifs.
                     for (RankRange* range : band == 0.05 ? std::vector<RankRange*> { &out[i].band_5, &out[i].band_10 }

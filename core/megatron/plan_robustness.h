@@ -27,8 +27,10 @@ struct PlanRobustness {
 };
 
 // One entry per plan of `plans` (a search's ranked list, fastest first), for `model` on `hw`.
-// Checks cancellation between re-costings.
+// `rankFactors` (one per plan, or empty for 1) scale each plan's time as the search ranked it
+// (an extrapolated plan's uncertainty, rankingTimeMs). Checks cancellation between re-costings.
 std::vector<PlanRobustness> rankingRobustness(const model::ModelDescription& model, const hardware::HardwareModel& hw,
-    const std::vector<Estimate>& plans, double memoryLimitMb, ProgressSink& progress);
+    const std::vector<Estimate>& plans, double memoryLimitMb, ProgressSink& progress,
+    const std::vector<double>& rankFactors = {});
 
 } // namespace stratex::megatron

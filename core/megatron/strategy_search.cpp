@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
 
@@ -91,16 +94,93 @@ struct Bounded {
     ParallelStrategy strategy;
     double bound_ms = 0;
     double peak_memory_mb = 0;
+    bool extrapolated = false;
+    double key_ms = 0; // rankingTimeMs of the bound
 };
 
-bool betterEstimate(const Estimate& a, const Estimate& b)
+// A simulated plan in the ranking.
+struct Ranked {
+    Estimate estimate;
+    bool extrapolated = false;
+    double key_ms = 0; // rankingTimeMs of its iteration time
+};
+
+bool rankedBefore(const Ranked& a, const Ranked& b)
 {
-    if (a.iteration_ms != b.iteration_ms)
-        return a.iteration_ms < b.iteration_ms;
-    return a.strategy < b.strategy;
+    if (a.key_ms != b.key_ms)
+        return a.key_ms < b.key_ms;
+    if (a.estimate.iteration_ms != b.estimate.iteration_ms)
+        return a.estimate.iteration_ms < b.estimate.iteration_ms;
+    return a.estimate.strategy < b.estimate.strategy;
 }
 
+// Twins: plans predicted equal to the millisecond and the megabyte (issue 22: ring CP 2-16 with
+// micro-batch 1-8 tie to the ms), with the same evidence. The first `top` groups of the ranked
+// `plans` (sorted by rankedBefore), each as the indices of its members, first member first.
+std::vector<std::vector<std::size_t>> twinGroups(const std::vector<Ranked>& plans, std::size_t top)
+{
+    using TwinKey = std::tuple<long long, long long, bool>;
+    std::map<TwinKey, std::size_t> groupOf;
+    std::vector<std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        const Ranked& p = plans[i];
+        const TwinKey key { std::llround(p.estimate.iteration_ms), std::llround(p.estimate.peak_memory_mb),
+            p.extrapolated };
+        const auto [at, added] = groupOf.try_emplace(key, groups.size());
+        if (added) {
+            if (groups.size() >= top)
+                continue; // beyond the kept groups: only later twins of kept ones matter
+            groups.emplace_back();
+        }
+        if (at->second < groups.size())
+            groups[at->second].push_back(i);
+    }
+    return groups;
+}
+
+// Every field in notation()'s words, each named even at its default, for twinDifference().
+std::vector<std::string> fieldWords(const ParallelStrategy& s)
+{
+    auto str = [](int v) { return std::to_string(v); };
+    std::vector<std::string> words { "tp" + str(s.tp), "pp" + str(s.pp), "vpp" + str(s.vpp),
+        "cp" + str(s.cp) + (s.cp > 1 && s.cp_comm_type == CpCommType::A2a ? "-a2a" : ""), "ep" + str(s.ep),
+        "etp" + str(s.etp), "dp" + str(s.dp), s.sequence_parallel ? "sp" : "no-sp", "zero" + str(s.zero),
+        "rc-" + std::string(recomputeName(s.recompute))
+            + (s.recompute == Recompute::Selective && !s.recompute_modules.isDefault()
+                    ? "(" + s.recompute_modules.joined(",") + ")"
+                    : ""),
+        "mbs" + str(s.micro_batch_size), "gbs" + str(s.global_batch_size),
+        "layout " + str(s.first_stage_layers) + "/" + str(s.last_stage_layers),
+        std::string(pipelineScheduleName(s.schedule)), std::string(precisionName(s.precision)) };
+    return words;
+}
+
+
 } // namespace
+
+std::string twinDifference(const ParallelStrategy& plan, const ParallelStrategy& twin)
+{
+    const std::vector<std::string> a = fieldWords(plan);
+    const std::vector<std::string> b = fieldWords(twin);
+    std::string out;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        if (a[i] != b[i])
+            out += (out.empty() ? "" : " ") + b[i];
+    }
+    return out.empty() ? twin.notation() : out;
+}
+
+std::string twinsLine(const ParallelStrategy& plan, const std::vector<ParallelStrategy>& twins, std::size_t shown)
+{
+    if (twins.empty())
+        return {};
+    std::string out = "also:";
+    for (std::size_t i = 0; i < twins.size() && i < shown; ++i)
+        out += (i == 0 ? " " : ", ") + twinDifference(plan, twins[i]);
+    if (twins.size() > shown)
+        out += " and " + std::to_string(twins.size() - shown) + " more";
+    return out;
+}
 
 std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& request)
 {
@@ -204,6 +284,9 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     const hardware::HardwareModel hw(request.cluster, request.efficiency);
     const int threads = effectiveThreads(request.threads);
     StrategySearchResult result;
+    std::optional<EvidenceCheck> evidence;
+    if (request.coverage)
+        evidence.emplace(*request.coverage, request.model, request.cluster);
 
     progress.report(0, "enumerating strategies");
     const std::vector<ParallelStrategy> candidates = enumerateStrategies(request);
@@ -230,7 +313,9 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
                 ++refused;
                 continue;
             }
-            const Bounded bounded { candidates[i], e.iteration_ms, e.peak_memory_mb };
+            const bool extrapolated = evidence && evidence->extrapolated(candidates[i]);
+            const Bounded bounded { candidates[i], e.iteration_ms, e.peak_memory_mb, extrapolated,
+                rankingTimeMs(e.iteration_ms, extrapolated) };
             if (!e.fits) {
                 ++overMemory;
                 std::optional<Bounded>& least = leastMemory[std::size_t(block)];
@@ -250,8 +335,8 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
         order.insert(order.end(), block.begin(), block.end());
     result.stats.bounded = static_cast<long long>(order.size());
     std::ranges::sort(order, [](const Bounded& a, const Bounded& b) {
-        if (a.bound_ms != b.bound_ms)
-            return a.bound_ms < b.bound_ms;
+        if (a.key_ms != b.key_ms)
+            return a.key_ms < b.key_ms;
         return a.strategy < b.strategy;
     });
 
@@ -272,13 +357,18 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     }
 
     // Pass 2: simulate in bound order, a batch per round, until the next bound exceeds the last
-    // kept plan. Every candidate whose bound could tie or beat a kept plan is simulated, so the
-    // result does not depend on the batch size or the thread count.
+    // kept group's ranking time by more than a twin can differ (1 ms, raised as an extrapolated
+    // plan's is): every candidate that could rank among the kept groups, or be a twin of one, is
+    // simulated, so the result does not depend on the batch size or the thread count. The
+    // ranking time bounds below, since an extrapolated plan's bound is raised as its time is.
     const std::size_t batch = std::size_t(threads) * 8;
-    std::vector<Estimate> best;
+    const std::size_t top = std::size_t(request.top);
+    const double twinSlackMs = rankingTimeMs(1.0, request.coverage.has_value());
+    std::vector<Ranked> kept;
+    double threshold = std::numeric_limits<double>::infinity();
     std::size_t next = 0;
     while (next < order.size()) {
-        if (best.size() >= std::size_t(request.top) && order[next].bound_ms > best.back().iteration_ms)
+        if (order[next].key_ms > threshold)
             break;
         const std::size_t end = std::min(order.size(), next + batch);
         std::vector<Estimate> round(end - next);
@@ -287,17 +377,34 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
             round[std::size_t(i)] = estimate(request.model, order[next + std::size_t(i)].strategy, hw, exact);
         });
         result.stats.simulated += static_cast<long long>(round.size());
-        for (Estimate& e : round) {
+        for (std::size_t i = 0; i < round.size(); ++i) {
+            Estimate& e = round[i];
             if (!e.problems.empty() || !e.fits)
                 continue;
-            best.push_back(std::move(e));
+            const bool extrapolated = order[next + i].extrapolated;
+            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
+            kept.push_back({ std::move(e), extrapolated, key });
         }
-        std::ranges::sort(best, betterEstimate);
-        if (best.size() > std::size_t(request.top))
-            best.resize(std::size_t(request.top));
+        std::ranges::sort(kept, rankedBefore);
+        const std::vector<std::vector<std::size_t>> groups = twinGroups(kept, top);
+        if (groups.size() >= top) {
+            threshold = kept[groups.back().front()].key_ms + twinSlackMs;
+            while (!kept.empty() && kept.back().key_ms > threshold)
+                kept.pop_back();
+        }
         next = end;
         const double share = double(next) / double(order.size());
         progress.report(0.5 + 0.5 * share, "simulating pipelines");
+    }
+    std::vector<Estimate> best;
+    for (const std::vector<std::size_t>& group : twinGroups(kept, top)) {
+        const Ranked& first = kept[group.front()];
+        best.push_back(first.estimate);
+        std::vector<ParallelStrategy> twins;
+        for (std::size_t k = 1; k < group.size(); ++k)
+            twins.push_back(kept[group[k]].estimate.strategy);
+        result.twins.push_back(std::move(twins));
+        result.evidence.push_back(evidence ? evidence->evidence(first.estimate.strategy) : PlanEvidence {});
     }
     result.best = std::move(best);
     progress.report(1, "done");

@@ -9,6 +9,7 @@
 #include "core/megatron/estimate.h"
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/parallel_strategy.h"
+#include "core/megatron/plan_evidence.h"
 
 namespace stratex::megatron {
 
@@ -40,6 +41,10 @@ struct StrategySearchRequest {
     StrategySpace space;
     int top = 10; // plans kept, best first
     int threads = 0; // 0: all hardware threads
+    // What measured runs cover. With it, every plan carries its evidence and an extrapolated plan
+    // is ranked by its time raised by kExtrapolationUncertainty (docs/evidence.md §2);
+    // resolveStratexSearch sets the bundled reference runs' coverage.
+    std::optional<EvidenceCoverage> coverage;
 };
 
 struct StrategySearchStats {
@@ -51,7 +56,12 @@ struct StrategySearchStats {
 };
 
 struct StrategySearchResult {
-    std::vector<Estimate> best; // fastest first, at most `top`, every one fitting in memory
+    // Fastest first (by rankingTimeMs with a coverage), at most `top`, every one fitting in memory.
+    // Twins (plans predicted equal to the ms and the MB, with the same evidence) are one entry: the
+    // first of them in the ranking, the others in `twins`.
+    std::vector<Estimate> best;
+    std::vector<std::vector<ParallelStrategy>> twins; // per plan of best, ranking order
+    std::vector<PlanEvidence> evidence; // per plan of best; empty notes without a coverage
     // When nothing fits: the candidate that needs the least memory, to say how far off the
     // cluster is.
     std::optional<Estimate> least_memory;
@@ -64,6 +74,13 @@ struct StrategySearchResult {
 // Deterministic (ties broken by the strategy's fields) whatever the thread count. Reports
 // progress and throws Cancelled when asked to stop; throws Error for an unusable request.
 StrategySearchResult searchStrategies(const StrategySearchRequest& request, ProgressSink& progress);
+
+// What sets a twin apart from the plan it is shown with: the fields that differ, in notation()'s
+// words, always named ("cp4 mbs2", "cp1" where notation() would leave cp 1 out).
+std::string twinDifference(const ParallelStrategy& plan, const ParallelStrategy& twin);
+// "also: cp4 mbs2, cp8 mbs4 and 3 more" (the first `shown` twins), "" without twins: how both front
+// ends show a plan's twins in one line.
+std::string twinsLine(const ParallelStrategy& plan, const std::vector<ParallelStrategy>& twins, std::size_t shown = 4);
 
 // The candidates of the space before any costing (for tests and the work estimate).
 std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& request);

@@ -152,7 +152,14 @@ StrategySearchRequest resolveStratexSearch(const StratexInputs& inputs, std::vec
     request.space = inputs.stratex.resolvedSpace();
     request.top = inputs.top;
     request.threads = inputs.threads;
+    request.coverage = bundledCoverage(); // evidence on every plan (docs/evidence.md)
     return request;
+}
+
+PlanEvidence stratexPlanEvidence(
+    const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const ParallelStrategy& plan)
+{
+    return planEvidence(bundledCoverage(), model, cluster, plan);
 }
 
 StratexSearchRun runStratexSearch(const StrategySearchRequest& request, ProgressSink& progress)
@@ -165,8 +172,11 @@ StratexSearchRun runStratexSearch(const StrategySearchRequest& request, Progress
     }
     run.search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     SubProgress whatIfs(progress, 0.9, 1.0);
+    std::vector<double> rankFactors;
+    for (const PlanEvidence& evidence : run.result.evidence)
+        rankFactors.push_back(rankingTimeMs(1.0, evidence.extrapolated));
     run.robustness = rankingRobustness(request.model, hardware::HardwareModel(request.cluster, request.efficiency),
-        run.result.best, request.memory_limit_mb, whatIfs);
+        run.result.best, request.memory_limit_mb, whatIfs, rankFactors);
     run.threads = effectiveThreads(request.threads);
     return run;
 }

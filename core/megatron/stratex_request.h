@@ -98,6 +98,11 @@ struct StratexSearchRun {
     int threads = 0;
 };
 
+// The evidence on one plan (evaluate, a plan file opened): its dimensions against what the bundled
+// reference runs cover, as the search checks its plans.
+PlanEvidence stratexPlanEvidence(
+    const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const ParallelStrategy& plan);
+
 // Runs searchStrategies (90 % of the progress) and rankingRobustness (the rest) on `request`.
 // Throws Cancelled when asked to stop.
 StratexSearchRun runStratexSearch(const StrategySearchRequest& request, ProgressSink& progress);

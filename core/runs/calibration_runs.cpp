@@ -42,6 +42,7 @@ ReferenceRun calibrationRun(const MeasuredRun& run, const ClusterChoice& choice,
     ReferenceRun out;
     out.file = file;
     out.id = file.stem().string();
+    out.source = file.string(); // a log or a trace: its own source
     out.fit = true;
     out.model = *run.model;
     out.strategy = *run.strategy;

@@ -51,6 +51,13 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     ReferenceRun run;
     run.file = file;
     run.id = root["id"].string();
+    run.source = run.id;
+    if (const std::optional<JsonView> source = root.find("source")) {
+        if (const std::optional<JsonView> url = source->find("url"))
+            run.source = url->string();
+        else if (const std::optional<JsonView> title = source->find("title"))
+            run.source = title->string();
+    }
     const JsonView use = root["use"];
     if (use.string() != "fit" && use.string() != "holdout")
         use.fail("\"fit\" or \"holdout\"");

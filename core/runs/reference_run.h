@@ -18,6 +18,9 @@ namespace stratex::runs {
 struct ReferenceRun {
     std::filesystem::path file;
     std::string id;
+    // The publication the record comes from, what cross-validation leaves out as one: the record's
+    // source.url, else its source.title, else its id (a run without a source is its own).
+    std::string source;
     bool fit = false; // "use": "fit"; otherwise a hold-out run, never fitted on
     bool verified = true;
     model::ModelDescription model;

@@ -93,6 +93,8 @@ private Q_SLOTS:
         QCOMPARE(again.value("iteration_ms").toDouble(), best.value("iteration_ms").toDouble());
         QCOMPARE(again.value("peak_memory_mb").toDouble(), best.value("peak_memory_mb").toDouble());
         QCOMPARE(again.value("strategy").toObject(), strategy);
+        QCOMPARE(again.value("evidence").toObject(), best.value("evidence").toObject()); // one evidence rule
+        QVERIFY(best.value("also").isArray());
     }
 
     void evaluatesPublishedLayouts_data()
@@ -100,6 +102,7 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("flags");
         QTest::addColumn<QString>("strategy");
         QTest::addColumn<int>("stages");
+        QTest::addColumn<bool>("extrapolated"); // outside what the reference runs cover
         // Narayanan et al. SC21, Table 1: 530B (105 layers, h 20480, 128 heads) on 2240 A100s (280
         // nodes), TP 8, PP 35, interleaved with 3 layers per stage.
         QTest::newRow("530B, PP 35, 280 nodes")
@@ -107,17 +110,21 @@ private Q_SLOTS:
                    "--hidden-size", "20480", "--num-heads", "128", "--ffn-hidden-size", "81920" }
             << "{'tp': 8, 'pp': 35, 'global_batch_size': 2240, 'schedule': 'interleaved', 'vpp': 3, "
                "'recompute': 'full'}"
-            << 35;
+            << 35 << false;
         // Llama 3 405B at 128K (Dubey et al. 2024, Table 4): TP 8, CP 16, PP 16, 16384 GPUs.
         QTest::newRow("405B, CP 16, 128K")
             << QStringList { "--gpu", "h100-80gb", "--num-nodes", "2048", "--model", "llama3-405b", "--seq-length",
                    "131072" }
             << "{'tp': 8, 'cp': 16, 'pp': 16, 'global_batch_size': 128, 'first_stage_layers': 7, "
                "'last_stage_layers': 7, 'schedule': '1f1b'}"
-            << 16;
+            << 16 << false;
         QTest::newRow("Mixtral 8x7B, EP 8, 3 nodes")
             << QStringList { "--gpu", "h100-80gb", "--num-nodes", "3", "--model", "mixtral-8x7b" }
-            << "{'tp': 1, 'pp': 4, 'ep': 2, 'global_batch_size': 60, 'recompute': 'selective'}" << 4;
+            << "{'tp': 1, 'pp': 4, 'ep': 2, 'global_batch_size': 60, 'recompute': 'selective'}" << 4 << false;
+        // TP across two nodes: no reference run uses TP beyond 8.
+        QTest::newRow("GPT-3 175B, TP 16")
+            << QStringList { "--gpu", "h100-80gb", "--num-nodes", "2", "--model", "gpt3-175b" }
+            << "{'tp': 16, 'pp': 1, 'global_batch_size': 16, 'recompute': 'full'}" << 1 << true;
     }
 
     void evaluatesPublishedLayouts()
@@ -125,6 +132,7 @@ private Q_SLOTS:
         QFETCH(QStringList, flags);
         QFETCH(QString, strategy);
         QFETCH(int, stages);
+        QFETCH(bool, extrapolated);
         QTemporaryDir dir;
         const QString plan
             = writeFile(dir, "plan.json", "{'format': 'stratex-plan', 'version': 1, 'strategy': " + strategy + "}");
@@ -136,6 +144,9 @@ private Q_SLOTS:
         QVERIFY(result.value("mfu").toDouble() > 0.05);
         QVERIFY(result.value("mfu").toDouble() < 0.9);
         QVERIFY(r.err.contains("assumed")); // the defaults taken are said
+        const QJsonObject evidence = result.value("evidence").toObject();
+        QCOMPARE(evidence.value("extrapolated").toBool(), extrapolated);
+        QCOMPARE(evidence.value("notes").toArray().isEmpty(), !extrapolated);
     }
 
     void errors_data()

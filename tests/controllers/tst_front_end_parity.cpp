@@ -209,6 +209,24 @@ void TestFrontEndParity::sameRequestAndPlans()
         QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
         QCOMPARE(plan.value(QStringLiteral("peak_memory_mb")).toDouble(), e.peak_memory_mb);
+        // The evidence on the plan and its twins (issue 22).
+        const QJsonObject evidence = plan.value(QStringLiteral("evidence")).toObject();
+        const megatron::PlanEvidence& guiEvidence = gui->result.evidence.at(std::size_t(i));
+        QCOMPARE(evidence.value(QStringLiteral("extrapolated")).toBool(), guiEvidence.extrapolated);
+        QStringList cliNotes;
+        for (const QJsonValue& note : evidence.value(QStringLiteral("notes")).toArray())
+            cliNotes << note.toString();
+        QStringList guiNotes;
+        for (const std::string& note : guiEvidence.notes)
+            guiNotes << QString::fromStdString(note);
+        QCOMPARE(cliNotes, guiNotes);
+        QStringList cliAlso;
+        for (const QJsonValue& twin : plan.value(QStringLiteral("also")).toArray())
+            cliAlso << twin.toObject().value(QStringLiteral("strategy")).toString();
+        QStringList guiAlso;
+        for (const megatron::ParallelStrategy& twin : gui->result.twins.at(std::size_t(i)))
+            guiAlso << QString::fromStdString(twin.notation());
+        QCOMPARE(cliAlso, guiAlso);
     }
 }
 

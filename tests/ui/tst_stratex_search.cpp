@@ -210,13 +210,13 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QVERIFY2(panel->statsText().contains(QStringLiteral("global batch 32")), qPrintable(panel->statsText()));
 
     // Columns with their units.
-    QCOMPARE(model->columnCount(), 21);
+    QCOMPARE(model->columnCount(), 23);
     QStringList headers;
     for (int column = 0; column < model->columnCount(); ++column)
         headers << model->headerData(column, Qt::Horizontal).toString();
     for (const char* header : { "TP", "PP", "VPP", "CP", "EP", "ETP", "DP", "SP", "ZeRO", "Recompute", "Micro-batch",
              "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak memory (GiB)",
-             "Bubble (%)", "Rank ±10 %", "Robust" })
+             "Bubble (%)", "Rank ±10 %", "Robust", "Evidence", "Twins" })
         QVERIFY2(headers.contains(QString::fromUtf8(header)), header);
 
     // Robustness, as stratex-cli search --json computes it: the same core function on the same plans.
@@ -224,9 +224,12 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QVERIFY(outcome);
     QCOMPARE(outcome->robustness.size(), outcome->result.best.size());
     NullProgress quiet;
+    std::vector<double> rankFactors; // the search ranks an extrapolated plan by its raised time
+    for (const megatron::PlanEvidence& evidence : outcome->result.evidence)
+        rankFactors.push_back(megatron::rankingTimeMs(1.0, evidence.extrapolated));
     const std::vector<megatron::PlanRobustness> expected = megatron::rankingRobustness(outcome->model,
         hardware::HardwareModel(outcome->cluster, hardware::efficiencyFor(outcome->cluster.gpu)), outcome->result.best,
-        outcome->memory_limit_mb, quiet);
+        outcome->memory_limit_mb, quiet, rankFactors);
     for (int row = 0; row < model->rowCount(); ++row) {
         const megatron::PlanRobustness& r = expected[std::size_t(row)];
         QCOMPARE(model->robustness(row)->band_10.worst, r.band_10.worst);
@@ -255,8 +258,22 @@ void TestStratexSearch::searchesTheSynthesizedExample()
         QCOMPARE(plan->strategy.world(), 16);
         QCOMPARE(plan->strategy.global_batch_size, 32);
         QVERIFY(plan->peak_memory_mb <= 40000);
+        const megatron::PlanEvidence* evidence = model->evidence(row);
+        QVERIFY(evidence);
         if (row > 0)
-            QVERIFY(model->plan(row - 1)->iteration_ms <= plan->iteration_ms);
+            QVERIFY(megatron::rankingTimeMs(model->plan(row - 1)->iteration_ms, model->evidence(row - 1)->extrapolated)
+                <= megatron::rankingTimeMs(plan->iteration_ms, evidence->extrapolated));
+        // Evidence: a marker, and the notes in the tooltip.
+        const QModelIndex evidenceCell = model->index(row, StratexPlanTableModel::EvidenceColumn);
+        QCOMPARE(evidenceCell.data().toString().contains(QStringLiteral("extrapolated")), evidence->extrapolated);
+        for (const std::string& note : evidence->notes)
+            QVERIFY(evidenceCell.data(Qt::ToolTipRole).toString().contains(QString::fromStdString(note)));
+        // Twins: the "also" line of the core, every twin in the tooltip.
+        const QModelIndex twinsCell = model->index(row, StratexPlanTableModel::TwinsColumn);
+        const std::vector<megatron::ParallelStrategy>& twins = outcome->result.twins[std::size_t(row)];
+        QCOMPARE(twinsCell.data().toString(), QString::fromStdString(megatron::twinsLine(plan->strategy, twins)));
+        for (const megatron::ParallelStrategy& twin : twins)
+            QVERIFY(twinsCell.data(Qt::ToolTipRole).toString().contains(QString::fromStdString(twin.notation())));
     }
     // Sorting by a column sorts its numbers.
     QTableView* table = panel->planTable();

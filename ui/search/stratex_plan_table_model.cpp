@@ -4,6 +4,7 @@
 #include <QLocale>
 
 #include "core/hardware/cluster_description.h"
+#include "core/megatron/strategy_search.h"
 
 namespace stratex::ui {
 
@@ -54,6 +55,50 @@ const megatron::PlanRobustness* StratexPlanTableModel::robustness(int row) const
     return row >= 0 && std::size_t(row) < m_robustness.size() ? &m_robustness[std::size_t(row)] : nullptr;
 }
 
+const megatron::PlanEvidence* StratexPlanTableModel::evidence(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_evidence.size() ? &m_evidence[std::size_t(row)] : nullptr;
+}
+
+QVariant StratexPlanTableModel::evidenceData(int row, int role) const
+{
+    const megatron::PlanEvidence* e = evidence(row);
+    if (!e)
+        return role == Qt::UserRole ? QVariant(0) : QVariant();
+    if (role == Qt::UserRole)
+        return int(e->notes.size());
+    if (role == Qt::ToolTipRole) {
+        if (!e->extrapolated)
+            return tr("Inside what the reference runs cover (resources/reference-runs)");
+        QString text = tr("Extrapolated: ranked as if %1 % slower, outside what the reference runs cover:")
+                           .arg(megatron::kExtrapolationUncertainty * 100, 0, 'f', 0);
+        for (const std::string& note : e->notes)
+            text += QStringLiteral("\n• ") + QString::fromStdString(note);
+        return text;
+    }
+    return e->extrapolated ? tr("⚠ extrapolated") : tr("covered");
+}
+
+QVariant StratexPlanTableModel::twinsData(int row, int role) const
+{
+    const Estimate* e = plan(row);
+    const std::vector<megatron::ParallelStrategy>* twins
+        = row >= 0 && std::size_t(row) < m_twins.size() ? &m_twins[std::size_t(row)] : nullptr;
+    if (!e || !twins)
+        return role == Qt::UserRole ? QVariant(0) : QVariant();
+    if (role == Qt::UserRole)
+        return int(twins->size());
+    if (role == Qt::ToolTipRole) {
+        if (twins->empty())
+            return tr("No other plan is predicted equal to the ms and the MB");
+        QString text = tr("Predicted equal to the ms and the MB, shown as this row:");
+        for (const megatron::ParallelStrategy& twin : *twins)
+            text += QStringLiteral("\n• ") + QString::fromStdString(twin.notation());
+        return text;
+    }
+    return QString::fromStdString(megatron::twinsLine(e->strategy, *twins));
+}
+
 static QString rankRangeText(const megatron::RankRange& range)
 {
     return range.best == range.worst ? QString::number(range.best)
@@ -96,12 +141,16 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     const megatron::ParallelStrategy& s = e->strategy;
     if (role == Qt::TextAlignmentRole) {
         const bool text
-            = index.column() == RecomputeColumn || index.column() == ScheduleColumn || index.column() == LayoutColumn;
+            = index.column() == RecomputeColumn || index.column() == ScheduleColumn || index.column() == LayoutColumn
+            || index.column() == EvidenceColumn || index.column() == TwinsColumn;
         return int((text ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
     }
     const bool robustnessColumn = index.column() == RankRangeColumn || index.column() == RobustColumn;
     if (robustnessColumn && (role == Qt::ToolTipRole || role == Qt::DisplayRole || role == Qt::UserRole))
         return robustnessData(index.row(), index.column(), role);
+    const bool ownColumn = index.column() == EvidenceColumn || index.column() == TwinsColumn;
+    if (ownColumn && (role == Qt::ToolTipRole || role == Qt::DisplayRole || role == Qt::UserRole))
+        return index.column() == EvidenceColumn ? evidenceData(index.row(), role) : twinsData(index.row(), role);
     if (role == Qt::ToolTipRole)
         return QString::fromStdString(s.notation());
     const bool raw = role == Qt::UserRole;
@@ -189,6 +238,12 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
                       "model is off");
         case RobustColumn:
             return tr("✓ ±10 %: the plan stays the fastest under every ±10 % what-if; ±5 %: only under ±5 %");
+        case EvidenceColumn:
+            return tr("Whether the plan's dimensions lie inside what measured runs cover; an extrapolated plan is "
+                      "ranked as if %1 % slower")
+                .arg(megatron::kExtrapolationUncertainty * 100, 0, 'f', 0);
+        case TwinsColumn:
+            return tr("Other plans predicted equal to the ms and the MB, shown as this one");
         default:
             return {};
         }
@@ -236,16 +291,23 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
         return tr("Rank ±10 %");
     case RobustColumn:
         return tr("Robust");
+    case EvidenceColumn:
+        return tr("Evidence");
+    case TwinsColumn:
+        return tr("Twins");
     default:
         return {};
     }
 }
 
-void StratexPlanTableModel::setPlans(std::vector<Estimate> plans, std::vector<megatron::PlanRobustness> robustness)
+void StratexPlanTableModel::setPlans(std::vector<Estimate> plans, std::vector<megatron::PlanRobustness> robustness,
+    std::vector<megatron::PlanEvidence> evidence, std::vector<std::vector<megatron::ParallelStrategy>> twins)
 {
     beginResetModel();
     m_plans = std::move(plans);
     m_robustness = robustness.size() == m_plans.size() ? std::move(robustness) : std::vector<megatron::PlanRobustness> {};
+    m_evidence = evidence.size() == m_plans.size() ? std::move(evidence) : std::vector<megatron::PlanEvidence> {};
+    m_twins = twins.size() == m_plans.size() ? std::move(twins) : std::vector<std::vector<megatron::ParallelStrategy>> {};
     endResetModel();
 }
 

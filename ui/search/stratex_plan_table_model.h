@@ -6,6 +6,7 @@
 #include <QAbstractTableModel>
 
 #include "core/megatron/estimate.h"
+#include "core/megatron/plan_evidence.h"
 #include "core/megatron/plan_robustness.h"
 
 namespace stratex::ui {
@@ -29,6 +30,9 @@ public:
         // How far the plan's rank holds when the model is off (megatron::rankingRobustness).
         RankRangeColumn,
         RobustColumn,
+        // Whether the plan lies inside what measured runs cover (megatron::PlanEvidence); the
+        // tooltip lists each dimension outside.
+        EvidenceColumn,
         TpColumn,
         PpColumn,
         VppColumn,
@@ -42,6 +46,8 @@ public:
         MicroBatchColumn,
         ScheduleColumn,
         LayoutColumn,
+        // The plan's twins (predicted equal to the ms and the MB), "also: cp4 mbs2, …".
+        TwinsColumn,
         ColumnCount
     };
 
@@ -52,17 +58,24 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    // `robustness`: one entry per plan, or empty (a plan file: the columns show a dash).
-    void setPlans(std::vector<megatron::Estimate> plans, std::vector<megatron::PlanRobustness> robustness = {});
+    // `robustness`, `evidence`, `twins`: one entry per plan, or empty (a plan file has no robustness
+    // nor twins: the columns show a dash; no evidence: the column is blank).
+    void setPlans(std::vector<megatron::Estimate> plans, std::vector<megatron::PlanRobustness> robustness = {},
+        std::vector<megatron::PlanEvidence> evidence = {}, std::vector<std::vector<megatron::ParallelStrategy>> twins = {});
     const std::vector<megatron::Estimate>& plans() const { return m_plans; }
     const megatron::Estimate* plan(int row) const;
     const megatron::PlanRobustness* robustness(int row) const;
+    const megatron::PlanEvidence* evidence(int row) const;
 
 private:
     QVariant robustnessData(int row, int column, int role) const;
+    QVariant evidenceData(int row, int role) const;
+    QVariant twinsData(int row, int role) const;
 
     std::vector<megatron::Estimate> m_plans;
     std::vector<megatron::PlanRobustness> m_robustness;
+    std::vector<megatron::PlanEvidence> m_evidence;
+    std::vector<std::vector<megatron::ParallelStrategy>> m_twins;
 };
 
 // "even" or "first 3 / last 5" (Megatron's --decoder-first/last-pipeline-num-layers).

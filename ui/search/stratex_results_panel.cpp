@@ -162,9 +162,17 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                                .arg(c.toString(hardware::mbToGib(outcome.memory_limit_mb), 'f', 1));
     if (!result.best.empty()) {
         const megatron::Estimate& best = result.best.front();
+        QString evidence;
+        if (!result.evidence.empty() && result.evidence.front().extrapolated) {
+            QStringList notes;
+            for (const std::string& note : result.evidence.front().notes)
+                notes << QString::fromStdString(note).toHtmlEscaped();
+            evidence = QStringLiteral("<br>") + tr("⚠ Extrapolated: %1").arg(notes.join(QStringLiteral("; ")));
+        }
         m_best->setText(tr("<b>%1</b>: %2<br>%3")
                             .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
-                                QString::fromStdString(best.strategy.notation()).toHtmlEscaped()));
+                                QString::fromStdString(best.strategy.notation()).toHtmlEscaped())
+            + evidence);
         m_best->setToolTip(iterationBreakdown(best));
     } else {
         QString text
@@ -201,7 +209,7 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
     }
     m_stats->setText(stats);
 
-    m_model->setPlans(result.best, outcome.robustness);
+    m_model->setPlans(result.best, outcome.robustness, result.evidence, result.twins);
     m_table->sortByColumn(StratexPlanTableModel::RankColumn, Qt::AscendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);

@@ -3,6 +3,10 @@
 // simulated makespan, its top plans are those of an exhaustive search, the space holds every
 // dividing degree on any node count, and the answer does not depend on the thread count. Also
 // the strategy's JSON and the plan file round-trip.
+#include <cmath>
+#include <map>
+#include <tuple>
+
 #include <QtTest>
 
 #include "core/common/error.h"
@@ -98,38 +102,124 @@ private Q_SLOTS:
         QTest::addColumn<int>("nodes");
         QTest::addColumn<int>("gpusPerNode");
         QTest::addColumn<int>("globalBatch");
-        QTest::newRow("llama2-7b, 16 GPUs") << "llama2-7b" << 2 << 8 << 32;
-        QTest::newRow("llama2-13b, 24 GPUs (3 nodes)") << "llama2-13b" << 3 << 8 << 48;
-        QTest::newRow("mixtral-8x7b, 32 GPUs") << "mixtral-8x7b" << 4 << 8 << 64;
+        QTest::addColumn<bool>("withCoverage");
+        QTest::newRow("llama2-7b, 16 GPUs") << "llama2-7b" << 2 << 8 << 32 << false;
+        QTest::newRow("llama2-13b, 24 GPUs (3 nodes)") << "llama2-13b" << 3 << 8 << 48 << false;
+        QTest::newRow("mixtral-8x7b, 32 GPUs") << "mixtral-8x7b" << 4 << 8 << 64 << false;
+        QTest::newRow("llama2-13b, 24 GPUs, evidence") << "llama2-13b" << 3 << 8 << 48 << true;
+        QTest::newRow("mixtral-8x7b, 32 GPUs, evidence") << "mixtral-8x7b" << 4 << 8 << 64 << true;
     }
 
+    // The search's plans are the exhaustive ranking's, twins grouped (equal to the ms and the MB,
+    // same evidence) and, with a coverage, extrapolated plans ranked by their raised time.
     void topPlansAreTheExhaustiveOnes()
     {
         QFETCH(QString, model);
         QFETCH(int, nodes);
         QFETCH(int, gpusPerNode);
         QFETCH(int, globalBatch);
+        QFETCH(bool, withCoverage);
         StrategySearchRequest r = request(model.toUtf8().constData(), "a100-80gb", nodes, gpusPerNode, globalBatch);
         r.top = 5;
         r.space.max_micro_batch_size = 2;
+        if (withCoverage) {
+            EvidenceCoverage coverage = bundledCoverage();
+            coverage.max_tp = 2; // some of the fastest plans extrapolated
+            coverage.max_dp_by_zero = { 4, 4, 4, 4 };
+            r.coverage = coverage;
+        }
         NullProgress progress;
         const StrategySearchResult found = searchStrategies(r, progress);
         QVERIFY(!found.best.empty());
         QVERIFY(found.stats.simulated < found.stats.bounded); // the bound pruned something
 
         const HardwareModel hw(r.cluster, r.efficiency);
-        std::vector<Estimate> all;
+        struct Plan {
+            Estimate estimate;
+            bool extrapolated = false;
+            double key = 0;
+        };
+        std::vector<Plan> all;
         for (const ParallelStrategy& s : enumerateStrategies(r)) {
             Estimate e = estimate(r.model, s, hw);
-            if (e.problems.empty() && e.fits)
-                all.push_back(std::move(e));
+            if (!e.problems.empty() || !e.fits)
+                continue;
+            const bool extrapolated = r.coverage && planEvidence(*r.coverage, r.model, r.cluster, s).extrapolated;
+            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
+            all.push_back({ std::move(e), extrapolated, key });
         }
-        std::ranges::sort(all, sameOrder);
-        QCOMPARE(found.best.size(), std::min<std::size_t>(5, all.size()));
+        std::ranges::sort(all, [](const Plan& a, const Plan& b) {
+            if (a.key != b.key)
+                return a.key < b.key;
+            return sameOrder(a.estimate, b.estimate);
+        });
+        // Groups in order of their first member.
+        std::vector<std::vector<const Plan*>> groups;
+        std::map<std::tuple<long long, long long, bool>, std::size_t> groupOf;
+        for (const Plan& p : all) {
+            const auto [at, added] = groupOf.try_emplace(
+                { std::llround(p.estimate.iteration_ms), std::llround(p.estimate.peak_memory_mb), p.extrapolated },
+                groups.size());
+            if (added)
+                groups.emplace_back();
+            groups[at->second].push_back(&p);
+        }
+        QCOMPARE(found.best.size(), std::min<std::size_t>(5, groups.size()));
+        QCOMPARE(found.twins.size(), found.best.size());
+        QCOMPARE(found.evidence.size(), found.best.size());
         for (std::size_t i = 0; i < found.best.size(); ++i) {
-            QCOMPARE(found.best[i].strategy.notation(), all[i].strategy.notation());
-            QCOMPARE(found.best[i].iteration_ms, all[i].iteration_ms);
+            QCOMPARE(found.best[i].strategy.notation(), groups[i].front()->estimate.strategy.notation());
+            QCOMPARE(found.best[i].iteration_ms, groups[i].front()->estimate.iteration_ms);
+            QCOMPARE(found.evidence[i].extrapolated, groups[i].front()->extrapolated);
+            QCOMPARE(found.twins[i].size() + 1, groups[i].size());
+            for (std::size_t k = 0; k < found.twins[i].size(); ++k)
+                QCOMPARE(found.twins[i][k].notation(), groups[i][k + 1]->estimate.strategy.notation());
         }
+    }
+
+    // Issue 22: ring CP 2-16 with micro-batch 1-8 predicted equal to the ms filled the top plans of
+    // Llama 3 70B on 64 H100. Twins are one entry: no two kept plans are equal to the ms and the MB.
+    void twinsAreShownAsOne()
+    {
+        StrategySearchRequest r = request("llama3-70b", "h100-80gb", 8, 8, 128);
+        r.top = 10;
+        r.threads = 2;
+        NullProgress progress;
+        const StrategySearchResult result = searchStrategies(r, progress);
+        QCOMPARE(result.twins.size(), result.best.size());
+        std::size_t twins = 0;
+        for (std::size_t i = 0; i < result.best.size(); ++i) {
+            for (std::size_t j = i + 1; j < result.best.size(); ++j) {
+                const bool equal = std::llround(result.best[i].iteration_ms) == std::llround(result.best[j].iteration_ms)
+                    && std::llround(result.best[i].peak_memory_mb) == std::llround(result.best[j].peak_memory_mb);
+                QVERIFY2(!equal, (result.best[i].strategy.notation() + " and " + result.best[j].strategy.notation()).c_str());
+            }
+            const HardwareModel hw(r.cluster, r.efficiency);
+            for (const ParallelStrategy& twin : result.twins[i]) {
+                const Estimate e = estimate(r.model, twin, hw);
+                QCOMPARE(std::llround(e.iteration_ms), std::llround(result.best[i].iteration_ms));
+                QCOMPARE(std::llround(e.peak_memory_mb), std::llround(result.best[i].peak_memory_mb));
+                QVERIFY(!twinDifference(result.best[i].strategy, twin).empty());
+                ++twins;
+            }
+        }
+        QVERIFY2(twins > 0, "no twins in this search: the test shows nothing");
+        QVERIFY(twinsLine(result.best.front().strategy, {}).empty());
+    }
+
+    void twinDifferenceNamesWhatDiffers()
+    {
+        ParallelStrategy a;
+        a.tp = 8;
+        a.dp = 8;
+        a.micro_batch_size = 1;
+        ParallelStrategy b = a;
+        b.cp = 4;
+        b.dp = 2;
+        b.micro_batch_size = 2;
+        QCOMPARE(twinDifference(a, b), std::string("cp4 dp2 mbs2"));
+        QCOMPARE(twinDifference(b, a), std::string("cp1 dp8 mbs1"));
+        QCOMPARE(twinsLine(a, { b, b, b }, 2), std::string("also: cp4 dp2 mbs2, cp4 dp2 mbs2 and 1 more"));
     }
 
     void spaceHoldsEveryDividingDegree()
