@@ -50,8 +50,8 @@ int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::
     for (const std::string& assumption : plan.assumptions)
         printErr("note: " + plan.file + ": " + assumption + "\n");
     const exporting::ExportedFile file = exporting::exportPlanFile(format, plan);
-    for (const std::string& warning : file.warnings)
-        printErr("warning: " + warning + "\n");
+    for (const exporting::ExportNote& note : file.notes)
+        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
     if (parser.isSet(QStringLiteral("out")))
         writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
             file.executable ? FileMode::Executable : FileMode::Regular);
@@ -124,8 +124,8 @@ int runExport(const QStringList& args)
     }
 
     const exporting::ExportedFile file = exporting::exportPlan(format, plan, run.settings, context);
-    for (const std::string& warning : file.warnings)
-        printErr("warning: " + warning + "\n");
+    for (const exporting::ExportNote& note : file.notes)
+        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
     if (parser.isSet(QStringLiteral("out")))
         writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
             file.executable ? FileMode::Executable : FileMode::Regular);

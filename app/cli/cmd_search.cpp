@@ -232,8 +232,8 @@ int runSearch(const QStringList& args)
         if (!parser.isSet(option))
             continue;
         const exporting::ExportedFile file = exporting::exportPlan(format, *result.best, settings, context);
-        for (const std::string& warning : file.warnings)
-            printErr("warning: " + warning + "\n");
+        for (const exporting::ExportNote& note : file.notes)
+            printErr("warning: " + exporting::exportNoteLine(note) + "\n");
         writeFileAtomically(
             parser.value(option).toStdString(), file.text, file.executable ? FileMode::Executable : FileMode::Regular);
     }
