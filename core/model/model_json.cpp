@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model_json.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include "core/common/error.h"
 #include "core/model/model_presets.h"
 
@@ -16,8 +19,14 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         { "qkv_bias", model.qkv_bias } };
     // The facts added later are written where they say something, so a file of a model without
     // them reads as before.
-    if (model.position == PositionEmbedding::Rope)
-        json["rotary_base"] = model.rotary_base;
+    if (model.position == PositionEmbedding::Rope) {
+        // An integral base as an integer, as the HF configs give it (500000, not 500000.0).
+        const double base = model.rotary_base;
+        if (base == std::floor(base) && base < 9e15)
+            json["rotary_base"] = static_cast<std::int64_t>(base);
+        else
+            json["rotary_base"] = base;
+    }
     if (model.rope_scaling) {
         const RopeScaling& r = *model.rope_scaling;
         json["rope_scaling"] = { { "factor", r.factor }, { "low_freq_factor", r.low_freq_factor },
