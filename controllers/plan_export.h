@@ -22,8 +22,8 @@ struct PlanExport {
         exporting::ExportedFile exported;
     };
     std::vector<File> files; // one, or the set in exportSet's order
-    // What the export says the user must know, of every file (the Megatron version does not fit
-    // the memory, a per-layer choice the framework cannot express, ...).
+    // Every note of every file (exporting::ExportNote: the Megatron version does not fit the
+    // memory, a per-layer choice the framework cannot express, ...), shown before writing.
     QStringList warnings;
 };
 

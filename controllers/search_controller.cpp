@@ -286,8 +286,8 @@ bool SearchController::exportSelectedPlan(exporting::ExportFormat format, const 
     if (!exported)
         return false;
     if (warnings) {
-        for (const std::string& warning : exported->warnings)
-            *warnings << QString::fromStdString(warning);
+        for (const exporting::ExportNote& note : exported->notes)
+            *warnings << QString::fromStdString(exporting::exportNoteLine(note));
     }
     return saveTextFile(path, exported->text, error, exported->executable);
 }
@@ -312,8 +312,8 @@ std::optional<PlanExport> SearchController::exportedSelectedPlan(
         std::optional<exporting::ExportedFile> file = exportedFile(*m_outcome, plan, member.format, error, fallback);
         if (!file)
             return std::nullopt;
-        for (const std::string& warning : file->warnings) {
-            const QString line = QString::fromStdString(warning);
+        for (const exporting::ExportNote& note : file->notes) {
+            const QString line = QString::fromStdString(exporting::exportNoteLine(note));
             if (!out.warnings.contains(line))
                 out.warnings << line;
         }

@@ -256,8 +256,8 @@ std::optional<PlanExport> StratexSearchController::exportPlan(
     try {
         for (const exporting::ExportSetFile& member : exporting::exportSet(target)) {
             exporting::ExportedFile file = exporting::exportPlanFileText(member.format, text, name);
-            for (const std::string& warning : file.warnings) {
-                const QString line = QString::fromStdString(warning);
+            for (const exporting::ExportNote& note : file.notes) {
+                const QString line = QString::fromStdString(exporting::exportNoteLine(note));
                 if (!out.warnings.contains(line))
                     out.warnings << line;
             }

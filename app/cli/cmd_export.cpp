@@ -50,8 +50,8 @@ int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::
     for (const std::string& assumption : plan.assumptions)
         printErr("note: " + plan.file + ": " + assumption + "\n");
     const exporting::ExportedFile file = exporting::exportPlanFile(format, plan);
-    for (const std::string& warning : file.warnings)
-        printErr("warning: " + warning + "\n");
+    for (const exporting::ExportNote& note : file.notes)
+        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
     if (parser.isSet(QStringLiteral("out")))
         writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
             file.executable ? FileMode::Executable : FileMode::Regular);
@@ -79,8 +79,9 @@ int runExport(const QStringList& args)
             "A Stratex plan file (\"format\": \"stratex-plan\", from search --cost-model stratex) carries a "
             "Megatron-space strategy (TP, PP with virtual stages, CP, EP/ETP, DP with ZeRO 0-3, recompute, FP8) with "
             "its model and cluster: give only --strategy, --to and --out. Megatron-LM, torchtitan and the schedule "
-            "CSV take every dimension (re-costed where the framework runs something else); Galvatron and PaddleNLP "
-            "refuse virtual stages, context and expert parallelism."));
+            "CSV take every dimension (re-costed where the framework runs something else); Galvatron takes context and "
+            "expert parallelism, PaddleNLP neither; both refuse virtual stages. Every approximation or refusal is "
+            "printed as a warning and written as a comment where the file has comments."));
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The strategy JSON."));
     parser.option(QStringLiteral("to"), formatNames().join(QLatin1Char('|')), QStringLiteral("Output format."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"), QStringLiteral("Output file (default: stdout)."));
@@ -124,8 +125,8 @@ int runExport(const QStringList& args)
     }
 
     const exporting::ExportedFile file = exporting::exportPlan(format, plan, run.settings, context);
-    for (const std::string& warning : file.warnings)
-        printErr("warning: " + warning + "\n");
+    for (const exporting::ExportNote& note : file.notes)
+        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
     if (parser.isSet(QStringLiteral("out")))
         writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
             file.executable ? FileMode::Executable : FileMode::Regular);

@@ -238,8 +238,8 @@ int runSearch(const QStringList& args)
             continue;
         exported.push_back(exporting::exportPlan(format, *result.best, settings, context));
         const exporting::ExportedFile& file = exported.back();
-        for (const std::string& warning : file.warnings)
-            printErr("warning: " + warning + "\n");
+        for (const exporting::ExportNote& note : file.notes)
+            printErr("warning: " + exporting::exportNoteLine(note) + "\n");
         outputs.push_back({ parser.value(option).toStdString(),
             [&file](const ContentSink& sink) { sink(file.text); },
             file.executable ? FileMode::Executable : FileMode::Regular });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/export/galvatron_config.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "core/export/shell_quote.h"
@@ -30,6 +31,12 @@ nlohmann::ordered_json galvatronConfigJson(const galvatron::Plan& plan)
     nlohmann::ordered_json json;
     json["pp_deg"] = plan.layers.empty() ? plan.pp : plan.layers.front().pp;
     json["tp_sizes_enc"] = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.tpsp(); });
+    // Galvatron main's per-layer context parallelism (utils/config_utils.py config2strategy: absent
+    // means 1 everywhere), written only when a layer has it.
+    const bool contextParallel
+        = std::any_of(plan.layers.begin(), plan.layers.end(), [](const galvatron::LayerStrategy& s) { return s.cp > 1; });
+    if (contextParallel)
+        json["cp_sizes_enc"] = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.cp; });
     json["tp_consecutive_flags"] = perLayer(plan, [](const galvatron::LayerStrategy&) { return 1; });
     json["dp_types_enc"]
         = perLayer(plan, [](const galvatron::LayerStrategy& s) { return s.dp_type == galvatron::DpType::Zero3 ? 1 : 0; });
@@ -46,6 +53,8 @@ nlohmann::ordered_json galvatronConfigJson(const galvatron::Plan& plan)
     json["default_dp_type"] = std::string(galvatron::dpTypeName(plan.default_dp_type));
     json["vtp"] = plan.vtp();
     json["vsp"] = plan.vsp();
+    if (contextParallel || plan.embedding.cp > 1)
+        json["vcp"] = plan.embedding.cp;
     json["embed_sdp"] = plan.embedSdp();
     return json;
 }

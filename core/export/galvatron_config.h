@@ -16,6 +16,8 @@ namespace stratex::exporting {
 // tp_consecutive_flags (always 1), dp_types_enc (1 = ZeRO-3), use_sp, checkpoint, world_size,
 // global_bsz, chunks, pp_division, pipeline_type, default_dp_type, vtp, vsp, embed_sdp - in that
 // order, per-layer values comma-separated: what its search writes (the CLI's --json "strategy").
+// A plan with context parallelism adds "cp_sizes_enc" after tp_sizes_enc and "vcp" after vsp
+// (Galvatron main's utils/config_utils.py config2strategy reads both, 1 when absent).
 nlohmann::ordered_json galvatronConfigJson(const galvatron::Plan& plan);
 
 // The strategy file Galvatron's runtimes load: galvatronConfigJson plus "vocab_sdp", the key

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/common/error.h"
+#include "core/export/galvatron_config.h"
 #include "core/export/plan_file_checks.h"
 #include "core/galvatron/model_settings.h"
 
@@ -22,15 +23,26 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
         refuse("virtual pipeline stages (vpp " + std::to_string(s.vpp) + ")",
             "the runtime runs one model chunk per pipeline stage; export it to Megatron-LM or torchtitan, or plan "
             "with vpp 1");
-    if (s.cp > 1)
-        refuse("context parallelism (cp " + std::to_string(s.cp) + ")",
-            "its sequence parallelism is Ulysses' all-to-all over heads, not ring attention; plan with cp 1");
-    if (s.ep > 1 || s.etp > 1)
+    const bool paddle = target == "PaddleNLP";
+    const bool ulysses = s.cp > 1 && s.cp_comm_type == megatron::CpCommType::A2a;
+    if (ulysses && s.tp > 1)
+        refuse("Ulysses context parallelism (cp " + std::to_string(s.cp) + ", a2a) beside tp "
+                + std::to_string(s.tp),
+            "its Ulysses sequence parallelism (use_sp / usp_flag) runs over the layer's TP group in place of "
+            "Megatron TP; Galvatron's comm_groups.py asserts the two are not both > 1");
+    if (s.cp > 1 && !ulysses && paddle)
+        refuse("ring context parallelism (cp " + std::to_string(s.cp) + ")",
+            "the port's fine-grained config has no context-parallel key, only Ulysses (usp_flag_list); plan with "
+            "cp 1 or cp_comm_type a2a and tp 1");
+    if ((s.ep > 1 || s.etp > 1) && paddle)
         refuse("expert parallelism (ep " + std::to_string(s.ep) + ", etp " + std::to_string(s.etp) + ")",
-            "it has no expert-parallel degree; plan with ep 1 and etp 1");
+            "the port's fine-grained config has no expert-parallel key and its model no experts; plan with ep 1 "
+            "and etp 1");
 
     GalvatronPlan out;
-    const auto note = [&](const std::string& text) { out.warnings.push_back(std::string(target) + ": " + text); };
+    const auto note = [&](std::string field, const std::string& text) {
+        addExportNote(out.notes, ExportNoteKind::Approximation, std::move(field), std::string(target) + ": " + text);
+    };
     galvatron::SearchSettings& settings = out.settings;
     settings.num_nodes = file.cluster.num_nodes;
     settings.num_gpus_per_node = file.cluster.gpus_per_node;
@@ -42,7 +54,7 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
     settings.min_bsz = settings.max_bsz = s.global_batch_size;
     galvatron::setModelShape(settings, file.model);
     if (s.precision == megatron::Precision::Fp8)
-        note("FP8 planned; Galvatron's runtimes train in bf16 (the plan's time assumed FP8 GEMMs)");
+        note("strategy.precision", "FP8 planned; Galvatron's runtimes train in bf16 (the plan's time assumed FP8 GEMMs)");
 
     galvatron::DpType dpType = galvatron::DpType::Ddp;
     if (s.dp > 1 && s.zero == 3)
@@ -50,18 +62,21 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
     else if (s.dp > 1 && s.zero >= 1)
         dpType = galvatron::DpType::Zero2;
     if (s.dp > 1 && s.zero == 1)
-        note("ZeRO-1 planned; written as ZeRO-2 (no ZeRO-1 here; gradients are sharded too: less memory)");
+        note("strategy.zero", "ZeRO-1 planned; written as ZeRO-2 (no ZeRO-1 here; gradients are sharded too: less memory)");
     settings.default_dp_type = dpType == galvatron::DpType::Ddp ? galvatron::DpType::Ddp : galvatron::DpType::Zero2;
     const bool checkpoint = s.recompute != megatron::Recompute::None;
     if (s.recompute == megatron::Recompute::Selective)
-        note("selective recompute planned; written as checkpointing every layer (less memory, more time)");
+        note("strategy.recompute", "selective recompute planned; written as checkpointing every layer (less memory, more time)");
     if (s.recompute == megatron::Recompute::Full && s.recompute_num_layers > 1)
-        note("full recompute in groups of " + std::to_string(s.recompute_num_layers)
+        note("strategy.recompute_num_layers", "full recompute in groups of " + std::to_string(s.recompute_num_layers)
             + " layers planned; every layer is checkpointed on its own (a little more memory)");
     if (s.schedule == megatron::PipelineSchedule::ZbH1)
-        note("ZB-H1 planned; written as 1F1B (PipeDream-flush), which has no deferred weight gradients");
+        note("strategy.schedule", "ZB-H1 planned; written as 1F1B (PipeDream-flush), which has no deferred weight gradients");
     if (!s.flash_attention)
-        note("unfused attention planned; the runtime uses its own attention kernel");
+        note("strategy.flash_attention",
+            paddle ? "unfused attention planned; written with flash attention (--use_flash_attention true: less "
+                     "memory than planned)"
+                   : "unfused attention planned; the runtime uses its own attention kernel");
 
     galvatron::Plan& p = out.plan;
     p.gbsz = s.global_batch_size;
@@ -69,12 +84,26 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
     p.pp = s.pp;
     p.world = s.world();
     p.pp_division = megatron::stageLayerCounts(s, file.model.num_layers);
-    p.pipeline_type = galvatron::PipelineType::PipeDreamFlush;
+    // "gpipe" in the plan file: both runtimes have it (Galvatron's pipeline_type, the port's FThenB).
+    p.pipeline_type = file.gpipe ? galvatron::PipelineType::GPipe : galvatron::PipelineType::PipeDreamFlush;
     p.default_dp_type = settings.default_dp_type;
+    // Ulysses is Galvatron's sp (use_sp, tp_sizes_enc the Ulysses degree); ring CP its cp.
+    const int sp = ulysses ? s.cp : 1;
+    const int cp = s.cp > 1 && !ulysses ? s.cp : 1;
+    if (file.model.moe) {
+        out.ep = s.ep;
+        // Megatron's --expert-tensor-parallel-size defaults to the TP degree (validate_args).
+        out.tp_of_ep = s.etp > 0 ? s.etp : s.tp;
+        note("model.moe", "MoE: launch with a model whose is_moe_model is set (Galvatron builds expert groups only "
+                          "then); ep " + std::to_string(out.ep) + ", tp_of_ep " + std::to_string(out.tp_of_ep)
+                + " per layer");
+    }
     for (int i = 0; i < file.model.num_layers; ++i) {
         galvatron::LayerStrategy layer;
         layer.pp = s.pp;
         layer.tp = s.tp;
+        layer.sp = sp;
+        layer.cp = cp;
         layer.dp = s.dp;
         layer.dp_type = dpType;
         layer.checkpoint = checkpoint;
@@ -82,9 +111,34 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
     }
     p.embedding.pp = s.pp;
     p.embedding.tp = s.tp;
+    p.embedding.sp = sp;
+    p.embedding.cp = cp;
     p.embedding.dp = s.dp;
     p.embedding.dp_type = dpType;
     return out;
+}
+
+std::string galvatronPlanFileText(const GalvatronPlan& g, const megatron::PlanFile& file)
+{
+    const nlohmann::ordered_json json = strategyFileJson(g.plan, g.settings, file.model, file.cluster);
+    if (!file.model.moe)
+        return json.dump(4);
+    // hybrid_parallel_config.py reads them by name, one value per layer (str2array).
+    std::string ep;
+    std::string etp;
+    for (std::size_t i = 0; i < g.plan.layers.size(); ++i) {
+        ep += (i ? "," : "") + std::to_string(g.ep);
+        etp += (i ? "," : "") + std::to_string(g.tp_of_ep);
+    }
+    nlohmann::ordered_json out;
+    for (const auto& [key, value] : json.items()) {
+        out[key] = value;
+        if (key == "dp_types_enc") {
+            out["ep_sizes_enc"] = ep;
+            out["tp_of_ep_sizes_enc"] = etp;
+        }
+    }
+    return out.dump(4);
 }
 
 } // namespace stratex::exporting

@@ -33,6 +33,13 @@ std::string layerRange(int first, int last)
                          : "layers " + std::to_string(first) + "-" + std::to_string(last);
 }
 
+// A comment of the script that is also a note of the export (export_note.h).
+void approximate(MegatronArgs& m, std::string field, const std::string& text)
+{
+    m.comments.push_back(text);
+    addExportNote(m.notes, ExportNoteKind::Approximation, std::move(field), "Megatron-LM: " + text);
+}
+
 // Runs of consecutive layers with the same remark: "layers 0-7: tp 1 (...)".
 void addLayerComments(MegatronArgs& m, const std::vector<std::string>& remarks)
 {
@@ -42,7 +49,7 @@ void addLayerComments(MegatronArgs& m, const std::vector<std::string>& remarks)
         while (j + 1 < remarks.size() && remarks[j + 1] == remarks[i])
             ++j;
         if (!remarks[i].empty())
-            m.comments.push_back(layerRange(int(i), int(j)) + ": " + remarks[i]);
+            approximate(m, "tp_sizes_enc", layerRange(int(i), int(j)) + ": " + remarks[i]);
         i = j + 1;
     }
 }
@@ -88,7 +95,8 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
     m.run.micro_batch_size = int(std::max(1LL, (plan.gbsz + perStep - 1) / perStep));
     const auto reject = [&](const std::string& what) {
         m.comments.push_back("Megatron-LM will reject this: " + what);
-        m.warnings.push_back("Megatron-LM will reject the exported arguments: " + what);
+        addExportNote(m.notes, ExportNoteKind::Refusal, "arguments",
+            "Megatron-LM will reject the exported arguments: " + what);
     };
     if (plan.gbsz % perStep != 0)
         reject("global batch " + std::to_string(plan.gbsz)
@@ -138,7 +146,7 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
             leading = leading && ckpt == (position < perStage[std::size_t(stageOf[std::size_t(i)])]);
         }
         if (!exact)
-            m.comments.push_back("the plan recomputes (per stage) " + joined(perStage) + " layers"
+            approximate(m, "checkpoint", "the plan recomputes (per stage) " + joined(perStage) + " layers"
                 + (leading ? "" : ", not always the first ones") + "; Megatron's block method recomputes the first "
                 + std::to_string(mostPerStage) + " of every stage (at least as much memory saved, more time)");
     }
@@ -155,7 +163,7 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
             int zero3 = 0;
             for (const galvatron::LayerStrategy& s : plan.layers)
                 zero3 += s.dp > 1 && s.dp_type == galvatron::DpType::Zero3 ? 1 : 0;
-            m.comments.push_back("per-layer ZeRO is not expressible (ZeRO-3 on " + std::to_string(zero3) + " of "
+            approximate(m, "dp_types_enc", "per-layer ZeRO is not expressible (ZeRO-3 on " + std::to_string(zero3) + " of "
                 + std::to_string(layers)
                 + " layers): every layer runs Megatron-FSDP's ZeRO-3, with less memory and more communication "
                   "than planned");
@@ -163,16 +171,16 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
     } else if (m.run.data_parallel > 1 && mix.any_zero2) {
         m.run.data_parallel_kind = MegatronDataParallel::DistributedOptimizer;
         exportedDpType = galvatron::DpType::Zero2;
-        m.comments.push_back("ZeRO-2 runs as Megatron's distributed optimizer: optimizer states sharded, gradient "
+        approximate(m, "default_dp_type", "ZeRO-2 runs as Megatron's distributed optimizer: optimizer states sharded, gradient "
                              "buffers whole (re-costed as ZeRO-2, which does not count that difference)");
     }
     if (plan.embedSdp() == 1 && m.run.data_parallel_kind == MegatronDataParallel::MegatronFsdp)
-        m.comments.push_back("embedding / LM head: ZeRO-3 planned; Megatron-FSDP shards transformer layers only");
+        approximate(m, "embed_sdp", "embedding / LM head: ZeRO-3 planned; Megatron-FSDP shards transformer layers only");
     else if (plan.embedSdp() == 1)
-        m.comments.push_back("embedding / LM head: ZeRO-3 planned; Megatron shards its optimizer states at most");
+        approximate(m, "embed_sdp", "embedding / LM head: ZeRO-3 planned; Megatron shards its optimizer states at most");
     if (plan.vtp() != m.run.tensor_parallel * m.run.context_parallel
         || plan.vsp() != (m.run.context_parallel > 1 ? 1 : 0))
-        m.comments.push_back("embedding / LM head: vtp " + std::to_string(plan.vtp())
+        approximate(m, "vtp", "embedding / LM head: vtp " + std::to_string(plan.vtp())
             + (plan.vsp() ? " as Ulysses SP" : "") + "; Megatron splits the vocabulary over the model's TP group");
 
     // Layers Megatron cannot give their own degrees or DP flavour.
@@ -192,7 +200,7 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
     }
     addLayerComments(m, remarks);
     if (plan.pipeline_type == galvatron::PipelineType::GPipe)
-        m.comments.push_back("GPipe schedule: Megatron runs 1F1B (less activation memory than costed for the plan)");
+        approximate(m, "pipeline_type", "GPipe schedule: Megatron runs 1F1B (less activation memory than costed for the plan)");
 
     // What Megatron would refuse (validate_args, TransformerConfig.__post_init__).
     const int tp = m.run.tensor_parallel;
@@ -219,9 +227,10 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
     m.run.precision = settings.mixed_precision == galvatron::MixedPrecision::Bf16 ? MegatronPrecision::Bf16
         : settings.mixed_precision == galvatron::MixedPrecision::Fp16             ? MegatronPrecision::Fp16
                                                                              : MegatronPrecision::Fp32;
-    addMegatronModelArguments(m.arguments, model);
+    for (const std::string& difference : addMegatronModelArguments(m.arguments, model))
+        approximate(m, "model", difference);
     if (model.moe)
-        m.comments.push_back("expert parallelism: none (the plan has no EP degree; --expert-model-parallel-size 1)");
+        approximate(m, "model.moe", "expert parallelism: none (the plan has no EP degree; --expert-model-parallel-size 1)");
     addMegatronRunArguments(m.arguments, m.run, model.moe.has_value());
 
     const MegatronEnvironment environment
@@ -274,7 +283,8 @@ MegatronArgs megatronArgs(const galvatron::Plan& plan, const galvatron::SearchSe
         m.not_costed = std::string("the Megatron-LM version: ") + error.what();
     }
     if (m.recosted && !m.recosted->fits)
-        m.warnings.push_back("the Megatron-LM version does not fit the memory budget of "
+        addExportNote(m.notes, ExportNoteKind::Approximation, "memory",
+            "the Megatron-LM version does not fit the memory budget of "
             + std::to_string(m.recosted->budget.total_mb) + " MB per GPU: " + overBudget(*m.recosted));
     return m;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/galvatron/cost_model.h"
+#include "core/export/export_note.h"
 #include "core/export/megatron_flags.h"
 #include "core/model/model_description.h"
 #include "core/galvatron/evaluate.h"
@@ -34,7 +35,7 @@ struct MegatronArgs {
     MegatronArgumentList arguments; // the flags in megatron_flags.h's spelling
     std::string model_summary; // "model llama2-7b: 32 layers, hidden 4096, ..."
     std::vector<std::string> comments; // what Megatron cannot express, one line per item
-    std::vector<std::string> warnings; // what the user must know before launching
+    std::vector<ExportNote> notes; // every approximation and refusal (the comments, and the fit)
 
     // What Megatron runs, as a plan Stratex can cost, and the costs (when a cost model was given).
     galvatron::Plan exported;

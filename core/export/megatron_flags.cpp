@@ -2,6 +2,8 @@
 #include "core/export/megatron_flags.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "core/export/shell_quote.h"
 
@@ -12,6 +14,14 @@ namespace {
 std::string number(long long n)
 {
     return std::to_string(n);
+}
+
+// "8", "2.5", "0.25": a float flag's value with no trailing zeros.
+std::string decimal(double value)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
 }
 
 bool plainValue(const std::string& value)
@@ -93,15 +103,16 @@ std::string megatronModelSummary(const model::ModelDescription& model)
         + number(model.vocab_size) + " (the tokenizer's arguments set it)";
 }
 
-void addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescription& model)
+std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescription& model)
 {
+    std::vector<std::string> differences;
     const auto add
         = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
     add("--num-layers", number(model.num_layers));
     add("--hidden-size", number(model.hidden_size));
     add("--ffn-hidden-size", number(model.ffn_hidden_size));
     add("--num-attention-heads", number(model.num_heads));
-    if (model.num_kv_heads < model.num_heads) {
+    if (model.num_kv_heads < model.num_heads && !model.mla) {
         // core_transformer_config_from_args reads --num-query-groups only with --group-query-attention.
         add("--group-query-attention");
         add("--num-query-groups", number(model.num_kv_heads));
@@ -112,6 +123,49 @@ void addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescri
         add("--swiglu");
     add("--normalization", model.norm == model::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm");
     add("--position-embedding-type", model.position == model::PositionEmbedding::Rope ? "rope" : "learned_absolute");
+    if (model.position == model::PositionEmbedding::Rope) {
+        // arguments.py: --rotary-base type=int, default 10000.
+        const long long base = std::llround(model.rotary_base);
+        add("--rotary-base", number(base));
+        if (double(base) != model.rotary_base)
+            differences.push_back("RoPE base " + decimal(model.rotary_base) + ": Megatron's --rotary-base is an "
+                "integer, " + number(base) + " is written");
+        if (model.rope_scaling && !model.mla) {
+            // arguments.py --use-rope-scaling ("as used in llama3.x") and --rope-scaling-factor
+            // (default 8.0); rotary_pos_embedding.py _apply_scaling fixes the other three.
+            const model::RopeScaling& r = *model.rope_scaling;
+            add("--use-rope-scaling");
+            add("--rope-scaling-factor", decimal(r.factor));
+            if (r.low_freq_factor != 1.0 || r.high_freq_factor != 4.0 || r.original_max_positions != 8192)
+                differences.push_back("RoPE scaling low/high frequency factors " + decimal(r.low_freq_factor) + "/"
+                    + decimal(r.high_freq_factor) + " over " + number(r.original_max_positions)
+                    + " positions: Megatron's --use-rope-scaling fixes them at 1/4 over 8192");
+        }
+    }
+    if (model.mla) {
+        // _add_mla_args and TransformerConfig.multi_latent_attention; validate_args: MLA excludes
+        // --group-query-attention. gpt_layer_specs.py: with MLA, --qk-layernorm is the norm of the
+        // query and KV latents (DeepSeek's q_a_layernorm / kv_a_layernorm).
+        const model::MlaDescription& mla = *model.mla;
+        add("--multi-latent-attention");
+        if (mla.q_lora_rank > 0)
+            add("--q-lora-rank", number(mla.q_lora_rank));
+        add("--kv-lora-rank", number(mla.kv_lora_rank));
+        add("--qk-head-dim", number(mla.qk_nope_head_dim));
+        add("--qk-pos-emb-head-dim", number(mla.qk_rope_head_dim));
+        add("--v-head-dim", number(mla.v_head_dim));
+        add("--qk-layernorm");
+        // arguments.py --rope-type: "MLA takes yarn by default"; the model's own RoPE is plain
+        // unless it has the Llama 3.1 scaling, which Megatron's MLA does not apply.
+        add("--rope-type", "rope");
+        if (model.rope_scaling)
+            differences.push_back("RoPE scaling with multi-latent attention: Megatron's MLA applies YaRN or "
+                                  "none, not Llama 3.1's scaling (written without it)");
+    } else if (model.qk_norm) {
+        add("--qk-layernorm");
+    }
+    if (model.vocab_padding_multiple != 128)
+        add("--make-vocab-size-divisible-by", number(model.vocab_padding_multiple));
     if (!model.tied_embeddings)
         add("--untie-embeddings-and-output-weights");
     if (model.mlp == model::MlpKind::Gated) {
@@ -134,6 +188,7 @@ void addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescri
                 "([0]*" + number(moe.first_dense_layers) + "+[1]*" + number(model.num_layers - moe.first_dense_layers)
                     + ")");
     }
+    return differences;
 }
 
 MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp)

@@ -34,8 +34,14 @@ std::string megatronDataParallelText(MegatronDataParallel kind);
 std::string megatronModelSummary(const model::ModelDescription& model);
 
 // The architecture: --num-layers ... --normalization, --disable-bias-linear / --add-qkv-bias (gated
-// MLP models have no linear biases but, with qkv_bias, the Q/K/V ones), the MoE flags.
-void addMegatronModelArguments(MegatronArgumentList& args, const model::ModelDescription& model);
+// MLP models have no linear biases but, with qkv_bias, the Q/K/V ones), the RoPE base and Llama 3.1
+// scaling (--rotary-base, --use-rope-scaling --rope-scaling-factor), --qk-layernorm, multi-latent
+// attention (--multi-latent-attention with its ranks), the vocabulary padding
+// (--make-vocab-size-divisible-by) and the MoE flags. Returns what Megatron builds differently from
+// the model, one line each (empty: exactly the model): Megatron's Llama 3.1 scaling has fixed
+// low/high frequency factors 1 and 4 and original length 8192 (rotary_pos_embedding.py
+// _apply_scaling), its --rotary-base is an integer.
+std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& args, const model::ModelDescription& model);
 
 // The layer division of a pipeline in Megatron's terms.
 struct MegatronPipelineLayout {

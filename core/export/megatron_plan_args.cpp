@@ -47,6 +47,13 @@ MegatronPrecision precisionOf(megatron::Precision precision)
     return MegatronPrecision::Bf16;
 }
 
+// A comment of the script that is also a note of the export (export_note.h).
+void approximate(MegatronPlanArgs& m, std::string field, const std::string& text)
+{
+    m.comments.push_back(text);
+    addExportNote(m.notes, ExportNoteKind::Approximation, std::move(field), "Megatron-LM: " + text);
+}
+
 } // namespace
 
 MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware::HardwareModel* hardware)
@@ -60,16 +67,16 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
 
     if (s.schedule == megatron::PipelineSchedule::ZbH1) {
         e.schedule = megatron::PipelineSchedule::OneFOneB;
-        m.comments.push_back("ZB-H1: Megatron-LM has no zero-bubble schedule; it runs 1F1B (the weight gradients "
+        approximate(m, "strategy.schedule", "ZB-H1: Megatron-LM has no zero-bubble schedule; it runs 1F1B (the weight gradients "
                              "are not deferred into the bubbles)");
     }
     if (model.moe && s.tp > 1 && !s.sequence_parallel) {
         e.sequence_parallel = true;
-        m.comments.push_back("sequence parallelism on: Megatron's MoE layers refuse to train with TP but without it");
+        approximate(m, "strategy.sequence_parallel", "sequence parallelism on: Megatron's MoE layers refuse to train with TP but without it");
     }
     if (s.zero > 0 && s.dp * s.cp == 1) {
         e.zero = 0;
-        m.comments.push_back("ZeRO-" + str(s.zero) + " with one data-parallel rank: nothing to shard, plain DDP");
+        approximate(m, "strategy.zero", "ZeRO-" + str(s.zero) + " with one data-parallel rank: nothing to shard, plain DDP");
     }
 
     MegatronRun& r = m.run;
@@ -116,15 +123,27 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.precision = precisionOf(e.precision);
     r.unfused_attention = !e.flash_attention;
 
-    addMegatronModelArguments(m.arguments, model);
+    for (const std::string& difference : addMegatronModelArguments(m.arguments, model))
+        approximate(m, "model", difference);
     addMegatronRunArguments(m.arguments, r, model.moe.has_value());
     m.environment = megatronEnvironment(r.tensor_parallel, r.context_parallel, r.data_parallel_kind);
     if (isMegatronFsdp(r.data_parallel_kind) && (r.tensor_parallel > 1 || r.context_parallel > 1))
         m.comments.push_back("Megatron-FSDP with TP or CP: Megatron warns that before Blackwell TP/CP want "
                              "CUDA_DEVICE_MAX_CONNECTIONS=1 and FSDP wants it unset; it is unset");
-    if (e.precision == megatron::Precision::Fp8)
-        m.comments.push_back("FP8: Transformer Engine's hybrid format with Megatron's default recipe (delayed "
-                             "scaling); --fp8-recipe mxfp8 on Blackwell");
+    if (e.precision == megatron::Precision::Fp8) {
+        // The recipe the arguments name: addMegatronRunArguments writes --fp8-recipe tensorwise where
+        // delayed scaling refuses the recompute modules, else none (transformer_config.py's default,
+        // delayed).
+        bool tensorwise = false;
+        for (const auto& [flag, value] : m.arguments)
+            tensorwise = tensorwise || (flag == "--fp8-recipe" && value == "tensorwise");
+        m.comments.push_back(tensorwise
+                ? "FP8: Transformer Engine's hybrid format with per-tensor current scaling (--fp8-recipe "
+                  "tensorwise: delayed scaling refuses layernorm and moe_act recompute); --fp8-recipe mxfp8 on "
+                  "Blackwell"
+                : "FP8: Transformer Engine's hybrid format with Megatron's default recipe (delayed scaling); "
+                  "--fp8-recipe mxfp8 on Blackwell");
+    }
     // schedules.py: interleaving runs micro-batches in groups of pp per chunk; fewer than pp, or a
     // last group smaller than pp, raise.
     const int microbatches = e.microbatches();
@@ -132,7 +151,8 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
         const std::string why = "the interleaved schedule needs the micro-batches (" + str(microbatches)
             + ") to be a multiple of pp " + str(e.pp) + " (schedules.py raises)";
         m.comments.push_back("Megatron-LM will refuse this: " + why);
-        m.warnings.push_back("Megatron-LM will refuse the exported arguments: " + why);
+        addExportNote(m.notes, ExportNoteKind::Refusal, "strategy.vpp",
+            "Megatron-LM will refuse the exported arguments: " + why);
     }
     m.exported = e;
 
@@ -142,9 +162,9 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     if (e != s) {
         m.recosted = megatron::estimate(model, e, *hardware);
         if (!m.recosted->fits)
-            m.warnings.push_back("the Megatron-LM version does not fit: " + predictionText(*m.recosted));
+            addExportNote(m.notes, ExportNoteKind::Approximation, "memory", "the Megatron-LM version does not fit: " + predictionText(*m.recosted));
     } else if (!m.planned->fits) {
-        m.warnings.push_back("the plan does not fit: " + predictionText(*m.planned));
+        addExportNote(m.notes, ExportNoteKind::Approximation, "memory", "the plan does not fit: " + predictionText(*m.planned));
     }
     if (s.zero == 2 && e.zero == 2) {
         megatron::ParallelStrategy zero1 = e;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/export/export_note.h"
 #include "core/export/megatron_flags.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/plan_file.h"
@@ -28,7 +29,7 @@ struct MegatronPlanArgs {
     MegatronEnvironment environment;
     std::string model_summary;
     std::vector<std::string> comments; // what was exported differently from the plan, one line each
-    std::vector<std::string> warnings; // what the user must know before launching
+    std::vector<ExportNote> notes; // every approximation and refusal (comments that are), and the fit
 
     megatron::ParallelStrategy exported; // what Megatron runs, as a strategy
     std::optional<megatron::Estimate> planned; // the plan as written in the file

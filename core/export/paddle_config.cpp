@@ -70,24 +70,29 @@ PaddleParallelArgs paddleParallelArgs(const galvatron::Plan& plan)
     PaddleParallelArgs args;
     args.pipeline_parallel_degree = plan.pp;
     if (!plan.layers.empty()) {
-        args.sharding_parallel_degree = plan.layers.front().dp;
+        args.data_parallel = plan.layers.front().dp;
         args.tensor_parallel_degree = plan.layers.front().tpsp();
-        const int stage = shardingStage(plan.layers.front().dp_type);
-        args.sharding_stage = stage == 0 ? 1 : stage;
+        args.sharding_stage = shardingStage(plan.layers.front().dp_type);
+        args.sharding_parallel_degree = args.sharding_stage > 0 ? args.data_parallel : 1;
     }
     for (const galvatron::LayerStrategy& s : plan.layers) {
         args.recompute = args.recompute || s.checkpoint;
         args.ulysses = args.ulysses || s.sp > 1;
     }
     args.gradient_accumulation_steps = plan.chunks;
-    const long long perStep = static_cast<long long>(plan.chunks) * args.sharding_parallel_degree;
+    const long long perStep = static_cast<long long>(plan.chunks) * args.data_parallel;
     args.per_device_train_batch_size = int((plan.gbsz + perStep - 1) / perStep);
     args.per_device_batch_exact = plan.gbsz % perStep == 0;
     return args;
 }
 
+std::string paddleShardingOption(const PaddleParallelArgs& args)
+{
+    return args.sharding_stage > 0 ? "stage" + std::to_string(args.sharding_stage) : std::string();
+}
+
 PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
-    const model::ModelDescription& model, const PaddleScriptOptions& options)
+    const model::ModelDescription& model, const PaddleScriptOptions& options, const std::vector<ExportNote>& planNotes)
 {
     PaddleScript script;
     const PaddleParallelArgs args = paddleParallelArgs(plan);
@@ -107,12 +112,23 @@ PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSe
     if (model.moe)
         notes.push_back("the port's " + options.modelType + " has no mixture of experts; " + model.name
             + "'s experts would train as a dense MLP");
+    if (model.mla || model.qk_norm || model.qkv_bias || model.rope_scaling || model.rotary_base != 10000)
+        notes.push_back("the port's MODEL_ARGS take no RoPE base, RoPE scaling, QK norm, Q/K/V bias or "
+                        "multi-latent attention; "
+            + model.name + " has some: the run takes them from the port's model config, not from the plan");
     for (const std::string& note : notes)
-        script.warnings.push_back("PaddleNLP: " + note);
+        addExportNote(script.notes, ExportNoteKind::Approximation, "model", "PaddleNLP: " + note);
+    if (args.sharding_stage == 0 && args.data_parallel > 1)
+        addExportNote(script.notes, ExportNoteKind::Approximation, "strategy.zero",
+            "PaddleNLP: DDP (ZeRO-0) written as --sharding \"\" and --sharding_parallel_degree 1 (no sharding; "
+            "the per-layer stages of the config say 0); the port's reading of --sharding_stage_level 0 is its own");
     if (!args.per_device_batch_exact)
-        script.warnings.push_back("PaddleNLP: the per-device batch " + std::to_string(plan.gbsz) + " / "
-            + std::to_string(plan.chunks) + " / " + std::to_string(args.sharding_parallel_degree)
-            + " is not whole and is rounded up: the run trains on a larger global batch");
+        addExportNote(script.notes, ExportNoteKind::Approximation, "global_batch_size",
+            "PaddleNLP: the per-device batch " + std::to_string(plan.gbsz) + " / " + std::to_string(plan.chunks)
+                + " / " + std::to_string(args.data_parallel)
+                + " is not whole and is rounded up: the run trains on a larger global batch");
+    for (const ExportNote& note : planNotes)
+        addExportNote(script.notes, note.kind, note.field, note.text);
 
     std::string s;
     s += "#!/usr/bin/env bash\n";
@@ -129,14 +145,16 @@ PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSe
         + "\n";
     s += "# Per-layer choices live in " + commentLine(options.configPath) + "; the arguments below follow seed 004:\n";
     s += "#   pipeline_parallel_degree = pp_size, sharding/tensor_parallel_degree = the first comma-separated\n";
-    s += "#   value of dp_size_list / tp_size_list, recompute = any 1 in recompute_list,\n";
+    s += "#   value of dp_size_list / tp_size_list (sharding degree 1 and --sharding \"\" for DDP: no sharding),\n";
+    s += "#   recompute = any 1 in recompute_list,\n";
     s += "#   per_device_train_batch_size = global_batch_size / gradient_accumulation_steps / dp_size.\n";
     if (!args.per_device_batch_exact)
         s += "# NOTE: " + std::to_string(plan.gbsz) + " / " + std::to_string(plan.chunks) + " / "
-            + std::to_string(args.sharding_parallel_degree)
-            + " is not whole: per_device_train_batch_size is rounded up.\n";
+            + std::to_string(args.data_parallel) + " is not whole: per_device_train_batch_size is rounded up.\n";
     for (const std::string& note : notes)
         s += "# NOTE: " + commentLine(note) + ".\n";
+    for (const ExportNote& note : planNotes)
+        s += "# NOTE: " + commentLine(note.text) + "\n";
     s += "# Run it on every node (a cluster launcher sets PADDLE_TRAINERS_NUM and PADDLE_TRAINER_ID) with\n";
     if (multiNode)
         s += "#   MASTER_ADDR  the address of the first node (required),\n";
@@ -184,6 +202,7 @@ PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSe
     s += "    --gradient_accumulation_steps " + std::to_string(args.gradient_accumulation_steps) + "\n";
     s += "    --recompute " + boolText(args.recompute) + "\n";
     s += "    --recompute_granularity full\n";
+    s += "    --use_flash_attention true\n";
     s += "    --bf16 " + boolText(bf16) + "\n";
     s += "    --fp16 " + boolText(fp16) + "\n";
     if (bf16 || fp16)
@@ -191,7 +210,7 @@ PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSe
     s += ")\n\n";
     s += "PARALLEL_ARGS=(\n";
     s += "    --sharding_parallel_degree " + std::to_string(args.sharding_parallel_degree) + "\n";
-    s += "    --sharding " + shellQuote("stage" + std::to_string(args.sharding_stage)) + "\n";
+    s += "    --sharding " + shellQuote(paddleShardingOption(args)) + "\n";
     s += "    --tensor_parallel_degree " + std::to_string(args.tensor_parallel_degree) + "\n";
     s += "    --sequence_parallel " + boolText(settings.sequence_parallel && args.tensor_parallel_degree > 1) + "\n";
     s += "    --pipeline_parallel_degree " + std::to_string(args.pipeline_parallel_degree) + "\n";

@@ -108,17 +108,17 @@ ExportedFile exportPlan(
         return { paddleFineGrainedConfigText(plan), false, {} };
     case ExportFormat::PaddleScript: {
         PaddleScript script = paddleScript(plan, settings, *context.model);
-        return { std::move(script.text), true, std::move(script.warnings) };
+        return { std::move(script.text), true, std::move(script.notes) };
     }
     case ExportFormat::Megatron: {
         const MegatronArgs args = megatronArgs(plan, settings, *context.model, context.cost_model.get());
-        return { megatronArgsScript(plan, settings, args), true, args.warnings };
+        return { megatronArgsScript(plan, settings, args), true, args.notes };
     }
     case ExportFormat::PytorchSchedule:
         return { pipelineScheduleCsv(plan), false, {} };
     case ExportFormat::Torchtitan: {
         TorchtitanConfig config = torchtitanConfig(plan, settings, *context.model);
-        return { std::move(config.text), false, std::move(config.warnings) };
+        return { std::move(config.text), false, std::move(config.notes) };
     }
     }
     return {};

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/export/export_note.h"
 #include "core/galvatron/cost_model.h"
 #include "core/model/model_description.h"
 #include "core/hardware/cluster_description.h"
@@ -33,9 +34,10 @@ std::string_view exportFormatTitle(ExportFormat format);
 struct ExportedFile {
     std::string text;
     bool executable = false; // a script to run
-    // What the user must know before running it (also in the file's comments where it has any):
-    // the exported version does not fit the memory budget, Megatron will reject a value, ...
-    std::vector<std::string> warnings;
+    // Every approximation and refusal of the export (export_note.h), also in the file's comments
+    // where it has any: what runs differently from the plan, the exported version does not fit the
+    // memory budget, Megatron will reject a value, ...; a plan file's defaults come first.
+    std::vector<ExportNote> notes;
 };
 
 // What an export knows beside the plan and the settings.

@@ -18,7 +18,7 @@ ExportedFile exportPlanFile(ExportFormat format, const megatron::PlanFile& plan)
 // searched plan), read as `stratex-cli export --strategy FILE` reads the file once written:
 // byte for byte the CLI's export of the saved plan. `name` stands for the file in errors. The
 // defaults the file leaves to the reader (PlanFile::assumptions, which the CLI prints as notes)
-// come first in the warnings, as "note: ...".
+// come first in the notes, as "note: ...".
 ExportedFile exportPlanFileText(ExportFormat format, std::string_view planFileText, const std::string& name);
 
 } // namespace stratex::exporting

@@ -11,11 +11,14 @@ namespace stratex::exporting {
 
 namespace {
 
+// The same architecture up to the name, the sequence length and the RoPE scaling (torchtitan's
+// llama3 flavours always scale).
 bool sameArchitecture(const model::ModelDescription& a, const model::ModelDescription& b)
 {
     model::ModelDescription x = a;
     x.name = b.name;
     x.seq_length = b.seq_length;
+    x.rope_scaling = b.rope_scaling;
     return x == b;
 }
 
@@ -84,18 +87,40 @@ std::string tomlString(const std::string& text)
 
 std::optional<TorchtitanModel> torchtitanModel(const model::ModelDescription& model)
 {
+    // torchtitan/models/llama3/model/args.py: rope_scaling_args defaults to RoPEScalingArgs (8, 1, 4,
+    // 8192), Llama 3.1's; deepseek_v3's 671B: q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim
+    // 128, qk_rope_head_dim 64, v_head_dim 128.
     static const std::pair<const char*, TorchtitanModel> shipped[] {
-        { "llama3-8b", { "llama3", "8B", "" } },
-        { "llama3-70b", { "llama3", "70B", "" } },
+        { "llama3.1-8b", { "llama3", "8B", "" } },
+        { "llama3.1-70b", { "llama3", "70B", "" } },
         { "llama3-405b", { "llama3", "405B", "" } },
         { "deepseek-v3-style",
             { "deepseek_v3", "671B",
                 "torchtitan's DeepSeek-V3 has multi-latent attention; Stratex costed it as 128 full heads" } },
     };
     for (const auto& [preset, titan] : shipped) {
-        if (sameArchitecture(model, model::modelPreset(preset)))
-            return titan;
+        const model::ModelDescription known = model::modelPreset(preset);
+        if (!sameArchitecture(model, known))
+            continue;
+        TorchtitanModel found = titan;
+        if (model.rope_scaling != known.rope_scaling)
+            found.note = "torchtitan's llama3 applies Llama 3.1's RoPE scaling (factor 8 over 8192 positions); "
+                + model.name + " has " + (model.rope_scaling ? "another" : "none");
+        return found;
     }
+    return std::nullopt;
+}
+
+std::optional<ExportNote> torchtitanModelNote(const model::ModelDescription& model)
+{
+    const std::optional<TorchtitanModel> titan = torchtitanModel(model);
+    if (!titan)
+        return ExportNote { ExportNoteKind::Approximation, "model",
+            "torchtitan: v0.2 ships no flavour of " + model.name
+                + "'s architecture: the job config trains the model its [model] names (torchtitan's default "
+                  "debug model without one) unless you register a flavour for it" };
+    if (!titan->note.empty())
+        return ExportNote { ExportNoteKind::Approximation, "model", "torchtitan: " + titan->note };
     return std::nullopt;
 }
 
@@ -167,11 +192,14 @@ TorchtitanConfig torchtitanConfig(
     const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const model::ModelDescription& model)
 {
     TorchtitanConfig config;
-    std::vector<std::string> notes;
-    const auto warn = [&](const std::string& text) {
+    std::vector<std::string> notes; // the file's comments: every note of the export (export_note.h)
+    const auto note = [&](std::string field, const std::string& text,
+                          ExportNoteKind kind = ExportNoteKind::Approximation) {
         notes.push_back(text);
-        config.warnings.push_back("torchtitan: " + text);
+        addExportNote(config.notes, kind, std::move(field), "torchtitan: " + text);
     };
+    if (const std::optional<ExportNote> modelNote = torchtitanModelNote(model))
+        config.notes.push_back(*modelNote);
     const int world = plan.world > 0 ? plan.world : settings.world();
     const int layers = int(plan.layers.size());
     const int pp = plan.pp;
@@ -184,11 +212,11 @@ TorchtitanConfig torchtitanConfig(
     for (const galvatron::LayerStrategy& s : plan.layers)
         otherDegrees += s.tp != tp || s.sp != cp ? 1 : 0;
     if (otherDegrees > 0)
-        notes.push_back(std::to_string(otherDegrees) + " of " + std::to_string(layers)
+        note("tp_sizes_enc", std::to_string(otherDegrees) + " of " + std::to_string(layers)
             + " layers planned with other TP/SP degrees: torchtitan uses one of each (tp " + std::to_string(tp)
             + ", cp " + std::to_string(cp) + ")");
     if (cp > 1)
-        notes.push_back("Ulysses SP " + std::to_string(cp)
+        note("use_sp", "Ulysses SP " + std::to_string(cp)
             + " runs as torchtitan's context parallelism (ring attention), not an all-to-all");
 
     // Data parallelism: FSDP2 shards (reshard after forward: ZeRO-3; never: ZeRO-2), DDP replicates.
@@ -201,20 +229,20 @@ TorchtitanConfig torchtitanConfig(
         shard = dp;
         reshard = mix.any_zero3 ? "always" : "never";
         if (mix.any_zero3 && !mix.every_zero3)
-            notes.push_back("per-layer ZeRO is not expressible: every layer reshards after forward (ZeRO-3)");
+            note("dp_types_enc", "per-layer ZeRO is not expressible: every layer reshards after forward (ZeRO-3)");
     }
 
     // Batches: with PP, torchtitan splits each step's local batch into micro-batches; without,
     // Galvatron's micro-batches are gradient-accumulation steps.
     const long long perStep = static_cast<long long>(plan.chunks) * dp;
     if (plan.gbsz % perStep != 0)
-        warn("global batch " + std::to_string(plan.gbsz) + " does not divide into " + std::to_string(plan.chunks)
-            + " micro-batches x dp " + std::to_string(dp) + "; torchtitan asserts on it");
+        note("global_bsz", "global batch " + std::to_string(plan.gbsz) + " does not divide into " + std::to_string(plan.chunks)
+            + " micro-batches x dp " + std::to_string(dp) + "; torchtitan asserts on it", ExportNoteKind::Refusal);
     const int microbatch = int(std::max(1LL, plan.gbsz / perStep));
     const int localBatch = pp > 1 ? microbatch * plan.chunks : microbatch;
     if (pp > 1 && plan.pipeline_type != galvatron::PipelineType::GPipe && plan.chunks < pp)
-        warn(std::to_string(plan.chunks) + " micro-batches for " + std::to_string(pp)
-            + " stages: torch's Schedule1F1B needs at least one per stage");
+        note("chunks", std::to_string(plan.chunks) + " micro-batches for " + std::to_string(pp)
+            + " stages: torch's Schedule1F1B needs at least one per stage", ExportNoteKind::Refusal);
 
     // Recomputation: torchtitan's full AC, or layer-level selective AC every Nth layer.
     int checkpointed = 0;
@@ -227,15 +255,15 @@ TorchtitanConfig torchtitanConfig(
     } else if (checkpointed > 0) {
         acMode = "selective";
         acEvery = std::max(1, layers / checkpointed);
-        notes.push_back("the plan recomputes " + std::to_string(checkpointed) + " of " + std::to_string(layers)
+        note("checkpoint", "the plan recomputes " + std::to_string(checkpointed) + " of " + std::to_string(layers)
             + " layers; torchtitan's layer-level selective AC recomputes every " + std::to_string(acEvery)
             + (acEvery == 1 ? "st" : "th") + " layer (" + std::to_string(layers / acEvery) + ")");
     }
     if (plan.embedSdp() == 1 && shard == 1)
-        notes.push_back("embedding / LM head: ZeRO-3 planned; torchtitan shards it only with FSDP");
+        note("embed_sdp", "embedding / LM head: ZeRO-3 planned; torchtitan shards it only with FSDP");
 
     if (settings.mixed_precision == galvatron::MixedPrecision::Fp16)
-        notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+        note("mixed_precision", "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
 
     std::string s;
     s += "# torchtitan job config for a Galvatron strategy, written by Stratex (torchtitan v0.2 TOML,\n";

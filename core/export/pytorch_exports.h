@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/export/export_note.h"
 #include "core/model/model_description.h"
 #include "core/galvatron/plan.h"
 #include "core/galvatron/search_settings.h"
@@ -38,16 +39,18 @@ std::string pipelineScheduleCsv(const galvatron::Plan& plan);
 // has moved to Python configs): [parallelism] degrees, schedule, micro-batch size and the exact
 // layer division (module_fqns_per_model_part), [activation_checkpoint] and [training] batch sizes
 // and sequence length, [model] when the model is one of torchtitan's llama3 flavours. What torchtitan
-// cannot express is commented and listed in `warnings` when it would not run as planned.
+// cannot express is commented and is a note of the export (export_note.h).
 struct TorchtitanConfig {
     std::string text;
-    std::vector<std::string> warnings;
+    std::vector<ExportNote> notes; // every comment of the file, and the [model] note
 };
 
 // The model torchtitan v0.2 ships for a description (torchtitan/models/*/__init__.py flavours),
-// matched by architecture, not name: llama3 "8B", "70B", "405B" (Stratex's llama3 presets) and
-// deepseek_v3 "671B" (deepseek-v3-style: torchtitan's has multi-latent attention, which Stratex
-// costs as 128 full heads). Nothing for others (llama 2, Qwen 2.5, Mixtral, GPT-3, a resized
+// matched by architecture, not name: llama3 "8B", "70B", "405B" (Stratex's llama3.1 presets and
+// llama3-405b; torchtitan's llama3 TransformerModelArgs always apply Llama 3.1's RoPEScalingArgs,
+// so llama3-8b / -70b match with a note that Llama 3 has no scaling) and deepseek_v3 "671B"
+// (deepseek-v3-style: multi-latent attention with the same ranks, which Stratex costs as 128 full
+// heads). Nothing for others (llama 2, Qwen 2.5, Mixtral, GPT-3, a resized
 // preset): torchtitan has no flavour of them.
 struct TorchtitanModel {
     std::string name; // "llama3", "deepseek_v3"
@@ -55,6 +58,9 @@ struct TorchtitanModel {
     std::string note; // what differs, or ""
 };
 std::optional<TorchtitanModel> torchtitanModel(const model::ModelDescription& model);
+// The note of a model torchtitan does not ship (its job config then trains the flavour it names
+// by default, not this model) or ships with a difference; none for an exact flavour.
+std::optional<ExportNote> torchtitanModelNote(const model::ModelDescription& model);
 // The [model] section (or a comment saying why there is none): the shared lines of both exports.
 std::string torchtitanModelSection(const model::ModelDescription& model, bool float8);
 std::string tomlString(const std::string& text);

@@ -90,11 +90,14 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     const model::ModelDescription& model = plan.model;
     const megatron::ParallelStrategy& s = plan.strategy;
     TorchtitanConfig config;
-    std::vector<std::string> notes;
-    const auto warn = [&](const std::string& text) {
+    std::vector<std::string> notes; // the file's comments: every note of the export (export_note.h)
+    const auto note = [&](std::string field, const std::string& text,
+                          ExportNoteKind kind = ExportNoteKind::Approximation) {
         notes.push_back(text);
-        config.warnings.push_back("torchtitan: " + text);
+        addExportNote(config.notes, kind, std::move(field), "torchtitan: " + text);
     };
+    if (const std::optional<ExportNote> modelNote = torchtitanModelNote(model))
+        config.notes.push_back(*modelNote);
 
     // Data parallelism: FSDP2 shards over dp (and always over cp: parallel_dims.py folds the CP
     // ranks into the FSDP mesh); reshard after forward is ZeRO-3, never is ZeRO-2.
@@ -106,23 +109,23 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
         shard = s.dp;
         reshard = s.zero == 3 ? "always" : "never";
         if (s.zero == 1)
-            notes.push_back("ZeRO-1: torchtitan's FSDP2 without resharding after forward shards gradients too "
+            note("strategy.zero", "ZeRO-1: torchtitan's FSDP2 without resharding after forward shards gradients too "
                             "(ZeRO-2, less memory)");
     }
     if (s.cp > 1 && s.zero == 0)
-        notes.push_back("context parallelism: torchtitan shards the weights over the CP ranks (FSDP), the plan "
+        note("strategy.zero", "context parallelism: torchtitan shards the weights over the CP ranks (FSDP), the plan "
                         "replicates them");
     if (s.tp > 1 && !s.sequence_parallel)
-        notes.push_back("tensor parallelism: torchtitan always shards norms and dropout over TP (sequence "
+        note("strategy.sequence_parallel", "tensor parallelism: torchtitan always shards norms and dropout over TP (sequence "
                         "parallelism), less activation memory than planned");
     if (s.ep > 1 && s.etp != 1 && s.etp != s.tp)
-        warn("expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
-            + ") only (parallel_dims.py)");
+        note("strategy.etp", "expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
+            + ") only (parallel_dims.py)", ExportNoteKind::Refusal);
     if (s.cp > 1 && s.cp_comm_type == megatron::CpCommType::A2a)
-        warn("Ulysses context parallelism (cp_comm_type a2a): torchtitan only has ring attention, which "
+        note("strategy.cp_comm_type", "Ulysses context parallelism (cp_comm_type a2a): torchtitan only has ring attention, which "
              "exchanges K/V instead of all-to-all over heads; it would train, at the ring's cost");
     else if (s.cp > 1)
-        notes.push_back("context parallelism: torchtitan's ring attention exchanges K/V by all-gather "
+        note("strategy.cp_comm_type", "context parallelism: torchtitan's ring attention exchanges K/V by all-gather "
                         "(context_parallel_rotate_method), as costed");
 
     // Batches: with PP, torchtitan splits the local batch into micro-batches; without, it
@@ -131,20 +134,24 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     const int localBatch = s.pp > 1 ? s.micro_batch_size * microbatches : s.micro_batch_size;
     const int stages = s.pp * s.vpp;
     if (s.pp > 1 && microbatches < stages)
-        notes.push_back(
+        note("strategy.micro_batch_size", 
             str(microbatches) + " micro-batches for " + str(stages) + " pipeline stages: torchtitan warns of a bubble");
 
     // The schedule.
     std::string schedule = "1F1B";
     std::string csv;
-    if (s.schedule == megatron::PipelineSchedule::Interleaved && s.vpp > 1) {
+    if (plan.gpipe && s.pp > 1) {
+        // "schedule": "gpipe" in the plan file (costed as 1F1B): torchtitan has GPipe
+        // (torch.distributed.pipelining ScheduleGPipe).
+        schedule = "GPipe";
+    } else if (s.schedule == megatron::PipelineSchedule::Interleaved && s.vpp > 1) {
         schedule = "Interleaved1F1B";
     } else if (s.schedule == megatron::PipelineSchedule::ZbH1 && s.pp > 1) {
         // torch's zero-bubble schedules are multi-stage (InterleavedZeroBubble) or V-shaped
         // (ZBVZeroBubble); ZB-H1 with one stage per rank runs as a loaded schedule.
         schedule = "PipelineScheduleSingle";
         csv = "pipeline_schedule.csv";
-        notes.push_back("ZB-H1 runs the schedule CSV `stratex-cli export --to pytorch-schedule --out "
+        note("strategy.schedule", "ZB-H1 runs the schedule CSV `stratex-cli export --to pytorch-schedule --out "
                         "pipeline_schedule.csv` writes for this plan (I/W split backward)");
     }
 
@@ -154,20 +161,24 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     if (s.recompute == megatron::Recompute::Full) {
         acMode = "full";
         if (s.recompute_num_layers > 1)
-            notes.push_back("full recompute in groups of " + str(s.recompute_num_layers)
+            note("strategy.recompute_num_layers", "full recompute in groups of " + str(s.recompute_num_layers)
                 + " layers: torchtitan checkpoints every block on its own (a little more memory)");
     } else if (s.recompute == megatron::Recompute::Selective) {
         acMode = "selective";
         acOption = "op";
-        notes.push_back("selective recompute: torchtitan's op-level selective AC (recomputes the cheap ops, "
+        note("strategy.recompute_modules", "selective recompute: torchtitan's op-level selective AC (recomputes the cheap ops, "
                         "keeps every other matmul), not Megatron's recompute modules ("
             + s.recompute_modules.joined(", ") + ")");
     }
     const bool float8 = s.precision == megatron::Precision::Fp8;
+    if (float8 && model.moe)
+        note("strategy.precision",
+            "FP8: [quantize.linear.float8] converts nn.Linear layers only; the experts' grouped GEMMs stay in "
+            "bf16 while the plan costs them in FP8");
     if (s.precision == megatron::Precision::Fp16)
-        notes.push_back("fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+        note("strategy.precision", "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
     if (!s.flash_attention)
-        notes.push_back("unfused attention planned: torchtitan runs SDPA (flash or memory-efficient kernels)");
+        note("strategy.flash_attention", "unfused attention planned: torchtitan runs SDPA (flash or memory-efficient kernels)");
 
     std::string t;
     t += "# torchtitan job config for a Stratex plan, written by Stratex (torchtitan v0.2 TOML,\n";

@@ -24,8 +24,8 @@ std::string pipelineScheduleCsv(const megatron::ParallelStrategy& strategy);
 // the schedule: 1F1B, Interleaved1F1B over pp x vpp model parts, ZB-H1 as the CSV above through
 // pipeline_parallel_schedule_csv), [activation_checkpoint] (full or op-level selective),
 // [training] (batches, sequence length), [model] where torchtitan ships the architecture, FP8 as
-// torchao's float8 converter. What torchtitan does otherwise is commented, and in `warnings` when
-// it would not run as planned.
+// torchao's float8 converter. What torchtitan does otherwise is commented and is a note of the
+// export (export_note.h).
 TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan);
 
 } // namespace stratex::exporting

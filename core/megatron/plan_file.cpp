@@ -69,6 +69,8 @@ PlanFile PlanFile::fromPartial(const PartialPlanFile& partial)
     plan.model = *partial.model();
     plan.cluster = *partial.cluster();
     plan.strategy = partial.strategy(plan.model, static_cast<long long>(plan.cluster.worldSize()), &plan.assumptions);
+    const std::optional<JsonView> schedule = document.root()["strategy"].find("schedule");
+    plan.gpipe = schedule && schedule->raw().is_string() && schedule->string() == "gpipe";
     return plan;
 }
 

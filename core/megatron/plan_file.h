@@ -61,6 +61,9 @@ struct PlanFile {
     hardware::ClusterDescription cluster;
     ParallelStrategy strategy;
     std::vector<std::string> assumptions; // defaults taken for strategy keys the file leaves out
+    // "schedule": "gpipe": the strategy is costed as 1F1B (readStrategy); the exports run GPipe
+    // where the target has it and refuse it elsewhere.
+    bool gpipe = false;
 
     static PlanFile load(const std::filesystem::path& path);
     // The same from a file's text (planFileText): read exactly as load reads the file once written.

@@ -180,6 +180,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     if (const std::optional<JsonView> n = object.find("recompute_num_layers"))
         s.recompute_num_layers = int(n->integer() == 0 ? 0 : n->positiveInt());
     s.schedule = readSchedule(object);
+    if (const std::optional<JsonView> schedule = object.find("schedule"); schedule && schedule->string() == "gpipe")
+        assume(assumptions, "schedule \"gpipe\" costed as 1F1B (the cost model has no GPipe)");
     s.first_stage_layers = optionalLayers(object, "first_stage_layers");
     s.last_stage_layers = optionalLayers(object, "last_stage_layers");
     s.vpp = optionalInt(object, "vpp", 1, limits::kMaxLayers);

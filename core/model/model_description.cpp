@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model_description.h"
 
+#include <algorithm>
+
 #include "core/common/enum_names.h"
 #include "core/common/error.h"
 
@@ -68,6 +70,24 @@ void ModelDescription::validate() const
     if (num_heads % num_kv_heads != 0)
         throw Error("model: num_heads " + std::to_string(num_heads) + " is not divisible by num_kv_heads "
             + std::to_string(num_kv_heads));
+    requirePositive("vocab_padding_multiple", vocab_padding_multiple);
+    if (!(rotary_base > 0))
+        throw Error("model: rotary_base must be positive, found " + std::to_string(rotary_base));
+    if (rope_scaling) {
+        if (!(rope_scaling->factor >= 1) || !(rope_scaling->low_freq_factor > 0)
+            || !(rope_scaling->high_freq_factor > rope_scaling->low_freq_factor))
+            throw Error("model: rope_scaling needs factor >= 1 and 0 < low_freq_factor < high_freq_factor");
+        requirePositive("rope_scaling.original_max_positions", rope_scaling->original_max_positions);
+    }
+    if (mla) {
+        requireNonNegative("mla.q_lora_rank", mla->q_lora_rank);
+        requirePositive("mla.kv_lora_rank", mla->kv_lora_rank);
+        requirePositive("mla.qk_nope_head_dim", mla->qk_nope_head_dim);
+        requirePositive("mla.qk_rope_head_dim", mla->qk_rope_head_dim);
+        requirePositive("mla.v_head_dim", mla->v_head_dim);
+        if (num_kv_heads != num_heads)
+            throw Error("model: multi-latent attention has no grouped KV heads (num_kv_heads must equal num_heads)");
+    }
     if (!moe)
         return;
     requirePositive("moe.num_experts", moe->num_experts);
@@ -84,6 +104,14 @@ void ModelDescription::validate() const
     if (moe->first_dense_layers >= num_layers)
         throw Error("model: moe.first_dense_layers " + std::to_string(moe->first_dense_layers)
             + " leaves no MoE layer of " + std::to_string(num_layers));
+}
+
+int ModelDescription::paddedVocabSize(int tensorParallel) const
+{
+    // megatron/core/tokenizers/utils/build_tokenizer.py (Megatron-LM d98e8a64): the multiple is
+    // make_vocab_size_divisible_by x tensor_model_parallel_size.
+    const long long multiple = static_cast<long long>(vocab_padding_multiple) * std::max(1, tensorParallel);
+    return int((vocab_size + multiple - 1) / multiple * multiple);
 }
 
 ParameterCount countParameters(const ModelDescription& model)

@@ -41,10 +41,39 @@ struct MoeDescription {
     auto operator<=>(const MoeDescription&) const = default;
 };
 
+// RoPE frequency scaling for long context, Llama 3.1's rule (HF config.json "rope_scaling" with
+// rope_type "llama3"; transformers' modeling_rope_utils.py _compute_llama3_parameters): wavelengths
+// above original_max_positions / low_freq_factor are divided by `factor`, those below
+// original_max_positions / high_freq_factor kept, the band between interpolated.
+struct RopeScaling {
+    double factor = 8.0;
+    double low_freq_factor = 1.0;
+    double high_freq_factor = 4.0;
+    int original_max_positions = 8192;
+
+    auto operator<=>(const RopeScaling&) const = default;
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3, HF config.json of deepseek-ai/DeepSeek-V3): queries
+// through a rank-q_lora_rank bottleneck (0: a full projection, DeepSeek-V2-Lite), keys and values
+// through a shared rank-kv_lora_rank latent; a query/key head is qk_nope_head_dim + qk_rope_head_dim
+// wide (the RoPE part shared by every head), a value head v_head_dim. The latents are normalised
+// (q_a_layernorm, kv_a_layernorm).
+struct MlaDescription {
+    int q_lora_rank = 0;
+    int kv_lora_rank = 0;
+    int qk_nope_head_dim = 0;
+    int qk_rope_head_dim = 0;
+    int v_head_dim = 0;
+
+    auto operator<=>(const MlaDescription&) const = default;
+};
+
 // A decoder-only transformer as Megatron-LM builds it: enough to count parameters, FLOPs and
 // activation bytes per layer and to write the architecture flags of a launch script.
-// Grouped-query attention is num_kv_heads < num_heads. Multi-head latent attention (DeepSeek) is
-// described by its equivalent head count; its compressed KV cache is not modelled.
+// Grouped-query attention is num_kv_heads < num_heads. Multi-head latent attention (DeepSeek) has
+// its ranks in `mla` for the exports; the cost model still counts it as num_heads full heads of
+// hidden_size / num_heads (its compressed KV cache and its parameter count are not modelled).
 struct ModelDescription {
     std::string name;
     int num_layers = 0;
@@ -62,16 +91,30 @@ struct ModelDescription {
     // --add-qkv-bias with --disable-bias-linear). Only gated-MLP models: a plain one (GPT-3) has
     // biases on every linear layer, which the parameter count leaves out.
     bool qkv_bias = false;
+    // RoPE (position == Rope): the base frequency (HF "rope_theta"; Megatron's --rotary-base,
+    // default 10000) and the long-context scaling, if any.
+    double rotary_base = 10000;
+    std::optional<RopeScaling> rope_scaling;
+    // Per-head RMSNorm on queries and keys before RoPE (Qwen 3, OLMo 2: Megatron's --qk-layernorm).
+    bool qk_norm = false;
+    std::optional<MlaDescription> mla;
+    // The embedding and LM head hold vocab_size rounded up to a multiple of this times the TP
+    // degree (Megatron's --make-vocab-size-divisible-by, default 128; build_tokenizer.py): the
+    // padding rule the exports write.
+    int vocab_padding_multiple = 128;
     std::optional<MoeDescription> moe;
 
     int headDim() const { return hidden_size / num_heads; }
     int kvHiddenSize() const { return num_kv_heads * headDim(); }
     bool isMoeLayer(int layer) const { return moe && layer >= moe->first_dense_layers; }
     int moeLayerCount() const { return moe ? num_layers - moe->first_dense_layers : 0; }
+    // vocab_size padded as Megatron pads it for `tensorParallel` ranks.
+    int paddedVocabSize(int tensorParallel) const;
 
     // Throws stratex::Error with a one-line reason when the shape cannot be a transformer
     // (non-positive sizes, heads not dividing hidden, kv heads not dividing heads, top-k above
-    // the expert count, more dense layers than layers).
+    // the expert count, more dense layers than layers, a non-positive RoPE base or scaling factor,
+    // MLA ranks that are not positive).
     void validate() const;
 
     auto operator<=>(const ModelDescription&) const = default;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model_json.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/reader_limits.h"
@@ -16,6 +19,31 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         { "seq_length", model.seq_length }, { "mlp", mlpKindName(model.mlp) }, { "norm", normKindName(model.norm) },
         { "position_embedding", positionEmbeddingName(model.position) }, { "tied_embeddings", model.tied_embeddings },
         { "qkv_bias", model.qkv_bias } };
+    // The facts added later are written where they say something, so a file of a model without
+    // them reads as before.
+    if (model.position == PositionEmbedding::Rope) {
+        // An integral base as an integer, as the HF configs give it (500000, not 500000.0).
+        const double base = model.rotary_base;
+        if (base == std::floor(base) && base < 9e15)
+            json["rotary_base"] = static_cast<std::int64_t>(base);
+        else
+            json["rotary_base"] = base;
+    }
+    if (model.rope_scaling) {
+        const RopeScaling& r = *model.rope_scaling;
+        json["rope_scaling"] = { { "factor", r.factor }, { "low_freq_factor", r.low_freq_factor },
+            { "high_freq_factor", r.high_freq_factor }, { "original_max_positions", r.original_max_positions } };
+    }
+    if (model.qk_norm)
+        json["qk_norm"] = true;
+    if (model.mla) {
+        const MlaDescription& m = *model.mla;
+        json["mla"] = { { "q_lora_rank", m.q_lora_rank }, { "kv_lora_rank", m.kv_lora_rank },
+            { "qk_nope_head_dim", m.qk_nope_head_dim }, { "qk_rope_head_dim", m.qk_rope_head_dim },
+            { "v_head_dim", m.v_head_dim } };
+    }
+    if (model.vocab_padding_multiple != 128)
+        json["vocab_padding_multiple"] = model.vocab_padding_multiple;
     if (model.moe) {
         const MoeDescription& moe = *model.moe;
         json["moe"] = { { "num_experts", moe.num_experts }, { "top_k", moe.top_k },
@@ -76,6 +104,44 @@ MoeDescription readMoe(const JsonView& object, const std::optional<MoeDescriptio
     return moe;
 }
 
+RopeScaling readRopeScaling(const JsonView& object, const std::optional<RopeScaling>& base)
+{
+    object.requireObject();
+    RopeScaling r = base.value_or(RopeScaling {});
+    if (const std::optional<JsonView> v = object.find("factor"))
+        r.factor = v->positiveNumber();
+    if (const std::optional<JsonView> v = object.find("low_freq_factor"))
+        r.low_freq_factor = v->positiveNumber();
+    if (const std::optional<JsonView> v = object.find("high_freq_factor"))
+        r.high_freq_factor = v->positiveNumber();
+    readInt(object, "original_max_positions", r.original_max_positions, false);
+    return r;
+}
+
+MlaDescription readMla(const JsonView& object, const std::optional<MlaDescription>& base)
+{
+    object.requireObject();
+    MlaDescription m = base.value_or(MlaDescription {});
+    const bool required = !base;
+    readCount(object, "q_lora_rank", m.q_lora_rank);
+    readInt(object, "kv_lora_rank", m.kv_lora_rank, required);
+    readInt(object, "qk_nope_head_dim", m.qk_nope_head_dim, required);
+    readInt(object, "qk_rope_head_dim", m.qk_rope_head_dim, required);
+    readInt(object, "v_head_dim", m.v_head_dim, required);
+    return m;
+}
+
+// The preset a file names without "preset" (a strategy file's model, written by toJson): where it
+// leaves out a key added after it was written, the preset's value is the model's.
+const ModelDescription* presetNamed(const std::string& name)
+{
+    for (const ModelDescription& known : modelPresets()) {
+        if (known.name == name)
+            return &known;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 ModelDescription readModel(const JsonView& object)
@@ -121,15 +187,39 @@ ModelDescription readModel(const JsonView& object)
         model.tied_embeddings = tied->boolean();
     else if (required)
         object.failMissing("tied_embeddings");
-    if (const std::optional<JsonView> bias = object.find("qkv_bias")) {
+    // Without "preset", a key the file leaves out is the preset's of the model's name (written
+    // before the key existed: Qwen 2.5 has the Q/K/V bias, Llama 3 the RoPE base 500000, ...),
+    // else the description's default.
+    const ModelDescription* named = required ? presetNamed(model.name) : nullptr;
+    if (const std::optional<JsonView> bias = object.find("qkv_bias"))
         model.qkv_bias = bias->boolean();
-    } else if (required) {
-        // Written before the key existed: a model named as a preset was that preset (Qwen 2.5 has the
-        // bias); another model had none.
-        model.qkv_bias = false;
-        for (const ModelDescription& known : modelPresets())
-            model.qkv_bias = model.qkv_bias || (known.name == model.name && known.qkv_bias);
+    else if (required)
+        model.qkv_bias = named && named->qkv_bias;
+    if (const std::optional<JsonView> base = object.find("rotary_base"))
+        model.rotary_base = base->positiveNumber();
+    else if (named)
+        model.rotary_base = named->rotary_base;
+    if (const std::optional<JsonView> scaling = object.find("rope_scaling")) {
+        if (scaling->raw().is_null())
+            model.rope_scaling.reset();
+        else
+            model.rope_scaling = readRopeScaling(*scaling, model.rope_scaling);
+    } else if (named) {
+        model.rope_scaling = named->rope_scaling;
     }
+    if (const std::optional<JsonView> norm = object.find("qk_norm"))
+        model.qk_norm = norm->boolean();
+    else if (named)
+        model.qk_norm = named->qk_norm;
+    if (const std::optional<JsonView> mla = object.find("mla")) {
+        if (mla->raw().is_null())
+            model.mla.reset();
+        else
+            model.mla = readMla(*mla, model.mla);
+    } else if (named) {
+        model.mla = named->mla;
+    }
+    readInt(object, "vocab_padding_multiple", model.vocab_padding_multiple, false);
     if (const std::optional<JsonView> moe = object.find("moe")) {
         if (moe->raw().is_null())
             model.moe.reset();

@@ -17,7 +17,9 @@ nlohmann::ordered_json toJson(const ModelDescription& model);
 // left out (files written before they existed): a gated MLP then means RMSNorm + RoPE (Llama,
 // Qwen), a plain one LayerNorm + learned positions (GPT-3). "qkv_bias" may be left out too (files
 // written before it existed): with "preset" the preset's, else the bias of the preset whose name
-// the model has (Qwen 2.5: true; exports before the key guessed it from that name), else false.
+// the model has (Qwen 2.5: true; exports before the key guessed it from that name), else false;
+// so are the later "rotary_base", "rope_scaling", "qk_norm" and "mla" (a file of "llama3-70b"
+// written before them is Llama 3's RoPE base 500000). "vocab_padding_multiple" defaults to 128.
 // Validates the result; an invalid shape is an InputError naming the object.
 ModelDescription readModel(const JsonView& object);
 

@@ -150,6 +150,34 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
     // turns add_qkv_bias on with add_bias_linear; biases on every linear layer are not modelled.
     m.qkv_bias
         = m.mlp == model::MlpKind::Gated && args.flag("add_qkv_bias", false) && !args.flag("add_bias_linear", true);
+    // The model's facts the exports write (megatron_flags.cpp): RoPE base and Llama 3.1 scaling,
+    // QK layernorm, multi-latent attention, the vocabulary padding.
+    if (m.position == model::PositionEmbedding::Rope)
+        m.rotary_base = args.integer("rotary_base", 1, 1'000'000'000, false).value_or(10000);
+    if (m.position == model::PositionEmbedding::Rope && args.flag("use_rope_scaling", false)) {
+        model::RopeScaling scaling;
+        if (const std::optional<std::string> factor = args.text("rope_scaling_factor")) {
+            try {
+                scaling.factor = std::stod(*factor);
+            } catch (const std::exception&) {
+                args.fail("rope_scaling_factor", "a number", *factor);
+            }
+        }
+        m.rope_scaling = scaling;
+    }
+    if (args.flag("multi_latent_attention", false)) {
+        model::MlaDescription mla;
+        const std::optional<std::string> qRank = args.text("q_lora_rank"); // None: no query bottleneck
+        mla.q_lora_rank = qRank && *qRank != "None" ? args.integer("q_lora_rank", 1, kMaxWidth, false).value_or(0) : 0;
+        mla.kv_lora_rank = args.integer("kv_lora_rank", 1, kMaxWidth, false).value_or(32);
+        mla.qk_nope_head_dim = args.integer("qk_head_dim", 1, kMaxWidth, false).value_or(128);
+        mla.qk_rope_head_dim = args.integer("qk_pos_emb_head_dim", 1, kMaxWidth, false).value_or(64);
+        mla.v_head_dim = args.integer("v_head_dim", 1, kMaxWidth, false).value_or(128);
+        m.mla = mla;
+    } else {
+        m.qk_norm = args.flag("qk_layernorm", false);
+    }
+    m.vocab_padding_multiple = args.integer("make_vocab_size_divisible_by", 1, kMaxVocab, false).value_or(128);
 
     if (const std::optional<int> experts = args.integer("num_experts", 1, 1 << 20, false)) {
         model::MoeDescription moe;

@@ -356,7 +356,13 @@ void TestCliSearch::exportReadsWhatSearchWrote()
     QVERIFY(megatron.out.contains("--num-layers 80\n"));
     QVERIFY(megatron.out.contains("--hidden-size 8192\n"));
     QVERIFY(megatron.out.contains("--seq-length 4096\n"));
-    QVERIFY2(!megatron.err.contains("warning"), megatron.err.constData());
+    // Its approximations are warnings (issue 25: one channel), each also a comment of the script;
+    // nothing contradicts the file.
+    QVERIFY2(!megatron.err.contains("contradicts"), megatron.err.constData());
+    for (const QByteArray& line : megatron.err.split('\n')) {
+        if (line.startsWith("warning: Megatron-LM: "))
+            QVERIFY2(megatron.out.contains(line.mid(22)), line.constData());
+    }
 
     const CliResult contradicted
         = runCli({ "export", "--strategy", strategy, "--to", "megatron", "--seq-length", "2048" });

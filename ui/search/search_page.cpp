@@ -197,6 +197,12 @@ void SearchPage::exportSelectedPlanWithDialog(exporting::ExportFormat target)
     const QString suggested = controllers::defaultPlanExportName(*planExport,
         stratex ? QString::fromStdString(exporting::defaultExportFileName(target, {}))
                 : m_galvatronPanel->defaultExportName(target));
+    // Every approximation and refusal of the export (exporting::ExportNote) is shown before the
+    // file is written, while its place is chosen (issue 25).
+    if (!planExport->warnings.isEmpty())
+        showExportMessage(QStringLiteral("exportWarningsBox"), tr("Export %1").arg(targetTitle),
+            tr("The %1 of %2 is not exactly the plan:\n\n%3")
+                .arg(targetTitle, planExport->identity, planExport->warnings.join(QStringLiteral("\n\n"))));
     QString path;
     if (m_exportPathChooser)
         path = m_exportPathChooser(caption, suggested, set);
@@ -213,9 +219,6 @@ void SearchPage::exportSelectedPlanWithDialog(exporting::ExportFormat target)
     }
     const QString written = controllers::planExportWrittenMessage(*planExport, path);
     Q_EMIT statusMessage(written);
-    if (!planExport->warnings.isEmpty())
-        showExportMessage(QStringLiteral("exportWarningsBox"), tr("Export %1").arg(targetTitle),
-            tr("%1, but:\n\n%2").arg(written, planExport->warnings.join(QStringLiteral("\n\n"))));
 }
 
 void SearchPage::showSearchFailure(const QString& message)

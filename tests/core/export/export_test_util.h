@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/common/progress.h"
+#include "core/export/export_note.h"
 #include "core/model/model_presets.h"
 #include "core/galvatron/search_engine.h"
 
@@ -47,6 +48,23 @@ inline std::string joined(const std::vector<std::string>& lines)
     for (const std::string& line : lines)
         text += line + "\n";
     return text;
+}
+
+// Every note's line, one a line.
+inline std::string joined(const std::vector<exporting::ExportNote>& notes)
+{
+    return joined(exporting::exportNoteLines(notes));
+}
+
+// The notes that say the target will refuse the file (or a value in it).
+inline std::vector<exporting::ExportNote> refusals(const std::vector<exporting::ExportNote>& notes)
+{
+    std::vector<exporting::ExportNote> out;
+    for (const exporting::ExportNote& note : notes) {
+        if (note.kind == exporting::ExportNoteKind::Refusal)
+            out.push_back(note);
+    }
+    return out;
 }
 
 } // namespace stratex::test

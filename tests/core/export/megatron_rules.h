@@ -16,6 +16,12 @@
 //   megatron/training/config/training_config.py: --ckpt-format choices;
 // - megatron/core/transformer/pipeline_parallel_layer_layout.py: the layout string grammar;
 // - megatron/core/num_microbatches_calculator.py: the global batch divides into micro-batches x dp.
+// - the model's facts: arguments.py _add_network_size_args (--rotary-base type=int,
+//   --use-rope-scaling, --rope-scaling-factor type=float, --make-vocab-size-divisible-by),
+//   _add_mla_args (--q-lora-rank, --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim,
+//   --v-head-dim), --rope-type choices rope/yarn, validate_args ("Group query attention is mutually
+//   exclusive with multi latent attention"), argument_utils.py ("Common attention only support
+//   rope_type=rope"), TransformerConfig.multi_latent_attention / qk_layernorm / add_qkv_bias.
 // - virtual stages, expert parallelism, FP8, overlap and the attention backend: arguments.py
 //   _add_distributed_args and validate_args, model_parallel_config.py, transformer_config.py,
 //   transformer/enums.py AttnBackend, moe/moe_layer.py (MoE + TP needs sequence parallelism),
@@ -24,6 +30,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,7 +38,7 @@ namespace stratex::test::megatron_rules {
 
 // ---- Megatron-LM's rules ----
 
-enum class Kind { Switch, Int, Text, Words }; // Words: nargs='+', each word a choice
+enum class Kind { Switch, Int, Float, Text, Words }; // Words: nargs='+', each word a choice
 struct FlagRule {
     Kind kind;
     std::vector<std::string> choices; // empty: any value of the kind
@@ -57,6 +64,18 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--untie-embeddings-and-output-weights", { Kind::Switch, {} } },
         { "--disable-bias-linear", { Kind::Switch, {} } },
         { "--add-qkv-bias", { Kind::Switch, {} } },
+        { "--rotary-base", { Kind::Int, {} } },
+        { "--use-rope-scaling", { Kind::Switch, {} } },
+        { "--rope-scaling-factor", { Kind::Float, {} } },
+        { "--rope-type", { Kind::Text, { "rope", "yarn" } } },
+        { "--qk-layernorm", { Kind::Switch, {} } },
+        { "--multi-latent-attention", { Kind::Switch, {} } },
+        { "--q-lora-rank", { Kind::Int, {} } },
+        { "--kv-lora-rank", { Kind::Int, {} } },
+        { "--qk-head-dim", { Kind::Int, {} } },
+        { "--qk-pos-emb-head-dim", { Kind::Int, {} } },
+        { "--v-head-dim", { Kind::Int, {} } },
+        { "--make-vocab-size-divisible-by", { Kind::Int, {} } },
         { "--num-experts", { Kind::Int, {} } },
         { "--moe-router-topk", { Kind::Int, {} } },
         { "--moe-ffn-hidden-size", { Kind::Int, {} } },
@@ -273,6 +292,15 @@ inline std::vector<std::string> megatronViolations(
         if (rule->second.kind == Kind::Int
             && (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || std::stoi(value) < 1))
             v.push_back(flag + " needs a positive integer, found '" + value + "'");
+        if (rule->second.kind == Kind::Float) {
+            std::size_t used = 0;
+            try {
+                if (std::stod(value, &used) <= 0 || used != value.size())
+                    v.push_back(flag + " needs a positive number, found '" + value + "'");
+            } catch (const std::exception&) {
+                v.push_back(flag + " needs a number, found '" + value + "'");
+            }
+        }
         std::vector<std::string> words { value };
         if (rule->second.kind == Kind::Words) {
             words.clear();
@@ -387,6 +415,24 @@ inline std::vector<std::string> megatronViolations(
             v.push_back("--moe-layer-freq: unexpected pattern " + pattern);
         }
     }
+    // The model's facts. validate_args: MLA excludes GQA; argument_utils.py: a rope_type other than
+    // rope needs MLA; the MLA ranks and the RoPE flags mean nothing without MLA / RoPE.
+    const bool mla = args.contains("--multi-latent-attention");
+    if (mla && args.contains("--group-query-attention"))
+        v.push_back("Group query attention is mutually exclusive with multi latent attention");
+    if (args.contains("--rope-type") && args.at("--rope-type") != "rope" && !mla)
+        v.push_back("Common attention only support rope_type=\"rope\"");
+    for (const char* flag : { "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim", "--qk-pos-emb-head-dim", "--v-head-dim" }) {
+        if (args.contains(flag) && !mla)
+            v.push_back(std::string(flag) + " without --multi-latent-attention");
+    }
+    const bool rope = args.contains("--position-embedding-type") && args.at("--position-embedding-type") == "rope";
+    for (const char* flag : { "--rotary-base", "--use-rope-scaling", "--rope-scaling-factor" }) {
+        if (args.contains(flag) && !rope)
+            v.push_back(std::string(flag) + " without --position-embedding-type rope");
+    }
+    if (args.contains("--rope-scaling-factor") && !args.contains("--use-rope-scaling"))
+        v.push_back("--rope-scaling-factor without --use-rope-scaling");
     // validate_args: --overlap-param-gather only with the distributed optimizer or Megatron-FSDP,
     // and only with --overlap-grad-reduce.
     if (args.contains("--overlap-param-gather")
