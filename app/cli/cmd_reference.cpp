@@ -14,6 +14,7 @@
 #include "core/runs/calibration.h"
 #include "core/runs/cross_validation.h"
 #include "core/runs/reference_run.h"
+#include "core/hardware/cluster_description.h"
 #include "core/hardware/cluster_json.h"
 
 namespace stratex::cli {
@@ -70,6 +71,57 @@ nlohmann::ordered_json summaryJson(const Summary& s)
 {
     return { { "runs", s.runs }, { "mean_absolute_throughput_error", s.mae },
         { "trained_but_predicted_oom", s.trainedButOom } };
+}
+
+// Memory columns (issue 23): for a record that publishes peak memory, which number it is and the
+// prediction of that kind, with the allocated and device peaks beside it.
+void addMemoryColumns(nlohmann::ordered_json& row, const runs::ReferenceComparison& c)
+{
+    const runs::ReferenceRun& run = *c.run;
+    row["framework"] = megatron::frameworkName(run.strategy.framework);
+    row["framework_inferred"] = run.framework_inferred;
+    if (!c.estimate.problems.empty())
+        return;
+    row["predicted_allocated_peak_gib"] = hardware::mbToGib(c.estimate.allocated_peak_mb);
+    row["predicted_device_peak_gib"] = hardware::mbToGib(c.estimate.device_peak_mb);
+    if (!run.peak_memory_gib || !c.memory_error)
+        return;
+    row["measured_peak_memory_kind"] = runs::peakMemoryKindName(run.peak_memory_kind);
+    row["measured_peak_memory_kind_inferred"] = run.peak_memory_kind_inferred;
+    row["predicted_peak_memory_gib"] = *c.predicted_memory_gib;
+    row["memory_error"] = *c.memory_error;
+}
+
+std::string memoryLine(const runs::ReferenceComparison& c)
+{
+    const runs::ReferenceRun& run = *c.run;
+    if (!run.peak_memory_gib || !c.memory_error)
+        return {};
+    return "  memory (" + std::string(megatron::frameworkName(run.strategy.framework))
+        + (run.framework_inferred ? ", inferred from the source" : "") + "): measured "
+        + fixed(*run.peak_memory_gib, 1) + " GiB " + std::string(runs::peakMemoryKindName(run.peak_memory_kind))
+        + (run.peak_memory_kind_inferred ? " (inferred)" : "") + ", predicted " + fixed(*c.predicted_memory_gib, 1)
+        + " GiB, error " + percent(*c.memory_error) + "; allocated peak "
+        + fixed(hardware::mbToGib(c.estimate.allocated_peak_mb), 1) + " GiB, device peak "
+        + fixed(hardware::mbToGib(c.estimate.device_peak_mb), 1) + " GiB\n";
+}
+
+nlohmann::ordered_json memoryByFrameworkJson(const std::vector<runs::ReferenceComparison>& comparisons)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const runs::MemoryErrorSummary& s : runs::memoryErrorsByFramework(comparisons))
+        out.push_back({ { "framework", megatron::frameworkName(s.framework) }, { "records", s.records },
+            { "mean_absolute_memory_error", s.mean_absolute_error } });
+    return out;
+}
+
+std::string memoryByFrameworkText(const std::vector<runs::ReferenceComparison>& comparisons)
+{
+    std::string text;
+    for (const runs::MemoryErrorSummary& s : runs::memoryErrorsByFramework(comparisons))
+        text += "memory, " + std::string(megatron::frameworkName(s.framework)) + ": " + std::to_string(s.records)
+            + " records, mean absolute memory error " + fixed(s.mean_absolute_error * 100, 1) + " %\n";
+    return text;
 }
 
 // --fit: the presets' efficiencies fitted on the "fit" runs, per GPU family, as efficiencyFor()
@@ -278,12 +330,14 @@ int runReference(const QStringList& args)
             }
             if (run.peak_memory_gib)
                 row["measured_peak_memory_gib"] = *run.peak_memory_gib;
+            addMemoryColumns(row, c);
             row["trained"] = run.trained;
             row["assumptions"] = run.assumptions;
             out["runs"].push_back(row);
         }
         out["fit"] = summaryJson(fit);
         out["holdout"] = summaryJson(holdout);
+        out["memory_by_framework"] = memoryByFrameworkJson(comparisons);
         printOut(out.dump(2) + "\n");
         return kExitOk;
     }
@@ -300,12 +354,14 @@ int runReference(const QStringList& args)
             + fixed(c.predicted_iteration_s, 3) + " s/iter, throughput error " + percent(c.throughput_error)
             + ", peak memory " + fixed(c.estimate.peak_memory_mb / 1e3, 1) + " GB of "
             + fixed(c.estimate.memory_limit_mb / 1e3, 1) + (c.predicted_oom ? " (predicted OOM)" : "") + "\n";
+        text += memoryLine(c);
     }
     text += "fit: " + std::to_string(fit.runs) + " runs, mean absolute throughput error " + fixed(fit.mae * 100, 1)
         + " %, " + std::to_string(fit.trainedButOom) + " trained runs predicted OOM\n";
     text += "holdout: " + std::to_string(holdout.runs) + " runs, mean absolute throughput error "
         + fixed(holdout.mae * 100, 1) + " %, " + std::to_string(holdout.trainedButOom)
         + " trained runs predicted OOM\n";
+    text += memoryByFrameworkText(comparisons);
     printOut(text);
     return kExitOk;
 }

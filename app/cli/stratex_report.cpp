@@ -28,10 +28,10 @@ std::string estimateText(const megatron::Estimate& e)
         + fixed(e.optimizer_ms, 1) + " ms, fixed " + fixed(e.overhead_ms, 1) + " ms\n";
     text += "  throughput " + fixed(e.tokens_per_s_per_gpu, 1) + " tokens/s/GPU, " + fixed(e.model_tflops_per_gpu, 1)
         + " model TFLOP/s/GPU, MFU " + fixed(e.mfu * 100, 1) + " %\n";
-    text += "  peak memory " + fixed(e.peak_memory_mb, 0) + " MB of " + fixed(e.memory_limit_mb, 0) + " MB"
-        + (e.fits ? "" : " (does not fit)") + "\n";
+    text += "  peak memory " + fixed(e.peak_memory_mb, 0) + " MB on the device (allocated " + fixed(e.allocated_peak_mb, 0)
+        + " MB) of " + fixed(e.memory_limit_mb, 0) + " MB" + (e.fits ? "" : " (does not fit)") + "\n";
     text += "Stages (per micro-batch times; memory: weights + gradients + optimizer + activations + logits + "
-            "reserve):\n";
+            "workspace + reserve (allocator cache, CUDA context, NCCL)):\n";
     for (const megatron::StageEstimate& s : e.stages) {
         const megatron::StageMemory& m = s.memory;
         text += "  " + std::to_string(s.stage) + ": " + std::to_string(s.layers) + " layers, forward "
@@ -39,7 +39,7 @@ std::string estimateText(const megatron::Estimate& e)
             + " ms (" + fixed(s.dp_exposed_ms, 1) + " exposed), " + fixed(s.inflight_microbatches_x100 / 100.0, 2)
             + " micro-batches in flight, memory " + fixed(m.totalMb(), 0) + " MB = " + fixed(m.weights_mb, 0) + " + "
             + fixed(m.gradients_mb, 0) + " + " + fixed(m.optimizer_mb, 0) + " + " + fixed(m.activations_mb, 0) + " + "
-            + fixed(m.logits_mb, 0) + " + " + fixed(m.reserve_mb, 0) + "\n";
+            + fixed(m.logits_mb, 0) + " + " + fixed(m.workspace_mb, 0) + " + " + fixed(m.reserve_mb, 0) + "\n";
     }
     for (const std::string& note : e.notes)
         text += "note: " + note + "\n";

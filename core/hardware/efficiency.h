@@ -23,8 +23,13 @@ struct Efficiency {
     double fp8_speedup = 1.5; // FP8 GEMMs over BF16 ones, end to end (casts, scaling included)
     double dp_overlap = 0.9; // share of the compute that hides data-parallel traffic
     double iteration_overhead_ms = 20; // per iteration: loss, logging, synchronisation
-    double memory_reserve_gb = 3.0; // allocator reserve: CUDA context, NCCL buffers, allocator cache
-    double activation_fragmentation = 1.1; // allocator rounding on activations
+    // Device memory beyond the modelled parts (CUDA context, NCCL buffers and the allocator cache
+    // are modelled in core/hardware/device_memory.h since issue 23): 0 unless a calibration on
+    // device-memory records fits it. Kept so cluster files that carry it still load.
+    double memory_reserve_gb = 0;
+    // Reserved over allocated on what is allocated and freed during a step (activations, gathered
+    // weights) without expandable segments: the caching allocator's fragmentation.
+    double activation_fragmentation = 1.1;
 
     bool operator==(const Efficiency&) const = default;
 };

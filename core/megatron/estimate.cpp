@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/hardware/device_memory.h"
 #include "core/megatron/layer_cost.h"
+#include "core/megatron/model_state_memory.h"
 #include "core/megatron/pipeline_input.h"
 #include "core/sim/simulator.h"
 
@@ -126,24 +128,19 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
     return chunks;
 }
 
-double makespanS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, const hardware::HardwareModel& hw,
-    double p2pBytes, bool crossNode)
+// The simulated pipeline: its makespan and each stage's allocated-memory peak (the ledger: model
+// state + every op's saved activations in schedule order + the running op's transient).
+struct SimulatedPipeline {
+    double makespan_s = 0;
+    std::vector<double> peak_mb_per_stage;
+};
+
+SimulatedPipeline simulatePipeline(const PipelineSimulation& pipeline)
 {
-    const int p = s.pp;
-    const int m = s.microbatches();
-    if (p == 1) {
-        double perMicrobatch = 0;
-        for (const ChunkCost& c : chunks)
-            perMicrobatch += c.forward_s + c.backward_s;
-        return m * perMicrobatch;
-    }
-    std::vector<PipelineChunk> times;
-    for (const ChunkCost& c : chunks)
-        times.push_back({ c.forward_s, c.backward_s });
-    const PipelineSimulation pipeline = pipelineSimulationInput(times, s, hw, p2pBytes, crossNode);
     sim::SimulationOptions options;
     options.build_timeline = false;
-    return sim::simulate(pipeline.input, pipeline.schedule, options).makespan_us * 1e-6;
+    const sim::SimulationResult result = sim::simulate(pipeline.input, pipeline.schedule, options);
+    return { result.makespan_us * 1e-6, result.peak_memory_mb_per_device };
 }
 
 // A lower bound of the simulated makespan: stage i starts when the first micro-batch's forward
@@ -267,18 +264,103 @@ DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw
     return t;
 }
 
+// What one GPU of a stage holds for the whole iteration.
+struct StageState {
+    double dense_params = 0; // per GPU, before ZeRO sharding
+    double expert_params = 0;
+    double shard_params = 0; // after the data-parallel sharding of the optimizer (ZeRO >= 1)
+    ModelStateMemory state;
+    double workspace_mb = 0;
+
+    double allocatedMb() const { return state.totalMb() + workspace_mb; }
+};
+
+std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelStrategy& s,
+    const std::vector<int>& stageLayers, const hardware::ClusterDescription& cluster)
+{
+    const int p = s.pp;
+    // Megatron's distributed optimizer shards over the data-parallel group with context
+    // parallelism (dp x cp); experts over their expert-data-parallel group.
+    const double denseShard = s.zero >= 1 ? double(s.dp) * s.cp : 1.0;
+    const double expertShard = s.zero >= 1 ? double(s.expertDp()) : 1.0;
+    std::vector<StageState> states(static_cast<std::size_t>(p));
+    for (int i = 0; i < p; ++i) {
+        StageState& stage = states[std::size_t(i)];
+        for (int j = 0; j < s.vpp; ++j) {
+            const ChunkCost& c = costs.chunks[std::size_t(j * p + i)];
+            stage.dense_params += c.dense_params;
+            stage.expert_params += c.expert_params;
+        }
+        stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
+        stage.state = modelStateMemory(
+            s, stage.dense_params + stage.expert_params, stage.shard_params, stageLayers[std::size_t(i)]);
+        stage.workspace_mb = hardware::cublasWorkspaceMb(cluster.gpu.name);
+    }
+    return states;
+}
+
+// The pipeline with its memory: each chunk stores its saved activations at its forward and frees
+// them at its backward; while it runs, the chunk's own activations, its transient (the recomputed
+// group of full recompute, a layer's attention/MLP intermediates) and, on the last chunk, the
+// logits and loss buffers sit on top of what the stage already holds; each stage starts with its
+// model state (on its first chunk).
+PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<StageState>& states,
+    const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    std::vector<PipelineChunk> chunks;
+    for (std::size_t c = 0; c < costs.chunks.size(); ++c) {
+        const ChunkCost& cost = costs.chunks[c];
+        const double logits = c + 1 == costs.chunks.size() ? costs.end.logits_bytes : 0.0;
+        chunks.push_back({ cost.forward_s, cost.backward_s, cost.activation_bytes / kMb,
+            (cost.activation_bytes + cost.transient_bytes + logits) / kMb });
+    }
+    PipelineSimulation pipeline = pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
+    pipeline.input.model_state_mb_per_layer.assign(chunks.size(), 0.0);
+    for (std::size_t i = 0; i < states.size() && i < chunks.size(); ++i)
+        pipeline.input.model_state_mb_per_layer[i] = states[i].allocatedMb();
+    return pipeline;
+}
+
+// The ledger of a one-stage pipeline without simulating it: each micro-batch's chunks run forward
+// in order and then backward, so the peak is the highest chunk op over the activations stored by
+// the chunks before it.
+double singleStageActivationPeakMb(const PipelineSimulation& pipeline)
+{
+    if (pipeline.input.microbatches.empty())
+        return 0;
+    double stored = 0;
+    double peak = 0;
+    for (const sim::LayerCost& layer : pipeline.input.microbatches.front().layers) {
+        peak = std::max(peak, stored + layer.peak_mb);
+        stored += layer.stored_mb;
+    }
+    return peak;
+}
+
+// The NCCL communicators a rank of this plan uses (Megatron's process groups, created with
+// parallel_state.initialize_model_parallel; NCCL connects a group's buffers on its first
+// collective): TP, CP, data parallel with CP (gradients, distributed optimizer), expert and
+// expert-data-parallel groups for MoE, and the pipeline's send/recv neighbours.
+std::vector<hardware::Communicator> planCommunicators(const model::ModelDescription& model, const ParallelStrategy& s)
+{
+    std::vector<hardware::Communicator> groups { { "tp", s.tp, false }, { "cp", s.cp, false },
+        { "dp", s.dp * s.cp, false } };
+    if (model.moe) {
+        groups.push_back({ "ep", s.ep * s.etp, false });
+        groups.push_back({ "expert-dp", s.expertDp(), false });
+    }
+    groups.push_back({ "pp", s.pp, true });
+    return groups;
+}
+
 } // namespace
 
 PipelineSimulation pipelineSimulation(
     const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
 {
-    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayerCounts(s, model.num_layers));
-    const double fragmentation = hw.efficiency().activation_fragmentation;
-    std::vector<PipelineChunk> chunks;
-    for (const ChunkCost& c : costs.chunks)
-        chunks.push_back({ c.forward_s, c.backward_s, c.activation_bytes * fragmentation / kMb,
-            c.transient_bytes * fragmentation / kMb });
-    return pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
+    const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
+    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayers);
+    return memoryPipeline(costs, stageStates(costs, s, stageLayers, hw.cluster()), s, hw);
 }
 
 double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch)
@@ -320,10 +402,24 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayers, options.scales);
     const std::vector<ChunkCost>& chunks = costs.chunks;
     const EndCosts& end = costs.end;
-    const double p2pBytes = costs.p2p_bytes;
-    const bool crossNode = costs.cross_node;
-    const double pipelineS = options.simulate_pipeline || p == 1 ? makespanS(chunks, s, hw, p2pBytes, crossNode)
-                                                                 : pipelineLowerBoundS(chunks, s);
+    // One simulation gives the makespan and each stage's memory ledger (docs/memory-model.md).
+    const std::vector<StageState> states = stageStates(costs, s, stageLayers, cluster);
+    const PipelineSimulation memoryInput = memoryPipeline(costs, states, s, hw);
+    SimulatedPipeline simulated;
+    bool ledger = true;
+    if (p == 1) {
+        double perMicrobatch = 0;
+        for (const ChunkCost& c : chunks)
+            perMicrobatch += c.forward_s + c.backward_s;
+        simulated.makespan_s = m * perMicrobatch;
+        simulated.peak_mb_per_stage = { states.front().allocatedMb() + singleStageActivationPeakMb(memoryInput) };
+    } else if (options.simulate_pipeline) {
+        simulated = simulatePipeline(memoryInput);
+    } else {
+        simulated.makespan_s = pipelineLowerBoundS(chunks, s);
+        ledger = false;
+    }
+    const double pipelineS = simulated.makespan_s;
 
     const TimeScales& scales = options.scales;
     const hardware::GroupShape denseDp { s.dp * s.cp, s.tp };
@@ -407,24 +503,49 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         worstTailS = std::max(worstTailS, exposedS + optimizerS);
         result.optimizer_ms = std::max(result.optimizer_ms, optimizerS * 1e3);
 
-        // Memory.
+        // Memory: the stage's model state, the ledger's activations at its peak, and what the
+        // device holds around the tensors (docs/memory-model.md).
         StageMemory& mem = stage.memory;
-        const double params = denseParams + expertParams;
-        if (s.zero == 3) {
-            const double gatheredLayers = 2.0 / std::max(1, stage.layers);
-            mem.weights_mb = (2 * shardParams + 2 * params * gatheredLayers) / kMb;
+        const StageState& state = states[std::size_t(i)];
+        mem.weights_mb = state.state.weights_mb;
+        mem.gradients_mb = state.state.gradients_mb;
+        mem.optimizer_mb = state.state.optimizer_mb;
+        mem.workspace_mb = state.workspace_mb;
+        const double logitsMb = i == p - 1 ? end.logits_bytes / kMb : 0.0;
+        double activationPeakMb = 0; // saved activations + the running op's transient (+ logits)
+        double inflight = 0;
+        if (ledger) {
+            activationPeakMb = std::max(0.0, simulated.peak_mb_per_stage[std::size_t(i)] - state.allocatedMb());
+            const double perMicrobatchMb = activationBytes / kMb;
+            inflight = perMicrobatchMb > 0
+                ? std::max(0.0, activationPeakMb - logitsMb - transientBytes / kMb) / perMicrobatchMb
+                : 0.0;
         } else {
-            mem.weights_mb = 2 * params / kMb;
+            // An unsimulated bound: the warm-up count of Megatron's schedules (the ledger's peak
+            // for 1F1B: the last warm-up forward over the earlier ones).
+            inflight = inflightMicrobatches(s, i);
+            activationPeakMb = (inflight * activationBytes + transientBytes) / kMb + logitsMb;
         }
-        mem.gradients_mb = 4 * (s.zero >= 2 ? shardParams : params) / kMb;
-        mem.optimizer_mb = 12 * (s.zero >= 1 ? shardParams : params) / kMb;
-        const double inflight = inflightMicrobatches(s, i);
+        stage.memory_from_ledger = ledger;
         stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
-        mem.activations_mb = (inflight * activationBytes + transientBytes) * eff.activation_fragmentation / kMb;
-        if (i == p - 1)
-            mem.logits_mb = end.logits_bytes / kMb;
-        mem.reserve_mb = eff.memory_reserve_gb * 1e9 / kMb;
-        result.peak_memory_mb = std::max(result.peak_memory_mb, mem.totalMb());
+        mem.logits_mb = logitsMb;
+        mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb);
+        hardware::DeviceMemoryInput device;
+        device.gpu_name = cluster.gpu.name;
+        device.communicators = planCommunicators(model, s);
+        device.churn_mb = activationPeakMb + state.state.gathered_mb;
+        device.fragmentation = eff.activation_fragmentation;
+        // torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
+        // (pytorch/torchtitan @ b5bcd76c); Megatron-Core leaves the allocator's default.
+        device.expandable_segments = s.framework == Framework::Torchtitan;
+        const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
+        mem.allocator_cache_mb = overhead.allocator_cache_mb;
+        mem.cuda_context_mb = overhead.cuda_context_mb;
+        mem.nccl_mb = overhead.nccl_mb;
+        // memory_reserve_gb: device memory beyond the modelled parts (0 unless calibrated).
+        mem.reserve_mb = overhead.outsideAllocatedMb() + eff.memory_reserve_gb * 1e9 / kMb;
+        result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
+        result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
         result.stages.push_back(stage);
     }
 
@@ -441,10 +562,21 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const double flops = modelFlopsPerIteration(model, s.global_batch_size);
     result.model_tflops_per_gpu = flops / iterationS / world / 1e12;
     result.mfu = result.model_tflops_per_gpu / cluster.gpu.peak_tflops;
-    result.fits = result.peak_memory_mb <= result.memory_limit_mb;
-    if (!result.fits)
-        result.notes.push_back("does not fit: " + wholeMb(result.peak_memory_mb) + " MB needed, "
-            + wholeMb(result.memory_limit_mb) + " MB on the GPU");
+    result.peak_memory_mb = result.device_peak_mb;
+    result.fits = result.device_peak_mb <= result.memory_limit_mb;
+    if (!result.fits) {
+        // Which part is the margin: the device peak is the allocated peak plus what the GPU holds
+        // around it; say both so a user sees whether tensors alone would fit.
+        const StageMemory* worst = nullptr;
+        for (const StageEstimate& stage : result.stages) {
+            if (!worst || stage.memory.totalMb() > worst->totalMb())
+                worst = &stage.memory;
+        }
+        result.notes.push_back("does not fit: " + wholeMb(result.device_peak_mb) + " MB on the device (allocated "
+            + wholeMb(worst->allocatedMb()) + " + allocator cache " + wholeMb(worst->allocator_cache_mb)
+            + " + CUDA context " + wholeMb(worst->cuda_context_mb) + " + NCCL " + wholeMb(worst->nccl_mb)
+            + "), " + wholeMb(result.memory_limit_mb) + " MB on the GPU");
+    }
     return result;
 }
 

@@ -12,19 +12,28 @@
 
 namespace stratex::megatron {
 
-// Memory of one pipeline stage's GPU, each part as the breakdown shows it (MB = 1e6 bytes).
+// Memory of one pipeline stage's GPU at its peak, each part as the breakdown shows it (MB = 1e6
+// bytes; docs/memory-model.md). The first six parts are what PyTorch's allocator hands out
+// (torch.cuda.max_memory_allocated); the last three are what the device shows beyond it.
 struct StageMemory {
-    double weights_mb = 0; // 16-bit weights (all of them, or the ZeRO-3 shard + gathered layers)
-    double gradients_mb = 0; // fp32 main gradients
-    double optimizer_mb = 0; // fp32 master weights + Adam moments
-    double activations_mb = 0; // in-flight micro-batches x kept activations
-    double logits_mb = 0; // the LM head's fp32 logits and loss buffers (last stage)
-    double reserve_mb = 0; // CUDA context, NCCL buffers, allocator cache
+    double weights_mb = 0; // every copy of the weights the framework keeps (see model_state_memory.h)
+    double gradients_mb = 0; // main gradients in the framework's dtype and layout
+    double optimizer_mb = 0; // fp32 master weights + Adam moments (their shard)
+    double activations_mb = 0; // saved activations + the op's transient at the ledger's peak
+    double logits_mb = 0; // the LM head's logits and loss buffers (last stage), at the peak
+    double workspace_mb = 0; // cuBLAS workspace (through the caching allocator)
+    double allocator_cache_mb = 0; // reserved - allocated: the caching allocator's free blocks
+    double cuda_context_mb = 0;
+    double nccl_mb = 0; // NCCL communicator buffers of the groups the plan creates
+    // allocator_cache_mb + cuda_context_mb + nccl_mb: what the device shows beyond the tensors.
+    double reserve_mb = 0;
 
-    double totalMb() const
+    double allocatedMb() const
     {
-        return weights_mb + gradients_mb + optimizer_mb + activations_mb + logits_mb + reserve_mb;
+        return weights_mb + gradients_mb + optimizer_mb + activations_mb + logits_mb + workspace_mb;
     }
+    double reservedMb() const { return allocatedMb() + allocator_cache_mb; }
+    double totalMb() const { return allocatedMb() + reserve_mb; } // the device peak
 };
 
 struct StageEstimate {
@@ -35,6 +44,9 @@ struct StageEstimate {
     double dp_comm_ms = 0; // gradient reduction + parameter gathering per iteration
     double dp_exposed_ms = 0;
     int inflight_microbatches_x100 = 0; // activations held at the peak, in micro-batches x 100
+    // True when the activations come from the simulated schedule's ledger (every op in order);
+    // false for the warm-up formula of an unsimulated bound.
+    bool memory_from_ledger = false;
     StageMemory memory;
 };
 
@@ -52,9 +64,14 @@ struct Estimate {
     double tokens_per_s_per_gpu = 0;
     double model_tflops_per_gpu = 0; // 6·N_active·tokens + attention (causal), no recompute
     double mfu = 0;
+    // Worst stage. allocated: tensors + workspaces (max_memory_allocated); device: what the GPU
+    // shows (+ allocator cache, CUDA context, NCCL buffers). peak_memory_mb is the number the fit
+    // check uses: the device peak.
+    double allocated_peak_mb = 0;
+    double device_peak_mb = 0;
     double peak_memory_mb = 0;
     double memory_limit_mb = 0;
-    bool fits = true;
+    bool fits = true; // device_peak_mb <= memory_limit_mb
     std::vector<std::string> problems; // Megatron would refuse to start: nothing else is valid
     std::vector<std::string> notes;
 };
@@ -77,8 +94,9 @@ struct EstimateOptions {
 Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& strategy, const hardware::HardwareModel& hw,
     const EstimateOptions& options = {});
 
-// The strategy's pipeline exactly as estimate() simulates it, with each chunk's activations for the
-// memory curves: the Timeline page draws a stratex plan from it.
+// The strategy's pipeline exactly as estimate() simulates it, with each chunk's activations and each
+// stage's model state: the Timeline page draws a stratex plan from it, and its memory curves are
+// the estimate's allocated-memory ledger (each stage's maximum is that stage's allocatedMb()).
 PipelineSimulation pipelineSimulation(
     const model::ModelDescription& model, const ParallelStrategy& strategy, const hardware::HardwareModel& hw);
 

@@ -11,7 +11,9 @@ nlohmann::ordered_json memoryJson(const StageMemory& m)
 {
     return nlohmann::ordered_json { { "weights_mb", m.weights_mb }, { "gradients_mb", m.gradients_mb },
         { "optimizer_mb", m.optimizer_mb }, { "activations_mb", m.activations_mb }, { "logits_mb", m.logits_mb },
-        { "reserve_mb", m.reserve_mb }, { "total_mb", m.totalMb() } };
+        { "workspace_mb", m.workspace_mb }, { "allocated_mb", m.allocatedMb() },
+        { "allocator_cache_mb", m.allocator_cache_mb }, { "cuda_context_mb", m.cuda_context_mb },
+        { "nccl_mb", m.nccl_mb }, { "reserve_mb", m.reserve_mb }, { "total_mb", m.totalMb() } };
 }
 
 } // namespace
@@ -33,6 +35,8 @@ nlohmann::ordered_json toJson(const Estimate& e)
     out["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
     out["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
     out["mfu"] = e.mfu;
+    out["allocated_peak_mb"] = e.allocated_peak_mb;
+    out["device_peak_mb"] = e.device_peak_mb;
     out["peak_memory_mb"] = e.peak_memory_mb;
     out["memory_limit_mb"] = e.memory_limit_mb;
     out["fits"] = e.fits;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/model_description.h"
+#include "core/megatron/framework.h"
 #include "core/megatron/recompute_modules.h"
 
 namespace stratex::megatron {
@@ -68,6 +69,8 @@ struct ParallelStrategy {
     // Fused flash attention (Megatron with Transformer Engine, 2023 on). Without it the s x s
     // scores are materialised: softmax and dropout run at memory bandwidth and are kept for backward.
     bool flash_attention = true;
+    // What the framework keeps per rank (docs/memory-model.md): gradient dtype, what is sharded.
+    Framework framework = Framework::MegatronCore;
 
     int world() const { return tp * pp * cp * dp; }
     // Micro-batches per iteration on each pipeline: gbs / (mbs x dp).

@@ -15,8 +15,10 @@ namespace stratex::megatron {
 struct PipelineChunk {
     double forward_s = 0;
     double backward_s = 0;
-    // For the timeline's memory curves only (the makespan does not depend on them): activations
-    // a micro-batch keeps until its backward, and the transient peak of a recomputed group.
+    // The memory ledger (the makespan does not depend on them): activations a micro-batch keeps
+    // from its forward until its backward, and the peak above what the stage held before the op
+    // while the op runs (its own activations + a recomputed group or a layer's intermediates + the
+    // logits on the last chunk).
     double stored_mb = 0;
     double transient_mb = 0;
 };

@@ -118,6 +118,7 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         { "last_stage_layers", s.last_stage_layers },
         { "precision", precisionName(s.precision) },
         { "overlap_grad_reduce", s.overlap_grad_reduce },
+        { "framework", frameworkName(s.framework) },
         { "flash_attention", s.flash_attention },
     };
 }
@@ -203,6 +204,7 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.overlap_grad_reduce = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
+    s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());
     // Bounded work: costing simulates every micro-batch through every model chunk.
     if (s.global_batch_size > limits::kMaxBatch)
         object["global_batch_size"].fail("at most " + std::to_string(limits::kMaxBatch) + " sequences");

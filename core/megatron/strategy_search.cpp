@@ -221,6 +221,7 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                         shape.sequence_parallel = tp > 1;
                         shape.global_batch_size = gbs;
                         shape.precision = space.precision;
+                        shape.framework = space.framework;
                         shape.flash_attention = space.flash_attention;
                         // (schedule, vpp) pairs.
                         std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };

@@ -30,6 +30,7 @@ struct StrategySpace {
     std::vector<Recompute> recomputes { Recompute::None, Recompute::Selective, Recompute::Full };
     Precision precision = Precision::Bf16;
     bool flash_attention = true;
+    Framework framework = Framework::MegatronCore; // every candidate's (what it keeps in memory)
 };
 
 struct StrategySearchRequest {

@@ -88,6 +88,12 @@ std::vector<Setting<S>> rows()
                        "bf16, fp16, or fp8 GEMMs with bf16 master weights."),
                 { "bf16", "fp16", "fp8" }),
             &S::precision),
+        row(choice(spec("framework", space, "Framework", SettingKind::Choice, "", 0, 0,
+                       "What each rank keeps in memory (docs/memory-model.md): megatron-core (fp32 main-gradient "
+                       "buffer, distributed optimizer), megatron-bridge (NeMo 2; Megatron-Core's rules), torchtitan "
+                       "(FSDP2, unsharded gradients held across micro-batches with PP) or deepspeed (ZeRO)."),
+                { "megatron-core", "megatron-bridge", "torchtitan", "deepspeed" }),
+            &S::framework),
         row(spec("uneven-layouts", space, "Uneven layouts", Switch, "0|1", 0, 1,
                 "Also try lighter first/last pipeline stages (Megatron's pipeline layout)."),
             &S::space, &StrategySpace::uneven_layouts),
@@ -141,6 +147,7 @@ StrategySpace StrategySearchSettings::resolvedSpace() const
     if (recompute != "any")
         s.recomputes = { parseRecompute(recompute).value_or(Recompute::None) };
     s.precision = parsePrecision(precision).value_or(Precision::Bf16);
+    s.framework = parseFramework(framework).value_or(Framework::MegatronCore);
     return s;
 }
 

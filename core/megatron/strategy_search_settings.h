@@ -35,10 +35,13 @@ struct StrategySearchSettings {
     int max_zero = 3; // ZeRO stages 0 .. max_zero are tried
     std::string recompute = "any"; // "any" or one of none / selective / full
     std::string precision = "bf16";
+    // What each rank keeps (docs/memory-model.md): megatron-core, megatron-bridge (nemo),
+    // torchtitan or deepspeed.
+    std::string framework = "megatron-core";
     StrategySpace space;
 
     CostModelChoice costModel() const;
-    // The space with the ZeRO, recompute and precision choices applied.
+    // The space with the ZeRO, recompute, precision and framework choices applied.
     StrategySpace resolvedSpace() const;
 };
 

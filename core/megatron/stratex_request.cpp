@@ -185,18 +185,10 @@ sim::Timeline stratexPlanTimeline(
     const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const Estimate& plan)
 {
     const hardware::HardwareModel hw(cluster, hardware::efficiencyFor(cluster));
-    PipelineSimulation pipeline = pipelineSimulation(model, plan.strategy, hw);
-    // What a stage holds from the start: everything but the activations, on its first chunk.
-    const int p = plan.strategy.pp;
-    pipeline.input.model_state_mb_per_layer.assign(pipeline.input.device_assignment.size(), 0.0);
-    for (const StageEstimate& stage : plan.stages) {
-        if (stage.stage < p && std::size_t(stage.stage) < pipeline.input.model_state_mb_per_layer.size()) {
-            const StageMemory& m = stage.memory;
-            pipeline.input.model_state_mb_per_layer[std::size_t(stage.stage)]
-                = m.weights_mb + m.gradients_mb + m.optimizer_mb + m.logits_mb + m.reserve_mb;
-        }
-    }
-    return std::move(sim::simulate(pipeline.input, pipeline.schedule).timeline);
+    // The estimate's own ledger: model state per stage and activations per op, so the curve's
+    // maximum on each stage is the plan's allocated peak there.
+    const PipelineSimulation pipeline = pipelineSimulation(model, plan.strategy, hw);
+    return sim::simulate(pipeline.input, pipeline.schedule).timeline;
 }
 
 } // namespace stratex::megatron

@@ -208,7 +208,8 @@ RunError runError(const ReferenceRun& run, const hardware::Efficiency& efficienc
     e.predicted_iteration_s = c.predicted_iteration_s;
     e.throughput_error = c.throughput_error;
     e.measured_peak_memory_gib = run.peak_memory_gib;
-    e.predicted_peak_memory_gib = c.estimate.peak_memory_mb * 1e6 / kGiB;
+    // The number the record publishes (allocated, reserved or device peak; docs/memory-model.md).
+    e.predicted_peak_memory_gib = predictedPeakMemoryGib(c.estimate, run.peak_memory_kind);
     e.predicted_oom = c.predicted_oom;
     return e;
 }

@@ -6,9 +6,11 @@
 
 #include <sstream>
 
+#include "core/common/enum_names.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/reader_limits.h"
+#include "core/hardware/cluster_description.h"
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/runs/flops_convention.h"
@@ -41,7 +43,43 @@ double measuredWithin(const JsonView& value, double max, std::string_view unit)
     return number;
 }
 
+constexpr EnumNames<PeakMemoryKind, 3> kPeakMemoryKindNames { { { PeakMemoryKind::Allocated, "allocated" },
+    { PeakMemoryKind::Reserved, "reserved" }, { PeakMemoryKind::Device, "device" } } };
+
+bool contains(const std::string& text, std::string_view part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+// A record without "framework": the framework its source ran. torchtitan's benchmark records
+// (id torchtitan*, source title "torchtitan benchmarks") are torchtitan runs; NeMo and
+// Megatron-Bridge performance pages are Megatron-Bridge (NeMo 2 runs Megatron-Core underneath);
+// everything else is taken as Megatron-Core.
+megatron::Framework inferFramework(const std::string& id, const JsonView& root)
+{
+    std::string title;
+    if (const std::optional<JsonView> source = root.find("source")) {
+        if (const std::optional<JsonView> t = source->find("title"))
+            title = t->string();
+    }
+    if (id.rfind("torchtitan", 0) == 0 || contains(title, "torchtitan"))
+        return megatron::Framework::Torchtitan;
+    if (contains(title, "NeMo") || contains(title, "Megatron-Bridge"))
+        return megatron::Framework::MegatronBridge;
+    return megatron::Framework::MegatronCore;
+}
+
 } // namespace
+
+std::string_view peakMemoryKindName(PeakMemoryKind kind)
+{
+    return enumName(kPeakMemoryKindNames, kind);
+}
+
+std::optional<PeakMemoryKind> parsePeakMemoryKind(std::string_view name)
+{
+    return parseEnumName(kPeakMemoryKindNames, name);
+}
 
 ReferenceRun readReferenceRun(const std::filesystem::path& file)
 {
@@ -119,8 +157,30 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
         run.measured_iteration_s
             = conventionFlops(*convention, run.model, run.strategy.global_batch_size) / (tflops * 1e12 * gpus);
     }
+    if (const std::optional<JsonView> framework = root.find("framework")) {
+        const std::optional<megatron::Framework> parsed = megatron::parseFramework(framework->string());
+        if (!parsed)
+            framework->fail(megatron::frameworkChoices());
+        run.strategy.framework = *parsed;
+    } else if (!root["strategy"].has("framework")) {
+        run.strategy.framework = inferFramework(run.id, root);
+        run.framework_inferred = true;
+    }
     if (const std::optional<JsonView> memory = measured.find("peak_memory_gb"))
         run.peak_memory_gib = measuredWithin(*memory, limits::kMaxGpuMemoryGb, "GB");
+    if (const std::optional<JsonView> kind = measured.find("peak_memory_kind")) {
+        const std::optional<PeakMemoryKind> parsed = parsePeakMemoryKind(kind->string());
+        if (!parsed)
+            kind->fail("\"allocated\", \"reserved\" or \"device\"");
+        run.peak_memory_kind = *parsed;
+    } else {
+        // torchtitan logs "memory: <max_reserved_gib>GiB" (torchtitan/components/metrics.py,
+        // DeviceMemoryMonitor.get_peak_stats: reserved_bytes.all.peak, @ b5bcd76c); a record of
+        // another framework publishes what the GPU showed unless it says otherwise (README).
+        run.peak_memory_kind = run.strategy.framework == megatron::Framework::Torchtitan ? PeakMemoryKind::Reserved
+                                                                                          : PeakMemoryKind::Device;
+        run.peak_memory_kind_inferred = true;
+    }
     run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
     return run;
 }
@@ -154,6 +214,10 @@ ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Effi
     if (comparison.estimate.problems.empty() && comparison.predicted_iteration_s > 0)
         comparison.throughput_error = run.measured_iteration_s / comparison.predicted_iteration_s - 1;
     comparison.predicted_oom = comparison.estimate.problems.empty() && !comparison.estimate.fits;
+    if (run.peak_memory_gib && comparison.estimate.problems.empty()) {
+        comparison.predicted_memory_gib = predictedPeakMemoryGib(comparison.estimate, run.peak_memory_kind);
+        comparison.memory_error = *comparison.predicted_memory_gib / *run.peak_memory_gib - 1;
+    }
     return comparison;
 }
 
@@ -168,6 +232,41 @@ double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons)
         ++count;
     }
     return count > 0 ? sum / count : 0;
+}
+
+double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind)
+{
+    double mb = 0;
+    for (const megatron::StageEstimate& stage : estimate.stages) {
+        const megatron::StageMemory& m = stage.memory;
+        const double value = kind == PeakMemoryKind::Allocated ? m.allocatedMb()
+            : kind == PeakMemoryKind::Reserved                 ? m.reservedMb()
+                                                               : m.totalMb();
+        mb = std::max(mb, value);
+    }
+    return hardware::mbToGib(mb);
+}
+
+std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<ReferenceComparison>& comparisons)
+{
+    std::vector<MemoryErrorSummary> out;
+    for (const megatron::Framework framework : { megatron::Framework::MegatronCore,
+             megatron::Framework::MegatronBridge, megatron::Framework::Torchtitan, megatron::Framework::DeepSpeed }) {
+        MemoryErrorSummary summary;
+        summary.framework = framework;
+        double sum = 0;
+        for (const ReferenceComparison& c : comparisons) {
+            if (!c.memory_error || c.run->strategy.framework != framework)
+                continue;
+            sum += std::abs(*c.memory_error);
+            ++summary.records;
+        }
+        if (summary.records == 0)
+            continue;
+        summary.mean_absolute_error = sum / summary.records;
+        out.push_back(summary);
+    }
+    return out;
 }
 
 } // namespace stratex::runs

@@ -13,6 +13,16 @@
 
 namespace stratex::runs {
 
+// Which number a record's peak memory is (resources/reference-runs/README.md, measured.peak_memory_kind).
+enum class PeakMemoryKind {
+    Allocated, // torch.cuda.max_memory_allocated
+    Reserved, // torch.cuda.max_memory_reserved (torchtitan's "memory:" log line)
+    Device, // what the GPU shows (nvidia-smi): reserved + CUDA context + NCCL buffers
+};
+
+std::string_view peakMemoryKindName(PeakMemoryKind kind); // "allocated", "reserved", "device"
+std::optional<PeakMemoryKind> parsePeakMemoryKind(std::string_view name);
+
 // A published (or the user's own) measurement of a real training run, as recorded in
 // resources/reference-runs/ (format: that directory's README).
 struct ReferenceRun {
@@ -29,6 +39,9 @@ struct ReferenceRun {
     double measured_iteration_s = 0; // from the most direct published quantity
     std::string measured_from; // "iteration_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu (convention)", ...
     std::optional<double> peak_memory_gib;
+    PeakMemoryKind peak_memory_kind = PeakMemoryKind::Device;
+    bool peak_memory_kind_inferred = false; // not in the record: from its framework
+    bool framework_inferred = false; // the record has no "framework": from its source (strategy.framework)
     bool trained = true;
     std::vector<std::string> assumptions; // defaults filled in where the record is silent
 };
@@ -46,11 +59,28 @@ struct ReferenceComparison {
     // achieved (too optimistic), < 0 when too pessimistic.
     double throughput_error = 0;
     bool predicted_oom = false;
+    // With a published peak memory: the prediction of the same kind (allocated, reserved or
+    // device peak of the worst stage) and its error, predicted / measured - 1.
+    std::optional<double> predicted_memory_gib;
+    std::optional<double> memory_error;
 };
 
 ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Efficiency& efficiency);
 
 // Mean absolute throughput error over the runs that could be costed.
 double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons);
+
+// The estimate's peak of the kind a record publishes, in GiB: allocated, reserved (allocated +
+// allocator cache) or device peak of the worst stage.
+double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind);
+
+struct MemoryErrorSummary {
+    megatron::Framework framework = megatron::Framework::MegatronCore;
+    int records = 0;
+    double mean_absolute_error = 0;
+};
+// Mean absolute memory error per framework over the records with a memory error, frameworks in
+// enum order, only those with records.
+std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<ReferenceComparison>& comparisons);
 
 } // namespace stratex::runs

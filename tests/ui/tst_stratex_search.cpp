@@ -257,7 +257,8 @@ void TestStratexSearch::searchesTheSynthesizedExample()
         const megatron::Estimate* plan = model->plan(row);
         QCOMPARE(plan->strategy.world(), 16);
         QCOMPARE(plan->strategy.global_batch_size, 32);
-        QVERIFY(plan->peak_memory_mb <= 40000);
+        // 40 GB as GPUs count them (40 GiB); the device peak (issue 23) may pass 40,000 MB.
+        QVERIFY(plan->peak_memory_mb <= plan->memory_limit_mb && plan->memory_limit_mb <= 40 * 1073.741824 + 1e-6);
         const megatron::PlanEvidence* evidence = model->evidence(row);
         QVERIFY(evidence);
         if (row > 0)
@@ -292,7 +293,7 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QCOMPARE(layers, 40);
     QCOMPARE(int(panel->layerStrip()->chunks().size()), selected->strategy.pp * selected->strategy.vpp);
     const QList<QBarSet*> sets = panel->memoryChart()->barSets();
-    QCOMPARE(sets.size(), 6);
+    QCOMPARE(sets.size(), 9); // six allocated parts + allocator cache, CUDA context, NCCL
     QCOMPARE(sets.front()->count(), selected->strategy.pp);
     QVERIFY(panel->memoryChart()->limitLine());
     QCOMPARE(panel->memoryChart()->limitLine()->at(0).y(), 40.0);

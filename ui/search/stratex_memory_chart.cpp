@@ -4,9 +4,11 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QCursor>
 #include <QLineSeries>
 #include <QLocale>
 #include <QStackedBarSeries>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include "core/hardware/cluster_description.h"
@@ -59,7 +61,11 @@ void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
         { tr("optimizer"), &megatron::StageMemory::optimizer_mb, 3 },
         { tr("activations"), &megatron::StageMemory::activations_mb, 4 },
         { tr("logits"), &megatron::StageMemory::logits_mb, 6 },
-        { tr("reserve"), &megatron::StageMemory::reserve_mb, 9 },
+        { tr("workspace"), &megatron::StageMemory::workspace_mb, 5 },
+        // Beyond the allocated tensors: what the device shows on top (docs/memory-model.md).
+        { tr("allocator cache"), &megatron::StageMemory::allocator_cache_mb, 7 },
+        { tr("CUDA context"), &megatron::StageMemory::cuda_context_mb, 8 },
+        { tr("NCCL"), &megatron::StageMemory::nccl_mb, 9 },
     };
     auto* series = new QStackedBarSeries(c);
     QStringList categories;
@@ -77,6 +83,25 @@ void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
         highest = std::max(highest, stage.memory.totalMb());
     }
     c->addSeries(series);
+    // Hover values: the part, and the stage's allocated and device peaks against the limit (copies:
+    // the plan may go before the chart is reset).
+    QList<QPair<double, double>> peaks;
+    for (const megatron::StageEstimate& stage : plan->stages)
+        peaks.append({ stage.memory.allocatedMb() / kMbPerGb, stage.memory.totalMb() / kMbPerGb });
+    const double limitGib = plan->memory_limit_mb / kMbPerGb;
+    connect(series, &QStackedBarSeries::hovered, this, [this, peaks, limitGib](bool status, int index, QBarSet* set) {
+        if (!status || index < 0 || index >= peaks.size()) {
+            QToolTip::hideText();
+            return;
+        }
+        const QLocale l = QLocale::c();
+        QToolTip::showText(QCursor::pos(),
+            tr("stage %1: %2 %3 GiB\nallocated %4 GiB, device %5 GiB of %6 GiB")
+                .arg(index)
+                .arg(set->label(), l.toString(set->at(index), 'f', 2), l.toString(peaks[index].first, 'f', 1),
+                    l.toString(peaks[index].second, 'f', 1), l.toString(limitGib, 'f', 1)),
+            this);
+    });
     auto* x = new QBarCategoryAxis(c);
     x->append(categories);
     auto* y = new QValueAxis(c);
@@ -105,8 +130,9 @@ void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
     m_limit->attachAxis(limitX);
     m_limit->attachAxis(y);
 
-    c->setTitle(tr("Memory per stage — peak %1 GiB of %2 GiB%3")
-                    .arg(QLocale::c().toString(plan->peak_memory_mb / kMbPerGb, 'f', 1),
+    c->setTitle(tr("Memory per stage — allocated %1 GiB, device peak %2 GiB of %3 GiB%4")
+                    .arg(QLocale::c().toString(plan->allocated_peak_mb / kMbPerGb, 'f', 1),
+                        QLocale::c().toString(plan->device_peak_mb / kMbPerGb, 'f', 1),
                         QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1),
                         plan->fits ? QString() : tr(" — does NOT fit")));
     followPalette();

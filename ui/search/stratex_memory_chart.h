@@ -9,9 +9,11 @@ class QLineSeries;
 
 namespace stratex::ui {
 
-// A stratex plan's memory per pipeline stage, stacked the way the estimate counts it (weights,
-// gradients, optimizer states, activations, logits, reserve), against the memory limit drawn as a
-// dashed line across the stages. GB (1e9 bytes), as the table's peak memory column.
+// A stratex plan's memory per pipeline stage at its peak, stacked the way the estimate counts it:
+// the allocated parts (weights, gradients, optimizer states, activations, logits, workspace) and on
+// top what the device shows beyond them (allocator cache, CUDA context, NCCL), against the memory
+// limit drawn as a dashed line across the stages; hovering a bar shows its value and the stage's
+// allocated and device peaks. GiB, as the table's peak memory column.
 class StratexMemoryChart : public PaletteChartView {
     Q_OBJECT
 public:

@@ -291,7 +291,7 @@ private Q_SLOTS:
         QString notes;
         for (const std::string& note : e.notes)
             notes += QString::fromStdString(note);
-        QVERIFY2(notes.contains(QString::number(std::llround(e.peak_memory_mb)) + " MB needed"), qPrintable(notes));
+        QVERIFY2(notes.contains(QString::number(std::llround(e.peak_memory_mb)) + " MB on the device"), qPrintable(notes));
     }
 
     void deterministic()

@@ -91,8 +91,17 @@ private Q_SLOTS:
             qPrintable(QString("bound %1 ms > simulated %2 ms").arg(bound.pipeline_ms).arg(exact.pipeline_ms)));
         // The bound is a useful one: within the bubble of the simulated schedule.
         QVERIFY(bound.pipeline_ms > 0.5 * exact.pipeline_ms);
-        // Everything but the pipeline is the same.
-        QCOMPARE(bound.peak_memory_mb, exact.peak_memory_mb);
+        // Everything but the pipeline is the same, memory included for 1F1B: the warm-up formula
+        // is the ledger's peak there. For interleaved and ZB-H1 the ledger walks the schedule's
+        // actual order (docs/memory-model.md) and holds a little more than the warm-up count
+        // (the steady state's extra chunk, W lagging B); the search re-checks the fit on the
+        // simulated estimate.
+        if (PipelineSchedule(schedule) == PipelineSchedule::OneFOneB) {
+            QCOMPARE(bound.peak_memory_mb, exact.peak_memory_mb);
+        } else {
+            QVERIFY(bound.peak_memory_mb <= exact.peak_memory_mb * (1 + 1e-12));
+            QVERIFY(bound.peak_memory_mb > 0.9 * exact.peak_memory_mb);
+        }
         QCOMPARE(bound.dp_exposed_ms, exact.dp_exposed_ms);
     }
 

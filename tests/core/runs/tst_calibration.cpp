@@ -76,8 +76,12 @@ private Q_SLOTS:
                                            << "1.2,2";
         QTest::newRow("overlap") << "dp_overlap"
                                  << "0.8";
-        QTest::newRow("memory") << "memory_reserve_gb,activation_fragmentation"
-                                << "1.5,1.05";
+        // The device-memory parts beyond allocated (issue 23): the allocator's fragmentation, and
+        // the reserve beyond the modelled parts (0 by default, so the true value is the factor).
+        QTest::newRow("fragmentation") << "activation_fragmentation"
+                                       << "1.05";
+        QTest::newRow("memory reserve") << "memory_reserve_gb"
+                                        << "1.5";
     }
     void recoversInjectedErrors()
     {
@@ -86,7 +90,10 @@ private Q_SLOTS:
         const std::vector<std::string> names = split(parameters);
         const std::vector<std::string> factorTexts = split(factors);
         const std::vector<ReferenceRun> published = h100Runs();
-        const Efficiency start = efficiencyFor(published.front().cluster.gpu);
+        Efficiency start = efficiencyFor(published.front().cluster.gpu);
+        // The presets' reserve beyond the modelled device memory is 0 (issue 23); fit it from a
+        // calibrated cluster's 1 GB, as a user refitting a cluster would.
+        start.memory_reserve_gb = 1.0;
         Efficiency truth = start;
         for (std::size_t i = 0; i < names.size(); ++i) {
             const hardware::EfficiencyField& field = *hardware::findEfficiencyField(names[i]);

@@ -69,6 +69,57 @@ private Q_SLOTS:
         QVERIFY2(fitTrainedButOom <= 7, qPrintable(QString("%1 trained fit runs predicted OOM").arg(fitTrainedButOom)));
     }
 
+    // A record says which memory number it publishes; without the keys, torchtitan's records are
+    // torchtitan runs (inferred from the source) whose log prints max_memory_reserved, and the
+    // prediction compared is the same kind.
+    void memoryRecordsSayWhichNumber_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("torchtitan fsdp") << "torchtitan2412-llama31-8b-8-fsdp.json"
+                                         << "torchtitan"
+                                         << "reserved";
+        QTest::newRow("torchtitan pp") << "torchtitan2412-llama31-405b-512-1f1b.json"
+                                       << "torchtitan"
+                                       << "reserved";
+    }
+    void memoryRecordsSayWhichNumber()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, framework);
+        QFETCH(QString, kind);
+        const ReferenceRun run = readReferenceRun(kRuns / file.toStdString());
+        QCOMPARE(QString::fromUtf8(frameworkName(run.strategy.framework)), framework);
+        QVERIFY(run.framework_inferred);
+        QCOMPARE(QString::fromUtf8(peakMemoryKindName(run.peak_memory_kind)), kind);
+        QVERIFY(run.peak_memory_kind_inferred);
+        const ReferenceComparison c = compareWithRun(run, efficiencyFor(run.cluster));
+        QVERIFY(c.memory_error.has_value());
+        QCOMPARE(*c.predicted_memory_gib, predictedPeakMemoryGib(c.estimate, run.peak_memory_kind));
+        QVERIFY(predictedPeakMemoryGib(c.estimate, PeakMemoryKind::Allocated)
+            < predictedPeakMemoryGib(c.estimate, PeakMemoryKind::Device));
+    }
+
+    // Issue 23: the torchtitan records' memory error under their framework, against the reserved
+    // peak torchtitan logs. Before the framework semantics, the ledger and the device model the
+    // mean absolute error over the 17 records was 37.3 % (the peak compared as one number); now
+    // 26.3 %. It may not grow.
+    void torchtitanMemoryErrorBounded()
+    {
+        const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
+        const std::vector<ReferenceComparison> comparisons = compareAll(runs);
+        int records = 0;
+        for (const MemoryErrorSummary& s : memoryErrorsByFramework(comparisons)) {
+            if (s.framework != Framework::Torchtitan)
+                continue;
+            records = s.records;
+            QVERIFY2(s.mean_absolute_error <= 0.264,
+                qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
+        }
+        QCOMPARE(records, 17);
+    }
+
     void badRecordsNameTheKey_data()
     {
         QTest::addColumn<QString>("json");
@@ -87,6 +138,13 @@ private Q_SLOTS:
         QTest::newRow("recompute") << "{'id': 'x', 'use': 'fit', " + model + cluster
                 + "'strategy': {'dp': 8, 'global_batch_size': 8, 'recompute': 'some'}}"
                                    << "/strategy/recompute";
+        QTest::newRow("framework") << "{'id': 'x', 'use': 'fit', 'framework': 'jax', " + model + cluster
+                + "'strategy': {'dp': 8, 'global_batch_size': 8}, 'measured': {'iteration_time_s': 1}}"
+                                   << "/framework";
+        QTest::newRow("peak memory kind") << "{'id': 'x', 'use': 'fit', " + model + cluster
+                + "'strategy': {'dp': 8, 'global_batch_size': 8}, 'measured': {'iteration_time_s': 1, "
+                  "'peak_memory_gb': 60, 'peak_memory_kind': 'smi'}}"
+                                          << "/measured/peak_memory_kind";
     }
     void badRecordsNameTheKey()
     {

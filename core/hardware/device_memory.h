@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace stratex::hardware {
+
+// What a training process holds on its GPU beyond its tensors (docs/memory-model.md, "Device
+// memory"): the number nvidia-smi shows and the one that runs out. MB = 1e6 bytes throughout.
+//
+//   allocated  what torch.cuda.max_memory_allocated reports: tensors, cuBLAS workspaces
+//   reserved   allocated + what the caching allocator keeps cached (max_memory_reserved)
+//   device     reserved + CUDA context + NCCL communicator buffers (nvidia-smi)
+
+// One NCCL communicator a rank belongs to: a collective group (TP, CP, DP, EP ...) or the
+// pipeline's point-to-point neighbours.
+struct Communicator {
+    std::string name; // "tp", "dp", "pp", ... for the breakdown
+    int size = 1; // ranks; a group of 1 creates no connections
+    bool point_to_point = false; // send/recv with the neighbours only (pipeline)
+};
+
+struct DeviceMemoryInput {
+    std::string gpu_name; // a GPU preset name ("h100-80gb"): Hopper gets PyTorch's larger cuBLAS workspace
+    std::vector<Communicator> communicators;
+    // Memory allocated and freed within an iteration at the allocated peak (activations, gathered
+    // weights, logits): what the caching allocator's free blocks fragment.
+    double churn_mb = 0;
+    // The reserved-over-allocated factor on the churn without expandable segments (Efficiency's
+    // activation_fragmentation: 1.1 = 10 % of the churn stays cached in blocks too small or split).
+    double fragmentation = 1.1;
+    bool expandable_segments = false; // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+};
+
+struct DeviceMemory {
+    double cublas_workspace_mb = 0; // allocated through the caching allocator: part of "allocated"
+    double allocator_cache_mb = 0; // reserved - allocated at the peak
+    double cuda_context_mb = 0;
+    double nccl_mb = 0; // all communicators' buffers
+
+    // Beyond the allocated peak (tensors + workspace): what "device" adds to it.
+    double outsideAllocatedMb() const { return allocator_cache_mb + cuda_context_mb + nccl_mb; }
+};
+
+// The CUDA context of a PyTorch process with lazy module loading (CUDA >= 11.7, PyTorch's default).
+double cudaContextMb();
+// PyTorch's default cuBLAS workspace for one handle and stream on this GPU.
+double cublasWorkspaceMb(const std::string& gpuName);
+// Buffers of one NCCL communicator on one rank (0 for a group of one).
+double ncclCommunicatorMb(const Communicator& communicator);
+// Reserved minus allocated at the peak for `churnMb` of short-lived allocations.
+double allocatorCacheMb(double churnMb, double fragmentation, bool expandableSegments);
+
+DeviceMemory deviceMemory(const DeviceMemoryInput& input);
+
+} // namespace stratex::hardware

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/model_state_memory.h"
+
+#include <algorithm>
+
+namespace stratex::megatron {
+
+namespace {
+
+constexpr double kMb = 1e6;
+
+// ZeRO-3 / FSDP with resharding: the layer being computed and the one prefetched are gathered.
+double gatheredLayers(double params, int layers)
+{
+    return params * std::min(1.0, 2.0 / std::max(1, layers));
+}
+
+// Megatron-Core (and Megatron-Bridge / NeMo 2 on it). NVIDIA/Megatron-LM @ d98e8a64:
+// megatron/training/arguments.py: with --bf16 and the default --main-grads-dtype fp32,
+// accumulate_allreduce_grads_in_fp32 is forced on, so the DDP grad buffer
+// (megatron/core/distributed/param_and_grad_buffer.py) holds fp32 main gradients for every
+// parameter of the rank; the distributed optimizer (optimizer/distrib_optimizer.py) reduce-scatters
+// inside that full buffer and shards only the fp32 main weights and Adam's moments over the
+// data-parallel x context-parallel group: 2 + 4 + 12 / d bytes per parameter. ZeRO 2 (not a
+// Megatron option) shards the gradients too; ZeRO 3 is Megatron FSDP with gathered layers.
+ModelStateMemory megatronCore(const ParallelStrategy& s, double params, double shard, int layers)
+{
+    ModelStateMemory m;
+    if (s.zero == 3) {
+        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
+        m.weights_mb = 2 * shard / kMb + m.gathered_mb;
+    } else {
+        m.weights_mb = 2 * params / kMb;
+    }
+    m.gradients_mb = 4 * (s.zero >= 2 ? shard : params) / kMb;
+    m.optimizer_mb = 12 * (s.zero >= 1 ? shard : params) / kMb;
+    return m;
+}
+
+// torchtitan with FSDP2 (pytorch/torchtitan @ b5bcd76c, torchtitan/distributed/fsdp.py): every
+// parameter is an fp32 DTensor shard (the optimizer steps on it: no separate master copy), bf16
+// unsharded copies are gathered for compute (MixedPrecisionPolicy param_dtype bf16, reduce_dtype
+// fp32), gradients are fp32 shards, AdamW keeps two fp32 moments: 4 + 4 + 8 bytes over the FSDP
+// group. reshard_after_forward (zero 3 here) frees a layer's gathered copy after its forward;
+// get_fsdp_reshard_after_forward_policy defaults it off with PP (zero 2: the stage's bf16 copies
+// stay). With PP, torch/distributed/pipelining/stage.py backward_maybe_with_nosync sets
+// set_requires_gradient_sync(False) and set_reshard_after_backward(False) for every micro-batch
+// but the last: the unsharded gradients accumulate, upcast to reduce_dtype fp32
+// (FSDPParam.to_accumulated_grad_if_needed), and the bf16 copies stay gathered until the last
+// backward. Zero 0: no FSDP, fp32 weights, gradients and moments replicated.
+ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double shard, int layers)
+{
+    ModelStateMemory m;
+    const bool fsdp = s.zero >= 1;
+    const double owned = fsdp ? shard : params;
+    m.weights_mb = 4 * owned / kMb;
+    m.gradients_mb = 4 * owned / kMb;
+    m.optimizer_mb = 8 * owned / kMb;
+    if (!fsdp)
+        return m;
+    const bool heldAcrossMicrobatches = s.pp > 1 || s.zero <= 2;
+    if (heldAcrossMicrobatches) {
+        m.weights_mb += 2 * params / kMb;
+    } else {
+        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
+        m.weights_mb += m.gathered_mb;
+    }
+    if (s.pp > 1)
+        m.gradients_mb += 4 * params / kMb;
+    return m;
+}
+
+// DeepSpeed ZeRO as the ZeRO paper counts it (Rajbhandari et al., SC20, section 3.1 and Figure 1):
+// 16-bit weights 2, 16-bit gradients 2 and K = 12 bytes of fp32 optimizer state per parameter,
+// sharded over the data-parallel group at stages 1 (optimizer), 2 (+ gradients), 3 (+ weights).
+// DeepSpeed's reduce and all-gather bucket buffers are not counted (docs/memory-model.md).
+ModelStateMemory deepSpeed(const ParallelStrategy& s, double params, double shard, int layers)
+{
+    ModelStateMemory m;
+    if (s.zero == 3) {
+        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
+        m.weights_mb = 2 * shard / kMb + m.gathered_mb;
+    } else {
+        m.weights_mb = 2 * params / kMb;
+    }
+    m.gradients_mb = 2 * (s.zero >= 2 ? shard : params) / kMb;
+    m.optimizer_mb = 12 * (s.zero >= 1 ? shard : params) / kMb;
+    return m;
+}
+
+} // namespace
+
+ModelStateMemory modelStateMemory(const ParallelStrategy& s, double params, double shardParams, int layers)
+{
+    switch (s.framework) {
+    case Framework::Torchtitan:
+        return torchtitan(s, params, shardParams, layers);
+    case Framework::DeepSpeed:
+        return deepSpeed(s, params, shardParams, layers);
+    case Framework::MegatronCore:
+    case Framework::MegatronBridge:
+        break;
+    }
+    return megatronCore(s, params, shardParams, layers);
+}
+
+} // namespace stratex::megatron

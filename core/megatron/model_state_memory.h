@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/megatron/parallel_strategy.h"
+
+namespace stratex::megatron {
+
+// What one GPU of a pipeline stage keeps for the whole iteration: weights, gradients and optimizer
+// states, as its framework keeps them (docs/memory-model.md, "Model state"). MB = 1e6 bytes.
+struct ModelStateMemory {
+    double weights_mb = 0; // every copy of the weights: 16-bit, fp32 shards, gathered layers
+    double gradients_mb = 0; // main gradients in their dtype and layout
+    double optimizer_mb = 0; // fp32 master weights (where separate) and Adam's two moments
+    // Weights gathered and freed layer by layer (ZeRO-3 / FSDP reshard after forward): allocator churn.
+    double gathered_mb = 0;
+
+    double totalMb() const { return weights_mb + gradients_mb + optimizer_mb; }
+};
+
+// `params`: this stage's parameters on one GPU (after TP/EP), `shardParams`: its share after the
+// data-parallel sharding of the ZeRO stage (dense / (dp x cp) + experts / expert-dp), `layers`: the
+// stage's transformer layers.
+ModelStateMemory modelStateMemory(const ParallelStrategy& strategy, double params, double shardParams, int layers);
+
+} // namespace stratex::megatron

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The memory model (docs/memory-model.md): the ledger over the simulated schedule is the Timeline
+// page's memory curve, each framework keeps what its source keeps, and the fit check uses the
+// device peak.
+#include <algorithm>
+#include <cmath>
+
+#include <QtTest>
+
+#include "core/hardware/device_memory.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/model_state_memory.h"
+#include "core/megatron/strategy_search_settings.h"
+#include "core/model/model_presets.h"
+#include "core/sim/simulator.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+
+namespace {
+
+HardwareModel h100s(int nodes)
+{
+    ClusterDescription cluster;
+    cluster.gpu = gpuPreset("h100-80gb");
+    cluster.num_nodes = nodes;
+    cluster.gpus_per_node = 8;
+    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
+}
+
+bool agree(double a, double b)
+{
+    return std::abs(a - b) <= 1e-6 * std::max({ 1.0, std::abs(a), std::abs(b) });
+}
+
+double curveMaxMb(const sim::DeviceTimeline& device)
+{
+    double highest = 0;
+    for (const sim::MemorySample& sample : device.memory)
+        highest = std::max(highest, sample.mem_mb);
+    return highest;
+}
+
+} // namespace
+
+class TestMemoryModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // The plan's per-stage allocated peak is the maximum of the Timeline page's memory curve for
+    // that stage: both come from the same ops in the same order. A perturbed curve (one
+    // micro-batch's saved activations grown on the Timeline side only) must disagree.
+    void ledgerIsTheTimelineCurve_data()
+    {
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<int>("gbs");
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<bool>("perturbed");
+        QTest::newRow("1F1B") << 4 << 1 << 16 << "1f1b" << false;
+        QTest::newRow("interleaved") << 4 << 2 << 16 << "interleaved" << false;
+        QTest::newRow("fewer micro-batches than stages") << 4 << 1 << 4 << "1f1b" << false;
+        QTest::newRow("ZB-H1") << 4 << 1 << 16 << "zb-h1" << false;
+        QTest::newRow("one stage") << 1 << 1 << 8 << "1f1b" << false;
+        QTest::newRow("1F1B, curve perturbed") << 4 << 1 << 16 << "1f1b" << true;
+        QTest::newRow("interleaved, curve perturbed") << 4 << 2 << 16 << "interleaved" << true;
+        QTest::newRow("fewer micro-batches, curve perturbed") << 4 << 1 << 4 << "1f1b" << true;
+    }
+    void ledgerIsTheTimelineCurve()
+    {
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(int, gbs);
+        QFETCH(QString, schedule);
+        QFETCH(bool, perturbed);
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.tp = 2;
+        s.pp = pp;
+        s.vpp = vpp;
+        s.dp = std::max(1, 8 / (s.tp * s.pp));
+        s.zero = 1;
+        s.sequence_parallel = true;
+        s.micro_batch_size = 1;
+        s.global_batch_size = gbs * s.dp; // gbs micro-batches per pipeline
+        s.schedule = *parsePipelineSchedule(schedule.toStdString());
+        const Estimate e = estimate(model, s, hw);
+        QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+        QCOMPARE(int(e.stages.size()), pp);
+
+        PipelineSimulation pipeline = pipelineSimulation(model, s, hw);
+        if (perturbed)
+            pipeline.input.microbatches.back().layers.front().stored_mb += 100;
+        const sim::Timeline timeline = sim::simulate(pipeline.input, pipeline.schedule).timeline;
+        QCOMPARE(int(timeline.devices.size()), pp);
+        bool all = true;
+        for (int i = 0; i < pp; ++i) {
+            QVERIFY(e.stages[std::size_t(i)].memory_from_ledger);
+            const double ledger = e.stages[std::size_t(i)].memory.allocatedMb();
+            const double curve = curveMaxMb(timeline.devices[std::size_t(i)]);
+            all = all && agree(ledger, curve);
+            if (!perturbed)
+                QVERIFY2(agree(ledger, curve), qPrintable(QString("stage %1: ledger %2 MB, curve %3 MB").arg(i).arg(ledger).arg(curve)));
+        }
+        QCOMPARE(all, !perturbed);
+    }
+
+    // With fewer micro-batches than stages, stage 0 holds only the micro-batches there are, not
+    // pp of them: the ledger sees it, the peak is m x activations + transient.
+    void fewerMicrobatchesHoldFewer()
+    {
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.tp = 2;
+        s.pp = 4;
+        s.zero = 1;
+        s.sequence_parallel = true;
+        s.global_batch_size = 2;
+        const Estimate two = estimate(model, s, hw);
+        s.global_batch_size = 8;
+        const Estimate eight = estimate(model, s, hw);
+        QVERIFY(two.problems.empty() && eight.problems.empty());
+        QCOMPARE(two.stages.front().inflight_microbatches_x100, 200);
+        QCOMPARE(eight.stages.front().inflight_microbatches_x100, 400);
+        QVERIFY(two.stages.front().memory.activations_mb < eight.stages.front().memory.activations_mb);
+    }
+
+    // Bytes per parameter each framework keeps, from its source (docs/memory-model.md), for a
+    // stage of 1e9 parameters sharded over d = 8 data-parallel ranks and 4 layers.
+    void frameworkModelState_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<double>("weights");
+        QTest::addColumn<double>("gradients");
+        QTest::addColumn<double>("optimizer");
+        // Megatron-Core: bf16 weights, the full fp32 grad buffer, 12 bytes sharded at ZeRO 1.
+        QTest::newRow("megatron-core ddp") << "megatron-core" << 0 << 1 << 2.0 << 4.0 << 12.0;
+        QTest::newRow("megatron-core distributed optimizer") << "megatron-core" << 1 << 1 << 2.0 << 4.0 << 1.5;
+        QTest::newRow("nemo is megatron-core") << "nemo" << 1 << 2 << 2.0 << 4.0 << 1.5;
+        // torchtitan FSDP2: fp32 shards 4 + 4 + 8 over d; with PP the stage's bf16 copies (2) and
+        // fp32 unsharded gradients (4) stay across micro-batches; reshard after forward without PP
+        // keeps two of the four layers gathered (2 x 1/2).
+        QTest::newRow("torchtitan fsdp pp") << "torchtitan" << 2 << 4 << 0.5 + 2.0 << 0.5 + 4.0 << 1.0;
+        QTest::newRow("torchtitan fsdp reshard") << "torchtitan" << 3 << 1 << 0.5 + 1.0 << 0.5 << 1.0;
+        QTest::newRow("torchtitan fsdp no reshard") << "torchtitan" << 2 << 1 << 0.5 + 2.0 << 0.5 << 1.0;
+        QTest::newRow("torchtitan no fsdp") << "torchtitan" << 0 << 1 << 4.0 << 4.0 << 8.0;
+        // DeepSpeed as the ZeRO paper counts: 2 + 2 + 12, sharded by stage.
+        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << 2.0 << 0.25 << 1.5;
+    }
+    void frameworkModelState()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, zero);
+        QFETCH(int, pp);
+        QFETCH(double, weights);
+        QFETCH(double, gradients);
+        QFETCH(double, optimizer);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.zero = zero;
+        s.pp = pp;
+        const double params = 1e9;
+        const double shard = zero >= 1 ? params / 8 : params;
+        const ModelStateMemory m = modelStateMemory(s, params, shard, 4);
+        QCOMPARE(m.weights_mb / 1e3, weights);
+        QCOMPARE(m.gradients_mb / 1e3, gradients);
+        QCOMPARE(m.optimizer_mb / 1e3, optimizer);
+    }
+
+    // The device peak adds the allocator cache, the CUDA context and NCCL buffers to the
+    // allocated peak, and the fit check uses it: a limit between the two does not fit.
+    void fitUsesTheDevicePeak()
+    {
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.tp = 2;
+        s.pp = 2;
+        s.dp = 2;
+        s.zero = 1;
+        s.sequence_parallel = true;
+        s.global_batch_size = 16;
+        const Estimate free = estimate(model, s, hw);
+        QVERIFY(free.problems.empty());
+        QVERIFY(free.device_peak_mb > free.allocated_peak_mb);
+        QCOMPARE(free.peak_memory_mb, free.device_peak_mb);
+        for (const StageEstimate& stage : free.stages) {
+            const StageMemory& m = stage.memory;
+            QVERIFY(m.cuda_context_mb > 0 && m.nccl_mb > 0 && m.allocator_cache_mb > 0);
+            QVERIFY(agree(m.reserve_mb, m.allocator_cache_mb + m.cuda_context_mb + m.nccl_mb));
+        }
+        EstimateOptions options;
+        options.memory_limit_mb = (free.allocated_peak_mb + free.device_peak_mb) / 2;
+        const Estimate tight = estimate(model, s, hw, options);
+        QVERIFY(!tight.fits);
+        QVERIFY(!tight.notes.empty());
+        QVERIFY(tight.notes.back().find("allocated") != std::string::npos);
+        options.memory_limit_mb = free.device_peak_mb + 1;
+        QVERIFY(estimate(model, s, hw, options).fits);
+    }
+
+    void deviceMemoryParts_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("cublasMb");
+        // PyTorch CublasHandlePool.cpp: 4096 KiB x 8 on sm90, else 4096 KiB x 2 + 16 KiB x 8.
+        QTest::newRow("hopper") << "h100-80gb" << 4096.0 * 8 * 1024 / 1e6;
+        QTest::newRow("ampere") << "a100-80gb" << (4096.0 * 2 + 16 * 8) * 1024 / 1e6;
+    }
+    void deviceMemoryParts()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(double, cublasMb);
+        QCOMPARE(cublasWorkspaceMb(gpu.toStdString()), cublasMb);
+        QCOMPARE(ncclCommunicatorMb({ "tp", 1, false }), 0.0);
+        QVERIFY(ncclCommunicatorMb({ "tp", 8, false }) > ncclCommunicatorMb({ "pp", 8, true }));
+        // Expandable segments keep at most one 2 MiB page of slack; without them a share of the churn.
+        QCOMPARE(allocatorCacheMb(10000, 1.1, false), 1000.0);
+        QVERIFY(allocatorCacheMb(10000, 1.1, true) <= 2 * 1.048576);
+    }
+
+    // The framework is a row of the search's settings table (CLI flag, GUI form, saved settings).
+    void frameworkIsASetting()
+    {
+        StrategySearchSettings settings;
+        QCOMPARE(settings.resolvedSpace().framework, Framework::MegatronCore);
+        settings.framework = "torchtitan";
+        QCOMPARE(settings.resolvedSpace().framework, Framework::Torchtitan);
+        QCOMPARE(parseFramework("nemo"), std::optional<Framework>(Framework::MegatronBridge));
+        QVERIFY(!parseFramework("jax").has_value());
+        for (const Framework f :
+            { Framework::MegatronCore, Framework::MegatronBridge, Framework::Torchtitan, Framework::DeepSpeed })
+            QCOMPARE(parseFramework(frameworkName(f)), std::optional<Framework>(f));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryModel)
+#include "tst_memory_model.moc"
