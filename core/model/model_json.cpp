@@ -114,7 +114,7 @@ RopeScaling readRopeScaling(const JsonView& object, const std::optional<RopeScal
         r.low_freq_factor = v->positiveNumber();
     if (const std::optional<JsonView> v = object.find("high_freq_factor"))
         r.high_freq_factor = v->positiveNumber();
-    readInt(object, "original_max_positions", r.original_max_positions, false);
+    readInt(object, "original_max_positions", r.original_max_positions, false, limits::kMaxSeqLength);
     return r;
 }
 
@@ -124,10 +124,10 @@ MlaDescription readMla(const JsonView& object, const std::optional<MlaDescriptio
     MlaDescription m = base.value_or(MlaDescription {});
     const bool required = !base;
     readCount(object, "q_lora_rank", m.q_lora_rank);
-    readInt(object, "kv_lora_rank", m.kv_lora_rank, required);
-    readInt(object, "qk_nope_head_dim", m.qk_nope_head_dim, required);
-    readInt(object, "qk_rope_head_dim", m.qk_rope_head_dim, required);
-    readInt(object, "v_head_dim", m.v_head_dim, required);
+    readInt(object, "kv_lora_rank", m.kv_lora_rank, required, limits::kMaxHiddenSize);
+    readInt(object, "qk_nope_head_dim", m.qk_nope_head_dim, required, limits::kMaxHiddenSize);
+    readInt(object, "qk_rope_head_dim", m.qk_rope_head_dim, required, limits::kMaxHiddenSize);
+    readInt(object, "v_head_dim", m.v_head_dim, required, limits::kMaxHiddenSize);
     return m;
 }
 
@@ -219,7 +219,7 @@ ModelDescription readModel(const JsonView& object)
     } else if (named) {
         model.mla = named->mla;
     }
-    readInt(object, "vocab_padding_multiple", model.vocab_padding_multiple, false);
+    readInt(object, "vocab_padding_multiple", model.vocab_padding_multiple, false, limits::kMaxVocabulary);
     if (const std::optional<JsonView> moe = object.find("moe")) {
         if (moe->raw().is_null())
             model.moe.reset();
