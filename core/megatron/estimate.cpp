@@ -323,16 +323,16 @@ PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<
 
 // The ledger of a one-stage pipeline without simulating it: each micro-batch's chunks run forward
 // in order and then backward, so the peak is the highest chunk op over the activations stored by
-// the chunks before it.
-double singleStageActivationPeakMb(const PipelineSimulation& pipeline)
+// the chunks before it (the same stored and peak figures memoryPipeline() gives the simulator).
+double singleStageActivationPeakMb(const PipelineCosts& costs)
 {
-    if (pipeline.input.microbatches.empty())
-        return 0;
     double stored = 0;
     double peak = 0;
-    for (const sim::LayerCost& layer : pipeline.input.microbatches.front().layers) {
-        peak = std::max(peak, stored + layer.peak_mb);
-        stored += layer.stored_mb;
+    for (std::size_t c = 0; c < costs.chunks.size(); ++c) {
+        const ChunkCost& cost = costs.chunks[c];
+        const double logits = c + 1 == costs.chunks.size() ? costs.end.logits_bytes : 0.0;
+        peak = std::max(peak, stored + (cost.activation_bytes + cost.transient_bytes + logits) / kMb);
+        stored += cost.activation_bytes / kMb;
     }
     return peak;
 }
@@ -403,8 +403,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const std::vector<ChunkCost>& chunks = costs.chunks;
     const EndCosts& end = costs.end;
     // One simulation gives the makespan and each stage's memory ledger (docs/memory-model.md).
+    // The simulator's input (micro-batches x chunks) is built only when simulated: the search's
+    // first pass bounds ~10^5 candidates and must not allocate it for each (issue 22: speed).
     const std::vector<StageState> states = stageStates(costs, s, stageLayers, cluster);
-    const PipelineSimulation memoryInput = memoryPipeline(costs, states, s, hw);
     SimulatedPipeline simulated;
     bool ledger = true;
     if (p == 1) {
@@ -412,9 +413,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         for (const ChunkCost& c : chunks)
             perMicrobatch += c.forward_s + c.backward_s;
         simulated.makespan_s = m * perMicrobatch;
-        simulated.peak_mb_per_stage = { states.front().allocatedMb() + singleStageActivationPeakMb(memoryInput) };
+        simulated.peak_mb_per_stage = { states.front().allocatedMb() + singleStageActivationPeakMb(costs) };
     } else if (options.simulate_pipeline) {
-        simulated = simulatePipeline(memoryInput);
+        simulated = simulatePipeline(memoryPipeline(costs, states, s, hw));
     } else {
         simulated.makespan_s = pipelineLowerBoundS(chunks, s);
         ledger = false;
