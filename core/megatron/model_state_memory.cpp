@@ -15,6 +15,23 @@ double gatheredLayers(double params, int layers)
     return params * std::min(1.0, 2.0 / std::max(1, layers));
 }
 
+// ZeRO's stages over 16-bit weights, `gradientBytes` per gradient and 12 bytes of fp32 optimizer
+// state per parameter: stage 1 shards the optimizer, 2 the gradients too, 3 the weights (with the
+// gathered layers). Megatron-Core and DeepSpeed differ only in the gradients' dtype (below).
+ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double shard, int layers, double gradientBytes)
+{
+    ModelStateMemory m;
+    if (s.zero == 3) {
+        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
+        m.weights_mb = 2 * shard / kMb + m.gathered_mb;
+    } else {
+        m.weights_mb = 2 * params / kMb;
+    }
+    m.gradients_mb = gradientBytes * (s.zero >= 2 ? shard : params) / kMb;
+    m.optimizer_mb = 12 * (s.zero >= 1 ? shard : params) / kMb;
+    return m;
+}
+
 // Megatron-Core (and Megatron-Bridge / NeMo 2 on it). NVIDIA/Megatron-LM @ d98e8a64:
 // megatron/training/arguments.py: with --bf16 and the default --main-grads-dtype fp32,
 // accumulate_allreduce_grads_in_fp32 is forced on, so the DDP grad buffer
@@ -25,16 +42,7 @@ double gatheredLayers(double params, int layers)
 // Megatron option) shards the gradients too; ZeRO 3 is Megatron FSDP with gathered layers.
 ModelStateMemory megatronCore(const ParallelStrategy& s, double params, double shard, int layers)
 {
-    ModelStateMemory m;
-    if (s.zero == 3) {
-        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
-        m.weights_mb = 2 * shard / kMb + m.gathered_mb;
-    } else {
-        m.weights_mb = 2 * params / kMb;
-    }
-    m.gradients_mb = 4 * (s.zero >= 2 ? shard : params) / kMb;
-    m.optimizer_mb = 12 * (s.zero >= 1 ? shard : params) / kMb;
-    return m;
+    return zeroStages(s, params, shard, layers, 4);
 }
 
 // torchtitan with FSDP2 (pytorch/torchtitan @ b5bcd76c, torchtitan/distributed/fsdp.py): every
@@ -76,16 +84,7 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
 // DeepSpeed's reduce and all-gather bucket buffers are not counted (docs/memory-model.md).
 ModelStateMemory deepSpeed(const ParallelStrategy& s, double params, double shard, int layers)
 {
-    ModelStateMemory m;
-    if (s.zero == 3) {
-        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
-        m.weights_mb = 2 * shard / kMb + m.gathered_mb;
-    } else {
-        m.weights_mb = 2 * params / kMb;
-    }
-    m.gradients_mb = 2 * (s.zero >= 2 ? shard : params) / kMb;
-    m.optimizer_mb = 12 * (s.zero >= 1 ? shard : params) / kMb;
-    return m;
+    return zeroStages(s, params, shard, layers, 2);
 }
 
 } // namespace
