@@ -191,9 +191,10 @@ void TestPlannerPage::cancelStopsPlanning()
     QSignalSpy cancelled(m_page->jobRunners().first(), &jobs::JobRunner::cancelled);
     m_page->planBatch();
     QTRY_VERIFY_WITH_TIMEOUT(m_window->isBusy(), 5000);
-    QTest::qWait(50);
+    // Cancelled as soon as it runs: the planning takes a few hundred ms, and a 50 ms pause before
+    // the cancel let it finish first now and then (the job then succeeds and no `cancelled` comes).
     m_window->cancelJobs();
-    QVERIFY(cancelled.wait(10000));
+    QVERIFY(cancelled.count() > 0 || cancelled.wait(10000));
     QVERIFY(waitUntilIdle(*m_window));
     QVERIFY(!m_page->hasPlans());
 }
