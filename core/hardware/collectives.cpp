@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 // Every constant below is NCCL's own, from its tuning model: NVIDIA/nccl src/graph/tuning.cc at
 // commit 5067397c2676d5aed50042fc39e5c8ee96eb0027 (ncclTunerConstantsDefaults, ncclTopoTuneModel,
@@ -109,7 +113,12 @@ const char* protocolName(NcclProtocol protocol)
     return "Simple";
 }
 
+namespace {
+std::atomic<unsigned long long> g_nextModelId { 1 }; // CollectiveModel's memo ids; 0 is "empty"
+} // namespace
+
 CollectiveModel::CollectiveModel(const ClusterDescription& cluster, const Efficiency& efficiency)
+    : m_id(g_nextModelId.fetch_add(1, std::memory_order_relaxed))
 {
     const NodeTopology topology = cluster.nodeTopology();
     const GpuDescription& gpu = cluster.gpu;
@@ -153,7 +162,50 @@ double CollectiveModel::interNodeGbPerS(GroupShape group) const
     return p.ranks_per_node * perRank;
 }
 
+namespace {
+
+// A direct-mapped per-thread memo of CollectiveModel::time(). Each entry names its model by a
+// process-wide id (never reused, unlike an address), so a model built later at the same place
+// cannot read another's entries; a miss computes, so the result never depends on the memo.
+struct MemoEntry {
+    unsigned long long model = 0; // 0: empty
+    double bytes = 0;
+    GroupShape group;
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    CollectiveTime time;
+};
+
+constexpr std::size_t kMemoEntries = 4096;
+
+std::size_t memoSlot(unsigned long long model, CollectiveKind kind, double bytes, GroupShape group)
+{
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &bytes, sizeof bits);
+    std::uint64_t h = bits * 0x9E3779B97F4A7C15ull;
+    h ^= (std::uint64_t(std::uint32_t(group.size)) << 32 | std::uint32_t(group.stride)) * 0xC2B2AE3D27D4EB4Full;
+    h ^= (std::uint64_t(std::uint32_t(group.concurrent)) << 8 | std::uint64_t(kind)) * 0x165667B19E3779F9ull;
+    h ^= model * 0xD6E8FEB86659FD93ull;
+    h ^= h >> 29;
+    return std::size_t(h % kMemoEntries);
+}
+
+} // namespace
+
 CollectiveTime CollectiveModel::time(CollectiveKind kind, double bytes, GroupShape group) const
+{
+    thread_local std::vector<MemoEntry> memo(kMemoEntries);
+    MemoEntry& entry = memo[memoSlot(m_id, kind, bytes, group)];
+    // Compare the bits of `bytes` (a NaN equals itself here and is computed once like any other).
+    if (entry.model == m_id && entry.kind == kind && std::memcmp(&entry.bytes, &bytes, sizeof bytes) == 0
+        && entry.group.size == group.size && entry.group.stride == group.stride
+        && entry.group.concurrent == group.concurrent)
+        return entry.time;
+    const CollectiveTime computed = computeTime(kind, bytes, group);
+    entry = { m_id, bytes, group, kind, computed };
+    return computed;
+}
+
+CollectiveTime CollectiveModel::computeTime(CollectiveKind kind, double bytes, GroupShape group) const
 {
     CollectiveTime result;
     const int n = group.size;

@@ -49,6 +49,8 @@ public:
 
     // bytes: all-reduce the buffer; all-gather the gathered (output) size; reduce-scatter the
     // input size; all-to-all what each rank sends in total (nccl-tests' "size" for each).
+    // Memoised per thread (a pure function of its arguments and this model): the search asks the
+    // same few hundred collectives for millions of candidates (issue 22: speed).
     CollectiveTime time(CollectiveKind kind, double bytes, GroupShape group) const;
     double timeS(CollectiveKind kind, double bytes, GroupShape group) const { return time(kind, bytes, group).time_s; }
     double p2pS(double bytes, bool crossNode) const;
@@ -59,6 +61,9 @@ public:
     double interNodeGbPerS(GroupShape group) const;
 
 private:
+    CollectiveTime computeTime(CollectiveKind kind, double bytes, GroupShape group) const;
+
+    unsigned long long m_id = 0; // tells the models apart in the per-thread memo
     double m_intraBusGbPerS = 0; // NCCL ring bus bandwidth inside an NVLink domain
     double m_intraP2pGbPerS = 0;
     double m_nicGbPerS = 0; // one NIC

@@ -2,6 +2,7 @@
 #include "core/megatron/estimate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/hardware/device_memory.h"
@@ -353,6 +354,56 @@ std::vector<hardware::Communicator> planCommunicators(const model::ModelDescript
     return groups;
 }
 
+// The fields the pipeline's chunk costs read: everything but the ZeRO stage, the schedule (its
+// chunk count vpp stays) and the global batch. (A change that makes chunkCosts() or endCosts()
+// read one of these must take it out of here.)
+ParallelStrategy chunkCostKey(ParallelStrategy s)
+{
+    s.zero = 0;
+    s.schedule = PipelineSchedule::OneFOneB;
+    s.global_batch_size = 0;
+    return s;
+}
+
+} // namespace
+
+struct EstimateMemo::Entries {
+    struct Entry {
+        ParallelStrategy key;
+        std::vector<int> stage_layers;
+        PipelineCosts costs;
+    };
+    std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
+    std::size_t used = 0;
+    std::size_t next = 0;
+};
+
+EstimateMemo::EstimateMemo()
+    : entries(std::make_unique<Entries>())
+{
+}
+
+EstimateMemo::~EstimateMemo() = default;
+
+namespace {
+
+const EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model::ModelDescription& model,
+    const ParallelStrategy& s, const hardware::HardwareModel& hw, const TimeScales& scales)
+{
+    ParallelStrategy key = chunkCostKey(s);
+    for (std::size_t k = 0; k < memo.used; ++k) {
+        if (memo.ring[k].key == key)
+            return memo.ring[k];
+    }
+    EstimateMemo::Entries::Entry& entry = memo.ring[memo.next];
+    memo.next = (memo.next + 1) % memo.ring.size();
+    memo.used = std::min(memo.ring.size(), memo.used + 1);
+    entry.key = std::move(key);
+    entry.stage_layers = stageLayerCounts(s, model.num_layers);
+    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales);
+    return entry;
+}
+
 } // namespace
 
 PipelineSimulation pipelineSimulation(
@@ -398,8 +449,22 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const int p = s.pp;
     const int v = s.vpp;
     const int m = s.microbatches();
-    const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
-    const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayers, options.scales);
+    // The chunk costs, from the memo when a candidate that differs only in what they do not read
+    // was costed before (one memo serves one search: the same scales throughout).
+    std::vector<int> ownLayers;
+    PipelineCosts ownCosts;
+    const std::vector<int>* layersUsed = &ownLayers;
+    const PipelineCosts* costsUsed = &ownCosts;
+    if (options.memo) {
+        const EstimateMemo::Entries::Entry& entry = memoEntry(*options.memo->entries, model, s, hw, options.scales);
+        layersUsed = &entry.stage_layers;
+        costsUsed = &entry.costs;
+    } else {
+        ownLayers = stageLayerCounts(s, model.num_layers);
+        ownCosts = pipelineCosts(model, s, hw, ownLayers, options.scales);
+    }
+    const std::vector<int>& stageLayers = *layersUsed;
+    const PipelineCosts& costs = *costsUsed;
     const std::vector<ChunkCost>& chunks = costs.chunks;
     const EndCosts& end = costs.end;
     // One simulation gives the makespan and each stage's memory ledger (docs/memory-model.md).
@@ -427,6 +492,22 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const hardware::GroupShape expertDp { s.expertDp(), s.ep * s.etp };
     double worstTailS = 0;
     double busiestStageS = 0;
+    // The same for every stage: the communicators a rank holds.
+    hardware::DeviceMemoryInput device;
+    device.gpu_name = cluster.gpu.name;
+    device.communicators = planCommunicators(model, s);
+    device.fragmentation = eff.activation_fragmentation;
+    // torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
+    // (pytorch/torchtitan @ b5bcd76c); Megatron-Core leaves the allocator's default.
+    device.expandable_segments = s.framework == Framework::Torchtitan;
+    // Stages with the same parameters and layers have the same data-parallel traffic (the middle
+    // stages of most pipelines): cost it once.
+    struct DpKey {
+        double dense = -1, expert = -1;
+        int layers = -1;
+    } lastDpKey;
+    DpTraffic lastDp;
+    result.stages.reserve(std::size_t(p));
     for (int i = 0; i < p; ++i) {
         StageEstimate stage;
         stage.stage = i;
@@ -453,7 +534,11 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
         const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
         const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
-        const DpTraffic dp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
+        if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
+            lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
+            lastDpKey = { denseParams, expertParams, stage.layers };
+        }
+        const DpTraffic& dp = lastDp;
         double exposedS = 0;
         if (s.zero == 3) {
             // FSDP2 / Megatron-FSDP: one unit per layer, all-gathered before its forward with a
@@ -531,14 +616,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
         mem.logits_mb = logitsMb;
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb);
-        hardware::DeviceMemoryInput device;
-        device.gpu_name = cluster.gpu.name;
-        device.communicators = planCommunicators(model, s);
         device.churn_mb = activationPeakMb + state.state.gathered_mb;
-        device.fragmentation = eff.activation_fragmentation;
-        // torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
-        // (pytorch/torchtitan @ b5bcd76c); Megatron-Core leaves the allocator's default.
-        device.expandable_segments = s.framework == Framework::Torchtitan;
         const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
         mem.allocator_cache_mb = overhead.allocator_cache_mb;
         mem.cuda_context_mb = overhead.cuda_context_mb;
@@ -560,12 +638,14 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const double world = double(cluster.worldSize());
     const double iterationS = result.iteration_ms * 1e-3;
     result.tokens_per_s_per_gpu = double(s.global_batch_size) * model.seq_length / iterationS / world;
-    const double flops = modelFlopsPerIteration(model, s.global_batch_size);
-    result.model_tflops_per_gpu = flops / iterationS / world / 1e12;
-    result.mfu = result.model_tflops_per_gpu / cluster.gpu.peak_tflops;
+    if (options.full_report) {
+        const double flops = modelFlopsPerIteration(model, s.global_batch_size);
+        result.model_tflops_per_gpu = flops / iterationS / world / 1e12;
+        result.mfu = result.model_tflops_per_gpu / cluster.gpu.peak_tflops;
+    }
     result.peak_memory_mb = result.device_peak_mb;
     result.fits = result.device_peak_mb <= result.memory_limit_mb;
-    if (!result.fits) {
+    if (!result.fits && options.full_report) {
         // Which part is the margin: the device peak is the allocated peak plus what the GPU holds
         // around it; say both so a user sees whether tensors alone would fit.
         const StageMemory* worst = nullptr;

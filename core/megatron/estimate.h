@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,21 @@ struct Estimate {
 // MoE-aware, no recompute): the numerator of MFU.
 double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch);
 
+// What the estimates of one search share (each worker keeps its own): the per-chunk costs, which
+// depend on neither the ZeRO stage nor the schedule beyond its chunk count, are costed once for
+// the candidates that differ only there (issue 22: speed). Valid for one model and one hardware
+// model: a search makes a new one per block of candidates.
+class EstimateMemo {
+public:
+    EstimateMemo();
+    ~EstimateMemo();
+    EstimateMemo(const EstimateMemo&) = delete;
+    EstimateMemo& operator=(const EstimateMemo&) = delete;
+
+    struct Entries;
+    std::unique_ptr<Entries> entries;
+};
+
 struct EstimateOptions {
     // false: no simulation; pipeline_ms is a lower bound of the makespan (the first micro-batch's
     // way to each stage, that stage's work, the last micro-batch's way back), which is what a
@@ -87,6 +103,10 @@ struct EstimateOptions {
     bool simulate_pipeline = true;
     double memory_limit_mb = 0; // 0: the GPU's memory
     TimeScales scales; // what-if factors on the time components (robustness of a ranking)
+    // false: only what the search's first pass reads (time, memory, fits): no notes and no
+    // model FLOPs or MFU, which cost more than the rest for millions of candidates (issue 22: speed).
+    bool full_report = true;
+    EstimateMemo* memo = nullptr; // optional; same model and hardware model for every use
 };
 
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator

@@ -139,14 +139,15 @@ std::vector<std::string> strategyProblems(
     const ParallelStrategy& s, const model::ModelDescription& model, long long worldSize)
 {
     std::vector<std::string> problems;
-    auto require = [&](bool ok, std::string message) {
+    // The message is built only for a rule broken: the search checks millions of candidates.
+    auto require = [&](bool ok, auto&& message) {
         if (!ok)
-            problems.push_back(std::move(message));
+            problems.push_back(std::string(message()));
     };
     for (const auto& [name, value] :
         { std::pair { "tp", s.tp }, { "pp", s.pp }, { "vpp", s.vpp }, { "cp", s.cp }, { "ep", s.ep }, { "etp", s.etp },
             { "dp", s.dp }, { "micro_batch_size", s.micro_batch_size }, { "global_batch_size", s.global_batch_size } })
-        require(value >= 1, std::string(name) + " must be at least 1, found " + str(value));
+        require(value >= 1, [&] { return std::string(name) + " must be at least 1, found " + str(value); });
     if (!problems.empty())
         return problems;
     // The products below are kept in int by the model (world(), microbatches(), expertDp()): one
@@ -171,58 +172,65 @@ std::vector<std::string> strategyProblems(
     if (!problems.empty())
         return problems;
     require(static_cast<long long>(s.world()) == worldSize,
-        "tp x pp x cp x dp = " + str(s.world()) + ", the cluster has " + str(worldSize));
-    require(model.num_heads % s.tp == 0, "num_heads " + str(model.num_heads) + " is not divisible by tp " + str(s.tp));
+        [&] { return "tp x pp x cp x dp = " + str(s.world()) + ", the cluster has " + str(worldSize); });
+    require(model.num_heads % s.tp == 0,
+        [&] { return "num_heads " + str(model.num_heads) + " is not divisible by tp " + str(s.tp); });
     require(model.num_kv_heads % s.tp == 0,
-        "num_query_groups " + str(model.num_kv_heads) + " is not divisible by tp " + str(s.tp));
-    require(!s.sequence_parallel || s.tp > 1, "sequence parallelism needs tp > 1");
-    require(s.global_batch_size % (s.micro_batch_size * s.dp) == 0,
-        "global_batch_size " + str(s.global_batch_size)
-            + " is not divisible by micro_batch_size x dp = " + str(s.micro_batch_size * s.dp));
-    require(model.seq_length % (2 * s.cp) == 0 || s.cp == 1,
-        "seq_length " + str(model.seq_length) + " is not divisible by 2 x cp = " + str(2 * s.cp)
-            + " (load-balanced causal context parallelism)");
+        [&] { return "num_query_groups " + str(model.num_kv_heads) + " is not divisible by tp " + str(s.tp); });
+    require(!s.sequence_parallel || s.tp > 1, [&] { return "sequence parallelism needs tp > 1"; });
+    require(s.global_batch_size % (s.micro_batch_size * s.dp) == 0, [&] {
+        return "global_batch_size " + str(s.global_batch_size)
+            + " is not divisible by micro_batch_size x dp = " + str(s.micro_batch_size * s.dp);
+    });
+    require(model.seq_length % (2 * s.cp) == 0 || s.cp == 1, [&] {
+        return "seq_length " + str(model.seq_length) + " is not divisible by 2 x cp = " + str(2 * s.cp)
+            + " (load-balanced causal context parallelism)";
+    });
     if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
         // Transformer Engine's all-to-all attention splits each TP rank's heads over the CP ranks:
         // it asserts that the query and the key/value heads of a rank divide by cp.
         const int heads = model.num_heads / s.tp;
         const int kvHeads = model.num_kv_heads / s.tp;
-        require(heads % s.cp == 0 && kvHeads % s.cp == 0,
-            "cp_comm_type a2a needs each TP rank's heads (" + str(heads) + " query, " + str(kvHeads)
-                + " key/value) divisible by cp " + str(s.cp));
+        require(heads % s.cp == 0 && kvHeads % s.cp == 0, [&] {
+            return "cp_comm_type a2a needs each TP rank's heads (" + str(heads) + " query, " + str(kvHeads)
+                + " key/value) divisible by cp " + str(s.cp);
+        });
     }
-    require(s.zero >= 0 && s.zero <= 3, "zero must be 0, 1, 2 or 3, found " + str(s.zero));
+    require(s.zero >= 0 && s.zero <= 3, [&] { return "zero must be 0, 1, 2 or 3, found " + str(s.zero); });
 
     // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.
     const int explicitEnds = (s.first_stage_layers > 0 ? 1 : 0) + (s.last_stage_layers > 0 ? 1 : 0);
-    require(s.pp > 1 || explicitEnds == 0, "first/last stage layer counts need pp > 1");
+    require(s.pp > 1 || explicitEnds == 0, [&] { return "first/last stage layer counts need pp > 1"; });
     const int rest = model.num_layers - s.first_stage_layers - s.last_stage_layers;
     const int middle = s.pp - explicitEnds;
     // An uneven division is fine: Megatron takes it as --pipeline-model-parallel-layout.
     if (middle > 0)
-        require(rest >= middle, str(rest) + " layers cannot fill " + str(middle) + " pipeline stage(s)");
+        require(
+            rest >= middle, [&] { return str(rest) + " layers cannot fill " + str(middle) + " pipeline stage(s)"; });
     else
-        require(rest == 0, "first + last stage layers must add up to " + str(model.num_layers) + " with pp 2");
+        require(rest == 0,
+            [&] { return "first + last stage layers must add up to " + str(model.num_layers) + " with pp 2"; });
     if (s.vpp > 1) {
-        require(s.schedule == PipelineSchedule::Interleaved, "vpp > 1 needs the interleaved schedule");
-        require(s.pp > 1, "virtual pipeline stages need pp > 1");
+        require(s.schedule == PipelineSchedule::Interleaved, [&] { return "vpp > 1 needs the interleaved schedule"; });
+        require(s.pp > 1, [&] { return "virtual pipeline stages need pp > 1"; });
         // Uneven chunks, even empty ones, are a --pipeline-model-parallel-layout.
         require(std::int64_t(s.pp) * s.vpp <= 2 * std::int64_t(model.num_layers),
-            str(s.pp * s.vpp) + " model chunks for " + str(model.num_layers) + " layers");
+            [&] { return str(s.pp * s.vpp) + " model chunks for " + str(model.num_layers) + " layers"; });
     }
     require(s.schedule != PipelineSchedule::Interleaved || s.vpp > 1 || s.pp == 1,
-        "the interleaved schedule needs vpp > 1");
+        [&] { return "the interleaved schedule needs vpp > 1"; });
     if (s.recompute == Recompute::Full && s.recompute_num_layers > 0)
         require(s.recompute_num_layers <= model.num_layers,
-            "recompute_num_layers " + str(s.recompute_num_layers) + " exceeds the model's layers");
+            [&] { return "recompute_num_layers " + str(s.recompute_num_layers) + " exceeds the model's layers"; });
 
     if (model.moe) {
         require(model.moe->num_experts % s.ep == 0,
-            "num_experts " + str(model.moe->num_experts) + " is not divisible by ep " + str(s.ep));
-        require((s.tp * s.cp * s.dp) % (s.ep * s.etp) == 0,
-            "ep x etp = " + str(s.ep * s.etp) + " does not divide tp x cp x dp = " + str(s.tp * s.cp * s.dp));
+            [&] { return "num_experts " + str(model.moe->num_experts) + " is not divisible by ep " + str(s.ep); });
+        require((s.tp * s.cp * s.dp) % (s.ep * s.etp) == 0, [&] {
+            return "ep x etp = " + str(s.ep * s.etp) + " does not divide tp x cp x dp = " + str(s.tp * s.cp * s.dp);
+        });
     } else {
-        require(s.ep == 1 && s.etp == 1, "expert parallelism needs a MoE model");
+        require(s.ep == 1 && s.etp == 1, [&] { return "expert parallelism needs a MoE model"; });
     }
     return problems;
 }

@@ -297,6 +297,7 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     EstimateOptions bounding;
     bounding.simulate_pipeline = false;
     bounding.memory_limit_mb = request.memory_limit_mb;
+    bounding.full_report = false;
     constexpr int kBlock = 256;
     const int blocks = int((candidates.size() + kBlock - 1) / kBlock);
     std::vector<std::vector<Bounded>> fitting(std::size_t(std::max(1, blocks)));
@@ -308,8 +309,11 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
         progress.throwIfCancelled();
         const std::size_t begin = std::size_t(block) * kBlock;
         const std::size_t end = std::min(candidates.size(), begin + kBlock);
+        EstimateMemo memo;
+        EstimateOptions options = bounding;
+        options.memo = &memo;
         for (std::size_t i = begin; i < end; ++i) {
-            const Estimate e = estimate(request.model, candidates[i], hw, bounding);
+            const Estimate e = estimate(request.model, candidates[i], hw, options);
             if (!e.problems.empty()) {
                 ++refused;
                 continue;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex cost model's search over Megatron's space (issue 9's speed targets, 2 cores):
 // Llama 3 405B on 16384 H100 under 10 s, the seed's 100B at 128K on 1024 GPUs under 2 s, a
-// Mixtral-style MoE on 1024 GPUs under 10 s. Counters: candidates enumerated, refused by
+// Mixtral-style MoE on 1024 GPUs under 10 s; issue 22: 405B on 16384 under 0.5 s and a
+// DeepSeek-V3-style MoE on 16384 under 2 s. Counters: candidates enumerated, refused by
 // Megatron's rules, over memory, bounded, simulated, and the best plan's MFU.
 #include <benchmark/benchmark.h>
 
@@ -67,5 +68,13 @@ void BM_StrategySearchMixtral8x22b_1024(benchmark::State& state)
     runStrategySearch(state, request("mixtral-8x22b", "h100-80gb", 128, 1024));
 }
 BENCHMARK(BM_StrategySearchMixtral8x22b_1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// DeepSeek-V3-style (671B MoE, 256 experts, MLA) on 16384 H100, 4K sequences, 4096 per batch
+// (16M tokens): issue 22's second speed target, about 2.2 M candidates, under 2 s on 2 cores.
+void BM_StrategySearchDeepSeekV3_16384(benchmark::State& state)
+{
+    runStrategySearch(state, request("deepseek-v3-style", "h100-80gb", 2048, 4096));
+}
+BENCHMARK(BM_StrategySearchDeepSeekV3_16384)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace

@@ -166,6 +166,33 @@ private Q_SLOTS:
         QVERIFY(std::abs(dgx.interNodeGbPerS({ 32, 4 }) / dgx.interNodeGbPerS({ 16, 8 }) - 2) < 1e-9);
     }
 
+    // The per-thread memo of time(): a model built after another (at the same address, as a
+    // search's HardwareModel is) must not read the other's entries.
+    void memoKeepsModelsApart()
+    {
+        ClusterDescription h100;
+        h100.gpu = gpuPreset("h100-80gb");
+        h100.num_nodes = 4;
+        ClusterDescription a100 = h100;
+        a100.gpu = gpuPreset("a100-80gb");
+        const GroupShape group { 32, 1, 0 };
+        const double bytes = 256e6;
+        double first = 0;
+        {
+            const CollectiveModel model(h100, efficiencyFor(h100.gpu));
+            first = model.timeS(CollectiveKind::AllReduce, bytes, group);
+            QCOMPARE(model.timeS(CollectiveKind::AllReduce, bytes, group), first); // a hit
+        }
+        double other = 0;
+        {
+            const CollectiveModel model(a100, efficiencyFor(a100.gpu));
+            other = model.timeS(CollectiveKind::AllReduce, bytes, group);
+        }
+        QVERIFY(other != first);
+        const CollectiveModel again(a100, efficiencyFor(a100.gpu));
+        QCOMPARE(again.timeS(CollectiveKind::AllReduce, bytes, group), other);
+    }
+
     void topologyJsonRoundTrip()
     {
         ClusterDescription cluster = h100(2);

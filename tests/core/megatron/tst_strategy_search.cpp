@@ -289,6 +289,34 @@ private Q_SLOTS:
         QCOMPARE(a2a > 0, ulysses);
     }
 
+    // The search's first pass shares chunk costs between candidates (EstimateMemo): with or without
+    // it, every candidate's bound, memory and problems are the same, in the search's own order.
+    void memoisedEstimatesEqualPlainOnes()
+    {
+        StrategySearchRequest r = request("mixtral-8x7b", "h100-80gb", 4, 8, 256);
+        r.space.zb_h1 = true;
+        const hardware::HardwareModel hw(r.cluster, r.efficiency);
+        const std::vector<ParallelStrategy> candidates = enumerateStrategies(r);
+        QVERIFY(candidates.size() > 1000);
+        EstimateOptions plain;
+        plain.simulate_pipeline = false;
+        plain.full_report = false;
+        EstimateMemo memo;
+        EstimateOptions memoised = plain;
+        memoised.memo = &memo;
+        int hits = 0;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const Estimate a = estimate(r.model, candidates[i], hw, plain);
+            const Estimate b = estimate(r.model, candidates[i], hw, memoised);
+            QCOMPARE(b.problems, a.problems);
+            QCOMPARE(b.iteration_ms, a.iteration_ms);
+            QCOMPARE(b.peak_memory_mb, a.peak_memory_mb);
+            QCOMPARE(b.fits, a.fits);
+            hits += i > 0 && candidates[i].zero != candidates[i - 1].zero ? 1 : 0;
+        }
+        QVERIFY(hits > 0); // candidates that differ only in ZeRO stage follow each other
+    }
+
     void sameAnswerOnAnyThreadCount()
     {
         StrategySearchRequest r = request("llama2-70b", "h100-80gb", 8, 8, 128);
