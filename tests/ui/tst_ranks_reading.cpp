@@ -4,7 +4,10 @@
 // cursor; the stage labels stay in view while the grid scrolls; rank numbers are drawn wherever
 // they fit; a fitted grid fits again when the window resizes (1280×800); and editing a tracer
 // config leaves the layout form alone.
+#include <QApplication>
 #include <QCheckBox>
+#include <QDir>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -12,6 +15,7 @@
 #include <QTableView>
 #include <QTest>
 
+#include "ui/common/theme.h"
 #include "ui/main_window.h"
 #include "ui/ranks/batch_config_model.h"
 #include "ui/ranks/parallel_config_form.h"
@@ -45,6 +49,21 @@ int cellDistance(const RankGridWidget* grid, int a, int b)
     const RankGridGeometry geometry = grid->geometry();
     return std::max(
         std::abs(geometry.rowOf(a) - geometry.rowOf(b)), std::abs(geometry.columnOf(a) - geometry.columnOf(b)));
+}
+
+// The window in the light and the dark theme, to $STRATEX_SCREENSHOT_DIR when set.
+void saveScreens(QWidget* window, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("STRATEX_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    for (const Theme theme : { Theme::Light, Theme::Dark }) {
+        applyTheme(theme);
+        QTest::qWait(20);
+        QVERIFY(window->grab().save(
+            QDir(dir).filePath(QStringLiteral("ranks-8192-%1-%2-1280x800.png").arg(name, themeName(theme)))));
+    }
+    applyTheme(Theme::Light);
 }
 
 } // namespace
@@ -108,6 +127,7 @@ void TestRanksReading::thousandsOfRanksOpenAsOverview()
     // Every rank of a TP group answers with its group's cell.
     QCOMPARE(grid->rankRect(4001), grid->rankRect(4000));
     QVERIFY(grid->toolTipFor(4000).contains(QStringLiteral("TP group of ranks 4000–4007")));
+    saveScreens(m_window, QStringLiteral("overview"));
     // Off again: one cell per rank.
     m_page->overviewBox()->setChecked(false);
     QVERIFY(!grid->isOverview());
@@ -132,6 +152,7 @@ void TestRanksReading::doubleClickExpandsATpGroup()
     QVERIFY2(rankNumbersFit(grid->font(), grid->cellSize(), 8191), qPrintable(QString::number(grid->cellSize())));
     QVERIFY2(cellDistance(grid, grid->rankAtViewport(point), 4000) <= 1,
         qPrintable(QString::number(grid->rankAtViewport(point))));
+    saveScreens(m_window, QStringLiteral("expanded"));
 }
 
 void TestRanksReading::zoomKeysZoomAtTheCursor_data()
@@ -156,9 +177,14 @@ void TestRanksReading::zoomKeysZoomAtTheCursor()
         grid->viewport()->width() / 4 + RankGridGeometry::kLabelWidth / 2, grid->viewport()->height() / 4);
     const int under = grid->rankAtViewport(cursor);
     QVERIFY(under >= 0);
+    // The cursor moves there (sent to the viewport: the offscreen platform's synthesized cursor
+    // moves do not always reach it).
     QSignalSpy hovered(grid, &RankGridWidget::rankHovered);
-    QTest::mouseMove(grid->viewport(), cursor);
-    QTRY_VERIFY(!hovered.isEmpty() && hovered.last().at(0).toInt() == under);
+    QMouseEvent move(QEvent::MouseMove, QPointF(cursor), QPointF(grid->viewport()->mapToGlobal(cursor)), Qt::NoButton,
+        Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(grid->viewport(), &move);
+    QVERIFY(!hovered.isEmpty());
+    QCOMPARE(hovered.last().at(0).toInt(), under);
     const int before = grid->cellSize();
     grid->setFocus();
     QTest::keyClick(grid, Qt::Key(key));

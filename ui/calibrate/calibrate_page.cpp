@@ -154,9 +154,9 @@ CalibratePage::CalibratePage(QWidget* parent)
     auto* form = new QWidget(this);
     auto* formLayout = new QVBoxLayout(form);
     formLayout->setContentsMargins(0, 0, 0, 0);
-    formLayout->addWidget(runsBox, 3);
+    formLayout->addWidget(runsBox, 2);
     formLayout->addWidget(clusterBox);
-    formLayout->addWidget(fitBox, 2);
+    formLayout->addWidget(fitBox, 3);
     formLayout->addLayout(actions);
 
     // The results: the chart, then each run's numbers beside the parameters.

@@ -170,15 +170,31 @@ void RankGridWidget::applyCellSize(int size, QPoint anchor)
     size = std::clamp(size, kMinCellSize, kMaxCellSize);
     if (size == m_style.cellSize)
         return;
-    // Keep the content point under the anchor where it is (zoom around the cursor).
+    // Keep the content point under the anchor where it is (zoom around the cursor): held in grid
+    // units (its band, its height within the band's cells, its column), since the gaps between
+    // bands and the margins do not scale with the cells.
     const QPointF content = QPointF(anchor + scrollOffset());
-    const double factor = double(size) / double(m_style.cellSize);
+    const int old = m_style.cellSize;
+    const int rows = m_view && old > 0 ? geometry().rowsPerBand() : 0;
+    const int stages = m_view ? m_view->stages() : 1;
+    const auto bandPitch = [&](int cell) { return double(rows * cell + RankGridGeometry::kBandGap); };
+    int stage = 0;
+    double withinBand = 0; // 0 at the band's top, 1 at its bottom
+    double column = 0;
+    if (rows > 0) {
+        const double y = content.y() - RankGridGeometry::kMargin;
+        stage = std::clamp(int(std::floor(y / bandPitch(old))), 0, stages - 1);
+        withinBand = std::clamp((y - stage * bandPitch(old)) / double(rows * old), 0.0, 1.0);
+        column = (content.x() - RankGridGeometry::kLabelWidth) / double(old);
+    }
     m_style.cellSize = size;
     updateScrollBars();
-    const QPointF scaled(
-        RankGridGeometry::kLabelWidth + (content.x() - RankGridGeometry::kLabelWidth) * factor, content.y() * factor);
-    horizontalScrollBar()->setValue(int(std::lround(scaled.x())) - anchor.x());
-    verticalScrollBar()->setValue(int(std::lround(scaled.y())) - anchor.y());
+    if (rows > 0) {
+        const double x = RankGridGeometry::kLabelWidth + column * size;
+        const double y = RankGridGeometry::kMargin + stage * bandPitch(size) + withinBand * rows * size;
+        horizontalScrollBar()->setValue(int(std::lround(x)) - anchor.x());
+        verticalScrollBar()->setValue(int(std::lround(y)) - anchor.y());
+    }
     viewport()->update();
 }
 
