@@ -60,8 +60,10 @@ void saveScreens(QWidget* window, const QString& name)
     for (const Theme theme : { Theme::Light, Theme::Dark }) {
         applyTheme(theme);
         QTest::qWait(20);
-        QVERIFY(window->grab().save(
-            QDir(dir).filePath(QStringLiteral("ranks-8192-%1-%2-1280x800.png").arg(name, themeName(theme)))));
+        QVERIFY(window->grab().save(QDir(dir).filePath(QStringLiteral("ranks-8192-%1-%2-%3x%4.png")
+                                                           .arg(name, themeName(theme))
+                                                           .arg(window->width())
+                                                           .arg(window->height()))));
     }
     applyTheme(Theme::Light);
 }

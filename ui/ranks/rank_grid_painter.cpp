@@ -338,7 +338,8 @@ void drawCellDecorations(QPainter& painter, const RankGridView& view, const Rank
     const int cell = geometry.cellSize();
     const QColor text = palette.color(QPalette::Text);
     const NumberFont numbers(painter.font(), cell);
-    const bool anyNumber = numbers.fits(0, QRect(0, 0, cell - gap, cell - gap));
+    // All or none: the largest rank's number decides, so a zoom never numbers only some cells.
+    const bool anyNumber = numbers.fits(view.world() - 1, QRect(0, 0, cell - gap, cell - gap));
     painter.save();
     painter.setFont(numbers.font);
     for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
@@ -357,7 +358,7 @@ void drawCellDecorations(QPainter& painter, const RankGridView& view, const Rank
             } else if (traced) {
                 painter.fillRect(r, text);
             }
-            if (anyNumber && numbers.fits(rank, r)) {
+            if (anyNumber) {
                 painter.setPen(contrast);
                 painter.drawText(r, Qt::AlignCenter, QString::number(rank));
             }

@@ -353,36 +353,26 @@ void RankGridWidget::paintEvent(QPaintEvent* event)
 void RankGridWidget::paintPinnedLabels(QPainter& painter)
 {
     // The stage labels stay at the left edge however far the grid scrolls, and each stays inside
-    // the visible part of its band (issue 24, finding 10: they scrolled away with the cells).
+    // the visible part of its band (issue 24, finding 10: they scrolled away with the cells). The
+    // column is painted over the content's own labels, which an export keeps.
     const QPoint offset = scrollOffset();
     const RankGridGeometry geometry = this->geometry();
     const int width = RankGridGeometry::kLabelWidth;
     const QRect column(0, 0, width - 2, viewport()->height());
-    // Unscrolled, the content's own labels are in place; they are drawn again below only where
-    // a band is partly out of view.
+    painter.fillRect(column, palette().color(QPalette::Base));
     if (offset.x() > 0) {
-        painter.fillRect(column, palette().color(QPalette::Base));
         painter.setPen(palette().color(QPalette::Mid));
         painter.drawLine(column.topRight(), column.bottomRight());
     }
-    const QFontMetrics metrics(font());
-    const int line = metrics.height();
+    const int line = QFontMetrics(font()).height();
     painter.setPen(palette().color(QPalette::Text));
     for (int stage = 0; stage < m_view->stages(); ++stage) {
         const QRect band = geometry.bandRect(stage).translated(-offset);
         const QRect visible = band.intersected(QRect(QPoint(0, 0), viewport()->size()));
         if (visible.height() <= 0)
             continue;
-        QString text = QStringLiteral("stage %1").arg(stage);
-        if (m_view->isOverview())
-            text += QLatin1Char('\n') + tr("TP groups");
-        const int lines = m_view->isOverview() ? 2 : 1;
-        const int height = std::max(visible.height(), line * lines);
-        QRect label(RankGridGeometry::kMargin, visible.top(), width - 10, height);
-        if (offset.x() == 0 && visible == band && !m_view->isOverview())
-            continue; // drawn with the content
-        painter.fillRect(QRect(0, label.top(), width - 2, label.height()), palette().color(QPalette::Base));
-        painter.drawText(label, Qt::AlignRight | Qt::AlignVCenter, text);
+        const QRect label(RankGridGeometry::kMargin, visible.top(), width - 10, std::max(visible.height(), line));
+        painter.drawText(label, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("stage %1").arg(stage));
     }
 }
 

@@ -123,7 +123,6 @@ RanksPage::RanksPage(QWidget* parent)
     m_overview->setObjectName(QStringLiteral("overviewBox"));
     m_overview->setToolTip(tr("One cell per tensor-parallel group, numbered by its first rank: for thousands of "
                               "ranks. Double-click a group to expand it into its ranks."));
-    toolbar->addWidget(m_overview);
     toolbar->addStretch();
     // Zoom and fit as actions of the page: their shortcuts work wherever the focus is on the page,
     // the buttons show their names, and Help > Keyboard Shortcuts lists them.
@@ -164,7 +163,11 @@ RanksPage::RanksPage(QWidget* parent)
     m_hoverLine->setText(tr("Hover a cell for its rank and groups"));
     centreLayout->addLayout(toolbar);
     centreLayout->addWidget(m_grid, 1);
-    centreLayout->addWidget(m_hoverLine);
+    // The overview switch beside the hover line, not in the toolbar: the page must fit 1280 px.
+    auto* readingRow = new QHBoxLayout;
+    readingRow->addWidget(m_hoverLine, 1);
+    readingRow->addWidget(m_overview);
+    centreLayout->addLayout(readingRow);
     centreLayout->addWidget(legend);
 
     auto* tracerBox = new QGroupBox(tr("Workload tracer: batch configs"), this);
@@ -202,6 +205,7 @@ RanksPage::RanksPage(QWidget* parent)
     connect(m_grid, &RankGridWidget::overviewChanged, m_overview, [this](bool on) {
         const QSignalBlocker blocker(m_overview);
         m_overview->setChecked(on);
+        showHovered(-1);
     });
     connect(m_details, &RankDetails::highlightKindRequested, this,
         [this](GroupKind kind) { m_highlight->setCurrentIndex(m_highlight->findData(int(kind))); });
@@ -286,7 +290,10 @@ void RanksPage::showHovered(int rank)
 {
     const RankGridView* view = m_grid->view();
     if (!view || rank < 0) {
-        m_hoverLine->setText(tr("Hover a cell for its rank and groups"));
+        m_hoverLine->setText(m_grid->isOverview()
+                ? tr("Overview: one cell per TP group, numbered by its first rank. Hover a cell for its ranks; "
+                     "double-click to expand it.")
+                : tr("Hover a cell for its rank and groups"));
         return;
     }
     const RankGrid& grid = view->grid;
