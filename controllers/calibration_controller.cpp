@@ -1,16 +1,54 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controllers/calibration_controller.h"
 
+#include <string_view>
+#include <utility>
+
+#include "core/common/error.h"
+#include "core/hardware/cluster_json.h"
 #include "core/runs/calibration_runs.h"
 #include "core/runs/calibration_support.h"
-#include "core/hardware/cluster_json.h"
 
 #include "controllers/save_text_file.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
 
+namespace {
+
+// Core's reading errors name stratex-cli's options ("the GPU model (--gpu PRESET)"); the page's
+// user has the form's fields instead (issue 24, finding 10).
+std::string withFormFieldNames(std::string message)
+{
+    static const std::pair<std::string_view, std::string_view> kFields[] = {
+        { "--gpus-per-node N", "the field \"GPUs per node\"" },
+        { "--gpu PRESET", "the field \"GPU (logs, traces)\"" },
+        { "--warmup", "the field \"Warm-up iterations\"" },
+        { "--cluster", "the field \"Start from\"" },
+    };
+    for (const auto& [flag, field] : kFields) {
+        for (std::size_t at = message.find(flag); at != std::string::npos; at = message.find(flag, at + field.size()))
+            message.replace(at, flag.size(), field);
+    }
+    return message;
+}
+
+CalibrationOutcome readAndCalibrate(const CalibrationInputs& inputs, ProgressSink& progress);
+
+} // namespace
+
 CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressSink& progress)
+{
+    try {
+        return readAndCalibrate(inputs, progress);
+    } catch (const Error& error) {
+        throw Error(withFormFieldNames(error.what()));
+    }
+}
+
+namespace {
+
+CalibrationOutcome readAndCalibrate(const CalibrationInputs& inputs, ProgressSink& progress)
 {
     progress.report(0, "reading the runs");
     runs::CalibrationRunOptions options;
@@ -34,6 +72,8 @@ CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressS
     outcome.support = runs::calibrationSupport(outcome.runs, outcome.calibration.result.parameters);
     return outcome;
 }
+
+} // namespace
 
 CalibrationController::CalibrationController(QObject* parent)
     : QObject(parent)

@@ -65,7 +65,8 @@ private:
     std::shared_ptr<const CalibrationOutcome> m_outcome;
 };
 
-// Reads the runs and calibrates, on the calling thread (the controller's worker; tests).
+// Reads the runs and calibrates, on the calling thread (the controller's worker; tests). Its
+// errors name the page's fields where core names stratex-cli's options.
 CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressSink& progress);
 
 } // namespace stratex::controllers

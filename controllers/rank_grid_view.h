@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -26,6 +27,14 @@ struct RankGridView {
     // Group index of every rank for every kind (-1: in no group of that kind).
     std::array<std::vector<int>, ranks::kGroupKindCount> groupIndex;
     std::vector<char> traced; // 1 where the tracer runs this rank (dense selection)
+    // Ranks one cell stands for: 1, or the TP size in an overview (overviewOf). Then a band
+    // position is a TP group, bandRanks holds its first rank, and indexInBand of every member
+    // points at its group's cell.
+    int ranksPerCell = 1;
+
+    bool isOverview() const { return ranksPerCell > 1; }
+    // Cells per node: node boundaries line up where a band wraps at a multiple of this.
+    int nodeCells() const { return std::max(1, grid.gpusPerNode() / ranksPerCell); }
 
     int world() const { return grid.world(); }
     int stages() const { return grid.sizes().pp; }
@@ -41,5 +50,10 @@ struct RankGridView {
 
 // O(world) plus O(world) per group kind; throws stratex::Error for an invalid configuration.
 RankGridView buildRankGridView(const ranks::ParallelConfig& config, ranks::TraceSelection selection);
+
+// The overview of a laid-out grid for thousands of ranks: one cell per tensor-parallel group (TP
+// groups never cross a pipeline stage, docs/megatron-ranks.md), in the band order of their first
+// rank; a group is traced when any of its ranks is. A view with TP 1 comes back as it is. O(world).
+RankGridView overviewOf(const RankGridView& detail);
 
 } // namespace stratex::controllers

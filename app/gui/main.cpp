@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// stratex: the GUI. `stratex [--page NAME] [--theme NAME] [--screenshot FILE.png] [FILES...]`.
+// stratex: the GUI. `stratex [--page NAME] [--theme NAME] [--size WxH] [--screenshot FILE.png] [FILES...]`.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSettings>
+#include <QSize>
 #include <QTimer>
 
 #include "jobs/job_runner.h"
@@ -55,17 +56,22 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption pageOption(QStringLiteral("page"),
-        QStringLiteral("Open this page (profiles, search, ranks, timeline, planner)."), QStringLiteral("NAME"));
+        QStringLiteral("Open this page (profiles, search, ranks, timeline, planner, calibrate)."),
+        QStringLiteral("NAME"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
         QStringLiteral("Open the window (offscreen without a display), finish the startup work, save the window "
                        "to FILE and exit."),
         QStringLiteral("FILE.png"));
     const QCommandLineOption themeOption(QStringLiteral("theme"),
-        QStringLiteral("Use this theme (system, light, dark) for this run, without saving it; by default the one "
-                       "chosen in View > Theme."),
+        QStringLiteral("Use this theme (system, light, dark) for this run, without saving it; by default "
+                       "$STRATEX_THEME, else the one chosen in View > Theme."),
         QStringLiteral("NAME"));
+    const QCommandLineOption sizeOption(QStringLiteral("size"),
+        QStringLiteral("Window size in pixels, e.g. 1280x800 (a --screenshot's default: 1400x900)."),
+        QStringLiteral("WxH"));
     parser.addOption(pageOption);
     parser.addOption(themeOption);
+    parser.addOption(sizeOption);
     parser.addOption(screenshotOption);
     parser.addPositionalArgument(QStringLiteral("files"),
         QStringLiteral(
@@ -75,8 +81,25 @@ int main(int argc, char** argv)
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
-    if (parser.isSet(themeOption)) {
-        const QString name = parser.value(themeOption);
+    QSize size = screenshot ? QSize(1400, 900) : QSize();
+    if (parser.isSet(sizeOption)) {
+        const QStringList parts = parser.value(sizeOption).split(QLatin1Char('x'));
+        bool wide = false;
+        bool high = false;
+        size = parts.size() == 2 ? QSize(parts[0].toInt(&wide), parts[1].toInt(&high)) : QSize();
+        if (!wide || !high || size.width() < 200 || size.height() < 150 || size.width() > 16384
+            || size.height() > 16384) {
+            printError(QStringLiteral("--size: expected WIDTHxHEIGHT in pixels from 200x150 to 16384x16384, found "
+                                      "\"%1\"")
+                           .arg(parser.value(sizeOption)));
+            return 2;
+        }
+    }
+    // The theme for screenshots and scripted runs: --theme, else $STRATEX_THEME.
+    const QString themeChoice
+        = parser.isSet(themeOption) ? parser.value(themeOption) : qEnvironmentVariable("STRATEX_THEME");
+    if (!themeChoice.isEmpty()) {
+        const QString name = themeChoice;
         const stratex::ui::Theme theme = stratex::ui::themeFromName(name);
         if (stratex::ui::themeName(theme) != name) {
             printError(QStringLiteral("unknown theme \"%1\" (themes: system, light, dark)").arg(name));
@@ -100,10 +123,11 @@ int main(int argc, char** argv)
     if (screenshot) {
         for (const stratex::ui::Page* page : window.pages()) {
             for (stratex::jobs::JobRunner* runner : page->jobRunners()) {
-                QObject::connect(runner, &stratex::jobs::JobRunner::failed, &window, [jobFailed](const QString& message) {
-                    printError(message);
-                    *jobFailed = true;
-                });
+                QObject::connect(
+                    runner, &stratex::jobs::JobRunner::failed, &window, [jobFailed](const QString& message) {
+                        printError(message);
+                        *jobFailed = true;
+                    });
             }
         }
     }
@@ -122,8 +146,8 @@ int main(int argc, char** argv)
                        .arg(parser.value(pageOption), ids.join(QStringLiteral(", "))));
         return 2;
     }
-    if (screenshot)
-        window.resize(1400, 900);
+    if (size.isValid())
+        window.resize(size);
     window.show();
 
     if (screenshot) {

@@ -43,6 +43,9 @@ struct EfficiencyField {
     double minimum;
     double maximum;
     bool zeroAllowed; // the value may be 0 (switches the part off) though `minimum` is above it
+    // What a person reads (GUI tables, CLI reports): a name and its unit, e.g. "GEMM efficiency
+    // half-point (matrix dimension)"; the short name and key stay the identifiers.
+    const char* label = "";
 };
 
 const std::vector<EfficiencyField>& efficiencyFields();

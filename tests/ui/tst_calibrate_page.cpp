@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QListWidget>
 #include <QProcess>
 #include <QPushButton>
@@ -25,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/hardware/efficiency.h"
 #include "ui/calibrate/calibrate_page.h"
 #include "ui/calibrate/calibration_run_model.h"
 #include "ui/calibrate/calibration_scatter_chart.h"
@@ -87,6 +89,9 @@ private Q_SLOTS:
     void calibratesWrittenLogs();
     void logWithoutTheGpuShowsTheProblem();
     void sixParametersOnOneLogAreNotSaved();
+    void whatToBringFollowsTheFit_data();
+    void whatToBringFollowsTheFit();
+    void parametersHaveNamesWithUnits();
 };
 
 void TestCalibratePage::calibratesWrittenLogs_data()
@@ -207,6 +212,64 @@ void TestCalibratePage::logWithoutTheGpuShowsTheProblem()
     QVERIFY2(page.summaryText().contains(QStringLiteral("Not calibrated")), qPrintable(page.summaryText()));
     QVERIFY2(page.summaryText().contains(QStringLiteral("GPU model")), qPrintable(page.summaryText()));
     QCOMPARE(page.runModel()->rowCount(), 0);
+    // Issue 24, finding 10: the error named stratex-cli's --gpu; the page's user has the field.
+    QVERIFY2(page.summaryText().contains(QStringLiteral("GPU (logs, traces)")), qPrintable(page.summaryText()));
+    QVERIFY2(!page.summaryText().contains(QStringLiteral("--gpu")), qPrintable(page.summaryText()));
+    // What to bring is still on the page after the failure.
+    QVERIFY(page.whatToBringText().contains(QStringLiteral("What to bring")));
+}
+
+// Issue 24, finding 10: what to bring was a tooltip and then a summary the first result replaced;
+// it is on the page at all times and counts the runs the checked parameters need.
+void TestCalibratePage::whatToBringFollowsTheFit_data()
+{
+    QTest::addColumn<int>("parameters");
+    QTest::addColumn<QString>("atLeast");
+    QTest::addColumn<QString>("toCheck");
+    QTest::newRow("1 parameter") << 1 << "at least 1 "
+                                 << "3 or more";
+    QTest::newRow("6 parameters") << 6 << "at least 6 "
+                                  << "7 or more";
+}
+
+void TestCalibratePage::whatToBringFollowsTheFit()
+{
+    QFETCH(int, parameters);
+    QFETCH(QString, atLeast);
+    QFETCH(QString, toCheck);
+    CalibratePage page;
+    page.resize(1280, 800);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    const std::vector<std::string> six { "gemm", "gemm_half_dim", "hbm", "network", "collective_latency_us",
+        "dp_overlap" };
+    page.setFitParameters({ six.begin(), six.begin() + parameters });
+    const QString text = page.whatToBringText();
+    QVERIFY2(text.contains(QStringLiteral("What to bring")), qPrintable(text));
+    QVERIFY2(text.contains(atLeast), qPrintable(text));
+    QVERIFY2(text.contains(toCheck), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Megatron-LM logs")), qPrintable(text));
+    auto* label = page.findChild<QLabel*>(QStringLiteral("whatToBring"));
+    QVERIFY(label);
+    QVERIFY(label->isVisible());
+}
+
+// Issue 24, finding 10: the parameters were raw identifiers (gemm_half_efficiency_dim); they are
+// the core's display names with units, the identifiers in the tooltip.
+void TestCalibratePage::parametersHaveNamesWithUnits()
+{
+    CalibratePage page;
+    auto* list = page.findChild<QListWidget*>(QStringLiteral("fitParameters"));
+    QVERIFY(list);
+    QCOMPARE(list->count(), int(hardware::efficiencyFields().size()));
+    for (int i = 0; i < list->count(); ++i) {
+        const hardware::EfficiencyField& field = hardware::efficiencyFields()[std::size_t(i)];
+        const QString text = list->item(i)->text();
+        QCOMPARE(text, QString::fromUtf8(field.label));
+        QVERIFY2(!text.contains(QLatin1Char('_')), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1Char('(')), qPrintable(text)); // the unit
+        QVERIFY(list->item(i)->toolTip().contains(QString::fromLatin1(field.key)));
+    }
 }
 
 // Issue 24, finding 4: six parameters on one Megatron log fit it exactly ("0.0 % after"), which says
@@ -223,7 +286,7 @@ void TestCalibratePage::sixParametersOnOneLogAreNotSaved()
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     // Before anything: the page says what to bring.
-    QVERIFY2(page.summaryText().contains(QStringLiteral("What to bring")), qPrintable(page.summaryText()));
+    QVERIFY2(page.whatToBringText().contains(QStringLiteral("What to bring")), qPrintable(page.whatToBringText()));
     page.addRunPaths(toQt(logs));
     page.gpuBox()->setCurrentIndex(page.gpuBox()->findText(QStringLiteral("h100-80gb")));
     page.setFitParameters({ "gemm", "gemm_half_dim", "hbm", "network", "collective_latency_us", "dp_overlap" });
@@ -252,9 +315,10 @@ void TestCalibratePage::sixParametersOnOneLogAreNotSaved()
     QProcess cli;
     cli.start(QStringLiteral(STRATEX_CLI_PATH),
         { QStringLiteral("calibrate"), QStringLiteral("--runs"), QString::fromStdString(logs.front()),
-            QStringLiteral("--gpu"), QStringLiteral("h100-80gb"), QStringLiteral("--gpus-per-node"), QStringLiteral("8"),
-            QStringLiteral("--fit"), QStringLiteral("gemm,gemm_half_dim,hbm,network,collective_latency_us,dp_overlap"),
-            QStringLiteral("--out"), dir.filePath(QStringLiteral("cli.json")) });
+            QStringLiteral("--gpu"), QStringLiteral("h100-80gb"), QStringLiteral("--gpus-per-node"),
+            QStringLiteral("8"), QStringLiteral("--fit"),
+            QStringLiteral("gemm,gemm_half_dim,hbm,network,collective_latency_us,dp_overlap"), QStringLiteral("--out"),
+            dir.filePath(QStringLiteral("cli.json")) });
     QVERIFY(cli.waitForFinished(300000));
     QVERIFY(cli.exitCode() != 0);
     QVERIFY2(cli.readAllStandardError().contains("under-determined"), "stratex-cli calibrate accepted the fit");

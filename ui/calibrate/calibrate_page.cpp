@@ -46,6 +46,12 @@ QString efficiencyValue(double value)
     return QLocale::c().toString(value, 'g', 4);
 }
 
+QString parameterToolTip(const hardware::EfficiencyField& field)
+{
+    return QObject::tr("%1: \"%2\" in a cluster file, %3 for stratex-cli calibrate --fit")
+        .arg(QString::fromUtf8(field.label), QString::fromLatin1(field.key), QString::fromLatin1(field.name));
+}
+
 } // namespace
 
 CalibratePage::CalibratePage(QWidget* parent)
@@ -61,6 +67,7 @@ CalibratePage::CalibratePage(QWidget* parent)
     , m_cancel(new QPushButton(tr("Cancel"), this))
     , m_save(new QPushButton(tr("Save Calibrated Cluster…"), this))
     , m_summary(new QLabel(this))
+    , m_whatToBring(new QLabel(this))
     , m_chart(new CalibrationScatterChart(this))
     , m_runModel(new CalibrationRunModel(this))
     , m_runTable(new QTableView(this))
@@ -82,6 +89,12 @@ CalibratePage::CalibratePage(QWidget* parent)
     runButtons->addWidget(remove);
     auto* runsBox = new QGroupBox(tr("Measured runs"), this);
     auto* runsLayout = new QVBoxLayout(runsBox);
+    // What to bring stays on the page (issue 24, finding 10: it was a tooltip, then a summary that
+    // the first result replaced); its run count follows the checked parameters.
+    m_whatToBring->setObjectName(QStringLiteral("whatToBring"));
+    m_whatToBring->setWordWrap(true);
+    m_whatToBring->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    runsLayout->addWidget(m_whatToBring);
     runsLayout->addWidget(m_runList);
     runsLayout->addLayout(runButtons);
 
@@ -118,7 +131,9 @@ CalibratePage::CalibratePage(QWidget* parent)
     m_fit->setObjectName(QStringLiteral("fitParameters"));
     m_fit->setAccessibleName(tr("Parameters to fit"));
     for (const hardware::EfficiencyField& field : hardware::efficiencyFields()) {
-        auto* item = new QListWidgetItem(QString::fromLatin1(field.key), m_fit);
+        // The person's name and unit; the identifiers (cluster file key, --fit name) in the tooltip.
+        auto* item = new QListWidgetItem(QString::fromUtf8(field.label), m_fit);
+        item->setToolTip(parameterToolTip(field));
         item->setData(kNameRole, QString::fromLatin1(field.name));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
@@ -139,21 +154,18 @@ CalibratePage::CalibratePage(QWidget* parent)
     auto* form = new QWidget(this);
     auto* formLayout = new QVBoxLayout(form);
     formLayout->setContentsMargins(0, 0, 0, 0);
-    formLayout->addWidget(runsBox, 3);
+    formLayout->addWidget(runsBox, 2);
     formLayout->addWidget(clusterBox);
-    formLayout->addWidget(fitBox, 2);
+    formLayout->addWidget(fitBox, 3);
     formLayout->addLayout(actions);
 
     // The results: the chart, then each run's numbers beside the parameters.
     m_summary->setObjectName(QStringLiteral("calibrationSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setText(
-        tr("<b>What to bring:</b> measured runs of one cluster, more runs than parameters to fit (3 or more "
-           "for the held-out error, of different layouts or model sizes): Megatron-LM logs with their argument "
-           "dump, run records (as in resources/reference-runs), or PyTorch-profiler traces of one iteration. "
-           "A sample: Add Folder… on resources/reference-runs.<br>Then press Calibrate: the cost model's "
-           "efficiencies are fitted to them by least squares, as <tt>stratex-cli calibrate</tt> does."));
+    m_summary->setText(tr("Not calibrated yet. Add the measured runs (what to bring: on the left) and press "
+                          "Calibrate: the cost model's efficiencies are fitted to them by least squares, as "
+                          "<tt>stratex-cli calibrate</tt> does."));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(m_runModel);
     proxy->setSortRole(Qt::UserRole);
@@ -227,7 +239,9 @@ CalibratePage::CalibratePage(QWidget* parent)
     connect(m_controller->runner(), &jobs::JobRunner::runningChanged, this, &CalibratePage::updateButtons);
     connect(m_runList->model(), &QAbstractItemModel::rowsInserted, this, &CalibratePage::updateButtons);
     connect(m_runList->model(), &QAbstractItemModel::rowsRemoved, this, &CalibratePage::updateButtons);
+    connect(m_fit, &QListWidget::itemChanged, this, &CalibratePage::updateWhatToBring);
     updateButtons();
+    updateWhatToBring();
 }
 
 CalibratePage::~CalibratePage() = default;
@@ -264,6 +278,30 @@ void CalibratePage::restoreSettings(QSettings& settings)
 QString CalibratePage::summaryText() const
 {
     return m_summary->text();
+}
+
+QString CalibratePage::whatToBringText() const
+{
+    return m_whatToBring->text();
+}
+
+void CalibratePage::updateWhatToBring()
+{
+    int checked = 0;
+    for (int i = 0; i < m_fit->count(); ++i)
+        checked += m_fit->item(i)->checkState() == Qt::Checked ? 1 : 0;
+    // runs::calibrationSupport's rule: a fit needs at least one measurement per parameter, and
+    // only runs held out of it (3 or more) check it.
+    const int heldOut = runs::CalibrationSupport {}.held_out_runs_needed;
+    const int toCheck = std::max(checked + 1, heldOut);
+    m_whatToBring->setText(
+        tr("<b>What to bring:</b> measured runs of one cluster, at least %n for the %1 checked parameter(s) "
+           "and %2 or more, of different layouts or model sizes, to check the fit on runs held out of it. "
+           "Megatron-LM logs with their argument dump, run records (as in resources/reference-runs) or "
+           "PyTorch-profiler traces of one iteration. A sample: Add Folder… on resources/reference-runs.",
+            nullptr, std::max(checked, 1))
+            .arg(checked)
+            .arg(toCheck));
 }
 
 void CalibratePage::addRunPaths(const QStringList& paths)
@@ -365,11 +403,9 @@ void CalibratePage::showOutcome(const std::shared_ptr<const controllers::Calibra
 
     m_parameters->setRowCount(int(r.parameters.size()));
     for (int row = 0; row < int(r.parameters.size()); ++row) {
-        const hardware::EfficiencyField& field
-            = *hardware::findEfficiencyField(r.parameters[std::size_t(row)]);
-        auto* name = new QTableWidgetItem(QString::fromLatin1(field.key));
-        name->setToolTip(
-            tr("%1 (calibrate --fit %2)").arg(QString::fromLatin1(field.key), QString::fromLatin1(field.name)));
+        const hardware::EfficiencyField& field = *hardware::findEfficiencyField(r.parameters[std::size_t(row)]);
+        auto* name = new QTableWidgetItem(QString::fromUtf8(field.label));
+        name->setToolTip(parameterToolTip(field));
         auto* before = new QTableWidgetItem(efficiencyValue(r.initial.*field.member));
         auto* after = new QTableWidgetItem(efficiencyValue(r.fitted.*field.member));
         for (QTableWidgetItem* number : { before, after })

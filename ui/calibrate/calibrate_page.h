@@ -50,6 +50,7 @@ public:
     QSpinBox* gpusPerNodeBox() const { return m_gpusPerNode; }
     QPushButton* calibrateButton() const { return m_calibrate; }
     QString summaryText() const;
+    QString whatToBringText() const; // shown above the runs at all times
 
     void addRunPaths(const QStringList& paths);
     // The fit's parameters, by short name; the others unchecked.
@@ -70,6 +71,7 @@ private:
     void showOutcome(const std::shared_ptr<const controllers::CalibrationOutcome>& outcome);
     void showFailure(const QString& message);
     void updateButtons();
+    void updateWhatToBring();
 
     controllers::CalibrationController* m_controller;
     QListWidget* m_runList;
@@ -82,6 +84,7 @@ private:
     QPushButton* m_cancel;
     QPushButton* m_save;
     QLabel* m_summary;
+    QLabel* m_whatToBring;
     CalibrationScatterChart* m_chart;
     CalibrationRunModel* m_runModel;
     QTableView* m_runTable;

@@ -83,7 +83,7 @@ QString number(double value, int decimals)
 void fillBatchTimeChart(QChart* chart, const profile::ProfileOverview* overview)
 {
     resetChart(chart);
-    chart->setTitle(QObject::tr("Forward time per sample against batch size"));
+    chart->setTitle(QObject::tr("Forward time by batch size"));
     if (!overview || overview->layer_ms_per_sample_by_bsz.empty())
         return;
     const auto& layer = overview->layer_ms_per_sample_by_bsz;
@@ -95,10 +95,10 @@ void fillBatchTimeChart(QChart* chart, const profile::ProfileOverview* overview)
         chart, QObject::tr("ms per sample"), Qt::AlignLeft, 0, std::max(highest(layer), highest(other)) * 1.15);
     attach(chart, points(QObject::tr("one layer, profiled"), layer, 0), x, y);
     if (!other.empty())
-        attach(chart, points(QObject::tr("embedding, LM head, loss, profiled"), other, 1), x, y);
+        attach(chart, points(QObject::tr("embedding, head, loss"), other, 1), x, y);
     if (overview->layer_batch_fit) {
         // Galvatron's batch mode: a micro-batch of b samples takes slope·b + intercept ms.
-        auto* fit = fitLine(QObject::tr("one layer, batch-mode fit"), 0);
+        auto* fit = fitLine(QObject::tr("one layer, batch fit"), 0);
         for (double b = 1; b <= maxBsz; b += 0.25)
             fit->append(b, overview->layer_batch_fit->at(b) / b);
         attach(chart, fit, x, y);
@@ -108,7 +108,7 @@ void fillBatchTimeChart(QChart* chart, const profile::ProfileOverview* overview)
 void fillSequenceTimeChart(QChart* chart, const profile::ProfileOverview* overview)
 {
     resetChart(chart);
-    chart->setTitle(QObject::tr("Forward time per sample against sequence length (batch size 1)"));
+    chart->setTitle(QObject::tr("Forward time by sequence length (batch size 1)"));
     if (!overview || overview->layer_ms_per_sample_by_seq.empty())
         return;
     const auto& layer = overview->layer_ms_per_sample_by_seq;
@@ -118,10 +118,10 @@ void fillSequenceTimeChart(QChart* chart, const profile::ProfileOverview* overvi
     if (overview->layer_seq_fit)
         top = std::max(top, overview->layer_seq_fit->at(longest));
     auto* x = valueAxis(chart, QObject::tr("sequence length (tokens)"), Qt::AlignBottom, 0, longest, Values::Whole);
-    auto* y = valueAxis(chart, QObject::tr("ms per sample, one layer"), Qt::AlignLeft, 0, top * 1.1);
+    auto* y = valueAxis(chart, QObject::tr("ms per sample"), Qt::AlignLeft, 0, top * 1.1);
     attach(chart, points(QObject::tr("one layer, profiled"), layer, 0), x, y);
     if (overview->layer_seq_fit) {
-        auto* fit = fitLine(QObject::tr("one layer, sequence-mode fit (quadratic)"), 0);
+        auto* fit = fitLine(QObject::tr("one layer, quadratic fit"), 0);
         for (int i = 0; i <= 60; ++i) {
             const double s = longest * i / 60.0;
             fit->append(s, overview->layer_seq_fit->at(s));
@@ -137,12 +137,13 @@ void fillActivationChart(QChart* chart, const profile::ProfileOverview* overview
         chart->setTitle(QObject::tr("Memory per layer"));
         return;
     }
-    QString title
-        = QObject::tr("Memory per layer: parameters %1 MB (fp32-sized)").arg(number(overview->parameter_mb, 1));
-    if (overview->checkpoint_mb_per_sample)
-        title += QObject::tr(", %1 MB per sample when recomputed").arg(number(*overview->checkpoint_mb_per_sample, 1));
-    chart->setTitle(title);
-    auto* set = new QBarSet(QObject::tr("activation per sample"));
+    // Short enough for the smallest chart (issue 24, finding 11: the recompute figure was cut off);
+    // what recomputation keeps goes with the bars, in the legend.
+    chart->setTitle(QObject::tr("Memory per layer: parameters %1 MB (fp32)").arg(number(overview->parameter_mb, 1)));
+    auto* set
+        = new QBarSet(overview->checkpoint_mb_per_sample ? QObject::tr("activation per sample (%1 MB recomputed)")
+                                                               .arg(number(*overview->checkpoint_mb_per_sample, 1))
+                                                         : QObject::tr("activation per sample"));
     set->setColor(categoricalColor(2));
     QStringList categories;
     double top = 0;
@@ -163,9 +164,9 @@ void fillActivationChart(QChart* chart, const profile::ProfileOverview* overview
 void fillBandwidthChart(QChart* chart, const profile::ProfileOverview* overview)
 {
     resetChart(chart);
-    chart->setTitle(overview ? QObject::tr("Collectives: bus bandwidth by group size (overlap slowdown %1)")
-                                   .arg(number(overview->overlap_slowdown, 3))
-                             : QObject::tr("Collectives"));
+    chart->setTitle(overview
+            ? QObject::tr("Bus bandwidth (overlap slowdown %1)").arg(number(overview->overlap_slowdown, 3))
+            : QObject::tr("Collectives"));
     if (!overview || overview->allreduce.empty())
         return;
     std::vector<int> sizes;

@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 
+#include <QFontMetrics>
 #include <QImage>
 #include <QPaintEngine>
 #include <QPainter>
@@ -18,8 +19,7 @@ using ranks::GroupKind;
 RankGridGeometry::RankGridGeometry(const RankGridView& view, int cellSize, int columns)
     : m_view(view)
     , m_cellSize(std::max(1, cellSize))
-    , m_columns(
-          columns > 0 ? std::min(columns, view.ranksPerBand) : gridColumns(view.ranksPerBand, view.grid.gpusPerNode()))
+    , m_columns(columns > 0 ? std::min(columns, view.ranksPerBand) : gridColumns(view.ranksPerBand, view.nodeCells()))
     , m_rowsPerBand((view.ranksPerBand + m_columns - 1) / m_columns)
 {
 }
@@ -27,7 +27,7 @@ RankGridGeometry::RankGridGeometry(const RankGridView& view, int cellSize, int c
 std::pair<int, int> RankGridGeometry::fit(const RankGridView& view, QSize area, int minCell, int maxCell)
 {
     const int stages = view.stages();
-    const int node = std::max(1, view.grid.gpusPerNode());
+    const int node = view.nodeCells();
     const int width = area.width() - kLabelWidth - kMargin;
     const int height = area.height() - 2 * kMargin - (stages - 1) * kBandGap;
     std::pair<int, int> best { gridColumns(view.ranksPerBand, node), minCell };
@@ -239,7 +239,7 @@ void drawNodeBoundaries(QPainter& painter, const RankGridView& view, const RankG
     const int cell = geometry.cellSize();
     const int gpn = view.grid.gpusPerNode();
     const bool smallCells = cell < 6;
-    if (smallCells && cell * gpn < 16)
+    if (smallCells && cell * view.nodeCells() < 16)
         return;
     std::vector<QLine> lines;
     const int columnCount = cells.lastColumn - cells.firstColumn + 1;
@@ -292,20 +292,63 @@ void drawNodeBoundaries(QPainter& painter, const RankGridView& view, const RankG
     painter.drawLines(lines.data(), int(lines.size()));
 }
 
+// The font rank numbers are drawn in and the widest number it fits: the widget's font, made
+// smaller for small cells down to a readable floor (issue 24, finding 10: numbers appeared only
+// from 30 px cells, 11 zoom clicks from the fit at 8,192 ranks).
+struct NumberFont {
+    QFont font;
+    std::array<int, 8> widthOfDigits {}; // pixel width of an n-digit number, n = 1..7
+    int height = 0;
+
+    NumberFont(const QFont& base, int cell)
+        : font(base)
+    {
+        constexpr int kSmallestPixels = 8;
+        const int pixels = std::max(kSmallestPixels, std::min(QFontMetrics(base).height() - 2, cell - 4));
+        font.setPixelSize(pixels);
+        const QFontMetrics metrics(font);
+        height = metrics.height();
+        for (int digits = 1; digits < int(widthOfDigits.size()); ++digits)
+            widthOfDigits[std::size_t(digits)] = metrics.horizontalAdvance(QString(digits, QLatin1Char('8')));
+    }
+    bool fits(int number, const QRect& cell) const
+    {
+        const int digits = int(QString::number(number).size());
+        return digits < int(widthOfDigits.size()) && widthOfDigits[std::size_t(digits)] + 2 <= cell.width()
+            && height <= cell.height() + 2;
+    }
+};
+
+} // namespace
+
+bool rankNumbersFit(const QFont& font, int cellSize, int largestRank)
+{
+    const NumberFont numbers(font, cellSize);
+    return numbers.fits(
+        largestRank, QRect(0, 0, cellSize - (cellSize >= 6 ? 1 : 0), cellSize - (cellSize >= 6 ? 1 : 0)));
+}
+
+namespace {
+
 // The tracer's ranks: a corner mark, or the whole cell in the text colour when too small for one.
-// Rank numbers on cells large enough to hold them.
+// Rank numbers (an overview cell's first rank) on every cell that holds them.
 void drawCellDecorations(QPainter& painter, const RankGridView& view, const RankGridGeometry& geometry,
     const VisibleCells& cells, const CellFill& fill, const QPalette& palette, int gap)
 {
     const int cell = geometry.cellSize();
     const QColor text = palette.color(QPalette::Text);
+    const NumberFont numbers(painter.font(), cell);
+    // All or none: the largest rank's number decides, so a zoom never numbers only some cells.
+    const bool anyNumber = numbers.fits(view.world() - 1, QRect(0, 0, cell - gap, cell - gap));
+    painter.save();
+    painter.setFont(numbers.font);
     for (int row = cells.firstRow; row <= cells.lastRow; ++row) {
         for (int column = cells.firstColumn; column <= cells.lastColumn; ++column) {
             const int rank = geometry.rankAt(row, column);
             if (rank < 0)
                 continue;
             const bool traced = view.traced[std::size_t(rank)] != 0;
-            if (!traced && cell < 30)
+            if (!traced && !anyNumber)
                 continue;
             const QRect r = geometry.cellRect(row, column).adjusted(0, 0, -gap, -gap);
             const QColor contrast = contrastingTextColor(QColor::fromRgb(fill(rank)));
@@ -315,12 +358,13 @@ void drawCellDecorations(QPainter& painter, const RankGridView& view, const Rank
             } else if (traced) {
                 painter.fillRect(r, text);
             }
-            if (cell >= 30) {
+            if (anyNumber) {
                 painter.setPen(contrast);
                 painter.drawText(r, Qt::AlignCenter, QString::number(rank));
             }
         }
     }
+    painter.restore();
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include <QFont>
 #include <QPalette>
 #include <QRect>
 #include <QSize>
@@ -60,6 +61,9 @@ struct RankGridStyle {
     int hoveredRank = -1;
     QPalette palette;
 };
+
+// Whether rank numbers up to `largestRank` are drawn on cells of `cellSize` with `font`.
+bool rankNumbersFit(const QFont& font, int cellSize, int largestRank);
 
 // Paints the part of the grid inside `exposed` (content coordinates). Cost is proportional to the
 // cells in `exposed`, not to the world size.

@@ -7,6 +7,7 @@ namespace stratex::ui {
 
 // The layout the grid draws is computed below the widgets (controllers::RanksController).
 using controllers::buildRankGridView;
+using controllers::overviewOf;
 using controllers::RankGridView;
 
 // Cells per row for `ranksPerBand` ranks on nodes of `gpusPerNode`: one row for small bands,

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ranks/ranks_page.h"
 
+#include <algorithm>
+
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -13,6 +16,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStyle>
 #include <QToolButton>
@@ -36,6 +40,9 @@ using namespace stratex::ranks;
 
 namespace {
 constexpr int kExportMaxSide = 8192;
+// Cells smaller than this at the fit open the overview.
+constexpr int kReadableCellSize = 6;
+constexpr int kOverviewWorld = 1024;
 
 void fillKinds(QComboBox* box)
 {
@@ -73,6 +80,8 @@ RanksPage::RanksPage(QWidget* parent)
     , m_colourBy(new QComboBox(this))
     , m_highlight(new QComboBox(this))
     , m_grid(new RankGridWidget(this))
+    , m_overview(new QCheckBox(tr("Overview"), this))
+    , m_hoverLine(new QLabel(this))
     , m_tracer(new TracerPanel(m_controller, this))
     , m_exportImage(new QAction(tr("Rank Grid Image…"), this))
     , m_exportScript(new QAction(tr("Tracer Script…"), this))
@@ -111,6 +120,9 @@ RanksPage::RanksPage(QWidget* parent)
     toolbar->addWidget(m_colourBy);
     toolbar->addWidget(new QLabel(tr("Highlight"), centre));
     toolbar->addWidget(m_highlight);
+    m_overview->setObjectName(QStringLiteral("overviewBox"));
+    m_overview->setToolTip(tr("One cell per tensor-parallel group, numbered by its first rank: for thousands of "
+                              "ranks. Double-click a group to expand it into its ranks."));
     toolbar->addStretch();
     // Zoom and fit as actions of the page: their shortcuts work wherever the focus is on the page,
     // the buttons show their names, and Help > Keyboard Shortcuts lists them.
@@ -133,10 +145,9 @@ RanksPage::RanksPage(QWidget* parent)
     };
     addTool("zoomOutButton", tr("Zoom out"), QStringLiteral("zoom-out"),
         QKeySequence::keyBindings(QKeySequence::ZoomOut), tr("Smaller cells; in the grid also − and Ctrl+wheel"),
-        [this] { m_grid->setCellSize(m_grid->cellSize() * 4 / 5); });
+        [this] { m_grid->zoomOut(); });
     addTool("zoomInButton", tr("Zoom in"), QStringLiteral("zoom-in"), QKeySequence::keyBindings(QKeySequence::ZoomIn),
-        tr("Larger cells; in the grid also + and Ctrl+wheel"),
-        [this] { m_grid->setCellSize(std::max(m_grid->cellSize() + 1, m_grid->cellSize() * 5 / 4)); });
+        tr("Larger cells; in the grid also + and Ctrl+wheel"), [this] { m_grid->zoomIn(); });
     addTool("fitGridButton", tr("Fit"), QStringLiteral("zoom-fit-best"), { QKeySequence(Qt::CTRL | Qt::Key_0) },
         tr("Fit the grid to the window; in the grid also 0"), [this] { m_grid->zoomToFit(); });
     addTool("exportGridButton", tr("Export…"), QStringLiteral("document-save-as"), {},
@@ -145,8 +156,18 @@ RanksPage::RanksPage(QWidget* parent)
                                  "boundaries · corner dot: traced by the workload tracer"),
         centre);
     legend->setWordWrap(true);
+    // The hovered cell's place and groups, in words, at any zoom.
+    m_hoverLine->setObjectName(QStringLiteral("hoverLine"));
+    m_hoverLine->setTextFormat(Qt::PlainText);
+    m_hoverLine->setWordWrap(true);
+    m_hoverLine->setText(tr("Hover a cell for its rank and groups"));
     centreLayout->addLayout(toolbar);
     centreLayout->addWidget(m_grid, 1);
+    // The overview switch beside the hover line, not in the toolbar: the page must fit 1280 px.
+    auto* readingRow = new QHBoxLayout;
+    readingRow->addWidget(m_hoverLine, 1);
+    readingRow->addWidget(m_overview);
+    centreLayout->addLayout(readingRow);
     centreLayout->addWidget(legend);
 
     auto* tracerBox = new QGroupBox(tr("Workload tracer: batch configs"), this);
@@ -176,6 +197,16 @@ RanksPage::RanksPage(QWidget* parent)
         [this] { m_grid->setHighlightKind(static_cast<GroupKind>(m_highlight->currentData().toInt())); });
     connect(
         m_grid, &RankGridWidget::rankSelected, this, [this](int rank) { m_details->showRank(m_grid->view(), rank); });
+    connect(m_grid, &RankGridWidget::rankHovered, this, &RanksPage::showHovered);
+    connect(m_overview, &QCheckBox::toggled, this, [this](bool on) {
+        m_grid->setOverview(on);
+        m_grid->zoomToFit();
+    });
+    connect(m_grid, &RankGridWidget::overviewChanged, m_overview, [this](bool on) {
+        const QSignalBlocker blocker(m_overview);
+        m_overview->setChecked(on);
+        showHovered(-1);
+    });
     connect(m_details, &RankDetails::highlightKindRequested, this,
         [this](GroupKind kind) { m_highlight->setCurrentIndex(m_highlight->findData(int(kind))); });
     connect(m_tracer, &TracerPanel::configActivated, this, [this](int world, int pp, int tp) {
@@ -241,10 +272,46 @@ void RanksPage::showView(std::shared_ptr<const RankGridView> view)
     const RankGridView* previous = m_grid->view();
     const bool refit
         = !previous || previous->ranksPerBand != view->ranksPerBand || previous->stages() != view->stages();
-    m_grid->setView(view);
-    if (refit)
+    if (refit) {
+        // Thousands of ranks in cells too small to tell apart: the overview, one cell per TP group.
+        m_grid->setView(view);
+        // (A hidden grid's viewport has no real size yet: there the world size decides.)
+        m_grid->setOverview(view->grid.sizes().tp > 1 && view->world() >= kOverviewWorld
+            && (!m_grid->isVisible() || !m_grid->detailFits(kReadableCellSize)));
         m_grid->zoomToFit();
+    } else {
+        m_grid->setView(view);
+    }
+    m_overview->setEnabled(view->grid.sizes().tp > 1);
     m_details->showRank(m_grid->view(), m_grid->selectedRank());
+}
+
+void RanksPage::showHovered(int rank)
+{
+    const RankGridView* view = m_grid->view();
+    if (!view || rank < 0) {
+        m_hoverLine->setText(m_grid->isOverview()
+                ? tr("Overview: one cell per TP group, numbered by its first rank. Hover a cell for its ranks; "
+                     "double-click to expand it.")
+                : tr("Hover a cell for its rank and groups"));
+        return;
+    }
+    const RankGrid& grid = view->grid;
+    const RankCoordinates c = grid.coordinates(rank);
+    const std::vector<int> tp = grid.groupOf(GroupKind::Tp, rank);
+    const auto [low, high] = std::minmax_element(tp.begin(), tp.end());
+    const QString group = tr("TP group %1–%2").arg(*low).arg(*high);
+    if (m_grid->isOverview())
+        m_hoverLine->setText(
+            tr("%1 · stage %2 · node %3 · DP %4 · double-click to expand").arg(group).arg(c.pp).arg(c.node).arg(c.dp));
+    else
+        m_hoverLine->setText(tr("Rank %1 · stage %2 · node %3 (local %4) · %5 · DP %6")
+                                 .arg(rank)
+                                 .arg(c.pp)
+                                 .arg(c.node)
+                                 .arg(c.localRank)
+                                 .arg(group)
+                                 .arg(c.dp));
 }
 
 bool RanksPage::exportGridImage(const QString& path, QString* error) const

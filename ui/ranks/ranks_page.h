@@ -8,6 +8,8 @@
 #include "ui/ranks/rank_grid_view.h"
 
 class QAction;
+class QCheckBox;
+class QLabel;
 class QComboBox;
 class QListWidget;
 
@@ -51,6 +53,8 @@ public:
     QListWidget* warnings() const { return m_warnings; }
     QComboBox* colourBox() const { return m_colourBy; }
     QComboBox* highlightBox() const { return m_highlight; }
+    QCheckBox* overviewBox() const { return m_overview; }
+    QLabel* hoverLine() const { return m_hoverLine; }
 
     // Saves the whole grid as PNG or SVG (by extension). False with `error` on failure.
     bool exportGridImage(const QString& path, QString* error) const;
@@ -61,6 +65,7 @@ public Q_SLOTS:
 private:
     void showView(std::shared_ptr<const RankGridView> view);
     void showLayoutFailure(const QString& message);
+    void showHovered(int rank);
 
     controllers::RanksController* m_controller;
     ParallelConfigForm* m_form;
@@ -69,6 +74,8 @@ private:
     QComboBox* m_colourBy;
     QComboBox* m_highlight;
     RankGridWidget* m_grid;
+    QCheckBox* m_overview;
+    QLabel* m_hoverLine;
     TracerPanel* m_tracer;
     QAction* m_exportImage;
     QAction* m_exportScript;

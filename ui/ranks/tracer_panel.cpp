@@ -91,6 +91,10 @@ TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* pare
     auto* add = new QPushButton(tr("Add"), this);
     add->setObjectName(QStringLiteral("addConfigButton"));
     auto* remove = new QPushButton(tr("Remove"), this);
+    auto* showInGrid = new QPushButton(tr("Show in Grid"), this);
+    showInGrid->setObjectName(QStringLiteral("showConfigInGridButton"));
+    showInGrid->setToolTip(tr("Lay out the selected config in the rank grid (its world size, PP and TP go to the "
+                              "parallel configuration; also a double-click on its DP or ranks)"));
     auto* load = new QPushButton(tr("Load…"), this);
     load->setToolTip(tr("Load \"WORLD_SIZE PP TP\" lines from a text file"));
     m_undoLoad = new QPushButton(tr("Undo load"), this);
@@ -103,6 +107,7 @@ TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* pare
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(add);
     buttons->addWidget(remove);
+    buttons->addWidget(showInGrid);
     buttons->addWidget(load);
     buttons->addWidget(m_undoLoad);
     buttons->addStretch();
@@ -138,12 +143,16 @@ TracerPanel::TracerPanel(controllers::RanksController* controller, QWidget* pare
     connect(remove, &QPushButton::clicked, this, &TracerPanel::removeSelectedConfigs);
     connect(load, &QPushButton::clicked, this, &TracerPanel::loadBatchFileWithDialog);
     connect(exportButton, &QPushButton::clicked, this, &TracerPanel::exportScriptWithDialog);
+    // A double-click on WORLD_SIZE, PP or TP edits the cell; only one on the plan's columns (or
+    // Show in Grid) shows the config in the grid. Issue 24, finding 10: the double-click that opened
+    // the editor also sent the row's previous values to the layout form.
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-        const auto& plans = m_model->plans();
-        if (std::size_t(index.row()) < plans.size() && plans[std::size_t(index.row())].valid) {
-            const BatchConfig& input = plans[std::size_t(index.row())].input;
-            Q_EMIT configActivated(input.world, input.pp, input.tp);
-        }
+        if (!(index.flags() & Qt::ItemIsEditable))
+            showConfigInGrid(index.row());
+    });
+    connect(showInGrid, &QPushButton::clicked, this, [this] {
+        if (const QModelIndex current = m_table->currentIndex(); current.isValid())
+            showConfigInGrid(current.row());
     });
 
     using controllers::RanksController;
@@ -268,9 +277,9 @@ void TracerPanel::replaceWithLoaded(const QString& path, std::vector<BatchConfig
     m_loadedFile = path;
     m_controller->setLoadedBatchConfigs(path, std::move(configs));
     m_undoLoad->setEnabled(true);
-    m_undoLoad->setToolTip(tr("Put back the %n batch config(s) %1 replaced (Ctrl+Z)", nullptr,
-        int(m_beforeLoad->size()))
-                               .arg(QFileInfo(path).fileName()));
+    m_undoLoad->setToolTip(
+        tr("Put back the %n batch config(s) %1 replaced (Ctrl+Z)", nullptr, int(m_beforeLoad->size()))
+            .arg(QFileInfo(path).fileName()));
 }
 
 bool TracerPanel::openBatchFile(const QString& path, QString* error)
@@ -325,8 +334,7 @@ bool TracerPanel::undoLoad()
     m_loading = true;
     m_model->setConfigs(std::move(configs));
     m_loading = false;
-    Q_EMIT statusMessage(
-        tr("Load of %1 undone: %2 batch configs back").arg(m_loadedFile).arg(m_model->rowCount()));
+    Q_EMIT statusMessage(tr("Load of %1 undone: %2 batch configs back").arg(m_loadedFile).arg(m_model->rowCount()));
     return true;
 }
 
@@ -353,6 +361,20 @@ void TracerPanel::exportScriptWithDialog()
     if (path.isEmpty())
         return;
     exportScript(path);
+}
+
+void TracerPanel::showConfigInGrid(int row)
+{
+    // The config as it is now, not as last planned: a plan may be of the values before an edit.
+    const auto& configs = m_model->configs();
+    const auto& plans = m_model->plans();
+    if (row < 0 || std::size_t(row) >= configs.size() || std::size_t(row) >= plans.size())
+        return;
+    const BatchConfig& config = configs[std::size_t(row)];
+    const ranks::TraceConfigPlan& plan = plans[std::size_t(row)];
+    if (!plan.valid || plan.input.world != config.world || plan.input.pp != config.pp || plan.input.tp != config.tp)
+        return;
+    Q_EMIT configActivated(config.world, config.pp, config.tp);
 }
 
 } // namespace stratex::ui

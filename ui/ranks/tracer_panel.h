@@ -57,6 +57,9 @@ public:
     // scriptExported() or scriptExportFailed() follows.
     void exportScript(const QString& path);
     QString summaryText() const;
+    // Sends a valid row's config to the grid (configActivated); nothing for an invalid or
+    // not yet planned row.
+    void showConfigInGrid(int row);
 
 public Q_SLOTS:
     void addConfig();
@@ -65,7 +68,7 @@ public Q_SLOTS:
     void exportScriptWithDialog();
 
 Q_SIGNALS:
-    // A valid config was double-clicked: show it in the grid.
+    // A valid config was asked for (Show in Grid, a double-click on a plan column): show it.
     void configActivated(int world, int pp, int tp);
     void statusMessage(const QString& message);
     // The configs of `path` are shown (File > Open names it in the window title).
