@@ -83,15 +83,17 @@ const std::vector<Limit>& allLimits()
             "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core",
             "`--lift-work-budget`; the Planner page asks and plans anyway" },
         { "Micro-batching work", scientific(kMaxMicroBatchingWork),
-            "`plan`, `plan-compare`: runs the micro-batch DP prices, samples x the longest run within the memory",
-            "about a minute on one core", "`--lift-work-budget`; the Planner page asks and plans anyway" },
+            "`plan`, `plan-compare`: runs the micro-batch DP prices, samples x the longest run within the memory "
+            "(its table, at most 4 bytes a run, stays under 800 MB)",
+            "about 10 s of the DP on a busy core, before the planner's own budget",
+            "`--lift-work-budget`; the Planner page asks and plans anyway" },
         { "Simulation work", scientific(kMaxSimulationWork),
             "`simulate`: chunk passes (stages x micro-batches) summed over the cases, x2 with a timeline, +2.3 per "
             "traced pass (~1.1 kB of trace each)",
             "about a minute on one core", "`--lift-work-budget`" },
         { "Job memory", count(kMaxJobMemoryMb) + " MB",
-            "`simulate` and `export --to pytorch-schedule` (360 bytes a chunk pass, 660 with a timeline), the "
-            "micro-batch DP's table (4 bytes a run), a JSON trace in `compare-run` (12 times the file)",
+            "`simulate` and `export --to pytorch-schedule` (360 bytes a chunk pass, 660 with a timeline), a JSON "
+            "trace in `compare-run` (12 times the file)",
             "a command stays under 2 GB", "`--lift-work-budget`" },
         { "Worker threads", count(kMaxThreads), "`search --threads` (more are clamped)",
             "more threads than cores only cost memory; past a few hundred they could not be created", "fixed" },

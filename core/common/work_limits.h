@@ -11,7 +11,7 @@
 namespace stratex::limits {
 
 // Memory one job may allocate for what grows with its input (a simulation's op graph and timeline,
-// a trace read whole, the micro-batch DP's table), MB of 1e6 bytes.
+// a trace read whole), MB of 1e6 bytes.
 inline constexpr double kMaxJobMemoryMb = 1000;
 
 // The stratex search: pipeline steps simulated (micro-batches x pp x vpp per simulation, summed
@@ -24,7 +24,8 @@ inline constexpr double kMaxStratexSearchWork = 1.5e8;
 // The planner's micro-batch DP: priced runs (samples x the longest run that fits the memory)
 // for the most permissive memory limit (planner_work.h), an upper bound: runs of longer samples
 // end sooner. Measured: gpt 6.7B cost model, lognormal lengths, 4 stages, 1 TB: 65,536 samples
-// estimated 6.7e7 runs, 3.8 to 8 s and 80 MB; 262,144 estimated 2.7e8 (past 30 s before).
+// estimated 6.7e7 runs, 3.8 to 8 s and 80 MB; 262,144 estimated 2.7e8 runs, the DP 10.8 s and
+// the whole plan 26.9 s, 139 MB (issue 26 counted it among the hangs). About 10 s of DP here.
 inline constexpr double kMaxMicroBatchingWork = 2e8;
 
 // A pipeline simulation: stage-chunk x micro-batch steps (sim_work.h), summed over the cases.

@@ -30,7 +30,8 @@ void requireBoundedPlanning(const MicroBatchBuildResult& microbatching, const Pl
 // over the memory limit (microbatch_dp.cpp, buildSegmentTable) and keeps one float per run, then
 // walks that table once per t_max candidate: N samples x K, the longest run that fits (a run of the
 // shortest samples, the cheapest shape), for the most permissive of the memory limit and recompute
-// types buildMicroBatches may try. Time and memory (4 bytes a run) both grow with it.
+// types buildMicroBatches may try: an upper bound (runs of longer samples end sooner). Time and
+// memory (at most 4 bytes a run) both grow with it; within the work budget the memory stays small.
 WorkEstimate estimateMicroBatchingWork(
     const std::vector<Sample>& samples, const LayerCostModel& model, const MicroBatchBuildConfig& config);
 

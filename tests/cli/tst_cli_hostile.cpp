@@ -510,7 +510,7 @@ void TestCliHostile::refusesWorkBeyondItsBudget_data()
         << QStringList { "plan", "--cost-model", fixture("dynapipe/gpt_6.7b_cost_model.json"), "--synthetic",
                "lognormal:5.5,0.8,262144:3", "--stages", "4", "--layers-per-stage", "8", "--mode", "fast",
                "--memory-mb", "1000000", "--plan", "OUT/p.json", "--trace", "OUT/t.json" }
-        << QByteArray() << QStringList { "This plan's micro-batching is 262,144 samples", "priced runs", flag };
+        << QByteArray() << QStringList { "This plan's micro-batching is 262,144 samples", "priced runs", "times its work budget", flag };
     QTest::newRow("simulate 2048 x 2048 with a trace")
         << QStringList { "simulate", "--cases", "IN", "--trace", "OUT/t.json" } << stageCases(2048, 2048)
         << QStringList { "This simulation is about 4,194,304 chunk passes", "MB of memory", "times its memory budget (1,000 MB)", flag };

@@ -297,7 +297,7 @@ void SearchPage::openProfilesSearch(bool showBestPlan)
             m_stratex->run(std::move(inputs), showBestPlan);
         };
         // Beyond the work budget the CLI refuses; here the user decides, as for Galvatron's.
-        const controllers::StratexSearchInputs inputs = stratexInputs();
+        controllers::StratexSearchInputs inputs = stratexInputs();
         if (const std::optional<WorkEstimate> estimate
             = controllers::StratexSearchController::beyondWorkBudget(inputs)) {
             askToRunLongWork(this, tr("Search"), *estimate, [start, inputs]() mutable {
