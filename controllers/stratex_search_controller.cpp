@@ -10,6 +10,7 @@
 #include "core/megatron/plan_file.h"
 #include "core/megatron/strategy_ranks.h"
 #include "core/profile/synth/synthesis_record.h"
+#include "core/megatron/search_work_estimate.h"
 #include "core/megatron/stratex_request.h"
 
 #include "controllers/save_text_file.h"
@@ -91,7 +92,7 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
             std::vector<std::string> warnings;
             const megatron::StrategySearchRequest request = resolveStratexRequest(inputs, &warnings);
             auto outcome = std::make_shared<StratexSearchOutcome>();
-            megatron::StratexSearchRun run = megatron::runStratexSearch(request, progress);
+            megatron::StratexSearchRun run = megatron::runStratexSearch(request, progress, inputs.lift_work_budget);
             outcome->result = std::move(run.result);
             outcome->robustness = std::move(run.robustness);
             outcome->search_time_s = run.search_time_s;
@@ -108,6 +109,19 @@ void StratexSearchController::run(StratexSearchInputs inputs, bool showBestPlan)
         },
         [this, showBestPlan](
             std::shared_ptr<const StratexSearchOutcome> outcome) { finish(std::move(outcome), showBestPlan); });
+}
+
+std::optional<WorkEstimate> StratexSearchController::beyondWorkBudget(const StratexSearchInputs& inputs)
+{
+    if (inputs.lift_work_budget)
+        return std::nullopt;
+    try {
+        const WorkEstimate estimate = megatron::estimateStratexSearchWork(resolveStratexRequest(inputs));
+        if (estimate.exceedsBudget())
+            return estimate;
+    } catch (const Error&) {
+    }
+    return std::nullopt;
 }
 
 void StratexSearchController::cancel()

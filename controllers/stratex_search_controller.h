@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/common/work_budget.h"
 #include "core/model/model_description.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/plan_robustness.h"
@@ -39,6 +40,7 @@ struct StratexSearchInputs {
     megatron::StrategySearchSettings stratex;
     int threads = 0;
     int top = 20;
+    bool lift_work_budget = false; // the user said "Run anyway" (beyondWorkBudget)
 };
 
 // The form as the stratex model's inputs: a synthesized set's record as the base (a measured set is
@@ -80,6 +82,10 @@ public:
 
     // With `showBestPlan`, the best plan's rank layout and timeline follow as bestPlanViewsReady.
     void run(StratexSearchInputs inputs, bool showBestPlan = false);
+    // The search's estimate (megatron/search_work_estimate.h) when it is beyond the work budget and
+    // the inputs have not lifted it: the page asks before run(). Nothing for inputs that do not
+    // resolve (run() reports why).
+    static std::optional<WorkEstimate> beyondWorkBudget(const StratexSearchInputs& inputs);
     void cancel();
     // Costs a stratex plan file (megatron::isPlanFile) as a one-plan outcome: on the model and cluster
     // it carries, else on `fallback`'s (the form's synthesized set). False with `error` naming file

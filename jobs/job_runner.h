@@ -98,7 +98,8 @@ void JobRunner::start(const QString& title, Work work, OnResult onResult)
             endJob(id, End::Succeeded);
         });
 
-    QFuture<Outcome> future = QtConcurrent::run([work = std::move(work)](QPromise<Outcome>& promise) mutable {
+    QFuture<Outcome> future
+        = QtConcurrent::run([work = std::move(work), title](QPromise<Outcome>& promise) mutable {
         PromiseProgress<Outcome> progress(promise);
         Outcome outcome;
         try {
@@ -106,7 +107,11 @@ void JobRunner::start(const QString& title, Work work, OnResult onResult)
         } catch (const Cancelled&) {
             return; // no result: the watcher reports cancellation
         } catch (const std::bad_alloc&) {
-            outcome.error = QStringLiteral("out of memory");
+            // The job boundary (issue 26: "error: out of memory" named nothing): the job, whose
+            // title names what it works on; the unwinding released the memory for the message.
+            outcome.error = QStringLiteral("out of memory: %1 needs more than this machine holds "
+                                           "(README.md, \"Limits\")")
+                                .arg(title);
         } catch (const std::exception& error) {
             outcome.error = QString::fromUtf8(error.what());
         }

@@ -8,6 +8,7 @@
 #include "app/cli/cli_command.h"
 #include "core/common/bounded_read.h"
 #include "core/common/input_limits.h"
+#include "core/common/work_budget.h"
 
 namespace stratex::cli {
 
@@ -42,6 +43,19 @@ void CliParser::inputLimitOption()
             .arg(limits::kDefaultMaxInputBytes >> 20));
 }
 
+void CliParser::workBudgetOption()
+{
+    m_workBudget = true;
+    flag(QString::fromLatin1(kLiftWorkBudgetFlag + 2),
+        QStringLiteral("Run even when the work or memory estimate is beyond its budget (see the README's Limits); "
+                       "without it such a job is refused before it starts."));
+}
+
+bool CliParser::liftsWorkBudget() const
+{
+    return isSet(QString::fromLatin1(kLiftWorkBudgetFlag + 2));
+}
+
 void CliParser::parse(const QStringList& args)
 {
     QStringList withProgram = args;
@@ -59,6 +73,8 @@ void CliParser::parse(const QStringList& args)
         std::fwrite(help.constData(), 1, std::size_t(help.size()), stdout);
         throw HelpShown {};
     }
+    if (m_workBudget)
+        setWorkBudgetsLifted(liftsWorkBudget());
     if (m_inputLimit && isSet(QStringLiteral("max-input-mb"))) {
         const int mb = intValue(QStringLiteral("max-input-mb"), 0, 1);
         if (mb > limits::kMaxInputMb)

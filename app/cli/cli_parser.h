@@ -23,6 +23,10 @@ public:
     void positional(const QString& name, const QString& help, const QString& syntax = {});
     // --max-input-mb N, for commands that read files: parse() applies it to readTextFile's limit.
     void inputLimitOption();
+    // --lift-work-budget: run a job beyond its work budget anyway (core/common/work_budget.h); a
+    // refusal names the flag. liftsWorkBudget() after parse().
+    void workBudgetOption();
+    bool liftsWorkBudget() const;
 
     // Throws UsageError or HelpShown.
     void parse(const QStringList& args);
@@ -46,6 +50,7 @@ private:
     QString m_command;
     QCommandLineParser m_parser;
     bool m_inputLimit = false;
+    bool m_workBudget = false;
 };
 
 } // namespace stratex::cli

@@ -117,6 +117,7 @@ int runCompareRun(const QStringList& args)
                        "always skipped)."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
+    parser.workBudgetOption(); // a trace read whole (chrome_trace_import.h)
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));

@@ -30,7 +30,7 @@ QStringList formatNames()
 void requirePlanFileOptions(const CliParser& parser, const QStringList& args)
 {
     static const QStringList allowed { QStringLiteral("strategy"), QStringLiteral("to"), QStringLiteral("out"),
-        QStringLiteral("max-input-mb") };
+        QStringLiteral("max-input-mb"), QStringLiteral("lift-work-budget") };
     for (const QString& arg : args) {
         if (!arg.startsWith(QStringLiteral("--")))
             continue;
@@ -87,6 +87,7 @@ int runExport(const QStringList& args)
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"), QStringLiteral("Output file (default: stdout)."));
     addSearchSettingsOptions(parser);
     parser.inputLimitOption();
+    parser.workBudgetOption(); // the pytorch-schedule's simulation (pytorch_plan_exports.cpp)
     addModelOptions(parser);
     addProfileOptions(parser);
     parser.parse(args);

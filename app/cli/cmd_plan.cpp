@@ -92,8 +92,10 @@ int runPlan(const QStringList& args)
         QStringLiteral("Write the whole plan as JSON, with the per-rank instruction lists."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the plan summary as JSON."));
     parser.inputLimitOption();
+    parser.workBudgetOption();
     parser.parse(args);
-    const PlanInputs inputs = readPlanOptions(parser);
+    PlanInputs inputs = readPlanOptions(parser);
+    inputs.config.lift_work_budget = parser.liftsWorkBudget(); // the planner's budgets (planner_work.h)
 
     // Ctrl-C stops the planner within one simulation (exit 130, nothing printed or written).
     InterruptProgress progress;

@@ -52,6 +52,7 @@ int runPlanCompare(const QStringList& args)
     parser.option(QStringLiteral("csv"), QStringLiteral("OUT.csv"), QStringLiteral("Also write the table as CSV."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print the table as JSON {\"rows\":[...]}."));
     parser.inputLimitOption();
+    parser.workBudgetOption();
     parser.parse(args);
     if (!parser.isSet(QStringLiteral("global-batches")))
         parser.usageError(QStringLiteral("--global-batches is required"));
@@ -72,7 +73,8 @@ int runPlanCompare(const QStringList& args)
                               .arg(batches.size())
                               .arg(seeds)
                               .arg(kMaxPlans));
-    const PlanInputs inputs = readPlanOptions(parser);
+    PlanInputs inputs = readPlanOptions(parser);
+    inputs.config.lift_work_budget = parser.liftsWorkBudget(); // each planning's budgets (planner_work.h)
 
     InterruptProgress progress; // Ctrl-C: exit 130, nothing printed or written
     const std::vector<PlanCompareRow> rows

@@ -148,12 +148,14 @@ int runSearch(const QStringList& args)
         QStringLiteral("Write a torchtitan job config (TOML) for the best plan."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
+    parser.workBudgetOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
 
     settings::SettingNames given;
     galvatron::SearchSettings settings = readGivenSearchSettings(parser, given);
+    settings.lift_work_budget = parser.liftsWorkBudget();
     const int threads = parser.intValue(QStringLiteral("threads"), 0, 1);
     const int top = parser.intValue(QStringLiteral("top"), 10, 0);
     settings::SettingNames givenModel;

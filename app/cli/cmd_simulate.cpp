@@ -12,6 +12,7 @@
 #include "app/cli/cli_parser.h"
 #include "core/export/chrome_trace.h"
 #include "core/sim/sim_cases.h"
+#include "core/sim/sim_work.h"
 
 namespace stratex::cli {
 
@@ -67,6 +68,7 @@ int runSimulate(const QStringList& args)
     parser.flag(QStringLiteral("json"),
         QStringLiteral("Print {\"cases\":[{\"makespan_us\":..,\"peak_memory_mb_per_device\":[..]},...]}."));
     parser.inputLimitOption();
+    parser.workBudgetOption();
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
@@ -82,6 +84,22 @@ int runSimulate(const QStringList& args)
             QStringLiteral("--trace-case %1 is out of range: the file has %2 cases").arg(*traceCase).arg(cases.size()));
     }
     const bool wantTrace = parser.isSet(QStringLiteral("trace"));
+
+    // The simulations and the trace are budgeted before anything is simulated (issue 26: 2048 x 2048
+    // took 2.7 GB, its trace ~5 GB): time and memory grow with the chunk passes (sim_work.h).
+    double steps = 0;
+    double tracedSteps = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        steps += simulationSteps(cases[i].input);
+        if (wantTrace && (!traceCase || *traceCase == static_cast<int>(i)))
+            tracedSteps += simulationSteps(cases[i].input);
+    }
+    const WorkEstimate work = estimateSimulationWork(
+        "simulation", steps, !parser.isSet(QStringLiteral("json")) || wantTrace, tracedSteps);
+    requireWithinBudget(work,
+        "Simulate fewer micro-batches or stages, trace one case (--trace-case) or none, or run it anyway with "
+            + std::string(kLiftWorkBudgetFlag) + ".",
+        parser.liftsWorkBudget());
 
     // Ctrl-C stops between cases (each is bounded by the layer-cost limit): exit 130, nothing printed.
     InterruptProgress progress;

@@ -32,7 +32,7 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
     megatron::StratexSearchRun run;
     {
         InterruptProgress progress;
-        run = megatron::runStratexSearch(request, progress);
+        run = megatron::runStratexSearch(request, progress, parser.liftsWorkBudget());
         progress.finish();
     }
     const megatron::StrategySearchResult& result = run.result;

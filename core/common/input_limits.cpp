@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/input_limits.h"
 #include "core/common/reader_limits.h"
+#include "core/common/work_limits.h"
 
 #include <cstdio>
 
@@ -70,13 +71,30 @@ const std::vector<Limit>& allLimits()
             "every task keeps its outcome in memory", "fixed (refused in the GUI too)" },
         { "Search work", scientific(kMaxSearchWork),
             "`search` (Galvatron cost model): knapsack cells, tasks x strategies^2 x layers x MB of memory",
-            "about a minute on one core", "fewer batch sizes or less memory; the GUI asks and runs it anyway" },
+            "about a minute on one core", "`--lift-work-budget`; the GUI asks and runs it anyway" },
+        { "Stratex search work", scientific(kMaxStratexSearchWork),
+            "`search --cost-model stratex`: pipeline steps simulated, kept plans x 25 simulations (the search and "
+            "the ranking's what-ifs) x the median candidate's micro-batches x pp x vpp",
+            "about a minute on one core", "`--lift-work-budget`; a smaller global batch" },
         { "Planner work, fast mode", scientific(kMaxPlannerFastWork),
             "`plan`, `plan-compare`: M micro-batches x P stages x min(M, 2P)", "about a minute on one core",
-            "fewer stages or samples; the Planner page asks and plans anyway" },
+            "`--lift-work-budget`; the Planner page asks and plans anyway" },
         { "Planner work, normal mode", scientific(kMaxPlannerNormalWork),
             "`plan --mode normal`, `plan-compare`: M^3 x P", "about a minute on one core",
-            "fast mode, fewer samples; the Planner page asks and plans anyway" },
+            "`--lift-work-budget`; the Planner page asks and plans anyway" },
+        { "Micro-batching work", scientific(kMaxMicroBatchingWork),
+            "`plan`, `plan-compare`: runs the micro-batch DP prices, samples x the longest run within the memory "
+            "(its table, at most 4 bytes a run, stays under 800 MB)",
+            "about 10 s of the DP on a busy core, before the planner's own budget",
+            "`--lift-work-budget`; the Planner page asks and plans anyway" },
+        { "Simulation work", scientific(kMaxSimulationWork),
+            "`simulate`: chunk passes (stages x micro-batches) summed over the cases, x2 with a timeline, +2.3 per "
+            "traced pass (~1.1 kB of trace each)",
+            "about a minute on one core", "`--lift-work-budget`" },
+        { "Job memory", count(kMaxJobMemoryMb) + " MB",
+            "`simulate` and `export --to pytorch-schedule` (360 bytes a chunk pass, 660 with a timeline), a JSON "
+            "trace in `compare-run` (12 times the file)",
+            "a command stays under 2 GB", "`--lift-work-budget`" },
         { "Worker threads", count(kMaxThreads), "`search --threads` (more are clamped)",
             "more threads than cores only cost memory; past a few hundred they could not be created", "fixed" },
         { "Model shape",

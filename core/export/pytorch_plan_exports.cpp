@@ -5,6 +5,7 @@
 
 #include "core/export/plan_file_checks.h"
 #include "core/export/shell_quote.h"
+#include "core/sim/sim_work.h"
 #include "core/sim/simulator.h"
 
 namespace stratex::exporting {
@@ -44,6 +45,12 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const megatron::ParallelS
         }
         return ranks;
     }
+    // The simulation below holds every chunk pass and its timeline: bounded before it is built
+    // (issue 26: a plan at the simulator's budget, 4,194,304 passes, took 2.3 GB).
+    requireWithinBudget(sim::estimateSimulationWork("pytorch-schedule export", double(chunks) * m, true),
+        "The plan's micro-batches (global_batch_size / (micro_batch_size x dp)) x pp x vpp are the passes: export a "
+        "plan of fewer micro-batches, or run it anyway with "
+            + std::string(kLiftWorkBudgetFlag) + ".");
     // The simulator's static order for the schedule the cost model ran, on unit costs (the order
     // does not depend on them): one "layer" per model chunk, chunk c on rank c mod pp.
     sim::SimulationInput input;

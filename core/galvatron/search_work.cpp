@@ -73,8 +73,8 @@ void requireBoundedSearch(const SearchSettings& settings)
     const WorkEstimate estimate = work.estimate();
     if (estimate.exceedsBudget() && !settings.lift_work_budget)
         throw WorkBudgetExceeded(estimate,
-            "Search fewer batch sizes, settle the batch or the chunks, or less memory per GPU; the GUI can run it "
-            "anyway.");
+            "Search fewer batch sizes, settle the batch or the chunks, or less memory per GPU, or run it anyway with "
+                + std::string(kLiftWorkBudgetFlag) + " (the GUI asks).");
 }
 
 } // namespace stratex::galvatron

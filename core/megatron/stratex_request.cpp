@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/stratex_request.h"
 
+#include "core/megatron/search_work_estimate.h"
+
 #include <algorithm>
 #include <chrono>
 #include <iterator>
@@ -162,8 +164,9 @@ PlanEvidence stratexPlanEvidence(
     return planEvidence(bundledCoverage(), model, cluster, plan);
 }
 
-StratexSearchRun runStratexSearch(const StrategySearchRequest& request, ProgressSink& progress)
+StratexSearchRun runStratexSearch(const StrategySearchRequest& request, ProgressSink& progress, bool liftWorkBudget)
 {
+    requireBoundedStratexSearch(request, liftWorkBudget); // before enumerating the space for costing
     StratexSearchRun run;
     const auto start = std::chrono::steady_clock::now();
     {

@@ -104,8 +104,10 @@ PlanEvidence stratexPlanEvidence(
     const model::ModelDescription& model, const hardware::ClusterDescription& cluster, const ParallelStrategy& plan);
 
 // Runs searchStrategies (90 % of the progress) and rankingRobustness (the rest) on `request`.
-// Throws Cancelled when asked to stop.
-StratexSearchRun runStratexSearch(const StrategySearchRequest& request, ProgressSink& progress);
+// Throws Cancelled when asked to stop, and first WorkBudgetExceeded when the search's estimate
+// (search_work_estimate.h) is beyond its budget and `liftWorkBudget` is false.
+StratexSearchRun runStratexSearch(
+    const StrategySearchRequest& request, ProgressSink& progress, bool liftWorkBudget = false);
 
 // A plan's pipeline simulated for the Timeline page and `simulate`: its schedule (1F1B, interleaved
 // with its chunks, ZB-H1) with what every stage holds from the start (all but the activations) on

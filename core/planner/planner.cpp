@@ -70,6 +70,7 @@ PlanResult planGlobalBatch(const std::vector<Sample>& samples, const LayerCostMo
     result.hidden_size = config.hidden_size > 0 ? config.hidden_size : model.hiddenSize();
     result.communication_modelled = communicationModelled(config, result.hidden_size);
     constexpr double kMicrobatchingShare = 0.15;
+    requireBoundedMicroBatching(samples, model, microbatchingConfig(config), config.lift_work_budget);
     {
         SubProgress step(progress, 0, kMicrobatchingShare);
         result.microbatching = buildMicroBatches(samples, model, microbatchingConfig(config), step);

@@ -4,6 +4,9 @@
 #include <algorithm>
 
 #include "core/common/input_limits.h"
+#include "core/common/work_limits.h"
+#include "core/planner/microbatch_segment_cost.h"
+#include "core/planner/planner_memory.h"
 
 namespace stratex::planner {
 
@@ -31,7 +34,92 @@ void requireBoundedPlanning(const MicroBatchBuildResult& microbatching, const Pl
     if (estimate.exceedsBudget() && !config.lift_work_budget)
         throw WorkBudgetExceeded(estimate,
             std::string("Use ") + (mode == PlannerMode::Normal ? "fast mode, " : "")
-                + "fewer stages or a smaller global batch.");
+                + "fewer stages or a smaller global batch, or run it anyway with " + kLiftWorkBudgetFlag
+                + " (the Planner page asks).");
+}
+
+WorkEstimate estimateMicroBatchingWork(
+    const std::vector<Sample>& samples, const LayerCostModel& model, const MicroBatchBuildConfig& config)
+{
+    const long long n = static_cast<long long>(samples.size());
+    WorkEstimate estimate;
+    estimate.job = "plan's micro-batching";
+    // Its table holds at most 4 bytes a priced run: within the work budget at most 800 MB, so the
+    // time is the bound (the table of 262,144 lognormal samples was 139 MB of the process's peak:
+    // runs of longer samples end sooner than this count assumes).
+    estimate.budget = limits::kMaxMicroBatchingWork;
+    if (n == 0 || config.num_stages < 1 || config.layers_per_stage < 1 || config.chunks_per_device < 1
+        || config.dp_size < 1 || config.tp < 1 || !(config.device_memory_mb > 0))
+        return estimate; // buildMicroBatches names what is wrong
+    Sample shortest = samples.front();
+    for (const Sample& sample : samples) {
+        shortest.seqlen = std::min(shortest.seqlen, sample.seqlen);
+        shortest.decoder_seqlen = std::min(shortest.decoder_seqlen, sample.decoder_seqlen);
+    }
+    // As buildMicroBatches prices runs: an encoder-decoder model on one stage is two chunks of half
+    // the layers.
+    SegmentShapeConfig shape;
+    shape.tp = config.tp;
+    shape.layers_per_stage = config.layers_per_stage;
+    shape.chunks_per_device = config.chunks_per_device;
+    shape.round_seqlen_multiple = config.round_seqlen_multiple;
+    shape.decoder_additional_tokens = config.decoder_additional_tokens;
+    if (model.isEncoderDecoder() && config.num_stages == 1) {
+        shape.chunks_per_device = 2;
+        shape.layers_per_stage = std::max(1, config.layers_per_stage / 2);
+    }
+    const OptimizerStateConfig optimizer { config.zero_stage, config.dp_size };
+    long long longest = 0; // K: the longest run any DP run may price
+    for (RecomputeType type : config.recompute_order) {
+        if (!model.supports(config.tp, type))
+            continue;
+        const double state = bottleneckModelStateMb(model.parameterSizes(config.tp, type), config.layers_per_stage,
+            config.chunks_per_device, optimizer, model.isEncoderDecoder());
+        const ActivationLimits limits
+            = activationLimits(config.device_memory_mb, state, config.num_stages, config.per_mb_memory_fraction);
+        if (!(limits.available_mb > 0))
+            continue;
+        shape.recompute = type;
+        SegmentCostCache costs(model, shape);
+        const int seqlen = paddedSeqlen(shortest.seqlen, shape);
+        const int decoder = paddedDecoderSeqlen(shortest.decoder_seqlen, shape);
+        // The "available" limit, the larger of the two the builder tries. Memory grows with the run
+        // (the DP's own assumption), so the longest that fits is found by doubling, then halving.
+        const auto fits = [&](long long length) {
+            const SegmentCost cost = costs.cost(int(length), seqlen, decoder);
+            return cost.stored_mb <= limits.available_mb && cost.peak_mb <= limits.available_mb;
+        };
+        if (!fits(1))
+            continue;
+        long long fitting = 1;
+        long long failing = 2;
+        while (failing <= n && fits(failing)) {
+            fitting = failing;
+            failing *= 2;
+        }
+        failing = std::min(failing, n + 1);
+        while (failing - fitting > 1) {
+            const long long middle = fitting + (failing - fitting) / 2;
+            (fits(middle) ? fitting : failing) = middle;
+        }
+        longest = std::max(longest, fitting);
+    }
+    // Runs priced: sum over start positions of min(K, samples left).
+    const double k = double(longest);
+    const double runs = k * double(n) - k * (k - 1) / 2;
+    estimate.work = runs;
+    estimate.size = groupedCount(double(n)) + " samples in runs of up to " + groupedCount(k)
+        + " (the longest within the memory limit), about " + groupedCount(runs) + " priced runs";
+    return estimate;
+}
+
+void requireBoundedMicroBatching(
+    const std::vector<Sample>& samples, const LayerCostModel& model, const MicroBatchBuildConfig& config, bool lifted)
+{
+    requireWithinBudget(estimateMicroBatchingWork(samples, model, config),
+        "Plan fewer samples, on less --memory-mb, or run it anyway with " + std::string(kLiftWorkBudgetFlag)
+            + " (the Planner page asks).",
+        lifted);
 }
 
 } // namespace stratex::planner

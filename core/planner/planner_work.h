@@ -5,7 +5,11 @@
 // budget of input_limits.h, the GUI asks (planGlobalBatch throws WorkBudgetExceeded, the Planner
 // page asks and plans again with PlannerConfig::lift_work_budget).
 
+#include <vector>
+
 #include "core/common/work_budget.h"
+#include "core/planner/layer_cost_model.h"
+#include "core/planner/microbatch_builder.h"
 #include "core/planner/microbatch_types.h"
 #include "core/planner/planner_config.h"
 
@@ -20,5 +24,19 @@ WorkEstimate estimatePlannerWork(
 
 // Throws WorkBudgetExceeded beyond the budget unless config.lift_work_budget.
 void requireBoundedPlanning(const MicroBatchBuildResult& microbatching, const PlannerConfig& config, PlannerMode mode);
+
+// The micro-batch DP's work before it runs (issue 26: 262,144 samples ran past 20 s, the DP comes
+// before the planning budget above). The DP prices every run of consecutive samples up to the first
+// over the memory limit (microbatch_dp.cpp, buildSegmentTable) and keeps one float per run, then
+// walks that table once per t_max candidate: N samples x K, the longest run that fits (a run of the
+// shortest samples, the cheapest shape), for the most permissive of the memory limit and recompute
+// types buildMicroBatches may try: an upper bound (runs of longer samples end sooner). Time and
+// memory (at most 4 bytes a run) both grow with it; within the work budget the memory stays small.
+WorkEstimate estimateMicroBatchingWork(
+    const std::vector<Sample>& samples, const LayerCostModel& model, const MicroBatchBuildConfig& config);
+
+// Throws WorkBudgetExceeded beyond the budget unless `lifted`. planGlobalBatch calls it before the DP.
+void requireBoundedMicroBatching(
+    const std::vector<Sample>& samples, const LayerCostModel& model, const MicroBatchBuildConfig& config, bool lifted);
 
 } // namespace stratex::planner

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/common/bounded_read.h"
+#include "core/common/work_limits.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
 #include "core/common/json_reader.h"
@@ -440,8 +441,28 @@ MeasuredRun parseChromeTrace(std::string_view text, const std::string& name)
     return chromeTraceFromJson(JsonDocument::parse(text, name));
 }
 
+WorkEstimate chromeTraceReadEstimate(const std::string& name, double bytes)
+{
+    WorkEstimate estimate;
+    estimate.job = "trace";
+    estimate.size = name + ", " + groupedCount(bytes / 1e6) + " MB parsed whole";
+    estimate.memory_mb = bytes / 1e6 * kTraceMemoryPerFileByte;
+    estimate.memory_budget_mb = limits::kMaxJobMemoryMb;
+    return estimate;
+}
+
+void requireBoundedTraceRead(const std::string& name, double bytes)
+{
+    requireWithinBudget(chromeTraceReadEstimate(name, bytes),
+        "Profile fewer steps or ranks per file (torch.profiler's schedule), or run it anyway with "
+            + std::string(kLiftWorkBudgetFlag) + ".");
+}
+
 MeasuredRun readChromeTrace(const std::filesystem::path& file)
 {
+    std::error_code error;
+    if (const std::uintmax_t bytes = std::filesystem::file_size(file, error); !error)
+        requireBoundedTraceRead(file.string(), double(bytes)); // before reading it
     const std::string text = readTextFile(file);
     return parseChromeTrace(text, file.string());
 }

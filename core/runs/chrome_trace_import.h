@@ -28,13 +28,24 @@
 #include <string_view>
 
 #include "core/common/json_reader.h"
+#include "core/common/work_budget.h"
 #include "core/runs/measured_run.h"
 
 namespace stratex::runs {
 
+// A trace is read whole and parsed into a document: about kTraceMemoryPerFileByte times the file
+// in memory at the peak (issue 26 measured 12 times: a 200 MB trace took 2.4 GB).
+inline constexpr double kTraceMemoryPerFileByte = 12;
+// The memory parsing a JSON trace of `bytes` takes, against the job memory budget (work_limits.h);
+// `name` is the file's, for the message.
+WorkEstimate chromeTraceReadEstimate(const std::string& name, double bytes);
+// Throws WorkBudgetExceeded beyond that budget unless workBudgetsLifted() (--lift-work-budget).
+void requireBoundedTraceRead(const std::string& name, double bytes);
+
 // Throws InputError naming the file and JSON key path of an event that is not what the format
-// says (a kernel without a numeric "dur", "traceEvents" not an array), and stratex::Error when
-// the file cannot be read or is over the input limit.
+// says (a kernel without a numeric "dur", "traceEvents" not an array), stratex::Error when
+// the file cannot be read or is over the input limit, and WorkBudgetExceeded when reading it is
+// beyond the memory budget (unless workBudgetsLifted()).
 MeasuredRun readChromeTrace(const std::filesystem::path& file);
 MeasuredRun parseChromeTrace(std::string_view text, const std::string& name);
 MeasuredRun chromeTraceFromJson(const JsonDocument& document);

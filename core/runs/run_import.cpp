@@ -19,6 +19,7 @@ MeasuredRun importFile(const std::filesystem::path& file, const LogOptions& opti
     const std::string text = readTextFile(file);
     const std::string_view start = trimmed(std::string_view(text).substr(0, 4096));
     if (start.starts_with('{')) {
+        requireBoundedTraceRead(file.string(), double(text.size())); // a document of ~12x the text
         const JsonDocument document = JsonDocument::parse(text, file.string());
         const JsonView root = document.root();
         root.requireObject();

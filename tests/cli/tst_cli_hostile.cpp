@@ -49,6 +49,30 @@ QByteArray runRecord(const QByteArray& measured)
         + measured + "}\n";
 }
 
+// A simulation cases file: `stages` one-layer stages, `microbatches` micro-batches, 1F1B.
+QByteArray stageCases(int stages, int microbatches)
+{
+    QByteArray text = R"({"cases":[{"schedule":"1F1B","device_assignment":[)";
+    for (int s = 0; s < stages; ++s)
+        text += (s ? "," : "") + QByteArray::number(s);
+    text += R"(],"microbatches":[)";
+    const QByteArray mb = R"({"fw_us_per_layer":1,"bw_us_per_layer":2,"stored_mb_per_layer":1,"peak_mb_per_layer":1})";
+    for (int m = 0; m < microbatches; ++m)
+        text += (m ? "," : "") + mb;
+    return text + "]}]}\n";
+}
+
+// A Chrome trace of about `mb` MB: instant events, which the reader skips.
+QByteArray bigTrace(int mb)
+{
+    const QByteArray event = R"({"ph": "i", "name": "step", "ts": 1, "pid": 0, "tid": 0},)" "\n";
+    QByteArray text = R"({"traceEvents": [)" "\n";
+    text.reserve(qsizetype(mb) * 1000000 + 1000);
+    while (text.size() < qsizetype(mb) * 1000000)
+        text += event;
+    return text + R"({"ph": "i", "name": "end", "ts": 2, "pid": 0, "tid": 0}]})" "\n";
+}
+
 } // namespace
 
 class TestCliHostile : public QObject {
@@ -71,6 +95,8 @@ private Q_SLOTS:
     void cutLogLinesAreErrors();
     void compareRunRefusesSourcesOfAnotherRun_data();
     void compareRunRefusesSourcesOfAnotherRun();
+    void refusesWorkBeyondItsBudget_data();
+    void refusesWorkBeyondItsBudget();
 };
 
 void TestCliHostile::refusesHostilePlanFiles_data()
@@ -464,6 +490,78 @@ void TestCliHostile::compareRunRefusesSourcesOfAnotherRun()
     QVERIFY2(r.err.contains("megatron-llama2-7b-tp2-pp2-dp4.log: "), r.err.constData());
     QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
     QVERIFY2(r.err.contains(file.toUtf8()), r.err.constData());
+}
+
+void TestCliHostile::refusesWorkBeyondItsBudget_data()
+{
+    // Issue 26, "one work budget": each ran past 20 s or 2 GB with no refusal. Each is now refused
+    // before the long part, exit 1, naming the estimate and the flag that runs it anyway, and
+    // writes nothing. IN is the input file the row writes (`input`), OUT the temporary folder.
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QStringList>("messages");
+    const QString flag = QStringLiteral("--lift-work-budget");
+
+    QTest::newRow("search --cost-model stratex, global batch 1,048,576 on one node")
+        << QStringList { "search", "--cost-model", "stratex", "--model", "llama2-7b", "--seq-length", "1024", "--gpu",
+               "h100-80gb", "--num-nodes", "1", "--global-batch-size", "1048576", "--out", "OUT/plan.json" }
+        << QByteArray() << QStringList { "This search is about", "pipeline steps per simulation", "times its work budget", flag };
+    QTest::newRow("plan --mode fast, 262,144 samples")
+        << QStringList { "plan", "--cost-model", fixture("dynapipe/gpt_6.7b_cost_model.json"), "--synthetic",
+               "lognormal:5.5,0.8,262144:3", "--stages", "4", "--layers-per-stage", "8", "--mode", "fast",
+               "--memory-mb", "1000000", "--plan", "OUT/p.json", "--trace", "OUT/t.json" }
+        << QByteArray() << QStringList { "This plan's micro-batching is 262,144 samples", "priced runs", "times its work budget", flag };
+    QTest::newRow("simulate 2048 x 2048 with a trace")
+        << QStringList { "simulate", "--cases", "IN", "--trace", "OUT/t.json" } << stageCases(2048, 2048)
+        << QStringList { "This simulation is about 4,194,304 chunk passes", "MB of memory", "times its memory budget (1,000 MB)", flag };
+    QTest::newRow("simulate 2048 x 2048, --json")
+        << QStringList { "simulate", "--cases", "IN", "--json" } << stageCases(2048, 2048)
+        << QStringList { "This simulation is about 4,194,304 chunk passes", "times its memory budget", flag };
+    // A legal plan at the simulator's budget: 1,048,576 micro-batches x pp 4 = 4,194,304 passes.
+    QTest::newRow("export --to pytorch-schedule at the simulator's budget")
+        << QStringList { "export", "--strategy", "IN", "--to", "pytorch-schedule", "--out", "OUT/schedule.csv" }
+        << planJson(R"({"preset": "llama2-7b", "seq_length": 1024})", kCluster8,
+               R"({"tp": 2, "pp": 4, "dp": 1, "micro_batch_size": 1, "global_batch_size": 1048576})")
+        << QStringList { "This pytorch-schedule export is about 4,194,304 chunk passes", "times its memory budget", flag };
+    // 100 MB parses into ~1.2 GB (issue 26 measured 12 times the file at 200 MB).
+    QTest::newRow("compare-run, a 100 MB trace")
+        << QStringList { "compare-run", "--run", "IN", "--max-input-mb", "128" } << bigTrace(100)
+        << QStringList { "This trace is ", "100 MB parsed whole", "times its memory budget (1,000 MB)", flag };
+    // Already refused by the limits of plan files and records (input_limits.h); kept as rows.
+    QTest::newRow("torchtitan export of 1e8 layers")
+        << QStringList { "export", "--strategy", "IN", "--to", "torchtitan", "--out", "OUT/t.toml" }
+        << planJson(R"({"preset": "llama3-70b", "num_layers": 100000000})", kCluster64, kStrategy)
+        << QStringList { "/model/num_layers: expected a positive integer of at most 4096, found number 100000000" };
+    QTest::newRow("compare-run, a record of 2^31-1 layers")
+        << QStringList { "compare-run", "--run", "IN" }
+        << runRecord(R"({"iteration_time_s": 5.5})").replace(R"("preset": "gpt3-175b")", R"("preset": "gpt3-175b", "num_layers": 2147483647)")
+        << QStringList { "/num_layers: expected a positive integer of at most 4096, found number 2147483647" };
+}
+
+void TestCliHostile::refusesWorkBeyondItsBudget()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, input);
+    QFETCH(QStringList, messages);
+    QTemporaryDir dir;
+    const QString in = dir.filePath("input.json");
+    if (!input.isEmpty())
+        QVERIFY(writeTestFile(in, input));
+    for (QString& arg : args) {
+        arg.replace(QLatin1String("OUT"), dir.path());
+        if (arg == QLatin1String("IN"))
+            arg = in;
+    }
+    // Before the budget these ran for minutes: 60 s is far beyond a refusal.
+    const CliResult r = runCli(args, 60000);
+    QVERIFY2(r.exitCode == 1, qPrintable(QString::number(r.exitCode) + " " + QString::fromUtf8(r.err.left(2000))));
+    for (const QString& message : messages)
+        QVERIFY2(r.err.contains(message.toUtf8()), r.err.left(2000).constData());
+    QVERIFY2(!r.err.contains("internal error"), r.err.constData());
+    // Nothing written: the folder holds the input only.
+    QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+    left.removeAll(QStringLiteral("input.json"));
+    QCOMPARE(left, QStringList());
 }
 
 QTEST_GUILESS_MAIN(TestCliHostile)

@@ -291,9 +291,22 @@ std::optional<controllers::SearchRequest> SearchPage::galvatronRequest(bool show
 void SearchPage::openProfilesSearch(bool showBestPlan)
 {
     if (m_form->resolvedCostModel() == megatron::CostModelChoice::Stratex) {
-        m_resultsStack->setCurrentWidget(m_stratexPanel);
-        resultsStarted();
-        m_stratex->run(stratexInputs(), showBestPlan);
+        auto start = [this, showBestPlan](controllers::StratexSearchInputs inputs) {
+            m_resultsStack->setCurrentWidget(m_stratexPanel);
+            resultsStarted();
+            m_stratex->run(std::move(inputs), showBestPlan);
+        };
+        // Beyond the work budget the CLI refuses; here the user decides, as for Galvatron's.
+        controllers::StratexSearchInputs inputs = stratexInputs();
+        if (const std::optional<WorkEstimate> estimate
+            = controllers::StratexSearchController::beyondWorkBudget(inputs)) {
+            askToRunLongWork(this, tr("Search"), *estimate, [start, inputs]() mutable {
+                inputs.lift_work_budget = true;
+                start(std::move(inputs));
+            });
+            return;
+        }
+        start(inputs);
         return;
     }
     m_resultsStack->setCurrentWidget(m_galvatronPanel);
