@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/common/error.h"
+#include "core/common/json_output.h"
 #include "core/hardware/cluster_json.h"
 #include "core/runs/calibration_runs.h"
 #include "core/runs/calibration_support.h"
@@ -66,6 +67,7 @@ CalibrationOutcome readAndCalibrate(const CalibrationInputs& inputs, ProgressSin
         start = hardware::readClusterFile(inputs.cluster_file.toStdString());
     runs::CalibrationOptions fit;
     fit.parameters = inputs.parameters;
+    fit.lift_work_budget = inputs.lift_work_budget;
     // Reading is quick next to the fits: they take the rest of the bar.
     SubProgress fitting(progress, 0.05, 1.0);
     outcome.calibration = runs::calibrateCluster(outcome.runs, start, fit, fitting);
@@ -85,15 +87,36 @@ CalibrationController::CalibrationController(QObject* parent)
 
 CalibrationController::~CalibrationController() = default;
 
+namespace {
+
+// A calibration, or the estimate it was refused for (calibrateCluster's work budget).
+struct CalibrationJobResult {
+    std::shared_ptr<const CalibrationOutcome> outcome;
+    std::optional<WorkEstimate> beyond_budget;
+};
+
+} // namespace
+
 void CalibrationController::run(CalibrationInputs inputs)
 {
-    m_runner->start<std::shared_ptr<const CalibrationOutcome>>(
+    m_runner->start<CalibrationJobResult>(
         tr("Calibrating the cluster"),
         [inputs = std::move(inputs)](ProgressSink& progress) {
-            return std::make_shared<const CalibrationOutcome>(calibrateFromFiles(inputs, progress));
+            CalibrationJobResult result;
+            try {
+                result.outcome = std::make_shared<const CalibrationOutcome>(calibrateFromFiles(inputs, progress));
+            } catch (const WorkBudgetExceeded& beyond) {
+                result.beyond_budget = beyond.estimate();
+            }
+            return result;
         },
-        [this](std::shared_ptr<const CalibrationOutcome> outcome) {
-            m_outcome = std::move(outcome);
+        [this](CalibrationJobResult result) {
+            if (result.beyond_budget) {
+                // The last outcome stays; the page asks and may run again lifted.
+                Q_EMIT workBudgetExceeded(*result.beyond_budget);
+                return;
+            }
+            m_outcome = std::move(result.outcome);
             Q_EMIT calibrationFinished(m_outcome);
         });
 }
@@ -116,7 +139,15 @@ bool CalibrationController::saveCluster(const QString& path, QString* error) con
             *error = QString::fromStdString(m_outcome->support.warning());
         return false;
     }
-    return saveTextFile(path, runs::calibratedClusterJson(m_outcome->calibration).dump(2) + "\n", error);
+    std::string text;
+    try {
+        text = jsonText(runs::calibratedClusterJson(m_outcome->calibration), 2, path.toStdString()) + "\n";
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromStdString(failure.what());
+        return false;
+    }
+    return saveTextFile(path, text, error);
 }
 
 } // namespace stratex::controllers

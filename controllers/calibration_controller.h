@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/common/work_budget.h"
 #include "core/runs/calibration_support.h"
 #include "core/runs/cluster_calibration.h"
 #include "core/runs/reference_run.h"
@@ -28,6 +29,8 @@ struct CalibrationInputs {
     std::optional<int> gpus_per_node;
     int warmup_iterations = 2;
     std::vector<std::string> parameters; // empty: runs::defaultCalibrationParameters()
+    // Fit beyond the work budget (runs::requireBoundedCalibration): the page's "Run anyway".
+    bool lift_work_budget = false;
 };
 
 struct CalibrationOutcome {
@@ -46,6 +49,8 @@ public:
     explicit CalibrationController(QObject* parent = nullptr);
     ~CalibrationController() override;
 
+    // Beyond the work budget (as stratex-cli calibrate refuses) nothing is fitted and
+    // workBudgetExceeded is emitted: the page asks and runs again with lift_work_budget.
     void run(CalibrationInputs inputs);
     void cancel();
     std::shared_ptr<const CalibrationOutcome> outcome() const { return m_outcome; }
@@ -59,6 +64,7 @@ Q_SIGNALS:
     void calibrationFinished(std::shared_ptr<const stratex::controllers::CalibrationOutcome> outcome);
     void calibrationFailed(const QString& message);
     void calibrationCancelled();
+    void workBudgetExceeded(const stratex::WorkEstimate& estimate);
 
 private:
     jobs::JobRunner* m_runner;

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "core/common/json_output.h"
+
 namespace stratex::cli {
 
 void printOut(std::string_view text)
@@ -13,8 +15,9 @@ void printOut(std::string_view text)
 void printJson(const nlohmann::ordered_json& json)
 {
     // Strings can come from the user's files; a byte that is not UTF-8 must not turn a finished
-    // run into an exception, so it is written as U+FFFD.
-    printOut(json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    // run into an exception, so it is written as U+FFFD; a non-finite number is refused
+    // (core/common/json_output.h).
+    printOut(jsonText(json, -1, "the JSON report"));
     printOut("\n");
 }
 

@@ -13,6 +13,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/input_limits.h"
+#include "core/common/json_output.h"
 #include "core/common/number_format.h"
 #include "core/runs/cluster_calibration.h"
 #include "core/runs/calibration_runs.h"
@@ -107,12 +108,16 @@ int runCalibrate(const QStringList& args)
         q("warmup"), q("N"), q("Megatron logs: iterations up to N are warm-up and not averaged (default 2)."));
     parser.option(q("out"), q("FILE"), q("Where to write the calibrated cluster (JSON)."));
     parser.flag(q("json"), q("Print JSON instead of text."));
+    parser.flag(q("lift-work-budget"),
+        q("Fit even when the estimate exceeds the work budget (about a minute on one core; see the README, Limits): "
+          "leave-one-out fits once more per run."));
     parser.inputLimitOption();
     parser.parse(args);
     if (!parser.isSet(q("out")))
         parser.usageError(q("--out FILE is required"));
     runs::CalibrationOptions options;
     options.parameters = fitParameters(parser);
+    options.lift_work_budget = parser.isSet(q("lift-work-budget"));
 
     const std::vector<runs::ReferenceRun> runs = readRuns(parser);
     std::optional<hardware::ClusterDescription> start;
@@ -131,7 +136,7 @@ int runCalibrate(const QStringList& args)
     const nlohmann::ordered_json file = runs::calibratedClusterJson(calibration);
     const nlohmann::ordered_json& calibrationRecord = file["calibration"];
     const std::string out = parser.value(q("out")).toStdString();
-    writeFileAtomically(out, file.dump(2) + "\n");
+    writeFileAtomically(out, jsonText(file, 2, out) + "\n");
 
     if (parser.isSet(q("json"))) {
         nlohmann::ordered_json report = calibrationRecord;

@@ -7,6 +7,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "core/common/input_limits.h"
+#include "core/common/json_output.h"
 #include "core/runs/run_comparison.h"
 #include "core/runs/run_import.h"
 
@@ -143,7 +144,7 @@ int runCompareRun(const QStringList& args)
     const runs::RunComparison comparison
         = runs::compareRun(run, cluster, hardware::efficiencyFor(cluster));
     if (parser.isSet(QStringLiteral("json")))
-        printOut(runs::comparisonJson(comparison).dump(2) + "\n");
+        printOut(jsonText(runs::comparisonJson(comparison), 2, "the JSON report") + "\n");
     else
         printOut(text(comparison));
     return comparison.estimate.problems.empty() ? kExitOk : kExitInvalidInput;

@@ -9,6 +9,7 @@
 #include "app/cli/cli_parser.h"
 #include "app/cli/plan_options.h"
 #include "core/common/atomic_file.h"
+#include "core/common/json_output.h"
 #include "core/common/number_format.h"
 #include "core/export/chrome_trace.h"
 #include "core/planner/planner.h"
@@ -121,7 +122,7 @@ int runPlan(const QStringList& args)
     }
     if (plan.feasible && parser.isSet(QStringLiteral("plan"))) {
         outputs.push_back({ parser.value(QStringLiteral("plan")).toStdString(),
-            [&](const ContentSink& sink) { sink(planJson(plan, inputs.config.device_memory_mb).dump(1) + "\n"); } });
+            [&](const ContentSink& sink) { sink(jsonText(planJson(plan, inputs.config.device_memory_mb), 1, "the plan") + "\n"); } });
     }
     writePathsAtomically(outputs);
     if (parser.isSet(QStringLiteral("json")))

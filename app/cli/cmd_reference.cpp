@@ -11,6 +11,7 @@
 #include "core/common/error.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
+#include "core/common/json_output.h"
 #include "core/runs/calibration.h"
 #include "core/runs/cross_validation.h"
 #include "core/runs/reference_run.h"
@@ -170,7 +171,7 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
     out["fit"] = { { "before", summaryJson(fitBefore) }, { "after", summaryJson(fitAfter) } };
     out["holdout"] = { { "before", summaryJson(holdoutBefore) }, { "after", summaryJson(holdoutAfter) } };
     if (json) {
-        printOut(out.dump(2) + "\n");
+        printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
     for (std::size_t i = 0; i < runs.size(); ++i)
@@ -191,6 +192,7 @@ runs::CalibrationOptions presetFitOptions(const CliParser& parser)
 {
     runs::CalibrationOptions options;
     options.robust_scale = 0.15;
+    options.lift_work_budget = parser.isSet(QStringLiteral("lift-work-budget"));
     if (parser.isSet(QStringLiteral("fit-parameters"))) {
         options.parameters.clear();
         for (const QString& name : parser.value(QStringLiteral("fit-parameters")).split(QLatin1Char(',')))
@@ -245,7 +247,7 @@ int printCrossValidation(
             }
             out["runs"].push_back(std::move(row));
         }
-        printOut(out.dump(2) + "\n");
+        printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
     std::string text;
@@ -292,6 +294,9 @@ int runReference(const QStringList& args)
                        "of the others, predict the left-out source's runs (hold-out records included, never fitted "
                        "on), and print the mean absolute throughput error per source, GPU family and regime."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
+    parser.flag(QStringLiteral("lift-work-budget"),
+        QStringLiteral("With --fit or --cross-validate: fit even when the estimate exceeds the work budget (about a "
+                       "minute on one core; see the README, Limits)."));
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
@@ -338,7 +343,7 @@ int runReference(const QStringList& args)
         out["fit"] = summaryJson(fit);
         out["holdout"] = summaryJson(holdout);
         out["memory_by_framework"] = memoryByFrameworkJson(comparisons);
-        printOut(out.dump(2) + "\n");
+        printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
     std::string text;

@@ -7,6 +7,7 @@
 #include "app/cli/stratex_report.h"
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/json_output.h"
 #include "core/common/number_format.h"
 #include "core/model/model_json.h"
 #include "core/megatron/estimate_json.h"
@@ -111,7 +112,8 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
     }
     if (parser.isSet(QStringLiteral("out"))) {
         const nlohmann::ordered_json plan = megatron::planFileJson(target.model, target.cluster, result.best.front());
-        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), plan.dump(2) + "\n");
+        const std::string out = parser.value(QStringLiteral("out")).toStdString();
+        writeFileAtomically(out, jsonText(plan, 2, out) + "\n");
     }
     return kExitOk;
 }

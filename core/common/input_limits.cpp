@@ -109,6 +109,9 @@ const std::vector<Limit>& allLimits()
                 + " TFLOP/s per GPU, " + scientific(kMaxTokensPerSPerGpu) + " tokens/s per GPU, MFU 1, above 0",
             "run records (`reference`, `calibrate`), Megatron-LM logs", "a unit mistake or a corrupt file; a calibration fits nonsense",
             "fixed" },
+        { "Calibration work", scientific(kMaxCalibrationWork),
+            "`calibrate`, `reference --cross-validate`: run evaluations, fits x runs x (3 + iterations x (parameters + 2))",
+            "about a minute on one core; leave-one-out is n + 1 fits over n runs", "`--lift-work-budget`; the Calibrate page asks and runs it anyway" },
     };
     return limits;
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/common/atomic_file.h"
+#include "core/common/json_output.h"
 
 namespace stratex::exporting {
 
@@ -90,10 +91,10 @@ public:
     }
     EventText& number(double value)
     {
-        if (!std::isfinite(value)) {
-            m_text.append("null");
-            return *this;
-        }
+        // JSON has no NaN or infinity, and null would read as "no time" (json_output.h): refused.
+        if (!std::isfinite(value))
+            throw Error("Chrome trace: a time or memory value is " + std::string(std::isnan(value) ? "nan" : "infinite")
+                + ", which JSON cannot hold: not written (check the inputs' sizes and figures)");
         char buffer[400];
         const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
         const std::string_view digits(buffer, static_cast<std::size_t>(result.ptr - buffer));
@@ -102,43 +103,11 @@ public:
             m_text.append(".0");
         return *this;
     }
+    // Escaped as every JSON output is (core/common/json_output.h): a section's title is the
+    // user's case name.
     EventText& string(std::string_view value)
     {
-        m_text.push_back('"');
-        for (const char c : value) {
-            switch (c) {
-            case '"':
-                m_text.append("\\\"");
-                break;
-            case '\\':
-                m_text.append("\\\\");
-                break;
-            case '\n':
-                m_text.append("\\n");
-                break;
-            case '\r':
-                m_text.append("\\r");
-                break;
-            case '\t':
-                m_text.append("\\t");
-                break;
-            case '\b':
-                m_text.append("\\b");
-                break;
-            case '\f':
-                m_text.append("\\f");
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char escaped[8];
-                    std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-                    m_text.append(escaped);
-                } else {
-                    m_text.push_back(c);
-                }
-            }
-        }
-        m_text.push_back('"');
+        m_text.append(jsonString(value));
         return *this;
     }
 

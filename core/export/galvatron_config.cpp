@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/common/json_output.h"
 #include "core/export/shell_quote.h"
 #include "core/model/model_json.h"
 #include "core/hardware/cluster_json.h"
@@ -68,7 +69,7 @@ nlohmann::ordered_json galvatronFileJson(const galvatron::Plan& plan)
 
 std::string galvatronConfigText(const galvatron::Plan& plan)
 {
-    return galvatronFileJson(plan).dump(4);
+    return jsonText(galvatronFileJson(plan), 4, "the Galvatron configuration");
 }
 
 nlohmann::ordered_json strategyFileJson(const galvatron::Plan& plan, const galvatron::SearchSettings& settings,
@@ -88,7 +89,7 @@ std::string strategyFileText(const galvatron::Plan& plan, const galvatron::Searc
     const std::optional<model::ModelDescription>& model,
     const std::optional<hardware::ClusterDescription>& cluster)
 {
-    return strategyFileJson(plan, settings, model, cluster).dump(4);
+    return jsonText(strategyFileJson(plan, settings, model, cluster), 4, "the strategy file");
 }
 
 std::string galvatronConfigFileName(const galvatron::SearchSettings& settings, const std::string& modelName)

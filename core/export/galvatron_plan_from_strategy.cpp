@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/common/error.h"
+#include "core/common/json_output.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/plan_file_checks.h"
 #include "core/galvatron/model_settings.h"
@@ -122,7 +123,7 @@ std::string galvatronPlanFileText(const GalvatronPlan& g, const megatron::PlanFi
 {
     const nlohmann::ordered_json json = strategyFileJson(g.plan, g.settings, file.model, file.cluster);
     if (!file.model.moe)
-        return json.dump(4);
+        return jsonText(json, 4, "the Galvatron configuration");
     // hybrid_parallel_config.py reads them by name, one value per layer (str2array).
     std::string ep;
     std::string etp;
@@ -138,7 +139,7 @@ std::string galvatronPlanFileText(const GalvatronPlan& g, const megatron::PlanFi
             out["tp_of_ep_sizes_enc"] = etp;
         }
     }
-    return out.dump(4);
+    return jsonText(out, 4, "the Galvatron configuration");
 }
 
 } // namespace stratex::exporting

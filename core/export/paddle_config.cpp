@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "core/common/json_output.h"
 #include "core/export/shell_quote.h"
 
 namespace stratex::exporting {
@@ -62,7 +63,7 @@ nlohmann::ordered_json paddleFineGrainedConfig(const galvatron::Plan& plan)
 
 std::string paddleFineGrainedConfigText(const galvatron::Plan& plan)
 {
-    return paddleFineGrainedConfig(plan).dump(4);
+    return jsonText(paddleFineGrainedConfig(plan), 4, "the PaddleNLP configuration");
 }
 
 PaddleParallelArgs paddleParallelArgs(const galvatron::Plan& plan)

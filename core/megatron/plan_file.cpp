@@ -2,6 +2,7 @@
 #include "core/megatron/plan_file.h"
 
 #include "core/common/bounded_read.h"
+#include "core/common/json_output.h"
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/megatron/estimate_json.h"
@@ -92,7 +93,7 @@ nlohmann::ordered_json planFileJson(const model::ModelDescription& model,
 std::string planFileText(const model::ModelDescription& model, const hardware::ClusterDescription& cluster,
     const Estimate& prediction)
 {
-    return planFileJson(model, cluster, prediction).dump(2) + "\n";
+    return jsonText(planFileJson(model, cluster, prediction), 2, "the plan file") + "\n";
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/common/error.h"
+#include "core/runs/calibration_work.h"
 
 namespace stratex::runs {
 
@@ -342,6 +343,8 @@ std::vector<std::string> presetFitParameters(const std::string& family)
 
 std::vector<PresetFit> fitPresets(const std::vector<ReferenceRun>& runs, const CalibrationOptions& options)
 {
+    // Before any fit (issue 26); crossValidate() checked its folds' sum already.
+    requireBoundedPresetFit(runs, options);
     std::map<std::string, std::vector<ReferenceRun>> byFamily;
     for (const ReferenceRun& run : runs) {
         if (run.fit) // hold-out runs never enter the fit

@@ -27,6 +27,9 @@ struct CalibrationOptions {
     // squared, so that a few runs the model cannot describe (a framework's own recompute policy,
     // say) do not drag every parameter. 0: plain least squares.
     double robust_scale = 0;
+    // Run the fits even beyond the work budget (calibration_work.h): `--lift-work-budget`, or the
+    // Calibrate page's "Run anyway".
+    bool lift_work_budget = false;
 };
 
 // GEMM efficiency and its curve, memory bandwidth, collective bandwidth and latency, overlap

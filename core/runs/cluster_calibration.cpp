@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/common/error.h"
+#include "core/runs/calibration_work.h"
 #include "core/hardware/cluster_json.h"
 
 namespace stratex::runs {
@@ -34,6 +35,8 @@ ClusterCalibration calibrateCluster(const std::vector<ReferenceRun>& runs,
 {
     if (runs.empty())
         throw Error("calibrate: no runs to fit");
+    // Before any fit: leave-one-out is n + 1 fits over n runs (10,000 records hung, issue 26).
+    requireBoundedCalibration(runs.size(), options);
     ClusterCalibration out;
     out.cluster = start ? *start : runs.front().cluster;
     for (const ReferenceRun& run : runs) {

@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "core/common/parallel_for.h"
+#include "core/runs/calibration_work.h"
 #include "core/hardware/hardware_model.h"
 
 namespace stratex::runs {
@@ -74,6 +75,8 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
 {
     if (runs.empty())
         throw Error("cross-validation: no runs");
+    // Before any fit: a fold per source, each fitting the others' fit runs (issue 26).
+    requireBoundedCrossValidation(runs, options);
     // Folds: one per source that holds fit runs (its fit leaves them out), and one for every
     // source without fit runs together (its fit is the plain preset fit: it saw none of them).
     std::set<std::string> fitSources;

@@ -21,7 +21,9 @@
 #include "core/profile/synth/synthesis_record.h"
 
 #include "../cli/cli_runner.h"
+#include "controllers/calibration_controller.h"
 #include "controllers/stratex_search_controller.h"
+#include "jobs/job_runner.h"
 
 using namespace stratex;
 using namespace stratex::controllers;
@@ -121,6 +123,8 @@ class TestFrontEndParity : public QObject {
 private Q_SLOTS:
     void sameRequestAndPlans_data();
     void sameRequestAndPlans();
+    void sameCalibrationRules_data();
+    void sameCalibrationRules();
 };
 
 void TestFrontEndParity::sameRequestAndPlans_data()
@@ -228,6 +232,89 @@ void TestFrontEndParity::sameRequestAndPlans()
             guiAlso << QString::fromStdString(twin.notation());
         QCOMPARE(cliAlso, guiAlso);
     }
+}
+
+// The calibration's two rules through both front ends (`stratex-cli calibrate` and the Calibrate
+// page's CalibrationController): what the runs support (runs::calibrationSupport: an
+// under-determined fit is not saved) and the work budget (runs::requireBoundedCalibration: the CLI
+// refuses, the page is asked). Both read them from core; the messages are the same sentences,
+// and a supported fit writes the same file.
+void TestFrontEndParity::sameCalibrationRules_data()
+{
+    QTest::addColumn<QStringList>("ids"); // bundled H100 records
+    QTest::addColumn<int>("copies"); // of each, as a folder of records
+    QTest::addColumn<QString>("fit"); // --fit; empty: the defaults
+    QTest::addColumn<QString>("rule"); // "supported", "under-determined", "work budget"
+    const QStringList three { "megatronlm2024-70b-768", "nemo2407-llama2-7b-8", "megatronlm2024-1.7b-48" };
+    QTest::newRow("supported") << three << 1 << "gemm,dp_overlap" << "supported";
+    QTest::newRow("six parameters on one run") << three.mid(1, 1) << 1 << QString() << "under-determined";
+    QTest::newRow("leave-one-out on 120 runs") << three << 40 << "gemm,dp_overlap" << "work budget";
+}
+
+void TestFrontEndParity::sameCalibrationRules()
+{
+    QFETCH(QStringList, ids);
+    QFETCH(int, copies);
+    QFETCH(QString, fit);
+    QFETCH(QString, rule);
+    QTemporaryDir dir;
+    const QString runsDir = dir.filePath(QStringLiteral("runs"));
+    QVERIFY(QDir().mkpath(runsDir));
+    for (const QString& id : ids) {
+        for (int copy = 0; copy < copies; ++copy) {
+            QVERIFY(QFile::copy(QStringLiteral(STRATEX_RESOURCES_DIR "/reference-runs/") + id + QStringLiteral(".json"),
+                runsDir + QStringLiteral("/%1-%2.json").arg(id).arg(copy)));
+        }
+    }
+    const QString cliOut = dir.filePath(QStringLiteral("cli-cluster.json"));
+    QStringList args { QStringLiteral("calibrate"), QStringLiteral("--runs"), runsDir, QStringLiteral("--out"), cliOut };
+    if (!fit.isEmpty())
+        args << QStringLiteral("--fit") << fit;
+    const test::CliResult cli = test::runCli(args);
+
+    CalibrationInputs inputs;
+    inputs.run_paths << runsDir;
+    for (const QString& name : fit.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        inputs.parameters.push_back(name.toStdString());
+    CalibrationController controller;
+    QSignalSpy finished(&controller, &CalibrationController::calibrationFinished);
+    QSignalSpy beyond(&controller, &CalibrationController::workBudgetExceeded);
+    QSignalSpy failed(&controller, &CalibrationController::calibrationFailed);
+    controller.run(inputs);
+    controller.runner()->waitForIdle();
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+    const QString guiOut = dir.filePath(QStringLiteral("gui-cluster.json"));
+    QString guiError;
+
+    if (rule == QLatin1String("work budget")) {
+        QCOMPARE(beyond.count(), 1);
+        QCOMPARE(finished.count(), 0);
+        const auto estimate = beyond.front().front().value<WorkEstimate>();
+        QVERIFY(estimate.exceedsBudget());
+        QCOMPARE(cli.exitCode, 1);
+        QVERIFY2(QString::fromUtf8(cli.err).contains(QString::fromStdString(estimate.describe())), cli.err.constData());
+        QVERIFY2(cli.err.contains("--lift-work-budget"), cli.err.constData());
+        QVERIFY(!QFile::exists(cliOut));
+        return;
+    }
+    QCOMPARE(beyond.count(), 0);
+    QCOMPARE(finished.count(), 1);
+    const bool saved = controller.saveCluster(guiOut, &guiError);
+    if (rule == QLatin1String("under-determined")) {
+        QVERIFY(controller.outcome()->support.underDetermined());
+        QVERIFY(!saved);
+        QCOMPARE(cli.exitCode, 1);
+        QVERIFY2(QString::fromUtf8(cli.err).contains(guiError), cli.err.constData());
+        QVERIFY(!QFile::exists(cliOut));
+        QVERIFY(!QFile::exists(guiOut));
+        return;
+    }
+    QVERIFY2(saved, qPrintable(guiError));
+    QVERIFY2(cli.exitCode == 0, cli.err.constData());
+    QFile cliFile(cliOut);
+    QFile guiFile(guiOut);
+    QVERIFY(cliFile.open(QIODevice::ReadOnly) && guiFile.open(QIODevice::ReadOnly));
+    QCOMPARE(cliFile.readAll(), guiFile.readAll());
 }
 
 QTEST_GUILESS_MAIN(TestFrontEndParity)

@@ -29,6 +29,7 @@
 #include "core/hardware/efficiency.h"
 #include "ui/calibrate/calibration_run_model.h"
 #include "ui/calibrate/calibration_scatter_chart.h"
+#include "ui/common/long_work_question.h"
 #include "ui/common/path_line_edit.h"
 #include "ui/common/plan_table_view.h"
 
@@ -236,6 +237,15 @@ CalibratePage::CalibratePage(QWidget* parent)
     connect(m_controller, &controllers::CalibrationController::calibrationFailed, this, &CalibratePage::showFailure);
     connect(m_controller, &controllers::CalibrationController::calibrationCancelled, this,
         [this] { Q_EMIT statusMessage(tr("Calibration cancelled")); });
+    // Beyond the work budget the CLI refuses; here the user decides (the same estimate, from core).
+    connect(m_controller, &controllers::CalibrationController::workBudgetExceeded, this,
+        [this](const WorkEstimate& estimate) {
+            askToRunLongWork(this, tr("Calibrate"), estimate, [this] {
+                controllers::CalibrationInputs in = inputs();
+                in.lift_work_budget = true;
+                m_controller->run(std::move(in));
+            });
+        });
     connect(m_controller->runner(), &jobs::JobRunner::runningChanged, this, &CalibratePage::updateButtons);
     connect(m_runList->model(), &QAbstractItemModel::rowsInserted, this, &CalibratePage::updateButtons);
     connect(m_runList->model(), &QAbstractItemModel::rowsRemoved, this, &CalibratePage::updateButtons);

@@ -31,6 +31,7 @@
 #include "ui/ranks/rank_grid_widget.h"
 #include "ui/ranks/tracer_panel.h"
 
+#include "controllers/file_routing.h"
 #include "controllers/ranks_controller.h"
 #include "jobs/job_runner.h"
 
@@ -407,8 +408,7 @@ void RanksPage::restoreSettings(QSettings& settings)
 
 bool RanksPage::canOpen(const QString& path) const
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    return suffix == QLatin1String("txt") || suffix == QLatin1String("conf") || suffix == QLatin1String("cfg");
+    return controllers::ranksPageOpens(path);
 }
 
 bool RanksPage::openFile(const QString& path, QString* error)

@@ -32,6 +32,7 @@
 #include "ui/search/stratex_results_panel.h"
 #include "ui/search/synthesize_dialog.h"
 
+#include "controllers/file_routing.h"
 #include "controllers/plan_export.h"
 #include "jobs/job_runner.h"
 
@@ -415,11 +416,7 @@ void SearchPage::cancelSearch()
 
 bool SearchPage::canOpen(const QString& path) const
 {
-    const QFileInfo info(path);
-    if (info.isFile())
-        return galvatron::isStrategyFile(path.toStdString()) || megatron::isPlanFile(path.toStdString());
-    return info.isDir()
-        && !QDir(path).entryList({ QStringLiteral("computation_profiling_*.json") }, QDir::Files).isEmpty();
+    return controllers::searchPageOpens(path);
 }
 
 bool SearchPage::openFile(const QString& path, QString* error)

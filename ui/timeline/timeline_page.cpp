@@ -22,6 +22,7 @@
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "controllers/file_routing.h"
 #include "controllers/measured_run_import.h"
 #include "controllers/timeline_document.h"
 
@@ -188,16 +189,7 @@ void TimelinePage::showEvent(QShowEvent* event)
 
 bool TimelinePage::canOpen(const QString& path) const
 {
-    if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) != 0)
-        return false;
-    // Simulation cases by their key; a file that is not JSON at all is taken, so its parse error
-    // is reported here. Other JSON (a strategy, a profile) is no simulation case.
-    try {
-        const JsonDocument document = JsonDocument::load(path.toStdString());
-        return document.root().isObject() && document.root().has("cases");
-    } catch (const Error&) {
-        return true;
-    }
+    return controllers::timelinePageOpens(path);
 }
 
 bool TimelinePage::openFile(const QString& path, QString* error)

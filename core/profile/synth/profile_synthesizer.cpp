@@ -6,6 +6,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
+#include "core/common/json_output.h"
 #include "core/model/model_json.h"
 #include "core/profile/profile_discovery.h"
 #include "core/hardware/cluster_json.h"
@@ -43,7 +44,7 @@ std::string fileNamePart(const std::string& name)
 
 std::string text(const nlohmann::ordered_json& json)
 {
-    return json.dump(4) + "\n"; // Galvatron writes json.dump(..., indent=4)
+    return jsonText(json, 4, "a synthesized profile") + "\n"; // Galvatron writes json.dump(..., indent=4)
 }
 
 // A calibrated cluster's GEMM and memory efficiencies replace the datasheet-typical figures the
