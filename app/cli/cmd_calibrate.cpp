@@ -108,16 +108,14 @@ int runCalibrate(const QStringList& args)
         q("warmup"), q("N"), q("Megatron logs: iterations up to N are warm-up and not averaged (default 2)."));
     parser.option(q("out"), q("FILE"), q("Where to write the calibrated cluster (JSON)."));
     parser.flag(q("json"), q("Print JSON instead of text."));
-    parser.flag(q("lift-work-budget"),
-        q("Fit even when the estimate exceeds the work budget (about a minute on one core; see the README, Limits): "
-          "leave-one-out fits once more per run."));
+    parser.workBudgetOption(); // leave-one-out fits once more per run (core/runs/calibration_work.h)
     parser.inputLimitOption();
     parser.parse(args);
     if (!parser.isSet(q("out")))
         parser.usageError(q("--out FILE is required"));
     runs::CalibrationOptions options;
     options.parameters = fitParameters(parser);
-    options.lift_work_budget = parser.isSet(q("lift-work-budget"));
+    options.lift_work_budget = parser.liftsWorkBudget();
 
     const std::vector<runs::ReferenceRun> runs = readRuns(parser);
     std::optional<hardware::ClusterDescription> start;

@@ -192,7 +192,7 @@ runs::CalibrationOptions presetFitOptions(const CliParser& parser)
 {
     runs::CalibrationOptions options;
     options.robust_scale = 0.15;
-    options.lift_work_budget = parser.isSet(QStringLiteral("lift-work-budget"));
+    options.lift_work_budget = parser.liftsWorkBudget();
     if (parser.isSet(QStringLiteral("fit-parameters"))) {
         options.parameters.clear();
         for (const QString& name : parser.value(QStringLiteral("fit-parameters")).split(QLatin1Char(',')))
@@ -294,9 +294,7 @@ int runReference(const QStringList& args)
                        "of the others, predict the left-out source's runs (hold-out records included, never fitted "
                        "on), and print the mean absolute throughput error per source, GPU family and regime."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
-    parser.flag(QStringLiteral("lift-work-budget"),
-        QStringLiteral("With --fit or --cross-validate: fit even when the estimate exceeds the work budget (about a "
-                       "minute on one core; see the README, Limits)."));
+    parser.workBudgetOption(); // --fit and --cross-validate (core/runs/calibration_work.h)
     parser.parse(args);
     if (!parser.positionalArguments().isEmpty())
         parser.usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));

@@ -34,10 +34,4 @@ inline constexpr int kMaxSeqLength = 1 << 22;
 // Experts of a MoE layer (DeepSeek-V3: 256) and the experts a token is routed to.
 inline constexpr int kMaxExperts = 1 << 16;
 
-// Calibration (`calibrate`, `reference --cross-validate`, the Calibrate page) in run evaluations,
-// one run costed under one set of efficiencies (core/runs/calibration_work.h): a soft budget of
-// about a minute on one core, as the other work budgets. The bundled cross-validation (120
-// records, 10 folds) is estimated at about 2.6e5 and took 4.9 s on two threads (README).
-inline constexpr double kMaxCalibrationWork = 2e6;
-
 } // namespace stratex::limits

@@ -32,4 +32,10 @@ inline constexpr double kMaxMicroBatchingWork = 2e8;
 // Measured: 1,024 one-layer stages x 1,024 micro-batches, 1F1B: 10.8 s, 375 MB.
 inline constexpr double kMaxSimulationWork = 6e6;
 
+// Calibration (`calibrate`, `reference --cross-validate`, the Calibrate page) in run evaluations,
+// one run costed under one set of efficiencies (core/runs/calibration_work.h): a soft budget of
+// about a minute on one core, as the other work budgets. The bundled cross-validation (120
+// records, 10 folds) is estimated at about 2.6e5 and took 4.9 s on two threads (README).
+inline constexpr double kMaxCalibrationWork = 2e6;
+
 } // namespace stratex::limits

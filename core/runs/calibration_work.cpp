@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "core/common/reader_limits.h"
+#include "core/common/work_limits.h"
 #include "core/hardware/hardware_model.h"
 
 namespace stratex::runs {

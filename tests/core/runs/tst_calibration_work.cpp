@@ -5,7 +5,7 @@
 // --lift-work-budget. The bundled records' cross-validation and preset fit stay within it.
 #include <QTest>
 
-#include "core/common/reader_limits.h"
+#include "core/common/work_limits.h"
 #include "core/common/work_budget.h"
 #include "core/runs/calibration_work.h"
 #include "core/runs/cluster_calibration.h"
