@@ -97,7 +97,14 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     bar->addWidget(m_save);
     bar->addWidget(m_ranks);
     bar->addWidget(m_timeline);
-    layOutResultsPanel(this, { m_best, m_stats, bar, m_table, m_strip, m_memory, m_peak });
+    // The memory per stage and, under it, what the worst rank holds at its peak: one part of the
+    // shared layout.
+    auto* memoryParts = new QWidget(this);
+    auto* memoryLayout = new QVBoxLayout(memoryParts);
+    memoryLayout->setContentsMargins(0, 0, 0, 0);
+    memoryLayout->addWidget(m_memory, 2);
+    memoryLayout->addWidget(m_peak, 1);
+    layOutResultsPanel(this, { m_best, m_stats, bar, m_table, m_strip, memoryParts });
 
     connect(m_save, &QPushButton::clicked, this, &StratexResultsPanel::savePlanWithDialog);
     connect(m_savePlanAction, &QAction::triggered, this, &StratexResultsPanel::savePlanWithDialog);
