@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // stratex-cli evaluate: Galvatron's cost of a given strategy JSON, per layer and per stage.
 #include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
@@ -12,6 +15,7 @@
 #include "core/common/error.h"
 #include "core/export/plan_json.h"
 #include "core/megatron/estimate_json.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/plan_file.h"
 #include "core/profile/synth/synthesis_record.h"
 #include "core/galvatron/evaluate.h"
@@ -59,6 +63,42 @@ std::string evaluationText(const galvatron::Evaluation& ev)
     return text;
 }
 
+// The worst rank's peak moment and every part alive then (issue 23): the rows the Search page's
+// peak chart shows, from the same megatron::peakParts.
+std::string peakText(const megatron::Estimate& estimate)
+{
+    if (!estimate.peak)
+        return {};
+    const megatron::PeakExplanation& peak = *estimate.peak;
+    std::string text = "Peak: " + megatron::peakMomentText(peak) + "\n";
+    char line[160];
+    for (const megatron::PeakPart& part : megatron::peakParts(peak)) {
+        std::snprintf(line, sizeof line, "  %-48s %10.0f MB%s\n", part.label.c_str(), part.mb,
+            part.device ? "  (device)" : "");
+        text += line;
+    }
+    // Per in-flight micro-batch, in the order they entered: its chunks on the rank and their bytes
+    // (the JSON lists every micro-batch and chunk).
+    std::vector<int> order;
+    std::map<int, std::pair<int, double>> byMicrobatch; // chunks, MB
+    for (const megatron::PeakHeldActivations& held : peak.held) {
+        auto [it, added] = byMicrobatch.try_emplace(held.microbatch, 0, 0.0);
+        if (added)
+            order.push_back(held.microbatch);
+        ++it->second.first;
+        it->second.second += held.mb;
+    }
+    for (const int microbatch : order) {
+        const auto& [chunks, mb] = byMicrobatch[microbatch];
+        std::snprintf(line, sizeof line, "    micro-batch %d: %d chunk%s, %.0f MB\n", microbatch, chunks,
+            chunks == 1 ? "" : "s", mb);
+        text += line;
+    }
+    std::snprintf(line, sizeof line, "  %-48s %10.0f MB\n  %-48s %10.0f MB\n", "allocated at the peak",
+        peak.allocated_mb, "device at the peak", peak.device_mb);
+    return text + line;
+}
+
 // A stratex plan file, costed by the stratex model: its model and cluster, else the synthesized
 // profiles', else the command line's.
 int evaluatePlanFile(const CliParser& parser, const std::string& file)
@@ -90,6 +130,7 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
         = plan.strategy(target.model, static_cast<long long>(target.cluster.worldSize()), &assumptions);
     megatron::EstimateOptions options;
     options.memory_limit_mb = target.memory_limit_mb;
+    options.explain_peak = true;
     const megatron::Estimate estimate
         = megatron::estimate(target.model, strategy, hardware::HardwareModel(target.cluster, target.efficiency), options);
     const megatron::PlanEvidence evidence = megatron::stratexPlanEvidence(target.model, target.cluster, strategy);
@@ -104,7 +145,7 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     } else {
         printOut("Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes) + " x "
             + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + "\n"
-            + estimateText(estimate) + evidenceLine(evidence) + "\n");
+            + estimateText(estimate) + peakText(estimate) + evidenceLine(evidence) + "\n");
     }
     if (!estimate.problems.empty())
         throw Error(file + ": Megatron-LM would refuse this strategy: " + estimate.problems.front());

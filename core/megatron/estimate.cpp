@@ -7,8 +7,10 @@
 
 #include "core/hardware/device_memory.h"
 #include "core/megatron/layer_cost.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/model_state_memory.h"
 #include "core/megatron/pipeline_input.h"
+#include "core/megatron/torchtitan_activations.h"
 #include "core/sim/simulator.h"
 
 namespace stratex::megatron {
@@ -37,6 +39,7 @@ struct ChunkCost {
     double transient_bytes = 0; // one recomputed layer's activations during its backward
     double dense_params = 0; // per GPU, before ZeRO sharding
     double expert_params = 0;
+    double linear_params = 0; // the dense layers' linear weights (float8 under torchtitan)
 };
 
 double layerWeightsPerGpu(const model::ModelDescription& model, const model::ParameterCount& count,
@@ -76,6 +79,8 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
     end.head_forward_s = head + hw.memoryBoundS(lossBytes * 0.6 + 2 * hidden) + gather + hw.kernelOverheadS(8);
     end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
     end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
+    if (s.framework == Framework::Torchtitan)
+        end.logits_bytes = tokens * vocabShard * kTorchtitanLossBytesPerLogit; // its loss_fn's fp32 peak
     return end;
 }
 
@@ -93,6 +98,18 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
         moeRecomputed = layerCost(model, s, hw, true, true);
     }
     const model::ParameterCount count = model::countParameters(model);
+    // torchtitan's selective checkpointing ("op" or every N-th block) saves other tensors than
+    // Megatron's selective recompute: its dense blocks' bytes come from torchtitan_activations.h,
+    // the activations of a block kept whole from the count without recompute.
+    const bool titanSelective = s.framework == Framework::Torchtitan && s.recompute == Recompute::Selective;
+    LayerCost denseKeptWhole;
+    TorchtitanBlockActivations titan;
+    if (titanSelective) {
+        ParallelStrategy whole = s;
+        whole.recompute = Recompute::None;
+        denseKeptWhole = layerCost(model, whole, hw, false, false);
+        titan = torchtitanBlockActivations(model, s);
+    }
     std::vector<ChunkCost> chunks(std::size_t(p * v));
     int layer = 0;
     for (int j = 0; j < v; ++j) {
@@ -118,11 +135,26 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     }
                     groupBytes += c.activation_bytes;
                     chunk.transient_bytes = std::max(chunk.transient_bytes, groupBytes);
+                } else if (titanSelective && !isMoe) {
+                    const double whole = denseKeptWhole.activation_bytes;
+                    if (s.recompute_num_layers <= 0) {
+                        // Op-level: the saved outputs stay; the rest is rebuilt in the block's backward.
+                        chunk.activation_bytes += titan.op_sac_saved_bytes;
+                        chunk.transient_bytes
+                            = std::max(chunk.transient_bytes, std::max(0.0, whole - titan.op_sac_saved_bytes));
+                    } else if (torchtitanLayerCheckpointed(s, layer)) {
+                        chunk.activation_bytes += titan.input_bytes;
+                        chunk.transient_bytes = std::max(chunk.transient_bytes, whole);
+                    } else {
+                        chunk.activation_bytes += whole;
+                    }
                 } else {
                     chunk.activation_bytes += c.activation_bytes;
                     chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
                 }
                 chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
+                if (!isMoe)
+                    chunk.linear_params += (count.attention + count.dense_mlp) / s.tp;
             }
         }
     }
@@ -270,6 +302,7 @@ struct StageState {
     double dense_params = 0; // per GPU, before ZeRO sharding
     double expert_params = 0;
     double shard_params = 0; // after the data-parallel sharding of the optimizer (ZeRO >= 1)
+    double linear_params = 0; // dense layers' linear weights (float8 all-gathered under torchtitan fp8)
     ModelStateMemory state;
     double workspace_mb = 0;
 
@@ -291,10 +324,11 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
             const ChunkCost& c = costs.chunks[std::size_t(j * p + i)];
             stage.dense_params += c.dense_params;
             stage.expert_params += c.expert_params;
+            stage.linear_params += c.linear_params;
         }
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
-        stage.state = modelStateMemory(
-            s, stage.dense_params + stage.expert_params, stage.shard_params, stageLayers[std::size_t(i)]);
+        stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
+            stageLayers[std::size_t(i)], stage.linear_params);
         stage.workspace_mb = hardware::cublasWorkspaceMb(cluster.gpu.name);
     }
     return states;
@@ -645,6 +679,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     }
     result.peak_memory_mb = result.device_peak_mb;
     result.fits = result.device_peak_mb <= result.memory_limit_mb;
+    if (options.explain_peak && ledger)
+        result.peak = explainPeak(model, s, hw, result);
     if (!result.fits && options.full_report) {
         // Which part is the margin: the device peak is the allocated peak plus what the GPU holds
         // around it; say both so a user sees whether tensors alone would fit.

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/model/model_description.h"
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/parallel_strategy.h"
+#include "core/megatron/peak_explanation.h"
 #include "core/megatron/pipeline_input.h"
 #include "core/megatron/time_scales.h"
 
@@ -73,6 +75,9 @@ struct Estimate {
     double peak_memory_mb = 0;
     double memory_limit_mb = 0;
     bool fits = true; // device_peak_mb <= memory_limit_mb
+    // The worst rank's peak moment and what is alive then (EstimateOptions::explain_peak;
+    // memory_ledger_explain.h): evaluate and the Search page's memory breakdown show it.
+    std::optional<PeakExplanation> peak;
     std::vector<std::string> problems; // Megatron would refuse to start: nothing else is valid
     std::vector<std::string> notes;
 };
@@ -107,6 +112,9 @@ struct EstimateOptions {
     // model FLOPs or MFU, which cost more than the rest for millions of candidates (issue 22: speed).
     bool full_report = true;
     EstimateMemo* memo = nullptr; // optional; same model and hardware model for every use
+    // Explain the worst rank's peak (Estimate::peak): simulates the pipeline once more with the
+    // peak's moment recorded; off for searches' candidates.
+    bool explain_peak = false;
 };
 
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/estimate_json.h"
 
+#include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/strategy_json.h"
 
 namespace stratex::megatron {
@@ -14,6 +15,26 @@ nlohmann::ordered_json memoryJson(const StageMemory& m)
         { "workspace_mb", m.workspace_mb }, { "allocated_mb", m.allocatedMb() },
         { "allocator_cache_mb", m.allocator_cache_mb }, { "cuda_context_mb", m.cuda_context_mb },
         { "nccl_mb", m.nccl_mb }, { "reserve_mb", m.reserve_mb }, { "total_mb", m.totalMb() } };
+}
+
+// The worst rank's peak (memory_ledger_explain.h): the moment, the parts in peakParts' order
+// (keys as there, MB), the held activations per micro-batch and chunk, and the two sums.
+nlohmann::ordered_json peakJson(const PeakExplanation& p)
+{
+    nlohmann::ordered_json out { { "stage", p.stage }, { "op", p.op }, { "microbatch", p.microbatch },
+        { "chunk", p.chunk }, { "last_chunk", p.last_chunk }, { "time_ms", p.time_ms },
+        { "inflight_microbatches", p.inflightMicrobatches() } };
+    nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+    for (const PeakPart& part : peakParts(p))
+        parts[part.key + "_mb"] = part.mb;
+    out["parts"] = std::move(parts);
+    nlohmann::ordered_json held = nlohmann::ordered_json::array();
+    for (const PeakHeldActivations& h : p.held)
+        held.push_back({ { "microbatch", h.microbatch }, { "chunk", h.chunk }, { "mb", h.mb } });
+    out["held_activations"] = std::move(held);
+    out["allocated_mb"] = p.allocated_mb;
+    out["device_mb"] = p.device_mb;
+    return out;
 }
 
 } // namespace
@@ -47,6 +68,8 @@ nlohmann::ordered_json toJson(const Estimate& e)
             { "inflight_microbatches", s.inflight_microbatches_x100 / 100.0 }, { "memory", memoryJson(s.memory) } });
     }
     out["stages"] = std::move(stages);
+    if (e.peak)
+        out["peak_moment"] = peakJson(*e.peak);
     out["notes"] = e.notes;
     return out;
 }

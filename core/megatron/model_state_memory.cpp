@@ -56,8 +56,19 @@ ModelStateMemory megatronCore(const ParallelStrategy& s, double params, double s
 // but the last: the unsharded gradients accumulate, upcast to reduce_dtype fp32
 // (FSDPParam.to_accumulated_grad_if_needed), and the bf16 copies stay gathered until the last
 // backward. Zero 0: no FSDP, fp32 weights, gradients and moments replicated.
-ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double shard, int layers)
+//
+// Float8 (precision fp8; torchtitan/float8.py @ 9dec370 with enable_fsdp_float8_all_gather, as the
+// bundled torchtitan fp8 records ran): Float8Linear's weights stay fp32 shards
+// (WeightWithDynamicFloat8CastTensor); FSDP casts them to float8 before the all-gather
+// (torchao/float8/fsdp_utils.py fsdp_pre_all_gather @ eab345c), so the unsharded copy of a
+// transformer layer's linear weight is one byte, and Float8Linear.forward saves that copy's
+// transpose (a view) for backward rather than a new cast. The embedding and the output layer stay
+// bf16 (torchtitan converts every nn.Linear but "output").
+ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double shard, int layers, double float8Params)
 {
+    // Bytes of one unsharded copy of the stage's parameters, per parameter.
+    const double fp8 = s.precision == Precision::Fp8 ? std::clamp(float8Params, 0.0, params) : 0.0;
+    const double unshardedBytes = params > 0 ? (2 * (params - fp8) + fp8) / params : 2.0;
     ModelStateMemory m;
     const bool fsdp = s.zero >= 1;
     const double owned = fsdp ? shard : params;
@@ -68,9 +79,9 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
         return m;
     const bool heldAcrossMicrobatches = s.pp > 1 || s.zero <= 2;
     if (heldAcrossMicrobatches) {
-        m.weights_mb += 2 * params / kMb;
+        m.weights_mb += unshardedBytes * params / kMb;
     } else {
-        m.gathered_mb = 2 * gatheredLayers(params, layers) / kMb;
+        m.gathered_mb = unshardedBytes * gatheredLayers(params, layers) / kMb;
         m.weights_mb += m.gathered_mb;
     }
     if (s.pp > 1)
@@ -89,11 +100,12 @@ ModelStateMemory deepSpeed(const ParallelStrategy& s, double params, double shar
 
 } // namespace
 
-ModelStateMemory modelStateMemory(const ParallelStrategy& s, double params, double shardParams, int layers)
+ModelStateMemory modelStateMemory(
+    const ParallelStrategy& s, double params, double shardParams, int layers, double float8Params)
 {
     switch (s.framework) {
     case Framework::Torchtitan:
-        return torchtitan(s, params, shardParams, layers);
+        return torchtitan(s, params, shardParams, layers, float8Params);
     case Framework::DeepSpeed:
         return deepSpeed(s, params, shardParams, layers);
     case Framework::MegatronCore:

@@ -19,7 +19,9 @@ struct ModelStateMemory {
 
 // `params`: this stage's parameters on one GPU (after TP/EP), `shardParams`: its share after the
 // data-parallel sharding of the ZeRO stage (dense / (dp x cp) + experts / expert-dp), `layers`: the
-// stage's transformer layers.
-ModelStateMemory modelStateMemory(const ParallelStrategy& strategy, double params, double shardParams, int layers);
+// stage's transformer layers, `float8Params`: the part of `params` in the transformer layers'
+// linear weights, which torchtitan with float8 all-gathers and keeps unsharded in one byte.
+ModelStateMemory modelStateMemory(
+    const ParallelStrategy& strategy, double params, double shardParams, int layers, double float8Params = 0);
 
 } // namespace stratex::megatron

@@ -2,8 +2,11 @@
 #include "core/sim/simulator.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "core/common/error.h"
+#include "core/sim/peak_moment.h"
 #include "core/sim/schedule_cyclic.h"
 #include "core/sim/schedule_orders.h"
 #include "core/sim/sim_engine.h"
@@ -73,6 +76,74 @@ ScheduledRun runSchedule(
     throw Error("unknown schedule");
 }
 
+// The engine's rule (sim_engine.cpp, Engine::start), replayed per device over its compute ops in
+// their global start order: the peak is the first op with current + its transient above every
+// earlier level; current then moves by the op's stored delta. The same additions in the same
+// order, so the replayed peak is the engine's to the last bit.
+std::vector<PeakMoment> peakMoments(
+    const SimGraph& graph, const PipelineLayout& layout, const SimulationInput& input, const SimRun& run)
+{
+    const auto& ops = graph.ops();
+    const auto devices = static_cast<std::size_t>(graph.deviceCount());
+    std::vector<std::vector<std::int32_t>> byDevice(devices);
+    for (std::size_t id = 0; id < ops.size(); ++id) {
+        if (!ops[id].isComm())
+            byDevice[static_cast<std::size_t>(deviceOfExecutor(ops[id].executor))].push_back(std::int32_t(id));
+    }
+    std::vector<PeakMoment> moments(devices);
+    for (std::size_t d = 0; d < devices; ++d) {
+        std::vector<std::int32_t>& order = byDevice[d];
+        std::sort(order.begin(), order.end(), [&run](std::int32_t a, std::int32_t b) {
+            return run.start_order[std::size_t(a)] < run.start_order[std::size_t(b)];
+        });
+        PeakMoment& moment = moments[d];
+        moment.model_state_mb = graph.modelStateMbPerDevice()[d];
+        double current = moment.model_state_mb;
+        double best = current;
+        std::size_t at = order.size();
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            const SimOp& o = ops[std::size_t(order[k])];
+            if (current + o.peak_mb > best) {
+                best = current + o.peak_mb;
+                at = k;
+            }
+            current += o.stored_delta_mb;
+        }
+        if (at == order.size())
+            continue;
+        // What the ops before the peak stored and did not free, per (micro-batch, stage).
+        std::map<std::pair<int, int>, double> held;
+        std::vector<std::pair<int, int>> firstSeen;
+        for (std::size_t k = 0; k < at; ++k) {
+            const SimOp& o = ops[std::size_t(order[k])];
+            const std::pair<int, int> key { o.position, o.stage };
+            if (!held.count(key))
+                firstSeen.push_back(key);
+            held[key] += o.stored_delta_mb;
+        }
+        for (const auto& key : firstSeen) {
+            const double mb = held[key];
+            if (mb <= 1e-9)
+                continue;
+            moment.held.push_back({ input.microbatches[std::size_t(key.first)].id, key.second,
+                layout.stages[std::size_t(key.second)].chunk, mb });
+        }
+        const std::int32_t id = order[at];
+        const SimOp& o = ops[std::size_t(id)];
+        moment.found = true;
+        moment.kind = o.kind;
+        moment.position = o.position;
+        moment.microbatch = input.microbatches[std::size_t(o.position)].id;
+        moment.stage = o.stage;
+        moment.chunk = layout.stages[std::size_t(o.stage)].chunk;
+        moment.start_us = run.start_us[std::size_t(id)];
+        // The op's transient: the peak less what the device held when it started (as summed
+        // above, so that model state + held + transient is the engine's peak).
+        moment.transient_mb = o.peak_mb;
+    }
+    return moments;
+}
+
 } // namespace
 
 SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, const SimulationOptions& options)
@@ -132,6 +203,28 @@ SimulationResult simulateWithinMemory(
         return free;
     options.memory_limit_mb = memoryLimitMb;
     return simulate(input, schedule, options);
+}
+
+std::vector<PeakMoment> simulatePeakMoments(const SimulationInput& input, ScheduleKind schedule)
+{
+    // simulate()'s checks, layout and run (no memory limit), then the replay.
+    const std::string problem = validateSimulationInput(input);
+    if (!problem.empty())
+        throw Error(problem);
+    PipelineLayout layout = analyzeAssignment(input.device_assignment);
+    const std::string invalid = scheduleInvalidReason(layout, schedule);
+    if (!invalid.empty())
+        throw Error(invalid);
+    if (schedule == ScheduleKind::DualPipeV || schedule == ScheduleKind::ZbV) {
+        layout = vShapeLayout(layout);
+        if (schedule == ScheduleKind::DualPipeV && input.microbatches.size() < 2 * static_cast<std::size_t>(layout.n_devices))
+            return {};
+    }
+    const SimGraph graph(input, layout, splitsBackward(schedule));
+    const ScheduledRun scheduled = runSchedule(graph, layout, schedule, SimulationOptions {});
+    if (!scheduled.failure.empty() || !scheduled.run.complete)
+        return {};
+    return peakMoments(graph, layout, input, scheduled.run);
 }
 
 } // namespace stratex::sim

@@ -2,9 +2,12 @@
 // `search` and `evaluate` with the stratex cost model, as a user runs them: which model "auto"
 // picks, search -> plan file -> evaluate giving the same numbers, published layouts Galvatron's
 // space cannot hold (any node count, PP 35, interleaving, CP, MoE) evaluated, and the errors.
+#include <cmath>
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include "cli_runner.h"
@@ -147,6 +150,48 @@ private Q_SLOTS:
         const QJsonObject evidence = result.value("evidence").toObject();
         QCOMPARE(evidence.value("extrapolated").toBool(), extrapolated);
         QCOMPARE(evidence.value("notes").toArray().isEmpty(), !extrapolated);
+    }
+
+    // The worst rank's peak explained (issue 23 item 6): JSON "peak_moment" whose parts sum to the
+    // plan's device peak and whose allocated parts sum to its allocated peak; the text's "Peak:"
+    // row with the moment and one row per part.
+    void explainsThePeak()
+    {
+        QTemporaryDir dir;
+        const QString plan = writeFile(dir, "plan.json",
+            "{'format': 'stratex-plan', 'version': 1, 'strategy': {'tp': 2, 'pp': 4, 'global_batch_size': 16}}");
+        const QStringList flags { "--model", "llama2-7b", "--gpu", "h100-80gb", "--num-nodes", "1" };
+        const CliResult r = runCli(QStringList { "evaluate", "--strategy", plan, "--json" } + flags);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject result = r.json().object();
+        const QJsonObject peak = result.value("peak_moment").toObject();
+        QVERIFY(!peak.isEmpty());
+        QVERIFY(peak.value("stage").toInt() >= 0 && peak.value("stage").toInt() < 4);
+        QCOMPARE(peak.value("op").toString(), QStringLiteral("forward"));
+        const QJsonObject parts = peak.value("parts").toObject();
+        double device = 0;
+        double allocated = 0;
+        for (auto it = parts.begin(); it != parts.end(); ++it) {
+            device += it.value().toDouble();
+            if (!QStringList { "allocator_cache_mb", "cuda_context_mb", "nccl_mb", "reserve_mb" }.contains(it.key()))
+                allocated += it.value().toDouble();
+        }
+        const double devicePeak = result.value("device_peak_mb").toDouble();
+        QVERIFY2(std::abs(device - devicePeak) < 1e-6 * devicePeak, qPrintable(QString("%1 vs %2").arg(device).arg(devicePeak)));
+        QVERIFY(std::abs(allocated - result.value("allocated_peak_mb").toDouble()) < 1e-6 * devicePeak);
+        QVERIFY(std::abs(peak.value("device_mb").toDouble() - devicePeak) < 1e-6 * devicePeak);
+        QVERIFY(peak.value("held_activations").toArray().size() >= peak.value("inflight_microbatches").toInt());
+
+        const CliResult text = runCli(QStringList { "evaluate", "--strategy", plan } + flags);
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        const QString out = QString::fromUtf8(text.out);
+        QVERIFY2(out.contains(QStringLiteral("Peak: stage %1, forward of micro-batch %2 (chunk 0")
+                                  .arg(peak.value("stage").toInt())
+                                  .arg(peak.value("microbatch").toInt())),
+            qPrintable(out));
+        for (const char* row : { "weights", "gradients", "optimizer states", "micro-batches in flight",
+                 "the running op's transient", "CUDA context", "NCCL buffers", "device at the peak" })
+            QVERIFY2(out.contains(QLatin1String(row)), row);
     }
 
     void errors_data()

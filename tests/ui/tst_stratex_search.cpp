@@ -4,6 +4,7 @@
 // table's columns and rows, the selected plan's stages and layers, memory per stage against the
 // limit, its pipeline on the Timeline page (1F1B, interleaved, ZB-H1), and plan files saved and
 // opened.
+#include <cmath>
 #include <set>
 
 #include <QAbstractItemModelTester>
@@ -14,6 +15,7 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -22,6 +24,8 @@
 
 #include "core/common/atomic_file.h"
 #include "core/model/model_presets.h"
+#include "core/hardware/cluster_description.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/plan_file.h"
 #include "core/megatron/plan_robustness.h"
 #include "ui/main_window.h"
@@ -297,6 +301,26 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QCOMPARE(sets.front()->count(), selected->strategy.pp);
     QVERIFY(panel->memoryChart()->limitLine());
     QCOMPARE(panel->memoryChart()->limitLine()->at(0).y(), 40.0);
+    // The worst rank's peak moment (issue 23 item 6): the core's parts, in its order, with their
+    // hover values, summing to the plan's device peak; the moment in the title.
+    const std::optional<megatron::PeakExplanation> peak = megatron::explainPeak(outcome->model, selected->strategy,
+        hardware::HardwareModel(outcome->cluster, outcome->efficiency), *selected);
+    QVERIFY(peak);
+    const std::vector<megatron::PeakPart> parts = megatron::peakParts(*peak);
+    const QList<QBarSet*> peakSets = panel->peakChart()->barSets();
+    QCOMPARE(peakSets.size(), int(parts.size()));
+    double peakSumGib = 0;
+    for (int i = 0; i < peakSets.size(); ++i) {
+        const double gib = parts[std::size_t(i)].mb / hardware::kMbPerGib;
+        QCOMPARE(peakSets[i]->label(), QString::fromStdString(parts[std::size_t(i)].label));
+        QVERIFY(std::abs(peakSets[i]->at(0) - gib) < 1e-9);
+        QVERIFY2(panel->peakChart()->hoverText(i).contains(QLocale::c().toString(gib, 'f', 2)),
+            qPrintable(panel->peakChart()->hoverText(i)));
+        peakSumGib += peakSets[i]->at(0);
+    }
+    QVERIFY(std::abs(peakSumGib * hardware::kMbPerGib - selected->device_peak_mb) < 1e-6 * selected->device_peak_mb);
+    QVERIFY(panel->peakChart()->chart()->title().contains(QString::fromStdString(megatron::peakMomentText(*peak))));
+    QVERIFY(panel->peakChart()->hoverText(int(parts.size())).isEmpty());
     QVERIFY(waitUntilIdle(*m_window)); // the chart lays its legend out on the next events
     QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-search.png"))));
 

@@ -5,6 +5,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QCursor>
+#include <QHorizontalStackedBarSeries>
 #include <QLineSeries>
 #include <QLocale>
 #include <QStackedBarSeries>
@@ -12,6 +13,7 @@
 #include <QValueAxis>
 
 #include "core/hardware/cluster_description.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "ui/common/categorical_palette.h"
 #include "ui/common/chart_reset.h"
 
@@ -135,6 +137,76 @@ void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
                         QLocale::c().toString(plan->device_peak_mb / kMbPerGb, 'f', 1),
                         QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1),
                         plan->fits ? QString() : tr(" — does NOT fit")));
+    followPalette();
+}
+
+StratexPeakChart::StratexPeakChart(QWidget* parent)
+    : PaletteChartView(parent)
+{
+    setAccessibleName(tr("What the worst rank of the selected stratex plan holds at its peak"));
+    chart()->setTitle(tr("At the peak"));
+    setMinimumHeight(150);
+}
+
+QList<QBarSet*> StratexPeakChart::barSets() const
+{
+    for (QAbstractSeries* series : chart()->series()) {
+        if (auto* bars = qobject_cast<QHorizontalStackedBarSeries*>(series))
+            return bars->barSets();
+    }
+    return {};
+}
+
+QString StratexPeakChart::hoverText(int index) const
+{
+    return index >= 0 && index < m_hover.size() ? m_hover[index] : QString();
+}
+
+void StratexPeakChart::setPeak(const std::optional<megatron::PeakExplanation>& peak)
+{
+    QChart* c = chart();
+    resetChart(c);
+    m_hover.clear();
+    if (!peak) {
+        c->setTitle(tr("At the peak"));
+        return;
+    }
+    const QLocale l = QLocale::c();
+    auto* series = new QHorizontalStackedBarSeries(c);
+    int colour = 0;
+    for (const megatron::PeakPart& part : megatron::peakParts(*peak)) {
+        auto* set = new QBarSet(QString::fromStdString(part.label));
+        set->setColor(categoricalColor(colour));
+        set->setBorderColor(categoricalColor(colour));
+        ++colour;
+        *set << part.mb / kMbPerGb;
+        series->append(set);
+        m_hover << tr("%1: %2 GiB (%3 MB)%4")
+                       .arg(QString::fromStdString(part.label), l.toString(part.mb / kMbPerGb, 'f', 2),
+                           l.toString(part.mb, 'f', 0), part.device ? tr(", beyond the allocated tensors") : QString());
+    }
+    c->addSeries(series);
+    const QStringList hover = m_hover;
+    connect(series, &QHorizontalStackedBarSeries::hovered, this, [this, hover](bool status, int, QBarSet* set) {
+        const int index = set ? barSets().indexOf(set) : -1;
+        if (!status || index < 0 || index >= hover.size()) {
+            QToolTip::hideText();
+            return;
+        }
+        QToolTip::showText(QCursor::pos(), hover[index], this);
+    });
+    auto* y = new QBarCategoryAxis(c);
+    y->append(tr("stage %1").arg(peak->stage));
+    auto* x = new QValueAxis(c);
+    x->setTitleText(tr("GiB"));
+    setRealRange(x, 0, peak->device_mb / kMbPerGb * 1.05);
+    c->addAxis(y, Qt::AlignLeft);
+    c->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(y);
+    series->attachAxis(x);
+    c->setTitle(tr("At the peak: %1 — allocated %2 GiB, device %3 GiB")
+                    .arg(QString::fromStdString(megatron::peakMomentText(*peak)), l.toString(peak->allocated_mb / kMbPerGb, 'f', 1),
+                        l.toString(peak->device_mb / kMbPerGb, 'f', 1)));
     followPalette();
 }
 

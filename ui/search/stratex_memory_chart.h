@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+
 #include "core/megatron/estimate.h"
+#include "core/megatron/peak_explanation.h"
 #include "ui/common/chart_style.h"
 
 class QBarSet;
@@ -26,6 +29,25 @@ public:
 
 private:
     QLineSeries* m_limit = nullptr;
+};
+
+// The worst rank's peak moment of a stratex plan (megatron::PeakExplanation, issue 23): one
+// horizontal stacked bar of every part alive then, in the order `stratex-cli evaluate` lists them
+// (megatron::peakParts), the moment (stage, op, micro-batch, chunk, time) in the title; hovering a
+// part shows its value. GiB, as the memory chart beside it.
+class StratexPeakChart : public PaletteChartView {
+    Q_OBJECT
+public:
+    explicit StratexPeakChart(QWidget* parent = nullptr);
+    void setPeak(const std::optional<megatron::PeakExplanation>& peak);
+
+    // For tests: the parts' sets in order (one value each, GiB) and the text a hover shows for the
+    // part at `index` (empty out of range).
+    QList<QBarSet*> barSets() const;
+    QString hoverText(int index) const;
+
+private:
+    QStringList m_hover;
 };
 
 } // namespace stratex::ui

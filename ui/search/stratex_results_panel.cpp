@@ -20,6 +20,7 @@
 #include "ui/common/plan_table_view.h"
 #include "ui/search/stratex_layer_strip.h"
 #include "ui/search/stratex_memory_chart.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "ui/search/stratex_plan_table_model.h"
 
 #include "jobs/job_runner.h"
@@ -61,6 +62,7 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     , m_table(new QTableView(this))
     , m_strip(new StratexLayerStrip(this))
     , m_memory(new StratexMemoryChart(this))
+    , m_peak(new StratexPeakChart(this))
     , m_save(new QPushButton(tr("Save Plan…"), this))
     , m_ranks(new QPushButton(tr("Show rank grid"), this))
     , m_timeline(new QPushButton(tr("Show timeline"), this))
@@ -78,6 +80,7 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     m_strip->setObjectName(QStringLiteral("stratexLayerStrip"));
     m_strip->setAccessibleName(tr("Stages and layers of the selected stratex plan"));
     m_memory->setObjectName(QStringLiteral("stratexMemoryChart"));
+    m_peak->setObjectName(QStringLiteral("stratexPeakChart"));
     m_save->setObjectName(QStringLiteral("saveStratexPlanButton"));
     m_save->setToolTip(tr("Write the selected plan as a stratex plan file (model, cluster, Megatron strategy, "
                           "prediction), which stratex-cli evaluate and export read"));
@@ -94,7 +97,14 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     bar->addWidget(m_save);
     bar->addWidget(m_ranks);
     bar->addWidget(m_timeline);
-    layOutResultsPanel(this, { m_best, m_stats, bar, m_table, m_strip, m_memory });
+    // The memory per stage and, under it, what the worst rank holds at its peak: one part of the
+    // shared layout.
+    auto* memoryParts = new QWidget(this);
+    auto* memoryLayout = new QVBoxLayout(memoryParts);
+    memoryLayout->setContentsMargins(0, 0, 0, 0);
+    memoryLayout->addWidget(m_memory, 2);
+    memoryLayout->addWidget(m_peak, 1);
+    layOutResultsPanel(this, { m_best, m_stats, bar, m_table, m_strip, memoryParts });
 
     connect(m_save, &QPushButton::clicked, this, &StratexResultsPanel::savePlanWithDialog);
     connect(m_savePlanAction, &QAction::triggered, this, &StratexResultsPanel::savePlanWithDialog);
@@ -217,10 +227,28 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
         showPlan(nullptr);
 }
 
+// The plan's peak explained on the outcome's model and cluster (one more simulation of its
+// pipeline; a search keeps no explanation with its plans).
+std::optional<megatron::PeakExplanation> StratexResultsPanel::planPeak(const megatron::Estimate& plan) const
+{
+    if (plan.peak)
+        return plan.peak;
+    const std::shared_ptr<const controllers::StratexSearchOutcome> outcome = m_controller->outcome();
+    if (!outcome)
+        return std::nullopt;
+    try {
+        return megatron::explainPeak(
+            outcome->model, plan.strategy, hardware::HardwareModel(outcome->cluster, outcome->efficiency), plan);
+    } catch (const std::exception&) {
+        return std::nullopt; // a plan the simulator refuses: the memory chart still shows its stages
+    }
+}
+
 void StratexResultsPanel::showPlan(const megatron::Estimate* plan)
 {
     m_strip->setPlan(plan ? std::optional<megatron::Estimate>(*plan) : std::nullopt);
     m_memory->setPlan(plan);
+    m_peak->setPeak(plan ? planPeak(*plan) : std::nullopt);
     for (QPushButton* button : { m_save, m_ranks, m_timeline })
         button->setEnabled(plan != nullptr);
     Q_EMIT selectionChanged();

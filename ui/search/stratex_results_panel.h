@@ -21,6 +21,7 @@ namespace stratex::ui {
 
 class StratexLayerStrip;
 class StratexMemoryChart;
+class StratexPeakChart;
 class StratexPlanTableModel;
 
 // The Search page's results with the stratex cost model: the best plan's headline and the search's
@@ -37,6 +38,7 @@ public:
     QTableView* planTable() const { return m_table; }
     StratexLayerStrip* layerStrip() const { return m_strip; }
     StratexMemoryChart* memoryChart() const { return m_memory; }
+    StratexPeakChart* peakChart() const { return m_peak; }
     // "Selected Stratex Plan as Plan File…" for the window's Export menu (enabled by the page).
     QAction* savePlanAction() const { return m_savePlanAction; }
     // The selected plan for an export target (exporting::exportTargets), through the plan file
@@ -67,6 +69,7 @@ Q_SIGNALS:
 private:
     void showOutcome(const controllers::StratexSearchOutcome& outcome);
     void showPlan(const megatron::Estimate* plan);
+    std::optional<megatron::PeakExplanation> planPeak(const megatron::Estimate& plan) const;
 
     controllers::StratexSearchController* m_controller;
     QLabel* m_best;
@@ -76,6 +79,7 @@ private:
     QTableView* m_table;
     StratexLayerStrip* m_strip;
     StratexMemoryChart* m_memory;
+    StratexPeakChart* m_peak;
     QPushButton* m_save;
     QPushButton* m_ranks;
     QPushButton* m_timeline;

@@ -11,6 +11,7 @@
 #include "core/megatron/estimate.h"
 #include "core/megatron/model_state_memory.h"
 #include "core/megatron/strategy_search_settings.h"
+#include "core/megatron/torchtitan_activations.h"
 #include "core/model/model_presets.h"
 #include "core/sim/simulator.h"
 
@@ -169,6 +170,91 @@ private Q_SLOTS:
         QCOMPARE(m.weights_mb / 1e3, weights);
         QCOMPARE(m.gradients_mb / 1e3, gradients);
         QCOMPARE(m.optimizer_mb / 1e3, optimizer);
+    }
+
+    // torchtitan's op-level selective checkpointing (torchtitan_activations.h, torchtitan @ 9dec370):
+    // per block the input, wq, wv, SDPA's output and logsumexp, w1 and w2 outputs, and under TP the
+    // two reduce_scatter outputs; bytes for Llama 3 8B's shapes (h 4096, kv 1024, f 14336, 32
+    // heads) at micro-batch 2 x 8192 tokens.
+    void torchtitanOpCheckpointing_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<double>("savedBytes");
+        const double T = 2.0 * 8192;
+        // input + wq + wv + SDPA out + logsumexp (fp32 per head) + w1 + w2
+        QTest::newRow("tp 1") << 1
+                              << 2 * T * 4096 + 2 * T * 4096 + 2 * T * 1024 + 2 * T * 4096 + 4 * T * 32 + 2 * T * 14336
+                + 2 * T * 4096;
+        // sequence-parallel input, column-parallel outputs / 8, w2's local partial sums whole, and
+        // the two reduce_scatter outputs T/8 x h.
+        QTest::newRow("tp 8, sequence parallel")
+            << 8
+            << 2 * T * 4096 / 8 + 2 * T * 4096 / 8 + 2 * T * 1024 / 8 + 2 * T * 4096 / 8 + 4 * T * 32 / 8
+                + 2 * T * 14336 / 8 + 2 * T * 4096 + 2 * (2 * T * 4096 / 8);
+    }
+    void torchtitanOpCheckpointing()
+    {
+        QFETCH(int, tp);
+        QFETCH(double, savedBytes);
+        model::ModelDescription model = model::modelPreset("llama3-8b");
+        model.seq_length = 8192;
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = tp;
+        s.sequence_parallel = tp > 1;
+        s.micro_batch_size = 2;
+        s.recompute = Recompute::Selective;
+        QCOMPARE(torchtitanBlockActivations(model, s).op_sac_saved_bytes, savedBytes);
+        // The ledger keeps that per block: 32 blocks on one stage, against Megatron's selective count.
+        s.dp = 8 / tp;
+        s.zero = 3;
+        s.global_batch_size = 2 * s.dp;
+        const HardwareModel hw = h100s(1);
+        const Estimate titan = estimate(model, s, hw);
+        QVERIFY(titan.problems.empty());
+        s.framework = Framework::MegatronCore;
+        const Estimate megatron = estimate(model, s, hw);
+        QVERIFY(titan.stages.front().memory.activations_mb != megatron.stages.front().memory.activations_mb);
+        QVERIFY(titan.stages.front().memory.activations_mb >= 32 * savedBytes / 1e6);
+    }
+
+    // torchtitan's layer-level selective checkpointing (selective_ac_option N): every N-th block
+    // keeps only its input, the others keep everything; N = 1 is full checkpointing's count.
+    void torchtitanLayerCheckpointing()
+    {
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.recompute = Recompute::Selective;
+        s.recompute_num_layers = 2;
+        QVERIFY(!torchtitanLayerCheckpointed(s, 0));
+        QVERIFY(torchtitanLayerCheckpointed(s, 1));
+        QVERIFY(!torchtitanLayerCheckpointed(s, 2));
+        s.recompute_num_layers = 1;
+        QVERIFY(torchtitanLayerCheckpointed(s, 0));
+    }
+
+    // Float8 with FSDP's float8 all-gather: the unsharded copies of the transformer layers' linear
+    // weights are one byte, the rest (embeddings, norms, output) two; the fp32 shards are unchanged.
+    void torchtitanFloat8Weights_data()
+    {
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("weightsGb");
+        // 1e9 parameters over d = 8 with PP (held across micro-batches), 0.8e9 of them float8 linears.
+        QTest::newRow("bf16") << "bf16" << 0.5 + 2.0;
+        QTest::newRow("fp8") << "fp8" << 0.5 + 0.8 + 2 * 0.2;
+    }
+    void torchtitanFloat8Weights()
+    {
+        QFETCH(QString, precision);
+        QFETCH(double, weightsGb);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.zero = 2;
+        s.pp = 4;
+        s.precision = *parsePrecision(precision.toStdString());
+        const ModelStateMemory m = modelStateMemory(s, 1e9, 1e9 / 8, 4, 0.8e9);
+        QCOMPARE(m.weights_mb / 1e3, weightsGb);
+        QCOMPARE(m.gradients_mb / 1e3, 0.5 + 4.0);
     }
 
     // The device peak adds the allocator cache, the CUDA context and NCCL buffers to the

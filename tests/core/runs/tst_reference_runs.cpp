@@ -103,8 +103,9 @@ private Q_SLOTS:
 
     // Issue 23: the torchtitan records' memory error under their framework, against the reserved
     // peak torchtitan logs. Before the framework semantics, the ledger and the device model the
-    // mean absolute error over the 17 records was 37.3 % (the peak compared as one number); now
-    // 26.3 %. It may not grow.
+    // mean absolute error over the 17 records was 37.3 % (the peak compared as one number); 26.3 %
+    // before torchtitan's own checkpointing policy, float8 weights and fp32 loss (docs/memory-model.md);
+    // now 18.4 %. It may not grow.
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -114,7 +115,7 @@ private Q_SLOTS:
             if (s.framework != Framework::Torchtitan)
                 continue;
             records = s.records;
-            QVERIFY2(s.mean_absolute_error <= 0.264,
+            QVERIFY2(s.mean_absolute_error <= 0.185,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
         QCOMPARE(records, 17);

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/megatron/estimate.h"
+#include "core/megatron/peak_explanation.h"
+
+namespace stratex::megatron {
+
+// The worst rank's peak of `estimate` (a simulated or single-stage plan: its stages' memory from
+// the ledger) explained: the plan's pipeline simulated again with the peak's moment recorded
+// (sim::SimulationOptions::explain_peak), the model-state and device parts from the estimate's
+// worst stage. nullopt for a plan Megatron refuses or whose simulation finds no moment.
+std::optional<PeakExplanation> explainPeak(const model::ModelDescription& model, const ParallelStrategy& strategy,
+    const hardware::HardwareModel& hw, const Estimate& estimate);
+
+// One part alive at the peak, as the breakdowns list them: evaluate's text and JSON and the Search
+// page's peak chart show the same list in the same order.
+struct PeakPart {
+    std::string key; // "weights", "held_activations", ... (JSON)
+    std::string label; // "weights", "saved activations, 4 micro-batches in flight", ...
+    double mb = 0;
+    bool device = false; // beyond the allocated tensors (allocator cache, CUDA context, NCCL, reserve)
+};
+std::vector<PeakPart> peakParts(const PeakExplanation& peak);
+
+// "stage 3, forward of micro-batch 5 (chunk 0, with the logits and loss) at 1234.5 ms".
+std::string peakMomentText(const PeakExplanation& peak);
+
+} // namespace stratex::megatron
