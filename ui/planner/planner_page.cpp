@@ -366,9 +366,10 @@ void PlannerPage::showRecommendations(const std::vector<PlanCompareRow>& rows)
     QStringList lines;
     lines << tr("Recommended mode per batch: %1.").arg(perBatch.isEmpty() ? tr("none (no plan)") : perBatch.join(
                                                                                           QStringLiteral(", ")));
-    lines << tr("%1; planning times are the median of up to %2 runs of each mode.")
-                 .arg(QString::fromStdString(m_controller->autoThreshold().text))
-                 .arg(runs);
+    lines << (runs > 1 ? tr("%1; planning times are the median of up to %2 runs of each mode.").arg(
+                  QString::fromStdString(m_controller->autoThreshold().text)).arg(runs)
+                       : tr("%1; planning times are the median of 1 run of each mode (runs over 1 s are not repeated).")
+                             .arg(QString::fromStdString(m_controller->autoThreshold().text)));
     m_compareSummary->setText(lines.join(QLatin1Char('\n')));
 }
 
