@@ -65,6 +65,13 @@ void PlannerController::setLengthsFile(const QString& path)
 void PlannerController::setConfig(const PlannerConfig& config)
 {
     m_inputs.config = config;
+    if (m_autoThreshold.measured)
+        m_inputs.config.auto_fast_above_microbatches = m_autoThreshold.fast_above_microbatches;
+}
+
+ModeRecommendation PlannerController::recommendation() const
+{
+    return m_plans ? recommendMode(*m_plans) : ModeRecommendation {};
 }
 
 void PlannerController::setCompareBatches(std::vector<int> batches)
@@ -146,6 +153,9 @@ void PlannerController::compareModes()
         },
         [this](std::vector<PlanCompareRow> rows) {
             m_compareRows = std::move(rows);
+            m_autoThreshold = planner::autoThreshold(m_compareRows);
+            if (m_autoThreshold.measured)
+                m_inputs.config.auto_fast_above_microbatches = m_autoThreshold.fast_above_microbatches;
             Q_EMIT comparisonReady(m_compareRows);
         });
 }

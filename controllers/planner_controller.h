@@ -54,6 +54,11 @@ public:
 
     std::shared_ptr<const planner::ModePair> plans() const { return m_plans; }
     const std::vector<planner::PlanCompareRow>& compareRows() const { return m_compareRows; }
+    // `auto` from the last comparison (planner::autoThreshold): once measured, setConfig plans
+    // `auto` with this threshold instead of the configured one.
+    const planner::AutoThreshold& autoThreshold() const { return m_autoThreshold; }
+    // The mode recommended for the last planned batch (planner::recommendMode; undecided before).
+    planner::ModeRecommendation recommendation() const;
     bool exportCompareCsv(const QString& path, QString* error) const;
 
     // Which plan of the pair the page details (Normal or Fast).
@@ -85,6 +90,7 @@ private:
     QString m_plansCostModelName;
     double m_plansMemoryLimitMb = 0;
     std::vector<planner::PlanCompareRow> m_compareRows;
+    planner::AutoThreshold m_autoThreshold;
     planner::PlannerMode m_selectedMode = planner::PlannerMode::Normal;
 };
 

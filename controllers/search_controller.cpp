@@ -8,6 +8,7 @@
 #include "core/export/export_set.h"
 #include "core/planner/galvatron_layer_cost_model.h"
 #include "core/profile/synth/synthesis_record.h"
+#include "core/galvatron/memory_budget.h"
 #include "core/galvatron/plan_rank_layout.h"
 #include "core/galvatron/plan_timeline.h"
 #include "core/galvatron/search_engine.h"
@@ -94,8 +95,12 @@ void SearchController::run(SearchRequest request)
             auto model = std::make_shared<const galvatron::CostModel>(galvatron::buildCostModel(inputs, settings));
             auto outcome = std::make_shared<SearchOutcome>();
             outcome->profiles_dir = dir;
+            const int reserveMb
+                = galvatron::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction).reserve_mb;
             outcome->result = galvatron::search(*model, settings, progress, request.threads, request.top_k,
-                [post, this](const Plan& plan) { post([this, plan] { Q_EMIT bestSoFar(plan); }); });
+                [post, reserveMb, this](const Plan& plan) {
+                    post([this, plan, reserveMb] { Q_EMIT bestSoFar(plan, reserveMb); });
+                });
             outcome->settings = settings;
             outcome->model = std::move(model);
             outcome->estimated_profiles = inputs.estimated;

@@ -121,7 +121,8 @@ public:
 
 Q_SIGNALS:
     void searchStarted(const QString& profilesDir);
-    void bestSoFar(const stratex::galvatron::Plan& plan);
+    // reserveMb: the search's allocator reserve (galvatron::MemoryBudget), for the planned peak.
+    void bestSoFar(const stratex::galvatron::Plan& plan, int reserveMb);
     void searchFinished(std::shared_ptr<const stratex::controllers::SearchOutcome> outcome);
     void searchFailed(const QString& message);
     void searchCancelled();

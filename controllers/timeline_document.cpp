@@ -3,18 +3,18 @@
 
 #include <algorithm>
 
+#include "core/common/plan_figures.h"
+
 namespace stratex::controllers {
 
 using sim::OpKind;
 
 double TimelinePlanView::pipelineBubblePercent() const
 {
-    if (utilization.empty())
-        return 0;
-    double least = utilization.front().bubble_percent;
+    std::vector<double> idle;
     for (const sim::DeviceUtilization& device : utilization)
-        least = std::min(least, device.bubble_percent);
-    return least;
+        idle.push_back(device.bubble_percent / 100);
+    return figures::pipelineBubbleFromIdle(idle) * 100;
 }
 
 double TimelinePlanView::averageBubblePercent() const

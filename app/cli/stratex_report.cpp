@@ -23,13 +23,14 @@ std::string estimateText(const megatron::Estimate& e)
             text += "  " + problem + "\n";
         return text;
     }
-    text += "  iteration " + fixed(e.iteration_ms / 1e3, 4) + " s: pipeline " + fixed(e.pipeline_ms, 1) + " ms (bubble "
+    // The figures' names of core/common/plan_figures.h, as the GUI shows them.
+    text += "  iteration " + fixed(e.iteration_ms / 1e3, 4) + " s: pipeline makespan " + fixed(e.pipeline_ms, 1) + " ms (bubble "
         + fixed(e.bubble_fraction * 100, 1) + " %), exposed DP " + fixed(e.dp_exposed_ms, 1) + " ms, optimizer "
         + fixed(e.optimizer_ms, 1) + " ms, fixed " + fixed(e.overhead_ms, 1) + " ms\n";
     text += "  throughput " + fixed(e.tokens_per_s_per_gpu, 1) + " tokens/s/GPU, " + fixed(e.model_tflops_per_gpu, 1)
         + " model TFLOP/s/GPU, MFU " + fixed(e.mfu * 100, 1) + " %\n";
-    text += "  peak memory " + fixed(e.peak_memory_mb, 0) + " MB on the device (allocated " + fixed(e.allocated_peak_mb, 0)
-        + " MB) of " + fixed(e.memory_limit_mb, 0) + " MB" + (e.fits ? "" : " (does not fit)") + "\n";
+    text += "  peak incl. reserve " + fixed(e.peak_memory_mb, 0) + " MB on the device (planned peak "
+        + fixed(e.allocated_peak_mb, 0) + " MB) of " + fixed(e.memory_limit_mb, 0) + " MB" + (e.fits ? "" : " (does not fit)") + "\n";
     text += "Stages (per micro-batch times; memory: weights + gradients + optimizer + activations + logits + "
             "workspace + reserve (allocator cache, CUDA context, NCCL)):\n";
     for (const megatron::StageEstimate& s : e.stages) {

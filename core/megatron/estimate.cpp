@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/common/plan_figures.h"
 #include "core/hardware/device_memory.h"
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/memory_ledger_explain.h"
@@ -663,7 +664,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     }
 
     result.pipeline_ms = pipelineS * 1e3;
-    result.bubble_fraction = pipelineS > 0 ? std::max(0.0, 1 - busiestStageS / pipelineS) : 0;
+    result.bubble_fraction = figures::pipelineBubble(busiestStageS, pipelineS); // core/common/plan_figures.h
     result.dp_exposed_ms = 0;
     for (const StageEstimate& stage : result.stages)
         result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);

@@ -51,7 +51,48 @@ PlanCompareRow planCompareRow(int globalBatch, const ModePair& pair)
     row.normal_simulations = pair.normal.candidates_simulated;
     row.fast_simulations = pair.fast.candidates_simulated;
     row.note = pair.note;
+    row.normal_timing_runs = pair.normal_timing_runs;
+    row.fast_timing_runs = pair.fast_timing_runs;
+    row.recommended = recommendMode(pair);
     return row;
+}
+
+AutoThreshold autoThreshold(const std::vector<PlanCompareRow>& rows)
+{
+    std::vector<const PlanCompareRow*> decided;
+    for (const PlanCompareRow& row : rows) {
+        if (row.recommended.decided)
+            decided.push_back(&row);
+    }
+    AutoThreshold out;
+    if (decided.empty()) {
+        out.text = "auto: fast above " + std::to_string(out.fast_above_microbatches)
+            + " micro-batches (the default: no batch compared)";
+        return out;
+    }
+    // Equal micro-batch counts: the larger batch last, so the order is total and deterministic.
+    std::stable_sort(decided.begin(), decided.end(), [](const PlanCompareRow* a, const PlanCompareRow* b) {
+        return a->microbatches < b->microbatches;
+    });
+    out.measured = true;
+    out.largest_measured_microbatches = decided.back()->microbatches;
+    const PlanCompareRow* lastNormal = nullptr;
+    for (const PlanCompareRow* row : decided) {
+        if (row->recommended.mode == PlannerMode::Normal)
+            lastNormal = row;
+    }
+    if (!lastNormal) {
+        out.fast_above_microbatches = std::max(0, decided.front()->microbatches - 1);
+        out.text = "auto: fast above " + std::to_string(out.fast_above_microbatches)
+            + " micro-batches (fast recommended for every batch compared)";
+    } else {
+        out.fast_above_microbatches = lastNormal->microbatches;
+        out.text = "auto: fast above " + std::to_string(out.fast_above_microbatches) + " micro-batches ("
+            + (lastNormal == decided.back() ? "normal recommended up to the largest batch compared"
+                                            : "normal recommended up to batch " + std::to_string(lastNormal->global_batch))
+            + ")";
+    }
+    return out;
 }
 
 std::vector<PlanCompareRow> comparePlannerModes(const std::vector<Sample>& pool, const std::vector<int>& globalBatches,
@@ -161,6 +202,10 @@ nlohmann::ordered_json planCompareJson(const std::vector<PlanCompareRow>& rows)
         entry["fast_feasible"] = row.fast_feasible;
         entry["normal_simulations"] = row.normal_simulations;
         entry["fast_simulations"] = row.fast_simulations;
+        entry["normal_timing_runs"] = row.normal_timing_runs;
+        entry["fast_timing_runs"] = row.fast_timing_runs;
+        entry["recommended_mode"]
+            = row.recommended.decided ? Json(std::string(plannerModeName(row.recommended.mode))) : Json();
         if (!row.note.empty())
             entry["note"] = row.note;
         if (row.normal_spread.seeds > 1) {
@@ -181,20 +226,23 @@ nlohmann::ordered_json planCompareJson(const std::vector<PlanCompareRow>& rows)
     }
     Json json;
     json["rows"] = array;
+    const AutoThreshold threshold = autoThreshold(rows);
+    json["auto_fast_above_microbatches"] = threshold.measured ? Json(threshold.fast_above_microbatches) : Json();
     return json;
 }
 
 std::string planCompareText(const std::vector<PlanCompareRow>& rows)
 {
     const std::vector<std::string> header { "batch", "micro-batches", "normal ms", "fast ms", "speedup",
-        "normal makespan", "fast makespan", "quality loss %" };
+        "normal makespan", "fast makespan", "quality loss %", "recommended" };
     std::vector<std::vector<std::string>> cells { header };
     for (const PlanCompareRow& row : rows) {
         cells.push_back({ std::to_string(row.global_batch), std::to_string(row.microbatches),
             fixed(row.normal_time_ms, 1), fixed(row.fast_time_ms, 1), fixed(row.speedup, 2) + "x",
             row.normal_feasible ? fixed(row.normal_makespan_ms, 2) : "-",
             row.fast_feasible ? fixed(row.fast_makespan_ms, 2) : "-",
-            row.comparable ? fixed(row.quality_loss_percent, 2) : "-" });
+            row.comparable ? fixed(row.quality_loss_percent, 2) : "-",
+            row.recommended.decided ? std::string(plannerModeName(row.recommended.mode)) : "-" });
     }
     std::vector<std::size_t> width(header.size(), 0);
     for (const auto& line : cells) {
@@ -210,6 +258,14 @@ std::string planCompareText(const std::vector<PlanCompareRow>& rows)
     for (const PlanCompareRow& row : rows) {
         if (!row.note.empty())
             text += "batch " + std::to_string(row.global_batch) + ": " + row.note + "\n";
+    }
+    if (!rows.empty()) {
+        int runs = 1;
+        for (const PlanCompareRow& row : rows)
+            runs = std::max({ runs, row.normal_timing_runs, row.fast_timing_runs });
+        text += runs > 1 ? "planning times: the median of up to " + std::to_string(runs) + " runs of each mode\n"
+                         : std::string("planning times: one run of each mode\n");
+        text += autoThreshold(rows).text + "\n";
     }
     auto spreadText = [](const MakespanSpread& s) {
         if (s.feasible == 0)

@@ -50,10 +50,27 @@ struct PlanCompareRow {
     // the first seed's).
     MakespanSpread normal_spread;
     MakespanSpread fast_spread;
+    int normal_timing_runs = 1; // the planning times are medians over these runs (ModePair)
+    int fast_timing_runs = 1;
+    ModeRecommendation recommended; // recommendMode on the first seed's figures
 };
 
 // The row of a batch of globalBatch samples planned in both modes.
 PlanCompareRow planCompareRow(int globalBatch, const ModePair& pair);
+
+// What `auto` should do, read from compare rows (docs/dynapipe-planner.md §11): fast above
+// `fast_above_microbatches` micro-batches. Rows are taken in micro-batch order; the threshold is
+// the micro-batch count of the largest batch for which normal is recommended (auto plans fast only
+// where every measured larger batch recommends fast); none recommending normal gives the smallest
+// measured count minus one. `measured` is false without a decided row (the threshold is then
+// the configured default).
+struct AutoThreshold {
+    bool measured = false;
+    int fast_above_microbatches = PlannerConfig {}.auto_fast_above_microbatches;
+    int largest_measured_microbatches = 0;
+    std::string text; // "auto: fast above 134 micro-batches (normal recommended up to ...)"
+};
+AutoThreshold autoThreshold(const std::vector<PlanCompareRow>& rows);
 
 // Throws stratex::Error when a batch is larger than the pool or not positive, or seeds < 1.
 // With seeds > 1 every batch is planned again in both modes with the next seeds, for the spreads.

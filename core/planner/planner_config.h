@@ -21,7 +21,10 @@ namespace stratex::planner {
 //   memory-fitted starting plan per permutation, at most 3 adjustment rounds per permutation,
 //   each raising at most 2 micro-batches;
 // - Normal also runs fast mode's search first and keeps its plan unless it finds a faster one;
-// - Auto: Fast when the global batch has more than 16 micro-batches, else Normal.
+// - Auto: Fast when the global batch has more than auto_fast_above_microbatches micro-batches,
+//   else Normal. The default is read from measured comparisons (docs/dynapipe-planner.md §11):
+//   up to 134 micro-batches normal's planning hid behind the iteration and its plan was faster;
+//   beyond, both modes found the same plan. The Planner page replaces it with its own comparison's.
 enum class PlannerMode { Normal, Fast, Auto };
 
 std::string_view plannerModeName(PlannerMode mode); // "normal", "fast", "auto"
@@ -73,7 +76,7 @@ struct PlannerConfig {
     double device_memory_mb = 0;
 
     PlannerMode mode = PlannerMode::Auto;
-    int auto_fast_above_microbatches = 16;
+    int auto_fast_above_microbatches = 134; // docs/dynapipe-planner.md §11
     std::uint64_t seed = 0;
     // Plan even beyond the work budget (planner_work.h). The GUI sets it after asking; the CLI
     // never does.

@@ -43,8 +43,8 @@ std::vector<settings::Setting<C>> rows()
     memory.kind = SettingKind::Real;
 
     SettingSpec mode = settings::settingSpec(SettingKind::Choice, "mode", kPipeline, "Mode", "",
-        "Search effort: normal tries every schedule and recompute type, fast far fewer; auto is fast above 16 "
-        "micro-batches.");
+        "Search effort: normal tries every schedule and recompute type, fast far fewer; auto is fast above 134 "
+        "micro-batches, where both modes' plans were measured equal (docs/dynapipe-planner.md §11).");
     mode.defaultText = "STRATEX_FAST_MODE=1 means fast, else auto";
 
     return {

@@ -195,7 +195,7 @@ void TestCliPlan::modeSelection_data()
     QTest::newRow("flag-beats-env") << QStringLiteral("1")
                                     << QStringList { QStringLiteral("--mode"), QStringLiteral("normal") }
                                     << QStringLiteral("normal") << QStringLiteral("normal");
-    // Auto: fast above 16 micro-batches ("" = derive from the count).
+    // Auto: fast above 134 micro-batches ("" = derive from the count; docs/dynapipe-planner.md §11).
     QTest::newRow("auto-default") << QString() << QStringList() << QString() << QStringLiteral("auto");
     QTest::newRow("auto-large-batch") << QStringLiteral(
         "auto") << QStringList { QStringLiteral("--synthetic"), QStringLiteral("lognormal:5.5,0.8,256:3") }
@@ -213,7 +213,7 @@ void TestCliPlan::modeSelection()
     QCOMPARE(r.exitCode, 0);
     const QJsonObject root = r.json().object();
     if (mode.isEmpty())
-        mode = root.value("microbatch_count").toInt() > 16 ? QStringLiteral("fast") : QStringLiteral("normal");
+        mode = root.value("microbatch_count").toInt() > 134 ? QStringLiteral("fast") : QStringLiteral("normal");
     QCOMPARE(root.value("mode").toString(), mode);
     QCOMPARE(root.value("requested_mode").toString(), requested);
 }
@@ -226,7 +226,12 @@ void TestCliPlan::planCompareTableAndCsv()
         { QStringLiteral("--global-batches"), QStringLiteral("16,32,64"), QStringLiteral("--csv"), csv }));
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith("batch  micro-batches  normal ms  fast ms  speedup"));
-    QCOMPARE(r.out.count('\n'), 4);
+    // Header, three rows, how the times were taken and what `auto` makes of the rows
+    // (docs/dynapipe-planner.md §11).
+    QCOMPARE(r.out.count('\n'), 6);
+    QVERIFY2(r.out.contains("quality loss %  recommended\n"), r.out.constData());
+    QVERIFY2(r.out.contains("\nplanning times: "), r.out.constData());
+    QVERIFY2(r.out.contains("\nauto: fast above "), r.out.constData());
     QFile file(csv);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
@@ -248,6 +253,8 @@ void TestCliPlan::planCompareTableAndCsv()
     const QJsonObject row = json.json().object().value("rows").toArray().at(0).toObject();
     QCOMPARE(row.value("batch").toInt(), 8);
     QVERIFY(row.contains("quality_loss_percent") && row.contains("speedup"));
+    QVERIFY(row.value("recommended_mode").isString());
+    QVERIFY(json.json().object().value("auto_fast_above_microbatches").isDouble());
 }
 
 void TestCliPlan::exitCodes_data()

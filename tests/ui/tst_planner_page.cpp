@@ -11,6 +11,11 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTableView>
+#include <QLabel>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -56,6 +61,10 @@ private Q_SLOTS:
     void badFilesShowAMessageBox();
     void formIsGeneratedFromTheSettingsTable();
     void plansEncoderDecoderOverDataParallelGroupsWithLinks();
+    void qualityAndRecommendationVisibleAt1280x800();
+    void recommendsAModePerBatch();
+    void formIsNotClipped_data();
+    void formIsNotClipped();
 
 private:
     MainWindow* m_window = nullptr;
@@ -339,6 +348,123 @@ void TestPlannerPage::plansEncoderDecoderOverDataParallelGroupsWithLinks()
     QVERIFY(table->item(0, 0)->text().startsWith(QStringLiteral("0:")));
     QVERIFY(table->item(table->rowCount() - 1, 0)->text().startsWith(QStringLiteral("1:")));
     QVERIFY(table->item(0, 3)->text().contains(QLatin1Char('/')));
+}
+
+namespace {
+
+// The column whose header reads `title`; -1 when there is none.
+int columnTitled(const QAbstractItemModel* model, const QString& title)
+{
+    for (int column = 0; column < model->columnCount(); ++column) {
+        if (model->headerData(column, Qt::Horizontal).toString() == title)
+            return column;
+    }
+    return -1;
+}
+
+void keepScreenshot(QWidget* widget, const QString& name)
+{
+    if (const QString shots = qEnvironmentVariable("STRATEX_SCREENSHOT_DIR"); !shots.isEmpty())
+        QVERIFY(widget->grab().save(QDir(shots).filePath(name)));
+}
+
+} // namespace
+
+// Issue 24 finding 10: at 1280x800 the "Quality loss" column was off-screen. It and the mode
+// recommended must lie inside the table's viewport without scrolling.
+void TestPlannerPage::qualityAndRecommendationVisibleAt1280x800()
+{
+    m_window->resize(1280, 800);
+    m_page->form()->setGlobalBatches(QStringLiteral("16,32"));
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("compareButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 120000));
+    auto* table = m_page->findChild<QTableView*>(QStringLiteral("compareTable"));
+    QVERIFY(table && table->isVisible());
+    QCOMPARE(table->model()->rowCount(), 2);
+    QCoreApplication::processEvents();
+    const QRect viewport = table->viewport()->rect();
+    for (const QString& title : { QStringLiteral("Quality loss (%)"), QStringLiteral("Recommended") }) {
+        const int column = columnTitled(table->model(), title);
+        QVERIFY2(column >= 0, qPrintable(title));
+        const QRect cell = table->visualRect(table->model()->index(0, column));
+        QVERIFY2(viewport.contains(cell), qPrintable(QStringLiteral("%1: cell %2,%3 %4x%5 outside the %6 px viewport")
+                                                         .arg(title)
+                                                         .arg(cell.x())
+                                                         .arg(cell.y())
+                                                         .arg(cell.width())
+                                                         .arg(cell.height())
+                                                         .arg(viewport.width())));
+    }
+    keepScreenshot(m_window, QStringLiteral("planner-compare-1280x800.png"));
+}
+
+// The page leads to a decision: a mode per batch from the measured trade-off, `auto` from the
+// comparison, planning times as medians of repeats (finding 10).
+void TestPlannerPage::recommendsAModePerBatch()
+{
+    m_page->form()->setGlobalBatches(QStringLiteral("16,32"));
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("compareButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 120000));
+    const QAbstractItemModel* model = m_page->findChild<QTableView*>(QStringLiteral("compareTable"))->model();
+    const int recommended = columnTitled(model, QStringLiteral("Recommended"));
+    QVERIFY(recommended >= 0);
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QString mode = model->data(model->index(row, recommended)).toString();
+        QVERIFY2(mode == QStringLiteral("normal") || mode == QStringLiteral("fast"), qPrintable(mode));
+        QVERIFY(!model->data(model->index(row, recommended), Qt::ToolTipRole).toString().isEmpty());
+    }
+    auto* summary = m_page->findChild<QLabel*>(QStringLiteral("compareSummary"));
+    QVERIFY(summary);
+    QVERIFY2(summary->text().contains(QStringLiteral("Recommended mode per batch: 16 → ")), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains(QStringLiteral("auto: fast above ")), qPrintable(summary->text()));
+    // How many runs depends on how long the first took (planningTimeRepeats): not pinned here.
+    QVERIFY2(summary->text().contains(QStringLiteral("planning times are the median of ")),
+        qPrintable(summary->text()));
+    // `auto` now plans with the threshold the comparison gave.
+    const planner::AutoThreshold& threshold = m_page->controller()->autoThreshold();
+    QVERIFY(threshold.measured);
+    QCOMPARE(m_page->controller()->inputs().config.auto_fast_above_microbatches, threshold.fast_above_microbatches);
+
+    QTest::mouseClick(m_page->findChild<QPushButton*>(QStringLiteral("planButton")), Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    const QString plan = m_page->planSummary();
+    QVERIFY2(plan.contains(QStringLiteral("<b>Recommended: ")), qPrintable(plan));
+    QVERIFY2(plan.contains(QStringLiteral("(planning times: median of ")), qPrintable(plan));
+}
+
+void TestPlannerPage::formIsNotClipped_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("default 1400x900") << QSize(1400, 900);
+}
+
+// Finding 11: the Planner form was clipped at every size. Its scroll area must be as wide as the
+// form wants (no horizontal scroll bar), and every field as wide as its own minimum.
+void TestPlannerPage::formIsNotClipped()
+{
+    QFETCH(QSize, size);
+    m_window->resize(size);
+    QCoreApplication::processEvents();
+    PlannerForm* form = m_page->form();
+    auto* scroll = qobject_cast<QScrollArea*>(form->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QVERIFY2(scroll->viewport()->width() >= form->minimumSizeHint().width(),
+        qPrintable(QStringLiteral("viewport %1 px, form needs %2 px")
+                       .arg(scroll->viewport()->width())
+                       .arg(form->minimumSizeHint().width())));
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    for (QWidget* field : form->findChildren<QWidget*>()) {
+        if (!field->isVisibleTo(form) || field->minimumSizeHint().width() <= 0 || !field->inherits("QLabel"))
+            continue;
+        QVERIFY2(field->width() >= field->minimumSizeHint().width(),
+            qPrintable(QStringLiteral("%1 \"%2\": %3 px of %4")
+                           .arg(QString::fromUtf8(field->metaObject()->className()),
+                               qobject_cast<QLabel*>(field)->text())
+                           .arg(field->width())
+                           .arg(field->minimumSizeHint().width())));
+    }
+    keepScreenshot(m_window, QStringLiteral("planner-%1x%2.png").arg(size.width()).arg(size.height()));
 }
 
 void TestPlannerPage::formIsGeneratedFromTheSettingsTable()

@@ -22,6 +22,9 @@
 #include <QTableView>
 #include <QTest>
 #include <QTextBrowser>
+#include <QValueAxis>
+
+#include "core/common/plan_figures.h"
 
 #include "ui/main_window.h"
 #include "ui/search/galvatron_results_panel.h"
@@ -89,6 +92,9 @@ private Q_SLOTS:
     void layerNotationHasALegend();
     void gettingStartedShipsWithTheApp();
     void memoryChartShowsLimitAndReserveApart();
+    void tableAndChartShowOneMemoryFigure();
+    void exactTiesAreOneRow_data();
+    void exactTiesAreOneRow();
 
 private:
     MainWindow* m_window = nullptr;
@@ -309,6 +315,108 @@ void TestSearchTrust::memoryChartShowsLimitAndReserveApart()
             qPrintable(tip));
     }
     keepScreenshot(chart, QStringLiteral("stage-memory-chart.png"));
+}
+
+// Finding 6: the table's "Peak memory" (40,844 MB on the first screen) held the allocator
+// reserve while the chart's bars (32,650 MB) did not, under two different names. Both now show
+// the planned peak (docs/plan-figures.md §3) under one label, with one tooltip.
+void TestSearchTrust::tableAndChartShowOneMemoryFigure()
+{
+    setUpSearch(m_page, 16);
+    m_page->runSearch();
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    const galvatron::Evaluation* evaluation = m_page->controller()->selectedEvaluation();
+    QVERIFY(evaluation);
+    QTableView* table = m_page->galvatronPanel()->planTable();
+    QVERIFY(table->selectionModel()->isRowSelected(0, {}));
+    const QAbstractItemModel* model = table->model();
+    const QString header = model->headerData(PlanTableModel::MemoryColumn, Qt::Horizontal).toString();
+    StageMemoryChart* chart = m_page->galvatronPanel()->memoryChart();
+    QValueAxis* axis = nullptr;
+    for (QAbstractAxis* a : chart->chart()->axes(Qt::Vertical))
+        axis = axis ? axis : qobject_cast<QValueAxis*>(a);
+    QVERIFY(axis);
+    // One label: the table's column is the chart's axis.
+    QCOMPARE(header, axis->titleText());
+    QCOMPARE(header, QString::fromStdString(figures::header(figures::Figure::PlannedPeak, "MB")));
+    // One value: the selected row's figure is the chart's highest bar.
+    QStackedBarSeries* bars = nullptr;
+    for (QAbstractSeries* series : chart->chart()->series())
+        bars = bars ? bars : qobject_cast<QStackedBarSeries*>(series);
+    QVERIFY(bars);
+    double highest = 0;
+    for (int i = 0; i < int(evaluation->stages.size()); ++i) {
+        double stacked = 0;
+        for (QBarSet* set : bars->barSets())
+            stacked += set->at(i);
+        highest = std::max(highest, stacked);
+    }
+    const int shown = model->index(0, PlanTableModel::MemoryColumn).data().toInt();
+    QCOMPARE(double(shown), highest);
+    QCOMPARE(shown, evaluation->plan.peakMemoryMb() - evaluation->budget.reserve_mb);
+    QVERIFY(shown <= evaluation->budget.dp_budget_mb);
+    // One tooltip: the column's and the chart's start with the definition's text.
+    const std::string_view definition = figures::toolTip(figures::Figure::PlannedPeak);
+    const QString tip = QString::fromUtf8(definition.data(), qsizetype(definition.size()));
+    QVERIFY(model->headerData(PlanTableModel::MemoryColumn, Qt::Horizontal, Qt::ToolTipRole).toString().startsWith(tip));
+    QCOMPARE(chart->toolTip(), tip);
+    // Galvatron's own number (with the reserve) stays one hover away.
+    const QString cellTip = model->index(0, PlanTableModel::MemoryColumn).data(Qt::ToolTipRole).toString();
+    QVERIFY2(cellTip.contains(QString::number(evaluation->plan.peakMemoryMb())), qPrintable(cellTip));
+    // The iteration column carries its definition too.
+    QCOMPARE(model->headerData(PlanTableModel::TimeColumn, Qt::Horizontal).toString(),
+        QString::fromStdString(figures::header(figures::Figure::IterationTime, "s")));
+    keepScreenshot(m_page, QStringLiteral("search-figures.png"));
+}
+
+void TestSearchTrust::exactTiesAreOneRow_data()
+{
+    QTest::addColumn<int>("ties"); // plans equal to the first
+    QTest::addColumn<int>("others"); // plans that differ
+    QTest::addColumn<QString>("also");
+    QTest::newRow("no tie") << 0 << 2 << QString();
+    QTest::newRow("one tie") << 1 << 1 << QStringLiteral("also: sp_only");
+    QTest::newRow("five ties") << 5 << 0 << QStringLiteral("also: sp_only, sp_only chunks 8, sp_only chunks 9, sp_only chunks 10 and 1 more");
+}
+
+// Finding 6: exact ties were ranked 1, 2, 3, 4 as if that meant something.
+void TestSearchTrust::exactTiesAreOneRow()
+{
+    QFETCH(int, ties);
+    QFETCH(int, others);
+    QFETCH(QString, also);
+    galvatron::Plan first;
+    first.pp = 2;
+    first.gbsz = 16;
+    first.chunks = 4;
+    first.time_cost_s = 1.25;
+    first.throughput_samples_per_s = 12.8;
+    first.memory_cost_mb_per_stage = { 30000, 31000 };
+    std::vector<galvatron::Plan> plans { first };
+    for (int i = 0; i < ties; ++i) {
+        galvatron::Plan tie = first;
+        tie.tp_sp_mode = galvatron::TpSpMode::SpOnly;
+        tie.chunks = i == 0 ? 4 : 7 + i;
+        tie.task_index = i + 1;
+        plans.push_back(tie);
+    }
+    for (int i = 0; i < others; ++i) {
+        galvatron::Plan other = first;
+        other.time_cost_s = 1.5 + i;
+        plans.push_back(other);
+    }
+    PlanTableModel model;
+    model.setPlans(plans);
+    QCOMPARE(model.rowCount(), 1 + others);
+    int column = -1;
+    for (int c = 0; c < model.columnCount(); ++c) {
+        if (model.headerData(c, Qt::Horizontal).toString().startsWith(QStringLiteral("Also")))
+            column = c;
+    }
+    QVERIFY(column >= 0);
+    QCOMPARE(model.index(0, column).data().toString(), also);
+    for (int row = 1; row < model.rowCount(); ++row)
+        QVERIFY(model.index(row, column).data().toString().isEmpty());
 }
 
 QTEST_MAIN(TestSearchTrust)

@@ -20,7 +20,9 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QLocale>
 #include <QTest>
+#include <QValueAxis>
 
 #include "core/common/atomic_file.h"
 #include "core/model/model_presets.h"
@@ -219,7 +221,7 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     for (int column = 0; column < model->columnCount(); ++column)
         headers << model->headerData(column, Qt::Horizontal).toString();
     for (const char* header : { "TP", "PP", "VPP", "CP", "EP", "ETP", "DP", "SP", "ZeRO", "Recompute", "Micro-batch",
-             "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak memory (GiB)",
+             "Schedule", "Layout (first/last)", "Iteration (s)", "Tokens/s/GPU", "MFU (%)", "Peak incl. reserve (GiB)",
              "Bubble (%)", "Rank ±10 %", "Robust", "Evidence", "Twins" })
         QVERIFY2(headers.contains(QString::fromUtf8(header)), header);
 
@@ -321,6 +323,22 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QVERIFY(std::abs(peakSumGib * hardware::kMbPerGib - selected->device_peak_mb) < 1e-6 * selected->device_peak_mb);
     QVERIFY(panel->peakChart()->chart()->title().contains(QString::fromStdString(megatron::peakMomentText(*peak))));
     QVERIFY(panel->peakChart()->hoverText(int(parts.size())).isEmpty());
+    // One definition per number (docs/plan-figures.md §3): the table's memory column is the
+    // chart's axis, and the selected row's value is the chart's highest bar.
+    QValueAxis* memoryAxis = nullptr;
+    for (QAbstractAxis* axis : panel->memoryChart()->chart()->axes(Qt::Vertical))
+        memoryAxis = memoryAxis ? memoryAxis : qobject_cast<QValueAxis*>(axis);
+    QVERIFY(memoryAxis);
+    QCOMPARE(model->headerData(StratexPlanTableModel::MemoryColumn, Qt::Horizontal).toString(), memoryAxis->titleText());
+    double highestBar = 0;
+    for (int stage = 0; stage < sets.front()->count(); ++stage) {
+        double stacked = 0;
+        for (QBarSet* set : sets)
+            stacked += set->at(stage);
+        highestBar = std::max(highestBar, stacked);
+    }
+    QCOMPARE(table->model()->index(0, StratexPlanTableModel::MemoryColumn).data().toString(),
+        QLocale::c().toString(highestBar, 'f', 1));
     QVERIFY(waitUntilIdle(*m_window)); // the chart lays its legend out on the next events
     QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-search.png"))));
 
@@ -336,6 +354,9 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     const controllers::TimelineDocument* document = timeline->timeline()->document();
     QVERIFY(document && !document->plans.empty());
     QCOMPARE(document->plans.front().deviceCount(), selected->strategy.pp);
+    // The Timeline's bubble is the table's (docs/plan-figures.md §1), to the table's 0.1 %.
+    QCOMPARE(QLocale::c().toString(document->plans.front().pipelineBubblePercent(), 'f', 1),
+        table->model()->index(0, StratexPlanTableModel::BubbleColumn).data().toString());
     QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
     QVERIFY(waitUntilIdle(*m_window));
     QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-stratex-timeline.png"))));

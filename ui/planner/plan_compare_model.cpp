@@ -22,8 +22,14 @@ QVariant PlanCompareModel::data(const QModelIndex& index, int role) const
     const planner::PlanCompareRow& row = m_rows[std::size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
         return int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ToolTipRole)
-        return QString::fromStdString(row.note);
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == RecommendedColumn)
+            return QString::fromStdString(row.recommended.reason);
+        if (index.column() == NormalTimeColumn || index.column() == FastTimeColumn)
+            return tr("Median of %1 runs").arg(
+                index.column() == NormalTimeColumn ? row.normal_timing_runs : row.fast_timing_runs);
+        return row.note.empty() ? QVariant() : QVariant(QString::fromStdString(row.note));
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole; // numbers for sorting and charts
@@ -49,6 +55,10 @@ QVariant PlanCompareModel::data(const QModelIndex& index, int role) const
         return number(row.fast_makespan_ms, 2, row.fast_feasible);
     case QualityLossColumn:
         return number(row.quality_loss_percent, 2, row.comparable);
+    case RecommendedColumn:
+        if (!row.recommended.decided)
+            return raw ? QVariant() : QVariant(tr("none"));
+        return QString::fromUtf8(planner::plannerModeName(row.recommended.mode).data());
     default:
         return {};
     }
@@ -56,6 +66,20 @@ QVariant PlanCompareModel::data(const QModelIndex& index, int role) const
 
 QVariant PlanCompareModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+        switch (section) {
+        case QualityLossColumn:
+            return tr("How much longer fast mode's plan trains than normal's: (fast - normal) / normal makespan");
+        case RecommendedColumn:
+            return tr("The mode with the shorter iteration once planning overlaps training (DynaPipe plans the next "
+                      "batch while this one trains): max(makespan, planning time); fast on a tie");
+        case NormalTimeColumn:
+        case FastTimeColumn:
+            return tr("Planning time: the median of repeated runs (5 below 100 ms, 3 below 1 s)");
+        default:
+            return {};
+        }
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -64,9 +88,9 @@ QVariant PlanCompareModel::headerData(int section, Qt::Orientation orientation, 
     case MicrobatchesColumn:
         return tr("Micro-batches");
     case NormalTimeColumn:
-        return tr("Normal time (ms)");
+        return tr("Normal planning (ms)");
     case FastTimeColumn:
-        return tr("Fast time (ms)");
+        return tr("Fast planning (ms)");
     case SpeedupColumn:
         return tr("Speedup");
     case NormalMakespanColumn:
@@ -75,6 +99,8 @@ QVariant PlanCompareModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Fast makespan (ms)");
     case QualityLossColumn:
         return tr("Quality loss (%)");
+    case RecommendedColumn:
+        return tr("Recommended");
     default:
         return {};
     }

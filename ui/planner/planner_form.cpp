@@ -65,10 +65,15 @@ PlannerForm::PlannerForm(QWidget* parent)
              "and the chart shows each mode's makespan range over them (plan-compare --seeds)")))
 {
     m_costSource->setObjectName(QStringLiteral("costModelSource"));
-    m_costSource->addItem(tr("Bundled synthetic example (GPT 1.3B-like, estimated)"));
+    m_costSource->addItem(tr("Bundled example (GPT 1.3B-like, estimated)"));
     m_costSource->addItem(tr("DynaPipe cost model file"));
     m_costSource->setToolTip(tr("Where per-layer times and memory come from"));
     m_costSource->setAccessibleName(tr("Cost model source"));
+    // Sized to show the bundled example's name whole; a long item ("Galvatron profile of the last
+    // search: …") is elided when closed and whole in the open list, so the form's width does not
+    // follow it (issue 24 finding 11: the form was clipped at every size).
+    m_costSource->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_costSource->setMinimumContentsLength(int(m_costSource->itemText(0).size()));
     m_costModel->setObjectName(QStringLiteral("costModelPath"));
     m_costModel->setPlaceholderText(tr("a DynaPipe cost model (.json)"));
     m_costModel->setToolTip(tr("A DynaPipe cost model in its JSON form"));
@@ -85,6 +90,7 @@ PlannerForm::PlannerForm(QWidget* parent)
     m_lengthSource->setObjectName(QStringLiteral("lengthSource"));
     m_lengthSource->setAccessibleName(tr("Sample lengths source"));
     m_lengthSource->addItems({ tr("Synthetic (lognormal)"), tr("Lengths file") });
+    m_syntheticLabel->setWordWrap(true);
     m_mean->setObjectName(QStringLiteral("meanSlider"));
     m_mean->setRange(30, 85); // ln(length) 3.0 .. 8.5
     m_mean->setValue(65);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/planner/planner_page.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
@@ -12,6 +14,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -86,6 +89,7 @@ PlannerPage::PlannerPage(QWidget* parent)
     , m_compareModel(new PlanCompareModel(this))
     , m_compareTable(new QTableView(this))
     , m_summary(new QLabel(this))
+    , m_compareSummary(new QLabel(this))
     , m_showMode(new QComboBox(this))
     , m_microbatches(new QTableWidget(this))
     , m_exportCsv(new QAction(tr("Planner Mode Comparison (CSV)…"), this))
@@ -101,6 +105,10 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setText(tr("Plan a batch to see the normal and the fast plan side by side."));
+    m_compareSummary->setObjectName(QStringLiteral("compareSummary"));
+    m_compareSummary->setWordWrap(true);
+    m_compareSummary->setTextFormat(Qt::PlainText);
+    m_compareSummary->setText(tr("Compare modes to see which one each batch should be planned in."));
     m_showMode->setObjectName(QStringLiteral("planModeBox"));
     m_showMode->setAccessibleName(tr("Plan whose micro-batches are shown"));
     m_showMode->addItems({ tr("normal plan"), tr("fast plan") });
@@ -122,7 +130,11 @@ PlannerPage::PlannerPage(QWidget* parent)
     auto* formScroll = new QScrollArea(this);
     formScroll->setWidget(m_form);
     formScroll->setWidgetResizable(true);
-    formScroll->setMinimumWidth(320);
+    // As wide as the form needs, so nothing of it is cut off at any window size (issue 24 finding
+    // 11); the tabs on the right take the rest.
+    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    formScroll->setMinimumWidth(m_form->minimumSizeHint().width()
+        + formScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * formScroll->frameWidth());
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_plan);
     buttons->addWidget(m_compare);
@@ -136,6 +148,7 @@ PlannerPage::PlannerPage(QWidget* parent)
     auto* compareLayout = new QVBoxLayout(compareTab);
     auto* exportButton = new QPushButton(tr("Export CSV…"), compareTab);
     compareLayout->addWidget(m_chart, 3);
+    compareLayout->addWidget(m_compareSummary);
     compareLayout->addWidget(m_compareTable, 2);
     auto* exportRow = new QHBoxLayout;
     exportRow->addStretch();
@@ -185,6 +198,7 @@ PlannerPage::PlannerPage(QWidget* parent)
         [this](const std::vector<PlanCompareRow>& rows) {
             m_chart->setRows(rows);
             m_compareModel->setRows(rows);
+            showRecommendations(rows);
         });
     connect(m_controller, &controllers::PlannerController::failed, this, &PlannerPage::showFailure);
     // Beyond the work budget the CLI refuses; here the user decides. The plans shown stay.
@@ -274,6 +288,13 @@ void PlannerPage::showPlans(const ModePair& plans, const QString& costModelName)
     QStringList lines;
     lines << tr("Cost model: %1").arg(costModelName.toHtmlEscaped());
     lines << planLine(tr("normal"), plans.normal) << planLine(tr("fast"), plans.fast);
+    const ModeRecommendation recommended = recommendMode(plans);
+    if (recommended.decided)
+        lines << tr("<b>Recommended: %1</b> — %2 (planning times: median of %3 normal and %4 fast runs)")
+                     .arg(QString::fromUtf8(plannerModeName(recommended.mode).data()),
+                         QString::fromStdString(recommended.reason).toHtmlEscaped())
+                     .arg(plans.normal_timing_runs)
+                     .arg(plans.fast_timing_runs);
     if (plans.comparable) {
         const QString speed = plans.speedup > 0
             ? tr("Fast mode planned %1× faster").arg(QLocale::c().toString(plans.speedup, 'f', 1))
@@ -323,6 +344,33 @@ void PlannerPage::showMicrobatches()
 QString PlannerPage::planSummary() const
 {
     return m_summary->text();
+}
+
+QString PlannerPage::compareSummary() const
+{
+    return m_compareSummary->text();
+}
+
+void PlannerPage::showRecommendations(const std::vector<PlanCompareRow>& rows)
+{
+    // Per batch, then what `auto` makes of it (planner::autoThreshold; the controller plans `auto`
+    // with it from now on).
+    QStringList perBatch;
+    int runs = 1;
+    for (const PlanCompareRow& row : rows) {
+        runs = std::max({ runs, row.normal_timing_runs, row.fast_timing_runs });
+        if (row.recommended.decided)
+            perBatch << tr("%1 → %2").arg(row.global_batch).arg(
+                QString::fromUtf8(plannerModeName(row.recommended.mode).data()));
+    }
+    QStringList lines;
+    lines << tr("Recommended mode per batch: %1.").arg(perBatch.isEmpty() ? tr("none (no plan)") : perBatch.join(
+                                                                                          QStringLiteral(", ")));
+    lines << (runs > 1 ? tr("%1; planning times are the median of up to %2 runs of each mode.").arg(
+                  QString::fromStdString(m_controller->autoThreshold().text)).arg(runs)
+                       : tr("%1; planning times are the median of 1 run of each mode (runs over 1 s are not repeated).")
+                             .arg(QString::fromStdString(m_controller->autoThreshold().text)));
+    m_compareSummary->setText(lines.join(QLatin1Char('\n')));
 }
 
 bool PlannerPage::hasPlans() const

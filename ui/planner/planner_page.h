@@ -5,6 +5,7 @@
 
 #include "core/planner/layer_cost_model.h"
 #include "core/planner/mode_pair.h"
+#include "core/planner/planner_compare.h"
 #include "ui/page.h"
 
 #include "controllers/timeline_request.h"
@@ -49,7 +50,10 @@ public:
     PlanCompareModel* compareModel() const { return m_compareModel; }
     ModeCompareChart* chart() const { return m_chart; }
     QTableWidget* microbatchTable() const { return m_microbatches; }
+    QTableView* compareTable() const { return m_compareTable; }
     QString planSummary() const;
+    // What the comparison recommends (the mode per batch, `auto`'s threshold); empty before one.
+    QString compareSummary() const;
     bool hasPlans() const;
 
     bool exportCompareCsv(const QString& path, QString* error) const;
@@ -68,6 +72,7 @@ private:
     bool applyForm(bool withCompareBatches);
     void showPlans(const planner::ModePair& plans, const QString& costModelName);
     void showMicrobatches();
+    void showRecommendations(const std::vector<planner::PlanCompareRow>& rows);
     void showFailure(const QString& message);
 
     controllers::PlannerController* m_controller;
@@ -80,6 +85,7 @@ private:
     PlanCompareModel* m_compareModel;
     QTableView* m_compareTable;
     QLabel* m_summary;
+    QLabel* m_compareSummary;
     QComboBox* m_showMode;
     QTableWidget* m_microbatches;
     QAction* m_exportCsv;

@@ -29,21 +29,32 @@
 #include "ui/search/plan_table_model.h"
 #include "ui/search/stage_memory_chart.h"
 
+#include "core/common/plan_figures.h"
+#include "core/galvatron/memory_budget.h"
+
 namespace stratex::ui {
 
 using namespace stratex::galvatron;
 
 namespace {
 
-QString planHeadline(const Plan& plan)
+// The figures carry their one definition's names (core/common/plan_figures.h): the table's columns
+// say the same.
+QString planHeadline(const Plan& plan, int reserveMb)
 {
-    return QObject::tr("%1 samples/s · %2 s per iteration · global batch %3 in %4 micro-batches · pp %5 · peak %6 MB")
+    return QObject::tr("%1 samples/s · %2 s per iteration · global batch %3 in %4 micro-batches · pp %5 · %6 %7 MB")
         .arg(QLocale::c().toString(plan.throughput_samples_per_s, 'f', 3),
             QLocale::c().toString(plan.time_cost_s, 'f', 4))
         .arg(plan.gbsz)
         .arg(plan.chunks)
         .arg(plan.pp)
-        .arg(plan.peakMemoryMb());
+        .arg(QString::fromUtf8(figures::label(figures::Figure::PlannedPeak).data()).toLower())
+        .arg(int(figures::plannedPeakMb(plan.peakMemoryMb(), reserveMb)));
+}
+
+int reserveOf(const galvatron::SearchSettings& settings)
+{
+    return galvatron::memoryBudget(settings.memory_constraint_gb, settings.allocator_reserve_fraction).reserve_mb;
 }
 
 } // namespace
@@ -187,10 +198,10 @@ const Plan* GalvatronResultsPanel::selectedPlan() const
     return evaluation ? &evaluation->plan : nullptr;
 }
 
-void GalvatronResultsPanel::showBestSoFar(const Plan& plan)
+void GalvatronResultsPanel::showBestSoFar(const Plan& plan, int reserveMb)
 {
     m_best->setText(tr("<b>Best so far</b>: %1<br>%2")
-                        .arg(planHeadline(plan), QString::fromStdString(plan.layerSummary()).toHtmlEscaped()));
+                        .arg(planHeadline(plan, reserveMb), QString::fromStdString(plan.layerSummary()).toHtmlEscaped()));
 }
 
 void GalvatronResultsPanel::showOutcome(const controllers::SearchOutcome& outcome)
@@ -204,7 +215,7 @@ void GalvatronResultsPanel::showOutcome(const controllers::SearchOutcome& outcom
     if (result.best) {
         m_best->setText(
             tr("<b>Best plan</b> for <b>%4</b>: %1<br>%2 · embedding %3")
-                .arg(planHeadline(*result.best), QString::fromStdString(result.best->layerSummary()).toHtmlEscaped(),
+                .arg(planHeadline(*result.best, reserveOf(outcome.settings)), QString::fromStdString(result.best->layerSummary()).toHtmlEscaped(),
                     embeddingSummary(*result.best), subject.toHtmlEscaped()));
     } else {
         m_best->setText(tr("<b>No strategy fits</b> in %1 GB per GPU with these settings.")
@@ -229,8 +240,10 @@ void GalvatronResultsPanel::showOutcome(const controllers::SearchOutcome& outcom
 
 void GalvatronResultsPanel::showPlanSet()
 {
+    const std::shared_ptr<const controllers::SearchOutcome> outcome = m_controller->outcome();
     m_planModel->setPlans(
-        m_controller->plans(m_planSet->currentIndex() == 0 ? controllers::PlanSet::Top : controllers::PlanSet::Pareto));
+        m_controller->plans(m_planSet->currentIndex() == 0 ? controllers::PlanSet::Top : controllers::PlanSet::Pareto),
+        outcome ? reserveOf(outcome->settings) : 0);
     m_table->sortByColumn(PlanTableModel::ThroughputColumn, Qt::DescendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);

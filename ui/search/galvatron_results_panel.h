@@ -81,7 +81,7 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
 
 private:
-    void showBestSoFar(const galvatron::Plan& plan);
+    void showBestSoFar(const galvatron::Plan& plan, int reserveMb);
     void showOutcome(const controllers::SearchOutcome& outcome);
     void showPlanSet();
     void showEvaluation(const galvatron::Evaluation* evaluation);

@@ -3,6 +3,9 @@
 
 #include <QLocale>
 
+#include "core/common/plan_figures.h"
+#include "core/galvatron/plan_ties.h"
+
 namespace stratex::ui {
 
 using galvatron::Plan;
@@ -32,6 +35,27 @@ const Plan* PlanTableModel::plan(int row) const
     return row >= 0 && std::size_t(row) < m_plans.size() ? &m_plans[std::size_t(row)] : nullptr;
 }
 
+namespace {
+
+QString text(std::string_view view)
+{
+    return QString::fromUtf8(view.data(), qsizetype(view.size()));
+}
+
+} // namespace
+
+int PlanTableModel::plannedPeakMb(int row) const
+{
+    const Plan* p = plan(row);
+    return p ? int(figures::plannedPeakMb(p->peakMemoryMb(), m_reserveMb)) : 0;
+}
+
+const std::vector<Plan>& PlanTableModel::ties(int row) const
+{
+    static const std::vector<Plan> none;
+    return row >= 0 && std::size_t(row) < m_ties.size() ? m_ties[std::size_t(row)] : none;
+}
+
 QVariant PlanTableModel::data(const QModelIndex& index, int role) const
 {
     const Plan* p = index.isValid() ? plan(index.row()) : nullptr;
@@ -43,6 +67,21 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
             | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == LayersColumn)
         return QString::fromStdString(p->layerSummary());
+    if (role == Qt::ToolTipRole && index.column() == MemoryColumn)
+        return tr("%1 MB planned + %2 MB allocator reserve = %3 MB, the memory_cost Galvatron's own output reports")
+            .arg(plannedPeakMb(index.row()))
+            .arg(m_reserveMb)
+            .arg(p->peakMemoryMb());
+    if (role == Qt::ToolTipRole && index.column() == TiesColumn) {
+        QStringList lines;
+        for (const Plan& tie : ties(index.row()))
+            lines << tr("pp %1 · %2 · %3 micro-batches · %4 · embedding %5")
+                         .arg(tie.pp)
+                         .arg(QString::fromUtf8(galvatron::tpSpModeName(tie.tp_sp_mode).data()))
+                         .arg(tie.chunks)
+                         .arg(QString::fromStdString(tie.layerSummary()), embeddingSummary(tie));
+        return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
+    }
     const bool raw = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !raw)
         return {};
@@ -55,7 +94,7 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     case TimeColumn:
         return raw ? QVariant(p->time_cost_s) : QVariant(QLocale::c().toString(p->time_cost_s, 'f', 4));
     case MemoryColumn:
-        return p->peakMemoryMb();
+        return plannedPeakMb(index.row());
     case PpColumn:
         return p->pp;
     case ModeColumn:
@@ -68,6 +107,12 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(p->layerSummary());
     case EmbeddingColumn:
         return embeddingSummary(*p);
+    case TiesColumn: {
+        std::vector<const Plan*> tied;
+        for (const Plan& tie : ties(index.row()))
+            tied.push_back(&tie);
+        return raw ? QVariant(int(tied.size())) : QVariant(QString::fromStdString(galvatron::tiesLine(*p, tied)));
+    }
     default:
         return {};
     }
@@ -85,9 +130,9 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     case ThroughputColumn:
         return tr("Samples/s");
     case TimeColumn:
-        return tr("Time/iter (s)");
+        return QString::fromStdString(figures::header(figures::Figure::IterationTime, "s"));
     case MemoryColumn:
-        return tr("Peak memory (MB)");
+        return QString::fromStdString(figures::header(figures::Figure::PlannedPeak, "MB"));
     case PpColumn:
         return tr("PP");
     case ModeColumn:
@@ -100,6 +145,8 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Layers");
     case EmbeddingColumn:
         return tr("Embedding / LM head");
+    case TiesColumn:
+        return tr("Also (exact ties)");
     default:
         return {};
     }
@@ -122,11 +169,15 @@ QVariant PlanTableModel::columnToolTip(int section)
 {
     switch (section) {
     case TimeColumn:
-        return tr("Seconds per training iteration: the pipeline's makespan for the global batch, as Galvatron's "
-                  "cost model times it");
+        return QString(text(figures::toolTip(figures::Figure::IterationTime))
+            + tr(" Galvatron's cost model times the whole iteration."));
     case MemoryColumn:
-        return tr("Peak memory of the fullest stage, in MB (1e6 bytes), with Galvatron's allocator reserve "
-                  "(20 % above 20 GB) included");
+        return QString(text(figures::toolTip(figures::Figure::PlannedPeak))
+            + tr(" In MB (2^20 bytes, Galvatron's unit), the fullest stage's. Galvatron's allocator reserve (20 % "
+                 "of a GPU above 20 GB) is not included: the memory chart draws it above the search's limit."));
+    case TiesColumn:
+        return tr("Plans predicted exactly equal in iteration time and planned peak: one row, the others named by "
+                  "what sets them apart");
     case LayersColumn:
         return layerNotationLegend();
     default:
@@ -134,10 +185,19 @@ QVariant PlanTableModel::columnToolTip(int section)
     }
 }
 
-void PlanTableModel::setPlans(std::vector<Plan> plans)
+void PlanTableModel::setPlans(std::vector<Plan> plans, int reserveMb)
 {
     beginResetModel();
-    m_plans = std::move(plans);
+    m_reserveMb = reserveMb;
+    m_plans.clear();
+    m_ties.clear();
+    for (const galvatron::TiedPlans& group : galvatron::groupExactTies(plans)) {
+        m_plans.push_back(plans[group.plan]);
+        std::vector<Plan> tied;
+        for (std::size_t index : group.ties)
+            tied.push_back(plans[index]);
+        m_ties.push_back(std::move(tied));
+    }
     endResetModel();
 }
 

@@ -9,8 +9,12 @@
 
 namespace stratex::ui {
 
-// Searched plans as a table (throughput, time, memory, pp, TP/SP mode, batch, micro-batches, the
-// per-layer summary, the embedding choice). Qt::UserRole gives raw numbers for sorting.
+// Searched plans as a table (throughput, iteration, planned peak, pp, TP/SP mode, batch,
+// micro-batches, the per-layer summary, the embedding choice, exact ties). Qt::UserRole gives raw
+// numbers for sorting. Iteration and memory carry the labels and tooltips of their one definition
+// (core/common/plan_figures.h); memory is the planned peak, the quantity the memory chart's bars
+// show against the search's limit, with Galvatron's reserve in its tooltip. Plans tied exactly
+// (galvatron::groupExactTies) are one row whose Also column names the others.
 class PlanTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -25,6 +29,7 @@ public:
         ChunksColumn,
         LayersColumn,
         EmbeddingColumn,
+        TiesColumn,
         ColumnCount
     };
 
@@ -35,7 +40,14 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    void setPlans(std::vector<galvatron::Plan> plans);
+    // `reserveMb`: Galvatron's allocator reserve of the search (MemoryBudget::reserve_mb), taken off
+    // the plans' memory_cost to give the planned peak.
+    void setPlans(std::vector<galvatron::Plan> plans, int reserveMb = 0);
+    int reserveMb() const { return m_reserveMb; }
+    // The planned peak of row `row` in MB (0 without a plan).
+    int plannedPeakMb(int row) const;
+    // The plans tied with row `row` (empty for most rows).
+    const std::vector<galvatron::Plan>& ties(int row) const;
     // The legend of Galvatron's per-layer notation ("2-4*-2-sp x3"): the Layers column's header
     // tooltip and the layer strip's.
     static QString layerNotationLegend();
@@ -44,7 +56,9 @@ public:
     const galvatron::Plan* plan(int row) const;
 
 private:
-    std::vector<galvatron::Plan> m_plans;
+    std::vector<galvatron::Plan> m_plans; // one per row: the first of its ties
+    std::vector<std::vector<galvatron::Plan>> m_ties; // per row
+    int m_reserveMb = 0;
 };
 
 // "vtp 2 · Ulysses · ZeRO-3" for the embedding / LM head of a plan.

@@ -14,6 +14,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include "core/common/plan_figures.h"
 #include "ui/common/chart_reset.h"
 
 namespace stratex::ui {
@@ -24,6 +25,13 @@ StageMemoryChart::StageMemoryChart(QWidget* parent)
     setAccessibleName(tr("Memory per pipeline stage"));
     chart()->setTitle(tr("Memory per stage"));
     setMinimumHeight(200);
+    const std::string_view tip = figures::toolTip(figures::Figure::PlannedPeak);
+    setToolTip(QString::fromUtf8(tip.data(), qsizetype(tip.size())));
+}
+
+QString StageMemoryChart::barsLabel()
+{
+    return QString::fromStdString(figures::header(figures::Figure::PlannedPeak, "MB"));
 }
 
 QString StageMemoryChart::stageToolTip(int index) const
@@ -36,6 +44,7 @@ void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
     QChart* c = chart();
     resetChart(c);
     m_stageToolTips.clear();
+    m_plannedPeakMb = 0;
     if (!evaluation)
         return;
 
@@ -56,9 +65,11 @@ void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
         const int used = stage.layer_memory_mb + stage.embedding_memory_mb + stage.global_buffer_mb;
         categories << tr("stage %1").arg(stage.stage);
         highest = std::max(highest, used);
-        m_stageToolTips << tr("Stage %1: %2 MB of %3 MB the search allows (%4 %)\nlayers %5 MB · embedding / LM "
-                              "head %6 MB · global buffer %7 MB\nGalvatron reports %8 MB: these plus the %9 MB "
-                              "allocator reserve")
+        const QString planned = QString::fromUtf8(figures::label(figures::Figure::PlannedPeak).data());
+        const QString withReserve = QString::fromUtf8(figures::label(figures::Figure::PeakWithReserve).data());
+        m_stageToolTips << tr("Stage %1: %10 %2 MB of %3 MB the search allows (%4 %)\nlayers %5 MB · embedding / LM "
+                              "head %6 MB · global buffer %7 MB\n%11 %8 MB (Galvatron's memory_cost): these plus "
+                              "the %9 MB allocator reserve")
                                .arg(stage.stage)
                                .arg(used)
                                .arg(budget.dp_budget_mb)
@@ -68,8 +79,10 @@ void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
                                .arg(stage.embedding_memory_mb)
                                .arg(stage.global_buffer_mb)
                                .arg(stage.memory_cost_mb)
-                               .arg(budget.reserve_mb);
+                               .arg(budget.reserve_mb)
+                               .arg(planned, withReserve);
     }
+    m_plannedPeakMb = highest;
     auto* series = new QStackedBarSeries(c);
     series->append({ layers, embedding, buffer });
     c->addSeries(series);
@@ -111,7 +124,7 @@ void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
     auto* x = new QBarCategoryAxis(c);
     x->append(categories);
     auto* y = new QValueAxis(c);
-    y->setTitleText(tr("MB"));
+    y->setTitleText(barsLabel());
     setIntegerRange(y, 0, std::max(highest, budget.total_mb) * 1.05);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
@@ -119,7 +132,8 @@ void StageMemoryChart::setEvaluation(const galvatron::Evaluation* evaluation)
         s->attachAxis(x);
         s->attachAxis(y);
     }
-    c->setTitle(tr("Memory per stage — %1 GB per GPU: %2 MB for the plan, %3 MB allocator reserve%4")
+    c->setTitle(tr("%1 per stage — %2 GB per GPU: %3 MB for the plan, %4 MB allocator reserve%5")
+                    .arg(QString::fromUtf8(figures::label(figures::Figure::PlannedPeak).data()))
                     .arg(l.toString(budget.total_mb / 1024.0, 'f', 0))
                     .arg(budget.dp_budget_mb)
                     .arg(budget.reserve_mb)

@@ -20,9 +20,14 @@ public:
     void setEvaluation(const galvatron::Evaluation* evaluation);
     // What hovering stage `index` shows (tests; empty without a plan).
     QString stageToolTip(int index) const;
+    // The fullest stage's bar (the planned peak, MB; 0 without a plan) and what the bars are
+    // called: the Search table's memory column shows the same number under the same label.
+    int plannedPeakMb() const { return m_plannedPeakMb; }
+    static QString barsLabel();
 
 private:
     QStringList m_stageToolTips;
+    int m_plannedPeakMb = 0;
 };
 
 } // namespace stratex::ui

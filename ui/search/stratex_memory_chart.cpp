@@ -12,6 +12,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
 #include "core/megatron/memory_ledger_explain.h"
 #include "ui/common/categorical_palette.h"
@@ -20,6 +21,11 @@
 namespace stratex::ui {
 
 namespace {
+
+QString figureLabel(figures::Figure figure)
+{
+    return QString::fromUtf8(figures::label(figure).data()).toLower();
+}
 // GB as the memory field takes them: binary (an "80 GB" GPU has 80 GiB).
 constexpr double kMbPerGb = hardware::kMbPerGib;
 } // namespace
@@ -98,16 +104,17 @@ void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
         }
         const QLocale l = QLocale::c();
         QToolTip::showText(QCursor::pos(),
-            tr("stage %1: %2 %3 GiB\nallocated %4 GiB, device %5 GiB of %6 GiB")
+            tr("stage %1: %2 %3 GiB\n%7 %4 GiB, %8 %5 GiB of %6 GiB")
                 .arg(index)
                 .arg(set->label(), l.toString(set->at(index), 'f', 2), l.toString(peaks[index].first, 'f', 1),
-                    l.toString(peaks[index].second, 'f', 1), l.toString(limitGib, 'f', 1)),
+                    l.toString(peaks[index].second, 'f', 1), l.toString(limitGib, 'f', 1))
+                .arg(figureLabel(figures::Figure::PlannedPeak), figureLabel(figures::Figure::PeakWithReserve)),
             this);
     });
     auto* x = new QBarCategoryAxis(c);
     x->append(categories);
     auto* y = new QValueAxis(c);
-    y->setTitleText(tr("GiB"));
+    y->setTitleText(QString::fromStdString(figures::header(figures::Figure::PeakWithReserve, "GiB")));
     setRealRange(y, 0, highest / kMbPerGb * 1.08);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
@@ -132,11 +139,12 @@ void StratexMemoryChart::setPlan(const megatron::Estimate* plan)
     m_limit->attachAxis(limitX);
     m_limit->attachAxis(y);
 
-    c->setTitle(tr("Memory per stage — allocated %1 GiB, device peak %2 GiB of %3 GiB%4")
+    c->setTitle(tr("Memory per stage — %5 %1 GiB, %6 %2 GiB of %3 GiB%4")
                     .arg(QLocale::c().toString(plan->allocated_peak_mb / kMbPerGb, 'f', 1),
                         QLocale::c().toString(plan->device_peak_mb / kMbPerGb, 'f', 1),
                         QLocale::c().toString(plan->memory_limit_mb / kMbPerGb, 'f', 1),
-                        plan->fits ? QString() : tr(" — does NOT fit")));
+                        plan->fits ? QString() : tr(" — does NOT fit"), figureLabel(figures::Figure::PlannedPeak),
+                        figureLabel(figures::Figure::PeakWithReserve)));
     followPalette();
 }
 

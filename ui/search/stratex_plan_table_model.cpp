@@ -3,6 +3,7 @@
 
 #include <QLocale>
 
+#include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
 #include "core/megatron/strategy_search.h"
 
@@ -11,6 +12,11 @@ namespace stratex::ui {
 using megatron::Estimate;
 
 namespace {
+
+QString figureText(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), qsizetype(text.size()));
+}
 
 QString name(std::string_view view)
 {
@@ -231,7 +237,12 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
         case MfuColumn:
             return tr("Model FLOPs utilisation: model FLOPs per second over the GPU's peak");
         case BubbleColumn:
-            return tr("Idle share of the pipeline on its busiest stage");
+            return figureText(figures::toolTip(figures::Figure::PipelineBubble));
+        case IterationColumn:
+            return figureText(figures::toolTip(figures::Figure::IterationTime));
+        case MemoryColumn:
+            return QString(figureText(figures::toolTip(figures::Figure::PeakWithReserve))
+                + tr(" In GiB; the memory chart stacks the reserve's parts above the planned ones."));
         case RankRangeColumn:
             return tr("The ranks this plan takes among the top plans when compute or one dimension's communication "
                       "(TP, CP, EP, DP, PP) is scaled by 0.9 or 1.1, one at a time: how far its rank holds when the "
@@ -278,15 +289,15 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
     case LayoutColumn:
         return tr("Layout (first/last)");
     case IterationColumn:
-        return tr("Iteration (s)");
+        return QString::fromStdString(figures::header(figures::Figure::IterationTime, "s"));
     case TokensColumn:
         return tr("Tokens/s/GPU");
     case MfuColumn:
         return tr("MFU (%)");
     case MemoryColumn:
-        return tr("Peak memory (GiB)");
+        return QString::fromStdString(figures::header(figures::Figure::PeakWithReserve, "GiB"));
     case BubbleColumn:
-        return tr("Bubble (%)");
+        return QString::fromStdString(figures::header(figures::Figure::PipelineBubble, "%"));
     case RankRangeColumn:
         return tr("Rank ±10 %");
     case RobustColumn:

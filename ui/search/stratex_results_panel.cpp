@@ -14,6 +14,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/search/results_panel_layout.h"
@@ -29,25 +30,32 @@ namespace stratex::ui {
 
 namespace {
 
+QString figureLabel(figures::Figure figure)
+{
+    return QString::fromUtf8(figures::label(figure).data()).toLower();
+}
+
+// The figures under the names of their one definition (core/common/plan_figures.h), as the table's
+// columns and the Timeline page give them.
 QString headline(const megatron::Estimate& e)
 {
     const QLocale c = QLocale::c();
-    return QObject::tr("%1 s per iteration · %2 tokens/s per GPU · MFU %3 % · peak %4 GiB · bubble %5 %")
+    return QObject::tr("%1 s per iteration · %2 tokens/s per GPU · MFU %3 % · %6 %4 GiB · %7 %5 %")
         .arg(c.toString(e.iteration_ms / 1e3, 'f', 3), c.toString(e.tokens_per_s_per_gpu, 'f', 0),
             c.toString(e.mfu * 100, 'f', 1), c.toString(hardware::mbToGib(e.peak_memory_mb), 'f', 1),
-            c.toString(e.bubble_fraction * 100, 'f', 1));
+            c.toString(e.bubble_fraction * 100, 'f', 1), figureLabel(figures::Figure::PeakWithReserve),
+            figureLabel(figures::Figure::PipelineBubble));
 }
 
-// One definition per number: an iteration is the pipeline's makespan and what follows it
-// (megatron::Estimate: iteration_ms = pipeline_ms + dp_exposed_ms + optimizer_ms + overhead_ms).
+// An iteration is the pipeline's makespan and what follows it (megatron::Estimate: iteration_ms =
+// pipeline_ms + the slowest stage's exposed DP communication and optimizer step + overhead_ms).
 QString iterationBreakdown(const megatron::Estimate& e)
 {
-    const QLocale c = QLocale::c();
-    return QObject::tr("An iteration, %1 ms = pipeline makespan %2 ms (the Timeline page's) + exposed data-parallel "
-                       "communication %3 ms + optimizer step %4 ms + per-iteration overhead %5 ms.\nBubble: the idle "
-                       "share of the makespan on the busiest stage.")
-        .arg(c.toString(e.iteration_ms, 'f', 2), c.toString(e.pipeline_ms, 'f', 2), c.toString(e.dp_exposed_ms, 'f', 2),
-            c.toString(e.optimizer_ms, 'f', 2), c.toString(e.overhead_ms, 'f', 2));
+    const std::string breakdown
+        = figures::iterationBreakdown(figures::iterationParts(e.iteration_ms, e.pipeline_ms, e.overhead_ms));
+    const std::string_view bubble = figures::toolTip(figures::Figure::PipelineBubble);
+    return QString(QString::fromStdString(breakdown) + QLatin1Char('\n')
+        + QString::fromUtf8(bubble.data(), qsizetype(bubble.size())));
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
+#include "core/common/plan_figures.h"
 #include "ui/common/image_export.h"
 #include "ui/timeline/timeline_legend.h"
 #include "ui/timeline/timeline_painter.h"
@@ -51,6 +52,19 @@ void setCurrentSource(QComboBox* box, std::optional<TimelineSourceId> id, int no
     box->setCurrentIndex(id ? box->findData(int(*id)) : noneIndex);
 }
 
+// One definition per number: the summary's figures explained by the texts the Search page's
+// tables use (core/common/plan_figures.h).
+QString figureToolTips()
+{
+    QStringList lines;
+    for (figures::Figure figure : { figures::Figure::PipelineMakespan, figures::Figure::IterationTime,
+             figures::Figure::PipelineBubble, figures::Figure::PlannedPeak }) {
+        const std::string_view tip = figures::toolTip(figure);
+        lines << QString::fromUtf8(tip.data(), qsizetype(tip.size())).toHtmlEscaped();
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
 } // namespace
 
 TimelinePage::TimelinePage(QWidget* parent)
@@ -72,12 +86,7 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_summary->setObjectName(QStringLiteral("timelineSummary"));
     m_summary->setWordWrap(true);
     // One definition per number: what the Search page's figures are, against this page's.
-    m_summary->setToolTip(
-        tr("<b>Pipeline makespan</b>: the forward and backward passes of every micro-batch, bubbles included. "
-           "A training iteration (the Search page's s/iteration) adds the exposed data-parallel communication, "
-           "the optimizer step and the per-iteration overhead.<br><b>Bubble</b>: the idle share of the makespan "
-           "on the busiest device, as the Search page's tables give it; each device's own idle share is on its "
-           "row.<br><b>Peak memory</b>: the highest device's, without the allocator's reserve."));
+    m_summary->setToolTip(figureToolTips());
     m_first->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_second->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
@@ -315,14 +324,19 @@ void TimelinePage::showFailure(TimelineSources::Job job, const QString& message)
 void TimelinePage::showDocument(std::shared_ptr<const TimelineDocument> document)
 {
     QStringList parts;
+    const auto label = [](figures::Figure figure) {
+        return QString::fromUtf8(figures::label(figure).data()).toLower();
+    };
     for (const TimelinePlanView& plan : document->plans) {
-        parts << tr("<b>%1</b>: pipeline makespan %2, peak memory %3 GB, bubble %4 % (busiest device idle; "
-                    "mean idle over devices %5 %), %6 ops")
+        // The labels of the one definition of each number (core/common/plan_figures.h).
+        parts << tr("<b>%1</b>: %7 %2, %8 %3 GB, %9 %4 % (busiest device idle; mean idle over devices %5 %), %6 ops")
                      .arg(plan.name.toHtmlEscaped(), formatDuration(plan.timeline.makespan_us),
                          QLocale::c().toString(plan.maxPeakMemoryMb / 1000.0, 'f', 2),
                          QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1),
                          QLocale::c().toString(plan.averageBubblePercent(), 'f', 1))
-                     .arg(plan.timeline.opCount());
+                     .arg(plan.timeline.opCount())
+                     .arg(label(figures::Figure::PipelineMakespan), label(figures::Figure::PlannedPeak),
+                         label(figures::Figure::PipelineBubble));
     }
     if (document->plans.size() == 2) {
         const double a = document->plans[0].timeline.makespan_us;

@@ -212,6 +212,10 @@ void TestPlanner::reproducibleFromTheSeed()
 void TestPlanner::autoModeAndEnvironment()
 {
     PlannerConfig config = baseConfig(PlannerMode::Auto);
+    // The default threshold, from the measured comparisons (docs/dynapipe-planner.md §11).
+    QCOMPARE(resolvePlannerMode(config, 134), PlannerMode::Normal);
+    QCOMPARE(resolvePlannerMode(config, 135), PlannerMode::Fast);
+    config.auto_fast_above_microbatches = 16;
     QCOMPARE(resolvePlannerMode(config, 16), PlannerMode::Normal);
     QCOMPARE(resolvePlannerMode(config, 17), PlannerMode::Fast);
     config.mode = PlannerMode::Normal;
@@ -222,12 +226,14 @@ void TestPlanner::autoModeAndEnvironment()
     QCOMPARE(plannerModeFromEnvironmentValue("auto"), std::optional(PlannerMode::Auto));
     QCOMPARE(plannerModeFromEnvironmentValue(""), std::optional<PlannerMode>());
     QCOMPARE(plannerModeFromEnvironmentValue(nullptr), std::optional<PlannerMode>());
-    // 22 micro-batches > 16: auto plans in fast mode.
+    // 22 micro-batches: auto plans in normal mode by default, in fast mode above a threshold of 16.
     NullProgress progress;
-    const PlanResult plan
-        = planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), baseConfig(PlannerMode::Auto), progress);
+    PlannerConfig low = baseConfig(PlannerMode::Auto);
+    const PlanResult plan = planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), low, progress);
     QCOMPARE(plan.requested_mode, PlannerMode::Auto);
-    QCOMPARE(plan.mode, PlannerMode::Fast);
+    QCOMPARE(plan.mode, PlannerMode::Normal);
+    low.auto_fast_above_microbatches = 16;
+    QCOMPARE(planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), low, progress).mode, PlannerMode::Fast);
 }
 
 void TestPlanner::dataParallelGroups()
