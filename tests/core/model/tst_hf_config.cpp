@@ -108,7 +108,7 @@ bool hasFlag(const exporting::MegatronArgumentList& args, const std::string& fla
 class TestHfConfig : public QObject {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void everyFileHasARow()
     {
         std::set<std::string> files;
@@ -263,7 +263,7 @@ private slots:
         QTest::newRow("missing key") << QStringLiteral(R"({"model_type": "llama", "hidden_size": 4096})")
                                      << "/num_hidden_layers" << "key \"num_hidden_layers\"";
         QTest::newRow("wrong type") << llama.arg(QStringLiteral(R"(, "num_key_value_heads": "8")"))
-                                    << "/num_key_value_heads" << "a positive integer";
+                                    << "/num_key_value_heads" << "an integer";
         QTest::newRow("unsupported model_type") << QStringLiteral(R"({"model_type": "bert"})") << "/model_type"
                                                 << "a supported model_type";
         QTest::newRow("unknown architecture") << QStringLiteral(R"({"architectures": ["BertModel"]})")
