@@ -6,6 +6,7 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
+#include "app/cli/search_options.h"
 #include "app/cli/setting_options.h"
 #include "core/common/number_format.h"
 #include "core/hardware/cluster_json.h"
@@ -36,6 +37,7 @@ QString presetNames(const auto& presets)
 void addOptions(CliParser& parser)
 {
     addSettingOptions(parser, synthesisSettingTable());
+    addHfConfigOption(parser);
     parser.option(q("cluster"), q("FILE"),
         q("Cluster file (what 'stratex-cli calibrate' writes, or a file with a \"cluster\" key): its GPU figures, "
           "shape and calibrated efficiencies; the GPU and cluster options given beside it override its values."));
@@ -104,6 +106,10 @@ int runSynth(const QStringList& args)
     if (parser.isSet(q("cluster"))) {
         settings.cluster = readClusterFile(parser.value(q("cluster")).toStdString());
         settings.gpu_preset = settings.cluster.gpu.name;
+    }
+    if (const std::optional<model::ModelDescription> fromConfig = readHfConfigOption(parser)) {
+        settings.model_preset = fromConfig->name;
+        settings.model = *fromConfig;
     }
     readSettingOptions(parser, synthesisSettingTable(), settings);
     SynthesisOptions options;

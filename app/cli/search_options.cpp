@@ -5,6 +5,7 @@
 
 #include "app/cli/cli_output.h"
 #include "app/cli/setting_options.h"
+#include "core/model/hf_config.h"
 #include "core/profile/profile_discovery.h"
 #include "core/galvatron/search_setting_table.h"
 #include "core/galvatron/synthesized_inputs.h"
@@ -40,12 +41,40 @@ galvatron::SearchSettings readGivenSearchSettings(const CliParser& parser, setti
 void addModelOptions(CliParser& parser)
 {
     addSettingOptions(parser, galvatron::modelSettingTable());
+    addHfConfigOption(parser);
+}
+
+void addHfConfigOption(CliParser& parser)
+{
+    parser.option(q("hf-config"), q("FILE"),
+        q("A Hugging Face config.json (Llama 2/3/4, Mistral, Mixtral, Qwen 2/2.5/3 and their MoE, DeepSeek-V2/V3, "
+          "Gemma, Nemotron, GPT-NeoX, GPT-2) as the model, instead of --model PRESET; the other model flags "
+          "override its fields. Its sequence length is the pre-training one (--seq-length overrides it)."));
+}
+
+std::optional<model::ModelDescription> readHfConfigOption(const CliParser& parser)
+{
+    if (!parser.isSet(q("hf-config")))
+        return std::nullopt;
+    if (parser.isSet(q("model")))
+        parser.usageError(q("give the model by --model PRESET or by --hf-config FILE, not both"));
+    const model::HfModel hf = model::readHfConfigFile(str(parser, "hf-config"));
+    for (const std::string& note : hf.notes)
+        printErr("warning: " + str(parser, "hf-config") + ": " + note + "\n");
+    return hf.model;
 }
 
 galvatron::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given)
 {
     galvatron::ModelSettings model;
+    if (std::optional<model::ModelDescription> fromConfig = readHfConfigOption(parser)) {
+        model.preset = fromConfig->name;
+        model.model = *fromConfig;
+        model.from_config = std::move(fromConfig);
+    }
     given = readSettingOptions(parser, galvatron::modelSettingTable(), model);
+    if (model.from_config)
+        given.insert("model");
     return model;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/cli/cli_parser.h"
@@ -23,7 +24,16 @@ galvatron::SearchSettings readGivenSearchSettings(const CliParser& parser, setti
 
 // The model flags beyond the search's shape (--model PRESET, --ffn-hidden-size, ...), profile
 // synth's flags from galvatron::modelSettingTable().
+// With --hf-config FILE (addHfConfigOption), the model read from the config.json is the base, as a
+// --model preset would be ("model" is among the given flags).
 void addModelOptions(CliParser& parser);
+
+// --hf-config FILE: the model of a Hugging Face config.json (core/model/hf_config.h), defined once
+// for every command that takes a model (search, evaluate, export, profile synth).
+void addHfConfigOption(CliParser& parser);
+// The model --hf-config names, its notes printed as warnings; nothing without the option. Refuses
+// --model beside it.
+std::optional<model::ModelDescription> readHfConfigOption(const CliParser& parser);
 galvatron::ModelSettings readModelOptions(const CliParser& parser, settings::SettingNames& given);
 
 // A strategy file with the command line's settings and model flags (galvatron::resolveStrategyRun);

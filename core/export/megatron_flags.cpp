@@ -103,6 +103,54 @@ std::string megatronModelSummary(const model::ModelDescription& model)
         + number(model.vocab_size) + " (the tokenizer's arguments set it)";
 }
 
+namespace {
+
+// The router's flags (issue 25's MoE routing facts). Names, defaults and rules from Megatron-LM
+// main d98e8a64: megatron/core/transformer/transformer_config.py (moe_router_score_function,
+// moe_router_pre_softmax, moe_router_enable_expert_bias, moe_router_num_groups,
+// moe_router_group_topk, moe_router_topk_scaling_factor, moe_expert_capacity_factor,
+// moe_shared_expert_gate: fields that arguments.py's ArgumentGroupFactory turns into flags) and
+// the scores as megatron/core/transformer/moe/moe_utils.py topk_routing_with_score_function
+// computes them: softmax after the top-k (the top-k renormalised) unless --moe-router-pre-softmax;
+// sigmoid scores always renormalised for k > 1; the scaling factor applied last.
+void addMegatronRouterArguments(
+    MegatronArgumentList& a, const model::MoeDescription& moe, std::vector<std::string>& differences)
+{
+    const auto add
+        = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
+    if (moe.score_function == model::RouterScore::Sigmoid) {
+        add("--moe-router-score-function", "sigmoid");
+        if (!moe.normalize_top_k && moe.top_k > 1)
+            differences.push_back("MoE router: sigmoid scores without renormalising the top-k: Megatron "
+                                  "renormalises them (moe_utils.py topk_routing_with_score_function)");
+    } else if (!moe.normalize_top_k || moe.top_k == 1) {
+        // TransformerConfig.__post_init__: "Please use --moe-router-pre-softmax when topk is 1".
+        add("--moe-router-pre-softmax");
+        if (moe.normalize_top_k)
+            differences.push_back("MoE router: top-1 softmax written as --moe-router-pre-softmax (Megatron refuses "
+                                  "softmax after a top-1): the expert's weight is its probability, not 1");
+    }
+    // __post_init__: the expert bias only with sigmoid (or sqrtsoftplus) scores; the model's
+    // validate() keeps that rule.
+    if (moe.expert_bias)
+        add("--moe-router-enable-expert-bias");
+    if (moe.scaling_factor != 1.0)
+        add("--moe-router-topk-scaling-factor", decimal(moe.scaling_factor));
+    // __post_init__: group_topk needs num_groups, num_experts % num_groups == 0 and
+    // group_topk <= num_groups (validate() checks the same).
+    if (moe.num_groups > 0) {
+        add("--moe-router-num-groups", number(moe.num_groups));
+        add("--moe-router-group-topk", number(moe.group_top_k));
+    }
+    if (moe.capacity_factor)
+        add("--moe-expert-capacity-factor", decimal(*moe.capacity_factor));
+    // "Only effective when moe-shared-expert-intermediate-size is set."
+    if (moe.shared_expert_gate && moe.shared_experts > 0)
+        add("--moe-shared-expert-gate");
+}
+
+} // namespace
+
 std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescription& model)
 {
     std::vector<std::string> differences;
@@ -164,6 +212,12 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
     } else if (model.qk_norm) {
         add("--qk-layernorm");
     }
+    // TransformerConfig.kv_channels (--kv-channels): validate_args defaults it to
+    // hidden_size // num_attention_heads; MLA's heads are its own ranks.
+    if (model.head_dim > 0 && !model.mla && model.head_dim != model.hidden_size / model.num_heads)
+        add("--kv-channels", number(model.head_dim));
+    if (model.position == model::PositionEmbedding::Rope && model.rotary_percent != 1.0)
+        add("--rotary-percent", decimal(model.rotary_percent)); // arguments.py --rotary-percent, default 1.0
     if (model.vocab_padding_multiple != 128)
         add("--make-vocab-size-divisible-by", number(model.vocab_padding_multiple));
     if (!model.tied_embeddings)
@@ -187,6 +241,7 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
             add("--moe-layer-freq",
                 "([0]*" + number(moe.first_dense_layers) + "+[1]*" + number(model.num_layers - moe.first_dense_layers)
                     + ")");
+        addMegatronRouterArguments(a, moe, differences);
     }
     return differences;
 }

@@ -37,7 +37,9 @@ std::string megatronModelSummary(const model::ModelDescription& model);
 // MLP models have no linear biases but, with qkv_bias, the Q/K/V ones), the RoPE base and Llama 3.1
 // scaling (--rotary-base, --use-rope-scaling --rope-scaling-factor), --qk-layernorm, multi-latent
 // attention (--multi-latent-attention with its ranks), the vocabulary padding
-// (--make-vocab-size-divisible-by) and the MoE flags. Returns what Megatron builds differently from
+// (--make-vocab-size-divisible-by), a head width other than hidden / heads (--kv-channels), partial
+// RoPE (--rotary-percent) and the MoE flags with the router's (score function, pre-softmax, expert
+// bias, group-limited routing, top-k scaling, capacity factor, shared-expert gate). Returns what Megatron builds differently from
 // the model, one line each (empty: exactly the model): Megatron's Llama 3.1 scaling has fixed
 // low/high frequency factors 1 and 4 and original length 8192 (rotary_pos_embedding.py
 // _apply_scaling), its --rotary-base is an integer.

@@ -61,8 +61,8 @@ ResolvedModel resolveModel(const std::optional<model::ModelDescription>& base, s
     std::optional<model::ModelDescription> start;
     std::string label;
     if (preset) {
-        start = model::modelPreset(flags.preset);
-        label = "the preset " + flags.preset;
+        start = flags.from_config ? *flags.from_config : model::modelPreset(flags.preset);
+        label = (flags.from_config ? "the config.json model " : "the preset ") + flags.preset;
         if (base) {
             std::string differing;
             for (std::string_view flag : model::modelFlags()) {

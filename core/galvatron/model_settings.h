@@ -21,6 +21,9 @@ namespace stratex::galvatron {
 struct ModelSettings {
     std::string preset = "llama2-7b";
     model::ModelDescription model = model::modelPreset("llama2-7b");
+    // A model read from a Hugging Face config.json (--hf-config): the base a given "model" stands
+    // for instead of the preset `preset` names (then the model's name).
+    std::optional<model::ModelDescription> from_config;
 };
 
 const settings::SettingTable<ModelSettings>& modelSettingTable();

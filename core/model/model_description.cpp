@@ -15,6 +15,8 @@ constexpr EnumNames<NormKind, 2> kNormNames { { { NormKind::RmsNorm, "rmsnorm" }
     { NormKind::LayerNorm, "layernorm" } } };
 constexpr EnumNames<PositionEmbedding, 2> kPositionNames { { { PositionEmbedding::Rope, "rope" },
     { PositionEmbedding::Learned, "learned" } } };
+constexpr EnumNames<RouterScore, 2> kRouterScoreNames { { { RouterScore::Softmax, "softmax" },
+    { RouterScore::Sigmoid, "sigmoid" } } };
 
 void requirePositive(const char* what, int value)
 {
@@ -54,6 +56,14 @@ std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view name)
 {
     return parseEnumName(kPositionNames, name);
 }
+std::string_view routerScoreName(RouterScore score)
+{
+    return enumName(kRouterScoreNames, score);
+}
+std::optional<RouterScore> parseRouterScore(std::string_view name)
+{
+    return parseEnumName(kRouterScoreNames, name);
+}
 
 void ModelDescription::validate() const
 {
@@ -79,6 +89,9 @@ void ModelDescription::validate() const
             throw Error("model: rope_scaling needs factor >= 1 and 0 < low_freq_factor < high_freq_factor");
         requirePositive("rope_scaling.original_max_positions", rope_scaling->original_max_positions);
     }
+    requireNonNegative("head_dim", head_dim);
+    if (!(rotary_percent > 0 && rotary_percent <= 1))
+        throw Error("model: rotary_percent must be in (0, 1], found " + std::to_string(rotary_percent));
     if (mla) {
         requireNonNegative("mla.q_lora_rank", mla->q_lora_rank);
         requirePositive("mla.kv_lora_rank", mla->kv_lora_rank);
@@ -104,6 +117,28 @@ void ModelDescription::validate() const
     if (moe->first_dense_layers >= num_layers)
         throw Error("model: moe.first_dense_layers " + std::to_string(moe->first_dense_layers)
             + " leaves no MoE layer of " + std::to_string(num_layers));
+    // Megatron's TransformerConfig.__post_init__ (transformer_config.py, d98e8a64): group-limited
+    // routing needs both counts, the groups dividing the experts and group_topk <= num_groups;
+    // the expert bias takes sigmoid scores.
+    requireNonNegative("moe.num_groups", moe->num_groups);
+    requireNonNegative("moe.group_top_k", moe->group_top_k);
+    if ((moe->num_groups > 0) != (moe->group_top_k > 0))
+        throw Error("model: moe.num_groups and moe.group_top_k are given together (group-limited routing), found "
+            + std::to_string(moe->num_groups) + " and " + std::to_string(moe->group_top_k));
+    if (moe->num_groups > 0) {
+        if (moe->num_experts % moe->num_groups != 0)
+            throw Error("model: moe.num_experts " + std::to_string(moe->num_experts)
+                + " is not divisible by moe.num_groups " + std::to_string(moe->num_groups));
+        if (moe->group_top_k > moe->num_groups)
+            throw Error("model: moe.group_top_k " + std::to_string(moe->group_top_k) + " is larger than moe.num_groups "
+                + std::to_string(moe->num_groups));
+    }
+    if (moe->expert_bias && moe->score_function != RouterScore::Sigmoid)
+        throw Error("model: moe.expert_bias (aux-loss-free balancing) needs sigmoid router scores");
+    if (!(moe->scaling_factor > 0))
+        throw Error("model: moe.scaling_factor must be positive, found " + std::to_string(moe->scaling_factor));
+    if (moe->capacity_factor && !(*moe->capacity_factor > 0))
+        throw Error("model: moe.capacity_factor must be positive, found " + std::to_string(*moe->capacity_factor));
 }
 
 int ModelDescription::paddedVocabSize(int tensorParallel) const

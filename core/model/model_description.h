@@ -26,10 +26,22 @@ std::optional<NormKind> parseNormKind(std::string_view name);
 std::string_view positionEmbeddingName(PositionEmbedding kind); // "rope", "learned"
 std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view name);
 
+// How a MoE router turns its logits into expert scores (HF config.json "scoring_func"; Megatron's
+// --moe-router-score-function, transformer_config.py moe_router_score_function).
+enum class RouterScore { Softmax, Sigmoid };
+std::string_view routerScoreName(RouterScore score); // "softmax", "sigmoid"
+std::optional<RouterScore> parseRouterScore(std::string_view name);
+
 // Mixture of experts in Megatron's terms: the MLP of a MoE layer is `num_experts` gated/plain
 // experts of `expert_ffn_hidden_size`, each token routed to `top_k` of them, plus `shared_experts`
 // always-active experts (DeepSeek). The first `first_dense_layers` layers keep a dense MLP
 // (Megatron's --moe-layer-freq pattern as DeepSeek-V3 uses it).
+//
+// The routing facts (issue 25) say how the router picks and weighs the top-k experts, in the terms
+// of Megatron-LM's topk_routing_with_score_function (megatron/core/transformer/moe/moe_utils.py,
+// d98e8a64) and of the HF configs (DeepSeek-V3: "scoring_func", "topk_method", "n_group",
+// "topk_group", "routed_scaling_factor", "norm_topk_prob"). They change neither the parameter
+// count nor the FLOPs the cost model counts; the exports write them.
 struct MoeDescription {
     int num_experts = 0;
     int top_k = 0;
@@ -37,6 +49,25 @@ struct MoeDescription {
     int shared_experts = 0;
     int shared_expert_ffn_hidden_size = 0;
     int first_dense_layers = 0;
+    RouterScore score_function = RouterScore::Softmax;
+    // The top-k weights renormalised to sum to 1 (HF "norm_topk_prob"; Mixtral always). Softmax
+    // without it is Megatron's --moe-router-pre-softmax (softmax over all experts, then top-k);
+    // Megatron always renormalises sigmoid scores of k > 1.
+    bool normalize_top_k = true;
+    // Aux-loss-free balancing: a per-expert bias added to the scores for the choice only
+    // (DeepSeek-V3 "topk_method": "noaux_tc"; --moe-router-enable-expert-bias, sigmoid only).
+    bool expert_bias = false;
+    // Group-limited routing: the experts in `num_groups` groups, a token's top-k taken from its
+    // best `group_top_k` groups (DeepSeek-V2/V3 "n_group", "topk_group"; 0: not limited).
+    int num_groups = 0;
+    int group_top_k = 0;
+    // The routed experts' weights multiplied by this (DeepSeek "routed_scaling_factor").
+    double scaling_factor = 1.0;
+    // Tokens an expert takes at most, as a multiple of an even share; nothing: dropless.
+    std::optional<double> capacity_factor;
+    // A sigmoid gate on the shared experts' output (Qwen 1.5/2 MoE "shared_expert_gate";
+    // Megatron's --moe-shared-expert-gate).
+    bool shared_expert_gate = false;
 
     auto operator<=>(const MoeDescription&) const = default;
 };
@@ -103,6 +134,13 @@ struct ModelDescription {
     // padding rule the exports write.
     int vocab_padding_multiple = 128;
     std::optional<MoeDescription> moe;
+    // A head width other than hidden_size / num_heads (HF "head_dim": Qwen 3, Gemma 7B, Llama 4;
+    // Megatron's --kv-channels); 0: hidden_size / num_heads. Written by the exports only: the cost
+    // model still counts hidden_size / num_heads (headDim()), as it does for MLA.
+    int head_dim = 0;
+    // The share of each head's dimensions RoPE rotates (HF "partial_rotary_factor", GPT-NeoX
+    // "rotary_pct": Nemotron 0.5, Pythia 0.25; Megatron's --rotary-percent); 1 for all.
+    double rotary_percent = 1.0;
 
     int headDim() const { return hidden_size / num_heads; }
     int kvHiddenSize() const { return num_kv_heads * headDim(); }
@@ -114,7 +152,8 @@ struct ModelDescription {
     // Throws stratex::Error with a one-line reason when the shape cannot be a transformer
     // (non-positive sizes, heads not dividing hidden, kv heads not dividing heads, top-k above
     // the expert count, more dense layers than layers, a non-positive RoPE base or scaling factor,
-    // MLA ranks that are not positive).
+    // MLA ranks that are not positive, routing groups that do not divide the experts, an expert
+    // bias without sigmoid scores, a head_dim or rotary_percent out of range).
     void validate() const;
 
     auto operator<=>(const ModelDescription&) const = default;

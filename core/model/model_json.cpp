@@ -44,12 +44,36 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
     }
     if (model.vocab_padding_multiple != 128)
         json["vocab_padding_multiple"] = model.vocab_padding_multiple;
+    if (model.head_dim != 0)
+        json["head_dim"] = model.head_dim;
+    if (model.rotary_percent != 1.0)
+        json["rotary_percent"] = model.rotary_percent;
     if (model.moe) {
         const MoeDescription& moe = *model.moe;
-        json["moe"] = { { "num_experts", moe.num_experts }, { "top_k", moe.top_k },
+        nlohmann::ordered_json m = { { "num_experts", moe.num_experts }, { "top_k", moe.top_k },
             { "expert_ffn_hidden_size", moe.expert_ffn_hidden_size }, { "shared_experts", moe.shared_experts },
             { "shared_expert_ffn_hidden_size", moe.shared_expert_ffn_hidden_size },
             { "first_dense_layers", moe.first_dense_layers } };
+        // The routing facts where they differ from the plain softmax top-k router (files of such
+        // models read as before).
+        const MoeDescription plain;
+        if (moe.score_function != plain.score_function)
+            m["score_function"] = routerScoreName(moe.score_function);
+        if (moe.normalize_top_k != plain.normalize_top_k)
+            m["normalize_top_k"] = moe.normalize_top_k;
+        if (moe.expert_bias)
+            m["expert_bias"] = true;
+        if (moe.num_groups > 0) {
+            m["num_groups"] = moe.num_groups;
+            m["group_top_k"] = moe.group_top_k;
+        }
+        if (moe.scaling_factor != plain.scaling_factor)
+            m["scaling_factor"] = moe.scaling_factor;
+        if (moe.capacity_factor)
+            m["capacity_factor"] = *moe.capacity_factor;
+        if (moe.shared_expert_gate)
+            m["shared_expert_gate"] = true;
+        json["moe"] = std::move(m);
     }
     return json;
 }
@@ -90,17 +114,42 @@ void readEnum(const JsonView& object, std::string_view key, Enum& field, Parse p
     }
 }
 
-MoeDescription readMoe(const JsonView& object, const std::optional<MoeDescription>& base)
+// A MoE description with only `moe`'s routing facts (the shape left at zero, to be read).
+MoeDescription routingOnly(const MoeDescription& moe)
+{
+    MoeDescription routing = moe;
+    routing.num_experts = routing.top_k = routing.expert_ffn_hidden_size = 0;
+    routing.shared_experts = routing.shared_expert_ffn_hidden_size = routing.first_dense_layers = 0;
+    return routing;
+}
+
+MoeDescription readMoe(const JsonView& object, const std::optional<MoeDescription>& base, bool required)
 {
     object.requireObject();
     MoeDescription moe = base.value_or(MoeDescription {});
-    const bool required = !base;
     readInt(object, "num_experts", moe.num_experts, required, limits::kMaxExperts);
     readInt(object, "top_k", moe.top_k, required, limits::kMaxExperts);
     readInt(object, "expert_ffn_hidden_size", moe.expert_ffn_hidden_size, required, limits::kMaxFfnHiddenSize);
     readCount(object, "shared_experts", moe.shared_experts);
     readCount(object, "shared_expert_ffn_hidden_size", moe.shared_expert_ffn_hidden_size);
     readCount(object, "first_dense_layers", moe.first_dense_layers);
+    readEnum(object, "score_function", moe.score_function, parseRouterScore, "\"softmax\" or \"sigmoid\"");
+    if (const std::optional<JsonView> v = object.find("normalize_top_k"))
+        moe.normalize_top_k = v->boolean();
+    if (const std::optional<JsonView> v = object.find("expert_bias"))
+        moe.expert_bias = v->boolean();
+    readCount(object, "num_groups", moe.num_groups);
+    readCount(object, "group_top_k", moe.group_top_k);
+    if (const std::optional<JsonView> v = object.find("scaling_factor"))
+        moe.scaling_factor = v->positiveNumber();
+    if (const std::optional<JsonView> v = object.find("capacity_factor")) {
+        if (v->raw().is_null())
+            moe.capacity_factor.reset();
+        else
+            moe.capacity_factor = v->positiveNumber();
+    }
+    if (const std::optional<JsonView> v = object.find("shared_expert_gate"))
+        moe.shared_expert_gate = v->boolean();
     return moe;
 }
 
@@ -220,11 +269,32 @@ ModelDescription readModel(const JsonView& object)
         model.mla = named->mla;
     }
     readInt(object, "vocab_padding_multiple", model.vocab_padding_multiple, false, limits::kMaxVocabulary);
+    if (const std::optional<JsonView> headDim = object.find("head_dim")) {
+        const std::int64_t value = headDim->integer();
+        if (value < 0 || value > limits::kMaxHiddenSize)
+            headDim->fail("an integer from 0 to " + std::to_string(limits::kMaxHiddenSize));
+        model.head_dim = int(value);
+    } else if (named) {
+        model.head_dim = named->head_dim;
+    }
+    if (const std::optional<JsonView> percent = object.find("rotary_percent")) {
+        model.rotary_percent = percent->positiveNumber();
+        if (model.rotary_percent > 1)
+            percent->fail("a number in (0, 1]");
+    } else if (named) {
+        model.rotary_percent = named->rotary_percent;
+    }
     if (const std::optional<JsonView> moe = object.find("moe")) {
-        if (moe->raw().is_null())
+        if (moe->raw().is_null()) {
             model.moe.reset();
-        else
-            model.moe = readMoe(*moe, model.moe);
+        } else {
+            // A file of a named MoE preset written before the routing facts existed keeps the
+            // preset's routing (deepseek-v3-style: sigmoid scores, groups, expert bias).
+            std::optional<MoeDescription> base = model.moe;
+            if (!base && named && named->moe)
+                base = routingOnly(*named->moe);
+            model.moe = readMoe(*moe, base, !model.moe);
+        }
     }
     try {
         model.validate();

@@ -66,6 +66,15 @@ ModelDescription deepseekV3Style()
     ModelDescription model = withMoe(
         llamaLike("deepseek-v3-style", 61, 7168, 18432, 128, 128, 129280, 4096), { 256, 8, 2048, 1, 2048, 3 });
     model.mla = MlaDescription { 1536, 512, 128, 64, 128 };
+    // The router of deepseek-ai/DeepSeek-V3's config.json (tests/data/hf-configs/deepseek-v3.json):
+    // "scoring_func": "sigmoid", "topk_method": "noaux_tc" (the aux-loss-free expert bias),
+    // "n_group": 8, "topk_group": 4, "routed_scaling_factor": 2.5, "norm_topk_prob": true.
+    MoeDescription& moe = *model.moe;
+    moe.score_function = RouterScore::Sigmoid;
+    moe.expert_bias = true;
+    moe.num_groups = 8;
+    moe.group_top_k = 4;
+    moe.scaling_factor = 2.5;
     return model;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/runs/run_arguments.h"
 
+#include <exception>
 #include <functional>
 #include <set>
 #include <string_view>
@@ -178,6 +179,13 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
         m.qk_norm = args.flag("qk_layernorm", false);
     }
     m.vocab_padding_multiple = args.integer("make_vocab_size_divisible_by", 1, kMaxVocab, false).value_or(128);
+    // --kv-channels other than hidden / heads (Qwen 3, Gemma): the head width the exports write.
+    if (const std::optional<std::string> channels = args.text("kv_channels");
+        channels && *channels != "None" && !m.mla && m.num_heads > 0) {
+        const int width = args.integer("kv_channels", 1, kMaxWidth, false).value_or(0);
+        if (width != m.hidden_size / m.num_heads)
+            m.head_dim = width;
+    }
 
     if (const std::optional<int> experts = args.integer("num_experts", 1, 1 << 20, false)) {
         model::MoeDescription moe;
@@ -192,6 +200,41 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
         }
         if (const std::optional<std::string> freq = args.text("moe_layer_freq"))
             readMoeLayerPattern(*freq, moe, m.num_layers, out.notes);
+        // The router as megatron_flags.cpp writes it (TransformerConfig's moe_router_* fields);
+        // Megatron renormalises sigmoid top-k scores, softmax ones unless pre-softmax.
+        const std::string score = args.text("moe_router_score_function").value_or("softmax");
+        if (score == "sigmoid")
+            moe.score_function = model::RouterScore::Sigmoid;
+        else if (score != "softmax")
+            out.notes.push_back("moe_router_score_function " + score + ": costed as softmax");
+        moe.normalize_top_k = moe.score_function == model::RouterScore::Sigmoid
+            ? moe.top_k > 1
+            : !args.flag("moe_router_pre_softmax", false);
+        moe.expert_bias = moe.score_function == model::RouterScore::Sigmoid
+            && args.flag("moe_router_enable_expert_bias", false);
+        const auto given = [&](std::string_view name) {
+            const std::optional<std::string> value = args.text(name);
+            return value && *value != "None" ? value : std::nullopt;
+        };
+        const auto real = [&](std::string_view name) -> std::optional<double> {
+            const std::optional<std::string> value = given(name);
+            if (!value)
+                return std::nullopt;
+            try {
+                const double number = std::stod(*value);
+                if (number > 0)
+                    return number;
+            } catch (const std::exception&) {
+            }
+            args.fail(name, "a positive number", *value);
+        };
+        if (given("moe_router_group_topk") && given("moe_router_num_groups")) {
+            moe.num_groups = args.integer("moe_router_num_groups", 1, 1 << 20, false).value_or(0);
+            moe.group_top_k = args.integer("moe_router_group_topk", 1, 1 << 20, false).value_or(0);
+        }
+        moe.scaling_factor = real("moe_router_topk_scaling_factor").value_or(1.0);
+        moe.capacity_factor = real("moe_expert_capacity_factor");
+        moe.shared_expert_gate = moe.shared_experts > 0 && args.flag("moe_shared_expert_gate", false);
         m.moe = moe;
     }
     try {

@@ -73,6 +73,11 @@ SearchPage::SearchPage(QWidget* parent)
     formScroll->setMinimumWidth(340);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_synthesize);
+    auto* fromConfig = new QPushButton(tr("From config.json…"), this);
+    fromConfig->setObjectName(QStringLiteral("hfConfigButton"));
+    fromConfig->setToolTip(tr("Estimate a profile set for the model of a Hugging Face config.json and search it"));
+    connect(fromConfig, &QPushButton::clicked, this, [this] { synthesizeFromConfig(); });
+    buttons->addWidget(fromConfig);
     buttons->addWidget(m_run);
     buttons->addWidget(m_cancel);
     auto* left = new QWidget(this);
@@ -480,6 +485,23 @@ QString SearchPage::openExample()
 void SearchPage::synthesizeWithDialog()
 {
     SynthesizeDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        openProfiles(dialog.folder());
+}
+
+void SearchPage::synthesizeFromConfig(const QString& path)
+{
+    const QString file = path.isEmpty() ? QFileDialog::getOpenFileName(this, tr("Hugging Face config.json"), QString(),
+                                              tr("Model configs (*.json);;All Files (*)"))
+                                        : path;
+    if (file.isEmpty())
+        return;
+    SynthesizeDialog dialog(this);
+    QString error;
+    if (!dialog.loadHfConfig(file, &error)) {
+        QMessageBox::warning(this, tr("From config.json"), error);
+        return;
+    }
     if (dialog.exec() == QDialog::Accepted)
         openProfiles(dialog.folder());
 }

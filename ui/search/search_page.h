@@ -96,6 +96,9 @@ public Q_SLOTS:
     void cancelSearch();
     // Asks for a model and a cluster, writes an estimated profile set and searches it.
     void synthesizeWithDialog();
+    // "From config.json…": the Synthesize dialog with the model of a Hugging Face config.json
+    // (asked for when `path` is empty); its set is opened as Synthesize… opens it.
+    void synthesizeFromConfig(const QString& path = QString());
     // The selected plan of the shown engine for `target`: asks where, writes it (a set into one
     // folder, all files or none) and says so, with the export's warnings.
     void exportSelectedPlanWithDialog(stratex::exporting::ExportFormat target);

@@ -8,6 +8,7 @@
 //   _add_distributed_args (--pipeline-model-parallel-layout, --decoder-first/last-pipeline-num-layers,
 //   --use-distributed-optimizer, --data-parallel-sharding-strategy choices, --cp-comm-type),
 //   _add_moe_args (--num-experts, --moe-layer-freq) and validate_args (the asserts quoted below);
+//   the router's TransformerConfig fields and __post_init__ checks (transformer_config.py);
 // - megatron/core/transformer/transformer_config.py: the TransformerConfig fields that become flags
 //   (megatron/training/argument_utils.py ArgumentGroupFactory: --field-name, a bool defaulting to
 //   False is store_true, add_bias_linear is --disable-bias-linear, a Literal gives the choices) and
@@ -81,6 +82,22 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--moe-ffn-hidden-size", { Kind::Int, {} } },
         { "--moe-shared-expert-intermediate-size", { Kind::Int, {} } },
         { "--moe-layer-freq", { Kind::Text, {} } },
+        // The router (issue 25): TransformerConfig.moe_router_score_function is
+        // Literal['softmax', 'sigmoid', 'sqrtsoftplus']; moe_router_pre_softmax,
+        // moe_router_enable_expert_bias and moe_shared_expert_gate are bools (store_true);
+        // moe_router_topk_scaling_factor and moe_expert_capacity_factor Optional[float];
+        // moe_router_num_groups / moe_router_group_topk Optional[int]; kv_channels Optional[int];
+        // arguments.py --rotary-percent type=float.
+        { "--moe-router-score-function", { Kind::Text, { "softmax", "sigmoid", "sqrtsoftplus" } } },
+        { "--moe-router-pre-softmax", { Kind::Switch, {} } },
+        { "--moe-router-enable-expert-bias", { Kind::Switch, {} } },
+        { "--moe-router-topk-scaling-factor", { Kind::Float, {} } },
+        { "--moe-router-num-groups", { Kind::Int, {} } },
+        { "--moe-router-group-topk", { Kind::Int, {} } },
+        { "--moe-expert-capacity-factor", { Kind::Float, {} } },
+        { "--moe-shared-expert-gate", { Kind::Switch, {} } },
+        { "--kv-channels", { Kind::Int, {} } },
+        { "--rotary-percent", { Kind::Float, {} } },
         { "--tensor-model-parallel-size", { Kind::Int, {} } },
         { "--pipeline-model-parallel-size", { Kind::Int, {} } },
         { "--pipeline-model-parallel-layout", { Kind::Text, {} } },
@@ -404,6 +421,31 @@ inline std::vector<std::string> megatronViolations(
         { "--moe-router-topk", "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq" }) {
         if (args.contains(flag) && !args.contains("--num-experts"))
             v.push_back(std::string(flag) + " without --num-experts");
+    }
+    for (const char* flag : { "--moe-router-score-function", "--moe-router-pre-softmax", "--moe-router-enable-expert-bias",
+             "--moe-router-topk-scaling-factor", "--moe-router-num-groups", "--moe-router-group-topk",
+             "--moe-expert-capacity-factor", "--moe-shared-expert-gate" }) {
+        if (args.contains(flag) && !args.contains("--num-experts"))
+            v.push_back(std::string(flag) + " without --num-experts");
+    }
+    // TransformerConfig.__post_init__ on the router: the expert bias only with sigmoid or
+    // sqrtsoftplus scores; "Please use --moe-router-pre-softmax when topk is 1" (softmax);
+    // group-limited routing needs both counts, experts % groups == 0, group_topk <= groups.
+    const std::string score
+        = args.contains("--moe-router-score-function") ? args.at("--moe-router-score-function") : "softmax";
+    if (args.contains("--moe-router-enable-expert-bias") && score == "softmax")
+        v.push_back("Expert bias for aux-loss-free routing only supports 'sigmoid' and 'sqrtsoftplus'");
+    if (args.contains("--num-experts") && intOf(args, "--moe-router-topk", 2) == 1 && score == "softmax"
+        && !args.contains("--moe-router-pre-softmax"))
+        v.push_back("Please use --moe-router-pre-softmax when topk is 1.");
+    if (args.contains("--moe-router-group-topk")) {
+        const int groups = intOf(args, "--moe-router-num-groups", 0);
+        if (groups == 0)
+            v.push_back("When using group limited routing, moe_router_num_groups must be specified.");
+        else if (intOf(args, "--num-experts", 0) % groups != 0)
+            v.push_back("num_moe_experts should be divisible by moe_router_num_groups");
+        else if (intOf(args, "--moe-router-group-topk", 0) > groups)
+            v.push_back("moe_router_group_topk should be smaller than moe_router_num_groups");
     }
     if (args.contains("--moe-layer-freq")) {
         std::smatch m;
