@@ -373,8 +373,8 @@ MegatronBridgeRecipe megatronBridgePlanRecipe(const megatron::PlanFile& plan)
     if (plan.strategy.schedule == megatron::PipelineSchedule::ZbH1)
         refuse("ZB-H1 cannot be expressed: Bridge trains with Megatron-Core's schedules "
                "(megatron/core/pipeline_parallel/schedules.py: 1F1B and interleaved 1F1B), which do not defer weight "
-               "gradients into the pipeline bubbles (ddp.delay_wgrad_compute only overlaps them with the MoE "
-               "all-to-all); plan with \"1f1b\" or \"interleaved\"");
+               "gradients into the pipeline bubbles (delay_wgrad_compute only overlaps them with the MoE "
+               "expert-parallel all-to-all); plan with \"1f1b\" or \"interleaved\"");
     // Megatron's own rules, named as Megatron-LM's: Bridge builds Megatron-Core's model on them.
     requireValidStrategy(plan, kTarget);
     const hardware::HardwareModel hardware(plan.cluster, hardware::efficiencyFor(plan.cluster));
