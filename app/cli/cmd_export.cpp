@@ -70,7 +70,9 @@ int runExport(const QStringList& args)
             "(pretrain_gpt.py arguments, with a comment for every per-layer choice Megatron-LM cannot express and "
             "the re-costed memory of what it can), 'pytorch-schedule' (the plan's 1F1B or GPipe schedule as the CSV "
             "torch.distributed.pipelining loads: one row of actions such as 0F0, 0B0 per rank), 'torchtitan' (a "
-            "torchtitan v0.2 TOML job config: parallelism, activation checkpointing, batch sizes).\n\n"
+            "torchtitan v0.2 TOML job config: parallelism, activation checkpointing, batch sizes), 'megatron-bridge' (a "
+            "Megatron-Bridge Python recipe building the ConfigContainer: parallelism, layout, recompute, precision, "
+            "data parallelism and the model provider's fields).\n\n"
             "A strategy file written by Stratex carries its model, cluster and search settings; flags given here "
             "win (with a warning where they contradict the file). For a Galvatron file the cluster follows from "
             "its world_size, and the launch scripts need the model: --model PRESET or every architecture flag. "
@@ -137,7 +139,7 @@ int runExport(const QStringList& args)
 }
 
 const RegisterCommand registration({ QStringLiteral("export"),
-    QStringLiteral("Strategy JSON to Galvatron / PaddleNLP / Megatron-LM / PyTorch / torchtitan"), 32, runExport });
+    QStringLiteral("Strategy JSON to Galvatron / PaddleNLP / Megatron-LM / PyTorch / torchtitan / Megatron-Bridge"), 32, runExport });
 
 } // namespace
 

@@ -6,6 +6,7 @@
 #include "core/common/error.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
+#include "core/export/megatron_bridge_recipe.h"
 #include "core/export/paddle_config.h"
 #include "core/export/pytorch_exports.h"
 #include "core/profile/synth/synthesis_record.h"
@@ -21,6 +22,7 @@ const std::vector<ExportFormat>& exportFormats()
         ExportFormat::Megatron,
         ExportFormat::PytorchSchedule,
         ExportFormat::Torchtitan,
+        ExportFormat::MegatronBridge,
     };
     return formats;
 }
@@ -40,6 +42,8 @@ std::string_view exportFormatName(ExportFormat format)
         return "pytorch-schedule";
     case ExportFormat::Torchtitan:
         return "torchtitan";
+    case ExportFormat::MegatronBridge:
+        return "megatron-bridge";
     }
     return {};
 }
@@ -59,6 +63,8 @@ std::string_view exportFormatTitle(ExportFormat format)
         return "PyTorch pipeline schedule CSV";
     case ExportFormat::Torchtitan:
         return "torchtitan job config";
+    case ExportFormat::MegatronBridge:
+        return "Megatron-Bridge recipe";
     }
     return {};
 }
@@ -91,7 +97,7 @@ SearchedModel searchedModel(const galvatron::SearchInputs& inputs, const galvatr
 bool exportNeedsModel(ExportFormat format)
 {
     return format == ExportFormat::PaddleScript || format == ExportFormat::Megatron
-        || format == ExportFormat::Torchtitan;
+        || format == ExportFormat::Torchtitan || format == ExportFormat::MegatronBridge;
 }
 
 ExportedFile exportPlan(
@@ -120,6 +126,11 @@ ExportedFile exportPlan(
         TorchtitanConfig config = torchtitanConfig(plan, settings, *context.model);
         return { std::move(config.text), false, std::move(config.notes) };
     }
+    case ExportFormat::MegatronBridge: {
+        MegatronBridgeRecipe recipe
+            = megatronBridgeSearchedRecipe(plan, settings, *context.model, context.cost_model.get());
+        return { megatronBridgeRecipeText(recipe), false, std::move(recipe.notes) };
+    }
     }
     return {};
 }
@@ -139,6 +150,8 @@ std::string defaultExportFileName(ExportFormat format, const galvatron::SearchSe
         return "pipeline_schedule.csv";
     case ExportFormat::Torchtitan:
         return "torchtitan.toml";
+    case ExportFormat::MegatronBridge:
+        return "megatron_bridge_recipe.py";
     }
     return {};
 }

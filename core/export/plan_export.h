@@ -20,12 +20,12 @@ namespace stratex::exporting {
 
 // The training-framework files a searched plan can be written as. One list, so the CLI's
 // commands and the GUI offer the same formats under the same names.
-enum class ExportFormat { Galvatron, PaddleConfig, PaddleScript, Megatron, PytorchSchedule, Torchtitan };
+enum class ExportFormat { Galvatron, PaddleConfig, PaddleScript, Megatron, PytorchSchedule, Torchtitan, MegatronBridge };
 
 const std::vector<ExportFormat>& exportFormats();
 
 // The CLI's --to names: "galvatron", "paddle", "paddle-script", "megatron", "pytorch-schedule",
-// "torchtitan".
+// "torchtitan", "megatron-bridge".
 std::string_view exportFormatName(ExportFormat format);
 std::optional<ExportFormat> parseExportFormat(std::string_view name);
 // What the file is, for menus: "Galvatron strategy JSON", "PaddleNLP fine-grained config", ...

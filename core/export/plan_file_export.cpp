@@ -4,6 +4,7 @@
 #include "core/common/error.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/galvatron_plan_from_strategy.h"
+#include "core/export/megatron_bridge_recipe.h"
 #include "core/export/megatron_plan_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_file_checks.h"
@@ -61,6 +62,10 @@ ExportedFile exportPlanFile(ExportFormat format, const megatron::PlanFile& plan)
     case ExportFormat::Torchtitan: {
         TorchtitanConfig config = torchtitanPlanConfig(plan);
         return { std::move(config.text), false, std::move(config.notes) };
+    }
+    case ExportFormat::MegatronBridge: {
+        MegatronBridgeRecipe recipe = megatronBridgePlanRecipe(plan); // refuses GPipe and ZB-H1 itself
+        return { megatronBridgeRecipeText(recipe), false, std::move(recipe.notes) };
     }
     }
     return {};

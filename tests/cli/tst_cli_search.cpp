@@ -279,6 +279,8 @@ void TestCliSearch::exportFormats_data()
                                       << "0F0,0B0";
     QTest::newRow("torchtitan") << "torchtitan"
                                 << "data_parallel_shard_degree = 8";
+    QTest::newRow("megatron-bridge") << "megatron-bridge"
+                                     << "    cfg.model.recompute_granularity = \"full\"\n";
 }
 
 void TestCliSearch::exportFormats()

@@ -102,7 +102,7 @@ GalvatronResultsPanel::GalvatronResultsPanel(controllers::SearchController* cont
     exportButton->setObjectName(QStringLiteral("exportPlanButton"));
     exportButton->setText(tr("Export"));
     exportButton->setToolTip(
-        tr("Write the selected plan for Galvatron, PaddleNLP, Megatron-LM, PyTorch or torchtitan"));
+        tr("Write the selected plan for Galvatron, PaddleNLP, Megatron-LM, PyTorch, torchtitan or Megatron-Bridge"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
     exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     auto* exportMenu = new QMenu(exportButton);

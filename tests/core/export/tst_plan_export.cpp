@@ -8,6 +8,7 @@
 #include "core/common/progress.h"
 #include "core/export/galvatron_config.h"
 #include "core/export/megatron_args.h"
+#include "core/export/megatron_bridge_recipe.h"
 #include "core/export/paddle_config.h"
 #include "core/export/plan_export.h"
 #include "core/export/pytorch_exports.h"
@@ -92,6 +93,10 @@ void TestPlanExport::formats_data()
     QTest::newRow("torchtitan") << ExportFormat::Torchtitan << "torchtitan"
                                 << "torchtitan.toml" << false
                                 << text(torchtitanConfig(searchedPlan(), searchSettings(), llamaModel()).text);
+    QTest::newRow("megatron-bridge")
+        << ExportFormat::MegatronBridge << "megatron-bridge"
+        << "megatron_bridge_recipe.py" << false
+        << text(megatronBridgeRecipeText(megatronBridgeSearchedRecipe(searchedPlan(), searchSettings(), llamaModel())));
 }
 
 void TestPlanExport::formats()
@@ -105,7 +110,7 @@ void TestPlanExport::formats()
     QCOMPARE(QString::fromUtf8(exportFormatName(format).data(), qsizetype(exportFormatName(format).size())), name);
     QVERIFY(parseExportFormat(name.toStdString()) == format);
     QCOMPARE(int(std::count(exportFormats().begin(), exportFormats().end(), format)), 1);
-    QCOMPARE(int(exportFormats().size()), 6); // one row per format
+    QCOMPARE(int(exportFormats().size()), 7); // one row per format
     QCOMPARE(QString::fromStdString(defaultExportFileName(format, searchSettings())), fileName);
 
     const ExportedFile file = exportPlan(format, searchedPlan(), searchSettings(), context());
