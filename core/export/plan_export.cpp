@@ -8,6 +8,7 @@
 #include "core/export/megatron_args.h"
 #include "core/export/paddle_config.h"
 #include "core/export/pytorch_exports.h"
+#include "core/export/torchtitan_module.h"
 #include "core/profile/synth/synthesis_record.h"
 
 namespace stratex::exporting {
@@ -58,7 +59,7 @@ std::string_view exportFormatTitle(ExportFormat format)
     case ExportFormat::PytorchSchedule:
         return "PyTorch pipeline schedule CSV";
     case ExportFormat::Torchtitan:
-        return "torchtitan job config";
+        return "torchtitan config module";
     }
     return {};
 }
@@ -117,7 +118,7 @@ ExportedFile exportPlan(
     case ExportFormat::PytorchSchedule:
         return { pipelineScheduleCsv(plan), false, {} };
     case ExportFormat::Torchtitan: {
-        TorchtitanConfig config = torchtitanConfig(plan, settings, *context.model);
+        TorchtitanConfig config = torchtitanModule(plan, settings, *context.model); // main (torchtitan_module.h)
         return { std::move(config.text), false, std::move(config.notes) };
     }
     }
@@ -138,7 +139,7 @@ std::string defaultExportFileName(ExportFormat format, const galvatron::SearchSe
     case ExportFormat::PytorchSchedule:
         return "pipeline_schedule.csv";
     case ExportFormat::Torchtitan:
-        return "torchtitan.toml";
+        return std::string(kTorchtitanModuleName) + ".py";
     }
     return {};
 }
