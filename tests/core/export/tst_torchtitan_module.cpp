@@ -311,6 +311,7 @@ void TestTorchtitanModule::scenarios()
     plan("CP ring", planOf("llama3.1-8b", 0, 32768, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 zero=1 gbs=8"));
     plan("CP Ulysses", planOf("llama3.1-8b", 0, 32768, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 cpcomm=a2a gbs=8"));
     plan("EP", planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 pp=8 ep=16 dp=32 zero=1 gbs=1024"));
+    plan("DeepSeek with CP", planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 cp=2 pp=8 ep=16 dp=16 zero=1 gbs=1024"));
     plan("EP + ETP (refused)",
         planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=2 pp=8 ep=8 etp=2 dp=16 sp=1 zero=1 gbs=1024"));
     plan("uneven stages", planOf("llama3.1-8b", 0, 0, "h100-80gb", 1, "pp=4 dp=2 first=6 last=10 zero=1 gbs=16"));
@@ -435,6 +436,11 @@ void TestTorchtitanModule::planFile_data()
         << "parallelism.expert_parallel_degree=16;training.disable_cuda_graphs=True"
         << "from torchtitan.models.deepseek_v3 import model_registry;model_registry(\"671B\")" << "ZeRO-1: torchtitan's FSDP2"
         << "8,8,8,8,8,7,7,7";
+    QTest::newRow("DeepSeek with CP: FlexAttention's load balancer (v0.2 refused it at startup)")
+        << planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 cp=2 pp=8 ep=16 dp=16 zero=1 gbs=1024")
+        << "parallelism.context_parallel_degree=2;parallelism.context_parallel_load_balancer=\"ptrr\";"
+           "parallelism.expert_parallel_degree=16;parallelism.data_parallel_shard_degree=16"
+        << "" << "ZeRO-1: torchtitan's FSDP2" << "8,8,8,8,8,7,7,7";
     QTest::newRow("EP + ETP 2: refused, main has no expert TP")
         << planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=2 pp=8 ep=8 etp=2 dp=16 sp=1 zero=1 gbs=1024")
         << "parallelism.expert_parallel_degree=8" << "raise ValueError(" << "no expert tensor parallelism"
