@@ -8,6 +8,7 @@
 #include "core/common/error.h"
 #include "core/export/plan_export.h"
 #include "core/export/plan_file_export.h"
+#include "core/export/torchtitan_module.h"
 #include "core/megatron/plan_file.h"
 #include "core/galvatron/strategy_file.h"
 
@@ -30,7 +31,7 @@ QStringList formatNames()
 void requirePlanFileOptions(const CliParser& parser, const QStringList& args)
 {
     static const QStringList allowed { QStringLiteral("strategy"), QStringLiteral("to"), QStringLiteral("out"),
-        QStringLiteral("max-input-mb"), QStringLiteral("lift-work-budget") };
+        QStringLiteral("max-input-mb"), QStringLiteral("lift-work-budget"), QStringLiteral("torchtitan-version") };
     for (const QString& arg : args) {
         if (!arg.startsWith(QStringLiteral("--")))
             continue;
@@ -43,13 +44,20 @@ void requirePlanFileOptions(const CliParser& parser, const QStringList& args)
 }
 
 // A Stratex plan file (search --cost-model stratex): exported as it is.
-int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::ExportFormat format)
+int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::ExportFormat format,
+    exporting::TorchtitanVersion torchtitan)
 {
     requirePlanFileOptions(parser, args);
     const megatron::PlanFile plan = megatron::PlanFile::load(parser.value(QStringLiteral("strategy")).toStdString());
     for (const std::string& assumption : plan.assumptions)
         printErr("note: " + plan.file + ": " + assumption + "\n");
-    const exporting::ExportedFile file = exporting::exportPlanFile(format, plan);
+    exporting::ExportedFile file;
+    if (format == exporting::ExportFormat::Torchtitan && torchtitan == exporting::TorchtitanVersion::V0_2) {
+        exporting::TorchtitanConfig config = exporting::torchtitanExport(torchtitan, plan);
+        file = { std::move(config.text), false, std::move(config.notes) };
+    } else {
+        file = exporting::exportPlanFile(format, plan);
+    }
     for (const exporting::ExportNote& note : file.notes)
         printErr("warning: " + exporting::exportNoteLine(note) + "\n");
     if (parser.isSet(QStringLiteral("out")))
@@ -69,8 +77,10 @@ int runExport(const QStringList& args)
             "fine_grained_config.json), 'paddle-script' (a PaddleNLP auto-parallel launch script), 'megatron' "
             "(pretrain_gpt.py arguments, with a comment for every per-layer choice Megatron-LM cannot express and "
             "the re-costed memory of what it can), 'pytorch-schedule' (the plan's 1F1B or GPipe schedule as the CSV "
-            "torch.distributed.pipelining loads: one row of actions such as 0F0, 0B0 per rank), 'torchtitan' (a "
-            "torchtitan v0.2 TOML job config: parallelism, activation checkpointing, batch sizes), 'megatron-bridge' (a "
+            "torch.distributed.pipelining loads: one row of actions such as 0F0, 0B0 per rank), 'torchtitan' (the "
+            "Python config module torchtitan main loads with --module/--config: parallelism, token-based batch, "
+            "the activation checkpointing object, the model flavour; --torchtitan-version 0.2 writes torchtitan "
+            "v0.2's TOML job config instead), 'megatron-bridge' (a "
             "Megatron-Bridge Python recipe building the ConfigContainer: parallelism, layout, recompute, precision, "
             "data parallelism and the model provider's fields).\n\n"
             "A strategy file written by Stratex carries its model, cluster and search settings; flags given here "
@@ -87,6 +97,8 @@ int runExport(const QStringList& args)
     parser.option(QStringLiteral("strategy"), QStringLiteral("FILE"), QStringLiteral("The strategy JSON."));
     parser.option(QStringLiteral("to"), formatNames().join(QLatin1Char('|')), QStringLiteral("Output format."));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"), QStringLiteral("Output file (default: stdout)."));
+    parser.option(QStringLiteral("torchtitan-version"), QStringLiteral("main|0.2"),
+        QStringLiteral("With --to torchtitan: main (default; a Python config module) or 0.2 (a TOML job config)."));
     addSearchSettingsOptions(parser);
     parser.inputLimitOption();
     parser.workBudgetOption(); // the pytorch-schedule's simulation (pytorch_plan_exports.cpp)
@@ -102,8 +114,18 @@ int runExport(const QStringList& args)
     const exporting::ExportFormat format = *exporting::parseExportFormat(
         parser.choice(QStringLiteral("to"), formatNames(), QStringLiteral("galvatron")).toStdString());
 
+    exporting::TorchtitanVersion torchtitan = exporting::TorchtitanVersion::Main;
+    if (parser.isSet(QStringLiteral("torchtitan-version"))) {
+        if (format != exporting::ExportFormat::Torchtitan)
+            parser.usageError(QStringLiteral("--torchtitan-version applies to --to torchtitan only"));
+        torchtitan = *exporting::parseTorchtitanVersion(
+            parser.choice(QStringLiteral("torchtitan-version"), { QStringLiteral("main"), QStringLiteral("0.2") },
+                      QStringLiteral("main"))
+                .toStdString());
+    }
+
     if (megatron::isPlanFile(parser.value(QStringLiteral("strategy")).toStdString()))
-        return exportPlanFile(parser, args, format);
+        return exportPlanFile(parser, args, format, torchtitan);
     const galvatron::StrategyFile strategy
         = galvatron::StrategyFile::load(parser.value(QStringLiteral("strategy")).toStdString());
     galvatron::StrategyRun run = readStrategyRun(parser, strategy);
@@ -127,7 +149,13 @@ int runExport(const QStringList& args)
             printErr("note: the export is not re-costed: " + why + "\n");
     }
 
-    const exporting::ExportedFile file = exporting::exportPlan(format, plan, run.settings, context);
+    exporting::ExportedFile file;
+    if (format == exporting::ExportFormat::Torchtitan && torchtitan == exporting::TorchtitanVersion::V0_2) {
+        exporting::TorchtitanConfig config = exporting::torchtitanExport(torchtitan, plan, run.settings, *context.model);
+        file = { std::move(config.text), false, std::move(config.notes) };
+    } else {
+        file = exporting::exportPlan(format, plan, run.settings, context);
+    }
     for (const exporting::ExportNote& note : file.notes)
         printErr("warning: " + exporting::exportNoteLine(note) + "\n");
     if (parser.isSet(QStringLiteral("out")))

@@ -145,7 +145,7 @@ int runSearch(const QStringList& args)
     parser.option(QStringLiteral("pytorch-schedule"), QStringLiteral("FILE"),
         QStringLiteral("Write the best plan's pipeline schedule as torch.distributed.pipelining's CSV."));
     parser.option(QStringLiteral("torchtitan"), QStringLiteral("FILE"),
-        QStringLiteral("Write a torchtitan job config (TOML) for the best plan."));
+        QStringLiteral("Write a torchtitan main config module (Python, --module/--config) for the best plan."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
     parser.workBudgetOption();

@@ -9,6 +9,7 @@
 #include "core/export/megatron_bridge_recipe.h"
 #include "core/export/paddle_config.h"
 #include "core/export/pytorch_exports.h"
+#include "core/export/torchtitan_module.h"
 #include "core/profile/synth/synthesis_record.h"
 
 namespace stratex::exporting {
@@ -62,7 +63,7 @@ std::string_view exportFormatTitle(ExportFormat format)
     case ExportFormat::PytorchSchedule:
         return "PyTorch pipeline schedule CSV";
     case ExportFormat::Torchtitan:
-        return "torchtitan job config";
+        return "torchtitan config module";
     case ExportFormat::MegatronBridge:
         return "Megatron-Bridge recipe";
     }
@@ -123,7 +124,7 @@ ExportedFile exportPlan(
     case ExportFormat::PytorchSchedule:
         return { pipelineScheduleCsv(plan), false, {} };
     case ExportFormat::Torchtitan: {
-        TorchtitanConfig config = torchtitanConfig(plan, settings, *context.model);
+        TorchtitanConfig config = torchtitanModule(plan, settings, *context.model); // main (torchtitan_module.h)
         return { std::move(config.text), false, std::move(config.notes) };
     }
     case ExportFormat::MegatronBridge: {
@@ -149,7 +150,7 @@ std::string defaultExportFileName(ExportFormat format, const galvatron::SearchSe
     case ExportFormat::PytorchSchedule:
         return "pipeline_schedule.csv";
     case ExportFormat::Torchtitan:
-        return "torchtitan.toml";
+        return std::string(kTorchtitanModuleName) + ".py";
     case ExportFormat::MegatronBridge:
         return "megatron_bridge_recipe.py";
     }

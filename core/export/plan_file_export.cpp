@@ -9,6 +9,7 @@
 #include "core/export/paddle_config.h"
 #include "core/export/plan_file_checks.h"
 #include "core/export/pytorch_plan_exports.h"
+#include "core/export/torchtitan_module.h"
 #include "core/hardware/hardware_model.h"
 
 namespace stratex::exporting {
@@ -60,7 +61,7 @@ ExportedFile exportPlanFile(ExportFormat format, const megatron::PlanFile& plan)
         requireValidStrategy(plan, title);
         return { pipelineScheduleCsv(plan.strategy), false, {} };
     case ExportFormat::Torchtitan: {
-        TorchtitanConfig config = torchtitanPlanConfig(plan);
+        TorchtitanConfig config = torchtitanModule(plan); // main (torchtitan_module.h)
         return { std::move(config.text), false, std::move(config.notes) };
     }
     case ExportFormat::MegatronBridge: {

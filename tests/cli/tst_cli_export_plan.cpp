@@ -46,6 +46,8 @@ private Q_SLOTS:
     void refusesWhatTheTargetCannotExpress_data();
     void refusesWhatTheTargetCannotExpress();
     void galvatronFlagsDoNotApply();
+    void torchtitanVersion_data();
+    void torchtitanVersion();
 };
 
 void TestCliExportPlan::exportsEveryDimension_data()
@@ -110,6 +112,44 @@ void TestCliExportPlan::galvatronFlagsDoNotApply()
     const CliResult r = runCli({ "export", "--strategy", plan, "--to", "megatron", "--model", "llama2-7b" });
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--model does not apply to a Stratex plan file"), r.err.constData());
+}
+
+void TestCliExportPlan::torchtitanVersion_data()
+{
+    QTest::addColumn<QStringList>("flags"); // after --strategy PLAN
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("expected"); // in the file (exit 0) or on stderr
+    QTest::newRow("main by default") << QStringList { "--to", "torchtitan" } << 0
+                                     << "def stratex_plan() -> Trainer.Config:";
+    QTest::newRow("main") << QStringList { "--to", "torchtitan", "--torchtitan-version", "main" } << 0
+                          << "config.parallelism.pipeline_parallel_schedule = \"Interleaved1F1B\"";
+    QTest::newRow("0.2: the TOML") << QStringList { "--to", "torchtitan", "--torchtitan-version", "0.2" } << 0
+                                   << "[activation_checkpoint]";
+    QTest::newRow("an unknown version") << QStringList { "--to", "torchtitan", "--torchtitan-version", "0.3" } << 2
+                                        << "--torchtitan-version must be one of main, 0.2";
+    QTest::newRow("another target") << QStringList { "--to", "megatron", "--torchtitan-version", "0.2" } << 2
+                                    << "--torchtitan-version applies to --to torchtitan only";
+}
+
+void TestCliExportPlan::torchtitanVersion()
+{
+    QFETCH(QStringList, flags);
+    QFETCH(int, exitCode);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const QString plan = writePlan(dir, kInterleaved);
+    const CliResult r = runCli(QStringList { "export", "--strategy", plan, "--out", dir.filePath("out") } + flags);
+    QCOMPARE(r.exitCode, exitCode);
+    if (exitCode != 0) {
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        return;
+    }
+    QFile out(dir.filePath("out"));
+    QVERIFY(out.open(QIODevice::ReadOnly));
+    const QByteArray text = out.readAll();
+    QVERIFY2(text.contains(expected.toUtf8()), text.constData());
+    // Each note once on stderr, whichever version.
+    QVERIFY2(r.err.contains("warning: torchtitan: ZeRO-1: torchtitan's FSDP2"), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliExportPlan)

@@ -253,7 +253,8 @@ void TestCliHostile::modelNameCannotInjectTomlKeys()
     const QString plan = dir.filePath("plan.json");
     QVERIFY(writeTestFile(plan, planJson("{\"preset\": \"llama3-70b\", \"name\": \"" + name + "\"}", kCluster64, kStrategy)));
     const QString out = dir.filePath("torchtitan.toml");
-    const CliResult r = runCli({ "export", "--strategy", plan, "--to", "torchtitan", "--out", out }, 60000);
+    const CliResult r = runCli(
+        { "export", "--strategy", plan, "--to", "torchtitan", "--torchtitan-version", "0.2", "--out", out }, 60000);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QByteArray text = readAll(out);
     const QRegularExpression section(QStringLiteral(R"(^\[[a-z_.]+\]$)"));

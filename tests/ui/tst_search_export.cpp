@@ -202,6 +202,11 @@ void TestSearchExport::exportsTheStratexPlanAsTheCli()
         QVERIFY(script.contains(QStringLiteral("./configs/fine_grained_config.json")));
         QVERIFY(QFileInfo::exists(QDir(out).filePath(QStringLiteral("configs/fine_grained_config.json"))));
     }
+    if (format == exporting::ExportFormat::Torchtitan) {
+        // The CLI's default, torchtitan main: the Python config module (issue 25), not v0.2's TOML.
+        QVERIFY(anyWritten);
+        QVERIFY(readAll(out).contains("def stratex_plan() -> Trainer.Config:"));
+    }
     if (format == exporting::ExportFormat::Megatron) {
         QVERIFY(anyWritten);
         QVERIFY(m_window->grab().save(QDir::temp().filePath(QStringLiteral("stratex-tst-search-export.png"))));

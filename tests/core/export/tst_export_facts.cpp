@@ -268,17 +268,20 @@ void TestExportFacts::everyCommentIsANote_data()
 {
     QTest::addColumn<megatron::PlanFile>("plan");
     QTest::addColumn<QString>("notes"); // note parts the CLI prints, ';'-separated
-    // torchtitan's approximations were comments only (issue 25, finding 5).
-    QTest::newRow("torchtitan: ZeRO-1, recompute modules, fp16")
+    // torchtitan's approximations were comments only (issue 25, finding 5). torchtitan main's
+    // module (the default): recompute modules are written as the plan's (tst_torchtitan_module),
+    // Llama 2 and Llama 3 without scaling as registered flavours, FP8 experts through the
+    // grouped-GEMM converter.
+    QTest::newRow("torchtitan: ZeRO-1, fp16")
         << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 zero=1 recompute=selective precision=fp16 gbs=16")
-        << "ZeRO-1: torchtitan's FSDP2;selective recompute: torchtitan's op-level selective AC;fp16: torchtitan trains";
-    QTest::newRow("torchtitan: a model it does not ship")
-        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16") << "ships no flavour of llama2-7b";
-    QTest::newRow("torchtitan: Llama 3 without scaling")
-        << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16") << "applies Llama 3.1's RoPE scaling";
-    QTest::newRow("torchtitan: FP8 experts") << planOf("mixtral-8x7b", 4, 4096, "h100-80gb", 2,
-        "tp=2 pp=1 ep=4 etp=1 dp=8 sp=1 zero=1 gbs=64 precision=fp8")
-                                             << "grouped GEMMs stay in bf16";
+        << "ZeRO-1: torchtitan's FSDP2;fp16: torchtitan trains";
+    QTest::newRow("torchtitan: a model it cannot build")
+        << planOf("qwen2.5-14b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16") << "has a bias on Q, K and V";
+    QTest::newRow("torchtitan: Ulysses") << planOf("llama3.1-8b", 0, 32768, "h100-80gb", 1,
+        "tp=2 cp=2 dp=2 sp=1 cpcomm=a2a gbs=8") << "only has ring attention";
+    QTest::newRow("torchtitan: FP8 recipe") << planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32,
+        "tp=1 pp=8 ep=16 dp=32 zero=1 gbs=1024 precision=fp8")
+                                             << "float8 recipe is rowwise";
 }
 
 void TestExportFacts::everyCommentIsANote()

@@ -12,6 +12,7 @@
 #include "core/export/paddle_config.h"
 #include "core/export/plan_export.h"
 #include "core/export/pytorch_exports.h"
+#include "core/export/torchtitan_module.h"
 #include "core/model/model_presets.h"
 #include "core/galvatron/search_engine.h"
 
@@ -91,8 +92,8 @@ void TestPlanExport::formats_data()
     QTest::newRow("pytorch-schedule") << ExportFormat::PytorchSchedule << "pytorch-schedule"
                                       << "pipeline_schedule.csv" << false << text(pipelineScheduleCsv(searchedPlan()));
     QTest::newRow("torchtitan") << ExportFormat::Torchtitan << "torchtitan"
-                                << "torchtitan.toml" << false
-                                << text(torchtitanConfig(searchedPlan(), searchSettings(), llamaModel()).text);
+                                << "stratex_torchtitan.py" << false
+                                << text(torchtitanModule(searchedPlan(), searchSettings(), llamaModel()).text);
     QTest::newRow("megatron-bridge")
         << ExportFormat::MegatronBridge << "megatron-bridge"
         << "megatron_bridge_recipe.py" << false

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// torchtitan main's Python config module. Every torchtitan name below is read from
+// pytorch/torchtitan at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a (2026-08-21):
+//   torchtitan/config/manager.py            ConfigManager._load_config: --module, --config
+//   torchtitan/config/configs.py            TrainingConfig, ParallelismConfig
+//   torchtitan/trainer.py                   Trainer.Config, the token arithmetic of Trainer.__init__
+//   torchtitan/distributed/activation_checkpoint.py   FullAC, SelectiveAC, ActivationCheckpointingConfig
+//   torchtitan/config/override.py           @override, OverrideConfig.imports, apply_overrides
+//   torchtitan/components/quantization/float8.py      Float8LinearConverter, Float8GroupedExpertsConverter
+//   torchtitan/distributed/parallel_dims.py ParallelDims._validate (EP divides dp_shard * cp * tp)
+//   torchtitan/distributed/pipeline_parallel.py       schedules, module_fqns_per_model_part, the CSV
+//   torchtitan/models/llama3/__init__.py    llama3_configs, model_registry, _build_llama3_layers
+//   torchtitan/models/llama3/config_registry.py       llama3_8b (the Trainer.Config this mirrors)
+//   torchtitan/models/deepseek_v3/config_registry.py  deepseek_v3_671b(_float8)
+#include "core/export/torchtitan_module.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/export/plan_file_checks.h"
+#include "core/export/pytorch_plan_exports.h"
+#include "core/export/python_literal.h"
+#include "core/export/shell_quote.h"
+#include "core/export/uniform_plan.h"
+
+namespace stratex::exporting {
+
+namespace {
+
+std::string str(long long n)
+{
+    return std::to_string(n);
+}
+
+// A Python float literal that reads back as the same double (shortest of %.17g that round-trips).
+std::string pyFloat(double value)
+{
+    char buffer[64];
+    if (std::abs(value) < 1e15 && value == std::floor(value)) {
+        std::snprintf(buffer, sizeof buffer, "%.1f", value); // 500000.0, not 5e+05
+        return buffer;
+    }
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+        if (std::strtod(buffer, nullptr) == value)
+            break;
+    }
+    std::string text = buffer;
+    if (text.find_first_of(".eEn") == std::string::npos)
+        text += ".0";
+    return text;
+}
+
+std::string pyBool(bool value)
+{
+    return value ? "True" : "False";
+}
+
+std::string pyStringList(const std::vector<std::string>& items)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + pythonString(items[i]);
+    return out + "]";
+}
+
+class Notes {
+public:
+    explicit Notes(TorchtitanJob& job)
+        : m_job(job)
+    {
+    }
+    void approximation(std::string field, const std::string& text)
+    {
+        addExportNote(m_job.notes, ExportNoteKind::Approximation, std::move(field), "torchtitan: " + text);
+    }
+    void refusal(std::string field, const std::string& text)
+    {
+        addExportNote(m_job.notes, ExportNoteKind::Refusal, std::move(field), "torchtitan: " + text);
+    }
+
+private:
+    TorchtitanJob& m_job;
+};
+
+// Why torchtitan main's llama3 blocks cannot build `model` (the field and the words), or nothing.
+std::optional<std::pair<std::string, std::string>> notLlamaArchitecture(const model::ModelDescription& model)
+{
+    if (model.moe)
+        return std::pair { "model.moe",
+            "mixture of experts (" + str(model.moe->num_experts) + " experts, top-" + str(model.moe->top_k)
+                + "): torchtitan main's MoE models (deepseek_v3 with multi-latent attention, qwen3 with QK norm, "
+                  "gpt_oss, kimi_k2_7) are other architectures" };
+    if (model.mla)
+        return std::pair { "model.mla", "multi-latent attention with other ranks than deepseek_v3's flavours" };
+    if (model.qkv_bias)
+        return std::pair { "model.qkv_bias", "a bias on Q, K and V, which llama3's attention does not have" };
+    if (model.qk_norm)
+        return std::pair { "model.qk_norm", "QK norm, which llama3's attention does not have" };
+    if (model.mlp != model::MlpKind::Gated)
+        return std::pair { "model.mlp", "a plain (GeLU) MLP; llama3's is SwiGLU" };
+    if (model.norm != model::NormKind::RmsNorm)
+        return std::pair { "model.norm", "LayerNorm; llama3's is RMSNorm" };
+    if (model.position != model::PositionEmbedding::Rope)
+        return std::pair { "model.position_embedding", "learned position embeddings; llama3 has RoPE" };
+    return std::nullopt;
+}
+
+// The model: a shipped flavour, a registered llama3-architecture one, or a refusal.
+void chooseModel(TorchtitanJob& job, const model::ModelDescription& model, Notes& notes)
+{
+    const std::optional<TorchtitanModel> titan = torchtitanModel(model);
+    if (titan && titan->name == "deepseek_v3") {
+        job.model_module = "deepseek_v3";
+        job.flavor = titan->flavor;
+        job.hf_assets_path = "./assets/hf/DeepSeek-V3.1-Base"; // deepseek_v3_671b
+        if (!titan->note.empty())
+            notes.approximation("model.mla", titan->note);
+        return;
+    }
+    if (titan && titan->note.empty()) {
+        job.model_module = "llama3";
+        job.flavor = titan->flavor;
+        job.hf_assets_path = "./assets/hf/Llama-3.1-" + titan->flavor; // llama3_8b's, by size
+        return;
+    }
+    job.model_module = "llama3";
+    job.flavor = "stratex-" + model.name;
+    job.hf_assets_path = "./assets/hf/" + fileNamePart(model.name);
+    if (const auto why = notLlamaArchitecture(model)) {
+        notes.refusal(why->first,
+            "main ships no flavour of " + model.name + " and the module registers llama3-architecture flavours only: "
+                + model.name + " has " + why->second);
+        return;
+    }
+    TorchtitanFlavour f;
+    f.flavor = job.flavor;
+    f.layers = model.num_layers;
+    f.dim = model.hidden_size;
+    f.heads = model.num_heads;
+    f.kv_heads = model.num_kv_heads;
+    f.ffn_hidden = model.ffn_hidden_size;
+    f.vocab = model.vocab_size;
+    f.tied_embeddings = model.tied_embeddings;
+    f.rope_theta = model.rotary_base;
+    f.rope_scaling = model.rope_scaling;
+    f.max_context_length = model.seq_length;
+    job.registered = f;
+}
+
+void setFloat8(TorchtitanJob& job, const model::ModelDescription& model, Notes& notes)
+{
+    // deepseek_v3_671b_float8: the dense linears but the LM head and the router gate, and the
+    // experts' grouped GEMMs through Float8GroupedExpertsConverter (Megatron's FP8 also keeps the
+    // output layer in bf16).
+    job.float8_linear = true;
+    job.float8_filter_fqns = { "lm_head" };
+    if (model.moe) {
+        job.float8_filter_fqns.push_back("router.gate");
+        job.float8_grouped_experts = true;
+    }
+    notes.approximation("strategy.precision",
+        "FP8: torchtitan main's float8 recipe is rowwise (Float8LinearConverter recipe_name \"rowwise\"; per-row "
+        "scales), not Megatron's per-tensor scaling; the GEMMs run in FP8 as costed");
+}
+
+// Training tokens (Trainer.__init__: gradient accumulation = num_tokens_per_train_step /
+// (num_tokens_per_microbatch_per_dp_rank x num_pp_microbatches x dp), dp = replicate x shard).
+void setBatch(TorchtitanJob& job, long long microBatch, int microbatches, long long globalBatch, int seq, Notes& notes)
+{
+    job.tokens_per_microbatch_per_dp_rank = microBatch * seq;
+    job.tokens_per_train_step = globalBatch * seq;
+    job.max_context_length = seq;
+    job.num_pp_microbatches = job.pp > 1 ? microbatches : 1;
+    const long long divisor = (job.sequence_parallel ? job.tp : 1) * (job.cp > 1 ? 2 * job.cp : 1);
+    if (divisor > 1 && job.tokens_per_microbatch_per_dp_rank % divisor != 0)
+        notes.refusal("model.seq_length",
+            str(job.tokens_per_microbatch_per_dp_rank) + " tokens per micro-batch do not divide by " + str(divisor)
+                + " (TP x 2 CP), as Trainer.__init__ requires");
+    const long long step
+        = job.tokens_per_microbatch_per_dp_rank * job.num_pp_microbatches * job.dp_replicate * job.dp_shard;
+    if (step > 0 && job.tokens_per_train_step % step != 0)
+        notes.refusal("strategy.global_batch_size",
+            "num_tokens_per_train_step " + str(job.tokens_per_train_step) + " is not a multiple of the tokens of one "
+                + "gradient accumulation step (" + str(step) + "), as Trainer.__init__ requires");
+    // trainer.py Trainer.Config._validate_cuda_graphs: CUDA graphs refuse PP, and EP with the
+    // default token dispatcher.
+    job.disable_cuda_graphs = job.pp > 1 || job.ep > 1;
+}
+
+std::vector<std::vector<std::string>> fqnsPerPart(const std::vector<int>& partLayers)
+{
+    std::vector<std::vector<std::string>> parts;
+    int first = 0;
+    for (std::size_t c = 0; c < partLayers.size(); ++c) {
+        std::vector<std::string> names;
+        if (c == 0)
+            names.push_back("tok_embeddings");
+        for (int i = first; i < first + partLayers[c]; ++i)
+            names.push_back("layers." + str(i));
+        if (c + 1 == partLayers.size()) {
+            names.push_back("norm");
+            names.push_back("lm_head"); // main's name (v0.2: "output")
+        }
+        parts.push_back(std::move(names));
+        first += partLayers[c];
+    }
+    return parts;
+}
+
+} // namespace
+
+std::string_view torchtitanVersionName(TorchtitanVersion version)
+{
+    return version == TorchtitanVersion::V0_2 ? "0.2" : "main";
+}
+
+std::optional<TorchtitanVersion> parseTorchtitanVersion(std::string_view name)
+{
+    if (name == "main")
+        return TorchtitanVersion::Main;
+    if (name == "0.2")
+        return TorchtitanVersion::V0_2;
+    return std::nullopt;
+}
+
+TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
+{
+    requireValidStrategy(plan, "torchtitan");
+    const model::ModelDescription& model = plan.model;
+    const megatron::ParallelStrategy& s = plan.strategy;
+    TorchtitanJob job;
+    Notes notes(job);
+    job.header.push_back("model " + model.name + ": " + str(model.num_layers) + " layers, hidden "
+        + str(model.hidden_size) + ", seq " + str(model.seq_length));
+    job.header.push_back("plan: " + s.notation() + ", schedule "
+        + std::string(plan.gpipe ? "gpipe" : megatron::pipelineScheduleName(s.schedule)) + " on "
+        + str(plan.cluster.num_nodes) + " x " + str(plan.cluster.gpus_per_node) + " " + plan.cluster.gpu.name);
+    chooseModel(job, model, notes);
+
+    // Data parallelism: FSDP2 over dp (parallel_dims.py folds CP into the FSDP mesh); reshard
+    // after forward "always" is ZeRO-3, "never" ZeRO-2; ZeRO-0 is the replicate mesh (DDP).
+    job.dp_replicate = s.dp;
+    if (s.zero >= 1 && s.dp * s.cp > 1) {
+        job.dp_replicate = 1;
+        job.dp_shard = s.dp;
+        job.fsdp_reshard_after_forward = s.zero == 3 ? "always" : "never";
+        if (s.zero == 1)
+            notes.approximation("strategy.zero",
+                "ZeRO-1: torchtitan's FSDP2 without resharding after forward shards gradients too (ZeRO-2, less "
+                "memory)");
+    }
+    if (s.cp > 1 && s.zero == 0)
+        notes.approximation("strategy.zero",
+            "context parallelism: torchtitan shards the weights over the CP ranks (FSDP), the plan replicates them");
+    job.tp = s.tp;
+    job.sequence_parallel = s.tp == 1 || s.sequence_parallel;
+    job.cp = s.cp;
+    // Language models attend with FlexAttention (config_utils.get_attention_config), whose CP load
+    // balancer is "ptrr" (context_parallel/api.py; torchtitan_recipes/tests/models.py sets it so).
+    if (s.cp > 1)
+        job.cp_load_balancer = "ptrr";
+    if (s.cp > 1 && s.cp_comm_type == megatron::CpCommType::A2a)
+        notes.approximation("strategy.cp_comm_type",
+            "Ulysses context parallelism (cp_comm_type a2a): torchtitan main only has ring attention, which exchanges "
+            "K/V instead of all-to-all over heads; it trains, at the ring's cost");
+
+    // Experts: torchtitan main removed expert tensor parallelism (pytorch/torchtitan#3167,
+    // c4b409af, 2026-04-30): the experts are sharded over ep and efsdp = dp_shard x cp x tp / ep.
+    if (model.moe) {
+        job.ep = s.ep;
+        if (s.ep > 1 && s.etp > 1)
+            notes.refusal("strategy.etp",
+                "expert tensor parallel degree " + str(s.etp) + ": torchtitan main has no expert tensor parallelism "
+                    + "(removed in pytorch/torchtitan#3167); plan with etp 1");
+        const long long sparse = (job.dp_shard) * s.cp * s.tp;
+        if (s.ep > 1 && sparse % s.ep != 0)
+            notes.refusal("strategy.ep",
+                "expert parallel degree " + str(s.ep) + " must divide dp_shard x cp x tp (" + str(sparse) + ")"
+                    + (s.zero == 0 ? "; with ZeRO-0 the data-parallel ranks replicate and do not count" : "")
+                    + " (parallel_dims.py)");
+    }
+
+    // The pipeline.
+    job.pp = s.pp;
+    if (s.pp > 1) {
+        if (plan.gpipe) {
+            job.schedule = "GPipe"; // torch.distributed.pipelining ScheduleGPipe
+        } else if (s.schedule == megatron::PipelineSchedule::Interleaved && s.vpp > 1) {
+            job.schedule = "Interleaved1F1B";
+        } else if (s.schedule == megatron::PipelineSchedule::ZbH1) {
+            // torch's zero-bubble schedules are multi-stage or V-shaped; ZB-H1 with one stage per
+            // rank runs as the CSV (_PipelineScheduleRuntime loads it, pipeline_parallel.py).
+            job.schedule = "PipelineScheduleSingle";
+            job.schedule_csv = "pipeline_schedule.csv";
+            notes.approximation("strategy.schedule",
+                "ZB-H1 runs the schedule CSV `stratex-cli export --to pytorch-schedule --out pipeline_schedule.csv` "
+                "writes for this plan (I/W split backward); keep it beside the launch directory");
+        }
+        job.module_fqns_per_model_part = fqnsPerPart(megatron::chunkLayerCounts(s, model.num_layers));
+        const int stages = s.pp * s.vpp;
+        if (s.microbatches() < stages)
+            notes.approximation("strategy.micro_batch_size",
+                str(s.microbatches()) + " micro-batches for " + str(stages)
+                    + " pipeline stages: torchtitan warns of a bubble");
+    }
+    setBatch(job, s.micro_batch_size, s.microbatches(), s.global_batch_size, model.seq_length, notes);
+
+    // Recomputation.
+    if (s.recompute == megatron::Recompute::Full) {
+        job.ac.kind = TorchtitanAc::Kind::Full;
+        if (s.recompute_num_layers > 1)
+            notes.approximation("strategy.recompute_num_layers",
+                "full recompute in groups of " + str(s.recompute_num_layers)
+                    + " layers: torchtitan checkpoints every block on its own (a little more memory)");
+    } else if (s.recompute == megatron::Recompute::Selective) {
+        // Megatron's recompute modules as the blocks' submodules (llama3/model.py,
+        // deepseek_v3/model.py: attention.inner_attention, feed_forward, moe with shared_experts).
+        job.ac.kind = TorchtitanAc::Kind::Modules;
+        const megatron::RecomputeModules& m = s.recompute_modules;
+        using megatron::RecomputeModule;
+        if (m.has(RecomputeModule::CoreAttn))
+            job.ac.modules.push_back("attention.inner_attention");
+        if (m.has(RecomputeModule::Mlp))
+            job.ac.modules.push_back("feed_forward");
+        if (m.has(RecomputeModule::Moe))
+            job.ac.modules.push_back("moe");
+        else if (m.has(RecomputeModule::SharedExperts))
+            job.ac.modules.push_back("moe.shared_experts");
+        if (m.has(RecomputeModule::Layernorm))
+            notes.approximation("strategy.recompute_modules",
+                "layernorm recompute: a checkpointed norm keeps its input and the next GEMM keeps its output, so "
+                "torchtitan saves nothing there (more memory than planned)");
+        if (m.has(RecomputeModule::MoeAct))
+            notes.approximation("strategy.recompute_modules",
+                "moe_act recompute: torchtitan's grouped experts have no activation module to checkpoint (more "
+                "memory than planned)");
+        if (job.ac.modules.empty())
+            job.ac.kind = TorchtitanAc::Kind::None;
+    }
+
+    if (s.precision == megatron::Precision::Fp8)
+        setFloat8(job, model, notes);
+    if (s.precision == megatron::Precision::Fp16)
+        notes.approximation("strategy.precision",
+            "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+    if (!s.flash_attention)
+        notes.approximation("strategy.flash_attention",
+            "unfused attention planned: torchtitan runs FlexAttention (fused, less activation memory)");
+    return job;
+}
+
+TorchtitanJob torchtitanMainJob(
+    const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const model::ModelDescription& model)
+{
+    TorchtitanJob job;
+    Notes notes(job);
+    const int world = plan.world > 0 ? plan.world : settings.world();
+    const int layers = int(plan.layers.size());
+    const int pp = std::max(1, plan.pp);
+    const int tp = mostCommonTp(plan);
+    const int cp = mostCommonUlysses(plan);
+    const int dp = std::max(1, world / (pp * tp * cp));
+    job.header.push_back("model " + model.name + ": " + str(model.num_layers) + " layers, hidden "
+        + str(model.hidden_size) + ", seq " + str(model.seq_length));
+    job.header.push_back("plan: pp " + str(pp) + ", chunks " + str(plan.chunks) + ", global batch " + str(plan.gbsz)
+        + "; layers " + plan.layerSummary());
+    chooseModel(job, model, notes);
+
+    int otherDegrees = 0;
+    for (const galvatron::LayerStrategy& s : plan.layers)
+        otherDegrees += s.tp != tp || s.sp != cp ? 1 : 0;
+    if (otherDegrees > 0)
+        notes.approximation("tp_sizes_enc",
+            str(otherDegrees) + " of " + str(layers) + " layers planned with other TP/SP degrees: torchtitan uses one "
+                + "of each (tp " + str(tp) + ", cp " + str(cp) + ")");
+    if (cp > 1)
+        notes.approximation("use_sp",
+            "Ulysses SP " + str(cp) + " runs as torchtitan's context parallelism (ring attention), not an all-to-all");
+
+    const DpTypeMix mix = dpTypeMix(plan);
+    job.dp_replicate = dp;
+    if (dp > 1 && (mix.any_zero3 || mix.any_zero2)) {
+        job.dp_replicate = 1;
+        job.dp_shard = dp;
+        job.fsdp_reshard_after_forward = mix.any_zero3 ? "always" : "never";
+        if (mix.any_zero3 && !mix.every_zero3)
+            notes.approximation(
+                "dp_types_enc", "per-layer ZeRO is not expressible: every layer reshards after forward (ZeRO-3)");
+    }
+    if (plan.embedSdp() == 1 && job.dp_shard == 1)
+        notes.approximation("embed_sdp", "embedding / LM head: ZeRO-3 planned; torchtitan shards it only with FSDP");
+    job.tp = tp;
+    job.sequence_parallel = true; // Galvatron's TP is Megatron-SP style
+    job.cp = cp;
+    if (cp > 1) {
+        job.cp_load_balancer = "ptrr";
+        if (job.dp_shard == 1)
+            notes.approximation("dp_types_enc",
+                "context parallelism: torchtitan shards the weights over the CP ranks (FSDP), the plan replicates them");
+    }
+
+    job.pp = pp;
+    const long long perStep = static_cast<long long>(plan.chunks) * dp;
+    if (plan.gbsz % perStep != 0)
+        notes.refusal("global_bsz",
+            "global batch " + str(plan.gbsz) + " does not divide into " + str(plan.chunks) + " micro-batches x dp "
+                + str(dp));
+    const long long microbatch = std::max(1LL, plan.gbsz / perStep);
+    if (pp > 1) {
+        job.schedule = plan.pipeline_type == galvatron::PipelineType::GPipe ? "GPipe" : "1F1B";
+        job.module_fqns_per_model_part = fqnsPerPart(plan.pp_division);
+        if (plan.pipeline_type != galvatron::PipelineType::GPipe && plan.chunks < pp)
+            notes.approximation("chunks",
+                str(plan.chunks) + " micro-batches for " + str(pp) + " stages: torchtitan warns of a bubble");
+    }
+    setBatch(job, microbatch, plan.chunks, plan.gbsz, model.seq_length, notes);
+
+    // Recompute: exactly the layers the plan checkpoints.
+    std::vector<int> checkpointed;
+    for (int i = 0; i < layers; ++i)
+        if (plan.layers[std::size_t(i)].checkpoint)
+            checkpointed.push_back(i);
+    if (!checkpointed.empty() && int(checkpointed.size()) == layers) {
+        job.ac.kind = TorchtitanAc::Kind::Full;
+    } else if (!checkpointed.empty()) {
+        job.ac.kind = TorchtitanAc::Kind::Layers;
+        job.ac.layers = checkpointed;
+    }
+
+    if (settings.mixed_precision == galvatron::MixedPrecision::Fp16)
+        notes.approximation("mixed_precision",
+            "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+    if (settings.mixed_precision == galvatron::MixedPrecision::Fp32)
+        job.mixed_precision_param = "float32";
+    return job;
+}
+
+std::string torchtitanModuleText(const TorchtitanJob& job)
+{
+    std::vector<std::string> approximations;
+    std::vector<std::string> refusals;
+    for (const ExportNote& note : job.notes)
+        (note.kind == ExportNoteKind::Refusal ? refusals : approximations).push_back(note.text);
+    const bool customAc = job.ac.kind == TorchtitanAc::Kind::Layers || job.ac.kind == TorchtitanAc::Kind::Modules;
+    const std::string fn(kTorchtitanConfigFunction);
+
+    std::string t;
+    t += "# torchtitan config module for a plan, written by Stratex for torchtitan main (the Python configs\n";
+    t += "# of pytorch/torchtitan#2386; checked against b5bcd76c, 2026-08-21). Train with\n";
+    t += "#   PYTHONPATH=. MODULE=" + std::string(kTorchtitanModuleName) + " CONFIG=" + fn + " ./run_train.sh\n";
+    t += "# from torchtitan's root with this file there as " + std::string(kTorchtitanModuleName) + ".py;\n";
+    t += "# hf_assets_path must hold the model's tokenizer (scripts/download_hf_assets.py).\n";
+    for (const std::string& line : job.header)
+        t += "# " + commentLine(line) + "\n";
+    t += "# torchtitan: tp " + str(job.tp) + ", pp " + str(job.pp) + ", cp " + str(job.cp) + ", ep " + str(job.ep)
+        + ", dp replicate " + str(job.dp_replicate) + " x shard " + str(job.dp_shard) + "\n";
+    if (!refusals.empty()) {
+        t += "# Refused (the config function raises these instead of training something else):\n";
+        for (const std::string& line : refusals)
+            t += "#   " + commentLine(line) + "\n";
+    }
+    if (!approximations.empty()) {
+        t += "# Not expressible in torchtitan as planned, or to know:\n";
+        for (const std::string& line : approximations)
+            t += "#   " + commentLine(line) + "\n";
+    }
+    t += "\n";
+    if (customAc)
+        t += "from dataclasses import dataclass, field\n\n";
+    t += "from torchtitan.components.checkpointer import CheckpointManager\n";
+    t += "from torchtitan.components.data import ConcatThenSplitPackingConfig, GrainDataLoader\n";
+    t += "from torchtitan.components.loss import ChunkedLossWrapper, CrossEntropyLoss\n";
+    t += "from torchtitan.components.optimizer import default_adamw\n";
+    if (job.float8_linear || job.float8_grouped_experts)
+        t += "from torchtitan.components.quantization import Float8GroupedExpertsConverter, Float8LinearConverter\n";
+    t += "from torchtitan.config import ParallelismConfig, TrainingConfig\n";
+    if (customAc)
+        t += "from torchtitan.config.override import override\n";
+    t += "from torchtitan.distributed.activation_checkpoint import FullAC, SelectiveAC\n";
+    t += "from torchtitan.hf_datasets.text_datasets import DATASETS\n";
+    t += "from torchtitan.models.common.config_utils import decoder_vocab_size\n";
+    t += "from torchtitan.models." + job.model_module + " import model_registry\n";
+    t += "from torchtitan.trainer import Trainer\n";
+
+    if (job.registered) {
+        const TorchtitanFlavour& f = *job.registered;
+        t += "from torchtitan.models import llama3 as _llama3\n";
+        t += "from torchtitan.models.common import ComplexRoPE, Embedding, Linear, RMSNorm\n";
+        t += "from torchtitan.models.llama3.model import Llama3Model\n";
+        t += "\n\n# The model's own flavour, built as torchtitan/models/llama3/__init__.py builds _8b.\n";
+        t += "def _stratex_flavor(attn_backend: str, tp_gemm_backend: str = \"default\") -> Llama3Model.Config:\n";
+        t += "    dim = " + str(f.dim) + "\n";
+        t += "    n_heads = " + str(f.heads) + "\n";
+        t += "    vocab_size = " + str(f.vocab) + "\n";
+        t += "    return Llama3Model.Config(\n";
+        t += "        dim=dim,\n";
+        t += "        vocab_size=vocab_size,\n";
+        if (f.tied_embeddings)
+            t += "        enable_weight_tying=True,\n";
+        t += "        tok_embeddings=Embedding.Config(\n";
+        t += "            num_embeddings=vocab_size,\n";
+        t += "            embedding_dim=dim,\n";
+        t += std::string("            param_init=_llama3.") + (f.tied_embeddings ? "_EMBEDDING_SKIP_INIT" : "_EMBEDDING_INIT")
+            + ",\n";
+        t += "        ),\n";
+        t += "        norm=RMSNorm.Config(normalized_shape=dim, param_init=_llama3._NORM_INIT),\n";
+        t += "        lm_head=Linear.Config(\n";
+        t += "            in_features=dim, out_features=vocab_size, param_init=_llama3._output_linear_init(dim)\n";
+        t += "        ),\n";
+        t += "        layers=_llama3._build_llama3_layers(\n";
+        t += "            fuse_qkv=True,\n";
+        t += "            n_layers=" + str(f.layers) + ",\n";
+        t += "            dim=dim,\n";
+        t += "            n_heads=n_heads,\n";
+        t += "            n_kv_heads=" + str(f.kv_heads) + ",\n";
+        t += "            hidden_dim=" + str(f.ffn_hidden) + ",\n";
+        t += "            rope=ComplexRoPE.Config(\n";
+        t += "                dim=dim // n_heads,\n";
+        t += "                max_context_length=" + str(f.max_context_length) + ",\n";
+        t += "                theta=" + pyFloat(f.rope_theta) + ",\n";
+        if (f.rope_scaling) {
+            t += "                scaling=\"llama\",\n";
+            t += "                scaling_factor=" + pyFloat(f.rope_scaling->factor) + ",\n";
+            t += "                low_freq_factor=" + pyFloat(f.rope_scaling->low_freq_factor) + ",\n";
+            t += "                high_freq_factor=" + pyFloat(f.rope_scaling->high_freq_factor) + ",\n";
+            t += "                original_max_position_embeddings=" + str(f.rope_scaling->original_max_positions)
+                + ",\n";
+        } else {
+            t += "                scaling=\"none\",\n";
+        }
+        t += "            ),\n";
+        t += "            attn_backend=attn_backend,\n";
+        t += "            tp_gemm_backend=tp_gemm_backend,\n";
+        t += "        ),\n";
+        t += "    )\n\n\n";
+        t += "_llama3.llama3_configs[" + pythonString(f.flavor) + "] = _stratex_flavor\n";
+    }
+
+    if (customAc) {
+        t += "\n\n# The plan's recompute. torchtitan's FullAC wraps every transformer block\n";
+        t += "# (ActivationCheckpointing.apply); this wraps the plan's layers, or the plan's modules of each\n";
+        t += "# block, and replaces the config's FullAC through torchtitan's override mechanism after the\n";
+        t += "# command line is parsed (torchtitan/config/override.py).\n";
+        t += "class StratexAC(FullAC):\n";
+        t += "    @dataclass(kw_only=True, slots=True)\n";
+        t += "    class Config(FullAC.Config):\n";
+        t += "        layers: list[int] | None = None\n";
+        t += "        \"\"\"The blocks to checkpoint (None: every block).\"\"\"\n";
+        t += "        modules: list[str] = field(default_factory=list)\n";
+        t += "        \"\"\"Submodules of each block to checkpoint (empty: the whole block).\"\"\"\n\n";
+        t += "    def apply(self, model) -> None:\n";
+        t += "        config = self.config\n";
+        t += "        layers = model.get_submodule(\"layers\")\n";
+        t += "        for layer_id, block in list(layers.named_children()):\n";
+        t += "            if config.layers is not None and int(layer_id) not in config.layers:\n";
+        t += "                continue\n";
+        t += "            if not config.modules:\n";
+        t += "                layers.register_module(\n";
+        t += "                    layer_id, self._wrap_block(block, base_fqn=f\"layers.{layer_id}\")\n";
+        t += "                )\n";
+        t += "                continue\n";
+        t += "            for name in config.modules:\n";
+        t += "                parent_name, _, child = name.rpartition(\".\")\n";
+        t += "                parent = block.get_submodule(parent_name) if parent_name else block\n";
+        t += "                module = getattr(parent, child, None)\n";
+        t += "                if module is not None:  # dense blocks have no moe, MoE blocks no feed_forward\n";
+        t += "                    parent.register_module(child, self._wrap_block(module))\n\n\n";
+        t += "@override(target=FullAC.Config, fqns=[\"activation_checkpoint\"], exact=True)\n";
+        t += "def stratex_recompute(config: FullAC.Config) -> StratexAC.Config:\n";
+        t += "    return StratexAC.Config(\n";
+        if (job.ac.kind == TorchtitanAc::Kind::Layers) {
+            std::string list;
+            for (std::size_t i = 0; i < job.ac.layers.size(); ++i)
+                list += (i ? ", " : "") + str(job.ac.layers[i]);
+            t += "        layers=[" + list + "],\n";
+        } else {
+            t += "        modules=" + pyStringList(job.ac.modules) + ",\n";
+        }
+        t += "    )\n";
+    }
+
+    t += "\n\ndef " + fn + "() -> Trainer.Config:\n";
+    if (!refusals.empty()) {
+        std::string reason;
+        for (std::size_t i = 0; i < refusals.size(); ++i)
+            reason += (i ? "; " : "") + refusals[i];
+        t += "    raise ValueError(" + pythonString(reason) + ")\n";
+    }
+    std::string converters;
+    if (job.float8_linear)
+        converters += "            Float8LinearConverter.Config(filter_fqns=" + pyStringList(job.float8_filter_fqns)
+            + "),\n";
+    if (job.float8_grouped_experts)
+        converters += "            Float8GroupedExpertsConverter.Config(),\n";
+    if (converters.empty()) {
+        t += "    model_spec = model_registry(" + pythonString(job.flavor) + ")\n";
+    } else {
+        t += "    model_spec = model_registry(\n";
+        t += "        " + pythonString(job.flavor) + ",\n";
+        t += "        converters=[\n" + converters + "        ],\n";
+        t += "    )\n";
+    }
+    t += "    config = Trainer.Config(\n";
+    t += "        loss=ChunkedLossWrapper.Config(\n";
+    t += "            loss_fn=CrossEntropyLoss.Config(global_vocab_size=decoder_vocab_size(model_spec)),\n";
+    t += "        ),\n";
+    t += "        hf_assets_path=" + pythonString(job.hf_assets_path) + ",\n";
+    t += "        model_spec=model_spec,\n";
+    t += "        optimizer=default_adamw(lr=3e-4),\n";
+    t += "        dataloader=GrainDataLoader.Config(\n";
+    t += "            dataset=ConcatThenSplitPackingConfig(dataset=DATASETS[\"c4\"]),\n";
+    t += "        ),\n";
+    t += "        checkpoint=CheckpointManager.Config(interval=500),\n";
+    t += "        training=TrainingConfig(),\n";
+    t += "        parallelism=ParallelismConfig(),\n";
+    t += "    )\n";
+    const auto set = [&](const std::string& path, const std::string& value) {
+        t += "    config." + path + " = " + value + "\n";
+    };
+    set("training.num_tokens_per_microbatch_per_dp_rank", str(job.tokens_per_microbatch_per_dp_rank));
+    set("training.num_tokens_per_train_step", str(job.tokens_per_train_step));
+    set("training.max_context_length", str(job.max_context_length));
+    set("training.mixed_precision_param", pythonString(job.mixed_precision_param));
+    if (job.disable_cuda_graphs)
+        set("training.disable_cuda_graphs", "True");
+    set("parallelism.data_parallel_replicate_degree", str(job.dp_replicate));
+    set("parallelism.data_parallel_shard_degree", str(job.dp_shard));
+    if (job.fsdp_reshard_after_forward != "default")
+        set("parallelism.fsdp_reshard_after_forward", pythonString(job.fsdp_reshard_after_forward));
+    set("parallelism.tensor_parallel_degree", str(job.tp));
+    if (job.tp > 1)
+        set("parallelism.enable_sequence_parallel", pyBool(job.sequence_parallel));
+    set("parallelism.context_parallel_degree", str(job.cp));
+    if (job.cp > 1)
+        set("parallelism.context_parallel_load_balancer", pythonString(job.cp_load_balancer));
+    if (job.ep > 1)
+        set("parallelism.expert_parallel_degree", str(job.ep));
+    set("parallelism.pipeline_parallel_degree", str(job.pp));
+    if (job.pp > 1) {
+        set("parallelism.pipeline_parallel_schedule", pythonString(job.schedule));
+        if (!job.schedule_csv.empty())
+            set("parallelism.pipeline_parallel_schedule_csv", pythonString(job.schedule_csv));
+        set("parallelism.num_pp_microbatches", str(job.num_pp_microbatches));
+    }
+    if (!job.module_fqns_per_model_part.empty()) {
+        t += "    config.parallelism.module_fqns_per_model_part = [\n";
+        for (const std::vector<std::string>& part : job.module_fqns_per_model_part)
+            t += "        " + pyStringList(part) + ",\n";
+        t += "    ]\n";
+    }
+    switch (job.ac.kind) {
+    case TorchtitanAc::Kind::None: set("activation_checkpoint", "None"); break;
+    case TorchtitanAc::Kind::Selective: set("activation_checkpoint", "SelectiveAC.Config()"); break;
+    case TorchtitanAc::Kind::Full: set("activation_checkpoint", "FullAC.Config()"); break;
+    case TorchtitanAc::Kind::Layers:
+    case TorchtitanAc::Kind::Modules:
+        set("activation_checkpoint", "FullAC.Config()");
+        set("override.imports", "[__name__ + \".stratex_recompute\"]");
+        break;
+    }
+    t += "    return config\n";
+    return t;
+}
+
+TorchtitanConfig torchtitanModule(
+    const galvatron::Plan& plan, const galvatron::SearchSettings& settings, const model::ModelDescription& model)
+{
+    TorchtitanJob job = torchtitanMainJob(plan, settings, model);
+    return { torchtitanModuleText(job), std::move(job.notes) };
+}
+
+TorchtitanConfig torchtitanModule(const megatron::PlanFile& plan)
+{
+    TorchtitanJob job = torchtitanMainJob(plan);
+    return { torchtitanModuleText(job), std::move(job.notes) };
+}
+
+TorchtitanConfig torchtitanExport(TorchtitanVersion version, const galvatron::Plan& plan,
+    const galvatron::SearchSettings& settings, const model::ModelDescription& model)
+{
+    return version == TorchtitanVersion::V0_2 ? torchtitanConfig(plan, settings, model)
+                                              : torchtitanModule(plan, settings, model);
+}
+
+TorchtitanConfig torchtitanExport(TorchtitanVersion version, const megatron::PlanFile& plan)
+{
+    return version == TorchtitanVersion::V0_2 ? torchtitanPlanConfig(plan) : torchtitanModule(plan);
+}
+
+} // namespace stratex::exporting

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// torchtitan main's config fields a Stratex module may set, with their types, copied from
+// pytorch/torchtitan at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a (2026-08-21):
+//   torchtitan/config/configs.py      @dataclass TrainingConfig, ParallelismConfig
+//   torchtitan/trainer.py             Trainer.Config (activation_checkpoint, override)
+//   torchtitan/distributed/activation_checkpoint.py   ActivationCheckpointingConfig: SelectiveAC.Config
+//                                     | FullAC.Config | MemoryBudgetAC.Config | None
+//   torchtitan/config/override.py     OverrideConfig.imports: list[str | tuple[str, dict]]
+// and the schedule names torch.distributed.pipelining.schedules.get_schedule_class accepts (the
+// names ParallelismConfig.pipeline_parallel_schedule's docstring points at).
+#include <map>
+#include <set>
+#include <string>
+
+namespace stratex::test::torchtitan_main {
+
+enum class Type {
+    Int, // int
+    Bool, // bool
+    Str, // str
+    OptionalStr, // str | None
+    Literal, // Literal[...] (the allowed values below)
+    StrListList, // list[list[str]] | None
+    AcConfig, // ActivationCheckpointingConfig
+    ImportList, // list[OverrideImport]
+};
+
+struct Field {
+    Type type;
+    std::set<std::string> literals; // Type::Literal (and the schedule / load-balancer names)
+};
+
+// "section.field" as the module writes config.section.field (or "field" for Trainer.Config's own).
+inline const std::map<std::string, Field>& fields()
+{
+    static const std::map<std::string, Field> table {
+        // TrainingConfig (configs.py)
+        { "training.num_tokens_per_microbatch_per_dp_rank", { Type::Int, {} } },
+        { "training.num_tokens_per_train_step", { Type::Int, {} } },
+        { "training.max_context_length", { Type::Int, {} } },
+        { "training.steps", { Type::Int, {} } },
+        { "training.enable_cpu_offload", { Type::Bool, {} } },
+        { "training.disable_cuda_graphs", { Type::Bool, {} } },
+        { "training.dtype", { Type::Literal, { "bfloat16", "float32" } } },
+        { "training.mixed_precision_param", { Type::Literal, { "bfloat16", "float32" } } },
+        { "training.mixed_precision_reduce", { Type::Literal, { "float32" } } },
+        { "training.gc_freq", { Type::Int, {} } },
+        { "training.gc_debug", { Type::Bool, {} } },
+        // ParallelismConfig (configs.py)
+        { "parallelism.data_parallel_replicate_degree", { Type::Int, {} } },
+        { "parallelism.data_parallel_shard_degree", { Type::Int, {} } },
+        { "parallelism.fsdp_reshard_after_forward", { Type::Literal, { "default", "always", "never" } } },
+        { "parallelism.enable_fsdp_symm_mem", { Type::Bool, {} } },
+        { "parallelism.tensor_parallel_degree", { Type::Int, {} } },
+        { "parallelism.enable_sequence_parallel", { Type::Bool, {} } },
+        { "parallelism.spmd_backend", { Type::Literal, { "partial_dtensor", "spmd_types" } } },
+        { "parallelism.pipeline_parallel_degree", { Type::Int, {} } },
+        { "parallelism.module_fqns_per_model_part", { Type::StrListList, {} } },
+        { "parallelism.pipeline_parallel_first_stage_less_layers", { Type::Int, {} } },
+        { "parallelism.pipeline_parallel_last_stage_less_layers", { Type::Int, {} } },
+        { "parallelism.pipeline_parallel_layers_per_stage", { Type::Int, {} } },
+        // str; the value must be a schedule get_schedule_class knows (torch schedules.py)
+        { "parallelism.pipeline_parallel_schedule",
+            { Type::Literal,
+                { "1F1B", "Interleaved1F1B", "GPipe", "LoopedBFS", "InterleavedZeroBubble", "PipelineScheduleSingle",
+                    "PipelineScheduleMulti", "ZBVZeroBubble", "DualPipeV" } } },
+        { "parallelism.pipeline_parallel_schedule_csv", { Type::OptionalStr, {} } },
+        { "parallelism.num_pp_microbatches", { Type::Int, {} } },
+        { "parallelism.context_parallel_degree", { Type::Int, {} } },
+        // str | None: "headtail", "ptrr" (context_parallel/api.py raises on anything else)
+        { "parallelism.context_parallel_load_balancer", { Type::Literal, { "headtail", "ptrr" } } },
+        { "parallelism.context_parallel_ptrr_mask_key", { Type::OptionalStr, {} } },
+        { "parallelism.expert_parallel_degree", { Type::Int, {} } },
+        // Trainer.Config
+        { "activation_checkpoint", { Type::AcConfig, {} } },
+        { "override.imports", { Type::ImportList, {} } },
+    };
+    return table;
+}
+
+// Fields torchtitan v0.2 had that main no longer has (configs.py at b5bcd76c): writing one is an
+// AttributeError on a slots dataclass.
+inline const std::set<std::string>& removedFields()
+{
+    static const std::set<std::string> removed { "training.local_batch_size", "training.global_batch_size",
+        "training.seq_len", "parallelism.pipeline_parallel_microbatch_size", "parallelism.expert_tensor_parallel_degree",
+        "parallelism.context_parallel_rotate_method", "activation_checkpoint.mode",
+        "activation_checkpoint.selective_ac_option" };
+    return removed;
+}
+
+} // namespace stratex::test::torchtitan_main
