@@ -9,6 +9,7 @@
 #include "core/export/megatron_args.h"
 #include "core/export/megatron_plan_args.h"
 #include "core/export/plan_file_checks.h"
+#include "core/export/python_literal.h"
 #include "core/export/shell_quote.h"
 #include "core/hardware/hardware_model.h"
 
@@ -188,6 +189,27 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
         if (moe.first_dense_layers > 0)
             set(r, "model.moe_layer_freq",
                 "[0] * " + str(moe.first_dense_layers) + " + [1] * " + str(model.num_layers - moe.first_dense_layers));
+        // The router: the same TransformerConfig fields the Megatron-LM export sets by flag, by the
+        // same rule (megatron_flags.h MegatronRouter); what Megatron computes differently is
+        // already among the Megatron export's notes this recipe carries.
+        std::vector<std::string> differences;
+        const MegatronRouter router = megatronRouter(moe, differences);
+        if (router.sigmoid)
+            set(r, "model.moe_router_score_function", pythonString("sigmoid"));
+        if (router.pre_softmax)
+            set(r, "model.moe_router_pre_softmax", "True");
+        if (router.expert_bias)
+            set(r, "model.moe_router_enable_expert_bias", "True");
+        if (router.topk_scaling_factor)
+            set(r, "model.moe_router_topk_scaling_factor", pythonFloat(*router.topk_scaling_factor));
+        if (router.num_groups > 0) {
+            set(r, "model.moe_router_num_groups", str(router.num_groups));
+            set(r, "model.moe_router_group_topk", str(router.group_topk));
+        }
+        if (router.capacity_factor)
+            set(r, "model.moe_expert_capacity_factor", pythonFloat(*router.capacity_factor));
+        if (router.shared_expert_gate)
+            set(r, "model.moe_shared_expert_gate", "True");
     }
 }
 
@@ -296,55 +318,6 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
 }
 
 } // namespace
-
-std::string pythonString(std::string_view text)
-{
-    // Python 3 string literal (Lexical analysis, "String and Bytes literals"): a backslash, the
-    // quote and every control character escaped; UTF-8 above them kept (the source's encoding).
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string quoted = "\"";
-    for (char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        switch (c) {
-        case '\\':
-            quoted += "\\\\";
-            break;
-        case '"':
-            quoted += "\\\"";
-            break;
-        case '\n':
-            quoted += "\\n";
-            break;
-        case '\r':
-            quoted += "\\r";
-            break;
-        case '\t':
-            quoted += "\\t";
-            break;
-        default:
-            if (byte < 0x20 || byte == 0x7f) {
-                quoted += "\\x";
-                quoted += hex[byte >> 4];
-                quoted += hex[byte & 0xf];
-            } else {
-                quoted += c;
-            }
-        }
-    }
-    return quoted + "\"";
-}
-
-std::string pythonFloat(double value)
-{
-    if (!std::isfinite(value))
-        return std::isnan(value) ? "float(\"nan\")" : (value > 0 ? "float(\"inf\")" : "-float(\"inf\")");
-    char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value); // shortest round trip
-    std::string text(buffer, result.ptr);
-    if (text.find_first_of(".e") == std::string::npos)
-        text += ".0";
-    return text;
-}
 
 void addMegatronBridgeFields(MegatronBridgeRecipe& recipe, const model::ModelDescription& model, const MegatronRun& run)
 {

@@ -69,9 +69,5 @@ MegatronBridgeRecipe megatronBridgeSearchedRecipe(const galvatron::Plan& plan, c
 // The Python file.
 std::string megatronBridgeRecipeText(const MegatronBridgeRecipe& recipe);
 
-// Python literals: a str in double quotes with every control character, quote and backslash
-// escaped (a crafted name cannot end the literal or start a line); a float that reads back equal.
-std::string pythonString(std::string_view text);
-std::string pythonFloat(double value);
 
 } // namespace stratex::exporting

@@ -118,38 +118,58 @@ void addMegatronRouterArguments(
 {
     const auto add
         = [&a](std::string_view flag, std::string value = {}) { a.emplace_back(std::string(flag), std::move(value)); };
-    if (moe.score_function == model::RouterScore::Sigmoid) {
+    const MegatronRouter router = megatronRouter(moe, differences);
+    if (router.sigmoid)
         add("--moe-router-score-function", "sigmoid");
+    if (router.pre_softmax)
+        add("--moe-router-pre-softmax");
+    if (router.expert_bias)
+        add("--moe-router-enable-expert-bias");
+    if (router.topk_scaling_factor)
+        add("--moe-router-topk-scaling-factor", decimal(*router.topk_scaling_factor));
+    if (router.num_groups > 0) {
+        add("--moe-router-num-groups", number(router.num_groups));
+        add("--moe-router-group-topk", number(router.group_topk));
+    }
+    if (router.capacity_factor)
+        add("--moe-expert-capacity-factor", decimal(*router.capacity_factor));
+    if (router.shared_expert_gate)
+        add("--moe-shared-expert-gate");
+}
+
+} // namespace
+
+MegatronRouter megatronRouter(const model::MoeDescription& moe, std::vector<std::string>& differences)
+{
+    MegatronRouter router;
+    if (moe.score_function == model::RouterScore::Sigmoid) {
+        router.sigmoid = true;
         if (!moe.normalize_top_k && moe.top_k > 1)
             differences.push_back("MoE router: sigmoid scores without renormalising the top-k: Megatron "
                                   "renormalises them (moe_utils.py topk_routing_with_score_function)");
     } else if (!moe.normalize_top_k || moe.top_k == 1) {
         // TransformerConfig.__post_init__: "Please use --moe-router-pre-softmax when topk is 1".
-        add("--moe-router-pre-softmax");
+        router.pre_softmax = true;
         if (moe.normalize_top_k)
             differences.push_back("MoE router: top-1 softmax written as --moe-router-pre-softmax (Megatron refuses "
                                   "softmax after a top-1): the expert's weight is its probability, not 1");
     }
     // __post_init__: the expert bias only with sigmoid (or sqrtsoftplus) scores; the model's
     // validate() keeps that rule.
-    if (moe.expert_bias)
-        add("--moe-router-enable-expert-bias");
+    router.expert_bias = moe.expert_bias;
     if (moe.scaling_factor != 1.0)
-        add("--moe-router-topk-scaling-factor", decimal(moe.scaling_factor));
+        router.topk_scaling_factor = moe.scaling_factor;
     // __post_init__: group_topk needs num_groups, num_experts % num_groups == 0 and
     // group_topk <= num_groups (validate() checks the same).
     if (moe.num_groups > 0) {
-        add("--moe-router-num-groups", number(moe.num_groups));
-        add("--moe-router-group-topk", number(moe.group_top_k));
+        router.num_groups = moe.num_groups;
+        router.group_topk = moe.group_top_k;
     }
-    if (moe.capacity_factor)
-        add("--moe-expert-capacity-factor", decimal(*moe.capacity_factor));
+    router.capacity_factor = moe.capacity_factor;
     // "Only effective when moe-shared-expert-intermediate-size is set."
-    if (moe.shared_expert_gate && moe.shared_experts > 0)
-        add("--moe-shared-expert-gate");
+    router.shared_expert_gate = moe.shared_expert_gate && moe.shared_experts > 0;
+    return router;
 }
-
-} // namespace
 
 std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, const model::ModelDescription& model)
 {

@@ -8,6 +8,7 @@
 // megatron/core/transformer/transformer_config.py and model_parallel_config.py (fields that
 // argument_utils.py's ArgumentGroupFactory turns into --field-name flags).
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,23 @@ std::string megatronModelSummary(const model::ModelDescription& model);
 // low/high frequency factors 1 and 4 and original length 8192 (rotary_pos_embedding.py
 // _apply_scaling), its --rotary-base is an integer.
 std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& args, const model::ModelDescription& model);
+
+// The MoE router as Megatron-Core's TransformerConfig takes it: one rule for the Megatron-LM flags
+// (--moe-router-*) and the Megatron-Bridge recipe's model fields (moe_router_*), which set the
+// same TransformerConfig fields. Unset members keep Megatron's defaults.
+struct MegatronRouter {
+    bool sigmoid = false; // moe_router_score_function "sigmoid" (default "softmax")
+    bool pre_softmax = false; // moe_router_pre_softmax
+    bool expert_bias = false; // moe_router_enable_expert_bias
+    std::optional<double> topk_scaling_factor; // moe_router_topk_scaling_factor
+    int num_groups = 0; // moe_router_num_groups and moe_router_group_topk; 0: unset
+    int group_topk = 0;
+    std::optional<double> capacity_factor; // moe_expert_capacity_factor
+    bool shared_expert_gate = false; // moe_shared_expert_gate
+};
+// The router of `moe` in Megatron's terms; what Megatron computes differently is added to
+// `differences`, one line each.
+MegatronRouter megatronRouter(const model::MoeDescription& moe, std::vector<std::string>& differences);
 
 // The layer division of a pipeline in Megatron's terms.
 struct MegatronPipelineLayout {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/export/python_literal.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 
 namespace stratex::exporting {
@@ -76,6 +78,18 @@ std::string pythonString(std::string_view text)
         }
     }
     return out + "\"";
+}
+
+std::string pythonFloat(double value)
+{
+    if (!std::isfinite(value))
+        return std::isnan(value) ? "float(\"nan\")" : (value > 0 ? "float(\"inf\")" : "-float(\"inf\")");
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value); // shortest round trip
+    std::string text(buffer, result.ptr);
+    if (text.find_first_of(".e") == std::string::npos)
+        text += ".0";
+    return text;
 }
 
 std::string pythonIdentifier(std::string_view text)

@@ -14,6 +14,10 @@ namespace stratex::exporting {
 // or the line.
 std::string pythonString(std::string_view text);
 
+// A Python float literal that reads back as the same double (the shortest round trip, always with
+// a "." or an exponent so that Python reads a float); float("nan") / float("inf") otherwise.
+std::string pythonFloat(double value);
+
 // A Python identifier made of `text`: every byte but ASCII letters, digits and _ becomes _, and a
 // leading digit (or an empty text) gets a _ in front.
 std::string pythonIdentifier(std::string_view text);

@@ -280,8 +280,8 @@ TorchtitanConfig torchtitanConfig(
         + ", dp " + std::to_string(dp) + (shard > 1 ? " (FSDP2)" : "") + "\n";
     if (!notes.empty())
         s += "# Not expressible in torchtitan, written as the nearest it accepts:\n";
-    for (const std::string& note : notes)
-        s += "#   " + commentLine(note) + "\n";
+    for (const std::string& line : notes)
+        s += "#   " + commentLine(line) + "\n";
     s += "\n[job]\n";
     s += "description = " + tomlString("Stratex plan for " + model.name) + "\n";
     s += torchtitanModelSection(model, false);

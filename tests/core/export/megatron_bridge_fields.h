@@ -86,6 +86,19 @@ inline const std::vector<Field>& fields()
         { "model.moe_shared_expert_intermediate_size", PyType::OptInt, {} },
         { "model.moe_layer_freq", PyType::IntOrIntList, {} },
         { "model.moe_token_dispatcher_type", PyType::Str, { "allgather", "alltoall", "flex" } },
+        // The router (transformer_config.py): moe_router_score_function: str = "softmax" (Literal
+        // of "softmax", "sigmoid", "sqrtsoftplus"), moe_router_pre_softmax: bool = False,
+        // moe_router_enable_expert_bias: bool = False, moe_router_topk_scaling_factor:
+        // Optional[float] = None, moe_router_num_groups / moe_router_group_topk: Optional[int] =
+        // None, moe_expert_capacity_factor: Optional[float] = None, moe_shared_expert_gate: bool.
+        { "model.moe_router_score_function", PyType::Str, { "softmax", "sigmoid", "sqrtsoftplus" } },
+        { "model.moe_router_pre_softmax", PyType::Bool, {} },
+        { "model.moe_router_enable_expert_bias", PyType::Bool, {} },
+        { "model.moe_router_topk_scaling_factor", PyType::Float, {} },
+        { "model.moe_router_num_groups", PyType::OptInt, {} },
+        { "model.moe_router_group_topk", PyType::OptInt, {} },
+        { "model.moe_expert_capacity_factor", PyType::Float, {} },
+        { "model.moe_shared_expert_gate", PyType::Bool, {} },
         { "model.moe_grouped_gemm", PyType::Bool, {} },
         // Optional[Union[str, List[str]]]: "p2p", "all_gather", "a2a", "a2a+p2p"
         { "model.cp_comm_type", PyType::OptStr, { "p2p", "all_gather", "a2a", "a2a+p2p" } },

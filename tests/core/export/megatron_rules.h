@@ -439,12 +439,12 @@ inline std::vector<std::string> megatronViolations(
         && !args.contains("--moe-router-pre-softmax"))
         v.push_back("Please use --moe-router-pre-softmax when topk is 1.");
     if (args.contains("--moe-router-group-topk")) {
-        const int groups = intOf(args, "--moe-router-num-groups", 0);
-        if (groups == 0)
+        const int routerGroups = intOf(args, "--moe-router-num-groups", 0);
+        if (routerGroups == 0)
             v.push_back("When using group limited routing, moe_router_num_groups must be specified.");
-        else if (intOf(args, "--num-experts", 0) % groups != 0)
+        else if (intOf(args, "--num-experts", 0) % routerGroups != 0)
             v.push_back("num_moe_experts should be divisible by moe_router_num_groups");
-        else if (intOf(args, "--moe-router-group-topk", 0) > groups)
+        else if (intOf(args, "--moe-router-group-topk", 0) > routerGroups)
             v.push_back("moe_router_group_topk should be smaller than moe_router_num_groups");
     }
     if (args.contains("--moe-layer-freq")) {

@@ -269,8 +269,8 @@ void TestMegatronArgs::exportsSatisfyMegatron()
     QVERIFY2(violations.empty(), (violations + joined(megatronArgumentLines(m.arguments))).c_str());
     // Nothing Megatron refuses; every comment of the script is a note of the export (issue 25).
     QVERIFY2(refusals(m.notes).empty(), joined(m.notes).c_str());
-    for (const std::string& comment : m.comments)
-        QVERIFY2(joined(m.notes).find(comment) != std::string::npos, comment.c_str());
+    for (const std::string& scriptComment : m.comments)
+        QVERIFY2(joined(m.notes).find(scriptComment) != std::string::npos, scriptComment.c_str());
     checkModel(args, model);
     // The division Megatron builds is the plan's.
     std::vector<std::string> unused;

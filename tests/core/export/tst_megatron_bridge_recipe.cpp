@@ -20,6 +20,7 @@
 
 #include "core/common/error.h"
 #include "core/export/megatron_bridge_recipe.h"
+#include "core/export/python_literal.h"
 #include "core/export/plan_export.h"
 #include "core/export/plan_file_export.h"
 
@@ -269,7 +270,9 @@ std::vector<Scenario> scenarios()
             "model.multi_latent_attention=True;model.q_lora_rank=1536;model.kv_lora_rank=512;model.qk_head_dim=128;"
             "model.qk_pos_emb_head_dim=64;model.v_head_dim=128;model.qk_layernorm=True;model.rope_type=\"rope\";"
             "model.rotary_base=10000.0;model.moe_layer_freq=[0] * 3 + [1] * 5;"
-            "model.moe_shared_expert_intermediate_size=2048",
+            "model.moe_shared_expert_intermediate_size=2048;model.moe_router_score_function=\"sigmoid\";"
+            "model.moe_router_enable_expert_bias=True;model.moe_router_topk_scaling_factor=2.5;"
+            "model.moe_router_num_groups=8;model.moe_router_group_topk=4",
             "Megatron-Bridge: the plan does not fit" },
         { "GPT-3: learned positions, biases",
             planOf("gpt3-13b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16"),
@@ -417,7 +420,7 @@ void TestMegatronBridgeRecipe::pythonStrings_data()
     QTest::newRow("carriage return, tab") << QByteArray("a\rb\tc") << "\"a\\rb\\tc\"";
     QTest::newRow("other controls and DEL") << QByteArray("a\x01\x1b\x7f", 4) << "\"a\\x01\\x1b\\x7f\"";
     QTest::newRow("NUL") << QByteArray("a\0b", 3) << "\"a\\x00b\"";
-    QTest::newRow("UTF-8 kept") << QByteArray("modèle") << QString::fromUtf8("\"modèle\"");
+    QTest::newRow("UTF-8 as \\u escapes") << QByteArray("modèle") << QString("\"mod\\u00e8le\"");
     QTest::newRow("triple quotes") << QByteArray("\"\"\"") << "\"\\\"\\\"\\\"\"";
 }
 
