@@ -144,10 +144,14 @@ std::vector<std::string> strategyProblems(
         if (!ok)
             problems.push_back(std::string(message()));
     };
-    for (const auto& [name, value] :
-        { std::pair { "tp", s.tp }, { "pp", s.pp }, { "vpp", s.vpp }, { "cp", s.cp }, { "ep", s.ep }, { "etp", s.etp },
-            { "dp", s.dp }, { "micro_batch_size", s.micro_batch_size }, { "global_batch_size", s.global_batch_size } })
-        require(value >= 1, [&] { return std::string(name) + " must be at least 1, found " + str(value); });
+    for (const auto& [name, value] : { std::pair { "tp", s.tp }, { "pp", s.pp }, { "vpp", s.vpp }, { "cp", s.cp },
+             { "ep", s.ep }, { "etp", s.etp }, { "dp", s.dp }, { "micro_batch_size", s.micro_batch_size },
+             { "global_batch_size", s.global_batch_size } }) {
+        // Copies: clang before 16 cannot capture structured bindings in a lambda.
+        const char* key = name;
+        const int found = value;
+        require(found >= 1, [&] { return std::string(key) + " must be at least 1, found " + str(found); });
+    }
     if (!problems.empty())
         return problems;
     // The products below are kept in int by the model (world(), microbatches(), expertDp()): one
