@@ -42,6 +42,8 @@ CalibrationOutcome calibrateFromFiles(const CalibrationInputs& inputs, ProgressS
 {
     try {
         return readAndCalibrate(inputs, progress);
+    } catch (const WorkBudgetExceeded&) {
+        throw; // the page asks "Run anyway?" with its estimate (run() catches it)
     } catch (const Error& error) {
         throw Error(withFormFieldNames(error.what()));
     }
