@@ -29,23 +29,6 @@ std::string pyBool(bool value)
     return value ? "True" : "False";
 }
 
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
-// "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)".
-std::string predictionText(const megatron::Estimate& e)
-{
-    std::string memory;
-    for (const megatron::StageEstimate& stage : e.stages)
-        memory += (memory.empty() ? "" : ", ") + str(std::llround(stage.memory.totalMb()));
-    return fixed(e.iteration_ms / 1e3, 3) + " s/iteration, memory per stage [" + memory + "] MB of "
-        + str(std::llround(e.memory_limit_mb)) + " MB" + (e.fits ? " (fits)" : " (DOES NOT FIT)");
-}
-
 void set(MegatronBridgeRecipe& r, std::string path, std::string value)
 {
     r.fields.push_back({ std::move(path), std::move(value) });
@@ -362,10 +345,10 @@ MegatronBridgeRecipe megatronBridgePlanRecipe(const megatron::PlanFile& plan)
         + std::string(megatron::precisionName(plan.strategy.precision)) + " on " + str(plan.cluster.num_nodes) + " x "
         + str(plan.cluster.gpus_per_node) + " " + plan.cluster.gpu.name);
     if (args.planned && args.recosted) {
-        r.header.push_back("predicted by Stratex, the plan:            " + predictionText(*args.planned));
-        r.header.push_back("predicted by Stratex, as Bridge runs it:   " + predictionText(*args.recosted));
+        r.header.push_back("predicted by Stratex, the plan:            " + megatronPredictionText(*args.planned));
+        r.header.push_back("predicted by Stratex, as Bridge runs it:   " + megatronPredictionText(*args.recosted));
     } else if (args.planned) {
-        r.header.push_back("predicted by Stratex: " + predictionText(*args.planned));
+        r.header.push_back("predicted by Stratex: " + megatronPredictionText(*args.planned));
     }
     r.plan_facts = { { "model", plan.model.name }, { "strategy", plan.strategy.notation() },
         { "cluster", plan.cluster.gpu.name } };

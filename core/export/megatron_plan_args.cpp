@@ -24,15 +24,6 @@ std::string fixed(double value, int decimals)
     return buffer;
 }
 
-// "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)".
-std::string predictionText(const megatron::Estimate& e)
-{
-    std::string memory;
-    for (const megatron::StageEstimate& stage : e.stages)
-        memory += (memory.empty() ? "" : ", ") + str(std::llround(stage.memory.totalMb()));
-    return fixed(e.iteration_ms / 1e3, 3) + " s/iteration, memory per stage [" + memory + "] MB of "
-        + str(std::llround(e.memory_limit_mb)) + " MB" + (e.fits ? " (fits)" : " (DOES NOT FIT)");
-}
 
 MegatronPrecision precisionOf(megatron::Precision precision)
 {
@@ -55,6 +46,16 @@ void approximate(MegatronPlanArgs& m, std::string field, const std::string& text
 }
 
 } // namespace
+
+// "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)".
+std::string megatronPredictionText(const megatron::Estimate& e)
+{
+    std::string memory;
+    for (const megatron::StageEstimate& stage : e.stages)
+        memory += (memory.empty() ? "" : ", ") + str(std::llround(stage.memory.totalMb()));
+    return fixed(e.iteration_ms / 1e3, 3) + " s/iteration, memory per stage [" + memory + "] MB of "
+        + str(std::llround(e.memory_limit_mb)) + " MB" + (e.fits ? " (fits)" : " (DOES NOT FIT)");
+}
 
 MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware::HardwareModel* hardware)
 {
@@ -162,9 +163,11 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     if (e != s) {
         m.recosted = megatron::estimate(model, e, *hardware);
         if (!m.recosted->fits)
-            addExportNote(m.notes, ExportNoteKind::Approximation, "memory", "the Megatron-LM version does not fit: " + predictionText(*m.recosted));
+            addExportNote(m.notes, ExportNoteKind::Approximation, "memory",
+                "the Megatron-LM version does not fit: " + megatronPredictionText(*m.recosted));
     } else if (!m.planned->fits) {
-        addExportNote(m.notes, ExportNoteKind::Approximation, "memory", "the plan does not fit: " + predictionText(*m.planned));
+        addExportNote(m.notes, ExportNoteKind::Approximation, "memory",
+            "the plan does not fit: " + megatronPredictionText(*m.planned));
     }
     if (s.zero == 2 && e.zero == 2) {
         megatron::ParallelStrategy zero1 = e;
@@ -172,7 +175,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
         const megatron::Estimate distributed = megatron::estimate(model, zero1, *hardware);
         m.comments.push_back("ZeRO-2 is Megatron-FSDP's optim_grads; the distributed optimizer alone "
                              "(--use-distributed-optimizer, ZeRO-1: whole gradient buffers) would be "
-            + predictionText(distributed));
+            + megatronPredictionText(distributed));
     }
     return m;
 }
@@ -197,10 +200,10 @@ std::string megatronPlanScript(const megatron::PlanFile& plan, const MegatronPla
         + str(r.data_parallel) + megatronDataParallelText(r.data_parallel_kind) + "\n";
     s += "# Predicted by Stratex (its Megatron-space cost model):\n";
     if (m.planned && m.recosted) {
-        s += "#   the plan:            " + predictionText(*m.planned) + "\n";
-        s += "#   as Megatron runs it: " + predictionText(*m.recosted) + "\n";
+        s += "#   the plan:            " + megatronPredictionText(*m.planned) + "\n";
+        s += "#   as Megatron runs it: " + megatronPredictionText(*m.recosted) + "\n";
     } else if (m.planned) {
-        s += "#   " + predictionText(*m.planned) + "\n";
+        s += "#   " + megatronPredictionText(*m.planned) + "\n";
     } else {
         s += "#   not costed\n";
     }

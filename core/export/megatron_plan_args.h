@@ -40,6 +40,10 @@ struct MegatronPlanArgs {
 // on the plan's cluster. `hardware` costs the plan and what was exported (nullptr: not costed).
 MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware::HardwareModel* hardware);
 
+// "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)": a prediction in the
+// exports' comments and notes.
+std::string megatronPredictionText(const megatron::Estimate& estimate);
+
 // A bash script: the plan, the predictions (iteration time, memory per stage), the comments, then
 // megatronLaunchText for the plan's cluster.
 std::string megatronPlanScript(const megatron::PlanFile& plan, const MegatronPlanArgs& args);
