@@ -94,16 +94,19 @@ std::optional<TorchtitanModel> torchtitanModel(const model::ModelDescription& mo
         { "llama3.1-8b", { "llama3", "8B", "" } },
         { "llama3.1-70b", { "llama3", "70B", "" } },
         { "llama3-405b", { "llama3", "405B", "" } },
-        { "deepseek-v3-style",
-            { "deepseek_v3", "671B",
-                "torchtitan's DeepSeek-V3 has multi-latent attention; Stratex costed it as 128 full heads" } },
+        { "deepseek-v3-style", { "deepseek_v3", "671B", "" } },
     };
     for (const auto& [preset, titan] : shipped) {
         const model::ModelDescription known = model::modelPreset(preset);
         if (!sameArchitecture(model, known))
             continue;
         TorchtitanModel found = titan;
-        if (model.rope_scaling != known.rope_scaling)
+        // v0.2.2's deepseek_v3 (model/model.py precompute_freqs_cis, Attention.__init__) applies
+        // YaRN (rope_factor 40) and its softmax mscale only beyond original_seq_len 4096.
+        if (found.name == "deepseek_v3" && model.seq_length > 4096)
+            found.note = "torchtitan's deepseek_v3 applies YaRN RoPE scaling (factor 40) beyond 4096 positions; "
+                + model.name + " has none";
+        else if (model.rope_scaling != known.rope_scaling)
             found.note = "torchtitan's llama3 applies Llama 3.1's RoPE scaling (factor 8 over 8192 positions); "
                 + model.name + " has " + (model.rope_scaling ? "another" : "none");
         return found;

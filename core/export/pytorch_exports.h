@@ -49,8 +49,7 @@ struct TorchtitanConfig {
 // matched by architecture, not name: llama3 "8B", "70B", "405B" (Stratex's llama3.1 presets and
 // llama3-405b; torchtitan's llama3 TransformerModelArgs always apply Llama 3.1's RoPEScalingArgs,
 // so llama3-8b / -70b match with a note that Llama 3 has no scaling) and deepseek_v3 "671B"
-// (deepseek-v3-style: multi-latent attention with the same ranks, which Stratex costs as 128 full
-// heads). Nothing for others (llama 2, Qwen 2.5, Mixtral, GPT-3, a resized
+// (deepseek-v3-style: multi-latent attention with the same ranks). Nothing for others (llama 2, Qwen 2.5, Mixtral, GPT-3, a resized
 // preset): torchtitan has no flavour of them.
 struct TorchtitanModel {
     std::string name; // "llama3", "deepseek_v3"

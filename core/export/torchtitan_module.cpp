@@ -9,15 +9,12 @@
 //   torchtitan/components/quantization/float8.py      Float8LinearConverter, Float8GroupedExpertsConverter
 //   torchtitan/distributed/parallel_dims.py ParallelDims._validate (EP divides dp_shard * cp * tp)
 //   torchtitan/distributed/pipeline_parallel.py       schedules, module_fqns_per_model_part, the CSV
-//   torchtitan/models/llama3/__init__.py    llama3_configs, model_registry, _build_llama3_layers
+//   torchtitan/models/<model>/__init__.py   model_registry (the flavours: torchtitan_flavours.cpp)
 //   torchtitan/models/llama3/config_registry.py       llama3_8b (the Trainer.Config this mirrors)
 //   torchtitan/models/deepseek_v3/config_registry.py  deepseek_v3_671b(_float8)
 #include "core/export/torchtitan_module.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "core/export/plan_file_checks.h"
 #include "core/export/pytorch_plan_exports.h"
@@ -32,25 +29,6 @@ namespace {
 std::string str(long long n)
 {
     return std::to_string(n);
-}
-
-// A Python float literal that reads back as the same double (shortest of %.17g that round-trips).
-std::string pyFloat(double value)
-{
-    char buffer[64];
-    if (std::abs(value) < 1e15 && value == std::floor(value)) {
-        std::snprintf(buffer, sizeof buffer, "%.1f", value); // 500000.0, not 5e+05
-        return buffer;
-    }
-    for (int precision = 1; precision <= 17; ++precision) {
-        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-        if (std::strtod(buffer, nullptr) == value)
-            break;
-    }
-    std::string text = buffer;
-    if (text.find_first_of(".eEn") == std::string::npos)
-        text += ".0";
-    return text;
 }
 
 std::string pyBool(bool value)
@@ -85,69 +63,12 @@ private:
     TorchtitanJob& m_job;
 };
 
-// Why torchtitan main's llama3 blocks cannot build `model` (the field and the words), or nothing.
-std::optional<std::pair<std::string, std::string>> notLlamaArchitecture(const model::ModelDescription& model)
+// The model (torchtitan_flavours.h), its notes into the job's.
+void chooseModel(TorchtitanJob& job, const model::ModelDescription& model)
 {
-    if (model.moe)
-        return std::pair { "model.moe",
-            "mixture of experts (" + str(model.moe->num_experts) + " experts, top-" + str(model.moe->top_k)
-                + "): torchtitan main's MoE models (deepseek_v3 with multi-latent attention, qwen3 with QK norm, "
-                  "gpt_oss, kimi_k2_7) are other architectures" };
-    if (model.mla)
-        return std::pair { "model.mla", "multi-latent attention with other ranks than deepseek_v3's flavours" };
-    if (model.qkv_bias)
-        return std::pair { "model.qkv_bias", "a bias on Q, K and V, which llama3's attention does not have" };
-    if (model.qk_norm)
-        return std::pair { "model.qk_norm", "QK norm, which llama3's attention does not have" };
-    if (model.mlp != model::MlpKind::Gated)
-        return std::pair { "model.mlp", "a plain (GeLU) MLP; llama3's is SwiGLU" };
-    if (model.norm != model::NormKind::RmsNorm)
-        return std::pair { "model.norm", "LayerNorm; llama3's is RMSNorm" };
-    if (model.position != model::PositionEmbedding::Rope)
-        return std::pair { "model.position_embedding", "learned position embeddings; llama3 has RoPE" };
-    return std::nullopt;
-}
-
-// The model: a shipped flavour, a registered llama3-architecture one, or a refusal.
-void chooseModel(TorchtitanJob& job, const model::ModelDescription& model, Notes& notes)
-{
-    const std::optional<TorchtitanModel> titan = torchtitanModel(model);
-    if (titan && titan->name == "deepseek_v3") {
-        job.model_module = "deepseek_v3";
-        job.flavor = titan->flavor;
-        job.hf_assets_path = "./assets/hf/DeepSeek-V3.1-Base"; // deepseek_v3_671b
-        if (!titan->note.empty())
-            notes.approximation("model.mla", titan->note);
-        return;
-    }
-    if (titan && titan->note.empty()) {
-        job.model_module = "llama3";
-        job.flavor = titan->flavor;
-        job.hf_assets_path = "./assets/hf/Llama-3.1-" + titan->flavor; // llama3_8b's, by size
-        return;
-    }
-    job.model_module = "llama3";
-    job.flavor = "stratex-" + model.name;
-    job.hf_assets_path = "./assets/hf/" + fileNamePart(model.name);
-    if (const auto why = notLlamaArchitecture(model)) {
-        notes.refusal(why->first,
-            "main ships no flavour of " + model.name + " and the module registers llama3-architecture flavours only: "
-                + model.name + " has " + why->second);
-        return;
-    }
-    TorchtitanFlavour f;
-    f.flavor = job.flavor;
-    f.layers = model.num_layers;
-    f.dim = model.hidden_size;
-    f.heads = model.num_heads;
-    f.kv_heads = model.num_kv_heads;
-    f.ffn_hidden = model.ffn_hidden_size;
-    f.vocab = model.vocab_size;
-    f.tied_embeddings = model.tied_embeddings;
-    f.rope_theta = model.rotary_base;
-    f.rope_scaling = model.rope_scaling;
-    f.max_context_length = model.seq_length;
-    job.registered = f;
+    job.model = torchtitanMainModel(model);
+    for (const ExportNote& note : job.model.notes)
+        addExportNote(job.notes, note.kind, note.field, note.text);
 }
 
 void setFloat8(TorchtitanJob& job, const model::ModelDescription& model, Notes& notes)
@@ -164,6 +85,15 @@ void setFloat8(TorchtitanJob& job, const model::ModelDescription& model, Notes& 
     notes.approximation("strategy.precision",
         "FP8: torchtitan main's float8 recipe is rowwise (Float8LinearConverter recipe_name \"rowwise\"; per-row "
         "scales), not Megatron's per-tensor scaling; the GEMMs run in FP8 as costed");
+}
+
+// models/common/decoder.py Decoder.Config.update_from_config: "Weight tying is not supported with
+// Pipeline Parallel."
+void checkWeightTying(const TorchtitanJob& job, const model::ModelDescription& model, Notes& notes)
+{
+    if (model.tied_embeddings && job.pp > 1)
+        notes.refusal("model.tied_embeddings",
+            "tied embeddings with pipeline parallelism: torchtitan main refuses weight tying with PP (decoder.py)");
 }
 
 // Training tokens (Trainer.__init__: gradient accumulation = num_tokens_per_train_step /
@@ -238,7 +168,7 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     job.header.push_back("plan: " + s.notation() + ", schedule "
         + std::string(plan.gpipe ? "gpipe" : megatron::pipelineScheduleName(s.schedule)) + " on "
         + str(plan.cluster.num_nodes) + " x " + str(plan.cluster.gpus_per_node) + " " + plan.cluster.gpu.name);
-    chooseModel(job, model, notes);
+    chooseModel(job, model);
 
     // Data parallelism: FSDP2 over dp (parallel_dims.py folds CP into the FSDP mesh); reshard
     // after forward "always" is ZeRO-3, "never" ZeRO-2; ZeRO-0 is the replicate mesh (DDP).
@@ -306,6 +236,7 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
                 str(s.microbatches()) + " micro-batches for " + str(stages)
                     + " pipeline stages: torchtitan warns of a bubble");
     }
+    checkWeightTying(job, model, notes);
     setBatch(job, s.micro_batch_size, s.microbatches(), s.global_batch_size, model.seq_length, notes);
 
     // Recomputation.
@@ -367,7 +298,7 @@ TorchtitanJob torchtitanMainJob(
         + str(model.hidden_size) + ", seq " + str(model.seq_length));
     job.header.push_back("plan: pp " + str(pp) + ", chunks " + str(plan.chunks) + ", global batch " + str(plan.gbsz)
         + "; layers " + plan.layerSummary());
-    chooseModel(job, model, notes);
+    chooseModel(job, model);
 
     int otherDegrees = 0;
     for (const galvatron::LayerStrategy& s : plan.layers)
@@ -416,6 +347,7 @@ TorchtitanJob torchtitanMainJob(
             notes.approximation("chunks",
                 str(plan.chunks) + " micro-batches for " + str(pp) + " stages: torchtitan warns of a bubble");
     }
+    checkWeightTying(job, model, notes);
     setBatch(job, microbatch, plan.chunks, plan.gbsz, model.seq_length, notes);
 
     // Recompute: exactly the layers the plan checkpoints.
@@ -482,62 +414,10 @@ std::string torchtitanModuleText(const TorchtitanJob& job)
     t += "from torchtitan.distributed.activation_checkpoint import FullAC, SelectiveAC\n";
     t += "from torchtitan.hf_datasets.text_datasets import DATASETS\n";
     t += "from torchtitan.models.common.config_utils import decoder_vocab_size\n";
-    t += "from torchtitan.models." + job.model_module + " import model_registry\n";
+    t += "from torchtitan.models." + job.model.model_module + " import model_registry\n";
     t += "from torchtitan.trainer import Trainer\n";
 
-    if (job.registered) {
-        const TorchtitanFlavour& f = *job.registered;
-        t += "from torchtitan.models import llama3 as _llama3\n";
-        t += "from torchtitan.models.common import ComplexRoPE, Embedding, Linear, RMSNorm\n";
-        t += "from torchtitan.models.llama3.model import Llama3Model\n";
-        t += "\n\n# The model's own flavour, built as torchtitan/models/llama3/__init__.py builds _8b.\n";
-        t += "def _stratex_flavor(attn_backend: str, tp_gemm_backend: str = \"default\") -> Llama3Model.Config:\n";
-        t += "    dim = " + str(f.dim) + "\n";
-        t += "    n_heads = " + str(f.heads) + "\n";
-        t += "    vocab_size = " + str(f.vocab) + "\n";
-        t += "    return Llama3Model.Config(\n";
-        t += "        dim=dim,\n";
-        t += "        vocab_size=vocab_size,\n";
-        if (f.tied_embeddings)
-            t += "        enable_weight_tying=True,\n";
-        t += "        tok_embeddings=Embedding.Config(\n";
-        t += "            num_embeddings=vocab_size,\n";
-        t += "            embedding_dim=dim,\n";
-        t += std::string("            param_init=_llama3.") + (f.tied_embeddings ? "_EMBEDDING_SKIP_INIT" : "_EMBEDDING_INIT")
-            + ",\n";
-        t += "        ),\n";
-        t += "        norm=RMSNorm.Config(normalized_shape=dim, param_init=_llama3._NORM_INIT),\n";
-        t += "        lm_head=Linear.Config(\n";
-        t += "            in_features=dim, out_features=vocab_size, param_init=_llama3._output_linear_init(dim)\n";
-        t += "        ),\n";
-        t += "        layers=_llama3._build_llama3_layers(\n";
-        t += "            fuse_qkv=True,\n";
-        t += "            n_layers=" + str(f.layers) + ",\n";
-        t += "            dim=dim,\n";
-        t += "            n_heads=n_heads,\n";
-        t += "            n_kv_heads=" + str(f.kv_heads) + ",\n";
-        t += "            hidden_dim=" + str(f.ffn_hidden) + ",\n";
-        t += "            rope=ComplexRoPE.Config(\n";
-        t += "                dim=dim // n_heads,\n";
-        t += "                max_context_length=" + str(f.max_context_length) + ",\n";
-        t += "                theta=" + pyFloat(f.rope_theta) + ",\n";
-        if (f.rope_scaling) {
-            t += "                scaling=\"llama\",\n";
-            t += "                scaling_factor=" + pyFloat(f.rope_scaling->factor) + ",\n";
-            t += "                low_freq_factor=" + pyFloat(f.rope_scaling->low_freq_factor) + ",\n";
-            t += "                high_freq_factor=" + pyFloat(f.rope_scaling->high_freq_factor) + ",\n";
-            t += "                original_max_position_embeddings=" + str(f.rope_scaling->original_max_positions)
-                + ",\n";
-        } else {
-            t += "                scaling=\"none\",\n";
-        }
-        t += "            ),\n";
-        t += "            attn_backend=attn_backend,\n";
-        t += "            tp_gemm_backend=tp_gemm_backend,\n";
-        t += "        ),\n";
-        t += "    )\n\n\n";
-        t += "_llama3.llama3_configs[" + pythonString(f.flavor) + "] = _stratex_flavor\n";
-    }
+    t += torchtitanFlavourText(job.model);
 
     if (customAc) {
         t += "\n\n# The plan's recompute. torchtitan's FullAC wraps every transformer block\n";
@@ -596,10 +476,10 @@ std::string torchtitanModuleText(const TorchtitanJob& job)
     if (job.float8_grouped_experts)
         converters += "            Float8GroupedExpertsConverter.Config(),\n";
     if (converters.empty()) {
-        t += "    model_spec = model_registry(" + pythonString(job.flavor) + ")\n";
+        t += "    model_spec = model_registry(" + pythonString(job.model.flavor) + ")\n";
     } else {
         t += "    model_spec = model_registry(\n";
-        t += "        " + pythonString(job.flavor) + ",\n";
+        t += "        " + pythonString(job.model.flavor) + ",\n";
         t += "        converters=[\n" + converters + "        ],\n";
         t += "    )\n";
     }
@@ -607,7 +487,7 @@ std::string torchtitanModuleText(const TorchtitanJob& job)
     t += "        loss=ChunkedLossWrapper.Config(\n";
     t += "            loss_fn=CrossEntropyLoss.Config(global_vocab_size=decoder_vocab_size(model_spec)),\n";
     t += "        ),\n";
-    t += "        hf_assets_path=" + pythonString(job.hf_assets_path) + ",\n";
+    t += "        hf_assets_path=" + pythonString(job.model.hf_assets_path) + ",\n";
     t += "        model_spec=model_spec,\n";
     t += "        optimizer=default_adamw(lr=3e-4),\n";
     t += "        dataloader=GrainDataLoader.Config(\n";

@@ -8,6 +8,7 @@
 
 #include "core/export/export_note.h"
 #include "core/export/pytorch_exports.h"
+#include "core/export/torchtitan_flavours.h"
 #include "core/galvatron/plan.h"
 #include "core/galvatron/search_settings.h"
 #include "core/megatron/plan_file.h"
@@ -46,32 +47,12 @@ struct TorchtitanAc {
     std::vector<std::string> modules; // submodule FQNs inside a block: "attention.inner_attention", ...
 };
 
-// A llama3-architecture flavour the module registers in torchtitan's llama3_configs (torchtitan/
-// models/llama3/__init__.py at b5bcd76c, built as its _8b is: RMSNorm, SwiGLU of the given hidden
-// size, grouped-query attention, RoPE), for a dense model torchtitan does not ship (Llama 2, a
-// resized preset, ...).
-struct TorchtitanFlavour {
-    std::string flavor; // the llama3_configs key
-    int layers = 0;
-    int dim = 0;
-    int heads = 0;
-    int kv_heads = 0;
-    int ffn_hidden = 0;
-    int vocab = 0;
-    bool tied_embeddings = false;
-    double rope_theta = 10000;
-    std::optional<model::RopeScaling> rope_scaling;
-    int max_context_length = 0;
-};
-
 // Everything the written module sets, typed (the text is torchtitanModuleText of it).
 struct TorchtitanJob {
     std::vector<std::string> header; // comment lines describing model and plan
-    // The model: torchtitan.models.<model_module>.model_registry(flavor), or a registered flavour.
-    std::string model_module = "llama3";
-    std::string flavor;
-    std::optional<TorchtitanFlavour> registered;
-    std::string hf_assets_path;
+    // The model: torchtitan.models.<model_module>.model_registry(flavor), a shipped or a
+    // registered flavour (torchtitan_flavours.h).
+    TorchtitanModelChoice model;
     bool float8_linear = false; // Float8LinearConverter (torchtitan/components/quantization/float8.py)
     std::vector<std::string> float8_filter_fqns;
     bool float8_grouped_experts = false; // Float8GroupedExpertsConverter: the MoE grouped GEMMs

@@ -46,7 +46,8 @@ struct ChunkCost {
 double layerWeightsPerGpu(const model::ModelDescription& model, const model::ParameterCount& count,
     const ParallelStrategy& s, bool moeLayer, double& expertParams)
 {
-    double dense = count.attention / s.tp + count.norms;
+    // MLA's down projections are whole on every TP rank (count.attention_replicated).
+    double dense = (count.attention - count.attention_replicated) / s.tp + count.attention_replicated + count.norms;
     if (!moeLayer)
         return dense + count.dense_mlp / s.tp;
     const model::MoeDescription& moe = *model.moe;
@@ -155,7 +156,8 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                 }
                 chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
                 if (!isMoe)
-                    chunk.linear_params += (count.attention + count.dense_mlp) / s.tp;
+                    chunk.linear_params += (count.attention - count.attention_replicated + count.dense_mlp) / s.tp
+                        + count.attention_replicated;
             }
         }
     }
@@ -455,12 +457,16 @@ double modelFlopsPerIteration(const model::ModelDescription& model, long long gl
     const double s = model.seq_length;
     const double mats = model.mlp == model::MlpKind::Gated ? 3 : 2;
     const model::ParameterCount count = model::countParameters(model);
+    // Causal QK^T and PV: 2 x 2sh / 2; MLA's over heads x (nope + rope) and heads x v (Megatron-LM
+    // training.py num_floating_point_operations, standard_self_attn_core_term, d98e8a64). The
+    // projections are count.attention's weights.
+    const double coreAttention = model.mla ? s * model.num_heads * (double(model.qkHeadDim()) + model.vHeadDim()) : 2 * s * h;
     double perToken = 0;
     for (int layer = 0; layer < model.num_layers; ++layer) {
         double mlp = count.dense_mlp;
         if (model.isMoeLayer(layer))
             mlp = mats * h * model.moe->expert_ffn_hidden_size * model.moe->top_k + count.shared_mlp;
-        perToken += 2 * (count.attention + mlp) + 2 * s * h; // causal QK^T and PV
+        perToken += 2 * (count.attention + mlp) + coreAttention;
     }
     perToken += 2 * h * model.vocab_size;
     return 3 * perToken * s * double(globalBatch);

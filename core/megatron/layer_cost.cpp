@@ -2,12 +2,62 @@
 #include "core/megatron/layer_cost.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace stratex::megatron {
 
 namespace {
 
 constexpr double kBytes = 2; // bf16/fp16 activations (FP8 keeps 16-bit activations between GEMMs)
+
+// Multi-head latent attention on one rank (DeepSeek-V2, arXiv 2405.04434, §2.1.2-2.1.3; Megatron-LM
+// megatron/core/transformer/multi_latent_attention.py MLASelfAttention at d98e8a64). The down
+// projections (linear_q_down_proj, linear_kv_down_proj) are TELinear "duplicated": every TP rank
+// runs them on its own tokens (s/tp with sequence parallelism, all s without) and the latents are
+// not split over TP; the up projections (linear_q_up_proj, linear_kv_up_proj) are column-parallel
+// and linear_proj row-parallel over the heads. A query/key head is nope + rope wide, a value head
+// v; the RoPE key (qk_pos_emb_head_dim) is one per token, broadcast to every head.
+struct MlaAttention {
+    double gemm_s = 0; // the five projections (four with q_lora_rank 0)
+    double core_flops_share = 0; // flash attention's work against a hidden-wide MHA: (qk + v) / 2h per head
+    double q_width = 0; // per token on this rank: heads/tp x (nope + rope)
+    double k_width = 0;
+    double v_width = 0; // heads/tp x v; the attention output too
+    double latent_bytes = 0; // kept for backward by the latents' norms and up projections
+    double memory_bytes = 0; // the two latent norms and RoPE on the rope parts
+};
+
+MlaAttention mlaAttention(const model::ModelDescription& model, const ParallelStrategy& s,
+    const hardware::HardwareModel& hw, double tokens, double spShare, double gemmInputShare, bool fp8)
+{
+    const model::MlaDescription& mla = *model.mla;
+    const double tp = s.tp;
+    const double h = model.hidden_size;
+    const double headsHere = model.num_heads / tp;
+    const double qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+    MlaAttention a;
+    a.q_width = headsHere * qk;
+    a.k_width = headsHere * qk;
+    a.v_width = headsHere * mla.v_head_dim;
+    const double ownTokens = tokens * spShare; // the duplicated down projections' tokens
+    if (mla.q_lora_rank > 0)
+        a.gemm_s += hw.gemmS(ownTokens, mla.q_lora_rank, h, fp8) + hw.gemmS(tokens, a.q_width, mla.q_lora_rank, fp8);
+    else
+        a.gemm_s += hw.gemmS(tokens, a.q_width, h, fp8); // linear_q_proj, column-parallel
+    a.gemm_s += hw.gemmS(ownTokens, mla.kv_lora_rank + mla.qk_rope_head_dim, h, fp8)
+        + hw.gemmS(tokens, headsHere * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, fp8)
+        + hw.gemmS(tokens, h, a.v_width, fp8);
+    a.core_flops_share = (qk + mla.v_head_dim) / (2.0 * model.headDim());
+    // Kept for backward: each latent's norm input (q_layernorm, kv_layernorm) and its up
+    // projection's input (the normalised latent; FP8: its 1-byte cast), on the rank's own tokens.
+    // The RoPE key's rotation keeps only its cos/sin tables. Q, K, V and the output are the
+    // attention's own (the caller's splitAttention).
+    const double latents = mla.kv_lora_rank + (mla.q_lora_rank > 0 ? mla.q_lora_rank : 0);
+    a.latent_bytes = kBytes * ownTokens * latents * (1 + gemmInputShare);
+    a.memory_bytes = 2 * kBytes * ownTokens * latents // the norms: read + write
+        + 2 * kBytes * tokens * (headsHere + 1) * mla.qk_rope_head_dim; // RoPE on q_pe and the shared k_pe
+    return a;
+}
 
 } // namespace
 
@@ -33,16 +83,34 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     LayerCost cost;
     // Attention block: QKV projection, flash attention (causal: half the s^2 work), output projection.
     double gemm = hw.gemmS(tokens, (h + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, h / tp, fp8);
+    // MLA's per-token widths on this rank: Q, K, V (the attention output is V's).
+    double qWidth = 0;
+    double kWidth = 0;
+    double vWidth = 0;
+    double outputWidth = 0;
+    double attentionShare = 1; // flash attention's work against hidden-wide heads
+    std::optional<MlaAttention> mla;
+    if (model.mla) {
+        mla = mlaAttention(model, s, hw, tokens, spShare, gemmInputShare, fp8);
+        gemm = mla->gemm_s;
+        qWidth = mla->q_width;
+        kWidth = mla->k_width;
+        vWidth = mla->v_width;
+        outputWidth = mla->v_width;
+        attentionShare = mla->core_flops_share;
+    }
     double attention = 0;
     double scoreBytes = 0; // the materialised attention scores without flash attention
     if (s.flash_attention) {
-        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5); // causal: half the square
+        // causal: half the square; MLA: QK^T over nope + rope, PV over v (Megatron-LM training.py
+        // num_floating_point_operations, standard_self_attn_core_term, d98e8a64)
+        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5 * attentionShare);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
         // b x heads x s x s scores (each read and written once).
         const double heads = model.num_heads / tp;
-        const double perHead = hw.gemmS(seq, model.seq_length, model.headDim(), fp8)
-            + hw.gemmS(seq, model.headDim(), model.seq_length, fp8);
+        const double perHead = hw.gemmS(seq, model.seq_length, model.qkHeadDim(), fp8)
+            + hw.gemmS(seq, model.vHeadDim(), model.seq_length, fp8);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
         attention = b * heads * perHead + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
     }
@@ -96,7 +164,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // and k, dropout (read, write, mask).
     const double hidden = kBytes * tokens * h;
     double memoryBytes = (2 * 2 + 2 * 3 + (dropout ? 2 * 2.5 : 0)) * hidden * spShare + elementwise;
-    if (model.position == model::PositionEmbedding::Rope)
+    if (mla)
+        memoryBytes += mla->memory_bytes;
+    else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += 2 * kBytes * tokens * (h + kv) / tp;
     const int kernels = 22 + (moeLayer ? 12 : 0);
     cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(kernels);
@@ -120,12 +190,13 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double cpBackward = 0;
     if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
         const hardware::GroupShape cpGroup { s.cp, s.tp };
-        const double qkvBytes = kBytes * tokens * (h + 2 * kv) / tp;
-        const double outputBytes = kBytes * tokens * h / tp;
+        const double qkvBytes = mla ? kBytes * tokens * (qWidth + kWidth + vWidth) : kBytes * tokens * (h + 2 * kv) / tp;
+        const double outputBytes = mla ? kBytes * tokens * outputWidth : kBytes * tokens * h / tp;
         cpForward = hw.allToAllS(qkvBytes, cpGroup) + hw.allToAllS(outputBytes, cpGroup);
         cpBackward = cpForward;
     } else if (s.cp > 1) {
-        const double kvBytes = 2 * kBytes * tokens * kv / tp * s.cp;
+        // MLA exchanges the up-projected K (nope + rope) and V heads, not the latent.
+        const double kvBytes = mla ? kBytes * tokens * (kWidth + vWidth) * s.cp : 2 * kBytes * tokens * kv / tp * s.cp;
         const double exchange = hw.allGatherS(kvBytes, { s.cp, s.tp });
         cpForward = std::max(0.0, exchange - attention);
         cpBackward = std::max(0.0, 2 * exchange - 2.5 * attention);
@@ -141,7 +212,12 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // the two norm inputs, the QKV and fc1 inputs and the dropout masks; the rest is split.
     const double replicated // norm inputs 2x2sbh, qkv/fc1 inputs 2x2sbh (FP8: 2x1sbh), dropout masks
         = hidden * (2 + 2 * gemmInputShare) + (dropout ? hidden : 0);
-    const double splitAttention = kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
+    // Q, K, V, the attention output (linear_proj's input) and flash attention's fp32 logsumexp;
+    // MLA's latents beside them (mlaAttention).
+    const double splitAttention = mla
+        ? kBytes * tokens * (qWidth + kWidth + vWidth + outputWidth) + 4.0 * tokens * model.num_heads / tp
+            + mla->latent_bytes
+        : kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
     cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
     const bool attentionRecomputed
         = s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::CoreAttn);

@@ -102,9 +102,9 @@ struct MlaDescription {
 
 // A decoder-only transformer as Megatron-LM builds it: enough to count parameters, FLOPs and
 // activation bytes per layer and to write the architecture flags of a launch script.
-// Grouped-query attention is num_kv_heads < num_heads. Multi-head latent attention (DeepSeek) has
-// its ranks in `mla` for the exports; the cost model still counts it as num_heads full heads of
-// hidden_size / num_heads (its compressed KV cache and its parameter count are not modelled).
+// Grouped-query attention is num_kv_heads < num_heads. Multi-head latent attention (DeepSeek) is
+// counted with its own shapes (`mla`: DeepSeek-V2 paper §2.1, Megatron-LM's MLASelfAttention):
+// parameters, FLOPs and the activations kept for backward.
 struct ModelDescription {
     std::string name;
     int num_layers = 0;
@@ -143,6 +143,10 @@ struct ModelDescription {
     double rotary_percent = 1.0;
 
     int headDim() const { return hidden_size / num_heads; }
+    // The width of one query/key head and of one value head in attention's two GEMMs: headDim(),
+    // or MLA's qk_nope_head_dim + qk_rope_head_dim and v_head_dim.
+    int qkHeadDim() const { return mla ? mla->qk_nope_head_dim + mla->qk_rope_head_dim : headDim(); }
+    int vHeadDim() const { return mla ? mla->v_head_dim : headDim(); }
     int kvHiddenSize() const { return num_kv_heads * headDim(); }
     bool isMoeLayer(int layer) const { return moe && layer >= moe->first_dense_layers; }
     int moeLayerCount() const { return moe ? num_layers - moe->first_dense_layers : 0; }
@@ -162,7 +166,10 @@ struct ModelDescription {
 // Parameter counts (weights, no optimizer state). Biases are counted where the description has
 // them (qkv_bias); GPT-3's linear biases are left out (below 0.1 % of its weights).
 struct ParameterCount {
-    double attention = 0; // per layer: Q, K, V, O (and the Q, K, V biases with qkv_bias)
+    double attention = 0; // per layer: Q, K, V, O (and the Q, K, V biases with qkv_bias; MLA: below)
+    // The part of `attention` every TP rank holds whole: MLA's down projections and latent norms
+    // (Megatron-LM's linear_q_down_proj / linear_kv_down_proj are "duplicated" TELinears); 0 otherwise.
+    double attention_replicated = 0;
     double dense_mlp = 0; // per dense layer
     double expert_mlp = 0; // per expert
     double shared_mlp = 0; // all shared experts of a MoE layer

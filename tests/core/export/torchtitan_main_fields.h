@@ -91,4 +91,57 @@ inline const std::set<std::string>& removedFields()
     return removed;
 }
 
+// The keyword arguments of the calls a registered flavour makes, copied from pytorch/torchtitan at
+// b5bcd76c66d0acb1a08b176d9639425bc55e0b2a: a name -> required (no default).
+//   torchtitan/models/deepseek_v3/__init__.py   build_mla_moe_layers (through _build_dsv3_layers,
+//                                               which supplies linear_init, norm_init, depth_init,
+//                                               depth_experts_init)
+//   torchtitan/models/llama3/__init__.py        _build_llama3_layers
+//   torchtitan/models/common/rope.py            RoPE.Config (ComplexRoPE.Config adds none)
+//   torchtitan/models/common/decoder.py         Decoder.Config; deepseek_v3/mtp.py MTPDecoder.Config
+//                                               (mtp_layers); Llama3Model.Config, DeepSeekV3Model.Config
+//                                               add no field the module sets
+inline const std::map<std::string, std::map<std::string, bool>>& builderArguments()
+{
+    static const std::map<std::string, std::map<std::string, bool>> table {
+        { "_dsv3._build_dsv3_layers",
+            { { "n_layers", true }, { "n_dense_layers", true }, { "dim", true }, { "n_heads", true },
+                { "q_lora_rank", true }, { "kv_lora_rank", true }, { "qk_nope_head_dim", true },
+                { "qk_rope_head_dim", true }, { "v_head_dim", true }, { "mscale", true },
+                { "dense_hidden_dim", true }, { "moe_hidden_dim", true }, { "num_experts", true },
+                { "num_shared_experts", true }, { "router_top_k", true }, { "router_score_func", true },
+                { "router_num_expert_groups", false }, { "router_num_limited_groups", false },
+                { "router_route_scale", false }, { "router_route_norm", false }, { "attn_backend", true },
+                { "moe_comm_backend", true }, { "non_blocking_capacity_factor", true }, { "rope", true } } },
+        { "_llama3._build_llama3_layers",
+            { { "n_layers", true }, { "dim", true }, { "n_heads", true }, { "hidden_dim", true }, { "rope", true },
+                { "n_kv_heads", false }, { "fuse_qkv", false }, { "attn_backend", true },
+                { "tp_gemm_backend", false } } },
+        { "ComplexRoPE.Config",
+            { { "dim", true }, { "max_context_length", true }, { "theta", false }, { "scaling", false },
+                { "scaling_factor", false }, { "low_freq_factor", false }, { "high_freq_factor", false },
+                { "original_max_position_embeddings", false }, { "rope_factor", false }, { "beta_fast", false },
+                { "beta_slow", false }, { "original_seq_len", false }, { "truncate", false } } },
+        { "DeepSeekV3Model.Config",
+            { { "dim", true }, { "vocab_size", true }, { "lm_head", true }, { "tok_embeddings", true },
+                { "norm", true }, { "layers", true }, { "enable_weight_tying", false }, { "mtp_layers", false } } },
+        { "Llama3Model.Config",
+            { { "dim", true }, { "vocab_size", true }, { "lm_head", true }, { "tok_embeddings", true },
+                { "norm", true }, { "layers", true }, { "enable_weight_tying", false } } },
+        // Embedding.Config (models/common/embedding.py) and Linear.Config (linear.py)
+        { "Embedding.Config", { { "num_embeddings", true }, { "embedding_dim", true }, { "param_init", false } } },
+        { "Linear.Config",
+            { { "in_features", true }, { "out_features", true }, { "bias", false }, { "param_init", false } } },
+    };
+    return table;
+}
+
+// MoE.Config's fields (models/common/moe.py) a flavour may assign on a built layer's `moe`.
+inline const std::set<std::string>& moeConfigFields()
+{
+    static const std::set<std::string> fields { "num_experts", "routed_experts", "router", "load_balance_coeff",
+        "shared_experts" };
+    return fields;
+}
+
 } // namespace stratex::test::torchtitan_main

@@ -5,7 +5,9 @@
 // issue 25 (VPP, CP ring and Ulysses, EP with and without expert TP, uneven stages, ZeRO 0-3,
 // recompute modules, FP8 MoE, ZB-H1, GPipe, models torchtitan does not ship, Galvatron plans); and
 // compiled by python3 where there is one.
+#include <filesystem>
 #include <regex>
+#include <set>
 
 #include <QProcess>
 #include <QStandardPaths>
@@ -18,6 +20,7 @@
 #include "core/export/pytorch_plan_exports.h"
 #include "core/export/shell_quote.h"
 #include "core/export/torchtitan_module.h"
+#include "core/model/hf_config.h"
 
 #include "plan_file_test_util.h"
 #include "torchtitan_main_fields.h"
@@ -115,6 +118,55 @@ std::vector<std::string> fieldViolations(const Module& m)
         }
         if (!ok)
             out.push_back(key + " = " + value + ": not of the field's type");
+    }
+    return out;
+}
+
+// The registered flavour's calls against the keyword arguments of torchtitan main's builders and
+// config dataclasses (torchtitan_main_fields.h): each argument one the callee has, each required
+// one given; a built layer's moe assigned only MoE.Config's fields.
+std::vector<std::string> flavourViolations(const std::string& text)
+{
+    std::vector<std::string> out;
+    static const std::regex argument(R"(^\s+(\w+)=)");
+    static const std::regex call(R"(([\w.]+)\($)");
+    static const std::regex moeField(R"(^\s+layer\.moe\.(\w+) = )");
+    struct Call {
+        std::string name;
+        std::set<std::string> arguments;
+    };
+    std::vector<Call> open;
+    const auto close = [&](const Call& c) {
+        const auto known = tt::builderArguments().find(c.name);
+        if (known == tt::builderArguments().end())
+            return;
+        for (const std::string& a : c.arguments)
+            if (!known->second.contains(a))
+                out.push_back(c.name + ": no argument " + a + " in torchtitan main");
+        for (const auto& [name, required] : known->second)
+            if (required && !c.arguments.contains(name))
+                out.push_back(c.name + ": required argument " + name + " missing");
+    };
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
+        if (line.starts_with("#") || line.starts_with("def "))
+            continue;
+        std::smatch match;
+        if (std::regex_search(line, match, moeField) && !tt::moeConfigFields().contains(match[1]))
+            out.push_back("layer.moe." + std::string(match[1]) + ": no such MoE.Config field");
+        const std::size_t indent = line.find_first_not_of(' ');
+        if (indent != std::string::npos && line[indent] == ')' && !open.empty()) {
+            close(open.back());
+            open.pop_back();
+            continue;
+        }
+        if (!open.empty() && std::regex_search(line, match, argument))
+            open.back().arguments.insert(match[1]);
+        if (std::regex_search(line, match, call))
+            open.push_back({ match[1], {} });
     }
     return out;
 }
@@ -228,6 +280,25 @@ megatron::PlanFile gpipePlan()
     return plan;
 }
 
+// DeepSeek-V2-Lite as its config.json describes it (q_lora_rank null, softmax routing without
+// expert bias, 2 shared experts): EP 8 with TP 2 on 16 GPUs.
+megatron::PlanFile v2LitePlan(const QString& items = "tp=2 pp=1 ep=8 dp=8 sp=1 zero=1 gbs=64")
+{
+    megatron::PlanFile plan = planOf("deepseek-v3-style", 0, 0, "h100-80gb", 2, items);
+    plan.model = model::readHfConfigFile(
+        std::filesystem::path(STRATEX_TEST_DATA_DIR) / "hf-configs" / "deepseek-v2-lite.json").model;
+    plan.model.name = "deepseek-v2-lite";
+    return plan;
+}
+
+// An MLA model with a field deepseek_v3's blocks lack.
+megatron::PlanFile mlaWithQkNorm()
+{
+    megatron::PlanFile plan = v2LitePlan();
+    plan.model.qk_norm = true;
+    return plan;
+}
+
 struct Scenario {
     std::string text;
     std::vector<ExportNote> notes;
@@ -258,6 +329,8 @@ private Q_SLOTS:
 
     void checkerRejects_data();
     void checkerRejects();
+    void flavourCheckerRejects_data();
+    void flavourCheckerRejects();
     void planFile_data();
     void planFile();
     void galvatronRecomputeIsPerLayer();
@@ -312,6 +385,11 @@ void TestTorchtitanModule::scenarios()
     plan("CP Ulysses", planOf("llama3.1-8b", 0, 32768, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 cpcomm=a2a gbs=8"));
     plan("EP", planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 pp=8 ep=16 dp=32 zero=1 gbs=1024"));
     plan("DeepSeek with CP", planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 cp=2 pp=8 ep=16 dp=16 zero=1 gbs=1024"));
+    plan("DeepSeek-V2-Lite: EP with TP", v2LitePlan());
+    plan("DeepSeek-V2-Lite: CP", v2LitePlan("tp=1 cp=2 pp=2 ep=4 dp=4 zero=3 gbs=64"));
+    plan("DeepSeek-V3 style: TP 8, EP 8", planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32,
+                                                 "tp=8 pp=8 ep=8 dp=4 sp=1 zero=1 gbs=1024"));
+    plan("MLA with QK norm (refused)", mlaWithQkNorm());
     plan("EP + ETP (refused)",
         planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=2 pp=8 ep=8 etp=2 dp=16 sp=1 zero=1 gbs=1024"));
     plan("uneven stages", planOf("llama3.1-8b", 0, 0, "h100-80gb", 1, "pp=4 dp=2 first=6 last=10 zero=1 gbs=16"));
@@ -358,6 +436,8 @@ void TestTorchtitanModule::loadsAsTorchtitanMain()
     QVERIFY2(fields.empty(), (fields + scenario.text).c_str());
     const std::string startup = joined(startupViolations(m, scenario.world, scenario.layers));
     QVERIFY2(startup.empty(), (startup + scenario.text).c_str());
+    const std::string flavour = joined(flavourViolations(scenario.text));
+    QVERIFY2(flavour.empty(), (flavour + scenario.text).c_str());
     // A refusal raises before torchtitan builds anything; otherwise nothing is refused.
     QCOMPARE(m.raises, !refusals(scenario.notes).empty());
     // Every note is a comment of the file.
@@ -409,6 +489,35 @@ void TestTorchtitanModule::checkerRejects()
     QVERIFY2(found.find(violation.toStdString()) != std::string::npos, found.c_str());
 }
 
+void TestTorchtitanModule::flavourCheckerRejects_data()
+{
+    // The flavour check fails on an argument main's builders lack, or a missing required one.
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("violation");
+    QTest::newRow("a misspelt builder argument") << "        n_dense_layers=" << "        n_dense_layer="
+                                                 << "no argument n_dense_layer";
+    QTest::newRow("a RoPE field main lacks") << "            theta=" << "            base=" << "no argument base";
+    QTest::newRow("the value head dropped") << "        v_head_dim=128,\n" << ""
+                                           << "required argument v_head_dim missing";
+    QTest::newRow("an MoE field main lacks") << "layer.moe.load_balance_coeff" << "layer.moe.aux_loss_coeff"
+                                             << "no such MoE.Config field";
+}
+
+void TestTorchtitanModule::flavourCheckerRejects()
+{
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, violation);
+    std::string text = torchtitanModule(v2LitePlan()).text;
+    const std::size_t at = text.find(from.toStdString());
+    QVERIFY2(at != std::string::npos, text.c_str());
+    QVERIFY(flavourViolations(text).empty());
+    text.replace(at, std::size_t(from.size()), to.toStdString());
+    const std::string found = joined(flavourViolations(text));
+    QVERIFY2(found.find(violation.toStdString()) != std::string::npos, (found + text).c_str());
+}
+
 void TestTorchtitanModule::planFile_data()
 {
     QTest::addColumn<megatron::PlanFile>("plan");
@@ -434,8 +543,25 @@ void TestTorchtitanModule::planFile_data()
     QTest::newRow("EP 16, ETP 1: exact")
         << planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 pp=8 ep=16 dp=32 zero=1 gbs=1024")
         << "parallelism.expert_parallel_degree=16;training.disable_cuda_graphs=True"
-        << "from torchtitan.models.deepseek_v3 import model_registry;model_registry(\"671B\")" << "ZeRO-1: torchtitan's FSDP2"
-        << "8,8,8,8,8,7,7,7";
+        << "from torchtitan.models.deepseek_v3 import model_registry;"
+           "_dsv3.deepseekv3_configs[\"stratex-deepseek-v3-style\"] = _stratex_flavor;"
+           "model_registry(\"stratex-deepseek-v3-style\");n_layers=61,;n_dense_layers=3,;n_heads=128,;"
+           "q_lora_rank=1536,;kv_lora_rank=512,;qk_nope_head_dim=128,;qk_rope_head_dim=64,;v_head_dim=128,;"
+           "dense_hidden_dim=18432,;moe_hidden_dim=2048,;num_experts=256,;num_shared_experts=1,;router_top_k=8,;"
+           "router_score_func=\"sigmoid\",;router_num_expert_groups=8,;router_num_limited_groups=4,;"
+           "router_route_scale=2.5,;router_route_norm=True,;dim=64,;max_context_length=4096,;theta=10000.0,;"
+           "scaling=\"none\",;hf_assets_path=\"./assets/hf/DeepSeek-V3.1-Base\""
+        << "ZeRO-1: torchtitan's FSDP2" << "8,8,8,8,8,7,7,7";
+    QTest::newRow("DeepSeek-V2-Lite: q_lora_rank 0, softmax without expert bias, 2 shared experts")
+        << v2LitePlan() << "parallelism.expert_parallel_degree=8;parallelism.tensor_parallel_degree=2"
+        << "model_registry(\"stratex-deepseek-v2-lite\");q_lora_rank=0,;n_dense_layers=1,;num_experts=64,;"
+           "num_shared_experts=2,;moe_hidden_dim=1408,;router_top_k=6,;router_score_func=\"softmax\",;"
+           "router_num_expert_groups=None,;router_route_scale=1.0,;router_route_norm=False,;"
+           "layer.moe.load_balance_coeff = None;hf_assets_path=\"./assets/hf/deepseek-moe-16b-base\""
+        << "ZeRO-1: torchtitan's FSDP2" << "";
+    QTest::newRow("MLA with QK norm: refused, naming the field")
+        << mlaWithQkNorm() << "" << "raise ValueError(" << "QK norm, which deepseek_v3's attention does not have"
+        << "";
     QTest::newRow("DeepSeek with CP: FlexAttention's load balancer (v0.2 refused it at startup)")
         << planOf("deepseek-v3-style", 0, 0, "h100-80gb", 32, "tp=1 cp=2 pp=8 ep=16 dp=16 zero=1 gbs=1024")
         << "parallelism.context_parallel_degree=2;parallelism.context_parallel_load_balancer=\"ptrr\";"

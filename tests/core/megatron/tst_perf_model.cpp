@@ -79,6 +79,67 @@ private Q_SLOTS:
         QCOMPARE(cost.input_bytes, 2 * sbh / (sp ? tp : 1));
     }
 
+    // Multi-head latent attention (DeepSeek-V2 paper §2.1; Megatron-LM megatron/core/transformer/
+    // multi_latent_attention.py MLASelfAttention at d98e8a64), one dense DeepSeek-V3 layer, flash
+    // attention, bf16, b = 1. Kept for backward: the norm inputs and the down projections' input
+    // (replicated, 2sbh each, s/t with SP); each latent's norm input and its up projection's input
+    // (q_lora_rank and kv_lora_rank wide, on the rank's own tokens: the down projections are
+    // "duplicated" TELinears); Q and K (heads/t x (nope + rope)), V and the output (heads/t x v),
+    // the fp32 logsumexp; the SwiGLU MLP's fc1 output and fc2 input. As 128 full heads the
+    // attention kept 2sbh x 4/t and no latents.
+    void mlaActivationsFollowItsShapes_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::newRow("tp1") << 1 << false;
+        QTest::newRow("tp8") << 8 << false;
+        QTest::newRow("tp8 sp") << 8 << true;
+    }
+    void mlaActivationsFollowItsShapes()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        const model::ModelDescription model = model::modelPreset("deepseek-v3-style");
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double tokens = model.seq_length;
+        const double h = 7168;
+        const double heads = 128.0 / tp;
+        const double own = sp ? 1.0 / tp : 1.0;
+        const double expected = 2 * tokens * h * 4 * own // norm inputs, QKV-down and fc1 inputs
+            + 2 * tokens * own * (1536 + 512) * 2 // latents: norm input, up projection input
+            + 2 * tokens * heads * (192 + 192 + 128 + 128) // Q, K, V, output
+            + 4 * tokens * heads // logsumexp
+            + 2 * tokens * 3 * 18432.0 / tp; // SwiGLU: fc1 output (2f), fc2 input (f)
+        QCOMPARE(cost.activation_bytes, expected);
+    }
+
+    // Model FLOPs of an MLA model as Megatron-LM counts them (training.py
+    // num_floating_point_operations at d98e8a64: q_term, the kv lora term, the output projection,
+    // and the causal core attention heads x (qk_head_dim + qk_pos_emb_head_dim + v_head_dim) / 2 x 2),
+    // worked by hand for a small model: one dense layer, h 64, 2 heads, q_lora_rank 16,
+    // kv_lora_rank 8, nope 4, rope 2, v 4, SwiGLU 128, vocabulary 100, 10 tokens.
+    //   attention weights: q 64x16 + 16 + 16x2x6 = 1232; kv 64x10 + 8 + 8x2x8 = 776; o 2x4x64 = 512
+    //   per token: 2 x (2520 + 3x64x128) + 10 x 2 x (6 + 4) + 2 x 64 x 100 = 67192
+    //   per iteration: 3 (forward, backward) x 67192 x 10 tokens = 2015760
+    void mlaModelFlops()
+    {
+        model::ModelDescription model;
+        model.name = "mla-tiny";
+        model.num_layers = 1;
+        model.hidden_size = 64;
+        model.ffn_hidden_size = 128;
+        model.num_heads = 2;
+        model.num_kv_heads = 2;
+        model.vocab_size = 100;
+        model.seq_length = 10;
+        model.mla = model::MlaDescription { 16, 8, 4, 2, 4 };
+        model.validate();
+        QCOMPARE(modelFlopsPerIteration(model, 1), 2015760.0);
+    }
+
     void megatronRules_data()
     {
         QTest::addColumn<QString>("change");
