@@ -11,6 +11,8 @@
 #include "core/export/torchtitan_flavours.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "core/export/python_literal.h"
 #include "core/export/pytorch_exports.h"
@@ -23,6 +25,18 @@ namespace {
 std::string str(long long n)
 {
     return std::to_string(n);
+}
+
+// A Python float literal that reads back as the same double, integers written out (500000.0,
+// where pythonFloat's shortest form is 5e+05).
+std::string pyFloat(double value)
+{
+    if (std::abs(value) < 1e15 && value == std::floor(value)) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.1f", value);
+        return buffer;
+    }
+    return pythonFloat(value);
 }
 
 void approximation(TorchtitanModelChoice& c, std::string field, const std::string& text)
@@ -190,12 +204,12 @@ std::string ropeText(int dim, int maxContext, double theta, const std::optional<
     std::string t;
     t += indent + "dim=" + (dim > 0 ? str(dim) : "dim // n_heads") + ",\n";
     t += indent + "max_context_length=" + str(maxContext) + ",\n";
-    t += indent + "theta=" + pythonFloat(theta) + ",\n";
+    t += indent + "theta=" + pyFloat(theta) + ",\n";
     if (scaling) {
         t += indent + "scaling=\"llama\",\n";
-        t += indent + "scaling_factor=" + pythonFloat(scaling->factor) + ",\n";
-        t += indent + "low_freq_factor=" + pythonFloat(scaling->low_freq_factor) + ",\n";
-        t += indent + "high_freq_factor=" + pythonFloat(scaling->high_freq_factor) + ",\n";
+        t += indent + "scaling_factor=" + pyFloat(scaling->factor) + ",\n";
+        t += indent + "low_freq_factor=" + pyFloat(scaling->low_freq_factor) + ",\n";
+        t += indent + "high_freq_factor=" + pyFloat(scaling->high_freq_factor) + ",\n";
         t += indent + "original_max_position_embeddings=" + str(scaling->original_max_positions) + ",\n";
     } else {
         t += indent + "scaling=\"none\",\n";
@@ -285,7 +299,7 @@ std::string mlaText(const TorchtitanMlaFlavour& f)
     arg("router_score_func", pythonString(f.score_func));
     arg("router_num_expert_groups", f.expert_groups > 0 ? str(f.expert_groups) : "None");
     arg("router_num_limited_groups", f.expert_groups > 0 ? str(f.limited_groups) : "None");
-    arg("router_route_scale", pythonFloat(f.route_scale));
+    arg("router_route_scale", pyFloat(f.route_scale));
     arg("router_route_norm", f.route_norm ? "True" : "False");
     arg("attn_backend", "attn_backend");
     arg("moe_comm_backend", "moe_comm_backend");

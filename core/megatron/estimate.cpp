@@ -12,6 +12,7 @@
 #include "core/megatron/model_state_memory.h"
 #include "core/megatron/pipeline_input.h"
 #include "core/megatron/torchtitan_activations.h"
+#include "core/model/mla_shapes.h"
 #include "core/sim/simulator.h"
 
 namespace stratex::megatron {
@@ -46,8 +47,9 @@ struct ChunkCost {
 double layerWeightsPerGpu(const model::ModelDescription& model, const model::ParameterCount& count,
     const ParallelStrategy& s, bool moeLayer, double& expertParams)
 {
-    // MLA's down projections are whole on every TP rank (count.attention_replicated).
-    double dense = (count.attention - count.attention_replicated) / s.tp + count.attention_replicated + count.norms;
+    // MLA's down projections are whole on every TP rank (mla_shapes.h).
+    const double replicated = model::attentionReplicatedParameters(model);
+    double dense = (count.attention - replicated) / s.tp + replicated + count.norms;
     if (!moeLayer)
         return dense + count.dense_mlp / s.tp;
     const model::MoeDescription& moe = *model.moe;
@@ -100,6 +102,7 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
         moeRecomputed = layerCost(model, s, hw, true, true);
     }
     const model::ParameterCount count = model::countParameters(model);
+    const double replicatedAttention = model::attentionReplicatedParameters(model); // MLA's, whole per TP rank
     // torchtitan's selective checkpointing ("op" or every N-th block) saves other tensors than
     // Megatron's selective recompute: its dense blocks' bytes come from torchtitan_activations.h,
     // the activations of a block kept whole from the count without recompute.
@@ -156,8 +159,8 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                 }
                 chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
                 if (!isMoe)
-                    chunk.linear_params += (count.attention - count.attention_replicated + count.dense_mlp) / s.tp
-                        + count.attention_replicated;
+                    chunk.linear_params += (count.attention - replicatedAttention + count.dense_mlp) / s.tp
+                        + replicatedAttention;
             }
         }
     }
@@ -460,7 +463,7 @@ double modelFlopsPerIteration(const model::ModelDescription& model, long long gl
     // Causal QK^T and PV: 2 x 2sh / 2; MLA's over heads x (nope + rope) and heads x v (Megatron-LM
     // training.py num_floating_point_operations, standard_self_attn_core_term, d98e8a64). The
     // projections are count.attention's weights.
-    const double coreAttention = model.mla ? s * model.num_heads * (double(model.qkHeadDim()) + model.vHeadDim()) : 2 * s * h;
+    const double coreAttention = model.mla ? s * model.num_heads * (double(model::qkHeadDim(model)) + model::vHeadDim(model)) : 2 * s * h;
     double perToken = 0;
     for (int layer = 0; layer < model.num_layers; ++layer) {
         double mlp = count.dense_mlp;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/model/mla_shapes.h"
+
 namespace stratex::megatron {
 
 namespace {
@@ -109,8 +111,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
         // b x heads x s x s scores (each read and written once).
         const double heads = model.num_heads / tp;
-        const double perHead = hw.gemmS(seq, model.seq_length, model.qkHeadDim(), fp8)
-            + hw.gemmS(seq, model.vHeadDim(), model.seq_length, fp8);
+        const double perHead = hw.gemmS(seq, model.seq_length, model::qkHeadDim(model), fp8)
+            + hw.gemmS(seq, model::vHeadDim(model), model.seq_length, fp8);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
         attention = b * heads * perHead + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
     }

@@ -5,6 +5,7 @@
 
 #include "core/common/enum_names.h"
 #include "core/common/error.h"
+#include "core/model/mla_shapes.h"
 
 namespace stratex::model {
 
@@ -149,44 +150,14 @@ int ModelDescription::paddedVocabSize(int tensorParallel) const
     return int((vocab_size + multiple - 1) / multiple * multiple);
 }
 
-namespace {
-
-// Multi-head latent attention's weights (DeepSeek-V2, arXiv 2405.04434, §2.1.2-2.1.3, eqs. 9-19;
-// Megatron-LM megatron/core/transformer/multi_latent_attention.py MLASelfAttention at d98e8a64;
-// torchtitan/models/deepseek_v3/__init__.py make_mla_attention_config at b5bcd76c): the query
-// through W_DQ (h x q_lora_rank), its RMSNorm and W_UQ (q_lora_rank x heads*(nope+rope)), or one
-// h x heads*(nope+rope) matrix when q_lora_rank is 0; W_DKV with W_KR (h x (kv_lora_rank + rope),
-// the RoPE key shared by all heads), the latent's RMSNorm, W_UK with W_UV (kv_lora_rank x
-// heads*(nope+v)); the output W_O (heads*v x h). No biases. DeepSeek-V3 (h 7168, 128 heads, ranks
-// 1536/512, dims 128+64/128): 187.1 M per layer against 205.5 M for 128 full heads.
-double mlaAttentionParameters(const ModelDescription& model)
-{
-    const MlaDescription& mla = *model.mla;
-    const double h = model.hidden_size;
-    const double heads = model.num_heads;
-    const double qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-    const double query = mla.q_lora_rank > 0 ? h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * heads * qk
-                                             : h * heads * qk;
-    const double keyValue = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
-        + double(mla.kv_lora_rank) * heads * (mla.qk_nope_head_dim + mla.v_head_dim);
-    const double output = heads * mla.v_head_dim * h;
-    return query + keyValue + output;
-}
-
-} // namespace
-
 ParameterCount countParameters(const ModelDescription& model)
 {
     const double h = model.hidden_size;
     const double matrices = model.mlp == MlpKind::Gated ? 3 : 2;
     ParameterCount count;
     count.attention = 2 * h * h + 2 * h * model.kvHiddenSize() + (model.qkv_bias ? h + 2.0 * model.kvHiddenSize() : 0);
-    if (model.mla) {
-        const MlaDescription& mla = *model.mla;
-        count.attention = mlaAttentionParameters(model);
-        count.attention_replicated = (mla.q_lora_rank > 0 ? h * mla.q_lora_rank + mla.q_lora_rank : 0)
-            + h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank;
-    }
+    if (model.mla)
+        count.attention = mlaAttentionParameters(model); // mla_shapes.h
     count.dense_mlp = matrices * h * model.ffn_hidden_size;
     count.norms = model.norm == NormKind::LayerNorm ? 4 * h : 2 * h; // LayerNorm has a bias vector
     count.embedding = double(model.vocab_size) * h

@@ -103,8 +103,8 @@ struct MlaDescription {
 // A decoder-only transformer as Megatron-LM builds it: enough to count parameters, FLOPs and
 // activation bytes per layer and to write the architecture flags of a launch script.
 // Grouped-query attention is num_kv_heads < num_heads. Multi-head latent attention (DeepSeek) is
-// counted with its own shapes (`mla`: DeepSeek-V2 paper §2.1, Megatron-LM's MLASelfAttention):
-// parameters, FLOPs and the activations kept for backward.
+// counted in its own shapes (`mla`; mla_shapes.h: DeepSeek-V2 §2.1, Megatron-LM's MLASelfAttention):
+// its parameters, FLOPs and the activations it keeps for backward.
 struct ModelDescription {
     std::string name;
     int num_layers = 0;
@@ -136,17 +136,13 @@ struct ModelDescription {
     std::optional<MoeDescription> moe;
     // A head width other than hidden_size / num_heads (HF "head_dim": Qwen 3, Gemma 7B, Llama 4;
     // Megatron's --kv-channels); 0: hidden_size / num_heads. Written by the exports only: the cost
-    // model still counts hidden_size / num_heads (headDim()), as it does for MLA.
+    // model still counts hidden_size / num_heads (headDim()); MLA has its own (mla_shapes.h).
     int head_dim = 0;
     // The share of each head's dimensions RoPE rotates (HF "partial_rotary_factor", GPT-NeoX
     // "rotary_pct": Nemotron 0.5, Pythia 0.25; Megatron's --rotary-percent); 1 for all.
     double rotary_percent = 1.0;
 
     int headDim() const { return hidden_size / num_heads; }
-    // The width of one query/key head and of one value head in attention's two GEMMs: headDim(),
-    // or MLA's qk_nope_head_dim + qk_rope_head_dim and v_head_dim.
-    int qkHeadDim() const { return mla ? mla->qk_nope_head_dim + mla->qk_rope_head_dim : headDim(); }
-    int vHeadDim() const { return mla ? mla->v_head_dim : headDim(); }
     int kvHiddenSize() const { return num_kv_heads * headDim(); }
     bool isMoeLayer(int layer) const { return moe && layer >= moe->first_dense_layers; }
     int moeLayerCount() const { return moe ? num_layers - moe->first_dense_layers : 0; }
@@ -166,10 +162,7 @@ struct ModelDescription {
 // Parameter counts (weights, no optimizer state). Biases are counted where the description has
 // them (qkv_bias); GPT-3's linear biases are left out (below 0.1 % of its weights).
 struct ParameterCount {
-    double attention = 0; // per layer: Q, K, V, O (and the Q, K, V biases with qkv_bias; MLA: below)
-    // The part of `attention` every TP rank holds whole: MLA's down projections and latent norms
-    // (Megatron-LM's linear_q_down_proj / linear_kv_down_proj are "duplicated" TELinears); 0 otherwise.
-    double attention_replicated = 0;
+    double attention = 0; // per layer: Q, K, V, O (and Q, K, V biases with qkv_bias; MLA's own)
     double dense_mlp = 0; // per dense layer
     double expert_mlp = 0; // per expert
     double shared_mlp = 0; // all shared experts of a MoE layer

@@ -128,7 +128,8 @@ std::vector<std::string> fieldViolations(const Module& m)
 std::vector<std::string> flavourViolations(const std::string& text)
 {
     std::vector<std::string> out;
-    static const std::regex argument(R"(^\s+(\w+)=)");
+    static const std::regex argument(R"((?:^\s+|,\s*)(\w+)=)");
+    static const std::regex nested(R"(\([^()]*\))");
     static const std::regex call(R"(([\w.]+)\($)");
     static const std::regex moeField(R"(^\s+layer\.moe\.(\w+) = )");
     struct Call {
@@ -163,8 +164,13 @@ std::vector<std::string> flavourViolations(const std::string& text)
             open.pop_back();
             continue;
         }
-        if (!open.empty() && std::regex_search(line, match, argument))
-            open.back().arguments.insert(match[1]);
+        // The arguments at this call's level: a nested call's own (on one line) taken out first.
+        std::string level = line;
+        for (std::string shorter; (shorter = std::regex_replace(level, nested, "")) != level;)
+            level = shorter;
+        for (auto it = std::sregex_iterator(level.begin(), level.end(), argument);
+             !open.empty() && it != std::sregex_iterator(); ++it)
+            open.back().arguments.insert((*it)[1]);
         if (std::regex_search(line, match, call))
             open.push_back({ match[1], {} });
     }
