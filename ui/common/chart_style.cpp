@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/common/chart_style.h"
 
+#include "ui/common/chart_legend.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +13,7 @@
 #include <QLegendMarker>
 #include <QPalette>
 #include <QValueAxis>
+#include <QVBoxLayout>
 #include <QXYSeries>
 
 namespace stratex::ui {
@@ -94,6 +97,22 @@ void PaletteChartView::followPalette()
 {
     applyPaletteToChart(chart(), palette());
     setBackgroundBrush(palette().color(QPalette::Base));
+    if (m_legend)
+        m_legend->refresh();
+}
+
+QWidget* PaletteChartView::withWrappingLegend()
+{
+    auto* box = new QWidget(parentWidget());
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_legend = new ChartLegend(chart(), box);
+    m_legend->setObjectName(objectName().isEmpty() ? QString() : objectName() + QStringLiteral("Legend"));
+    layout->addWidget(this, 1);
+    layout->addWidget(m_legend);
+    followPalette();
+    return box;
 }
 
 void PaletteChartView::changeEvent(QEvent* event)

@@ -117,6 +117,9 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_microbatches->setColumnCount(6);
     m_microbatches->setHorizontalHeaderLabels({ tr("Order"), tr("Micro-batch"), tr("Samples"), tr("Padded length"),
         tr("Recompute per device"), tr("Estimated ms") });
+    // Each column as wide as its header and its cells (the table scrolls sideways when narrow):
+    // "Recompute per device" was cut to 100 px at the window's default size (issue 24).
+    m_microbatches->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_microbatches->horizontalHeader()->setStretchLastSection(true);
     m_microbatches->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_microbatches->setToolTip(tr("Recompute per device: - none, s selective, F full"));
