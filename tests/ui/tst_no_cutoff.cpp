@@ -5,7 +5,7 @@
 // elided fits its geometry (a word-wrapped label: its height for its width), and that every header
 // section fits its text or elides it with a tooltip that has it whole. The Search page is read with
 // each engine's results (Galvatron's and the stratex cost model's), the Timeline with a plan and
-// the Planner with a planned batch and its mode comparison. Each page is grabbed to
+// the Planner with a planned batch and its mode comparison (each tab). Each page is grabbed to
 // $STRATEX_SCREENSHOT_DIR when set.
 #include <QAbstractButton>
 #include <QApplication>
@@ -237,8 +237,7 @@ void checkComboBox(const QComboBox* box, QStringList& problems)
     option.currentText = text;
     option.editable = false;
     option.frame = box->hasFrame();
-    const QRect field
-        = box->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, box);
+    const QRect field = box->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, box);
     int needed = box->fontMetrics().horizontalAdvance(text) + 2; // CE_ComboBoxLabel's 1 px each side
     if (!box->itemIcon(box->currentIndex()).isNull())
         needed += box->iconSize().width() + 4;
@@ -375,6 +374,10 @@ void TestNoCutoff::showPage(const QString& row)
             QVERIFY(test::waitUntilIdle(*m_window, 120000));
         }
         QVERIFY(planner->hasPlans());
+        // Its two tabs: "planner" reads the planned batch, "planner compare" the mode comparison.
+        auto* tabs = planner->findChild<QTabWidget*>(QStringLiteral("plannerTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentIndex(words.value(1) == QLatin1String("compare") ? 0 : 1);
         QVERIFY2(!planner->compareSummary().startsWith(QStringLiteral("Compare modes to see")),
             qPrintable(planner->compareSummary()));
     }
@@ -393,8 +396,9 @@ void TestNoCutoff::everyPageFits_data()
     QTest::addColumn<QSize>("size"); // empty: the window's default size
     // Every page; the Search page once with each engine's results.
     const QStringList pages { QStringLiteral("profiles"), QStringLiteral("search galvatron"),
-        QStringLiteral("search stratex"), QStringLiteral("search stratex peak"), QStringLiteral("ranks"), QStringLiteral("timeline"),
-        QStringLiteral("planner"), QStringLiteral("calibrate") };
+        QStringLiteral("search stratex"), QStringLiteral("search stratex peak"), QStringLiteral("ranks"),
+        QStringLiteral("timeline"), QStringLiteral("planner"), QStringLiteral("planner compare"),
+        QStringLiteral("calibrate") };
     for (const QString& theme : { QStringLiteral("light"), QStringLiteral("dark") }) {
         for (const QSize& size : { QSize(1280, 800), QSize() }) {
             for (const QString& page : pages) {
@@ -436,11 +440,10 @@ void TestNoCutoff::everyPageFits()
     }
     const QStringList problems = cutOffText(m_window, m_window);
     if (const QString shots = qEnvironmentVariable("STRATEX_SCREENSHOT_DIR"); !shots.isEmpty()) {
-        const QString name
-            = QStringLiteral("%1-%2-%3x%4.png")
-                  .arg(QString(page).replace(QLatin1Char(' '), QLatin1Char('-')), theme)
-                  .arg(m_window->width())
-                  .arg(m_window->height());
+        const QString name = QStringLiteral("%1-%2-%3x%4.png")
+                                 .arg(QString(page).replace(QLatin1Char(' '), QLatin1Char('-')), theme)
+                                 .arg(m_window->width())
+                                 .arg(m_window->height());
         QVERIFY(m_window->grab().save(QDir(shots).filePath(name)));
     }
     QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("\n") + problems.join(QLatin1Char('\n'))));

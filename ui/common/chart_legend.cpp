@@ -141,8 +141,8 @@ void ChartLegend::paintEvent(QPaintEvent*)
             x += kSwatch;
         }
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRect(x + kTextGap, corners[i].y(), width() - x, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-            entry.text);
+        p.drawText(
+            QRect(x + kTextGap, corners[i].y(), width() - x, rowHeight), Qt::AlignLeft | Qt::AlignVCenter, entry.text);
     }
 }
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/common/chart_style.h"
 
-#include "ui/common/chart_legend.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -12,9 +10,11 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QPalette>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 #include <QXYSeries>
+
+#include "ui/common/chart_legend.h"
 
 namespace stratex::ui {
 

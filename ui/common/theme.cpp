@@ -86,8 +86,8 @@ private:
     {
         const QColor text = palette.color(QPalette::WindowText);
         const QColor window = palette.color(QPalette::Window);
-        return QColor((text.red() + window.red()) / 2, (text.green() + window.green()) / 2,
-            (text.blue() + window.blue()) / 2);
+        return QColor(
+            (text.red() + window.red()) / 2, (text.green() + window.green()) / 2, (text.blue() + window.blue()) / 2);
     }
 };
 } // namespace

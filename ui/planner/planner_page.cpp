@@ -126,8 +126,10 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_compareTable->setObjectName(QStringLiteral("compareTable"));
     m_compareTable->setAccessibleName(tr("Fast against normal mode by global batch"));
     m_compareTable->setModel(m_compareModel);
+    // Every column as wide as its header and cells: stretched, the last one ("Fast makespan (ms)")
+    // got 100 px once the others filled the view (issue 24).
     m_compareTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_compareTable->horizontalHeader()->setStretchLastSection(true);
+    m_compareTable->horizontalHeader()->setStretchLastSection(false);
     m_compareTable->setAlternatingRowColors(true);
 
     auto* formScroll = new QScrollArea(this);

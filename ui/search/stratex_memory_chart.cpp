@@ -213,9 +213,10 @@ void StratexPeakChart::setPeak(const std::optional<megatron::PeakExplanation>& p
     series->attachAxis(y);
     series->attachAxis(x);
     // Two lines: on one, the moment and the two peaks were cut at 1280 × 800 (issue 24).
-    c->setTitle(tr("At the peak: %1<br>allocated %2 GiB, device %3 GiB")
-                    .arg(QString::fromStdString(megatron::peakMomentText(*peak)), l.toString(peak->allocated_mb / kMbPerGb, 'f', 1),
-                        l.toString(peak->device_mb / kMbPerGb, 'f', 1)));
+    c->setTitle(
+        tr("At the peak: %1<br>allocated %2 GiB, device %3 GiB")
+            .arg(QString::fromStdString(megatron::peakMomentText(*peak)),
+                l.toString(peak->allocated_mb / kMbPerGb, 'f', 1), l.toString(peak->device_mb / kMbPerGb, 'f', 1)));
     followPalette();
 }
 

@@ -4,25 +4,25 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QFontMetrics>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QTableView>
 #include <QTabWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "ui/common/numeric_sort_proxy.h"
-#include "ui/search/results_panel_layout.h"
 #include "ui/common/plan_table_view.h"
+#include "ui/search/results_panel_layout.h"
 #include "ui/search/stratex_layer_strip.h"
 #include "ui/search/stratex_memory_chart.h"
-#include "core/megatron/memory_ledger_explain.h"
 #include "ui/search/stratex_plan_table_model.h"
 
 #include "jobs/job_runner.h"

@@ -362,9 +362,10 @@ void paintTimeline(
             // figures at its end stay, and the summary under the view has the whole line.
             const QRect line = header.adjusted(6, 0, -6, 0);
             painter.drawText(line, Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(bold).elidedText(QObject::tr("%1 — pipeline makespan %2 · bubble %3 % (busiest device idle)")
-                                                  .arg(plan.name, formatDuration(plan.timeline.makespan_us),
-                                                      QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1)),
+                QFontMetrics(bold).elidedText(
+                    QObject::tr("%1 — pipeline makespan %2 · bubble %3 % (busiest device idle)")
+                        .arg(plan.name, formatDuration(plan.timeline.makespan_us),
+                            QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1)),
                     Qt::ElideMiddle, line.width()));
             painter.restore();
         }
