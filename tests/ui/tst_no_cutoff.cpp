@@ -40,6 +40,7 @@
 #include "ui/timeline/timeline_page.h"
 #include "ui/timeline/timeline_widget.h"
 
+#include "controllers/timeline_document.h"
 #include "gui_test_helpers.h"
 
 using namespace stratex;
@@ -318,6 +319,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void everyPageFits_data();
     void everyPageFits();
+    void longPlanNameElides();
 
 private:
     void showPage(const QString& row);
@@ -446,6 +448,33 @@ void TestNoCutoff::everyPageFits()
                                  .arg(m_window->height());
         QVERIFY(m_window->grab().save(QDir(shots).filePath(name)));
     }
+    QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("\n") + problems.join(QLatin1Char('\n'))));
+}
+
+// A plan name longer than the page: the Timeline's plan box elides it, with the whole name in its
+// tooltip, and the window stays 1280 px wide (the box took its longest name's width).
+void TestNoCutoff::longPlanNameElides()
+{
+    applyTheme(Theme::Light);
+    m_window->resize(1280, 800);
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
+    auto* page = qobject_cast<TimelinePage*>(m_window->page(QStringLiteral("timeline")));
+    QVERIFY(page);
+    const auto document = page->timeline()->document();
+    QVERIFY(document && !document->plans.empty());
+    const QString name = QStringLiteral("llama3-70b on 4 × 8 h100-80gb, tp 2 pp 2 vpp 5 cp 2 ep 1 dp 4, zero 1, "
+                                        "selective recompute, interleaved 1F1B, 64 micro-batches of 1, "
+                                        "gbsz 256 (estimate 57.181 s, makespan 57146.76 ms)");
+    page->showPlans(page->addTimeline(name, document->plans.front().timeline));
+    QVERIFY(test::waitUntilIdle(*m_window, 120000));
+    QTest::qWait(50);
+    auto* box = qobject_cast<ElidingComboBox*>(page->firstPlanBox());
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), name);
+    QVERIFY2(box->shownText().contains(kEllipsis), qPrintable(box->shownText()));
+    QCOMPARE(box->toolTip(), name);
+    QCOMPARE(m_window->size(), QSize(1280, 800));
+    const QStringList problems = cutOffText(m_window, m_window);
     QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("\n") + problems.join(QLatin1Char('\n'))));
 }
 

@@ -11,6 +11,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -112,6 +113,8 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     auto* memoryParts = new QTabWidget(this);
     memoryParts->setObjectName(QStringLiteral("stratexMemoryTabs"));
     memoryParts->setDocumentMode(true);
+    memoryParts->setAccessibleName(tr("Memory of the selected plan"));
+    memoryParts->tabBar()->setAccessibleName(tr("Memory of the selected plan"));
     memoryParts->addTab(m_memory->withWrappingLegend(), tr("Memory per stage"));
     memoryParts->addTab(m_peak->withWrappingLegend(), tr("At the peak"));
     memoryParts->setTabToolTip(0, m_memory->accessibleName());
