@@ -3,12 +3,15 @@
 // 1280×800 and at its default size, in the light and the dark theme, on every page; the test walks
 // the widgets a user sees and checks that every label, button and group-box title that is not
 // elided fits its geometry (a word-wrapped label: its height for its width), and that every header
-// section fits its text or elides it with a tooltip that has it whole. Each page is grabbed to
+// section fits its text or elides it with a tooltip that has it whole. The Search page is read with
+// each engine's results (Galvatron's and the stratex cost model's), the Timeline with a plan and
+// the Planner with a planned batch and its mode comparison (each tab). Each page is grabbed to
 // $STRATEX_SCREENSHOT_DIR when set.
 #include <QAbstractButton>
 #include <QApplication>
 #include <QChartView>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
@@ -20,14 +23,24 @@
 #include <QScrollBar>
 #include <QStyle>
 #include <QStyleOption>
+#include <QTabWidget>
 #include <QTest>
 #include <QTextDocument>
 #include <QToolButton>
 
+#include "ui/common/eliding_combo_box.h"
 #include "ui/common/theme.h"
 #include "ui/main_window.h"
 #include "ui/page.h"
+#include "ui/planner/planner_page.h"
+#include "ui/search/galvatron_results_panel.h"
+#include "ui/search/search_page.h"
+#include "ui/search/search_settings_form.h"
+#include "ui/search/stratex_results_panel.h"
+#include "ui/timeline/timeline_page.h"
+#include "ui/timeline/timeline_widget.h"
 
+#include "controllers/timeline_document.h"
 #include "gui_test_helpers.h"
 
 using namespace stratex;
@@ -205,6 +218,37 @@ void checkHeader(const QHeaderView* header, QStringList& problems)
     }
 }
 
+// A combo box draws its current text clipped to its field, without an ellipsis (QCommonStyle,
+// CE_ComboBoxLabel): text wider than the field is cut off. An ElidingComboBox elides it and has it
+// whole in its tooltip.
+void checkComboBox(const QComboBox* box, QStringList& problems)
+{
+    const QString text = box->currentText();
+    if (text.isEmpty() || box->isEditable())
+        return;
+    if (const auto* eliding = qobject_cast<const ElidingComboBox*>(box)) {
+        const QString shown = eliding->shownText();
+        if (shown != text && (!shown.contains(kEllipsis) || !box->toolTip().contains(text)))
+            problems << QStringLiteral("combo box %1 \"%2\": shown as \"%3\", tooltip \"%4\"")
+                            .arg(describe(box), text, shown, box->toolTip());
+        return;
+    }
+    QStyleOptionComboBox option;
+    option.initFrom(box);
+    option.currentText = text;
+    option.editable = false;
+    option.frame = box->hasFrame();
+    const QRect field = box->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, box);
+    int needed = box->fontMetrics().horizontalAdvance(text) + 2; // CE_ComboBoxLabel's 1 px each side
+    if (!box->itemIcon(box->currentIndex()).isNull())
+        needed += box->iconSize().width() + 4;
+    if (needed > field.width())
+        problems << QStringLiteral("combo box %1 \"%2\": needs %3 px, has %4")
+                        .arg(describe(box), text)
+                        .arg(needed)
+                        .arg(field.width());
+}
+
 // A list in icon mode (the page list) elides an item's text wider than the grid.
 void checkIconList(const QListView* list, QStringList& problems)
 {
@@ -260,6 +304,8 @@ QStringList cutOffText(const QWidget* root, const QWidget* window)
             checkChart(chart, problems);
         else if (const auto* list = qobject_cast<const QListView*>(widget))
             checkIconList(list, problems);
+        else if (const auto* combo = qobject_cast<const QComboBox*>(widget))
+            checkComboBox(combo, problems);
     }
     return problems;
 }
@@ -273,29 +319,70 @@ private Q_SLOTS:
     void cleanupTestCase();
     void everyPageFits_data();
     void everyPageFits();
+    void longPlanNameElides();
 
 private:
+    void showPage(const QString& row);
     MainWindow* m_window = nullptr;
 };
-
-// Pages of other changes under issue 24, left out until their rows are added here: ui/planner
-// (finding 10: its form is clipped at every size), ui/timeline (its one-line plan header asks for a
-// 1,559 px wide page once the start-up plan is shown) and ui/search (the plan table's "Embedding /
-// LM head" header is cut at 1280×800 with no tooltip; the memory chart's legend at the default
-// size). The window takes the largest minimum of all its pages, so theirs are kept from setting
-// the window's minimum here.
-const QStringList kOtherPages { QStringLiteral("planner"), QStringLiteral("timeline"), QStringLiteral("search") };
 
 void TestNoCutoff::initTestCase()
 {
     m_window = new MainWindow(MainWindow::Options { false, true });
-    for (Page* page : m_window->pages()) {
-        if (kOtherPages.contains(page->pageId()))
-            page->setMinimumSize(1, 1);
-    }
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
     QVERIFY(test::waitUntilIdle(*m_window, 120000));
+}
+
+// The page `row` names, with what it shows when a user reads it: the Search page with the results
+// of one engine (the start-up example searched again with it when the other's are shown), the
+// Timeline with the start-up plan, the Planner with a planned batch and its mode comparison.
+void TestNoCutoff::showPage(const QString& row)
+{
+    const QStringList words = row.split(QLatin1Char(' '));
+    const QString id = words.front();
+    QVERIFY(m_window->setCurrentPage(id));
+    QVERIFY(test::waitUntilIdle(*m_window, 120000));
+    if (id == QLatin1String("search")) {
+        auto* search = qobject_cast<SearchPage*>(m_window->page(id));
+        QVERIFY(search);
+        const bool stratex = words.value(1) == QLatin1String("stratex");
+        search->form()->setCostModel(
+            stratex ? megatron::CostModelChoice::Stratex : megatron::CostModelChoice::Galvatron);
+        if (search->showsStratexResults() != stratex || !search->resultsNotice().isEmpty()) {
+            search->runSearch();
+            QVERIFY(test::waitUntilIdle(*m_window, 120000));
+        }
+        QCOMPARE(search->showsStratexResults(), stratex);
+        QVERIFY2(search->resultsNotice().isEmpty(), qPrintable(search->resultsNotice()));
+        // The stratex plan's memory charts, one tab each: "search stratex peak" reads the second.
+        if (stratex) {
+            auto* tabs = search->findChild<QTabWidget*>(QStringLiteral("stratexMemoryTabs"));
+            QVERIFY(tabs);
+            tabs->setCurrentIndex(words.value(2) == QLatin1String("peak") ? 1 : 0);
+        }
+        const QString best = stratex ? search->stratexPanel()->bestText() : search->galvatronPanel()->bestText();
+        QVERIFY2(best.contains(QStringLiteral("Best plan")), qPrintable(best));
+    } else if (id == QLatin1String("timeline")) {
+        auto* timeline = qobject_cast<TimelinePage*>(m_window->page(id));
+        QVERIFY(timeline);
+        QVERIFY(timeline->timeline()->document());
+        QVERIFY2(!timeline->summaryText().isEmpty(), "no plan on the Timeline page");
+    } else if (id == QLatin1String("planner")) {
+        auto* planner = qobject_cast<PlannerPage*>(m_window->page(id));
+        QVERIFY(planner);
+        if (!planner->hasPlans()) {
+            planner->planBatch();
+            QVERIFY(test::waitUntilIdle(*m_window, 120000));
+        }
+        QVERIFY(planner->hasPlans());
+        // Its two tabs: "planner" reads the planned batch, "planner compare" the mode comparison.
+        auto* tabs = planner->findChild<QTabWidget*>(QStringLiteral("plannerTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentIndex(words.value(1) == QLatin1String("compare") ? 0 : 1);
+        QVERIFY2(!planner->compareSummary().startsWith(QStringLiteral("Compare modes to see")),
+            qPrintable(planner->compareSummary()));
+    }
 }
 
 void TestNoCutoff::cleanupTestCase()
@@ -309,7 +396,11 @@ void TestNoCutoff::everyPageFits_data()
     QTest::addColumn<QString>("page");
     QTest::addColumn<QString>("theme");
     QTest::addColumn<QSize>("size"); // empty: the window's default size
-    const QStringList pages { QStringLiteral("profiles"), QStringLiteral("ranks"), QStringLiteral("calibrate") };
+    // Every page; the Search page once with each engine's results.
+    const QStringList pages { QStringLiteral("profiles"), QStringLiteral("search galvatron"),
+        QStringLiteral("search stratex"), QStringLiteral("search stratex peak"), QStringLiteral("ranks"),
+        QStringLiteral("timeline"), QStringLiteral("planner"), QStringLiteral("planner compare"),
+        QStringLiteral("calibrate") };
     for (const QString& theme : { QStringLiteral("light"), QStringLiteral("dark") }) {
         for (const QSize& size : { QSize(1280, 800), QSize() }) {
             for (const QString& page : pages) {
@@ -329,8 +420,9 @@ void TestNoCutoff::everyPageFits()
     QFETCH(QSize, size);
     applyTheme(themeFromName(theme));
     m_window->resize(size.isValid() ? size : m_window->sizeHint());
-    QVERIFY(m_window->setCurrentPage(page));
-    QVERIFY(test::waitUntilIdle(*m_window, 120000));
+    showPage(page);
+    if (QTest::currentTestFailed())
+        return;
     QTest::qWait(50); // queued fits and layouts after a resize
     QCoreApplication::processEvents();
     // A page whose layout needs more room than 1280×800 makes the whole window larger: its text
@@ -350,10 +442,39 @@ void TestNoCutoff::everyPageFits()
     }
     const QStringList problems = cutOffText(m_window, m_window);
     if (const QString shots = qEnvironmentVariable("STRATEX_SCREENSHOT_DIR"); !shots.isEmpty()) {
-        const QString name
-            = QStringLiteral("%1-%2-%3x%4.png").arg(page, theme).arg(m_window->width()).arg(m_window->height());
+        const QString name = QStringLiteral("%1-%2-%3x%4.png")
+                                 .arg(QString(page).replace(QLatin1Char(' '), QLatin1Char('-')), theme)
+                                 .arg(m_window->width())
+                                 .arg(m_window->height());
         QVERIFY(m_window->grab().save(QDir(shots).filePath(name)));
     }
+    QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("\n") + problems.join(QLatin1Char('\n'))));
+}
+
+// A plan name longer than the page: the Timeline's plan box elides it, with the whole name in its
+// tooltip, and the window stays 1280 px wide (the box took its longest name's width).
+void TestNoCutoff::longPlanNameElides()
+{
+    applyTheme(Theme::Light);
+    m_window->resize(1280, 800);
+    QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
+    auto* page = qobject_cast<TimelinePage*>(m_window->page(QStringLiteral("timeline")));
+    QVERIFY(page);
+    const auto document = page->timeline()->document();
+    QVERIFY(document && !document->plans.empty());
+    const QString name = QStringLiteral("llama3-70b on 4 × 8 h100-80gb, tp 2 pp 2 vpp 5 cp 2 ep 1 dp 4, zero 1, "
+                                        "selective recompute, interleaved 1F1B, 64 micro-batches of 1, "
+                                        "gbsz 256 (estimate 57.181 s, makespan 57146.76 ms)");
+    page->showPlans(page->addTimeline(name, document->plans.front().timeline));
+    QVERIFY(test::waitUntilIdle(*m_window, 120000));
+    QTest::qWait(50);
+    auto* box = qobject_cast<ElidingComboBox*>(page->firstPlanBox());
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), name);
+    QVERIFY2(box->shownText().contains(kEllipsis), qPrintable(box->shownText()));
+    QCOMPARE(box->toolTip(), name);
+    QCOMPARE(m_window->size(), QSize(1280, 800));
+    const QStringList problems = cutOffText(m_window, m_window);
     QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("\n") + problems.join(QLatin1Char('\n'))));
 }
 

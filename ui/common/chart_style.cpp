@@ -10,8 +10,11 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QPalette>
+#include <QVBoxLayout>
 #include <QValueAxis>
 #include <QXYSeries>
+
+#include "ui/common/chart_legend.h"
 
 namespace stratex::ui {
 
@@ -94,6 +97,22 @@ void PaletteChartView::followPalette()
 {
     applyPaletteToChart(chart(), palette());
     setBackgroundBrush(palette().color(QPalette::Base));
+    if (m_legend)
+        m_legend->refresh();
+}
+
+QWidget* PaletteChartView::withWrappingLegend()
+{
+    auto* box = new QWidget(parentWidget());
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_legend = new ChartLegend(chart(), box);
+    m_legend->setObjectName(objectName().isEmpty() ? QString() : objectName() + QStringLiteral("Legend"));
+    layout->addWidget(this, 1);
+    layout->addWidget(m_legend);
+    followPalette();
+    return box;
 }
 
 void PaletteChartView::changeEvent(QEvent* event)

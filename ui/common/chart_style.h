@@ -9,6 +9,8 @@ class QValueAxis;
 
 namespace stratex::ui {
 
+class ChartLegend;
+
 // The chart's chrome in the palette's colours: background (Base), title, legend and axis labels
 // (Text), axis lines and grid (Text faded into Base). Series keep their own colours. The legend
 // draws each point or line series' own marker — a dot for points, a line segment for lines — so a
@@ -31,11 +33,19 @@ class PaletteChartView : public QChartView {
 public:
     explicit PaletteChartView(QWidget* parent = nullptr);
 
-    // Restyles the chart; call after a rebuild (new axes start in Qt Charts' light colours).
+    // Restyles the chart; call after a rebuild (new axes start in Qt Charts' light colours). Refreshes
+    // the wrapping legend, if any.
     void followPalette();
+    // This view over a ChartLegend (its legend in wrapping rows, in place of Qt Charts' one row of
+    // truncated labels), in a new widget for the caller's layout.
+    QWidget* withWrappingLegend();
+    ChartLegend* wrappingLegend() const { return m_legend; }
 
 protected:
     void changeEvent(QEvent* event) override;
+
+private:
+    ChartLegend* m_legend = nullptr;
 };
 
 } // namespace stratex::ui

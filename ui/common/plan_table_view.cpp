@@ -13,8 +13,11 @@ void setUpPlanTable(QTableView* table, QAbstractItemModel* model)
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setSelectionMode(QAbstractItemView::SingleSelection);
     table->setAlternatingRowColors(true);
+    // Every column as wide as its header and its cells; the table scrolls sideways. (A stretched
+    // last column got 100 px once the others filled the view, cutting "Also (exact ties)" and its
+    // cells at 1280 × 800: issue 24.)
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table->horizontalHeader()->setStretchLastSection(true);
+    table->horizontalHeader()->setStretchLastSection(false);
     table->verticalHeader()->hide();
 }
 

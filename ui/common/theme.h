@@ -6,7 +6,8 @@
 namespace stratex::ui {
 
 // View > Theme. Qt 6.4 has no colour-scheme API, so Light and Dark are the Fusion style with our
-// own palettes; System keeps the platform's style and palette. Custom widgets draw from the
+// own palettes (and unchecked check boxes and radio buttons outlined so that they are seen:
+// theme.cpp); System keeps the platform's style and palette. Custom widgets draw from the
 // palette, so they follow.
 enum class Theme { System, Light, Dark };
 

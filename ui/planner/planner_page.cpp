@@ -117,14 +117,19 @@ PlannerPage::PlannerPage(QWidget* parent)
     m_microbatches->setColumnCount(6);
     m_microbatches->setHorizontalHeaderLabels({ tr("Order"), tr("Micro-batch"), tr("Samples"), tr("Padded length"),
         tr("Recompute per device"), tr("Estimated ms") });
+    // Each column as wide as its header and its cells (the table scrolls sideways when narrow):
+    // "Recompute per device" was cut to 100 px at the window's default size (issue 24).
+    m_microbatches->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_microbatches->horizontalHeader()->setStretchLastSection(true);
     m_microbatches->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_microbatches->setToolTip(tr("Recompute per device: - none, s selective, F full"));
     m_compareTable->setObjectName(QStringLiteral("compareTable"));
     m_compareTable->setAccessibleName(tr("Fast against normal mode by global batch"));
     m_compareTable->setModel(m_compareModel);
+    // Every column as wide as its header and cells: stretched, the last one ("Fast makespan (ms)")
+    // got 100 px once the others filled the view (issue 24).
     m_compareTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_compareTable->horizontalHeader()->setStretchLastSection(true);
+    m_compareTable->horizontalHeader()->setStretchLastSection(false);
     m_compareTable->setAlternatingRowColors(true);
 
     auto* formScroll = new QScrollArea(this);

@@ -122,7 +122,8 @@ GalvatronResultsPanel::GalvatronResultsPanel(controllers::SearchController* cont
     planBar->addWidget(m_ranks);
     planBar->addWidget(m_timeline);
 
-    layOutResultsPanel(this, { m_best, m_stats, planBar, m_table, m_strip, m_memory });
+    // The chart's legend in wrapping rows: one row cut its labels at the default size (issue 24).
+    layOutResultsPanel(this, { m_best, m_stats, planBar, m_table, m_strip, m_memory->withWrappingLegend() });
 
     connect(m_planSet, &QComboBox::currentIndexChanged, this, &GalvatronResultsPanel::showPlanSet);
     connect(m_timeline, &QPushButton::clicked, this, &GalvatronResultsPanel::showSelectedPlanTimeline);

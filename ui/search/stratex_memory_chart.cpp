@@ -212,9 +212,11 @@ void StratexPeakChart::setPeak(const std::optional<megatron::PeakExplanation>& p
     c->addAxis(x, Qt::AlignBottom);
     series->attachAxis(y);
     series->attachAxis(x);
-    c->setTitle(tr("At the peak: %1 — allocated %2 GiB, device %3 GiB")
-                    .arg(QString::fromStdString(megatron::peakMomentText(*peak)), l.toString(peak->allocated_mb / kMbPerGb, 'f', 1),
-                        l.toString(peak->device_mb / kMbPerGb, 'f', 1)));
+    // Two lines: on one, the moment and the two peaks were cut at 1280 × 800 (issue 24).
+    c->setTitle(
+        tr("At the peak: %1<br>allocated %2 GiB, device %3 GiB")
+            .arg(QString::fromStdString(megatron::peakMomentText(*peak)),
+                l.toString(peak->allocated_mb / kMbPerGb, 'f', 1), l.toString(peak->device_mb / kMbPerGb, 'f', 1)));
     followPalette();
 }
 

@@ -4,24 +4,26 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QFontMetrics>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "ui/common/numeric_sort_proxy.h"
-#include "ui/search/results_panel_layout.h"
 #include "ui/common/plan_table_view.h"
+#include "ui/search/results_panel_layout.h"
 #include "ui/search/stratex_layer_strip.h"
 #include "ui/search/stratex_memory_chart.h"
-#include "core/megatron/memory_ledger_explain.h"
 #include "ui/search/stratex_plan_table_model.h"
 
 #include "jobs/job_runner.h"
@@ -105,13 +107,18 @@ StratexResultsPanel::StratexResultsPanel(controllers::StratexSearchController* c
     bar->addWidget(m_save);
     bar->addWidget(m_ranks);
     bar->addWidget(m_timeline);
-    // The memory per stage and, under it, what the worst rank holds at its peak: one part of the
-    // shared layout.
-    auto* memoryParts = new QWidget(this);
-    auto* memoryLayout = new QVBoxLayout(memoryParts);
-    memoryLayout->setContentsMargins(0, 0, 0, 0);
-    memoryLayout->addWidget(m_memory, 2);
-    memoryLayout->addWidget(m_peak, 1);
+    // The memory per stage and what the worst rank holds at its peak, one tab each, their legends
+    // in wrapping rows: one part of the shared layout. Stacked, at 1280 × 800 both charts were too
+    // low for their axis titles and labels, and their one-row legends cut every label (issue 24).
+    auto* memoryParts = new QTabWidget(this);
+    memoryParts->setObjectName(QStringLiteral("stratexMemoryTabs"));
+    memoryParts->setDocumentMode(true);
+    memoryParts->setAccessibleName(tr("Memory of the selected plan"));
+    memoryParts->tabBar()->setAccessibleName(tr("Memory of the selected plan"));
+    memoryParts->addTab(m_memory->withWrappingLegend(), tr("Memory per stage"));
+    memoryParts->addTab(m_peak->withWrappingLegend(), tr("At the peak"));
+    memoryParts->setTabToolTip(0, m_memory->accessibleName());
+    memoryParts->setTabToolTip(1, m_peak->accessibleName());
     layOutResultsPanel(this, { m_best, m_stats, bar, m_table, m_strip, memoryParts });
 
     connect(m_save, &QPushButton::clicked, this, &StratexResultsPanel::savePlanWithDialog);

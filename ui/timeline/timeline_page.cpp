@@ -18,6 +18,7 @@
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/common/plan_figures.h"
+#include "ui/common/eliding_combo_box.h"
 #include "ui/common/image_export.h"
 #include "ui/timeline/timeline_legend.h"
 #include "ui/timeline/timeline_painter.h"
@@ -71,8 +72,8 @@ TimelinePage::TimelinePage(QWidget* parent)
     : Page(parent)
     , m_sources(new TimelineSources(this))
     , m_measured(new controllers::MeasuredRunImport(this))
-    , m_first(new QComboBox(this))
-    , m_second(new QComboBox(this))
+    , m_first(new ElidingComboBox(this))
+    , m_second(new ElidingComboBox(this))
     , m_widget(new TimelineWidget(this))
     , m_summary(new QLabel(this))
     , m_exportImage(new QAction(tr("Timeline Image…"), this))
@@ -87,8 +88,10 @@ TimelinePage::TimelinePage(QWidget* parent)
     m_summary->setWordWrap(true);
     // One definition per number: what the Search page's figures are, against this page's.
     m_summary->setToolTip(figureToolTips());
-    m_first->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_second->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // The plan names are long ("search plan: pp 2, 32 micro-batches, gbsz 64 (estimate 7.761 s)"):
+    // the boxes share the width of the page on a row of their own, elide what does not fit and
+    // hold the whole name in their tooltips (issue 24: sized to their longest names, the boxes
+    // and the buttons asked for a 1,559 px wide page).
 
     auto* open = new QPushButton(tr("Open cases…"), this);
     open->setToolTip(tr("Open a simulation cases file (the format of stratex-cli simulate --cases)"));
@@ -102,17 +105,18 @@ TimelinePage::TimelinePage(QWidget* parent)
     exportButton->setToolTip(tr("Save the current view as PNG or SVG"));
     auto* traceButton = new QPushButton(tr("Chrome trace…"), this);
     traceButton->setToolTip(tr("Save the shown plans as Chrome-trace JSON, to open in ui.perfetto.dev"));
+    auto* plans = new QHBoxLayout;
+    plans->addWidget(new QLabel(tr("Plan"), this));
+    plans->addWidget(m_first, 1);
+    plans->addWidget(new QLabel(tr("compared with"), this));
+    plans->addWidget(m_second, 1);
     auto* toolbar = new QHBoxLayout;
-    toolbar->addWidget(new QLabel(tr("Plan"), this));
-    toolbar->addWidget(m_first);
-    toolbar->addWidget(new QLabel(tr("compared with"), this));
-    toolbar->addWidget(m_second);
-    toolbar->addStretch();
     toolbar->addWidget(open);
     toolbar->addWidget(measured);
     toolbar->addWidget(fit);
     toolbar->addWidget(exportButton);
     toolbar->addWidget(traceButton);
+    toolbar->addStretch();
 
     auto* keys = new QLabel(
         tr("Shades of a colour: micro-batches in turn · W/S zoom · A/D pan · Ctrl+wheel zoom · drag pan · 0 fit · "
@@ -123,6 +127,7 @@ TimelinePage::TimelinePage(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(plans);
     layout->addLayout(toolbar);
     layout->addWidget(m_widget, 1);
     layout->addWidget(m_summary);

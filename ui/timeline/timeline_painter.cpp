@@ -358,10 +358,15 @@ void paintTimeline(
             bold.setBold(true);
             painter.save();
             painter.setFont(bold);
-            painter.drawText(header.adjusted(6, 0, -6, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                QObject::tr("%1 — pipeline makespan %2 · bubble %3 % (busiest device idle)")
-                    .arg(plan.name, formatDuration(plan.timeline.makespan_us),
-                        QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1)));
+            // Elided in the middle where the view is narrower than the line (a long plan name): the
+            // figures at its end stay, and the summary under the view has the whole line.
+            const QRect line = header.adjusted(6, 0, -6, 0);
+            painter.drawText(line, Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetrics(bold).elidedText(
+                    QObject::tr("%1 — pipeline makespan %2 · bubble %3 % (busiest device idle)")
+                        .arg(plan.name, formatDuration(plan.timeline.makespan_us),
+                            QLocale::c().toString(plan.pipelineBubblePercent(), 'f', 1)),
+                    Qt::ElideMiddle, line.width()));
             painter.restore();
         }
         for (int d = 0; d < plan.deviceCount(); ++d) {
