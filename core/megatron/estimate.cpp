@@ -81,7 +81,7 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
     end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
     end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
     if (s.framework == Framework::Torchtitan)
-        end.logits_bytes = tokens * vocabShard * kTorchtitanLossBytesPerLogit; // its loss_fn's fp32 peak
+        end.logits_bytes = tokens * vocabShard * torchtitanLossBytesPerLogit(s); // its loss_fn's fp32 peak
     return end;
 }
 
