@@ -127,7 +127,9 @@ private Q_SLOTS:
     // peak torchtitan logs. Before the framework semantics, the ledger and the device model the
     // mean absolute error over the 17 records was 37.3 % (the peak compared as one number); 26.3 %
     // before torchtitan's own checkpointing policy, float8 weights and fp32 loss (docs/memory-model.md);
-    // now 18.4 %. It may not grow.
+    // 18.4 % before the 405B records' micro-batch of 4 (torchtitan's default 8 micro-batches over
+    // the local batch of 32), loss_parallel's buffers under TP and the output layer's gathered
+    // input; now 16.0 %. It may not grow.
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -137,7 +139,7 @@ private Q_SLOTS:
             if (s.framework != Framework::Torchtitan)
                 continue;
             records = s.records;
-            QVERIFY2(s.mean_absolute_error <= 0.185,
+            QVERIFY2(s.mean_absolute_error <= 0.161,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
         QCOMPARE(records, 17);
