@@ -270,6 +270,16 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     set(r, "ddp.overlap_grad_reduce", pyBool(run.overlap_grad_reduce));
     set(r, "ddp.overlap_param_gather", pyBool(run.overlap_param_gather));
     set(r, "optimizer.overlap_param_gather", pyBool(run.overlap_param_gather));
+    // The state dtypes (docs/memory-model.md): MixedPrecisionConfig.grad_reduce_in_fp32 overrides
+    // the DDP config's (mixed_precision.py setup); Megatron-Core's OptimizerConfig takes torch dtypes.
+    if (run.grad_reduce_in_bf16)
+        set(r, "mixed_precision.grad_reduce_in_fp32", "False");
+    if (run.bf16_optimizer_states) {
+        set(r, "optimizer.use_precision_aware_optimizer", "True");
+        set(r, "optimizer.exp_avg_dtype", "torch.bfloat16");
+        set(r, "optimizer.exp_avg_sq_dtype", "torch.bfloat16");
+        r.uses_torch = true;
+    }
     set(r, "ddp.use_megatron_fsdp", pyBool(fsdp));
     set(r, "dist.use_megatron_fsdp", pyBool(fsdp));
     std::string sharding = "no_shard";
@@ -402,6 +412,8 @@ std::string megatronBridgeRecipeText(const MegatronBridgeRecipe& r)
     else
         s += "#   torchrun --standalone --nproc-per-node " + str(r.gpus_per_node) + " megatron_bridge_recipe.py [KEY=VALUE ...]\n";
     s += "import sys\n\n";
+    if (r.uses_torch)
+        s += "import torch\n";
     s += "import torch.nn.functional as F\n";
     if (r.uses_attn_backend)
         s += "from megatron.core.transformer.enums import AttnBackend\n";

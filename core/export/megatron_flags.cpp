@@ -370,6 +370,14 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--overlap-grad-reduce");
     if (run.overlap_param_gather)
         add("--overlap-param-gather");
+    // The state dtypes (docs/memory-model.md, "Megatron-Core"; arguments.py @ d98e8a64).
+    if (run.grad_reduce_in_bf16)
+        add("--grad-reduce-in-bf16");
+    if (run.bf16_optimizer_states) {
+        add("--use-precision-aware-optimizer");
+        add("--exp-avg-dtype", "bf16");
+        add("--exp-avg-sq-dtype", "bf16");
+    }
     switch (run.precision) {
     case MegatronPrecision::Fp32:
         break;

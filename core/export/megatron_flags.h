@@ -110,6 +110,9 @@ struct MegatronRun {
     MegatronDataParallel data_parallel_kind = MegatronDataParallel::Ddp;
     bool overlap_grad_reduce = false; // --overlap-grad-reduce
     bool overlap_param_gather = false; // --overlap-param-gather (needs ZeRO >= 1 and the above)
+    bool grad_reduce_in_bf16 = false; // --grad-reduce-in-bf16: bf16 main gradients
+    // --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (distributed optimizer)
+    bool bf16_optimizer_states = false;
     MegatronPrecision precision = MegatronPrecision::Bf16;
     bool unfused_attention = false; // --attention-backend unfused: the s x s scores materialised
 };

@@ -84,7 +84,11 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
     end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
     end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
     if (s.framework == Framework::Torchtitan)
-        end.logits_bytes = tokens * vocabShard * kTorchtitanLossBytesPerLogit; // its loss_fn's fp32 peak
+        // Its loss_fn's fp32 peak, and the output layer's saved input: torchtitan's ColwiseParallel
+        // output layer (parallelize_llama.py @ 9dec370, input_layouts Shard(1)) all-gathers the
+        // sequence-sharded norm output, and the matmul saves that whole tokens x h copy for its
+        // weight gradient (Megatron's head saves the local shard and gathers it again).
+        end.logits_bytes = tokens * vocabShard * torchtitanLossBytesPerLogit(s) + hidden;
     return end;
 }
 

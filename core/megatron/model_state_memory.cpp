@@ -15,10 +15,11 @@ double gatheredLayers(double params, int layers)
     return params * std::min(1.0, 2.0 / std::max(1, layers));
 }
 
-// ZeRO's stages over 16-bit weights, `gradientBytes` per gradient and 12 bytes of fp32 optimizer
+// ZeRO's stages over 16-bit weights, `gradientBytes` per gradient and `optimizerBytes` of optimizer
 // state per parameter: stage 1 shards the optimizer, 2 the gradients too, 3 the weights (with the
-// gathered layers). Megatron-Core and DeepSpeed differ only in the gradients' dtype (below).
-ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double shard, int layers, double gradientBytes)
+// gathered layers). Megatron-Core and DeepSpeed differ only in the states' dtypes (below).
+ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double shard, int layers, double gradientBytes,
+    double optimizerBytes = 12)
 {
     ModelStateMemory m;
     if (s.zero == 3) {
@@ -28,7 +29,7 @@ ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double sha
         m.weights_mb = 2 * params / kMb;
     }
     m.gradients_mb = gradientBytes * (s.zero >= 2 ? shard : params) / kMb;
-    m.optimizer_mb = 12 * (s.zero >= 1 ? shard : params) / kMb;
+    m.optimizer_mb = optimizerBytes * (s.zero >= 1 ? shard : params) / kMb;
     return m;
 }
 
@@ -40,9 +41,23 @@ ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double sha
 // inside that full buffer and shards only the fp32 main weights and Adam's moments over the
 // data-parallel x context-parallel group: 2 + 4 + 12 / d bytes per parameter. ZeRO 2 (not a
 // Megatron option) shards the gradients too; ZeRO 3 is Megatron FSDP with gathered layers.
+//
+// The two dtype settings (docs/memory-model.md, "Megatron-Core"), same commit:
+// - main_grads_dtype bf16: --grad-reduce-in-bf16 turns accumulate_allreduce_grads_in_fp32 off
+//   (arguments.py), and group_params_for_buffers (param_and_grad_buffer.py) then gives the grad
+//   buffer the parameters' dtype: 2 bytes.
+// - optimizer_state_dtype bf16: --use-precision-aware-optimizer --exp-avg-dtype bf16
+//   --exp-avg-sq-dtype bf16 (optimizer/__init__.py: Transformer Engine's FusedAdam with
+//   master_weights and store_param_remainders, default True in optimizer_config.py: "store the
+//   16-bit FP32 parameter remainders ... excluding the 16 bits shared with the BF16 parameters"):
+//   2 + 2 + 2 bytes over d instead of 4 + 4 + 4. NeMo 1's Apex distributed_fused_adam with
+//   dtype bf16 keeps the same six (NVIDIA/apex apex/contrib/optimizers/distributed_fused_adam.py
+//   @ 6424da3b: params_shard, exp_avg_shard, exp_avg_sq_shard in `dtype`).
 ModelStateMemory megatronCore(const ParallelStrategy& s, double params, double shard, int layers)
 {
-    return zeroStages(s, params, shard, layers, 4);
+    const double gradientBytes = s.main_grads_dtype == StateDtype::Bf16 ? 2 : 4;
+    const double optimizerBytes = s.optimizer_state_dtype == StateDtype::Bf16 ? 6 : 12;
+    return zeroStages(s, params, shard, layers, gradientBytes, optimizerBytes);
 }
 
 // torchtitan with FSDP2 (pytorch/torchtitan @ b5bcd76c, torchtitan/distributed/fsdp.py): every

@@ -19,6 +19,7 @@ constexpr EnumNames<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::
     { PipelineSchedule::Interleaved, "interleaved" }, { PipelineSchedule::ZbH1, "zb-h1" } } };
 constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
     { Precision::Fp8, "fp8" } } };
+constexpr EnumNames<StateDtype, 2> kStateDtypeNames { { { StateDtype::Fp32, "fp32" }, { StateDtype::Bf16, "bf16" } } };
 constexpr EnumNames<CpCommType, 2> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" } } };
 
 std::string str(long long value)
@@ -53,6 +54,15 @@ std::optional<Precision> parsePrecision(std::string_view name)
     return parseEnumName(kPrecisionNames, name);
 }
 
+std::string_view stateDtypeName(StateDtype value)
+{
+    return enumName(kStateDtypeNames, value);
+}
+std::optional<StateDtype> parseStateDtype(std::string_view name)
+{
+    return parseEnumName(kStateDtypeNames, name);
+}
+
 std::string_view cpCommTypeName(CpCommType value)
 {
     return enumName(kCpCommNames, value);
@@ -85,6 +95,10 @@ std::string ParallelStrategy::notation() const
     text += " mbs" + str(micro_batch_size) + " gbs" + str(global_batch_size);
     if (first_stage_layers > 0 || last_stage_layers > 0)
         text += " layout " + str(first_stage_layers) + "/" + str(last_stage_layers);
+    if (main_grads_dtype != StateDtype::Fp32)
+        text += " grads-" + std::string(stateDtypeName(main_grads_dtype));
+    if (optimizer_state_dtype != StateDtype::Fp32)
+        text += " optim-" + std::string(stateDtypeName(optimizer_state_dtype));
     return text;
 }
 
@@ -201,6 +215,11 @@ std::vector<std::string> strategyProblems(
         });
     }
     require(s.zero >= 0 && s.zero <= 3, [&] { return "zero must be 0, 1, 2 or 3, found " + str(s.zero); });
+    // megatron/core/optimizer/__init__.py @ d98e8a64: "--use-precision-aware-optimizer only
+    // supported with distributed optimizer".
+    require(s.optimizer_state_dtype == StateDtype::Fp32 || s.zero >= 1
+            || (s.framework != Framework::MegatronCore && s.framework != Framework::MegatronBridge),
+        [&] { return "optimizer_state_dtype bf16 (the precision-aware optimizer) needs the distributed optimizer (zero >= 1)"; });
 
     // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.
     const int explicitEnds = (s.first_stage_layers > 0 ? 1 : 0) + (s.last_stage_layers > 0 ? 1 : 0);

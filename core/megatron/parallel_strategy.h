@@ -26,6 +26,10 @@ enum class PipelineSchedule {
 
 enum class Precision { Bf16, Fp16, Fp8 };
 
+// The dtype a rank stores its main gradients or its optimizer states in (docs/memory-model.md,
+// "Megatron-Core"): fp32 (Megatron's default under --bf16) or bf16.
+enum class StateDtype { Fp32, Bf16 };
+
 // How context-parallel ranks exchange attention inputs (Megatron's --cp-comm-type, carried out by
 // Transformer Engine's attention).
 enum class CpCommType {
@@ -39,6 +43,8 @@ std::string_view pipelineScheduleName(PipelineSchedule value); // "1f1b", "inter
 std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view name);
 std::string_view precisionName(Precision value); // "bf16", "fp16", "fp8"
 std::optional<Precision> parsePrecision(std::string_view name);
+std::string_view stateDtypeName(StateDtype value); // "fp32", "bf16"
+std::optional<StateDtype> parseStateDtype(std::string_view name);
 std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a" (Megatron's spelling)
 std::optional<CpCommType> parseCpCommType(std::string_view name);
 
@@ -71,6 +77,13 @@ struct ParallelStrategy {
     bool flash_attention = true;
     // What the framework keeps per rank (docs/memory-model.md): gradient dtype, what is sharded.
     Framework framework = Framework::MegatronCore;
+    // Megatron-Core's main gradients (the DDP grad buffer): fp32 (accumulate_allreduce_grads_in_fp32,
+    // forced on under --bf16) or bf16 (--grad-reduce-in-bf16). Megatron-Core and Megatron-Bridge only.
+    StateDtype main_grads_dtype = StateDtype::Fp32;
+    // The distributed optimizer's states: fp32 (fp32 main weights and Adam moments) or bf16
+    // (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: bf16 moments and
+    // the master weights' 16-bit remainders; NeMo's Apex distributed_fused_adam with dtype bf16).
+    StateDtype optimizer_state_dtype = StateDtype::Fp32;
 
     int world() const { return tp * pp * cp * dp; }
     // Micro-batches per iteration on each pipeline: gbs / (mbs x dp).

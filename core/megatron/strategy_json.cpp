@@ -43,7 +43,7 @@ int optionalLayers(const JsonView& object, std::string_view key)
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
-    "flash_attention", "framework" };
+    "flash_attention", "framework", "main_grads_dtype", "optimizer_state_dtype" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -119,6 +119,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         { "precision", precisionName(s.precision) },
         { "overlap_grad_reduce", s.overlap_grad_reduce },
         { "framework", frameworkName(s.framework) },
+        { "main_grads_dtype", stateDtypeName(s.main_grads_dtype) },
+        { "optimizer_state_dtype", stateDtypeName(s.optimizer_state_dtype) },
         { "flash_attention", s.flash_attention },
     };
 }
@@ -205,6 +207,9 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
     s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());
+    s.main_grads_dtype = readChoice(object, "main_grads_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
+    s.optimizer_state_dtype
+        = readChoice(object, "optimizer_state_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
     // Bounded work: costing simulates every micro-batch through every model chunk.
     if (s.global_batch_size > limits::kMaxBatch)
         object["global_batch_size"].fail("at most " + std::to_string(limits::kMaxBatch) + " sequences");

@@ -222,6 +222,8 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                         shape.global_batch_size = gbs;
                         shape.precision = space.precision;
                         shape.framework = space.framework;
+                        shape.main_grads_dtype = space.main_grads_dtype;
+                        shape.optimizer_state_dtype = space.optimizer_state_dtype;
                         shape.flash_attention = space.flash_attention;
                         // (schedule, vpp) pairs.
                         std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };

@@ -31,6 +31,8 @@ struct StrategySpace {
     Precision precision = Precision::Bf16;
     bool flash_attention = true;
     Framework framework = Framework::MegatronCore; // every candidate's (what it keeps in memory)
+    StateDtype main_grads_dtype = StateDtype::Fp32; // every candidate's
+    StateDtype optimizer_state_dtype = StateDtype::Fp32;
 };
 
 struct StrategySearchRequest {

@@ -94,6 +94,16 @@ std::vector<Setting<S>> rows()
                        "(FSDP2, unsharded gradients held across micro-batches with PP) or deepspeed (ZeRO)."),
                 { "megatron-core", "megatron-bridge", "torchtitan", "deepspeed" }),
             &S::framework),
+        row(choice(spec("main-grads-dtype", space, "Main-gradient dtype", SettingKind::Choice, "", 0, 0,
+                       "Megatron-Core / Megatron-Bridge main gradients (the DDP grad buffer): fp32 (Megatron's "
+                       "default under bf16) or bf16 (--grad-reduce-in-bf16; docs/memory-model.md)."),
+                { "fp32", "bf16" }),
+            &S::main_grads_dtype),
+        row(choice(spec("optimizer-state-dtype", space, "Optimizer-state dtype", SettingKind::Choice, "", 0, 0,
+                       "Megatron-Core / Megatron-Bridge distributed-optimizer states: fp32 (main weights and Adam "
+                       "moments) or bf16 (--use-precision-aware-optimizer with bf16 moments; needs ZeRO >= 1)."),
+                { "fp32", "bf16" }),
+            &S::optimizer_state_dtype),
         row(spec("uneven-layouts", space, "Uneven layouts", Switch, "0|1", 0, 1,
                 "Also try lighter first/last pipeline stages (Megatron's pipeline layout)."),
             &S::space, &StrategySpace::uneven_layouts),
@@ -148,6 +158,8 @@ StrategySpace StrategySearchSettings::resolvedSpace() const
         s.recomputes = { parseRecompute(recompute).value_or(Recompute::None) };
     s.precision = parsePrecision(precision).value_or(Precision::Bf16);
     s.framework = parseFramework(framework).value_or(Framework::MegatronCore);
+    s.main_grads_dtype = parseStateDtype(main_grads_dtype).value_or(StateDtype::Fp32);
+    s.optimizer_state_dtype = parseStateDtype(optimizer_state_dtype).value_or(StateDtype::Fp32);
     return s;
 }
 

@@ -38,10 +38,13 @@ struct StrategySearchSettings {
     // What each rank keeps (docs/memory-model.md): megatron-core, megatron-bridge (nemo),
     // torchtitan or deepspeed.
     std::string framework = "megatron-core";
+    // Megatron-Core / Megatron-Bridge: the main gradients' and the optimizer states' dtype, fp32 or bf16.
+    std::string main_grads_dtype = "fp32";
+    std::string optimizer_state_dtype = "fp32";
     StrategySpace space;
 
     CostModelChoice costModel() const;
-    // The space with the ZeRO, recompute, precision and framework choices applied.
+    // The space with the ZeRO, recompute, precision, framework and state-dtype choices applied.
     StrategySpace resolvedSpace() const;
 };
 

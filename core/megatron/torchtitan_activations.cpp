@@ -62,4 +62,9 @@ bool torchtitanLayerCheckpointed(const ParallelStrategy& s, int layer)
     return (layer + 1) % every == 0;
 }
 
+double torchtitanLossBytesPerLogit(const ParallelStrategy& s)
+{
+    return s.tp > 1 ? kTorchtitanLossParallelBytesPerLogit : kTorchtitanLossBytesPerLogit;
+}
+
 } // namespace stratex::megatron

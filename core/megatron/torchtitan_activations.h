@@ -31,4 +31,18 @@ bool torchtitanLayerCheckpointed(const ParallelStrategy& s, int layer);
 // bf16 logits, their fp32 copy and log_softmax's fp32 output: 2 + 4 + 4, less.)
 constexpr double kTorchtitanLossBytesPerLogit = 12;
 
+// With TP, torchtitan runs the loss in parallel over the vocabulary by default (parallel_dims.py
+// @ 9dec370: loss_parallel_enabled = tp > 1 and not training.disable_loss_parallel; the output
+// layer's ColwiseParallel keeps the logits Shard(-1)). PyTorch's loss_parallel
+// (torch/distributed/tensor/parallel/loss.py, read @ 02eef6b8; the records ran torch 1963fc8)
+// replaces the two fused kernels by decompositions over the local shard: the backward
+// `_nll_loss_and_log_softmax_backward` computes (zeros_like(x) + exp(x)) * grad_output, so
+// log_softmax's saved fp32 output, the zeros, exp(x) and their sum (then the product, once exp
+// is freed) are alive together: 4 x 4 bytes. (Its forward peak: bf16 logits, their fp32 copy,
+// `shifted` and exp(shifted): 2 + 4 + 4 + 4, less.)
+constexpr double kTorchtitanLossParallelBytesPerLogit = 16;
+
+// The bytes per logit element of the local vocabulary shard at torchtitan's loss peak.
+double torchtitanLossBytesPerLogit(const ParallelStrategy& s);
+
 } // namespace stratex::megatron

@@ -459,6 +459,14 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     s.global_batch_size = *gbs;
     s.sequence_parallel = args.flag("sequence_parallel", false);
     s.zero = zeroStage(args);
+    // The state dtypes (docs/memory-model.md, "Megatron-Core"): the dump prints the resolved
+    // accumulate_allreduce_grads_in_fp32 (False under --bf16 with --grad-reduce-in-bf16 or
+    // --main-grads-dtype bf16) and, with the precision-aware optimizer, exp_avg_dtype as a torch dtype.
+    if (args.flag("bf16", false) && !args.flag("accumulate_allreduce_grads_in_fp32", true))
+        s.main_grads_dtype = megatron::StateDtype::Bf16;
+    if (args.flag("use_precision_aware_optimizer", false)
+        && args.text("exp_avg_dtype").value_or("").find("bfloat16") != std::string::npos)
+        s.optimizer_state_dtype = megatron::StateDtype::Bf16;
     const std::string granularity = args.text("recompute_granularity").value_or("None");
     if (granularity == "full")
         s.recompute = megatron::Recompute::Full;

@@ -38,6 +38,7 @@ enum class PyType {
     IntOrIntList, // Union[int, List[int]]
     Callable, // Callable[[torch.Tensor], torch.Tensor]
     AttnBackend, // megatron.core.transformer.enums.AttnBackend
+    TorchDtype, // torch.dtype (torch.float32, torch.bfloat16, ...)
 };
 
 struct Field {
@@ -140,12 +141,18 @@ inline const std::vector<Field>& fields()
         // OptimizerConfig (optimizer_config.py)
         { "optimizer.use_distributed_optimizer", PyType::Bool, {} },
         { "optimizer.overlap_param_gather", PyType::Bool, {} },
+        // precision-aware optimizer: use_precision_aware_optimizer: bool = False, exp_avg_dtype /
+        // exp_avg_sq_dtype: torch.dtype = torch.float32
+        { "optimizer.use_precision_aware_optimizer", PyType::Bool, {} },
+        { "optimizer.exp_avg_dtype", PyType::TorchDtype, { "float32", "float16", "bfloat16", "uint8" } },
+        { "optimizer.exp_avg_sq_dtype", PyType::TorchDtype, { "float32", "float16", "bfloat16", "uint8" } },
         // DistributedInitConfig (common_config.py)
         { "dist.use_megatron_fsdp", PyType::Bool, {} },
         // CheckpointConfig (training_config.py): Literal["torch", "torch_dist", "torch_dcp",
         // "fsdp_dtensor"]; Bridge's config.py asserts fsdp_dtensor under Megatron-FSDP
         { "checkpoint.ckpt_format", PyType::Str, { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } },
         // MixedPrecisionConfig (mixed_precision.py)
+        { "mixed_precision.grad_reduce_in_fp32", PyType::Bool, {} }, // bool = True; setup() copies it to ddp
         { "mixed_precision.fp8", PyType::OptStr, { "e4m3", "hybrid" } },
         { "mixed_precision.fp8_recipe", PyType::Str, { "tensorwise", "delayed", "mxfp8", "blockwise" } },
     };

@@ -126,6 +126,11 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--ckpt-format", { Kind::Text, { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } } },
         { "--bf16", { Kind::Switch, {} } },
         { "--fp16", { Kind::Switch, {} } },
+        // _add_mixed_precision_args: the main gradients' and the optimizer states' dtypes.
+        { "--grad-reduce-in-bf16", { Kind::Switch, {} } },
+        { "--use-precision-aware-optimizer", { Kind::Switch, {} } },
+        { "--exp-avg-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },
+        { "--exp-avg-sq-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },
         // _add_distributed_args: virtual stages (three ways, at most one), DDP overlap.
         { "--num-virtual-stages-per-pipeline-rank", { Kind::Int, {} } },
         { "--num-layers-per-virtual-pipeline-stage", { Kind::Int, {} } },
@@ -482,6 +487,13 @@ inline std::vector<std::string> megatronViolations(
             || !args.contains("--overlap-grad-reduce")))
         v.push_back(
             "--overlap-param-gather needs the distributed optimizer or Megatron-FSDP and --overlap-grad-reduce");
+    // megatron/core/optimizer/__init__.py: "--use-precision-aware-optimizer only supported with
+    // distributed optimizer"; optimizer_config.py: the moments' dtypes only with it.
+    if (args.contains("--use-precision-aware-optimizer") && !args.contains("--use-distributed-optimizer"))
+        v.push_back("--use-precision-aware-optimizer only supported with distributed optimizer");
+    if ((args.contains("--exp-avg-dtype") || args.contains("--exp-avg-sq-dtype"))
+        && !args.contains("--use-precision-aware-optimizer"))
+        v.push_back("exp_avg_dtype can only be fp32 when not using precision-aware optimizer");
     // validate_args / TransformerConfig: expert parallelism needs experts, and divides them.
     const int ep = intOf(args, "--expert-model-parallel-size", 1);
     const int experts = intOf(args, "--num-experts", 0);

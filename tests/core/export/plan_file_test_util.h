@@ -88,6 +88,10 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.overlap_grad_reduce = n != 0;
         else if (key == "flash")
             s.flash_attention = n != 0;
+        else if (key == "grads")
+            s.main_grads_dtype = *megatron::parseStateDtype(value.toStdString());
+        else if (key == "optim")
+            s.optimizer_state_dtype = *megatron::parseStateDtype(value.toStdString());
         else
             qFatal("unknown strategy key %s", qPrintable(key));
     }
@@ -158,6 +162,14 @@ inline runs::ArgumentDump dumpOf(const MegatronArgumentList& list, int world, in
         values["virtual_pipeline_model_parallel_size"] = std::to_string(vpp);
     if (tp == 1)
         values["sequence_parallel"] = "False";
+    // validate_args prints the resolved fields: accumulate_allreduce_grads_in_fp32 on under --bf16
+    // unless --grad-reduce-in-bf16, and map_dtype's torch dtypes for the optimizer states.
+    if (values.contains("bf16"))
+        values["accumulate_allreduce_grads_in_fp32"] = values.contains("grad_reduce_in_bf16") ? "False" : "True";
+    for (const char* key : { "exp_avg_dtype", "exp_avg_sq_dtype" }) {
+        if (values.contains(key) && values[key] == "bf16")
+            values[key] = "torch.bfloat16";
+    }
     if (values["add_bias_linear"] == "True")
         values["add_qkv_bias"] = "True";
     runs::ArgumentDump dump;

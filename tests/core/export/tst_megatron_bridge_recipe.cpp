@@ -117,6 +117,9 @@ bool fits(const test::bridge::Field& field, PyType type, const std::string& valu
     case PyType::AttnBackend:
         ok = value.starts_with("AttnBackend.") && chosen(field, value.substr(12));
         break;
+    case PyType::TorchDtype:
+        ok = value.starts_with("torch.") && chosen(field, value.substr(6));
+        break;
     }
     if (!ok && why)
         *why = "cfg." + std::string(field.path) + " = " + value + " is not of the declared type";
@@ -246,6 +249,11 @@ std::vector<Scenario> scenarios()
                 "tp=2 pp=2 dp=2 sp=1 precision=fp8 flash=0 recompute=full groups=2 gbs=32 overlap=0"),
             "model.attention_backend=AttnBackend.unfused;model.recompute_num_layers=2;"
             "mixed_precision.fp8=\"hybrid\";ddp.overlap_grad_reduce=False",
+            "" },
+        { "bf16 main gradients and optimizer states",
+            planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 grads=bf16 optim=bf16"),
+            "mixed_precision.grad_reduce_in_fp32=False;optimizer.use_precision_aware_optimizer=True;"
+            "optimizer.exp_avg_dtype=torch.bfloat16;optimizer.exp_avg_sq_dtype=torch.bfloat16",
             "" },
         { "FP16", planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=2 dp=2 precision=fp16 gbs=16"),
             "model.tensor_model_parallel_size=2", "" },

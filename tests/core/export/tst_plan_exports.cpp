@@ -119,6 +119,8 @@ void TestPlanExports::megatronRulesCatchViolations_data()
     QTest::newRow("a bad attention backend")
         << base + QStringList { "--attention-backend", "flash_attn" } << "is not a choice";
     QTest::newRow("a bad FP8 format") << base + QStringList { "--bf16", "--fp8-format", "e5m2" } << "is not a choice";
+    QTest::newRow("precision-aware optimizer without the distributed optimizer")
+        << base + QStringList { "--use-precision-aware-optimizer" } << "only supported with distributed optimizer";
 }
 
 void TestPlanExports::megatronRulesCatchViolations()
@@ -151,7 +153,8 @@ void TestPlanExports::megatron_data()
                "tp=8 pp=4 vpp=5 dp=2 sp=1 zero=1 recompute=selective mbs=1 gbs=128 schedule=interleaved")
         << "--num-virtual-stages-per-pipeline-rank 5;--use-distributed-optimizer;--overlap-grad-reduce;"
            "--overlap-param-gather;--recompute-granularity selective;--sequence-parallel;--bf16"
-        << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size"
+        << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size;"
+           "--grad-reduce-in-bf16;--use-precision-aware-optimizer"
         << "" << false;
     QTest::newRow("uneven ends divisible by vpp")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
@@ -226,6 +229,12 @@ void TestPlanExports::megatron_data()
         << "--fp8-format hybrid;--bf16;--attention-backend unfused;--recompute-num-layers 2"
         << "--overlap-grad-reduce;--fp16"
         << "FP8" << false;
+    QTest::newRow("bf16 main gradients and optimizer states (Nemotron-4 340B's NeMo config)")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 grads=bf16 optim=bf16")
+        << "--grad-reduce-in-bf16;--use-precision-aware-optimizer;--exp-avg-dtype bf16;--exp-avg-sq-dtype bf16;"
+           "--use-distributed-optimizer"
+        << ""
+        << "" << false;
     QTest::newRow("Qwen 2.5: QKV bias, ZeRO with one data-parallel rank")
         << planOf("qwen2.5-7b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 zero=1 gbs=16")
         << "--add-qkv-bias;--disable-bias-linear;--num-query-groups 4"

@@ -10,6 +10,7 @@
 #include "core/hardware/device_memory.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/model_state_memory.h"
+#include "core/megatron/strategy_json.h"
 #include "core/megatron/strategy_search_settings.h"
 #include "core/megatron/torchtitan_activations.h"
 #include "core/model/model_presets.h"
@@ -135,28 +136,42 @@ private Q_SLOTS:
         QTest::addColumn<QString>("framework");
         QTest::addColumn<int>("zero");
         QTest::addColumn<int>("pp");
+        QTest::addColumn<QString>("gradsDtype");
+        QTest::addColumn<QString>("optimizerDtype");
         QTest::addColumn<double>("weights");
         QTest::addColumn<double>("gradients");
         QTest::addColumn<double>("optimizer");
+        const QString f32 = "fp32";
         // Megatron-Core: bf16 weights, the full fp32 grad buffer, 12 bytes sharded at ZeRO 1.
-        QTest::newRow("megatron-core ddp") << "megatron-core" << 0 << 1 << 2.0 << 4.0 << 12.0;
-        QTest::newRow("megatron-core distributed optimizer") << "megatron-core" << 1 << 1 << 2.0 << 4.0 << 1.5;
-        QTest::newRow("nemo is megatron-core") << "nemo" << 1 << 2 << 2.0 << 4.0 << 1.5;
+        QTest::newRow("megatron-core ddp") << "megatron-core" << 0 << 1 << f32 << f32 << 2.0 << 4.0 << 12.0;
+        QTest::newRow("megatron-core distributed optimizer")
+            << "megatron-core" << 1 << 1 << f32 << f32 << 2.0 << 4.0 << 1.5;
+        QTest::newRow("nemo is megatron-core") << "nemo" << 1 << 2 << f32 << f32 << 2.0 << 4.0 << 1.5;
+        // --grad-reduce-in-bf16: the grad buffer in the parameters' dtype (2 bytes); the
+        // precision-aware optimizer with bf16 moments: 16-bit master remainders + 2 + 2 over d.
+        QTest::newRow("megatron-core bf16 main grads")
+            << "megatron-core" << 1 << 1 << "bf16" << f32 << 2.0 << 2.0 << 1.5;
+        QTest::newRow("megatron-core bf16 optimizer states")
+            << "megatron-core" << 1 << 1 << f32 << "bf16" << 2.0 << 4.0 << 6.0 / 8;
+        QTest::newRow("nemo bf16 grads and states (Nemotron-4 340B)")
+            << "nemo" << 1 << 8 << "bf16" << "bf16" << 2.0 << 2.0 << 6.0 / 8;
         // torchtitan FSDP2: fp32 shards 4 + 4 + 8 over d; with PP the stage's bf16 copies (2) and
         // fp32 unsharded gradients (4) stay across micro-batches; reshard after forward without PP
         // keeps two of the four layers gathered (2 x 1/2).
-        QTest::newRow("torchtitan fsdp pp") << "torchtitan" << 2 << 4 << 0.5 + 2.0 << 0.5 + 4.0 << 1.0;
-        QTest::newRow("torchtitan fsdp reshard") << "torchtitan" << 3 << 1 << 0.5 + 1.0 << 0.5 << 1.0;
-        QTest::newRow("torchtitan fsdp no reshard") << "torchtitan" << 2 << 1 << 0.5 + 2.0 << 0.5 << 1.0;
-        QTest::newRow("torchtitan no fsdp") << "torchtitan" << 0 << 1 << 4.0 << 4.0 << 8.0;
+        QTest::newRow("torchtitan fsdp pp") << "torchtitan" << 2 << 4 << f32 << f32 << 0.5 + 2.0 << 0.5 + 4.0 << 1.0;
+        QTest::newRow("torchtitan fsdp reshard") << "torchtitan" << 3 << 1 << f32 << f32 << 0.5 + 1.0 << 0.5 << 1.0;
+        QTest::newRow("torchtitan fsdp no reshard") << "torchtitan" << 2 << 1 << f32 << f32 << 0.5 + 2.0 << 0.5 << 1.0;
+        QTest::newRow("torchtitan no fsdp") << "torchtitan" << 0 << 1 << f32 << f32 << 4.0 << 4.0 << 8.0;
         // DeepSpeed as the ZeRO paper counts: 2 + 2 + 12, sharded by stage.
-        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << 2.0 << 0.25 << 1.5;
+        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << f32 << f32 << 2.0 << 0.25 << 1.5;
     }
     void frameworkModelState()
     {
         QFETCH(QString, framework);
         QFETCH(int, zero);
         QFETCH(int, pp);
+        QFETCH(QString, gradsDtype);
+        QFETCH(QString, optimizerDtype);
         QFETCH(double, weights);
         QFETCH(double, gradients);
         QFETCH(double, optimizer);
@@ -164,6 +179,8 @@ private Q_SLOTS:
         s.framework = *parseFramework(framework.toStdString());
         s.zero = zero;
         s.pp = pp;
+        s.main_grads_dtype = *parseStateDtype(gradsDtype.toStdString());
+        s.optimizer_state_dtype = *parseStateDtype(optimizerDtype.toStdString());
         const double params = 1e9;
         const double shard = zero >= 1 ? params / 8 : params;
         const ModelStateMemory m = modelStateMemory(s, params, shard, 4);
@@ -216,6 +233,27 @@ private Q_SLOTS:
         const Estimate megatron = estimate(model, s, hw);
         QVERIFY(titan.stages.front().memory.activations_mb != megatron.stages.front().memory.activations_mb);
         QVERIFY(titan.stages.front().memory.activations_mb >= 32 * savedBytes / 1e6);
+    }
+
+    // torchtitan's loss peak per logit of the local vocabulary shard: without TP its loss_fn's
+    // fused kernels (saved fp32 log_softmax output, nll_loss's gradient, log_softmax_backward's
+    // output: 3 x 4 bytes); with TP PyTorch's loss_parallel decomposition, whose backward holds the
+    // saved output, zeros_like, exp and their sum (4 x 4 bytes).
+    void torchtitanLossPeak_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<double>("bytesPerLogit");
+        QTest::newRow("tp 1: fused cross_entropy") << 1 << 12.0;
+        QTest::newRow("tp 8: loss_parallel") << 8 << 16.0;
+    }
+    void torchtitanLossPeak()
+    {
+        QFETCH(int, tp);
+        QFETCH(double, bytesPerLogit);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = tp;
+        QCOMPARE(torchtitanLossBytesPerLogit(s), bytesPerLogit);
     }
 
     // torchtitan's layer-level selective checkpointing (selective_ac_option N): every N-th block
@@ -321,6 +359,43 @@ private Q_SLOTS:
         for (const Framework f :
             { Framework::MegatronCore, Framework::MegatronBridge, Framework::Torchtitan, Framework::DeepSpeed })
             QCOMPARE(parseFramework(frameworkName(f)), std::optional<Framework>(f));
+    }
+
+    // The gradient and optimizer-state dtypes are rows of the same table, reach the plan file
+    // (strategy JSON) and back, and Megatron's own rule refuses bf16 states without the
+    // distributed optimizer.
+    void stateDtypesAreSettings()
+    {
+        StrategySearchSettings settings;
+        QCOMPARE(settings.resolvedSpace().main_grads_dtype, StateDtype::Fp32);
+        QCOMPARE(settings.resolvedSpace().optimizer_state_dtype, StateDtype::Fp32);
+        settings.main_grads_dtype = "bf16";
+        settings.optimizer_state_dtype = "bf16";
+        QCOMPARE(settings.resolvedSpace().main_grads_dtype, StateDtype::Bf16);
+        QCOMPARE(settings.resolvedSpace().optimizer_state_dtype, StateDtype::Bf16);
+        QVERIFY(!parseStateDtype("fp16").has_value());
+
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        ParallelStrategy s;
+        s.dp = 8;
+        s.global_batch_size = 8;
+        s.main_grads_dtype = StateDtype::Bf16;
+        s.optimizer_state_dtype = StateDtype::Bf16;
+        const JsonDocument plan = JsonDocument::parse(toJson(s).dump(), "plan.json");
+        QCOMPARE(plan.root()["main_grads_dtype"].string(), std::string("bf16"));
+        const ParallelStrategy back = readStrategy(plan.root(), model, 8);
+        QCOMPARE(back.main_grads_dtype, StateDtype::Bf16);
+        QCOMPARE(back.optimizer_state_dtype, StateDtype::Bf16);
+        // DDP with the precision-aware optimizer: Megatron refuses it (optimizer/__init__.py).
+        QVERIFY(!strategyProblems(s, model, 8).empty());
+        s.zero = 1;
+        QVERIFY(strategyProblems(s, model, 8).empty());
+        // Less memory than fp32 states on the same plan.
+        const HardwareModel hw = h100s(1);
+        const Estimate bf16 = estimate(model, s, hw);
+        s.main_grads_dtype = StateDtype::Fp32;
+        s.optimizer_state_dtype = StateDtype::Fp32;
+        QVERIFY(bf16.allocated_peak_mb < estimate(model, s, hw).allocated_peak_mb);
     }
 };
 

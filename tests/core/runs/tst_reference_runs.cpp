@@ -66,7 +66,8 @@ private Q_SLOTS:
         const double mae = meanAbsoluteError(holdout);
         QVERIFY2(mae <= 0.10, qPrintable(QString("hold-out MAE %1").arg(mae)));
         QVERIFY2(trainedButOom == 0, qPrintable(QString("%1 trained runs predicted OOM").arg(trainedButOom)));
-        QVERIFY2(fitTrainedButOom <= 7, qPrintable(QString("%1 trained fit runs predicted OOM").arg(fitTrainedButOom)));
+        // None since Nemotron-4 340B carries its NeMo config's bf16 gradients and optimizer states.
+        QVERIFY2(fitTrainedButOom == 0, qPrintable(QString("%1 trained fit runs predicted OOM").arg(fitTrainedButOom)));
     }
 
     // A record says which memory number it publishes; without the keys, torchtitan's records are
@@ -101,11 +102,34 @@ private Q_SLOTS:
             < predictedPeakMemoryGib(c.estimate, PeakMemoryKind::Device));
     }
 
+    // Issue 23: Nemotron-4 340B trained with NeMo 24.07's bf16 gradients and bf16 optimizer
+    // states (its launcher config, the record's notes); with those dtypes it fits (96.1 GB on the
+    // device with fp32 ones, over the H100's 80 GiB).
+    void stateDtypesOfARecord_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("nemotron-4 340b") << "nemo2407-nemotron-340b-128.json" << "bf16";
+    }
+    void stateDtypesOfARecord()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, dtype);
+        const ReferenceRun run = readReferenceRun(kRuns / file.toStdString());
+        QCOMPARE(QString::fromUtf8(stateDtypeName(run.strategy.main_grads_dtype)), dtype);
+        QCOMPARE(QString::fromUtf8(stateDtypeName(run.strategy.optimizer_state_dtype)), dtype);
+        QVERIFY(run.trained);
+        const ReferenceComparison c = compareWithRun(run, efficiencyFor(run.cluster));
+        QVERIFY2(!c.predicted_oom, qPrintable(QString("device peak %1 GiB").arg(c.estimate.device_peak_mb / 1073.741824)));
+    }
+
     // Issue 23: the torchtitan records' memory error under their framework, against the reserved
     // peak torchtitan logs. Before the framework semantics, the ledger and the device model the
     // mean absolute error over the 17 records was 37.3 % (the peak compared as one number); 26.3 %
     // before torchtitan's own checkpointing policy, float8 weights and fp32 loss (docs/memory-model.md);
-    // now 18.4 %. It may not grow.
+    // 18.4 % before the 405B records' micro-batch of 4 (torchtitan's default 8 micro-batches over
+    // the local batch of 32), loss_parallel's buffers under TP and the output layer's gathered
+    // input; now 16.0 %. It may not grow.
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -115,7 +139,7 @@ private Q_SLOTS:
             if (s.framework != Framework::Torchtitan)
                 continue;
             records = s.records;
-            QVERIFY2(s.mean_absolute_error <= 0.185,
+            QVERIFY2(s.mean_absolute_error <= 0.161,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
         QCOMPARE(records, 17);
