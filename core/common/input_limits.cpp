@@ -90,7 +90,7 @@ const std::vector<Limit>& allLimits()
             "(its table, at most 4 bytes a run, stays under 800 MB)",
             "about 10 s of the DP on a busy core, before the planner's own budget",
             "`--lift-work-budget`; the Planner page asks and plans anyway" },
-        { "Mode comparison work", scientific(kMaxPlanCompareWork),
+        { "Mode comparison work", count(kMaxPlanCompareWork),
             // kPlanCompareFixedSamples is the "2 per planning".
             "`plan-compare`, the Planner page's Compare modes: sample-stages, batches x seeds x 2 modes x (samples + 2 "
             "per planning) x stages, before any planning",
