@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "controllers/save_text_file.h"
+#include "core/planner/planner_work.h"
 #include "jobs/job_runner.h"
 
 namespace stratex::controllers {
@@ -135,13 +136,21 @@ void PlannerController::planBatch(bool liftWorkBudget)
         });
 }
 
-void PlannerController::compareModes()
+void PlannerController::compareModes(bool liftWorkBudget)
 {
     std::optional<PlannerInputs> inputs = inputsForJob();
     if (!inputs)
         return;
     if (inputs->compareBatches.empty()) {
         Q_EMIT failed(tr("compare batches: give at least one global batch, e.g. 16,32,64"));
+        return;
+    }
+    // The comparison's estimate needs no file read: asked before the job (the CLI refuses it).
+    inputs->config.lift_work_budget = liftWorkBudget;
+    if (const WorkEstimate estimate
+        = estimatePlanCompareWork(inputs->compareBatches, inputs->compareSeeds, inputs->config);
+        estimate.exceedsBudget() && !liftWorkBudget) {
+        Q_EMIT compareWorkBudgetExceeded(estimate);
         return;
     }
     m_compareRunner->start<std::vector<PlanCompareRow>>(

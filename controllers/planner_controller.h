@@ -47,8 +47,10 @@ public:
     // Both modes on the whole batch, then plansReady -- or, beyond the work budget and unless
     // liftWorkBudget, workBudgetExceeded (the GUI asks, then plans again with the budget lifted).
     void planBatch(bool liftWorkBudget = false);
-    // Both modes on each compare batch (its first B samples), then comparisonReady.
-    void compareModes();
+    // Both modes on each compare batch (its first B samples), then comparisonReady -- or, when the
+    // whole comparison is beyond its work budget (planner::estimatePlanCompareWork) and unless
+    // liftWorkBudget, compareWorkBudgetExceeded before anything is planned (the page asks).
+    void compareModes(bool liftWorkBudget = false);
     // The feasible plans of the last pair as timelines, on one time axis.
     void openInTimeline();
 
@@ -76,6 +78,7 @@ Q_SIGNALS:
     void selectedPlanChanged();
     void failed(const QString& message);
     void workBudgetExceeded(const stratex::WorkEstimate& estimate);
+    void compareWorkBudgetExceeded(const stratex::WorkEstimate& estimate);
     void searchCostModelOffered(const QString& description);
     void timelinesRequested(const stratex::controllers::TimelineRequests& requests);
 

@@ -37,6 +37,9 @@ std::string scientific(double value)
 
 } // namespace
 
+// The Limits row of the mode comparison states the fixed cost per planning in words.
+static_assert(kPlanCompareFixedSamples == 2, "update the \"Mode comparison work\" row and the README");
+
 const std::vector<Limit>& allLimits()
 {
     static const std::vector<Limit> limits {
@@ -87,6 +90,12 @@ const std::vector<Limit>& allLimits()
             "(its table, at most 4 bytes a run, stays under 800 MB)",
             "about 10 s of the DP on a busy core, before the planner's own budget",
             "`--lift-work-budget`; the Planner page asks and plans anyway" },
+        { "Mode comparison work", count(kMaxPlanCompareWork),
+            // kPlanCompareFixedSamples is the "2 per planning".
+            "`plan-compare`, the Planner page's Compare modes: sample-stages, batches x seeds x 2 modes x (samples + 2 "
+            "per planning) x stages, before any planning",
+            "about a minute on one core; each planning keeps its own budgets",
+            "`--lift-work-budget`; the Planner page asks and compares anyway" },
         { "Simulation work", scientific(kMaxSimulationWork),
             "`simulate`: chunk passes (stages x micro-batches) summed over the cases, x2 with a timeline, +2.3 per "
             "traced pass (~1.1 kB of trace each)",

@@ -38,4 +38,17 @@ inline constexpr double kMaxSimulationWork = 6e6;
 // records, 10 folds) is estimated at about 2.6e5 and took 4.9 s on two threads (README).
 inline constexpr double kMaxCalibrationWork = 2e6;
 
+// A mode comparison (`plan-compare`, the Planner page's Compare modes): sample-stages scheduled,
+// the sum over batches of seeds x 2 modes x (samples + kPlanCompareFixedSamples) x stages
+// (planner_work.h, estimatePlanCompareWork), checked before any planning. Measured with
+// tests/data/dynapipe/gpt_6.7b_cost_model.json, lognormal 5.5/0.8 lengths, 36,000 MB, CPU time of
+// `plan-compare` (timing repeats included): 50 batches of 8 samples on 4 stages 0.28 s, of 64
+// samples 1.91 s (7.2e-5 s a sample-stage), 4 of 512 0.72 s, 2 of 2048 0.89 s (larger batches cost
+// less a sample: fewer timing repeats), 20 of 64 on 16 stages 2.29 s against 0.78 s on 4. About a
+// minute at 7.2e-5 s: 8e5. Issue 26's 10,000 batches of 1..64 samples are 2.8e6.
+inline constexpr double kMaxPlanCompareWork = 8e5;
+// What one planning costs beyond its samples, in samples: 2.8 ms for 8 samples and 19 ms for 64
+// (the same runs, per planning of a mode) give 0.29 ms a sample and 1.7 samples' worth fixed.
+inline constexpr double kPlanCompareFixedSamples = 2;
+
 } // namespace stratex::limits

@@ -197,6 +197,62 @@ void requireSilu(const Keys& k)
         act->fail("\"silu\" (a SwiGLU MLP)");
 }
 
+// `key`, when given, names a GeLU ("gelu", "gelu_new", "gelu_pytorch_tanh", ...): the plain MLP of
+// GPT-2 and GPT-NeoX (`mlp` names it in the error).
+void requireGelu(const Keys& k, std::string_view key, std::string_view mlp)
+{
+    if (const std::optional<JsonView> act = k.find(key); act && act->string().rfind("gelu", 0) != 0)
+        act->fail("a GeLU (" + std::string(mlp) + ")");
+}
+
+// "attention_bias" true is refused: `why` says which biases the description lacks.
+void refuseAttentionBias(const Keys& k, std::string_view why)
+{
+    if (k.flag("attention_bias", false))
+        k.require("attention_bias").fail("false (" + std::string(why) + ")");
+}
+
+// A partial RoPE's share of the head: "partial_rotary_factor", else the family's older key
+// (`olderKey`, none when empty), else `fallback`; above 1 is an error naming the key it came from.
+double rotaryFraction(const Keys& k, std::string_view olderKey, double fallback)
+{
+    const double older = olderKey.empty() ? fallback : k.number(olderKey, fallback);
+    const double fraction = k.number("partial_rotary_factor", older);
+    if (fraction > 1)
+        k.require(k.find("partial_rotary_factor") || olderKey.empty() ? std::string_view("partial_rotary_factor") : olderKey)
+            .fail("a number in (0, 1]");
+    return fraction;
+}
+
+// The shape of the GPT-style families (GPT-NeoX, GPT-2): a plain MLP, LayerNorm and no KV groups,
+// under each family's key names, read in this order.
+struct PlainShapeKeys {
+    std::string_view layers;
+    std::string_view hidden;
+    std::string_view ffn;
+    std::string_view heads;
+    std::string_view vocab;
+    std::string_view positions;
+    int ffn_per_hidden = 0; // > 0: an absent or null `ffn` is this many times the hidden size
+};
+
+void readPlainShape(Reading& r, const PlainShapeKeys& keys)
+{
+    const Keys& k = r.keys;
+    ModelDescription& m = r.model();
+    m.num_layers = k.size(keys.layers, limits::kMaxLayers);
+    m.hidden_size = k.size(keys.hidden, limits::kMaxHiddenSize);
+    m.ffn_hidden_size = keys.ffn_per_hidden > 0
+        ? k.size(keys.ffn, limits::kMaxFfnHiddenSize, keys.ffn_per_hidden * m.hidden_size)
+        : k.size(keys.ffn, limits::kMaxFfnHiddenSize);
+    m.num_heads = k.size(keys.heads, limits::kMaxHeads);
+    m.num_kv_heads = m.num_heads;
+    m.vocab_size = k.size(keys.vocab, limits::kMaxVocabulary);
+    m.seq_length = k.size(keys.positions, limits::kMaxSeqLength);
+    m.mlp = MlpKind::Plain;
+    m.norm = NormKind::LayerNorm;
+}
+
 // "rope_scaling": Llama 3.1's rule becomes RopeScaling; YaRN (DeepSeek) is the context extension
 // after pre-training (DeepSeek-V3 report §4.3): its original length is the pre-training one.
 void readRopeScaling(Reading& r)
@@ -268,9 +324,7 @@ void readLlama(Reading& r)
 {
     readLlamaShape(r, false);
     requireSilu(r.keys);
-    if (r.keys.flag("attention_bias", false))
-        r.keys.require("attention_bias")
-            .fail("false (biases on Q, K, V and O are not in the model description; only Q/K/V biases are)");
+    refuseAttentionBias(r.keys, "biases on Q, K, V and O are not in the model description; only Q/K/V biases are");
     readRopeScaling(r);
 }
 
@@ -287,8 +341,7 @@ void readQwen3(Reading& r)
 {
     readLlamaShape(r, false);
     requireSilu(r.keys);
-    if (r.keys.flag("attention_bias", false))
-        r.keys.require("attention_bias").fail("false (biases on Q, K, V and O are not in the model description)");
+    refuseAttentionBias(r.keys, "biases on Q, K, V and O are not in the model description");
     r.model().qk_norm = true; // modeling_qwen3.py: q_norm / k_norm (RMSNorm per head) before RoPE
     readRopeScaling(r);
 }
@@ -314,8 +367,7 @@ void readQwenMoe(Reading& r, bool qwen3)
     moe.normalize_top_k = k.flag("norm_topk_prob", false);
     if (qwen3) {
         r.model().qk_norm = true;
-        if (k.flag("attention_bias", false))
-            k.require("attention_bias").fail("false (biases on Q, K, V and O are not in the model description)");
+        refuseAttentionBias(k, "biases on Q, K, V and O are not in the model description");
     } else {
         r.model().qkv_bias = true;
         // modeling_qwen2_moe.py: one shared expert of shared_expert_intermediate_size behind a
@@ -336,8 +388,7 @@ void readDeepseek(Reading& r, bool v3)
     const Keys& k = r.keys;
     readLlamaShape(r, false);
     requireSilu(k);
-    if (k.flag("attention_bias", false))
-        k.require("attention_bias").fail("false (attention biases are not in the model description)");
+    refuseAttentionBias(k, "attention biases are not in the model description");
     ModelDescription& m = r.model();
     MlaDescription mla;
     mla.q_lora_rank = k.size("q_lora_rank", limits::kMaxHiddenSize, 0); // null: a full query projection (V2-Lite)
@@ -437,9 +488,7 @@ void readNemotron(Reading& r)
         k.require("hidden_act").fail("\"relu2\" (Nemotron's squared-ReLU MLP)");
     m.mlp = MlpKind::Plain;
     m.norm = NormKind::LayerNorm;
-    m.rotary_percent = k.number("partial_rotary_factor", 0.5);
-    if (m.rotary_percent > 1)
-        k.require("partial_rotary_factor").fail("a number in (0, 1]");
+    m.rotary_percent = rotaryFraction(k, {}, 0.5);
     if (const std::optional<JsonView> channels = k.find("kv_channels"); channels && m.head_dim == 0) {
         const int width = channels->positiveInt();
         if (width != m.hidden_size / m.num_heads)
@@ -455,25 +504,16 @@ void readGptNeox(Reading& r)
 {
     const Keys& k = r.keys;
     ModelDescription& m = r.model();
-    m.num_layers = k.size("num_hidden_layers", limits::kMaxLayers);
-    m.hidden_size = k.size("hidden_size", limits::kMaxHiddenSize);
-    m.ffn_hidden_size = k.size("intermediate_size", limits::kMaxFfnHiddenSize);
-    m.num_heads = k.size("num_attention_heads", limits::kMaxHeads);
-    m.num_kv_heads = m.num_heads;
-    m.vocab_size = k.size("vocab_size", limits::kMaxVocabulary);
-    m.seq_length = k.size("max_position_embeddings", limits::kMaxSeqLength);
-    m.mlp = MlpKind::Plain;
-    m.norm = NormKind::LayerNorm;
+    readPlainShape(r,
+        { "num_hidden_layers", "hidden_size", "intermediate_size", "num_attention_heads", "vocab_size",
+            "max_position_embeddings" });
     m.position = PositionEmbedding::Rope;
     m.tied_embeddings = k.flag("tie_word_embeddings", false);
     // configuration_gpt_neox.py: rotary_pct (default 0.25) and rotary_emb_base (10000); newer
     // files name them partial_rotary_factor and rope_theta.
-    m.rotary_percent = k.number("partial_rotary_factor", k.number("rotary_pct", 0.25));
-    if (m.rotary_percent > 1)
-        k.require(k.find("partial_rotary_factor") ? "partial_rotary_factor" : "rotary_pct").fail("a number in (0, 1]");
+    m.rotary_percent = rotaryFraction(k, "rotary_pct", 0.25);
     m.rotary_base = k.number("rope_theta", k.number("rotary_emb_base", 10000));
-    if (const std::optional<JsonView> act = k.find("hidden_act"); act && act->string().rfind("gelu", 0) != 0)
-        act->fail("a GeLU (GPT-NeoX's MLP)");
+    requireGelu(k, "hidden_act", "GPT-NeoX's MLP");
     if (k.flag("use_parallel_residual", true))
         r.note("GPT-NeoX's parallel attention and MLP (use_parallel_residual) are costed one after the other");
     readRopeScaling(r);
@@ -483,20 +523,11 @@ void readGpt2(Reading& r)
 {
     const Keys& k = r.keys;
     ModelDescription& m = r.model();
-    m.num_layers = k.size("n_layer", limits::kMaxLayers);
-    m.hidden_size = k.size("n_embd", limits::kMaxHiddenSize);
-    m.num_heads = k.size("n_head", limits::kMaxHeads);
-    m.num_kv_heads = m.num_heads;
     // configuration_gpt2.py: n_inner null means 4 x n_embd.
-    m.ffn_hidden_size = k.size("n_inner", limits::kMaxFfnHiddenSize, 4 * m.hidden_size);
-    m.vocab_size = k.size("vocab_size", limits::kMaxVocabulary);
-    m.seq_length = k.size("n_positions", limits::kMaxSeqLength);
-    m.mlp = MlpKind::Plain;
-    m.norm = NormKind::LayerNorm;
+    readPlainShape(r, { "n_layer", "n_embd", "n_inner", "n_head", "vocab_size", "n_positions", 4 });
     m.position = PositionEmbedding::Learned;
     m.tied_embeddings = k.flag("tie_word_embeddings", true);
-    if (const std::optional<JsonView> act = k.find("activation_function"); act && act->string().rfind("gelu", 0) != 0)
-        act->fail("a GeLU (GPT-2's MLP)");
+    requireGelu(k, "activation_function", "GPT-2's MLP");
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "core/common/error.h"
 #include "core/common/number_format.h"
+#include "core/planner/planner_work.h"
 
 namespace stratex::planner {
 
@@ -106,6 +107,8 @@ std::vector<PlanCompareRow> comparePlannerModes(const std::vector<Sample>& pool,
                 + std::to_string(pool.size()) + " samples available");
         }
     }
+    // The whole comparison's work before its first planning (each planning has its own budgets).
+    requireBoundedPlanCompare(globalBatches, seeds, config);
     std::vector<PlanCompareRow> rows;
     const double steps = double(globalBatches.size());
     for (std::size_t i = 0; i < globalBatches.size(); ++i) {

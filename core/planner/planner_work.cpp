@@ -122,4 +122,31 @@ void requireBoundedMicroBatching(
         lifted);
 }
 
+WorkEstimate estimatePlanCompareWork(const std::vector<int>& globalBatches, int seeds, const PlannerConfig& config)
+{
+    WorkEstimate estimate;
+    estimate.job = "mode comparison";
+    estimate.budget = limits::kMaxPlanCompareWork;
+    const double stages = std::max(1, config.num_stages);
+    const int seedCount = std::max(1, seeds);
+    double samples = 0;
+    for (int batch : globalBatches)
+        samples += std::max(0, batch);
+    const double plannings = double(globalBatches.size()) * seedCount * 2;
+    estimate.work = (samples * seedCount * 2 + plannings * limits::kPlanCompareFixedSamples) * stages;
+    estimate.size = groupedCount(plannings) + " plannings (" + groupedCount(double(globalBatches.size()))
+        + " batches x 2 modes x " + std::to_string(seedCount) + (seedCount == 1 ? " seed" : " seeds") + ") of "
+        + groupedCount(samples * seedCount) + " samples on " + std::to_string(config.num_stages)
+        + " stages, about " + groupedCount(estimate.work) + " sample-stages";
+    return estimate;
+}
+
+void requireBoundedPlanCompare(const std::vector<int>& globalBatches, int seeds, const PlannerConfig& config)
+{
+    requireWithinBudget(estimatePlanCompareWork(globalBatches, seeds, config),
+        "Compare fewer or smaller batches, with fewer --seeds, or run it anyway with "
+            + std::string(kLiftWorkBudgetFlag) + " (the Planner page asks).",
+        config.lift_work_budget);
+}
+
 } // namespace stratex::planner

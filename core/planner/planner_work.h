@@ -39,4 +39,18 @@ WorkEstimate estimateMicroBatchingWork(
 void requireBoundedMicroBatching(
     const std::vector<Sample>& samples, const LayerCostModel& model, const MicroBatchBuildConfig& config, bool lifted);
 
+// A whole mode comparison (`plan-compare`, the Planner page's Compare modes) before any planning
+// (issue 26: 10,000 batches ran past 20 s; each planning was bounded, their number was not).
+// Every batch is planned in both modes with each seed, each planning timed by up to 5 runs
+// (mode_pair.h); a planning schedules its batch's samples on every stage, so the work is
+// sum over batches of seeds x 2 modes x (samples + a fixed cost per planning) x stages, in
+// sample-stages (limits::kMaxPlanCompareWork). The fixed cost is what a planning costs beyond its
+// samples (its candidates, the timing runs): limits::kPlanCompareFixedSamples (work_limits.h).
+// Each planning keeps its own budgets (estimateMicroBatchingWork, estimatePlannerWork): a single
+// huge batch is refused by those.
+WorkEstimate estimatePlanCompareWork(const std::vector<int>& globalBatches, int seeds, const PlannerConfig& config);
+
+// Throws WorkBudgetExceeded beyond the budget unless config.lift_work_budget.
+void requireBoundedPlanCompare(const std::vector<int>& globalBatches, int seeds, const PlannerConfig& config);
+
 } // namespace stratex::planner

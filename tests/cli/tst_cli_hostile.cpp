@@ -528,6 +528,19 @@ void TestCliHostile::refusesWorkBeyondItsBudget_data()
     QTest::newRow("compare-run, a 100 MB trace")
         << QStringList { "compare-run", "--run", "IN", "--max-input-mb", "128" } << bigTrace(100)
         << QStringList { "This trace is ", "100 MB parsed whole", "times its memory budget (1,000 MB)", flag };
+    // Each planning was bounded and the number of plannings capped (planCompareBoundsItsPlannings),
+    // but not their total: 1,000 batches of 1,024 samples ran for minutes. Refused before planning.
+    QStringList thousand;
+    for (int b = 0; b < 1000; ++b)
+        thousand << QStringLiteral("1024");
+    QTest::newRow("plan-compare, 1,000 batches of 1,024 samples")
+        << QStringList { "plan-compare", "--cost-model", fixture("dynapipe/gpt_6.7b_cost_model.json"), "--synthetic",
+               "lognormal:5.5,0.8,1024:3", "--stages", "4", "--layers-per-stage", "8", "--memory-mb", "36000",
+               "--global-batches", thousand.join(QLatin1Char(',')), "--csv", "OUT/compare.csv" }
+        << QByteArray()
+        << QStringList { "This mode comparison is 2,000 plannings (1,000 batches x 2 modes x 1 seed) of 1,024,000 "
+                         "samples on 4 stages, about 8,208,000 sample-stages",
+               "times its work budget", flag };
     // Already refused by the limits of plan files and records (input_limits.h); kept as rows.
     QTest::newRow("torchtitan export of 1e8 layers")
         << QStringList { "export", "--strategy", "IN", "--to", "torchtitan", "--out", "OUT/t.toml" }

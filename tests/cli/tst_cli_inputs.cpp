@@ -351,10 +351,11 @@ void TestCliInputs::interrupts_data()
     QTest::newRow("plan, at once") << QStringList { "plan", "--cost-model", model, "--synthetic",
         "lognormal:6.5,0.8,1048576", "--stages", "4", "--layers-per-stage", "6", "--memory-mb", "40000",
         "--lift-work-budget" } << QByteArray() << false;
-    // ~1 s per seed (normal mode got fast; 100 seeds keep it busy well past the interrupt).
+    // ~1 s per seed (normal mode got fast; 100 seeds keep it busy well past the interrupt), beyond
+    // the mode comparison's work budget: lifted.
     QTest::newRow("plan-compare") << QStringList { "plan-compare", "--cost-model", model, "--synthetic",
         "lognormal:6.5,0.8,8192", "--global-batches", "8192", "--seeds", "100", "--stages", "4", "--layers-per-stage",
-        "6", "--memory-mb", "40000", "--csv", "{dir}/compare.csv" }
+        "6", "--memory-mb", "40000", "--csv", "{dir}/compare.csv", "--lift-work-budget" }
                                   << QByteArray() << true;
     QTest::newRow("simulate") << QStringList { "simulate", "--cases", "{dir}/cases.json", "--trace",
         "{dir}/trace.json" } << casesFile(256, 256, 64)

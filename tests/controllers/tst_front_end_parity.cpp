@@ -21,7 +21,10 @@
 #include "core/profile/synth/synthesis_record.h"
 
 #include "../cli/cli_runner.h"
+#include "core/planner/planner_work.h"
+
 #include "controllers/calibration_controller.h"
+#include "controllers/planner_controller.h"
 #include "controllers/stratex_search_controller.h"
 #include "jobs/job_runner.h"
 
@@ -125,6 +128,10 @@ private Q_SLOTS:
     void sameRequestAndPlans();
     void sameCalibrationRules_data();
     void sameCalibrationRules();
+    void samePlannerRecommendation();
+    void sameStratexSearchBudget();
+    void samePlanCompareBudget_data();
+    void samePlanCompareBudget();
 };
 
 void TestFrontEndParity::sameRequestAndPlans_data()
@@ -315,6 +322,166 @@ void TestFrontEndParity::sameCalibrationRules()
     QFile guiFile(guiOut);
     QVERIFY(cliFile.open(QIODevice::ReadOnly) && guiFile.open(QIODevice::ReadOnly));
     QCOMPARE(cliFile.readAll(), guiFile.readAll());
+}
+
+namespace {
+
+// The Planner page's inputs as `plan` and `plan-compare` flags: the bundled cost model, `samples`
+// lognormal lengths (seed 1), 4 stages of 6 layers, 40,000 MB; every other setting the struct's
+// default, which is also the flags' (the settings table).
+const QString kPlannerCostModel = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/synthetic-gpt-1.3b-cost-model.json");
+
+QStringList plannerFlags(int samples)
+{
+    return { QStringLiteral("--cost-model"), kPlannerCostModel, QStringLiteral("--synthetic"),
+        QStringLiteral("lognormal:6.5,0.8,%1:1").arg(samples), QStringLiteral("--stages"), QStringLiteral("4"),
+        QStringLiteral("--layers-per-stage"), QStringLiteral("6"), QStringLiteral("--memory-mb"),
+        QStringLiteral("40000") };
+}
+
+void setPlannerPage(PlannerController& controller, int samples)
+{
+    controller.setCostModelFile(kPlannerCostModel);
+    controller.setSyntheticLengths({ 6.5, 0.8, samples, 1 });
+    planner::PlannerConfig config;
+    config.num_stages = 4;
+    config.layers_per_stage = 6;
+    config.device_memory_mb = 40000;
+    controller.setConfig(config);
+}
+
+QString batchList(const std::vector<int>& batches)
+{
+    QStringList parts;
+    for (int batch : batches)
+        parts << QString::number(batch);
+    return parts.join(QLatin1Char(','));
+}
+
+} // namespace
+
+// The Planner's mode recommendation (planner::recommendMode per batch, planner::autoThreshold over
+// them): `plan-compare --json` and the Planner page's Compare modes on the same batches. The
+// planning times are measured twice (two processes), so the batches are ones whose planning hides
+// behind the makespan: the recommendation then rests on the makespans, which are deterministic.
+void TestFrontEndParity::samePlannerRecommendation()
+{
+    const std::vector<int> batches { 16, 32, 64 };
+    const test::CliResult cli = test::runCli(QStringList { QStringLiteral("plan-compare") } + plannerFlags(64)
+        + QStringList { QStringLiteral("--global-batches"), batchList(batches), QStringLiteral("--json") });
+    QVERIFY2(cli.exitCode == 0, cli.err.constData());
+    const QJsonObject cliOut = cli.json().object();
+    const QJsonArray cliRows = cliOut.value(QStringLiteral("rows")).toArray();
+
+    PlannerController controller;
+    setPlannerPage(controller, 64);
+    controller.setCompareBatches(batches);
+    QSignalSpy ready(&controller, &PlannerController::comparisonReady);
+    QSignalSpy failed(&controller, &PlannerController::failed);
+    controller.compareModes();
+    QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() || !failed.isEmpty(), 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+    const std::vector<planner::PlanCompareRow>& rows = controller.compareRows();
+
+    QCOMPARE(qsizetype(cliRows.size()), qsizetype(rows.size()));
+    for (qsizetype i = 0; i < cliRows.size(); ++i) {
+        const QJsonObject cliRow = cliRows.at(i).toObject();
+        const planner::PlanCompareRow& row = rows[std::size_t(i)];
+        QCOMPARE(cliRow.value(QStringLiteral("batch")).toInt(), row.global_batch);
+        QCOMPARE(cliRow.value(QStringLiteral("microbatches")).toInt(), row.microbatches);
+        QVERIFY(row.recommended.decided);
+        // Planning must hide behind the makespan for the row to be deterministic (see above).
+        QVERIFY2(row.normal_time_ms < row.normal_makespan_ms && row.fast_time_ms < row.fast_makespan_ms,
+            qPrintable(QString::fromStdString(row.recommended.reason)));
+        QCOMPARE(cliRow.value(QStringLiteral("recommended_mode")).toString(),
+            QString::fromUtf8(planner::plannerModeName(row.recommended.mode).data()));
+    }
+    QVERIFY(controller.autoThreshold().measured);
+    QCOMPARE(cliOut.value(QStringLiteral("auto_fast_above_microbatches")).toInt(),
+        controller.autoThreshold().fast_above_microbatches);
+}
+
+// The stratex search's work budget (megatron::estimateStratexSearchWork): the CLI refuses, naming
+// the estimate and --lift-work-budget; the Search page asks (StratexSearchController::beyondWorkBudget)
+// with the same estimate. Issue 26's global batch of 1,048,576 on one node. The estimate counts the
+// plans kept (25 simulations each), so the statement names them: the CLI's --top defaults to 10,
+// the page's "Top plans" to 20.
+void TestFrontEndParity::sameStratexSearchBudget()
+{
+    const test::CliResult cli = test::runCli({ QStringLiteral("search"), QStringLiteral("--cost-model"),
+        QStringLiteral("stratex"), QStringLiteral("--model-name"), QStringLiteral("llama2-7b"),
+        QStringLiteral("--seq-length"), QStringLiteral("1024"), QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+        QStringLiteral("--num-nodes"), QStringLiteral("1"), QStringLiteral("--global-batch-size"),
+        QStringLiteral("1048576"), QStringLiteral("--top"), QStringLiteral("10") });
+
+    StratexSearchInputs inputs;
+    inputs.settings.model.name = "llama2-7b";
+    inputs.given.insert("model-name");
+    inputs.settings.model.seq_length = 1024;
+    inputs.given.insert("seq-length");
+    inputs.settings.num_nodes = 1;
+    inputs.given.insert("num-nodes");
+    inputs.stratex.gpu = "h100-80gb";
+    inputs.stratex.global_batch_size = 1048576;
+    inputs.top = 10;
+    const std::optional<WorkEstimate> asked = StratexSearchController::beyondWorkBudget(inputs);
+    QVERIFY(asked);
+    QVERIFY(asked->exceedsBudget());
+
+    QCOMPARE(cli.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(cli.err).contains(QString::fromStdString(asked->describe())), cli.err.constData());
+    QVERIFY2(cli.err.contains("--lift-work-budget"), cli.err.constData());
+    // Lifted, the page does not ask again.
+    inputs.lift_work_budget = true;
+    QVERIFY(!StratexSearchController::beyondWorkBudget(inputs));
+}
+
+// A whole mode comparison's work budget (planner::estimatePlanCompareWork, issue 26): `plan-compare`
+// refuses before any planning, naming the estimate and --lift-work-budget; the Planner page's
+// Compare modes asks with the same estimate and plans nothing. Within the budget neither refuses.
+void TestFrontEndParity::samePlanCompareBudget_data()
+{
+    QTest::addColumn<std::vector<int>>("batches");
+    QTest::addColumn<int>("seeds");
+    QTest::addColumn<bool>("beyond");
+    // 2 x 3 plannings of 16..64 samples on 4 stages: about 900 sample-stages.
+    QTest::newRow("three batches") << std::vector<int> { 16, 32, 64 } << 1 << false;
+    // 2,000 plannings of 256 samples: about 2e6, within plan-compare's cap of 1,000 per mode.
+    QTest::newRow("500 batches x 2 seeds") << std::vector<int>(500, 256) << 2 << true;
+}
+
+void TestFrontEndParity::samePlanCompareBudget()
+{
+    QFETCH(std::vector<int>, batches);
+    QFETCH(int, seeds);
+    QFETCH(bool, beyond);
+    PlannerController controller;
+    setPlannerPage(controller, 256);
+    controller.setCompareBatches(batches);
+    controller.setCompareSeeds(seeds);
+    QSignalSpy asked(&controller, &PlannerController::compareWorkBudgetExceeded);
+    QSignalSpy ready(&controller, &PlannerController::comparisonReady);
+    QSignalSpy failed(&controller, &PlannerController::failed);
+    controller.compareModes();
+    if (!beyond) {
+        QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() || !failed.isEmpty(), 120000);
+        QVERIFY(failed.isEmpty());
+        QCOMPARE(asked.count(), 0);
+        return;
+    }
+    QCOMPARE(asked.count(), 1);
+    QVERIFY(!controller.compareRunner()->isRunning()); // nothing planned
+    const auto estimate = asked.front().front().value<WorkEstimate>();
+    QVERIFY(estimate.exceedsBudget());
+
+    const test::CliResult cli = test::runCli(QStringList { QStringLiteral("plan-compare") } + plannerFlags(256)
+            + QStringList { QStringLiteral("--global-batches"), batchList(batches), QStringLiteral("--seeds"),
+                QString::number(seeds) },
+        60000);
+    QCOMPARE(cli.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(cli.err).contains(QString::fromStdString(estimate.describe())), cli.err.constData());
+    QVERIFY2(cli.err.contains("--lift-work-budget"), cli.err.constData());
+    QVERIFY(cli.out.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestFrontEndParity)

@@ -14,7 +14,7 @@ build=${1:?usage: run-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]}
 seconds=${2:-8}
 shift $(($# < 2 ? $# : 2))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_profile_json fuzz_cost_model fuzz_sim_cases fuzz_lengths fuzz_batch_configs fuzz_strategy fuzz_plan_file fuzz_megatron_log fuzz_chrome_trace fuzz_search fuzz_plan fuzz_plan_export fuzz_escapers fuzz_calibrate_records fuzz_gui_file_routing)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_profile_json fuzz_cost_model fuzz_sim_cases fuzz_lengths fuzz_batch_configs fuzz_strategy fuzz_plan_file fuzz_megatron_log fuzz_chrome_trace fuzz_search fuzz_plan fuzz_plan_export fuzz_escapers fuzz_calibrate_records fuzz_gui_file_routing fuzz_hf_config)
 
 seeds() {
     case $1 in
@@ -33,6 +33,7 @@ seeds() {
         fuzz_escapers) ls tests/fuzz/seeds/escapers/* ;;
         fuzz_calibrate_records) ls tests/fuzz/seeds/calibrate_records/* ;;
         fuzz_gui_file_routing) ls tests/fuzz/seeds/gui_file_routing/* ;;
+        fuzz_hf_config) ls tests/fuzz/seeds/hf_config/* tests/data/hf-configs/*.json ;;
         *) echo "run-fuzz: unknown target $1" >&2; return 1 ;;
     esac
 }

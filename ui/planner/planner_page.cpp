@@ -211,6 +211,10 @@ PlannerPage::PlannerPage(QWidget* parent)
         m_controller, &controllers::PlannerController::workBudgetExceeded, this, [this](const WorkEstimate& estimate) {
             askToRunLongWork(this, tr("Planner"), estimate, [this] { m_controller->planBatch(true); });
         });
+    connect(m_controller, &controllers::PlannerController::compareWorkBudgetExceeded, this,
+        [this](const WorkEstimate& estimate) {
+            askToRunLongWork(this, tr("Planner"), estimate, [this] { m_controller->compareModes(true); });
+        });
     connect(m_controller, &controllers::PlannerController::searchCostModelOffered, m_form,
         &PlannerForm::setSearchProfileAvailable);
 }
