@@ -69,7 +69,7 @@ private Q_SLOTS:
 void TestScheduleValidation::names()
 {
     const QStringList expected { "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic", "wait-free-cyclic", "fifo",
-        "DualPipeV", "ZB-V" };
+        "DualPipeV", "ZB-V", "flexible-interleaved" };
     QCOMPARE(::names({ kAllScheduleKinds.begin(), kAllScheduleKinds.end() }), expected.join(QLatin1Char(',')));
     for (ScheduleKind kind : kAllScheduleKinds)
         QCOMPARE(parseScheduleName(scheduleName(kind)), std::optional<ScheduleKind>(kind));
@@ -78,7 +78,7 @@ void TestScheduleValidation::names()
     const std::string message = errorOf([] { scheduleFromName("zero-bubble"); });
     QCOMPARE(QString::fromStdString(message),
         QStringLiteral("unknown schedule \"zero-bubble\" (known: GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-                       "wait-free-cyclic, fifo, DualPipeV, ZB-V)"));
+                       "wait-free-cyclic, fifo, DualPipeV, ZB-V, flexible-interleaved)"));
 }
 
 void TestScheduleValidation::classify_data()
@@ -90,7 +90,7 @@ void TestScheduleValidation::classify_data()
     QTest::addColumn<QString>("valid");
     QTest::addColumn<QString>("planner");
     const QString linearAll = QStringLiteral("wait-free-cyclic,1F1B,ZB-H1,GPipe,cyclic,fifo");
-    const QString interleavedAll = QStringLiteral("wait-free-cyclic,interleaved-1F1B,cyclic,fifo");
+    const QString interleavedAll = QStringLiteral("wait-free-cyclic,interleaved-1F1B,cyclic,fifo,flexible-interleaved");
     const QString otherAll = QStringLiteral("wait-free-cyclic,cyclic,fifo");
     const QString vAll = QStringLiteral("wait-free-cyclic,DualPipeV,ZB-V,cyclic,fifo");
     QTest::newRow("linear 2 layers/device")
@@ -217,7 +217,7 @@ void TestScheduleValidation::caseErrors_data()
     QTest::newRow("unknown schedule")
         << QString::fromStdString(oneCase("zb-v", "[0,1]"))
         << "cases.json: /cases/0/schedule: expected a schedule name (GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-           "wait-free-cyclic, fifo, DualPipeV, ZB-V), found string \"zb-v\"";
+           "wait-free-cyclic, fifo, DualPipeV, ZB-V, flexible-interleaved), found string \"zb-v\"";
     QTest::newRow("gap in devices")
         << QString::fromStdString(oneCase("fifo", "[0,2]"))
         << "cases.json: /cases/0/device_assignment: expected a consistent device assignment, found device assignment "
