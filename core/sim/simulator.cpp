@@ -26,6 +26,18 @@ double SimulationResult::maxPeakMemoryMb() const
 
 namespace {
 
+// flexible-interleaved's N when SimulationOptions leaves it 0: the smallest N from min(p, m) up
+// that runs (below), which is p, Megatron's default, when m is a multiple of p.
+int defaultGroupSize(int microbatches, int devices)
+{
+    const int m = std::max(1, microbatches);
+    for (int n = std::min(devices, m); n < m; ++n) {
+        if (m % n == 0 || m % n >= devices)
+            return n;
+    }
+    return m;
+}
+
 struct ScheduledRun {
     SimRun run;
     std::string failure;
@@ -55,7 +67,7 @@ ScheduledRun runSchedule(
         return { runEventDriven(graph, interleavedOrders(graph, layout)), {} };
     case ScheduleKind::FlexibleInterleaved: {
         const int n = options.microbatch_group_size > 0 ? options.microbatch_group_size
-                                                        : std::min(layout.n_devices, graph.microbatchCount());
+                                                        : defaultGroupSize(graph.microbatchCount(), layout.n_devices);
         return { runEventDriven(graph, flexibleInterleavedOrders(graph, layout, n)), {} };
     }
     case ScheduleKind::ZbH1:
@@ -149,7 +161,7 @@ std::vector<PeakMoment> peakMoments(
     return moments;
 }
 
-// flexible-interleaved's N (0: min(p, m)). The orders that complete: N = m (one group, Llama 3's
+// flexible-interleaved's N (0: defaultGroupSize). The orders that complete: N = m (one group, Llama 3's
 // "fewer micro-batches than the number of stages" when m < p), or p <= N with a last group of 0
 // or at least p micro-batches (Megatron-Core's checks in forward_backward_pipelining_with_interleaving,
 // NVIDIA/Megatron-LM d98e8a6: "Otherwise, it introduces dependency bubbles"). Other N deadlock
@@ -160,8 +172,8 @@ std::string groupSizeProblem(int groupSize, std::size_t microbatchCount, int dev
     const std::string prefix = "flexible-interleaved: micro-batch group size N = " + std::to_string(groupSize) + " with "
         + std::to_string(m) + " micro-batches on " + std::to_string(devices) + " devices: ";
     if (groupSize < 0 || groupSize > m)
-        return prefix + "N must be between 1 and the micro-batches (0: the default, min(devices, micro-batches))";
-    const long long n = groupSize > 0 ? groupSize : std::min<long long>(devices, m);
+        return prefix + "N must be between 1 and the micro-batches (0: the default)";
+    const long long n = groupSize > 0 ? groupSize : defaultGroupSize(int(m), devices);
     if (n == m)
         return {};
     if (n < devices)

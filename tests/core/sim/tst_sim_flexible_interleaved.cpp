@@ -320,7 +320,7 @@ void TestSimFlexibleInterleaved::groupSizeChecked()
     const SimulationInput input = test::uniformInput(test::interleavedAssignment(2, 2), 4, 500, 1000, 1, 1);
     QCOMPARE(errorOf([&] { simulate(input, ScheduleKind::FlexibleInterleaved, groupOf(5)); }),
         std::string("flexible-interleaved: micro-batch group size N = 5 with 4 micro-batches on 2 devices: N must be "
-                    "between 1 and the micro-batches (0: the default, min(devices, micro-batches))"));
+                    "between 1 and the micro-batches (0: the default)"));
     QVERIFY(errorOf([&] { simulate(input, ScheduleKind::FlexibleInterleaved, groupOf(-1)); }).find("N = -1")
         != std::string::npos);
     QVERIFY(errorOf([&] { simulatePeakMoments(input, ScheduleKind::FlexibleInterleaved, 9); }).find("N = 9")
@@ -334,8 +334,17 @@ void TestSimFlexibleInterleaved::groupSizeChecked()
     QCOMPARE(errorOf([&] { simulate(three, ScheduleKind::FlexibleInterleaved, groupOf(4)); }),
         std::string("flexible-interleaved: micro-batch group size N = 4 with 5 micro-batches on 3 devices: the last "
                     "group would hold 1 micro-batches; it needs 0 or at least 3 (Megatron-Core's rule)"));
-    QVERIFY(errorOf([&] { simulate(three, ScheduleKind::FlexibleInterleaved); }).find("N = 0") != std::string::npos);
     QVERIFY(errorOf([&] { simulate(three, ScheduleKind::FlexibleInterleaved, groupOf(5)); }).empty());
+    // The default N is the smallest that runs from min(p, m) up: 5 micro-batches on 3 devices
+    // run as N = 3 (a last group of 2 < 3) or 4 (1) cannot, so as one group of 5.
+    QCOMPARE(simulate(three, ScheduleKind::FlexibleInterleaved).makespan_us,
+        simulate(three, ScheduleKind::FlexibleInterleaved, groupOf(5)).makespan_us);
+    // 7 on 3: N = 3 leaves 1, N = 4 leaves 3 >= 3: the default is 4.
+    const SimulationInput seven = test::uniformInput(test::interleavedAssignment(3, 2), 7, 500, 1000, 1, 1);
+    QCOMPARE(simulate(seven, ScheduleKind::FlexibleInterleaved).peak_memory_mb_per_device,
+        simulate(seven, ScheduleKind::FlexibleInterleaved, groupOf(4)).peak_memory_mb_per_device);
+    QVERIFY(simulate(seven, ScheduleKind::FlexibleInterleaved).peak_memory_mb_per_device
+        != simulate(seven, ScheduleKind::FlexibleInterleaved, groupOf(7)).peak_memory_mb_per_device);
     const SimulationInput linear = test::uniformInput(test::linearAssignment(2), 4, 500, 1000, 1, 1);
     QVERIFY(errorOf([&] { simulate(linear, ScheduleKind::FlexibleInterleaved); })
                 .find("flexible-interleaved needs an interleaved device assignment")
