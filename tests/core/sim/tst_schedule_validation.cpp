@@ -249,6 +249,10 @@ void TestScheduleValidation::caseErrors_data()
     QTest::newRow("zero memory limit")
         << QString::fromStdString(oneCase("cyclic", "[0,1]", R"(,"memory_limit_mb":0)"))
         << "cases.json: /cases/0/memory_limit_mb: expected a positive number, found number 0";
+    QTest::newRow("group size beyond the micro-batches")
+        << QString::fromStdString(oneCase("flexible-interleaved", "[0,1,0,1]", R"(,"microbatch_group_size":3)"))
+        << "cases.json: /cases/0/microbatch_group_size: expected a group size from 1 to the micro-batches, found "
+           "number 3";
 }
 
 void TestScheduleValidation::caseErrors()
@@ -261,7 +265,7 @@ void TestScheduleValidation::caseErrors()
 void TestScheduleValidation::caseOptionalFields()
 {
     const std::string json = R"({"cases":[{"desc":"x","schedule":"ZB-H1","device_assignment":[0,0,1],
-        "model_state_mb_per_layer":[1,2,3],"first_decoder_layer":2,"memory_limit_mb":900,"max_inflight_microbatches":3,
+        "model_state_mb_per_layer":[1,2,3],"first_decoder_layer":2,"memory_limit_mb":900,"max_inflight_microbatches":3,"microbatch_group_size":1,
         "comm":{"node_of_device":[0,1],"inter_node_bw_gbps":100,"inter_node_lat_us":2},
         "microbatches":[{"id":7,"fw_us_per_layer":[1,2,3],"bw_us_per_layer":4,"w_us_per_layer":1,"w_stored_mb_per_layer":0.5,
         "stored_mb_per_layer":1,"peak_mb_per_layer":2,"fw_comm_mb_per_layer":1.25,"bw_comm_mb_per_layer":2.5}]}]})";
@@ -271,6 +275,7 @@ void TestScheduleValidation::caseOptionalFields()
     QCOMPARE(c.description, std::string("x"));
     QCOMPARE(c.schedule, ScheduleKind::ZbH1);
     QCOMPARE(c.options.memory_limit_mb, 900.0);
+    QCOMPARE(c.options.microbatch_group_size, 1);
     QCOMPARE(c.options.max_inflight_microbatches, 3);
     QCOMPARE(c.input.model_state_mb_per_layer, (std::vector<double> { 1, 2, 3 }));
     QCOMPARE(c.input.first_decoder_layer, 2);
