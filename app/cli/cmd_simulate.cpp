@@ -56,7 +56,8 @@ int runSimulate(const QStringList& args)
 {
     CliParser parser(QStringLiteral("simulate"),
         QStringLiteral("Simulates pipeline schedules (GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, wait-free-cyclic, "
-                       "fifo, and on a V placement DualPipeV and ZB-V) for the cases of a JSON file {\"cases\":[...]} "
+                       "fifo, flexible-interleaved with the case's microbatch_group_size N, and on a V placement DualPipeV and "
+                       "ZB-V) for the cases of a JSON file {\"cases\":[...]} "
                        "in the case format of DynaPipe's "
                        "schedule_ground_truth.json, and prints each case's makespan (us) and peak memory per device "
                        "(MB), in file order."));

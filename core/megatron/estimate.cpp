@@ -125,7 +125,7 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
         for (int i = 0; i < p; ++i) {
             ChunkCost& chunk = chunks[std::size_t(j * p + i)];
             const int stage = stageLayers[std::size_t(i)];
-            chunk.layers = stage / v + (j < stage % v ? 1 : 0);
+            chunk.layers = chunkLayerCount(stage, i, j, v);
             // Full recompute, Megatron's uniform method: every layer is recomputed, in groups of
             // recompute_num_layers; a group keeps its input and rebuilds its layers' activations
             // during its backward.

@@ -134,6 +134,19 @@ std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayer
     return counts;
 }
 
+int chunkLayerCount(int stageLayers, int stage, int chunk, int vpp)
+{
+    const int v = std::max(1, vpp);
+    const int extra = stageLayers % v;
+    // The first stage's light chunks are its first ones: the embedding sits in chunk 0 and takes
+    // a layer's place there, as in Llama 3's balanced pipeline ("the first model chunk on the first
+    // stage has only the embedding, and the last model chunk on the last stage has only output
+    // projection and loss calculation", Dubey et al. 2024 §3.3.2). Elsewhere the first chunks
+    // take one more, so the last stage's last chunk (with the LM head) is the light one.
+    const bool heavy = stage == 0 ? chunk >= v - extra : chunk < extra;
+    return stageLayers / v + (heavy ? 1 : 0);
+}
+
 std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayers)
 {
     const std::vector<int> stages = stageLayerCounts(strategy, numLayers);
@@ -141,10 +154,8 @@ std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayer
     const int v = std::max(1, strategy.vpp);
     std::vector<int> chunks(std::size_t(p * v), 0);
     for (int j = 0; j < v; ++j) {
-        for (int i = 0; i < p; ++i) {
-            const int stage = stages[std::size_t(i)];
-            chunks[std::size_t(j * p + i)] = stage / v + (j < stage % v ? 1 : 0);
-        }
+        for (int i = 0; i < p; ++i)
+            chunks[std::size_t(j * p + i)] = chunkLayerCount(stages[std::size_t(i)], i, j, v);
     }
     return chunks;
 }

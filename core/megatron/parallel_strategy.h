@@ -105,8 +105,11 @@ long long pipelineWork(const ParallelStrategy& strategy);
 std::vector<int> stageLayerCounts(const ParallelStrategy& strategy, int numLayers);
 // Transformer layers of every model chunk (pp x vpp entries, in model order: chunk j of stage i is
 // entry j * pp + i, as Megatron's interleaving places them): a stage's layers split over its vpp
-// chunks, the first chunks taking one more when they do not divide.
+// chunks; when they do not divide, the first chunks take one more, except on the first stage,
+// whose last chunks do (its chunk 0 carries the embedding: Llama 3's balanced pipeline).
 std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayers);
+// One entry of chunkLayerCounts: chunk `chunk` of stage `stage`, which holds `stageLayers`.
+int chunkLayerCount(int stageLayers, int stage, int chunk, int vpp);
 
 // Megatron-LM's own acceptance rules (megatron/training/arguments.py validate_args and the model
 // parallel initialisation) applied to `strategy` on `model` and `worldSize` GPUs. Returns every

@@ -47,6 +47,8 @@ struct PeakMoment {
 // Simulates `input` under `schedule` as simulate() does (no memory limit) and returns each
 // device's peak moment; empty when the schedule cannot place every op. Throws as simulate() does.
 // A separate entry, so that searches that only need the peaks pay nothing for it.
-std::vector<PeakMoment> simulatePeakMoments(const SimulationInput& input, ScheduleKind schedule);
+// `microbatchGroupSize`: flexible-interleaved's N (SimulationOptions::microbatch_group_size).
+std::vector<PeakMoment> simulatePeakMoments(
+    const SimulationInput& input, ScheduleKind schedule, int microbatchGroupSize = 0);
 
 } // namespace stratex::sim

@@ -110,8 +110,9 @@ std::string scheduleInvalidReason(const PipelineLayout& layout, ScheduleKind kin
         }
         return {};
     case ScheduleKind::Interleaved1F1B:
+    case ScheduleKind::FlexibleInterleaved:
         if (layout.kind != AssignmentKind::Interleaved) {
-            return "interleaved-1F1B needs an interleaved device assignment (the same device cycle repeated at least "
+            return std::string(scheduleName(kind)) + " needs an interleaved device assignment (the same device cycle repeated at least "
                    "twice, e.g. [0,1,0,1]), got "
                 + given;
         }
@@ -179,7 +180,7 @@ std::vector<ScheduleKind> validSchedules(const PipelineLayout& layout)
 {
     static constexpr ScheduleKind preference[] = { ScheduleKind::WaitFreeCyclic, ScheduleKind::OneFOneB,
         ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1, ScheduleKind::DualPipeV, ScheduleKind::ZbV,
-        ScheduleKind::GPipe, ScheduleKind::Cyclic, ScheduleKind::Fifo };
+        ScheduleKind::GPipe, ScheduleKind::Cyclic, ScheduleKind::Fifo, ScheduleKind::FlexibleInterleaved };
     std::vector<ScheduleKind> valid;
     for (ScheduleKind kind : preference) {
         if (scheduleInvalidReason(layout, kind).empty())

@@ -26,6 +26,8 @@ std::string_view scheduleName(ScheduleKind kind)
         return "DualPipeV";
     case ScheduleKind::ZbV:
         return "ZB-V";
+    case ScheduleKind::FlexibleInterleaved:
+        return "flexible-interleaved";
     }
     return "?";
 }

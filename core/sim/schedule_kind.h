@@ -23,14 +23,19 @@ enum class ScheduleKind {
     // "ZB-V": the zero-bubble V schedule of Qi et al. 2024 §6, in the order PyTorch's
     // ScheduleZBVZeroBubble runs it (torch/distributed/pipelining/schedules.py), on a V placement
     ZbV,
+    // "flexible-interleaved": interleaved 1F1B whose chunks run N contiguous micro-batches, N
+    // tunable (SimulationOptions::microbatch_group_size): the Llama 3 schedule (Dubey et al. 2024,
+    // "The Llama 3 Herd of Models", §3.3.2 and Figure 6), also Megatron-Core's
+    // --microbatch-group-size-per-virtual-pipeline-stage (docs/dynapipe-planner.md §3)
+    FlexibleInterleaved,
 };
 
-inline constexpr std::array<ScheduleKind, 9> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
+inline constexpr std::array<ScheduleKind, 10> kAllScheduleKinds { ScheduleKind::GPipe, ScheduleKind::OneFOneB,
     ScheduleKind::Interleaved1F1B, ScheduleKind::ZbH1, ScheduleKind::Cyclic, ScheduleKind::WaitFreeCyclic,
-    ScheduleKind::Fifo, ScheduleKind::DualPipeV, ScheduleKind::ZbV };
+    ScheduleKind::Fifo, ScheduleKind::DualPipeV, ScheduleKind::ZbV, ScheduleKind::FlexibleInterleaved };
 
 // The public names of the CLI contract: "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic",
-// "wait-free-cyclic", "fifo", "DualPipeV", "ZB-V".
+// "wait-free-cyclic", "fifo", "DualPipeV", "ZB-V", "flexible-interleaved".
 std::string_view scheduleName(ScheduleKind kind);
 std::optional<ScheduleKind> parseScheduleName(std::string_view name); // exact, case-sensitive
 // Like parseScheduleName, but throws stratex::Error listing the known names.

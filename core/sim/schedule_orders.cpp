@@ -131,6 +131,52 @@ ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& la
     return orders;
 }
 
+ExecutorOrders flexibleInterleavedOrders(const SimGraph& graph, const PipelineLayout& layout, int groupSize)
+{
+    ExecutorOrders orders = emptyOrders(graph);
+    const int m = graph.microbatchCount();
+    const int p = layout.n_devices;
+    const int c = layout.n_chunks;
+    const int n = std::clamp(groupSize, 1, std::max(1, m));
+    // get_schedule_table: (micro-batch, chunk) of forward op t, the same on every rank.
+    std::vector<ChunkSlot> table;
+    table.reserve(static_cast<std::size_t>(m) * static_cast<std::size_t>(c));
+    for (int first = 0; first < m; first += n) {
+        const int end = std::min(m, first + n);
+        for (int chunk = 0; chunk < c; ++chunk) {
+            for (int j = first; j < end; ++j)
+                table.push_back({ j, chunk });
+        }
+    }
+    const int total = static_cast<int>(table.size());
+    for (int rank = 0; rank < p; ++rank) {
+        auto& order = computeOrder(orders, layout.stages[static_cast<std::size_t>(rank)].device);
+        // get_pp_rank_microbatches: (p - r - 1) * 2 + (c - 1) * N, all of them when that is more.
+        const long long warmupWanted = static_cast<long long>(p - rank - 1) * 2 + static_cast<long long>(c - 1) * n;
+        const int warmup = static_cast<int>(std::min<long long>(warmupWanted, total));
+        auto forward = [&](int t) {
+            const ChunkSlot& slot = table[static_cast<std::size_t>(t)];
+            order.push_back(graph.forwardOp(slot.microbatch, slot.chunk * p + rank));
+        };
+        // A chunk's backwards pop its micro-batches in the order its forwards pushed them
+        // (schedules.py keeps one input_tensors FIFO per chunk), so backward op t is table entry
+        // t with the chunk mirrored.
+        auto backward = [&](int t) {
+            const ChunkSlot& slot = table[static_cast<std::size_t>(t)];
+            order.push_back(graph.backwardOp(slot.microbatch, (c - 1 - slot.chunk) * p + rank));
+        };
+        for (int t = 0; t < warmup; ++t)
+            forward(t);
+        for (int i = 0; i < total - warmup; ++i) {
+            forward(warmup + i);
+            backward(i);
+        }
+        for (int i = total - warmup; i < total; ++i)
+            backward(i);
+    }
+    return orders;
+}
+
 ExecutorOrders dualPipeVOrders(const SimGraph& graph, const PipelineLayout& layout)
 {
     ExecutorOrders orders = emptyOrders(graph);

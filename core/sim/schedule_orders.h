@@ -21,6 +21,20 @@ ExecutorOrders oneFOneBOrders(const SimGraph& graph, const PipelineLayout& layou
 // not a multiple of p, the slots of the missing micro-batches of the last group are skipped.
 ExecutorOrders interleavedOrders(const SimGraph& graph, const PipelineLayout& layout);
 
+// The Llama 3 schedule (Dubey et al. 2024, "The Llama 3 Herd of Models", §3.3.2, Figure 6):
+// interleaved 1F1B whose chunks run N contiguous micro-batches ("N is the number of continuous
+// micro-batches for the same stage's forward or backward. Our key insight is to make N tunable").
+// The order is Megatron-Core's tunable schedule table (megatron/core/pipeline_parallel/schedules.py,
+// get_schedule_table and get_pp_rank_microbatches, NVIDIA/Megatron-LM 4295be1 and d98e8a6): the
+// micro-batches in groups of N (the last group holds the rest, 1..N), each group visiting chunks
+// 0..c-1 forward, N micro-batches per chunk; backward op t runs chunk c-1-chunk(t) of the same
+// micro-batch; rank r warms up min((p-r-1)*2 + (c-1)*N, m*c) forward ops, then F/B pairs, then
+// the remaining backwards. N = p with m a multiple of p is interleavedOrders(); N = m is the
+// breadth-first schedule (Lamy-Poirier 2023). Megatron-Core asks p <= N <= m and a last group of
+// 0 or at least p micro-batches; Llama 3 also runs m < p ("fewer micro-batches than the number of
+// stages") as one group, N = m. Other N deadlock under this warm-up; simulate() refuses them.
+ExecutorOrders flexibleInterleavedOrders(const SimGraph& graph, const PipelineLayout& layout, int groupSize);
+
 // ZB-H1: the 1F1B order of F and B; stage s runs W(i-s) right after B(i) (its weight gradients
 // lag s micro-batches behind, filling the cool-down bubbles), the lagging Ws at the end.
 ExecutorOrders zbH1Orders(const SimGraph& graph, const PipelineLayout& layout);

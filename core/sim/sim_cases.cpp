@@ -165,6 +165,10 @@ SimulationCase readSimulationCase(const JsonView& view)
         result.options.memory_limit_mb = limit->positiveNumber();
     if (const auto inflight = view.find("max_inflight_microbatches"))
         result.options.max_inflight_microbatches = inflight->positiveInt();
+    if (const auto group = view.find("microbatch_group_size")) {
+        result.options.microbatch_group_size = int(integerIn(*group, 1,
+            static_cast<std::int64_t>(result.input.microbatches.size()), "a group size from 1 to the micro-batches"));
+    }
 
     const std::string problem = validateSimulationInput(result.input);
     if (!problem.empty())

@@ -12,7 +12,7 @@
 // layer). Optional per micro-batch: w_us_per_layer (ZB-H1's weight-gradient part of the
 // backward, default half), w_stored_mb_per_layer, fw_comm_mb_per_layer, bw_comm_mb_per_layer,
 // id. Optional per case: memory_limit_mb (the cyclic scheduler's limit), max_inflight_microbatches,
-// model_state_mb_per_layer, first_decoder_layer, comm {node_of_device, intra_node_bw_gbps,
+// model_state_mb_per_layer, first_decoder_layer, microbatch_group_size (flexible-interleaved's N), comm {node_of_device, intra_node_bw_gbps,
 // inter_node_bw_gbps, intra_node_lat_us, inter_node_lat_us}. Other keys (desc, expected
 // results) are ignored.
 

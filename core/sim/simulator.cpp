@@ -26,6 +26,18 @@ double SimulationResult::maxPeakMemoryMb() const
 
 namespace {
 
+// flexible-interleaved's N when SimulationOptions leaves it 0: the smallest N from min(p, m) up
+// that runs (below), which is p, Megatron's default, when m is a multiple of p.
+int defaultGroupSize(int microbatches, int devices)
+{
+    const int m = std::max(1, microbatches);
+    for (int n = std::min(devices, m); n < m; ++n) {
+        if (m % n == 0 || m % n >= devices)
+            return n;
+    }
+    return m;
+}
+
 struct ScheduledRun {
     SimRun run;
     std::string failure;
@@ -53,6 +65,11 @@ ScheduledRun runSchedule(
         return { runEventDriven(graph, oneFOneBOrders(graph, layout)), {} };
     case ScheduleKind::Interleaved1F1B:
         return { runEventDriven(graph, interleavedOrders(graph, layout)), {} };
+    case ScheduleKind::FlexibleInterleaved: {
+        const int n = options.microbatch_group_size > 0 ? options.microbatch_group_size
+                                                        : defaultGroupSize(graph.microbatchCount(), layout.n_devices);
+        return { runEventDriven(graph, flexibleInterleavedOrders(graph, layout, n)), {} };
+    }
     case ScheduleKind::ZbH1:
         return { runEventDriven(graph, zbH1Orders(graph, layout)), {} };
     case ScheduleKind::DualPipeV:
@@ -144,6 +161,31 @@ std::vector<PeakMoment> peakMoments(
     return moments;
 }
 
+// flexible-interleaved's N (0: defaultGroupSize). The orders that complete: N = m (one group, Llama 3's
+// "fewer micro-batches than the number of stages" when m < p), or p <= N with a last group of 0
+// or at least p micro-batches (Megatron-Core's checks in forward_backward_pipelining_with_interleaving,
+// NVIDIA/Megatron-LM d98e8a6: "Otherwise, it introduces dependency bubbles"). Other N deadlock
+// under Megatron's warm-up count (tst_sim_flexible_interleaved finds them).
+std::string groupSizeProblem(int groupSize, std::size_t microbatchCount, int devices)
+{
+    const long long m = static_cast<long long>(microbatchCount);
+    const std::string prefix = "flexible-interleaved: micro-batch group size N = " + std::to_string(groupSize) + " with "
+        + std::to_string(m) + " micro-batches on " + std::to_string(devices) + " devices: ";
+    if (groupSize < 0 || groupSize > m)
+        return prefix + "N must be between 1 and the micro-batches (0: the default)";
+    const long long n = groupSize > 0 ? groupSize : defaultGroupSize(int(m), devices);
+    if (n == m)
+        return {};
+    if (n < devices)
+        return prefix + "N below the devices runs only as one group (N = micro-batches)";
+    const long long last = m % n;
+    if (last != 0 && last < devices) {
+        return prefix + "the last group would hold " + std::to_string(last) + " micro-batches; it needs 0 or at least "
+            + std::to_string(devices) + " (Megatron-Core's rule)";
+    }
+    return {};
+}
+
 } // namespace
 
 SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, const SimulationOptions& options)
@@ -166,6 +208,12 @@ SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, c
             throw Error("DualPipeV needs at least 2 x " + std::to_string(result.layout.n_devices)
                 + " micro-batches (two per device and chunk direction), got " + std::to_string(m));
         }
+    }
+    if (schedule == ScheduleKind::FlexibleInterleaved) {
+        const std::string group
+            = groupSizeProblem(options.microbatch_group_size, input.microbatches.size(), result.layout.n_devices);
+        if (!group.empty())
+            throw Error(group);
     }
     const SimGraph graph(input, result.layout, splitsBackward(schedule));
     ScheduledRun scheduled = runSchedule(graph, result.layout, schedule, options);
@@ -205,7 +253,7 @@ SimulationResult simulateWithinMemory(
     return simulate(input, schedule, options);
 }
 
-std::vector<PeakMoment> simulatePeakMoments(const SimulationInput& input, ScheduleKind schedule)
+std::vector<PeakMoment> simulatePeakMoments(const SimulationInput& input, ScheduleKind schedule, int microbatchGroupSize)
 {
     // simulate()'s checks, layout and run (no memory limit), then the replay.
     const std::string problem = validateSimulationInput(input);
@@ -220,8 +268,15 @@ std::vector<PeakMoment> simulatePeakMoments(const SimulationInput& input, Schedu
         if (schedule == ScheduleKind::DualPipeV && input.microbatches.size() < 2 * static_cast<std::size_t>(layout.n_devices))
             return {};
     }
+    if (schedule == ScheduleKind::FlexibleInterleaved) {
+        const std::string group = groupSizeProblem(microbatchGroupSize, input.microbatches.size(), layout.n_devices);
+        if (!group.empty())
+            throw Error(group);
+    }
+    SimulationOptions options;
+    options.microbatch_group_size = microbatchGroupSize;
     const SimGraph graph(input, layout, splitsBackward(schedule));
-    const ScheduledRun scheduled = runSchedule(graph, layout, schedule, SimulationOptions {});
+    const ScheduledRun scheduled = runSchedule(graph, layout, schedule, options);
     if (!scheduled.failure.empty() || !scheduled.run.complete)
         return {};
     return peakMoments(graph, layout, input, scheduled.run);

@@ -42,6 +42,13 @@ struct SimulationOptions {
     // Cyclic and wait-free-cyclic only: at most this many micro-batches hold activations on a
     // device at once. <= 0: unlimited.
     int max_inflight_microbatches = 0;
+    // flexible-interleaved only: N, the contiguous micro-batches each model chunk runs before the
+    // next chunk (Llama 3 §3.3.2; Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage).
+    // 0: the smallest N from min(devices, micro-batches) up that runs: `devices`, Megatron's
+    // depth-first default, when the micro-batches are a multiple of it. Other schedules ignore it.
+    // simulate() throws unless N = micro-batches, or N >= devices with a last group of 0 or at
+    // least `devices` micro-batches (Megatron-Core's rule; other N deadlock).
+    int microbatch_group_size = 0;
     // Build SimulationResult::timeline. The planner's candidate search turns it off: makespan
     // and peaks cost nothing extra, the timeline does.
     bool build_timeline = true;

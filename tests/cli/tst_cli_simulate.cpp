@@ -180,7 +180,7 @@ void TestCliSimulate::errors_data()
     QTest::newRow("unknown schedule")
         << "{\"cases\":[" + oneCase("zero-bubble", "[0,1]", 2) + "]}" << QStringList {} << 1
         << "/cases/0/schedule: expected a schedule name (GPipe, 1F1B, interleaved-1F1B, "
-           "ZB-H1, cyclic, wait-free-cyclic, fifo, DualPipeV, ZB-V), found string \"zero-bubble\"";
+           "ZB-H1, cyclic, wait-free-cyclic, fifo, DualPipeV, ZB-V, flexible-interleaved), found string \"zero-bubble\"";
     QTest::newRow("device gap") << "{\"cases\":[" + oneCase("fifo", "[0,2]", 2) + "]}" << QStringList {} << 1
                                 << "/cases/0/device_assignment: expected a consistent device assignment, found device "
                                    "assignment [0,2]: device 1 holds no layer";

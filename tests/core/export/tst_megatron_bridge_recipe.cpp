@@ -202,7 +202,8 @@ std::vector<Scenario> scenarios()
         { "uneven stages as a layout",
             planOf("llama3-70b", 0, 0, "h100-80gb", 8,
                 "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved first=19 last=17"),
-            "model.pipeline_model_parallel_layout=\"Et*10|t*11|t*11|t*9|t*9|t*11|t*11|t*8L\";"
+            // The first rank's lighter chunk is its first, beside the embedding (chunkLayerCounts).
+            "model.pipeline_model_parallel_layout=\"Et*9|t*11|t*11|t*9|t*10|t*11|t*11|t*8L\";"
             "model.virtual_pipeline_model_parallel_size=2;model.num_layers_in_first_pipeline_stage=None",
             "" },
         { "remainder on the last stage",

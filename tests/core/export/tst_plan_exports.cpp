@@ -166,7 +166,9 @@ void TestPlanExports::megatron_data()
     QTest::newRow("uneven ends as a layout")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
                "tp=8 pp=4 vpp=2 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved first=19 last=17")
-        << "--pipeline-model-parallel-layout Et*10|t*11|t*11|t*9|t*9|t*11|t*11|t*8L"
+        // The first rank's 19 layers: 9 in its first chunk (beside the embedding), 10 in its
+        // second (megatron::chunkLayerCounts, Llama 3's balanced ends; issue 22).
+        << "--pipeline-model-parallel-layout Et*9|t*11|t*11|t*9|t*10|t*11|t*11|t*8L"
         << "--num-virtual-stages-per-pipeline-rank;--decoder-first-pipeline-num-layers"
         << "" << false;
     QTest::newRow("interleaved with micro-batches Megatron refuses")

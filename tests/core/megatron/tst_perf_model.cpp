@@ -22,6 +22,15 @@ model::ModelDescription gpt175b()
     return model::modelPreset("gpt3-175b");
 }
 
+HardwareModel gpus(const char* gpu, int nodes)
+{
+    hardware::ClusterDescription cluster;
+    cluster.gpu = hardware::gpuPreset(gpu);
+    cluster.num_nodes = nodes;
+    cluster.gpus_per_node = 8;
+    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
+}
+
 HardwareModel a100s(int nodes)
 {
     hardware::ClusterDescription cluster;
@@ -312,6 +321,51 @@ private Q_SLOTS:
         QCOMPARE(counts.back(), 7);
         QCOMPARE(std::accumulate(counts.begin(), counts.end(), 0), 126);
         QCOMPARE(*std::max_element(counts.begin() + 1, counts.end() - 1), 8);
+    }
+
+    // Llama 3's balanced interleaved pipeline (Dubey et al. 2024 §3.3.2): one layer less on the
+    // first and the last rank, which "means that the first model chunk on the first stage has only
+    // the embedding, and the last model chunk on the last stage has only output projection and
+    // loss calculation": 126 layers as 16 ranks x 8 one-layer chunks, rank 0's chunk 0 and rank 15's
+    // chunk 7 empty. The estimate's chunks are the same (an exported layout is what was costed).
+    void balancedEndsEmptyTheOuterChunks()
+    {
+        ParallelStrategy s;
+        s.tp = 8;
+        s.pp = 16;
+        s.vpp = 8;
+        s.schedule = PipelineSchedule::Interleaved;
+        s.first_stage_layers = 7;
+        s.last_stage_layers = 7;
+        const std::vector<int> chunks = chunkLayerCounts(s, 126);
+        QCOMPARE(int(chunks.size()), 128);
+        for (int j = 0; j < 8; ++j) {
+            for (int i = 0; i < 16; ++i) {
+                const bool empty = (i == 0 && j == 0) || (i == 15 && j == 7);
+                QCOMPARE(chunks[std::size_t(j * 16 + i)], empty ? 0 : 1);
+            }
+        }
+        // Uneven chunks elsewhere: the first chunks take the extra layers; on the first rank the
+        // last ones (its chunk 0 carries the embedding).
+        QCOMPARE(chunkLayerCount(10, 0, 0, 4), 2);
+        QCOMPARE(chunkLayerCount(10, 0, 3, 4), 3);
+        QCOMPARE(chunkLayerCount(10, 5, 0, 4), 3);
+        QCOMPARE(chunkLayerCount(10, 5, 3, 4), 2);
+        // The memory ledger: rank 0's empty first chunk stores nothing, so its warm-up forwards of
+        // chunk 0 hold no activations: fewer than the rank's 7 layers x its in-flight chunks.
+        model::ModelDescription model = model::modelPreset("llama3-405b");
+        s.sequence_parallel = true;
+        s.dp = 64;
+        s.zero = 2;
+        s.global_batch_size = 2048;
+        const Estimate e = estimate(model, s, gpus("h100-80gb", 1024));
+        QVERIFY(e.problems.empty());
+        const StageEstimate& first = e.stages.front();
+        QVERIFY(first.memory_from_ledger);
+        // Megatron's warm-up on rank 0 with m = 32: (16 - 1) x 2 + 7 x 16 + 1 = 143 chunk forwards,
+        // of which 31 run the empty chunk 0 (micro-batches 0-15 and 16-30): 112 one-layer
+        // activations = 16 micro-batches of the rank's 7 layers.
+        QCOMPARE(first.inflight_microbatches_x100, 1600);
     }
 
     // More micro-batches shrink the 1F1B bubble towards zero, (p - 1) / (m + p - 1) in theory;

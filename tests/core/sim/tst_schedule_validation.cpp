@@ -69,7 +69,7 @@ private Q_SLOTS:
 void TestScheduleValidation::names()
 {
     const QStringList expected { "GPipe", "1F1B", "interleaved-1F1B", "ZB-H1", "cyclic", "wait-free-cyclic", "fifo",
-        "DualPipeV", "ZB-V" };
+        "DualPipeV", "ZB-V", "flexible-interleaved" };
     QCOMPARE(::names({ kAllScheduleKinds.begin(), kAllScheduleKinds.end() }), expected.join(QLatin1Char(',')));
     for (ScheduleKind kind : kAllScheduleKinds)
         QCOMPARE(parseScheduleName(scheduleName(kind)), std::optional<ScheduleKind>(kind));
@@ -78,7 +78,7 @@ void TestScheduleValidation::names()
     const std::string message = errorOf([] { scheduleFromName("zero-bubble"); });
     QCOMPARE(QString::fromStdString(message),
         QStringLiteral("unknown schedule \"zero-bubble\" (known: GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-                       "wait-free-cyclic, fifo, DualPipeV, ZB-V)"));
+                       "wait-free-cyclic, fifo, DualPipeV, ZB-V, flexible-interleaved)"));
 }
 
 void TestScheduleValidation::classify_data()
@@ -90,7 +90,7 @@ void TestScheduleValidation::classify_data()
     QTest::addColumn<QString>("valid");
     QTest::addColumn<QString>("planner");
     const QString linearAll = QStringLiteral("wait-free-cyclic,1F1B,ZB-H1,GPipe,cyclic,fifo");
-    const QString interleavedAll = QStringLiteral("wait-free-cyclic,interleaved-1F1B,cyclic,fifo");
+    const QString interleavedAll = QStringLiteral("wait-free-cyclic,interleaved-1F1B,cyclic,fifo,flexible-interleaved");
     const QString otherAll = QStringLiteral("wait-free-cyclic,cyclic,fifo");
     const QString vAll = QStringLiteral("wait-free-cyclic,DualPipeV,ZB-V,cyclic,fifo");
     QTest::newRow("linear 2 layers/device")
@@ -217,7 +217,7 @@ void TestScheduleValidation::caseErrors_data()
     QTest::newRow("unknown schedule")
         << QString::fromStdString(oneCase("zb-v", "[0,1]"))
         << "cases.json: /cases/0/schedule: expected a schedule name (GPipe, 1F1B, interleaved-1F1B, ZB-H1, cyclic, "
-           "wait-free-cyclic, fifo, DualPipeV, ZB-V), found string \"zb-v\"";
+           "wait-free-cyclic, fifo, DualPipeV, ZB-V, flexible-interleaved), found string \"zb-v\"";
     QTest::newRow("gap in devices")
         << QString::fromStdString(oneCase("fifo", "[0,2]"))
         << "cases.json: /cases/0/device_assignment: expected a consistent device assignment, found device assignment "
@@ -249,6 +249,10 @@ void TestScheduleValidation::caseErrors_data()
     QTest::newRow("zero memory limit")
         << QString::fromStdString(oneCase("cyclic", "[0,1]", R"(,"memory_limit_mb":0)"))
         << "cases.json: /cases/0/memory_limit_mb: expected a positive number, found number 0";
+    QTest::newRow("group size beyond the micro-batches")
+        << QString::fromStdString(oneCase("flexible-interleaved", "[0,1,0,1]", R"(,"microbatch_group_size":3)"))
+        << "cases.json: /cases/0/microbatch_group_size: expected a group size from 1 to the micro-batches, found "
+           "number 3";
 }
 
 void TestScheduleValidation::caseErrors()
@@ -261,7 +265,7 @@ void TestScheduleValidation::caseErrors()
 void TestScheduleValidation::caseOptionalFields()
 {
     const std::string json = R"({"cases":[{"desc":"x","schedule":"ZB-H1","device_assignment":[0,0,1],
-        "model_state_mb_per_layer":[1,2,3],"first_decoder_layer":2,"memory_limit_mb":900,"max_inflight_microbatches":3,
+        "model_state_mb_per_layer":[1,2,3],"first_decoder_layer":2,"memory_limit_mb":900,"max_inflight_microbatches":3,"microbatch_group_size":1,
         "comm":{"node_of_device":[0,1],"inter_node_bw_gbps":100,"inter_node_lat_us":2},
         "microbatches":[{"id":7,"fw_us_per_layer":[1,2,3],"bw_us_per_layer":4,"w_us_per_layer":1,"w_stored_mb_per_layer":0.5,
         "stored_mb_per_layer":1,"peak_mb_per_layer":2,"fw_comm_mb_per_layer":1.25,"bw_comm_mb_per_layer":2.5}]}]})";
@@ -271,6 +275,7 @@ void TestScheduleValidation::caseOptionalFields()
     QCOMPARE(c.description, std::string("x"));
     QCOMPARE(c.schedule, ScheduleKind::ZbH1);
     QCOMPARE(c.options.memory_limit_mb, 900.0);
+    QCOMPARE(c.options.microbatch_group_size, 1);
     QCOMPARE(c.options.max_inflight_microbatches, 3);
     QCOMPARE(c.input.model_state_mb_per_layer, (std::vector<double> { 1, 2, 3 }));
     QCOMPARE(c.input.first_decoder_layer, 2);
