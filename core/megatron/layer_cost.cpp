@@ -36,15 +36,20 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double attention = 0;
     double scoreBytes = 0; // the materialised attention scores without flash attention
     if (s.flash_attention) {
-        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5); // causal: half the square
+        // The kernel's grid: b x heads/tp x blocks of the rank's seq queries (ring CP launches one
+        // per step on the rank's chunk; Ulysses the same CTA count, heads/cp over all tokens).
+        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5, // causal: half the square
+            b * model.num_heads / tp, seq, model.seq_length);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
         // b x heads x s x s scores (each read and written once).
+        // Each is one batched launch over the b x heads/tp matrices (torch.baddbmm / bmm): their
+        // tiles share the waves.
         const double heads = model.num_heads / tp;
-        const double perHead = hw.gemmS(seq, model.seq_length, model.headDim(), fp8)
-            + hw.gemmS(seq, model.headDim(), model.seq_length, fp8);
+        const double bmm = hw.gemmS(seq, model.seq_length, model.headDim(), fp8, b * heads)
+            + hw.gemmS(seq, model.headDim(), model.seq_length, fp8, b * heads);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
-        attention = b * heads * perHead + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
+        attention = bmm + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
     }
 
     // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
@@ -67,7 +72,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double perExpert = routed * s.ep / moe.num_experts;
         const double localExperts = double(moe.num_experts) / s.ep;
         const double fe = moe.expert_ffn_hidden_size / etp;
-        mlpGemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
+        // One grouped GEMM over the local experts (Transformer Engine's GroupedLinear, Megatron's
+        // --moe-grouped-gemm): their tiles share the waves.
+        mlpGemm += hw.gemmS(perExpert, upWidth * fe, h, fp8, localExperts) + hw.gemmS(perExpert, h, fe, fp8, localExperts);
         mlpGemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
         mlpActivation
             += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
