@@ -38,9 +38,6 @@ void GpuDescription::validate() const
     if (!(overlap_slowdown >= 1) || !std::isfinite(overlap_slowdown))
         throw Error("gpu: overlap_slowdown is a slowdown factor, expected at least 1, found "
             + std::to_string(overlap_slowdown));
-    if (sm_count < 0 || sm_count > kMaxSmCount)
-        throw Error("gpu: sm_count must be 0 (unknown) or a count of streaming multiprocessors up to "
-            + std::to_string(kMaxSmCount) + ", found " + std::to_string(sm_count));
 }
 
 void ClusterDescription::validate() const
@@ -74,23 +71,16 @@ const std::vector<GpuDescription>& gpuPresets()
 {
     // Peaks and bandwidths from the vendors' datasheets; the efficiency and the achieved bus
     // bandwidths are typical NCCL-tests / GEMM figures, not measurements of one machine.
-    // SM counts (last figure; docs/kernels.md §1): A100 108 (NVIDIA A100 Tensor Core GPU
-    // Architecture whitepaper, 2020), H100 SXM5 132 (NVIDIA H100 Tensor Core GPU Architecture
-    // whitepaper, 2022; the PCIe card has 114, no preset), H800 SXM5 132 (the H100 SXM5 die with
-    // fewer NVLink lanes), B200 148 (2 dies x 74 enabled SMs; Chips and Cheese, "Nvidia's B200:
-    // Keeping the CUDA Juggernaut Rolling", 2025), L40S 142 (AD102; NVIDIA L40S datasheet: 568
-    // tensor cores, 4 per SM).
     static const std::vector<GpuDescription> presets = {
-        { "a100-40gb", 312, 40, 1555, 0.74, 155, 160, 25, 1.13, 108 },
-        { "a100-80gb", 312, 80, 2039, 0.74, 155, 160, 25, 1.13, 108 },
-        { "h100-80gb", 989, 80, 3350, 0.62, 360, 370, 50, 1.15, 132 },
-        { "h800-80gb", 989, 80, 3350, 0.62, 180, 185, 50, 1.15, 132 },
-        // torchtitan's Grand Teton H100s: 96 GB HBM2e, power-capped at 500 W (lower clocks). SMs:
-        // assumed the SXM5 part's 132 (the benchmark page names no SM count).
-        { "h100-96gb", 989, 96, 3350, 0.55, 360, 370, 50, 1.15, 132 },
+        { "a100-40gb", 312, 40, 1555, 0.74, 155, 160, 25, 1.13 },
+        { "a100-80gb", 312, 80, 2039, 0.74, 155, 160, 25, 1.13 },
+        { "h100-80gb", 989, 80, 3350, 0.62, 360, 370, 50, 1.15 },
+        { "h800-80gb", 989, 80, 3350, 0.62, 180, 185, 50, 1.15 },
+        // torchtitan's Grand Teton H100s: 96 GB HBM2e, power-capped at 500 W (lower clocks).
+        { "h100-96gb", 989, 96, 3350, 0.55, 360, 370, 50, 1.15 },
         // DGX B200: 180 GB usable HBM3e at 8 TB/s, NVLink 5, one 400 Gb/s NIC per GPU.
-        { "b200-192gb", 2250, 180, 8000, 0.60, 700, 720, 50, 1.15, 148 },
-        { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10, 142 },
+        { "b200-192gb", 2250, 180, 8000, 0.60, 700, 720, 50, 1.15 },
+        { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10 },
     };
     return presets;
 }

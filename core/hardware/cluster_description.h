@@ -21,11 +21,6 @@ struct GpuDescription {
     double intra_node_p2p_gb_per_s = 0; // send/recv between two GPUs of a node
     double network_gb_per_s_per_gpu = 0; // inter-node bandwidth each GPU has (its NIC share)
     double overlap_slowdown = 0; // compute/communication overlap slowdown (Galvatron's overlap_coe)
-    // Streaming multiprocessors (datasheet): GEMM and attention kernels run their output tiles over
-    // them in waves (hardware::gemmShapeEfficiency, docs/kernels.md). 0: unknown, no wave
-    // quantization (a cluster file's GPU without the optional key "sm_count").
-    int sm_count = 0;
-    static constexpr int kMaxSmCount = 1024; // B200 has 148; far above any built part
 
     void validate() const; // throws stratex::Error with a one-line reason
 };

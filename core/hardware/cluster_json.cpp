@@ -75,12 +75,6 @@ GpuDescription readGpu(const JsonView& value)
         else if (!preset)
             value.failMissing(field.key);
     }
-    // Optional (files written before issue 22 have none): 0 = unknown, no wave quantization.
-    if (const std::optional<JsonView> sms = value.find("sm_count")) {
-        gpu.sm_count = sms->positiveInt();
-        if (gpu.sm_count > GpuDescription::kMaxSmCount)
-            sms->fail("a count of streaming multiprocessors up to " + std::to_string(GpuDescription::kMaxSmCount));
-    }
     try {
         gpu.validate();
     } catch (const Error& error) {
@@ -148,8 +142,6 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster)
     nlohmann::ordered_json gpu = { { "name", cluster.gpu.name } };
     for (const GpuField& field : kGpuFields)
         gpu[field.key] = cluster.gpu.*field.member;
-    if (cluster.gpu.sm_count > 0)
-        gpu["sm_count"] = cluster.gpu.sm_count;
     nlohmann::ordered_json json
         = { { "num_nodes", cluster.num_nodes }, { "gpus_per_node", cluster.gpus_per_node }, { "gpu", gpu } };
     if (cluster.efficiency)

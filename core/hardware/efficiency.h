@@ -10,19 +10,14 @@ namespace stratex::hardware {
 // cost model (core/megatron) that measured runs calibrate. Plain figures, so that a cluster file can
 // carry them (cluster_json, key "efficiency") without core/profile depending on core/megatron.
 struct Efficiency {
-    // GEMMs: the fraction of dense peak a GEMM of whole waves of the largest output tile reaches;
-    // smaller or ragged GEMMs lose to tile and wave quantization on the GPU's SMs
-    // (core/hardware/kernel_shapes.h, docs/kernels.md). gemm_half_dim: each output tile's fixed
-    // cost (prologue, epilogue) in k-steps, so a tile over k = gemm_half_dim runs at half rate;
-    // 0: none. (Before issue 22 it was the half point of a curve over the smallest side, which the
-    // quantization replaces; the key is kept so cluster files still load.)
+    // GEMMs: `gemm` is the fraction of dense peak a GEMM of whole waves of the largest tile reaches;
+    // tile and wave quantization on the SMs come on top (docs/kernels.md). gemm_half_dim: a tile's
+    // fixed cost in k-steps (a tile over k = gemm_half_dim runs at half rate); 0: none.
     double gemm = 0.8;
     double gemm_half_dim = 0;
     double hbm = 0.8; // fraction of HBM bandwidth memory-bound kernels reach
     double attention = 0.55; // flash-attention forward, fraction of dense peak
-    // Per kernel: the gap between dependent kernels on one stream (launch latency and the tail of
-    // the previous kernel), a few µs on A100/H100 (docs/kernels.md §4).
-    double kernel_overhead_us = 3;
+    double kernel_overhead_us = 3; // per kernel: the launch gap on a stream (docs/kernels.md §4)
     double network = 1.0; // scale on the datasheet-derived collective bandwidths
     double collective_latency_us = 15; // per ring/tree step
     double fp8_speedup = 1.5; // FP8 GEMMs over BF16 ones, end to end (casts, scaling included)

@@ -91,38 +91,28 @@ HardwareModel::HardwareModel(hardware::ClusterDescription cluster, Efficiency ef
 }
 
 // GEMM time by shape (docs/kernels.md §2): the library cuts C into output tiles, one CTA per SM at a
-// time, in waves; a GEMM whose tiles do not fill the last wave, or whose sides are not multiples of
-// the tile, pays for the idle SMs and the padded tile (NVIDIA, "Matrix Multiplication Background
-// User's Guide": tile and wave quantization). Efficiency::gemm is the fraction of peak a GEMM of
-// whole waves of the largest tile reaches; gemm_half_dim (0: none) is a tile's fixed cost
-// (prologue, epilogue) in k-steps, so a tile of k = gemm_half_dim runs at half the rate.
-double HardwareModel::gemmEfficiency(double m, double n, double k, double groups) const
+// time, in waves; a GEMM whose sides are not multiples of the tile, or whose tiles leave SMs idle,
+// pays for the padding and the idle SMs (NVIDIA, "Matrix Multiplication Background User's Guide":
+// tile and wave quantization). Efficiency::gemm is the fraction of peak a GEMM of whole waves of
+// the largest tile reaches (kernel_shapes.h, groupedGemmS).
+double HardwareModel::gemmS(double m, double n, double k, bool fp8) const
 {
-    const auto& gpu = m_cluster.gpu;
-    // One extra fp32 partial of split-K, written and read back (8 bytes an element), in
-    // multiply-adds of the whole GPU at the full-wave rate.
-    const double macsPerByte = gpu.peak_tflops * 1e12 / 2 * m_efficiency.gemm / (gpu.hbm_gb_per_s * 1e9 * m_efficiency.hbm);
-    const GemmTiling tiling
-        = gemmTiling(m, n, k, gpu.sm_count, groups, m_efficiency.gemm_half_dim, 8 * macsPerByte);
-    return m_efficiency.gemm * tiling.efficiency;
+    return groupedGemmS(*this, m, n, k, fp8, 1);
 }
 
-double HardwareModel::gemmS(double m, double n, double k, bool fp8, double groups) const
+// Kept for callers of the former smallest-side curve: the full-wave efficiency times a tile's
+// fixed-cost factor k / (k + gemm_half_dim) at k = smallestDim, without the SM quantization.
+double HardwareModel::gemmEfficiency(double smallestDim) const
 {
-    if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
-        return 0;
-    const auto& gpu = m_cluster.gpu;
-    const double efficiency = gemmEfficiency(m, n, k, groups);
-    const double peak = gpu.peak_tflops * 1e12 * efficiency * (fp8 ? m_efficiency.fp8_speedup : 1.0);
-    const double elementBytes = fp8 ? 1.0 : 2.0;
-    const double bytes = groups * (elementBytes * (m * k + k * n) + 2.0 * m * n);
-    return groups * 2.0 * m * n * k / peak + bytes / (gpu.hbm_gb_per_s * 1e9 * m_efficiency.hbm);
+    const double half = m_efficiency.gemm_half_dim;
+    if (half <= 0 || smallestDim <= 0)
+        return m_efficiency.gemm;
+    return m_efficiency.gemm * smallestDim / (smallestDim + half);
 }
 
-double HardwareModel::attentionS(double flops, double batchHeads, double queries, double keys, bool causal) const
+double HardwareModel::attentionS(double flops) const
 {
-    const double occupancy = flashAttentionOccupancy(batchHeads, queries, keys, causal, m_cluster.gpu.sm_count);
-    return flops / (m_cluster.gpu.peak_tflops * 1e12 * m_efficiency.attention * occupancy);
+    return flops / (m_cluster.gpu.peak_tflops * 1e12 * m_efficiency.attention);
 }
 
 double HardwareModel::memoryBoundS(double bytes) const

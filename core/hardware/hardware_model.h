@@ -31,17 +31,13 @@ public:
     const hardware::ClusterDescription& cluster() const { return m_cluster; }
     const Efficiency& efficiency() const { return m_efficiency; }
 
-    // A GEMM of m x k by k x n in 16-bit (or FP8) precision, `groups` of them in one grouped launch
-    // (MoE experts): compute at the full-wave efficiency times the tile and wave quantization of its
-    // shape on the GPU's SMs (gemmEfficiency), plus the operands' memory traffic.
-    double gemmS(double m, double n, double k, bool fp8 = false, double groups = 1) const;
-    // Fraction of peak that GEMM's compute reaches: Efficiency::gemm x gemmTiling's efficiency
-    // (kernel_shapes.h), with Efficiency::gemm_half_dim as each tile's fixed cost in k-steps.
-    double gemmEfficiency(double m, double n, double k, double groups = 1) const;
-    // Flash-attention forward FLOPs at the attention efficiency (the backward is 2.5x the FLOPs),
-    // the kernel's grid being `batchHeads` x blocks of `queries` (per launch) over `keys` keys:
-    // its SM occupancy and causal diagonal (flashAttentionOccupancy) scale the efficiency.
-    double attentionS(double flops, double batchHeads, double queries, double keys, bool causal = true) const;
+    // A GEMM of m x k by k x n in 16-bit (or FP8) precision: compute at its shape's efficiency
+    // (kernel_shapes.h: tiles and waves on the SMs) plus the operands' memory traffic.
+    double gemmS(double m, double n, double k, bool fp8 = false) const;
+    // Efficiency::gemm times a tile's fixed-cost factor at k = `smallestDim` (no quantization).
+    double gemmEfficiency(double smallestDim) const;
+    // Flash-attention forward FLOPs at the full-grid attention efficiency (flashAttentionS: by shape).
+    double attentionS(double flops) const;
     // A memory-bound kernel moving `bytes`.
     double memoryBoundS(double bytes) const;
     double kernelOverheadS(int kernels) const;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/hardware/kernel_shapes.h"
 
+#include "core/hardware/hardware_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -41,6 +43,35 @@ double ceilDiv(double a, double b)
 }
 
 } // namespace
+
+int presetSmCount(const std::string& gpuName)
+{
+    // A100: NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020). H100 SXM5: NVIDIA H100
+    // Tensor Core GPU Architecture whitepaper (2022; the PCIe card has 114, no preset); the H800
+    // SXM5 is that die with fewer NVLink lanes; torchtitan's 96 GB H100: assumed the SXM5 part's
+    // (its page names none). B200: 2 dies x 74 enabled SMs (Chips and Cheese, "Nvidia's B200:
+    // Keeping the CUDA Juggernaut Rolling", 2025). L40S: NVIDIA L40S datasheet, 568 tensor cores,
+    // 4 per SM. Kept beside the shape rules rather than in GpuDescription so that cluster files and
+    // the presets' figures stay as they are; a GPU of another name has none.
+    struct Entry {
+        const char* name;
+        int sms;
+    };
+    static constexpr Entry kSms[] = {
+        { "a100-40gb", 108 },
+        { "a100-80gb", 108 },
+        { "h100-80gb", 132 },
+        { "h800-80gb", 132 },
+        { "h100-96gb", 132 },
+        { "b200-192gb", 148 },
+        { "l40s-48gb", 142 },
+    };
+    for (const Entry& entry : kSms) {
+        if (gpuName == entry.name)
+            return entry.sms;
+    }
+    return 0;
+}
 
 GemmTiling gemmTiling(double m, double n, double k, int smCount, double groups, double tileFixedK, double splitReduceCost)
 {
@@ -104,6 +135,30 @@ double flashAttentionOccupancy(double batchHeads, double queries, double keys, b
     // The blocks on the diagonal are computed whole and masked: 1 + block/keys of the triangle.
     const double diagonal = 1 / (1 + kBlock / keys);
     return occupancy * diagonal;
+}
+
+double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups)
+{
+    if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
+        return 0;
+    const GpuDescription& gpu = hw.cluster().gpu;
+    const Efficiency& e = hw.efficiency();
+    const double hbmBytesPerS = gpu.hbm_gb_per_s * 1e9 * e.hbm;
+    // One extra fp32 partial of split-K, written and read back (8 bytes an element), in
+    // multiply-adds of the whole GPU at the full-wave rate.
+    const double macsPerByte = gpu.peak_tflops * 1e12 / 2 * e.gemm / hbmBytesPerS;
+    const GemmTiling tiling = gemmTiling(m, n, k, presetSmCount(gpu.name), groups, e.gemm_half_dim, 8 * macsPerByte);
+    const double peak = gpu.peak_tflops * 1e12 * e.gemm * tiling.efficiency * (fp8 ? e.fp8_speedup : 1.0);
+    const double elementBytes = fp8 ? 1.0 : 2.0;
+    const double bytes = groups * (elementBytes * (m * k + k * n) + 2.0 * m * n);
+    return groups * 2.0 * m * n * k / peak + bytes / hbmBytesPerS;
+}
+
+double flashAttentionS(
+    const HardwareModel& hw, double forwardFlops, double batchHeads, double queries, double keys, bool causal)
+{
+    const int sms = presetSmCount(hw.cluster().gpu.name);
+    return hw.attentionS(forwardFlops) / flashAttentionOccupancy(batchHeads, queries, keys, causal, sms);
 }
 
 } // namespace stratex::hardware

@@ -6,7 +6,16 @@
 // functions of the shape and the SM count; the stratex cost model's HardwareModel multiplies them
 // with the fitted full-wave efficiencies (Efficiency::gemm, Efficiency::attention).
 
+#include <string>
+
 namespace stratex::hardware {
+
+class HardwareModel;
+
+// Streaming multiprocessors of a GPU preset (datasheets; docs/kernels.md §1), by the preset's name:
+// a100-* 108, h100-80gb / h800-80gb / h100-96gb 132, b200-192gb 148, l40s-48gb 142. 0 for any
+// other name (a GPU described in a cluster file): unknown, no quantization.
+int presetSmCount(const std::string& gpuName);
 
 // The launch a GEMM library would choose for C (m x n) = A (m x k) B (k x n), `groups` such
 // GEMMs in one grouped launch (MoE experts), and the share of the SMs' time it spends on useful
@@ -41,5 +50,15 @@ GemmTiling gemmTiling(double m, double n, double k, int smCount, double groups =
 // (1 = whole waves of equal CTAs), and counts the causal diagonal blocks computed in full
 // (1 + 128/keys more work than the exact triangle). `smCount` 0: 1.
 double flashAttentionOccupancy(double batchHeads, double queries, double keys, bool causal, int smCount);
+
+// `groups` GEMMs of m x k by k x n in one grouped launch (MoE experts, a batched bmm), in
+// seconds: compute at Efficiency::gemm x gemmTiling's efficiency on the GPU's SMs, plus the
+// operands' memory traffic. HardwareModel::gemmS is this with one group.
+double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups);
+
+// Flash attention of `forwardFlops` (forward; the backward is 2.5x) at the attention efficiency
+// scaled by flashAttentionOccupancy on the GPU's SMs, in seconds.
+double flashAttentionS(
+    const HardwareModel& hw, double forwardFlops, double batchHeads, double queries, double keys, bool causal = true);
 
 } // namespace stratex::hardware

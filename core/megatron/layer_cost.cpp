@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/hardware/kernel_shapes.h"
+
 namespace stratex::megatron {
 
 namespace {
@@ -38,7 +40,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (s.flash_attention) {
         // The kernel's grid: b x heads/tp x blocks of the rank's seq queries (ring CP launches one
         // per step on the rank's chunk; Ulysses the same CTA count, heads/cp over all tokens).
-        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5, // causal: half the square
+        attention = hardware::flashAttentionS(hw, 4.0 * b * seq * model.seq_length * h / tp * 0.5, // causal: half
             b * model.num_heads / tp, seq, model.seq_length);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
@@ -46,8 +48,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         // Each is one batched launch over the b x heads/tp matrices (torch.baddbmm / bmm): their
         // tiles share the waves.
         const double heads = model.num_heads / tp;
-        const double bmm = hw.gemmS(seq, model.seq_length, model.headDim(), fp8, b * heads)
-            + hw.gemmS(seq, model.headDim(), model.seq_length, fp8, b * heads);
+        const double bmm = hardware::groupedGemmS(hw, seq, model.seq_length, model.headDim(), fp8, b * heads)
+            + hardware::groupedGemmS(hw, seq, model.headDim(), model.seq_length, fp8, b * heads);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
         attention = bmm + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
     }
@@ -74,7 +76,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double fe = moe.expert_ffn_hidden_size / etp;
         // One grouped GEMM over the local experts (Transformer Engine's GroupedLinear, Megatron's
         // --moe-grouped-gemm): their tiles share the waves.
-        mlpGemm += hw.gemmS(perExpert, upWidth * fe, h, fp8, localExperts) + hw.gemmS(perExpert, h, fe, fp8, localExperts);
+        mlpGemm += hardware::groupedGemmS(hw, perExpert, upWidth * fe, h, fp8, localExperts)
+            + hardware::groupedGemmS(hw, perExpert, h, fe, fp8, localExperts);
         mlpGemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
         mlpActivation
             += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;

@@ -3,9 +3,6 @@
 // wave quantization on the GPU's SMs, worked by hand for shapes where the answer is plain.
 #include <QtTest>
 
-#include "core/common/error.h"
-#include "core/common/json_reader.h"
-#include "core/hardware/cluster_json.h"
 #include "core/hardware/hardware_model.h"
 #include "core/hardware/kernel_shapes.h"
 
@@ -117,15 +114,14 @@ private Q_SLOTS:
         QCOMPARE(flashAttentionOccupancy(batchHeads, queries, keys, causal, 0), 1.0);
     }
 
-    // The hardware model: a GPU without an SM count costs a GEMM at the flat full-wave efficiency
-    // (issue 22's old model); with one, never faster.
+    // The hardware model: a GPU without an SM count (one a cluster file names itself) costs a GEMM
+    // at the flat full-wave efficiency (issue 22's old model); a preset, never faster.
     void gemmTimeWithAndWithoutSms()
     {
         ClusterDescription cluster { gpuPreset("h100-80gb"), 1, 8 };
-        QCOMPARE(cluster.gpu.sm_count, 132);
         const Efficiency e = efficiencyFor(cluster.gpu);
         const HardwareModel quantized(cluster, e);
-        cluster.gpu.sm_count = 0;
+        cluster.gpu.name = "my-gpu";
         const HardwareModel flat(cluster, e);
         const double m = 2048, n = 384, k = 1024;
         const double flops = 2 * m * n * k;
@@ -134,29 +130,31 @@ private Q_SLOTS:
             = flops / (989e12 * e.gemm) + bytes / (cluster.gpu.hbm_gb_per_s * 1e9 * e.hbm);
         QVERIFY(std::abs(flat.gemmS(m, n, k) / expected - 1) < 1e-12);
         QVERIFY(quantized.gemmS(m, n, k) > flat.gemmS(m, n, k));
+        // Grouped: 4 experts in one launch cost no more than 4 launches.
+        QVERIFY(groupedGemmS(quantized, 100, 512, 2048, false, 4) <= 4 * quantized.gemmS(100, 512, 2048));
     }
 
-    // The SM count travels in cluster files (optional key) and is checked.
-    void smCountInClusterFiles()
+    // Every GPU preset has its datasheet SM count; other names none.
+    void smCounts_data()
     {
-        ClusterDescription cluster { gpuPreset("b200-192gb"), 2, 8 };
-        QCOMPARE(cluster.gpu.sm_count, 148);
-        const auto json = toJson(cluster);
-        QCOMPARE(json["gpu"]["sm_count"].get<int>(), 148);
-        const JsonDocument back = JsonDocument::parse(json.dump(), "cluster.json");
-        QCOMPARE(readCluster(back.root()).gpu.sm_count, 148);
-        // A described GPU without the key: unknown (0), no quantization.
-        nlohmann::ordered_json noKey = json;
-        noKey["gpu"].erase("sm_count");
-        QCOMPARE(readCluster(JsonDocument::parse(noKey.dump(), "cluster.json").root()).gpu.sm_count, 0);
-        nlohmann::ordered_json bad = json;
-        bad["gpu"]["sm_count"] = 5000;
-        try {
-            readCluster(JsonDocument::parse(bad.dump(), "cluster.json").root());
-            QFAIL("sm_count 5000 accepted");
-        } catch (const Error& error) {
-            QVERIFY2(QString(error.what()).contains("sm_count"), error.what());
-        }
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("sms");
+        QTest::newRow("A100 80 GB") << "a100-80gb" << 108;
+        QTest::newRow("H100 SXM") << "h100-80gb" << 132;
+        QTest::newRow("B200") << "b200-192gb" << 148;
+        QTest::newRow("L40S") << "l40s-48gb" << 142;
+        QTest::newRow("a GPU of a cluster file") << "my-gpu" << 0;
+    }
+    void smCounts()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(int, sms);
+        QCOMPARE(presetSmCount(gpu.toStdString()), sms);
+    }
+    void everyPresetHasItsSms()
+    {
+        for (const GpuDescription& gpu : gpuPresets())
+            QVERIFY2(presetSmCount(gpu.name) > 0, gpu.name.c_str());
     }
 };
 
