@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/hardware/hardware_model.h"
 
-#include "core/hardware/kernel_shapes.h"
-
 #include <algorithm>
 #include <cmath>
+
+#include "core/hardware/kernel_shapes.h"
 
 namespace stratex::hardware {
 
@@ -13,10 +13,10 @@ Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
     Efficiency e;
     // Starting points before the fit. GEMMs: `gemm` is the full-wave efficiency (the shape's tile
     // and wave losses come on top, docs/kernels.md), i.e. what the best-shaped BF16 matmul reaches:
-    // the "Maximum Achievable Matmul FLOPS" table of stas00/ml-engineering
-    // (compute/accelerator/README.md @ b9e29720): A100 SXM 271.2 of 312 TFLOP/s (86.9 %), H100 SXM
-    // 794.5 of 989 (80.3 %), both torch 2.6-2.7 / CUDA 12.6; other GPUs take the H100 figure (none
-    // published there). Flash attention 2 about 60 % / 45 % of peak.
+    // the "Maximum Achievable Matmul FLOPS" table of
+    // stas00/ml-engineering:compute/accelerator/README.md @ b9e29720: A100 SXM 271.2 of 312
+    // TFLOP/s (86.9 %), H100 SXM 794.5 of 989 (80.3 %), both torch 2.6-2.7 / CUDA 12.6; other GPUs
+    // take the H100 figure (none published there). Flash attention 2 about 60 % / 45 % of peak.
     if (gpu.name.rfind("a100", 0) == 0) {
         e.gemm = 0.869;
         e.attention = 0.60;

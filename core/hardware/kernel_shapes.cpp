@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/hardware/kernel_shapes.h"
 
-#include "core/hardware/hardware_model.h"
-
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+
+#include "core/hardware/hardware_model.h"
 
 namespace stratex::hardware {
 
@@ -73,7 +73,8 @@ int presetSmCount(const std::string& gpuName)
     return 0;
 }
 
-GemmTiling gemmTiling(double m, double n, double k, int smCount, double groups, double tileFixedK, double splitReduceCost)
+GemmTiling gemmTiling(
+    double m, double n, double k, int smCount, double groups, double tileFixedK, double splitReduceCost)
 {
     GemmTiling best;
     if (smCount <= 0 || !(m > 0) || !(n > 0) || !(k > 0) || !(groups > 0))

@@ -41,8 +41,8 @@ struct GemmTiling {
 // §3). `smCount` 0: no quantization (efficiency 1).
 // `splitReduceCost` is the time of reducing one extra fp32 partial of m x n, in units of one
 // full-efficiency k-step of the whole GPU (0: free); it steers split-K off where partials cost more.
-GemmTiling gemmTiling(double m, double n, double k, int smCount, double groups = 1, double tileFixedK = 0,
-    double splitReduceCost = 0);
+GemmTiling gemmTiling(
+    double m, double n, double k, int smCount, double groups = 1, double tileFixedK = 0, double splitReduceCost = 0);
 
 // Flash attention's forward grid: one CTA per (sequence, head, block of 128 queries). With the
 // causal mask a CTA's work grows with its query block; kernels issue the longest first, so the
