@@ -2,7 +2,10 @@
 #include "core/hardware/kernel_shapes.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <iterator>
 
 #include "core/hardware/hardware_model.h"
@@ -138,6 +141,36 @@ double flashAttentionOccupancy(double batchHeads, double queries, double keys, b
     return occupancy * diagonal;
 }
 
+namespace {
+
+// The search costs the same few shapes over and over (candidates that differ in DP or PP only):
+// a small per-thread memo of gemmTiling, a pure function, keeps it off the hot path. Results do
+// not depend on what the memo holds.
+GemmTiling cachedGemmTiling(double m, double n, double k, int sms, double groups, double tileFixedK, double reduceCost)
+{
+    struct Entry {
+        double m = -1, n = 0, k = 0, groups = 0, tileFixedK = 0, reduceCost = 0;
+        int sms = 0;
+        GemmTiling tiling;
+    };
+    constexpr std::size_t kEntries = 512;
+    thread_local std::array<Entry, kEntries> memo;
+    std::uint64_t h = 1469598103934665603ull;
+    for (double v : { m, n, k, groups, tileFixedK, reduceCost, double(sms) }) {
+        h ^= std::bit_cast<std::uint64_t>(v);
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    Entry& entry = memo[h % kEntries];
+    if (entry.m == m && entry.n == n && entry.k == k && entry.groups == groups && entry.tileFixedK == tileFixedK
+        && entry.reduceCost == reduceCost && entry.sms == sms)
+        return entry.tiling;
+    entry = { m, n, k, groups, tileFixedK, reduceCost, sms, gemmTiling(m, n, k, sms, groups, tileFixedK, reduceCost) };
+    return entry.tiling;
+}
+
+} // namespace
+
 double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups)
 {
     if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
@@ -148,7 +181,8 @@ double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool 
     // One extra fp32 partial of split-K, written and read back (8 bytes an element), in
     // multiply-adds of the whole GPU at the full-wave rate.
     const double macsPerByte = gpu.peak_tflops * 1e12 / 2 * e.gemm / hbmBytesPerS;
-    const GemmTiling tiling = gemmTiling(m, n, k, presetSmCount(gpu.name), groups, e.gemm_half_dim, 8 * macsPerByte);
+    const GemmTiling tiling
+        = cachedGemmTiling(m, n, k, presetSmCount(gpu.name), groups, e.gemm_half_dim, 8 * macsPerByte);
     const double peak = gpu.peak_tflops * 1e12 * e.gemm * tiling.efficiency * (fp8 ? e.fp8_speedup : 1.0);
     const double elementBytes = fp8 ? 1.0 : 2.0;
     const double bytes = groups * (elementBytes * (m * k + k * n) + 2.0 * m * n);
