@@ -15,7 +15,7 @@ const std::vector<EfficiencyField>& efficiencyFields()
         { "gemm", "gemm_fraction_of_peak", &Efficiency::gemm, 0.05, 1.0, false, "GEMM efficiency (fraction of peak)" },
         // A tile's fixed cost: from a fraction of one 64-deep k-step to the k of a whole large GEMM.
         { "gemm_half_dim", "gemm_half_efficiency_dim", &Efficiency::gemm_half_dim, 1, 8192, true,
-            "GEMM tile fixed cost (k elements at half efficiency)" },
+            "GEMM tile fixed cost (k elements)" },
         { "hbm", "hbm_fraction_of_peak", &Efficiency::hbm, 0.05, 1.0, false, "HBM bandwidth (fraction of peak)" },
         { "attention", "attention_fraction_of_peak", &Efficiency::attention, 0.05, 1.0, false,
             "Attention efficiency (fraction of peak)" },
