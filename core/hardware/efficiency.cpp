@@ -13,12 +13,15 @@ const std::vector<EfficiencyField>& efficiencyFields()
     // Ranges: what a real GPU and network can do, wide enough for any calibration to land inside.
     static const std::vector<EfficiencyField> fields = {
         { "gemm", "gemm_fraction_of_peak", &Efficiency::gemm, 0.05, 1.0, false, "GEMM efficiency (fraction of peak)" },
-        { "gemm_half_dim", "gemm_half_efficiency_dim", &Efficiency::gemm_half_dim, 1, 1e5, true,
-            "GEMM size at half efficiency (elements)" },
+        // A tile's fixed cost: from a fraction of one 64-deep k-step to the k of a whole large GEMM.
+        { "gemm_half_dim", "gemm_half_efficiency_dim", &Efficiency::gemm_half_dim, 1, 8192, true,
+            "GEMM tile fixed cost (k elements)" },
         { "hbm", "hbm_fraction_of_peak", &Efficiency::hbm, 0.05, 1.0, false, "HBM bandwidth (fraction of peak)" },
         { "attention", "attention_fraction_of_peak", &Efficiency::attention, 0.05, 1.0, false,
             "Attention efficiency (fraction of peak)" },
-        { "kernel_overhead_us", "kernel_overhead_us", &Efficiency::kernel_overhead_us, 0.01, 1e3, true,
+        // Launch latency of a kernel on a stream: ~2-10 µs on A100/H100 (docs/kernels.md §4); up to
+        // 50 for a host that is itself the bottleneck.
+        { "kernel_overhead_us", "kernel_overhead_us", &Efficiency::kernel_overhead_us, 0.5, 50, true,
             "Kernel overhead (µs per kernel)" },
         { "network", "network_fraction_of_datasheet", &Efficiency::network, 0.01, 2.0, false,
             "Network bandwidth (fraction of datasheet)" },

@@ -10,14 +10,14 @@ namespace stratex::hardware {
 // cost model (core/megatron) that measured runs calibrate. Plain figures, so that a cluster file can
 // carry them (cluster_json, key "efficiency") without core/profile depending on core/megatron.
 struct Efficiency {
-    // GEMMs: the fraction of dense peak a large GEMM reaches, and the GEMM efficiency curve
-    // eff(d) = gemm · d / (d + gemm_half_dim) over the GEMM's smallest dimension d (see
-    // hardware::HardwareModel::gemmS for where the shape comes from). 0: no curve, every GEMM at `gemm`.
+    // GEMMs: `gemm` is the fraction of dense peak a GEMM of whole waves of the largest tile reaches;
+    // tile and wave quantization on the SMs come on top (docs/kernels.md). gemm_half_dim: a tile's
+    // fixed cost in k-steps (a tile over k = gemm_half_dim runs at half rate); 0: none.
     double gemm = 0.8;
     double gemm_half_dim = 0;
     double hbm = 0.8; // fraction of HBM bandwidth memory-bound kernels reach
     double attention = 0.55; // flash-attention forward, fraction of dense peak
-    double kernel_overhead_us = 3; // launch + tail per kernel
+    double kernel_overhead_us = 3; // per kernel: the launch gap on a stream (docs/kernels.md §4)
     double network = 1.0; // scale on the datasheet-derived collective bandwidths
     double collective_latency_us = 15; // per ring/tree step
     double fp8_speedup = 1.5; // FP8 GEMMs over BF16 ones, end to end (casts, scaling included)

@@ -4,18 +4,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/hardware/kernel_shapes.h"
+
 namespace stratex::hardware {
 
 Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
 {
     Efficiency e;
-    // Starting points before the fit: cuBLAS BF16 GEMMs reach about 80 % of A100 peak and 70 %
-    // of H100 peak; flash attention 2 about 60 % / 45 %.
+    // Starting points before the fit. GEMMs: `gemm` is the full-wave efficiency (the shape's tile
+    // and wave losses come on top, docs/kernels.md), i.e. what the best-shaped BF16 matmul reaches:
+    // the "Maximum Achievable Matmul FLOPS" table of
+    // stas00/ml-engineering:compute/accelerator/README.md @ b9e29720: A100 SXM 271.2 of 312
+    // TFLOP/s (86.9 %), H100 SXM 794.5 of 989 (80.3 %), both torch 2.6-2.7 / CUDA 12.6; other GPUs
+    // take the H100 figure (none published there). Flash attention 2 about 60 % / 45 % of peak.
     if (gpu.name.rfind("a100", 0) == 0) {
-        e.gemm = 0.80;
+        e.gemm = 0.869;
         e.attention = 0.60;
     } else {
-        e.gemm = 0.70;
+        e.gemm = 0.803;
         e.attention = 0.45;
     }
     return e;
@@ -43,29 +49,31 @@ Efficiency efficiencyFor(const hardware::GpuDescription& gpu)
     // llm-foundry, Megatron MoE model zoo), h100-96gb 19 (torchtitan), b200-192gb 2 (NeMo 25.02).
     // With NCCL's collectives and the frameworks' DP overlap (docs/collectives.md, issue 22): fit
     // MAE 16.1 % -> 13.2 %, hold-out MAE 9.0 % -> 8.4 %, and no parameter at a bound of its range
-    // (before: h100 network 2.0 and dp_overlap 1.0, b200 dp_overlap 1.0).
+    // (before: h100 network 2.0 and dp_overlap 1.0, b200 dp_overlap 1.0). With GEMMs by shape and
+    // the full-wave starting points (docs/kernels.md): fit MAE 13.2 % -> 13.6 %, hold-out MAE
+    // 8.4 % -> 6.3 % (A100's GEMM efficiency is not fitted: its datasheet start moved 0.80 -> 0.869).
     // What is not fitted keeps its datasheet guess (presetFitParameters() says why per family).
     // network above 1 is still an effective figure: Megatron-Core and NeMo overlap TP traffic
     // with the GEMMs (--tp-comm-overlap), which neither the records nor this model carry.
     Efficiency e = datasheetEfficiency(gpu);
     const std::string family = presetFamily(gpu.name);
     if (family == "a100") {
-        e.attention = 0.3210;
+        e.attention = 0.2992;
         e.dp_overlap = 0.9; // not identified: FSDP traffic hides under the layers (first/last exposed)
     } else if (family == "h100") {
-        e.gemm = 0.7044;
-        e.attention = 0.3407;
-        e.network = 1.7174;
-        e.dp_overlap = 0.7361;
+        e.gemm = 0.7074;
+        e.attention = 0.3410;
+        e.network = 1.7208;
+        e.dp_overlap = 0.7346;
     } else if (family == "h100-96gb") {
-        e.gemm = 0.4921;
+        e.gemm = 0.4963;
         e.attention = 0.2020;
-        e.network = 1.8698;
+        e.network = 1.8235;
         e.dp_overlap = 0.9; // not identified (torchtitan FSDP2: hidden but the first and last unit)
     } else if (family == "b200-192gb") {
-        e.gemm = 0.6540;
-        e.attention = 0.2433;
-        e.network = 1.2997;
+        e.gemm = 0.7303;
+        e.attention = 0.2354;
+        e.network = 1.2347;
     }
     return e;
 }
@@ -82,32 +90,24 @@ HardwareModel::HardwareModel(hardware::ClusterDescription cluster, Efficiency ef
 {
 }
 
-// Why a saturating curve in the smallest side: cuBLAS computes a GEMM in output tiles (128-256
-// elements a side on A100/H100) spread over the SMs in waves, and each tile streams its operands
-// along k. A side that is not large against the tile leaves tiles partly filled, waves partly
-// empty and operands little reused, a loss that is roughly a fixed amount of work per tile of the
-// smallest side: time ∝ (d + d½) / d, i.e. eff(d) = gemm · d / (d + d½) -- the rise-then-plateau
-// of throughput against size in NVIDIA's "Matrix Multiplication Background" guide (tile and wave
-// quantization). d½ (gemm_half_dim) is fitted on measured runs like the other efficiencies; the
-// TP-sharded GEMMs of large models (h/t of 1-2K) are where it matters.
+// GEMM time by shape (docs/kernels.md §2): the library cuts C into output tiles, one CTA per SM at a
+// time, in waves; a GEMM whose sides are not multiples of the tile, or whose tiles leave SMs idle,
+// pays for the padding and the idle SMs (NVIDIA, "Matrix Multiplication Background User's Guide":
+// tile and wave quantization). Efficiency::gemm is the fraction of peak a GEMM of whole waves of
+// the largest tile reaches (kernel_shapes.h, groupedGemmS).
+double HardwareModel::gemmS(double m, double n, double k, bool fp8) const
+{
+    return groupedGemmS(*this, m, n, k, fp8, 1);
+}
+
+// Kept for callers of the former smallest-side curve: the full-wave efficiency times a tile's
+// fixed-cost factor k / (k + gemm_half_dim) at k = smallestDim, without the SM quantization.
 double HardwareModel::gemmEfficiency(double smallestDim) const
 {
     const double half = m_efficiency.gemm_half_dim;
     if (half <= 0 || smallestDim <= 0)
         return m_efficiency.gemm;
     return m_efficiency.gemm * smallestDim / (smallestDim + half);
-}
-
-double HardwareModel::gemmS(double m, double n, double k, bool fp8) const
-{
-    if (m <= 0 || n <= 0 || k <= 0)
-        return 0;
-    const auto& gpu = m_cluster.gpu;
-    const double efficiency = gemmEfficiency(std::min({ m, n, k }));
-    const double peak = gpu.peak_tflops * 1e12 * efficiency * (fp8 ? m_efficiency.fp8_speedup : 1.0);
-    const double elementBytes = fp8 ? 1.0 : 2.0;
-    const double bytes = elementBytes * (m * k + k * n) + 2.0 * m * n;
-    return 2.0 * m * n * k / peak + bytes / (gpu.hbm_gb_per_s * 1e9 * m_efficiency.hbm);
 }
 
 double HardwareModel::attentionS(double flops) const

@@ -31,12 +31,12 @@ public:
     const hardware::ClusterDescription& cluster() const { return m_cluster; }
     const Efficiency& efficiency() const { return m_efficiency; }
 
-    // A GEMM of m x k by k x n in 16-bit (or FP8) precision: compute at the efficiency curve's
-    // value for its smallest side plus the operands' memory traffic.
+    // A GEMM of m x k by k x n in 16-bit (or FP8) precision: compute at its shape's efficiency
+    // (kernel_shapes.h: tiles and waves on the SMs) plus the operands' memory traffic.
     double gemmS(double m, double n, double k, bool fp8 = false) const;
-    // The efficiency curve: fraction of peak a GEMM whose smallest side is `smallestDim` reaches.
+    // Efficiency::gemm times a tile's fixed-cost factor at k = `smallestDim` (no quantization).
     double gemmEfficiency(double smallestDim) const;
-    // Flash-attention forward FLOPs at the attention efficiency (the backward is 2.5x the FLOPs).
+    // Flash-attention forward FLOPs at the full-grid attention efficiency (flashAttentionS: by shape).
     double attentionS(double flops) const;
     // A memory-bound kernel moving `bytes`.
     double memoryBoundS(double bytes) const;

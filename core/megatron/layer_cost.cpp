@@ -6,6 +6,8 @@
 
 #include "core/model/mla_shapes.h"
 
+#include "core/hardware/kernel_shapes.h"
+
 namespace stratex::megatron {
 
 namespace {
@@ -105,16 +107,21 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double scoreBytes = 0; // the materialised attention scores without flash attention
     if (s.flash_attention) {
         // causal: half the square; MLA: QK^T over nope + rope, PV over v (Megatron-LM training.py
-        // num_floating_point_operations, standard_self_attn_core_term, d98e8a64)
-        attention = hw.attentionS(4.0 * b * seq * model.seq_length * h / tp * 0.5 * attentionShare);
+        // num_floating_point_operations, standard_self_attn_core_term, d98e8a64).
+        // The kernel's grid: b x heads/tp x blocks of the rank's seq queries (ring CP launches one
+        // per step on the rank's chunk; Ulysses the same CTA count, heads/cp over all tokens).
+        attention = hardware::flashAttentionS(hw, 4.0 * b * seq * model.seq_length * h / tp * 0.5 * attentionShare,
+            b * model.num_heads / tp, seq, model.seq_length);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
         // b x heads x s x s scores (each read and written once).
+        // Each is one batched launch over the b x heads/tp matrices (torch.baddbmm / bmm): their
+        // tiles share the waves.
         const double heads = model.num_heads / tp;
-        const double perHead = hw.gemmS(seq, model.seq_length, model::qkHeadDim(model), fp8)
-            + hw.gemmS(seq, model::vHeadDim(model), model.seq_length, fp8);
+        const double bmm = hardware::groupedGemmS(hw, seq, model.seq_length, model::qkHeadDim(model), fp8, b * heads)
+            + hardware::groupedGemmS(hw, seq, model::vHeadDim(model), model.seq_length, fp8, b * heads);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
-        attention = b * heads * perHead + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
+        attention = bmm + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
     }
 
     // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
@@ -137,7 +144,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double perExpert = routed * s.ep / moe.num_experts;
         const double localExperts = double(moe.num_experts) / s.ep;
         const double fe = moe.expert_ffn_hidden_size / etp;
-        mlpGemm += localExperts * (hw.gemmS(perExpert, upWidth * fe, h, fp8) + hw.gemmS(perExpert, h, fe, fp8));
+        // One grouped GEMM over the local experts (Transformer Engine's GroupedLinear, Megatron's
+        // --moe-grouped-gemm): their tiles share the waves.
+        mlpGemm += hardware::groupedGemmS(hw, perExpert, upWidth * fe, h, fp8, localExperts)
+            + hardware::groupedGemmS(hw, perExpert, h, fe, fp8, localExperts);
         mlpGemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
         mlpActivation
             += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
