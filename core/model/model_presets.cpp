@@ -118,8 +118,8 @@ std::vector<ModelDescription> buildPresets()
         // DeepSeek-V3 (DeepSeek-AI 2024, §4.2): 61 layers, the first 3 dense (ffn 18432), then 256
         // routed experts of 2048 with top-8 and one shared expert. Multi-head latent attention with
         // deepseek-ai/DeepSeek-V3 config.json's ranks (q_lora_rank 1536, kv_lora_rank 512,
-        // qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, "rope_theta": 10000); the cost
-        // model counts it as 128 full heads. Pre-trained at 4K without RoPE scaling: the YaRN
+        // qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, "rope_theta": 10000), costed
+        // with its own shapes (core/model/mla_shapes.h). Pre-trained at 4K without RoPE scaling: the YaRN
         // "rope_scaling" of its config.json is the context extension after pre-training (§4.3).
         deepseekV3Style(),
     };
