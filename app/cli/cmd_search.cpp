@@ -15,6 +15,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/error.h"
 #include "core/common/number_format.h"
+#include "core/common/plan_list.h"
 #include "core/common/progress.h"
 #include "core/export/plan_export.h"
 #include "core/export/plan_json.h"
@@ -106,7 +107,7 @@ int searchWithStratexModel(const CliParser& parser, const megatron::StrategySear
         inputs.measured_profiles = parser.isSet(QStringLiteral("profiles"))
             ? parser.value(QStringLiteral("profiles")).toStdString()
             : std::string("--hardware");
-    inputs.top = parser.intValue(QStringLiteral("top"), 10, 1);
+    inputs.top = parser.intValue(QStringLiteral("top"), kDefaultTopPlans, 1);
     inputs.threads = parser.intValue(QStringLiteral("threads"), 0, 1);
     std::vector<std::string> warnings;
     const megatron::StrategySearchRequest request = megatron::resolveStratexSearch(inputs, &warnings);
@@ -129,7 +130,7 @@ int runSearch(const QStringList& args)
     addStratexOptions(parser);
     parser.option(
         QStringLiteral("threads"), QStringLiteral("N"), QStringLiteral("Worker threads (default: all cores)."));
-    parser.option(QStringLiteral("top"), QStringLiteral("K"), QStringLiteral("Plans in the top list (default 10)."));
+    parser.option(QStringLiteral("top"), QStringLiteral("K"), QStringLiteral("Plans in the top list (default %1).").arg(kDefaultTopPlans));
     parser.option(QStringLiteral("out"), QStringLiteral("FILE"),
         QStringLiteral(
             "Write the best plan as a strategy JSON, which `export` and `evaluate` read back: with Galvatron's cost "
@@ -157,7 +158,7 @@ int runSearch(const QStringList& args)
     galvatron::SearchSettings settings = readGivenSearchSettings(parser, given);
     settings.lift_work_budget = parser.liftsWorkBudget();
     const int threads = parser.intValue(QStringLiteral("threads"), 0, 1);
-    const int top = parser.intValue(QStringLiteral("top"), 10, 0);
+    const int top = parser.intValue(QStringLiteral("top"), kDefaultTopPlans, 0);
     settings::SettingNames givenModel;
     const galvatron::ModelSettings modelFlags = readModelOptions(parser, givenModel);
     galvatron::adoptPresetShape(settings, given, modelFlags, givenModel);

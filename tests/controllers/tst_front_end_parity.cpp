@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/plan_list.h"
 #include "core/hardware/hardware_model.h"
 #include "core/hardware/cluster_json.h"
 #include "core/profile/synth/profile_synthesizer.h"
@@ -404,15 +405,15 @@ void TestFrontEndParity::samePlannerRecommendation()
 // The stratex search's work budget (megatron::estimateStratexSearchWork): the CLI refuses, naming
 // the estimate and --lift-work-budget; the Search page asks (StratexSearchController::beyondWorkBudget)
 // with the same estimate. Issue 26's global batch of 1,048,576 on one node. The estimate counts the
-// plans kept (25 simulations each), so the statement names them: the CLI's --top defaults to 10,
-// the page's "Top plans" to 20.
+// plans kept (25 simulations each): neither side names them, so the CLI's --top default and the
+// page's "Top plans" start value (both kDefaultTopPlans) must agree.
 void TestFrontEndParity::sameStratexSearchBudget()
 {
     const test::CliResult cli = test::runCli({ QStringLiteral("search"), QStringLiteral("--cost-model"),
         QStringLiteral("stratex"), QStringLiteral("--model-name"), QStringLiteral("llama2-7b"),
         QStringLiteral("--seq-length"), QStringLiteral("1024"), QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
         QStringLiteral("--num-nodes"), QStringLiteral("1"), QStringLiteral("--global-batch-size"),
-        QStringLiteral("1048576"), QStringLiteral("--top"), QStringLiteral("10") });
+        QStringLiteral("1048576") });
 
     StratexSearchInputs inputs;
     inputs.settings.model.name = "llama2-7b";
@@ -423,7 +424,7 @@ void TestFrontEndParity::sameStratexSearchBudget()
     inputs.given.insert("num-nodes");
     inputs.stratex.gpu = "h100-80gb";
     inputs.stratex.global_batch_size = 1048576;
-    inputs.top = 10;
+    inputs.top = kDefaultTopPlans; // the Search page's "Top plans" start value
     const std::optional<WorkEstimate> asked = StratexSearchController::beyondWorkBudget(inputs);
     QVERIFY(asked);
     QVERIFY(asked->exceedsBudget());

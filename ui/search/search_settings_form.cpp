@@ -11,6 +11,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+
+#include "core/common/plan_list.h"
 #include <QThread>
 
 #include "core/common/error.h"
@@ -90,7 +92,7 @@ SearchSettingsForm::SearchSettingsForm(QWidget* parent)
     engine->addRow(tr("Threads"), m_threads);
     m_topK->setObjectName(QStringLiteral("topK"));
     m_topK->setRange(1, 1000);
-    m_topK->setValue(20);
+    m_topK->setValue(kDefaultTopPlans);
     m_topK->setToolTip(tr("Plans kept: the best per (pipeline degree, TP/SP mode, batch, micro-batches)"));
     m_topK->setAccessibleName(tr("Top plans kept"));
     engine->addRow(tr("Top plans"), m_topK);
