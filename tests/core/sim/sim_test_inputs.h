@@ -3,6 +3,8 @@
 
 // Simulator inputs and ground truth shared by the simulator tests.
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/common/json_reader.h"
@@ -18,6 +20,21 @@ inline const JsonDocument& scheduleGroundTruth()
     static const JsonDocument document
         = JsonDocument::load(fixture(QStringLiteral("dynapipe/schedule_ground_truth.json")).toStdString());
     return document;
+}
+
+// The closed-form tests' layer sizes, and the peak of a device holding `inflight` activations (or
+// chunk activations) when its next forward runs.
+inline constexpr double kStoredMb = 100;
+inline constexpr double kPeakMb = 250;
+
+inline double peakFor(int inflight)
+{
+    return (inflight - 1) * kStoredMb + kPeakMb;
+}
+
+inline bool close(double a, double b)
+{
+    return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b));
 }
 
 // Every micro-batch and layer alike; no communication.

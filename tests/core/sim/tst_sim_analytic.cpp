@@ -15,19 +15,10 @@ using namespace stratex::sim;
 
 namespace {
 
-constexpr double kStoredMb = 100;
-constexpr double kPeakMb = 250;
-
-// Peak memory of a device holding `inflight` activations when its next forward runs.
-double peakFor(int inflight)
-{
-    return (inflight - 1) * kStoredMb + kPeakMb;
-}
-
-bool close(double a, double b)
-{
-    return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b));
-}
+using test::close;
+using test::kPeakMb;
+using test::kStoredMb;
+using test::peakFor;
 
 QString name(const char* format, int a, int b, int c = 0)
 {

@@ -30,19 +30,10 @@ using namespace stratex::sim;
 
 namespace {
 
-constexpr double kStoredMb = 100;
-constexpr double kPeakMb = 250;
-
-// Peak memory of a device holding `inflight` chunk activations when its next forward runs.
-double peakFor(int inflight)
-{
-    return (inflight - 1) * kStoredMb + kPeakMb;
-}
-
-bool close(double a, double b)
-{
-    return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b));
-}
+using test::close;
+using test::kPeakMb;
+using test::kStoredMb;
+using test::peakFor;
 
 // The (m, N) the schedule runs: one group, or N >= p with a last group of 0 or at least p.
 bool runs(int p, int m, int n)
