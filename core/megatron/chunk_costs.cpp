@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/chunk_costs.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/megatron/layer_cost.h"
+#include "core/megatron/torchtitan_activations.h"
+#include "core/model/mla_shapes.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+constexpr double kBytes = 2;
+
+double layerWeightsPerGpu(const model::ModelDescription& model, const model::ParameterCount& count,
+    const ParallelStrategy& s, bool moeLayer, double& expertParams)
+{
+    // MLA's down projections are whole on every TP rank (mla_shapes.h).
+    const double replicated = model::attentionReplicatedParameters(model);
+    double dense = (count.attention - replicated) / s.tp + replicated + count.norms;
+    if (!moeLayer)
+        return dense + count.dense_mlp / s.tp;
+    const model::MoeDescription& moe = *model.moe;
+    expertParams += count.expert_mlp * moe.num_experts / (double(s.ep) * s.etp);
+    return dense + count.shared_mlp / s.tp + count.router;
+}
+
+} // namespace
+
+EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    const double h = model.hidden_size;
+    const double vocabShard = double(model.vocab_size) / s.tp;
+    const double hidden = kBytes * tokens * h;
+    const hardware::GroupShape tpGroup { s.tp, 1 };
+    EndCosts end;
+    end.embedding_forward_s = hw.memoryBoundS(2 * hidden) + hw.allReduceS(hidden, tpGroup) + hw.kernelOverheadS(3);
+    end.embedding_backward_s = hw.memoryBoundS(4 * hidden) + hw.kernelOverheadS(3);
+    const double head = hw.gemmS(tokens, vocabShard, h);
+    // Cross-entropy in fp32 over the local vocabulary shard: cast, max, exp-sum, loss, gradient.
+    const double lossBytes = tokens * vocabShard * (2 + 4 + 4 + 4);
+    const double gather = s.sequence_parallel ? hw.allGatherS(hidden, tpGroup) : 0;
+    end.head_forward_s = head + hw.memoryBoundS(lossBytes * 0.6 + 2 * hidden) + gather + hw.kernelOverheadS(8);
+    end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
+    end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
+    if (s.framework == Framework::Torchtitan)
+        // Its loss_fn's fp32 peak, and the output layer's saved input: torchtitan's ColwiseParallel
+        // output layer (parallelize_llama.py @ 9dec370, input_layouts Shard(1)) all-gathers the
+        // sequence-sharded norm output, and the matmul saves that whole tokens x h copy for its
+        // weight gradient (Megatron's head saves the local shard and gathers it again).
+        end.logits_bytes = tokens * vocabShard * torchtitanLossBytesPerLogit(s) + hidden;
+    return end;
+}
+
+std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
+    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales)
+{
+    const int p = s.pp;
+    const int v = s.vpp;
+    const LayerCost dense = layerCost(model, s, hw, false, false);
+    const LayerCost denseRecomputed = layerCost(model, s, hw, false, true);
+    LayerCost moe;
+    LayerCost moeRecomputed;
+    if (model.moe) {
+        moe = layerCost(model, s, hw, true, false);
+        moeRecomputed = layerCost(model, s, hw, true, true);
+    }
+    const model::ParameterCount count = model::countParameters(model);
+    const double replicatedAttention = model::attentionReplicatedParameters(model); // MLA's, whole per TP rank
+    // torchtitan's selective checkpointing ("op" or every N-th block) saves other tensors than
+    // Megatron's selective recompute: its dense blocks' bytes come from torchtitan_activations.h,
+    // the activations of a block kept whole from the count without recompute.
+    const bool titanSelective = s.framework == Framework::Torchtitan && s.recompute == Recompute::Selective;
+    LayerCost denseKeptWhole;
+    TorchtitanBlockActivations titan;
+    if (titanSelective) {
+        ParallelStrategy whole = s;
+        whole.recompute = Recompute::None;
+        denseKeptWhole = layerCost(model, whole, hw, false, false);
+        titan = torchtitanBlockActivations(model, s);
+    }
+    std::vector<ChunkCost> chunks(std::size_t(p * v));
+    int layer = 0;
+    for (int j = 0; j < v; ++j) {
+        for (int i = 0; i < p; ++i) {
+            ChunkCost& chunk = chunks[std::size_t(j * p + i)];
+            const int stage = stageLayers[std::size_t(i)];
+            chunk.layers = chunkLayerCount(stage, i, j, v);
+            // Full recompute, Megatron's uniform method: every layer is recomputed, in groups of
+            // recompute_num_layers; a group keeps its input and rebuilds its layers' activations
+            // during its backward.
+            const bool full = s.recompute == Recompute::Full;
+            const int group = std::max(1, s.recompute_num_layers);
+            double groupBytes = 0;
+            for (int k = 0; k < chunk.layers; ++k, ++layer) {
+                const bool isMoe = model.isMoeLayer(layer);
+                const LayerCost& c = isMoe ? (full ? moeRecomputed : moe) : (full ? denseRecomputed : dense);
+                chunk.forward_s += c.forwardS(scales);
+                chunk.backward_s += c.backwardS(scales);
+                if (full) {
+                    if (k % group == 0) {
+                        chunk.activation_bytes += c.input_bytes;
+                        groupBytes = 0;
+                    }
+                    groupBytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, groupBytes);
+                } else if (titanSelective && !isMoe) {
+                    const double whole = denseKeptWhole.activation_bytes;
+                    if (s.recompute_num_layers <= 0) {
+                        // Op-level: the saved outputs stay; the rest is rebuilt in the block's backward.
+                        chunk.activation_bytes += titan.op_sac_saved_bytes;
+                        chunk.transient_bytes
+                            = std::max(chunk.transient_bytes, std::max(0.0, whole - titan.op_sac_saved_bytes));
+                    } else if (torchtitanLayerCheckpointed(s, layer)) {
+                        chunk.activation_bytes += titan.input_bytes;
+                        chunk.transient_bytes = std::max(chunk.transient_bytes, whole);
+                    } else {
+                        chunk.activation_bytes += whole;
+                    }
+                } else {
+                    chunk.activation_bytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
+                }
+                chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
+                if (!isMoe)
+                    chunk.linear_params += (count.attention - replicatedAttention + count.dense_mlp) / s.tp
+                        + replicatedAttention;
+            }
+        }
+    }
+    return chunks;
+}
+
+} // namespace stratex::megatron

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The per-micro-batch cost of a pipeline's model chunks and of its two ends, from the layers'
+// costs (layer_cost.h): what the estimate (estimate.cpp) simulates and stores. Internal to
+// core/megatron.
+
+#include <vector>
+
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/parallel_strategy.h"
+#include "core/megatron/time_scales.h"
+#include "core/model/model_description.h"
+
+namespace stratex::megatron {
+
+// One model chunk (a stage's share of layers under interleaving): per-micro-batch times and
+// activation bytes, plus the weights it holds.
+struct ChunkCost {
+    int layers = 0;
+    double forward_s = 0;
+    double backward_s = 0;
+    double activation_bytes = 0; // kept per micro-batch
+    double transient_bytes = 0; // one recomputed layer's activations during its backward
+    double dense_params = 0; // per GPU, before ZeRO sharding
+    double expert_params = 0;
+    double linear_params = 0; // the dense layers' linear weights (float8 under torchtitan)
+};
+
+// Embedding lookup and, on the last chunk, final norm + LM head + vocab-parallel cross-entropy.
+struct EndCosts {
+    double embedding_forward_s = 0;
+    double embedding_backward_s = 0;
+    double head_forward_s = 0;
+    double head_backward_s = 0;
+    double logits_bytes = 0;
+};
+
+EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
+
+// One entry per model chunk (chunk j of stage i at j * pp + i), `stageLayers` per stage.
+std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
+    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales);
+
+} // namespace stratex::megatron
