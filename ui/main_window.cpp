@@ -153,6 +153,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     });
     createMenus();
     m_sidebar->setCurrentRow(int(m_pages.indexOf(search)));
+    // The first window has the size the pages are laid out for (issue 24, finding 11: at the
+    // window's own size hint, 1089 px wide before the pages fill, the Profiles charts' legends
+    // were cut off). A saved geometry wins.
+    resize(defaultSize().expandedTo(minimumSizeHint()));
     if (m_options.persistSettings)
         restoreSettings();
     if (m_options.startupExamples) {
@@ -556,6 +560,12 @@ void MainWindow::dropEvent(QDropEvent* event)
         if (!openFile(url.toLocalFile(), &error))
             showStatus(error);
     }
+}
+
+QSize MainWindow::defaultSize()
+{
+    // As `stratex --screenshot` (app/gui/main.cpp); the pages also fit 1280x800 (tst_no_cutoff).
+    return { 1400, 900 };
 }
 
 void MainWindow::restoreSettings()

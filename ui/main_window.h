@@ -38,6 +38,9 @@ public:
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // The size of the first window, before any saved geometry.
+    static QSize defaultSize();
+
     QList<Page*> pages() const { return m_pages; }
     // Every shortcut of the window and its pages: (keys, what they do), for Help > Keyboard Shortcuts.
     QList<QPair<QString, QString>> shortcutOverview() const;
