@@ -226,6 +226,10 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
         // arguments.py --rope-type: "MLA takes yarn by default"; the model's own RoPE is plain
         // unless it has the Llama 3.1 scaling, which Megatron's MLA does not apply.
         add("--rope-type", "rope");
+        // MLATransformerConfig.__post_init__ (transformer_config.py, NVIDIA/Megatron-LM@d98e8a64):
+        // "apply_rope_fusion for MLA only works with YARN RoPE", and the fusion is on by default;
+        // found by running Megatron's own loader on the export (docs/export-loaders.md).
+        add("--no-rope-fusion");
         if (model.rope_scaling)
             differences.push_back("RoPE scaling with multi-latent attention: Megatron's MLA applies YaRN or "
                                   "none, not Llama 3.1's scaling (written without it)");

@@ -70,6 +70,7 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--rope-scaling-factor", { Kind::Float, {} } },
         { "--rope-type", { Kind::Text, { "rope", "yarn" } } },
         { "--qk-layernorm", { Kind::Switch, {} } },
+        { "--no-rope-fusion", { Kind::Switch, {} } },
         { "--multi-latent-attention", { Kind::Switch, {} } },
         { "--q-lora-rank", { Kind::Int, {} } },
         { "--kv-lora-rank", { Kind::Int, {} } },
@@ -469,6 +470,11 @@ inline std::vector<std::string> megatronViolations(
         v.push_back("Group query attention is mutually exclusive with multi latent attention");
     if (args.contains("--rope-type") && args.at("--rope-type") != "rope" && !mla)
         v.push_back("Common attention only support rope_type=\"rope\"");
+    // MLATransformerConfig.__post_init__ (transformer_config.py, NVIDIA/Megatron-LM@d98e8a64):
+    // apply_rope_fusion (on unless --no-rope-fusion) needs rope_type "yarn", MLA's default. Found by
+    // running the real loader (docs/export-loaders.md).
+    if (mla && args.contains("--rope-type") && args.at("--rope-type") != "yarn" && !args.contains("--no-rope-fusion"))
+        v.push_back("apply_rope_fusion for MLA only works with YARN RoPE.");
     for (const char* flag : { "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim", "--qk-pos-emb-head-dim", "--v-head-dim" }) {
         if (args.contains(flag) && !mla)
             v.push_back(std::string(flag) + " without --multi-latent-attention");

@@ -91,7 +91,7 @@ void TestExportFacts::modelFactsReachMegatron_data()
     QTest::newRow("DeepSeek-V3: MLA with its ranks")
         << planOf("deepseek-v3-style", 8, 4096, "h100-80gb", 2, "tp=2 pp=2 ep=4 etp=1 dp=4 sp=1 zero=1 gbs=32")
         << "--multi-latent-attention;--q-lora-rank 1536;--kv-lora-rank 512;--qk-head-dim 128;"
-           "--qk-pos-emb-head-dim 64;--v-head-dim 128;--qk-layernorm;--rope-type rope;--rotary-base 10000;"
+           "--qk-pos-emb-head-dim 64;--v-head-dim 128;--qk-layernorm;--rope-type rope;--no-rope-fusion;--rotary-base 10000;"
            "--moe-layer-freq ([0]*3+[1]*5);--moe-shared-expert-intermediate-size 2048"
         << "--group-query-attention;--num-query-groups;--use-rope-scaling";
     QTest::newRow("GPT-3: learned positions, no RoPE flags")
