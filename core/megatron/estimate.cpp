@@ -96,11 +96,11 @@ struct PipelineCosts {
 };
 
 PipelineCosts pipelineCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
-    const std::vector<int>& stageLayers, const TimeScales& scales = {})
+    const std::vector<int>& stageLayers, const TimeScales& scales = {}, LayerCostMemo* layerMemo = nullptr)
 {
     PipelineCosts costs;
     std::vector<ChunkCost>& chunks = costs.chunks;
-    chunks = chunkCosts(model, s, hw, stageLayers, scales);
+    chunks = chunkCosts(model, s, hw, stageLayers, scales, layerMemo);
     const EndCosts& end = costs.end = endCosts(model, s, hw);
     chunks.front().forward_s += scales.compute * end.embedding_forward_s;
     chunks.front().backward_s += scales.compute * end.embedding_backward_s;
@@ -279,6 +279,7 @@ struct EstimateMemo::Entries {
         PipelineCosts costs;
     };
     std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
+    LayerCostMemo layers; // for the misses: candidates that differ in the pipeline's shape too
     std::size_t used = 0;
     std::size_t next = 0;
 };
@@ -305,7 +306,7 @@ const EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const
     memo.used = std::min(memo.ring.size(), memo.used + 1);
     entry.key = std::move(key);
     entry.stage_layers = stageLayerCounts(s, model.num_layers);
-    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales);
+    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales, &memo.layers);
     return entry;
 }
 

@@ -75,6 +75,6 @@ void BM_StrategySearchDeepSeekV3_16384(benchmark::State& state)
 {
     runStrategySearch(state, request("deepseek-v3-style", "h100-80gb", 2048, 4096));
 }
-BENCHMARK(BM_StrategySearchDeepSeekV3_16384)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StrategySearchDeepSeekV3_16384)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
