@@ -188,6 +188,7 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
     // parallelism (dp x cp); experts over their expert-data-parallel group.
     const double denseShard = s.zero >= 1 ? double(s.dp) * s.cp : 1.0;
     const double expertShard = s.zero >= 1 ? double(s.expertDp()) : 1.0;
+    const double workspaceMb = hardware::cublasWorkspaceMb(cluster.gpu.name);
     std::vector<StageState> states(static_cast<std::size_t>(p));
     for (int i = 0; i < p; ++i) {
         StageState& stage = states[std::size_t(i)];
@@ -198,9 +199,16 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
             stage.linear_params += c.linear_params;
         }
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
-        stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
-            stageLayers[std::size_t(i)], stage.linear_params);
-        stage.workspace_mb = hardware::cublasWorkspaceMb(cluster.gpu.name);
+        // The middle stages of most pipelines hold the same: their state is the previous one's.
+        const StageState* previous = i > 0 ? &states[std::size_t(i - 1)] : nullptr;
+        if (previous && previous->dense_params == stage.dense_params && previous->expert_params == stage.expert_params
+            && previous->linear_params == stage.linear_params
+            && stageLayers[std::size_t(i - 1)] == stageLayers[std::size_t(i)])
+            stage.state = previous->state;
+        else
+            stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
+                stageLayers[std::size_t(i)], stage.linear_params);
+        stage.workspace_mb = workspaceMb;
     }
     return states;
 }
@@ -280,6 +288,19 @@ struct EstimateMemo::Entries {
     };
     std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
     LayerCostMemo layers; // for the misses: candidates that differ in the pipeline's shape too
+    // The data-parallel traffic of the last candidate's stages, for the next candidates that
+    // differ only in recompute (the search's innermost loop), which dpTraffic() does not read: the
+    // strategy without its recompute fields, the scale, and per stage its inputs and traffic.
+    struct DpEntry {
+        double dense_params = 0;
+        double expert_params = 0;
+        int layers = 0;
+        DpTraffic traffic;
+    };
+    ParallelStrategy dp_key;
+    double dp_scale = 0;
+    bool dp_valid = false;
+    std::vector<DpEntry> dp_stages;
     std::size_t used = 0;
     std::size_t next = 0;
 };
@@ -308,6 +329,23 @@ const EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const
     entry.stage_layers = stageLayerCounts(s, model.num_layers);
     entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales, &memo.layers);
     return entry;
+}
+
+// The memo's data-parallel traffic for `s`, emptied when `s` differs from the last candidate in
+// more than its recompute fields.
+std::vector<EstimateMemo::Entries::DpEntry>& dpMemo(EstimateMemo::Entries& memo, const ParallelStrategy& s, double scale)
+{
+    ParallelStrategy key = s;
+    key.recompute = Recompute::None;
+    key.recompute_modules = RecomputeModules();
+    key.recompute_num_layers = 0;
+    if (!memo.dp_valid || !(memo.dp_key == key) || memo.dp_scale != scale) {
+        memo.dp_key = key;
+        memo.dp_scale = scale;
+        memo.dp_valid = true;
+        memo.dp_stages.clear();
+    }
+    return memo.dp_stages;
 }
 
 } // namespace
@@ -365,7 +403,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     PipelineCosts ownCosts;
     const std::vector<int>* layersUsed = &ownLayers;
     const PipelineCosts* costsUsed = &ownCosts;
+    std::vector<EstimateMemo::Entries::DpEntry>* dpStages = nullptr;
     if (options.memo) {
+        dpStages = &dpMemo(*options.memo->entries, s, options.scales.dp);
         const EstimateMemo::Entries::Entry& entry = memoEntry(*options.memo->entries, model, s, hw, options.scales);
         layersUsed = &entry.stage_layers;
         costsUsed = &entry.costs;
@@ -410,6 +450,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     // torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
     // (pytorch/torchtitan @ b5bcd76c); Megatron-Core leaves the allocator's default.
     device.expandable_segments = s.framework == Framework::Torchtitan;
+    // All but the allocator cache is the same for every stage: the cache follows each stage's churn.
+    const hardware::DeviceMemory deviceBase = hardware::deviceMemory(device);
     // Stages with the same parameters and layers have the same data-parallel traffic (the middle
     // stages of most pipelines): cost it once.
     struct DpKey {
@@ -417,7 +459,10 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         int layers = -1;
     } lastDpKey;
     DpTraffic lastDp;
-    result.stages.reserve(std::size_t(p));
+    // The search's first pass reads no stage: keep none (a copy per stage per candidate).
+    const bool keepStages = options.full_report || options.explain_peak;
+    if (keepStages)
+        result.stages.reserve(std::size_t(p));
     for (int i = 0; i < p; ++i) {
         StageEstimate stage;
         stage.stage = i;
@@ -444,7 +489,17 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
         const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
         const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
-        if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
+        if (dpStages) {
+            const auto found = std::ranges::find_if(*dpStages, [&](const EstimateMemo::Entries::DpEntry& e) {
+                return e.dense_params == denseParams && e.expert_params == expertParams && e.layers == stage.layers;
+            });
+            if (found != dpStages->end()) {
+                lastDp = found->traffic;
+            } else {
+                lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
+                dpStages->push_back({ denseParams, expertParams, stage.layers, lastDp });
+            }
+        } else if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
             lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
             lastDpKey = { denseParams, expertParams, stage.layers };
         }
@@ -526,8 +581,11 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
         mem.logits_mb = logitsMb;
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb);
-        device.churn_mb = activationPeakMb + state.state.gathered_mb;
-        const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
+        // deviceMemory() with this stage's churn (core/hardware/device_memory.cpp): of its parts only
+        // the allocator cache reads the churn.
+        hardware::DeviceMemory overhead = deviceBase;
+        overhead.allocator_cache_mb = hardware::allocatorCacheMb(
+            activationPeakMb + state.state.gathered_mb, device.fragmentation, device.expandable_segments);
         mem.allocator_cache_mb = overhead.allocator_cache_mb;
         mem.cuda_context_mb = overhead.cuda_context_mb;
         mem.nccl_mb = overhead.nccl_mb;
@@ -535,14 +593,13 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.reserve_mb = overhead.outsideAllocatedMb() + eff.memory_reserve_gb * 1e9 / kMb;
         result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
         result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
-        result.stages.push_back(stage);
+        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
+        if (keepStages)
+            result.stages.push_back(stage);
     }
 
     result.pipeline_ms = pipelineS * 1e3;
     result.bubble_fraction = figures::pipelineBubble(busiestStageS, pipelineS); // core/common/plan_figures.h
-    result.dp_exposed_ms = 0;
-    for (const StageEstimate& stage : result.stages)
-        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
     result.overhead_ms = eff.iteration_overhead_ms;
     result.iteration_ms = result.pipeline_ms + worstTailS * 1e3 + result.overhead_ms;
     const double world = double(cluster.worldSize());
