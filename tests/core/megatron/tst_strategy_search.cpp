@@ -339,13 +339,20 @@ private Q_SLOTS:
                 const std::size_t i = backwards ? candidates.size() - 1 - k : k;
                 const Estimate& a = expected[i];
                 const Estimate b = estimate(r.model, candidates[i], hw, memoised);
+                // To the bit (QCOMPARE on doubles is fuzzy): the search's output must not move.
+                const auto same = [&](double x, double y, const char* field) {
+                    if (x == y)
+                        return true;
+                    qWarning("%s: %s %.17g with the memo, %.17g without", candidates[i].notation().c_str(), field, x, y);
+                    return false;
+                };
                 QCOMPARE(b.problems, a.problems);
-                QCOMPARE(b.iteration_ms, a.iteration_ms);
-                QCOMPARE(b.pipeline_ms, a.pipeline_ms);
-                QCOMPARE(b.dp_exposed_ms, a.dp_exposed_ms);
-                QCOMPARE(b.optimizer_ms, a.optimizer_ms);
-                QCOMPARE(b.peak_memory_mb, a.peak_memory_mb);
-                QCOMPARE(b.allocated_peak_mb, a.allocated_peak_mb);
+                QVERIFY(same(b.iteration_ms, a.iteration_ms, "iteration_ms"));
+                QVERIFY(same(b.pipeline_ms, a.pipeline_ms, "pipeline_ms"));
+                QVERIFY(same(b.dp_exposed_ms, a.dp_exposed_ms, "dp_exposed_ms"));
+                QVERIFY(same(b.optimizer_ms, a.optimizer_ms, "optimizer_ms"));
+                QVERIFY(same(b.peak_memory_mb, a.peak_memory_mb, "peak_memory_mb"));
+                QVERIFY(same(b.allocated_peak_mb, a.allocated_peak_mb, "allocated_peak_mb"));
                 QCOMPARE(b.fits, a.fits);
                 if (i > 0) {
                     zeroNeighbours += candidates[i].zero != candidates[i - 1].zero ? 1 : 0;
