@@ -199,15 +199,8 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
             stage.linear_params += c.linear_params;
         }
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
-        // The middle stages of most pipelines hold the same: their state is the previous one's.
-        const StageState* previous = i > 0 ? &states[std::size_t(i - 1)] : nullptr;
-        if (previous && previous->dense_params == stage.dense_params && previous->expert_params == stage.expert_params
-            && previous->linear_params == stage.linear_params
-            && stageLayers[std::size_t(i - 1)] == stageLayers[std::size_t(i)])
-            stage.state = previous->state;
-        else
-            stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
-                stageLayers[std::size_t(i)], stage.linear_params);
+        stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
+            stageLayers[std::size_t(i)], stage.linear_params);
         stage.workspace_mb = workspaceMb;
     }
     return states;
@@ -450,8 +443,6 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     // torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
     // (pytorch/torchtitan @ b5bcd76c); Megatron-Core leaves the allocator's default.
     device.expandable_segments = s.framework == Framework::Torchtitan;
-    // All but the allocator cache is the same for every stage: the cache follows each stage's churn.
-    const hardware::DeviceMemory deviceBase = hardware::deviceMemory(device);
     // Stages with the same parameters and layers have the same data-parallel traffic (the middle
     // stages of most pipelines): cost it once.
     struct DpKey {
@@ -581,11 +572,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
         mem.logits_mb = logitsMb;
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb);
-        // deviceMemory() with this stage's churn (core/hardware/device_memory.cpp): of its parts only
-        // the allocator cache reads the churn.
-        hardware::DeviceMemory overhead = deviceBase;
-        overhead.allocator_cache_mb = hardware::allocatorCacheMb(
-            activationPeakMb + state.state.gathered_mb, device.fragmentation, device.expandable_segments);
+        device.churn_mb = activationPeakMb + state.state.gathered_mb;
+        const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
         mem.allocator_cache_mb = overhead.allocator_cache_mb;
         mem.cuda_context_mb = overhead.cuda_context_mb;
         mem.nccl_mb = overhead.nccl_mb;
