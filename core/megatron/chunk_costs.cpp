@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/torchtitan_activations.h"
@@ -27,7 +28,65 @@ double layerWeightsPerGpu(const model::ModelDescription& model, const model::Par
     return dense + count.shared_mlp / s.tp + count.router;
 }
 
+// The fields layerCost() reads, the others at their defaults (see LayerCostMemo).
+ParallelStrategy layerCostKey(ParallelStrategy s)
+{
+    s.pp = 1;
+    s.vpp = 1;
+    s.dp = 1;
+    s.first_stage_layers = 0;
+    s.last_stage_layers = 0;
+    s.zero = 0;
+    s.schedule = PipelineSchedule::OneFOneB;
+    s.global_batch_size = 0;
+    return s;
+}
+
+std::size_t layerCostSlot(const ParallelStrategy& key, std::size_t entries)
+{
+    std::uint64_t h = 0;
+    for (const std::uint64_t field : { std::uint64_t(key.tp), std::uint64_t(key.cp), std::uint64_t(key.cp_comm_type),
+             std::uint64_t(key.ep), std::uint64_t(key.etp), std::uint64_t(key.sequence_parallel),
+             std::uint64_t(key.recompute), std::uint64_t(key.recompute_num_layers), std::uint64_t(key.micro_batch_size),
+             std::uint64_t(key.precision), std::uint64_t(key.flash_attention), std::uint64_t(key.framework) })
+        h = (h ^ field) * 0x100000001B3ull + 0x9E3779B97F4A7C15ull;
+    for (const RecomputeModule module : { RecomputeModule::CoreAttn, RecomputeModule::Layernorm, RecomputeModule::Mlp,
+             RecomputeModule::Moe, RecomputeModule::MoeAct, RecomputeModule::SharedExperts })
+        h = (h ^ std::uint64_t(key.recompute_modules.has(module))) * 0x100000001B3ull;
+    h ^= h >> 31;
+    return std::size_t(h % entries);
+}
+
+constexpr std::size_t kLayerCostEntries = 1024;
+
 } // namespace
+
+LayerCostMemo::Costs layerCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    LayerCostMemo::Costs costs;
+    costs.dense = layerCost(model, s, hw, false, false);
+    costs.dense_recomputed = layerCost(model, s, hw, false, true);
+    if (model.moe) {
+        costs.moe = layerCost(model, s, hw, true, false);
+        costs.moe_recomputed = layerCost(model, s, hw, true, true);
+    }
+    return costs;
+}
+
+const LayerCostMemo::Costs& LayerCostMemo::costs(
+    const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    if (m_entries.empty())
+        m_entries.resize(kLayerCostEntries);
+    ParallelStrategy key = layerCostKey(s);
+    Entry& entry = m_entries[layerCostSlot(key, m_entries.size())];
+    if (!entry.used || !(entry.key == key)) {
+        entry.costs = layerCosts(model, s, hw);
+        entry.key = std::move(key);
+        entry.used = true;
+    }
+    return entry.costs;
+}
 
 EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
 {
@@ -56,18 +115,17 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
 }
 
 std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
-    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales)
+    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales,
+    LayerCostMemo* memo)
 {
     const int p = s.pp;
     const int v = s.vpp;
-    const LayerCost dense = layerCost(model, s, hw, false, false);
-    const LayerCost denseRecomputed = layerCost(model, s, hw, false, true);
-    LayerCost moe;
-    LayerCost moeRecomputed;
-    if (model.moe) {
-        moe = layerCost(model, s, hw, true, false);
-        moeRecomputed = layerCost(model, s, hw, true, true);
-    }
+    LayerCostMemo::Costs own;
+    const LayerCostMemo::Costs& layers = memo ? memo->costs(model, s, hw) : (own = layerCosts(model, s, hw));
+    const LayerCost& dense = layers.dense;
+    const LayerCost& denseRecomputed = layers.dense_recomputed;
+    const LayerCost& moe = layers.moe;
+    const LayerCost& moeRecomputed = layers.moe_recomputed;
     const model::ParameterCount count = model::countParameters(model);
     const double replicatedAttention = model::attentionReplicatedParameters(model); // MLA's, whole per TP rank
     // torchtitan's selective checkpointing ("op" or every N-th block) saves other tensors than

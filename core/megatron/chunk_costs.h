@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/hardware/hardware_model.h"
+#include "core/megatron/layer_cost.h"
 #include "core/megatron/parallel_strategy.h"
 #include "core/megatron/time_scales.h"
 #include "core/model/model_description.h"
@@ -38,8 +39,37 @@ struct EndCosts {
 
 EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
 
-// One entry per model chunk (chunk j of stage i at j * pp + i), `stageLayers` per stage.
+// The decoder layers' costs chunkCosts() reads, kept for the candidates of a search that differ
+// only in fields layerCost() does not read: the pipeline's shape (pp, vpp, the layout), the data
+// parallelism, the ZeRO stage, the schedule and the global batch (issue 22: speed). Valid for one
+// model and one hardware model; a miss computes, so the costs never depend on the memo. (A change
+// that makes layerCost() read one of those fields must take it out of layerCostKey().)
+class LayerCostMemo {
+public:
+    struct Costs {
+        LayerCost dense;
+        LayerCost dense_recomputed;
+        LayerCost moe; // zero without MoE
+        LayerCost moe_recomputed;
+    };
+    const Costs& costs(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
+
+private:
+    struct Entry {
+        bool used = false;
+        ParallelStrategy key;
+        Costs costs;
+    };
+    std::vector<Entry> m_entries; // direct-mapped by the key's hash
+};
+
+// The four layer costs of `s` (dense and MoE, with and without full recompute's rebuild).
+LayerCostMemo::Costs layerCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
+
+// One entry per model chunk (chunk j of stage i at j * pp + i), `stageLayers` per stage. With a
+// memo, the layer costs come from it.
 std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
-    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales);
+    const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales,
+    LayerCostMemo* memo = nullptr);
 
 } // namespace stratex::megatron

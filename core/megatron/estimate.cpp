@@ -96,11 +96,11 @@ struct PipelineCosts {
 };
 
 PipelineCosts pipelineCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
-    const std::vector<int>& stageLayers, const TimeScales& scales = {})
+    const std::vector<int>& stageLayers, const TimeScales& scales = {}, LayerCostMemo* layerMemo = nullptr)
 {
     PipelineCosts costs;
     std::vector<ChunkCost>& chunks = costs.chunks;
-    chunks = chunkCosts(model, s, hw, stageLayers, scales);
+    chunks = chunkCosts(model, s, hw, stageLayers, scales, layerMemo);
     const EndCosts& end = costs.end = endCosts(model, s, hw);
     chunks.front().forward_s += scales.compute * end.embedding_forward_s;
     chunks.front().backward_s += scales.compute * end.embedding_backward_s;
@@ -188,6 +188,7 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
     // parallelism (dp x cp); experts over their expert-data-parallel group.
     const double denseShard = s.zero >= 1 ? double(s.dp) * s.cp : 1.0;
     const double expertShard = s.zero >= 1 ? double(s.expertDp()) : 1.0;
+    const double workspaceMb = hardware::cublasWorkspaceMb(cluster.gpu.name);
     std::vector<StageState> states(static_cast<std::size_t>(p));
     for (int i = 0; i < p; ++i) {
         StageState& stage = states[std::size_t(i)];
@@ -200,7 +201,7 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
         stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
             stageLayers[std::size_t(i)], stage.linear_params);
-        stage.workspace_mb = hardware::cublasWorkspaceMb(cluster.gpu.name);
+        stage.workspace_mb = workspaceMb;
     }
     return states;
 }
@@ -279,6 +280,20 @@ struct EstimateMemo::Entries {
         PipelineCosts costs;
     };
     std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
+    LayerCostMemo layers; // for the misses: candidates that differ in the pipeline's shape too
+    // The data-parallel traffic of the last candidate's stages, for the next candidates that
+    // differ only in recompute (the search's innermost loop), which dpTraffic() does not read: the
+    // strategy without its recompute fields, the scale, and per stage its inputs and traffic.
+    struct DpEntry {
+        double dense_params = 0;
+        double expert_params = 0;
+        int layers = 0;
+        DpTraffic traffic;
+    };
+    ParallelStrategy dp_key;
+    double dp_scale = 0;
+    bool dp_valid = false;
+    std::vector<DpEntry> dp_stages;
     std::size_t used = 0;
     std::size_t next = 0;
 };
@@ -305,8 +320,25 @@ const EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const
     memo.used = std::min(memo.ring.size(), memo.used + 1);
     entry.key = std::move(key);
     entry.stage_layers = stageLayerCounts(s, model.num_layers);
-    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales);
+    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales, &memo.layers);
     return entry;
+}
+
+// The memo's data-parallel traffic for `s`, emptied when `s` differs from the last candidate in
+// more than its recompute fields.
+std::vector<EstimateMemo::Entries::DpEntry>& dpMemo(EstimateMemo::Entries& memo, const ParallelStrategy& s, double scale)
+{
+    ParallelStrategy key = s;
+    key.recompute = Recompute::None;
+    key.recompute_modules = RecomputeModules();
+    key.recompute_num_layers = 0;
+    if (!memo.dp_valid || !(memo.dp_key == key) || memo.dp_scale != scale) {
+        memo.dp_key = key;
+        memo.dp_scale = scale;
+        memo.dp_valid = true;
+        memo.dp_stages.clear();
+    }
+    return memo.dp_stages;
 }
 
 } // namespace
@@ -364,7 +396,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     PipelineCosts ownCosts;
     const std::vector<int>* layersUsed = &ownLayers;
     const PipelineCosts* costsUsed = &ownCosts;
+    std::vector<EstimateMemo::Entries::DpEntry>* dpStages = nullptr;
     if (options.memo) {
+        dpStages = &dpMemo(*options.memo->entries, s, options.scales.dp);
         const EstimateMemo::Entries::Entry& entry = memoEntry(*options.memo->entries, model, s, hw, options.scales);
         layersUsed = &entry.stage_layers;
         costsUsed = &entry.costs;
@@ -416,7 +450,10 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         int layers = -1;
     } lastDpKey;
     DpTraffic lastDp;
-    result.stages.reserve(std::size_t(p));
+    // The search's first pass reads no stage: keep none (a copy per stage per candidate).
+    const bool keepStages = options.full_report || options.explain_peak;
+    if (keepStages)
+        result.stages.reserve(std::size_t(p));
     for (int i = 0; i < p; ++i) {
         StageEstimate stage;
         stage.stage = i;
@@ -443,7 +480,17 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
         const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
         const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
-        if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
+        if (dpStages) {
+            const auto found = std::ranges::find_if(*dpStages, [&](const EstimateMemo::Entries::DpEntry& e) {
+                return e.dense_params == denseParams && e.expert_params == expertParams && e.layers == stage.layers;
+            });
+            if (found != dpStages->end()) {
+                lastDp = found->traffic;
+            } else {
+                lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
+                dpStages->push_back({ denseParams, expertParams, stage.layers, lastDp });
+            }
+        } else if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
             lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
             lastDpKey = { denseParams, expertParams, stage.layers };
         }
@@ -534,14 +581,13 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.reserve_mb = overhead.outsideAllocatedMb() + eff.memory_reserve_gb * 1e9 / kMb;
         result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
         result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
-        result.stages.push_back(stage);
+        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
+        if (keepStages)
+            result.stages.push_back(stage);
     }
 
     result.pipeline_ms = pipelineS * 1e3;
     result.bubble_fraction = figures::pipelineBubble(busiestStageS, pipelineS); // core/common/plan_figures.h
-    result.dp_exposed_ms = 0;
-    for (const StageEstimate& stage : result.stages)
-        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
     result.overhead_ms = eff.iteration_overhead_ms;
     result.iteration_ms = result.pipeline_ms + worstTailS * 1e3 + result.overhead_ms;
     const double world = double(cluster.worldSize());

@@ -88,8 +88,10 @@ double modelFlopsPerIteration(const model::ModelDescription& model, long long gl
 
 // What the estimates of one search share (each worker keeps its own): the per-chunk costs, which
 // depend on neither the ZeRO stage nor the schedule beyond its chunk count, are costed once for
-// the candidates that differ only there (issue 22: speed). Valid for one model and one hardware
-// model: a search makes a new one per block of candidates.
+// the candidates that differ only there; the layer costs, once for those that differ only in the
+// pipeline's shape, data parallelism, ZeRO stage or schedule (chunk_costs.h); the data-parallel
+// traffic, once for those that differ only in recompute (issue 22: speed). Valid for one model,
+// one hardware model and one set of time scales: a search makes one per worker.
 class EstimateMemo {
 public:
     EstimateMemo();
@@ -108,8 +110,8 @@ struct EstimateOptions {
     bool simulate_pipeline = true;
     double memory_limit_mb = 0; // 0: the GPU's memory
     TimeScales scales; // what-if factors on the time components (robustness of a ranking)
-    // false: only what the search's first pass reads (time, memory, fits): no notes and no
-    // model FLOPs or MFU, which cost more than the rest for millions of candidates (issue 22: speed).
+    // false: only what the search's first pass reads (time, memory, fits): no stages, no notes and
+    // no model FLOPs or MFU, which cost more than the rest for millions of candidates (issue 22: speed).
     bool full_report = true;
     EstimateMemo* memo = nullptr; // optional; same model and hardware model for every use
     // Explain the worst rank's peak (Estimate::peak): simulates the pipeline once more with the

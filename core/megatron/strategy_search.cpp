@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -96,6 +97,56 @@ struct Bounded {
     double peak_memory_mb = 0;
     bool extrapolated = false;
     double key_ms = 0; // rankingTimeMs of the bound
+};
+
+// A fitting candidate after the cheap pass, as the second pass orders them: 16 bytes, not the
+// strategy, since a search bounds millions and simulates tens (issue 22: speed).
+struct BoundKey {
+    double key_ms = 0; // rankingTimeMs of the bound
+    std::uint32_t index = 0; // into the enumerated candidates
+    bool extrapolated = false;
+};
+
+// The second pass's order, sorted only as far as it reads: by ranking time, ties by the strategy's
+// fields (a total order, so the prefix is the fully sorted one's whatever was sorted before).
+class BoundOrder {
+public:
+    BoundOrder(std::vector<BoundKey> keys, const std::vector<ParallelStrategy>& candidates)
+        : m_keys(std::move(keys))
+        , m_candidates(candidates)
+    {
+    }
+
+    std::size_t size() const { return m_keys.size(); }
+    // The i-th in order; sortThrough(i + 1) first.
+    const BoundKey& operator[](std::size_t i) const { return m_keys[i]; }
+    const ParallelStrategy& strategy(std::size_t i) const { return m_candidates[m_keys[i].index]; }
+
+    // Sorts at least the first n (a growing prefix: each call at least doubles it, so a search
+    // that reads far pays about one sort in all).
+    void sortThrough(std::size_t n)
+    {
+        n = std::min(n, m_keys.size());
+        if (n <= m_sorted)
+            return;
+        const std::size_t upto = std::min(m_keys.size(), std::max({ n, 2 * m_sorted, std::size_t(4096) }));
+        const auto less = [this](const BoundKey& a, const BoundKey& b) {
+            if (a.key_ms != b.key_ms)
+                return a.key_ms < b.key_ms;
+            return m_candidates[a.index] < m_candidates[b.index];
+        };
+        const auto first = m_keys.begin() + std::ptrdiff_t(m_sorted);
+        const auto last = m_keys.begin() + std::ptrdiff_t(upto);
+        if (upto < m_keys.size())
+            std::nth_element(first, last, m_keys.end(), less);
+        std::sort(first, last, less);
+        m_sorted = upto;
+    }
+
+private:
+    std::vector<BoundKey> m_keys;
+    const std::vector<ParallelStrategy>& m_candidates;
+    std::size_t m_sorted = 0;
 };
 
 // A simulated plan in the ranking.
@@ -302,18 +353,21 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     bounding.full_report = false;
     constexpr int kBlock = 256;
     const int blocks = int((candidates.size() + kBlock - 1) / kBlock);
-    std::vector<std::vector<Bounded>> fitting(std::size_t(std::max(1, blocks)));
+    std::vector<std::vector<BoundKey>> fitting(std::size_t(std::max(1, blocks)));
     std::vector<std::optional<Bounded>> leastMemory(std::size_t(std::max(1, blocks)));
     std::atomic<long long> refused = 0;
     std::atomic<long long> overMemory = 0;
     std::atomic<int> blocksDone = 0;
-    parallelFor(blocks, threads, [&](int, int block) {
+    // One memo per worker for the whole pass: candidates a block apart share chunk costs too.
+    std::vector<EstimateMemo> memos(static_cast<std::size_t>(threads));
+    parallelFor(blocks, threads, [&](int worker, int block) {
         progress.throwIfCancelled();
         const std::size_t begin = std::size_t(block) * kBlock;
         const std::size_t end = std::min(candidates.size(), begin + kBlock);
-        EstimateMemo memo;
         EstimateOptions options = bounding;
-        options.memo = &memo;
+        options.memo = &memos[std::size_t(worker)];
+        std::vector<BoundKey>& fits = fitting[std::size_t(block)];
+        fits.reserve(end - begin);
         for (std::size_t i = begin; i < end; ++i) {
             const Estimate e = estimate(request.model, candidates[i], hw, options);
             if (!e.problems.empty()) {
@@ -321,35 +375,36 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
                 continue;
             }
             const bool extrapolated = evidence && evidence->extrapolated(candidates[i]);
-            const Bounded bounded { candidates[i], e.iteration_ms, e.peak_memory_mb, extrapolated,
-                rankingTimeMs(e.iteration_ms, extrapolated) };
+            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
             if (!e.fits) {
                 ++overMemory;
                 std::optional<Bounded>& least = leastMemory[std::size_t(block)];
-                if (!least || bounded.peak_memory_mb < least->peak_memory_mb)
-                    least = bounded;
+                if (!least || e.peak_memory_mb < least->peak_memory_mb)
+                    least = Bounded { candidates[i], e.iteration_ms, e.peak_memory_mb, extrapolated, key };
                 continue;
             }
-            fitting[std::size_t(block)].push_back(bounded);
+            fits.push_back({ key, std::uint32_t(i), extrapolated });
         }
         const int done = ++blocksDone;
         progress.report(0.5 * done / blocks, "costing strategies");
     });
     result.stats.refused = refused;
     result.stats.over_memory = overMemory;
-    std::vector<Bounded> order;
-    for (std::vector<Bounded>& block : fitting)
-        order.insert(order.end(), block.begin(), block.end());
+    std::vector<BoundKey> keys;
+    std::size_t fittingCount = 0;
+    for (const std::vector<BoundKey>& block : fitting)
+        fittingCount += block.size();
+    keys.reserve(fittingCount);
+    for (std::vector<BoundKey>& block : fitting) {
+        keys.insert(keys.end(), block.begin(), block.end());
+        std::vector<BoundKey>().swap(block);
+    }
+    BoundOrder order(std::move(keys), candidates);
     result.stats.bounded = static_cast<long long>(order.size());
-    std::ranges::sort(order, [](const Bounded& a, const Bounded& b) {
-        if (a.key_ms != b.key_ms)
-            return a.key_ms < b.key_ms;
-        return a.strategy < b.strategy;
-    });
 
     EstimateOptions exact;
     exact.memory_limit_mb = request.memory_limit_mb;
-    if (order.empty()) {
+    if (order.size() == 0) {
         std::optional<Bounded> least;
         for (const std::optional<Bounded>& candidate : leastMemory) {
             if (candidate
@@ -375,13 +430,14 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     double threshold = std::numeric_limits<double>::infinity();
     std::size_t next = 0;
     while (next < order.size()) {
+        const std::size_t end = std::min(order.size(), next + batch);
+        order.sortThrough(end);
         if (order[next].key_ms > threshold)
             break;
-        const std::size_t end = std::min(order.size(), next + batch);
         std::vector<Estimate> round(end - next);
         parallelFor(int(round.size()), threads, [&](int, int i) {
             progress.throwIfCancelled();
-            round[std::size_t(i)] = estimate(request.model, order[next + std::size_t(i)].strategy, hw, exact);
+            round[std::size_t(i)] = estimate(request.model, order.strategy(next + std::size_t(i)), hw, exact);
         });
         result.stats.simulated += static_cast<long long>(round.size());
         for (std::size_t i = 0; i < round.size(); ++i) {
