@@ -92,6 +92,9 @@ struct PipelineCosts {
     std::vector<ChunkCost> chunks;
     EndCosts end;
     double p2p_bytes = 0;
+    // The same activation unscaled: what a chunk's output holds when its framework keeps it
+    // (heldStageOutputBytes, docs/memory-model.md "Pipeline stage outputs").
+    double send_bytes = 0;
     bool cross_node = false;
 };
 
@@ -115,7 +118,8 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
 
     const hardware::ClusterDescription& cluster = hw.cluster();
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
-    costs.p2p_bytes = scales.pp * kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
+    costs.send_bytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
+    costs.p2p_bytes = scales.pp * costs.send_bytes;
     costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
     return costs;
 }
@@ -217,9 +221,10 @@ PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<
     std::vector<PipelineChunk> chunks;
     for (std::size_t c = 0; c < costs.chunks.size(); ++c) {
         const ChunkCost& cost = costs.chunks[c];
-        const double logits = c + 1 == costs.chunks.size() ? costs.end.logits_bytes : 0.0;
-        chunks.push_back({ cost.forward_s, cost.backward_s, cost.activation_bytes / kMb,
-            (cost.activation_bytes + cost.transient_bytes + logits) / kMb });
+        const bool last = c + 1 == costs.chunks.size();
+        const double logits = last ? costs.end.logits_bytes : 0.0;
+        const double kept = cost.activation_bytes + heldStageOutputBytes(s, costs.send_bytes, last);
+        chunks.push_back({ cost.forward_s, cost.backward_s, kept / kMb, (kept + cost.transient_bytes + logits) / kMb });
     }
     PipelineSimulation pipeline = pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
     pipeline.input.model_state_mb_per_layer.assign(chunks.size(), 0.0);
@@ -468,7 +473,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             const ChunkCost& c = chunks[std::size_t(j * p + i)];
             denseParams += c.dense_params;
             expertParams += c.expert_params;
-            activationBytes += c.activation_bytes;
+            activationBytes += c.activation_bytes
+                + heldStageOutputBytes(s, costs.send_bytes, std::size_t(j * p + i) + 1 == chunks.size());
             transientBytes = std::max(transientBytes, c.transient_bytes);
             forwardS += c.forward_s;
             backwardS += c.backward_s;

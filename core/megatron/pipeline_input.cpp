@@ -9,6 +9,38 @@ namespace {
 constexpr double kMb = 1e6;
 } // namespace
 
+bool keepsStageOutputs(Framework framework)
+{
+    switch (framework) {
+    case Framework::MegatronCore:
+    case Framework::MegatronBridge:
+        // Megatron-LM's schedules call deallocate_output_tensor after each forward send: the
+        // output's .data becomes a one-element tensor and only its grad_fn is kept for the
+        // backward (custom_backward) (megatron/core/pipeline_parallel/schedules.py @ d98e8a64).
+        // ModelParallelConfig defaults deallocate_pipeline_outputs to False, but Megatron-LM's
+        // training sets it True unconditionally (megatron/training/argument_utils.py
+        // core_transformer_config_from_args, same commit), and Megatron-Bridge's GPTModelProvider
+        // defaults it to True (NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/gpt_provider.py
+        // @ 0254ddd4).
+        return false;
+    case Framework::Torchtitan:
+        // torch.distributed.pipelining's forward_one_chunk stores the stage's output tuple in
+        // fwd_cache until backward_one_chunk pops it, and stage_backward runs
+        // torch.autograd.backward on it, which needs its shape (torch/distributed/pipelining/
+        // stage.py, pytorch/pytorch @ 01386103).
+        return true;
+    case Framework::DeepSpeed:
+        // Not read: DeepSpeed's pipeline engine is costed as Megatron-LM is.
+        return false;
+    }
+    return false;
+}
+
+double heldStageOutputBytes(const ParallelStrategy& s, double sendBytes, bool lastChunk)
+{
+    return s.pp > 1 && !lastChunk && keepsStageOutputs(s.framework) ? sendBytes : 0.0;
+}
+
 sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
 {
     return s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1

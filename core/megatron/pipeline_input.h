@@ -35,6 +35,18 @@ struct PipelineSimulation {
 // ZB-H1 for its schedule, interleaved 1F1B with virtual stages, else 1F1B.
 sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& strategy);
 
+// Whether `framework`'s pipeline schedule keeps the data of a model chunk's output (the activation
+// it sends to the next stage) from the chunk's forward until the chunk's backward
+// (docs/memory-model.md, "Pipeline stage outputs"). Megatron-LM and Megatron-Bridge pseudo-free
+// it once sent (deallocate_output_tensor); PyTorch's pipelining, which torchtitan runs, keeps it.
+bool keepsStageOutputs(Framework framework);
+
+// What a (micro-batch, chunk) of `strategy` holds for its output beyond its layers' saved
+// activations (which count each layer's input, not its output): `sendBytes` where the framework
+// keeps it; 0 where it frees it after the send, on the model's last chunk (`lastChunk`: it sends
+// nothing; its logits are counted apart) and without pipeline parallelism.
+double heldStageOutputBytes(const ParallelStrategy& strategy, double sendBytes, bool lastChunk);
+
 // `p2pBytes`: the activation a micro-batch sends from one stage to the next; `crossNode`: the
 // stages are on different nodes.
 PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& strategy,

@@ -129,6 +129,68 @@ private Q_SLOTS:
         QVERIFY(two.stages.front().memory.activations_mb < eight.stages.front().memory.activations_mb);
     }
 
+    // A chunk's output, the activation it sends to the next stage (tokens x h in 16 bit, over TP
+    // under SP), is not among its layers' saved activations (they count each layer's input).
+    // Megatron-LM and Megatron-Bridge free its data once sent (deallocate_output_tensor); PyTorch's
+    // pipelining, under torchtitan, keeps it in fwd_cache until the chunk's backward: one more
+    // tensor per (micro-batch, chunk) in flight on every chunk but the model's last
+    // (docs/memory-model.md, "Pipeline stage outputs"). Compared with Megatron-Core on stage 0,
+    // whose layers save the same tensors under both frameworks without recompute.
+    void stageOutputsFreedOrHeld_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<bool>("simulate");
+        QTest::addColumn<bool>("held");
+        QTest::newRow("megatron-bridge 1F1B: freed after the send") << "megatron-bridge" << 4 << 1 << true << false;
+        QTest::newRow("megatron-core interleaved: freed") << "megatron-core" << 4 << 2 << true << false;
+        QTest::newRow("torchtitan 1F1B: held until the backward") << "torchtitan" << 4 << 1 << true << true;
+        QTest::newRow("torchtitan interleaved: held per chunk") << "torchtitan" << 4 << 2 << true << true;
+        QTest::newRow("torchtitan, first pass (not simulated)") << "torchtitan" << 4 << 1 << false << true;
+        QTest::newRow("torchtitan, one stage: nothing sent") << "torchtitan" << 1 << 1 << true << false;
+    }
+    void stageOutputsFreedOrHeld()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(bool, simulate);
+        QFETCH(bool, held);
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.tp = 2;
+        s.pp = pp;
+        s.vpp = vpp;
+        s.schedule = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+        s.dp = 8 / (s.tp * s.pp);
+        s.zero = 1;
+        s.sequence_parallel = true;
+        s.global_batch_size = 8 * s.dp; // 8 micro-batches per pipeline
+        EstimateOptions options;
+        options.simulate_pipeline = simulate;
+        const Estimate megatron = estimate(model, s, hw, options);
+        s.framework = *parseFramework(framework.toStdString());
+        const Estimate e = estimate(model, s, hw, options);
+        QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+        QVERIFY(megatron.problems.empty());
+        const StageEstimate& stage = e.stages.front();
+        QCOMPARE(stage.memory_from_ledger, simulate);
+        // The in-flight count is the same: the output is part of each micro-batch's share.
+        QCOMPARE(stage.inflight_microbatches_x100, megatron.stages.front().inflight_microbatches_x100);
+        const double chunksInFlight = stage.inflight_microbatches_x100 / 100.0 * vpp;
+        const double sendMb = 2.0 * model.seq_length * model.hidden_size / s.tp / 1e6;
+        const double expectedMb = held ? chunksInFlight * sendMb : 0.0;
+        const double foundMb = stage.memory.activations_mb - megatron.stages.front().memory.activations_mb;
+        QVERIFY2(std::abs(foundMb - expectedMb) <= 1e-6 * std::max(1.0, expectedMb),
+            qPrintable(QString("stage 0 holds %1 MB more than Megatron-Core, expected %2 MB (%3 chunks of %4 MB)")
+                    .arg(foundMb)
+                    .arg(expectedMb)
+                    .arg(chunksInFlight)
+                    .arg(sendMb)));
+    }
+
     // Bytes per parameter each framework keeps, from its source (docs/memory-model.md), for a
     // stage of 1e9 parameters sharded over d = 8 data-parallel ranks and 4 layers.
     void frameworkModelState_data()
