@@ -152,6 +152,8 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
         set(r, "model.qk_layernorm", "True");
     } else {
         set(r, "model.qk_layernorm", pyBool(model.qk_norm));
+        if (model.attentionWidth() != model.hidden_size) // TransformerConfig.kv_channels (--kv-channels)
+            set(r, "model.kv_channels", str(model.headDim()));
     }
     set(r, "model.share_embeddings_and_output_weights", pyBool(model.tied_embeddings));
     // The padding rule: vocab_size rounded up to make_vocab_size_divisible_by x TP

@@ -147,16 +147,6 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
                 : "FP8: Transformer Engine's hybrid format with Megatron's default recipe (delayed scaling); "
                   "--fp8-recipe mxfp8 on Blackwell");
     }
-    // schedules.py: interleaving runs micro-batches in groups of pp per chunk; fewer than pp, or a
-    // last group smaller than pp, raise.
-    const int microbatches = e.microbatches();
-    if (e.vpp > 1 && (microbatches < e.pp || microbatches % e.pp != 0)) {
-        const std::string why = "the interleaved schedule needs the micro-batches (" + str(microbatches)
-            + ") to be a multiple of pp " + str(e.pp) + " (schedules.py raises)";
-        m.comments.push_back("Megatron-LM will refuse this: " + why);
-        addExportNote(m.notes, ExportNoteKind::Refusal, "strategy.vpp",
-            "Megatron-LM will refuse the exported arguments: " + why);
-    }
     m.exported = e;
 
     if (!hardware)

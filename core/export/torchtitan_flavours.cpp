@@ -58,6 +58,11 @@ Why notTorchtitanBlock(const model::ModelDescription& model, const std::string& 
         return std::pair { "model.qkv_bias", "a bias on Q, K and V, which " + family + "'s attention does not have" };
     if (model.qk_norm)
         return std::pair { "model.qk_norm", "QK norm, which " + family + "'s attention does not have" };
+    // llama3's Attention takes head_dim = dim // n_heads; deepseek_v3's MLA has its own widths.
+    if (!model.mla && model.head_dim > 0 && model.num_heads * model.head_dim != model.hidden_size)
+        return std::pair { "model.head_dim", "head_dim " + str(model.head_dim) + " (attention "
+            + str(model.attentionWidth()) + " wide, hidden " + str(model.hidden_size) + "), which " + family
+            + "'s dim // n_heads heads cannot build" };
     if (model.mlp != model::MlpKind::Gated)
         return std::pair { "model.mlp", "a plain (GeLU) MLP; " + family + "'s is SwiGLU" };
     if (model.norm != model::NormKind::RmsNorm)

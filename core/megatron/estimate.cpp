@@ -362,10 +362,10 @@ double modelFlopsPerIteration(const model::ModelDescription& model, long long gl
     const double s = model.seq_length;
     const double mats = model.mlp == model::MlpKind::Gated ? 3 : 2;
     const model::ParameterCount count = model::countParameters(model);
-    // Causal QK^T and PV: 2 x 2sh / 2; MLA's over heads x (nope + rope) and heads x v (Megatron-LM
+    // Causal QK^T and PV: 2 x 2sq / 2 with q = heads x head_dim (training.py query_projection_size); MLA's over heads x (nope + rope) and heads x v (Megatron-LM
     // training.py num_floating_point_operations, standard_self_attn_core_term, d98e8a64). The
     // projections are count.attention's weights.
-    const double coreAttention = model.mla ? s * model.num_heads * (double(model::qkHeadDim(model)) + model::vHeadDim(model)) : 2 * s * h;
+    const double coreAttention = model.mla ? s * model.num_heads * (double(model::qkHeadDim(model)) + model::vHeadDim(model)) : 2 * s * double(model.attentionWidth());
     double perToken = 0;
     for (int layer = 0; layer < model.num_layers; ++layer) {
         double mlp = count.dense_mlp;

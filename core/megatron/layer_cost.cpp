@@ -23,7 +23,7 @@ constexpr double kBytes = 2; // bf16/fp16 activations (FP8 keeps 16-bit activati
 // v; the RoPE key (qk_pos_emb_head_dim) is one per token, broadcast to every head.
 struct MlaAttention {
     double gemm_s = 0; // the five projections (four with q_lora_rank 0)
-    double core_flops_share = 0; // flash attention's work against a hidden-wide MHA: (qk + v) / 2h per head
+    double core_flops_share = 0; // flash attention's work against heads of headDim(): (qk + v) / 2 headDim()
     double q_width = 0; // per token on this rank: heads/tp x (nope + rope)
     double k_width = 0;
     double v_width = 0; // heads/tp x v; the attention output too
@@ -77,6 +77,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double tokens = b * seq;
     const double h = model.hidden_size;
     const double kv = model.kvHiddenSize();
+    // Q and the attention output: heads x head_dim, which need not be h (Qwen 3: 64 x 128 against
+    // h 4096; Megatron-LM attention.py query_projection_size, d98e8a64).
+    const double q = model.attentionWidth();
     const double spShare = s.sequence_parallel ? 1.0 / tp : 1.0; // norms, residuals, dropout
 
     // Transformer Engine's FP8 Linear keeps the FP8 cast of its input for the weight-gradient GEMM
@@ -86,13 +89,13 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
 
     LayerCost cost;
     // Attention block: QKV projection, flash attention (causal: half the s^2 work), output projection.
-    double gemm = hw.gemmS(tokens, (h + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, h / tp, fp8);
+    double gemm = hw.gemmS(tokens, (q + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, q / tp, fp8);
     // MLA's per-token widths on this rank: Q, K, V (the attention output is V's).
     double qWidth = 0;
     double kWidth = 0;
     double vWidth = 0;
     double outputWidth = 0;
-    double attentionShare = 1; // flash attention's work against hidden-wide heads
+    double attentionShare = 1; // flash attention's work against heads of headDim()
     std::optional<MlaAttention> mla;
     if (model.mla) {
         mla = mlaAttention(model, s, hw, tokens, spShare, gemmInputShare, fp8);
@@ -110,7 +113,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         // num_floating_point_operations, standard_self_attn_core_term, d98e8a64).
         // The kernel's grid: b x heads/tp x blocks of the rank's seq queries (ring CP launches one
         // per step on the rank's chunk; Ulysses the same CTA count, heads/cp over all tokens).
-        attention = hardware::flashAttentionS(hw, 4.0 * b * seq * model.seq_length * h / tp * 0.5 * attentionShare,
+        attention = hardware::flashAttentionS(hw, 4.0 * b * seq * model.seq_length * q / tp * 0.5 * attentionShare,
             b * model.num_heads / tp, seq, model.seq_length);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
@@ -179,7 +182,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (mla)
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
-        memoryBytes += 2 * kBytes * tokens * (h + kv) / tp;
+        memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
     const int kernels = 22 + (moeLayer ? 12 : 0);
     cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(kernels);
     cost.backward_compute_s
@@ -202,8 +205,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double cpBackward = 0;
     if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
         const hardware::GroupShape cpGroup { s.cp, s.tp };
-        const double qkvBytes = mla ? kBytes * tokens * (qWidth + kWidth + vWidth) : kBytes * tokens * (h + 2 * kv) / tp;
-        const double outputBytes = mla ? kBytes * tokens * outputWidth : kBytes * tokens * h / tp;
+        const double qkvBytes = mla ? kBytes * tokens * (qWidth + kWidth + vWidth) : kBytes * tokens * (q + 2 * kv) / tp;
+        const double outputBytes = mla ? kBytes * tokens * outputWidth : kBytes * tokens * q / tp;
         cpForward = hw.allToAllS(qkvBytes, cpGroup) + hw.allToAllS(outputBytes, cpGroup);
         cpBackward = cpForward;
     } else if (s.cp > 1) {
@@ -224,12 +227,13 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // the two norm inputs, the QKV and fc1 inputs and the dropout masks; the rest is split.
     const double replicated // norm inputs 2x2sbh, qkv/fc1 inputs 2x2sbh (FP8: 2x1sbh), dropout masks
         = hidden * (2 + 2 * gemmInputShare) + (dropout ? hidden : 0);
-    // Q, K, V, the attention output (linear_proj's input) and flash attention's fp32 logsumexp;
-    // MLA's latents beside them (mlaAttention).
+    // Q, K, V, the attention output (linear_proj's input) and flash attention's fp32 logsumexp:
+    // Korthikanti's 2sbh (Q, K) + 2sbh (V, output) at the attention widths (q, kv, kv, q); MLA's
+    // latents beside them (mlaAttention).
     const double splitAttention = mla
         ? kBytes * tokens * (qWidth + kWidth + vWidth + outputWidth) + 4.0 * tokens * model.num_heads / tp
             + mla->latent_bytes
-        : kBytes * tokens * (2 * h + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
+        : kBytes * tokens * (2 * q + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
     cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
     const bool attentionRecomputed
         = s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::CoreAttn);

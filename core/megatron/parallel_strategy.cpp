@@ -250,6 +250,17 @@ std::vector<std::string> strategyProblems(
         // Uneven chunks, even empty ones, are a --pipeline-model-parallel-layout.
         require(std::int64_t(s.pp) * s.vpp <= 2 * std::int64_t(model.num_layers),
             [&] { return str(s.pp * s.vpp) + " model chunks for " + str(model.num_layers) + " layers"; });
+        // Megatron-LM d98e8a64, schedules.py forward_backward_pipelining_with_interleaving: the
+        // micro-batch group N (--microbatch-group-size-per-virtual-pipeline-stage, default pp:
+        // model_parallel_config.py __post_init__; the exports leave it at that) must lie in [pp, M],
+        // and M % N must be 0 or at least pp (ValueError / RuntimeError at the first step). With
+        // N = pp both say: M a multiple of pp (the rule of older versions, stated outright).
+        const bool megatron = s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
+        const int m = s.microbatches();
+        require(!megatron || s.pp <= 1 || (m >= s.pp && m % s.pp == 0), [&] {
+            return "the interleaved schedule needs the micro-batches (global_batch_size / (micro_batch_size x dp) = "
+                + str(m) + ") to be a multiple of pp " + str(s.pp);
+        });
     }
     require(s.schedule != PipelineSchedule::Interleaved || s.vpp > 1 || s.pp == 1,
         [&] { return "the interleaved schedule needs vpp > 1"; });

@@ -35,14 +35,15 @@ TorchtitanBlockActivations torchtitanBlockActivations(const model::ModelDescript
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp; // T on this rank
     const double h = model.hidden_size;
     const double kv = model.kvHiddenSize();
+    const double q = model.attentionWidth(); // heads x head_dim: wq's output and SDPA's
     const double f = model.ffn_hidden_size;
     const double sp = s.sequence_parallel ? 1.0 / tp : 1.0;
     TorchtitanBlockActivations a;
     a.input_bytes = kBf16 * tokens * h * sp;
     double saved = a.input_bytes;
-    saved += kBf16 * tokens * h / tp; // wq (mm 1)
+    saved += kBf16 * tokens * q / tp; // wq (mm 1)
     saved += kBf16 * tokens * kv / tp; // wv (mm 3)
-    saved += kBf16 * tokens * h / tp + kFp32 * tokens * model.num_heads / tp; // SDPA output + logsumexp
+    saved += kBf16 * tokens * q / tp + kFp32 * tokens * model.num_heads / tp; // SDPA output + logsumexp
     if (model.mlp == model::MlpKind::Gated) {
         saved += kBf16 * tokens * f / tp; // w1 (mm 5); w3 (mm 6) recomputed
         saved += kBf16 * tokens * h; // w2 (mm 7): all tokens, all features

@@ -178,8 +178,8 @@ void readLlamaShape(Reading& r, bool tiedByDefault)
             headDim->fail("a positive integer of at most " + std::to_string(limits::kMaxHiddenSize));
         if (m.hidden_size % m.num_heads != 0 || width != m.hidden_size / m.num_heads) {
             m.head_dim = width;
-            r.note("head_dim " + std::to_string(width) + " differs from hidden_size / num_attention_heads: the exports "
-                "write it (--kv-channels), the cost model counts attention projections of hidden_size");
+            r.note("head_dim " + std::to_string(width) + " differs from hidden_size / num_attention_heads: attention is "
+                "num_attention_heads x head_dim = " + std::to_string(m.num_heads * width) + " wide (--kv-channels)");
         }
     }
     if (k.flag("mlp_bias", false))

@@ -75,7 +75,7 @@ void ModelDescription::validate() const
     requirePositive("num_kv_heads", num_kv_heads);
     requirePositive("vocab_size", vocab_size);
     requirePositive("seq_length", seq_length);
-    if (hidden_size % num_heads != 0)
+    if (head_dim == 0 && hidden_size % num_heads != 0) // with a head_dim the heads need not divide hidden
         throw Error("model: hidden_size " + std::to_string(hidden_size) + " is not divisible by num_heads "
             + std::to_string(num_heads));
     if (num_heads % num_kv_heads != 0)
@@ -155,7 +155,10 @@ ParameterCount countParameters(const ModelDescription& model)
     const double h = model.hidden_size;
     const double matrices = model.mlp == MlpKind::Gated ? 3 : 2;
     ParameterCount count;
-    count.attention = 2 * h * h + 2 * h * model.kvHiddenSize() + (model.qkv_bias ? h + 2.0 * model.kvHiddenSize() : 0);
+    // linear_qkv (h x (q + 2kv)) and linear_proj (q x h): headDim()'s source.
+    const double q = model.attentionWidth();
+    const double kv = model.kvHiddenSize();
+    count.attention = 2 * h * q + 2 * h * kv + (model.qkv_bias ? q + 2 * kv : 0);
     if (model.mla)
         count.attention = mlaAttentionParameters(model); // mla_shapes.h
     count.dense_mlp = matrices * h * model.ffn_hidden_size;

@@ -134,16 +134,21 @@ struct ModelDescription {
     // padding rule the exports write.
     int vocab_padding_multiple = 128;
     std::optional<MoeDescription> moe;
-    // A head width other than hidden_size / num_heads (HF "head_dim": Qwen 3, Gemma 7B, Llama 4;
-    // Megatron's --kv-channels); 0: hidden_size / num_heads. Written by the exports only: the cost
-    // model still counts hidden_size / num_heads (headDim()); MLA has its own (mla_shapes.h).
+    // A head width other than hidden_size / num_heads (HF "head_dim": Qwen 3, Gemma 7B, Llama 4,
+    // gpt-oss; Megatron's --kv-channels); 0: hidden_size / num_heads. Every cost counts it through
+    // headDim(), attentionWidth() and kvHiddenSize(); MLA has its own (mla_shapes.h).
     int head_dim = 0;
     // The share of each head's dimensions RoPE rotates (HF "partial_rotary_factor", GPT-NeoX
     // "rotary_pct": Nemotron 0.5, Pythia 0.25; Megatron's --rotary-percent); 1 for all.
     double rotary_percent = 1.0;
 
-    int headDim() const { return hidden_size / num_heads; }
-    int kvHiddenSize() const { return num_kv_heads * headDim(); }
+    // Megatron-LM d98e8a64 (transformer_config.py): TransformerConfig.kv_channels defaults to
+    // hidden_size // num_attention_heads; attention.py builds linear_qkv of query_projection_size
+    // (kv_channels x heads) + 2 x kv_projection_size (kv_channels x num_query_groups) outputs and
+    // linear_proj of query_projection_size inputs. Qwen3-235B-A22B: 64 x 128 = 8192, hidden 4096.
+    int headDim() const { return head_dim > 0 ? head_dim : hidden_size / num_heads; }
+    int attentionWidth() const { return num_heads * headDim(); } // Q and the attention output
+    int kvHiddenSize() const { return num_kv_heads * headDim(); } // K and V each
     bool isMoeLayer(int layer) const { return moe && layer >= moe->first_dense_layers; }
     int moeLayerCount() const { return moe ? num_layers - moe->first_dense_layers : 0; }
     // vocab_size padded as Megatron pads it for `tensorParallel` ranks.

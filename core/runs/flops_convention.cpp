@@ -21,6 +21,7 @@ constexpr EnumNames<FlopsConvention, 9> kNames { {
 
 struct Shape {
     double L, h, s, V, a, g, f, gamma, k, fe, fsh, denseShare, moeShare;
+    double r; // query_projection_size / hidden_size: heads x kv_channels over h (1 unless head_dim is set)
 };
 
 Shape shapeOf(const model::ModelDescription& m)
@@ -32,6 +33,7 @@ Shape shapeOf(const model::ModelDescription& m)
     x.V = m.vocab_size;
     x.a = m.num_heads;
     x.g = m.num_kv_heads;
+    x.r = double(m.attentionWidth()) / m.hidden_size;
     x.f = m.ffn_hidden_size;
     x.gamma = m.mlp == model::MlpKind::Gated ? 1.5 : 1.0;
     x.k = m.moe ? m.moe->top_k : 1;
@@ -55,6 +57,8 @@ double conventionFlops(FlopsConvention convention, const model::ModelDescription
     const double tokens = B * x.s;
     const double nonEmbedding = model::countParameters(model).total
         - double(model.vocab_size) * model.hidden_size * (model.tied_embeddings ? 1 : 2);
+    // Megatron-LM's num_floating_point_operations scales its attention terms by
+    // query_projection_to_hidden_size_ratio (training.py at core_r0.8.0 and d98e8a64): x.r.
     switch (convention) {
     case FlopsConvention::Narayanan2021:
         return 96 * B * x.s * x.L * x.h * x.h * (1 + x.s / (6 * x.h) + x.V / (16 * x.L * x.h));
@@ -64,13 +68,13 @@ double conventionFlops(FlopsConvention convention, const model::ModelDescription
         return tokens * (6 * nonEmbedding + 12 * x.L * x.h * x.s);
     case FlopsConvention::MegatronCore2024:
         return 12 * B * x.s * x.L * x.h * x.h
-            * ((1 + x.g / x.a + x.s / x.h) + (x.fe / x.h) * x.k * x.gamma + x.V / (2 * x.L * x.h));
+            * ((1 + x.g / x.a + x.s / x.h) * x.r + (x.fe / x.h) * x.k * x.gamma + x.V / (2 * x.L * x.h));
     case FlopsConvention::MegatronCore2025:
     case FlopsConvention::MbridgeModel:
         return tokens
             * (12 * x.L * x.h
                     * (x.f * x.gamma * x.denseShare + x.fe * x.k * x.gamma * x.moeShare + x.fsh * x.gamma * x.moeShare)
-                + 12 * x.L * x.h * x.h * (1 + x.g / x.a + x.s / (2 * x.h)) + 6 * x.h * x.V);
+                + 12 * x.L * x.h * x.h * (1 + x.g / x.a + x.s / (2 * x.h)) * x.r + 6 * x.h * x.V);
     case FlopsConvention::NemoModel:
         if (model.position == model::PositionEmbedding::Learned) // the GPT-3 family
             return tokens * ((24 * x.h * x.h + 4 * x.s * x.h) * 3 * x.L + 6 * x.h * x.V);

@@ -44,6 +44,8 @@ struct Statement {
     double memoryGb = 0;
     int globalBatch = 0;
     int numNodes = 0;
+    QString mainGradsDtype; // --main-grads-dtype, the form's "Main-gradient dtype"
+    QString optimizerStateDtype; // --optimizer-state-dtype, the form's "Optimizer-state dtype"
 };
 
 // The example set with gemm efficiency 0.4321 recorded for its a100-40gb (what Calibrate saves).
@@ -87,6 +89,10 @@ QStringList cliArguments(const Statement& s, const QString& profiles)
         args << QStringLiteral("--global-batch-size") << QString::number(s.globalBatch);
     if (s.numNodes > 0)
         args << QStringLiteral("--num-nodes") << QString::number(s.numNodes);
+    if (!s.mainGradsDtype.isEmpty())
+        args << QStringLiteral("--main-grads-dtype") << s.mainGradsDtype;
+    if (!s.optimizerStateDtype.isEmpty())
+        args << QStringLiteral("--optimizer-state-dtype") << s.optimizerStateDtype;
     return args;
 }
 
@@ -109,6 +115,10 @@ StratexSearchInputs formInputs(const Statement& s, const QString& profiles)
         inputs.settings.num_nodes = s.numNodes;
         inputs.given.insert("num-nodes");
     }
+    if (!s.mainGradsDtype.isEmpty())
+        inputs.stratex.main_grads_dtype = s.mainGradsDtype.toStdString();
+    if (!s.optimizerStateDtype.isEmpty())
+        inputs.stratex.optimizer_state_dtype = s.optimizerStateDtype.toStdString();
     // A Galvatron field the form hides with the stratex model: never read.
     inputs.settings.settle_bsz = 999;
     inputs.given.insert("settle-bsz");
@@ -157,6 +167,14 @@ void TestFrontEndParity::sameRequestAndPlans_data()
                                     << "a100-40gb" << 16 << 0.4321;
     QTest::newRow("calibrated set on another GPU")
         << Statement { "calibrated", {}, "a100-80gb", 0, 64, 0 } << 80 * 1073.741824 << "a100-80gb" << 16 << 0.0;
+    // The state dtypes (Megatron's --grad-reduce-in-bf16, --use-precision-aware-optimizer): the same
+    // plans, costed with the same bytes, on both sides.
+    QTest::newRow("bf16 main gradients and optimizer states")
+        << Statement { {}, "llama2-7b", "h100-80gb", 0, 16, 0, "bf16", "bf16" } << 80 * 1073.741824 << "h100-80gb"
+        << 8 << 0.0;
+    QTest::newRow("bf16 main gradients")
+        << Statement { {}, "llama2-7b", "h100-80gb", 0, 16, 0, "bf16", "fp32" } << 80 * 1073.741824 << "h100-80gb"
+        << 8 << 0.0;
 }
 
 void TestFrontEndParity::sameRequestAndPlans()
@@ -219,6 +237,10 @@ void TestFrontEndParity::sameRequestAndPlans()
         const QJsonObject plan = top.at(i).toObject();
         const megatron::Estimate& e = gui->result.best[std::size_t(i)];
         QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
+        if (statement.mainGradsDtype == QStringLiteral("bf16"))
+            QVERIFY2(e.strategy.main_grads_dtype == megatron::StateDtype::Bf16, e.strategy.notation().c_str());
+        if (statement.optimizerStateDtype == QStringLiteral("bf16"))
+            QVERIFY2(e.strategy.optimizer_state_dtype == megatron::StateDtype::Bf16, e.strategy.notation().c_str());
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
         QCOMPARE(plan.value(QStringLiteral("peak_memory_mb")).toDouble(), e.peak_memory_mb);
         // The evidence on the plan and its twins (issue 22).

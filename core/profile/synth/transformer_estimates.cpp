@@ -7,7 +7,7 @@ namespace {
 
 double kvDim(const model::ModelDescription& model)
 {
-    return double(model.hidden_size) / model.num_heads * model.num_kv_heads;
+    return model.kvHiddenSize(); // num_kv_heads x head_dim (model_description.h)
 }
 
 double mlpMatrices(const model::ModelDescription& model)
@@ -49,7 +49,7 @@ double averageActiveFfnWidth(const model::ModelDescription& model)
 double layerParameters(const model::ModelDescription& model)
 {
     const double h = model.hidden_size;
-    const double attention = 2 * h * h + 2 * h * kvDim(model);
+    const double attention = 2 * h * model.attentionWidth() + 2 * h * kvDim(model);
     return attention + averageMlpParameters(model) + 2 * h;
 }
 
@@ -68,8 +68,9 @@ double layerForwardFlops(const model::ModelDescription& model, int seq)
 {
     const double s = seq;
     const double h = model.hidden_size;
-    const double gemmWeights = 2 * h * h + 2 * h * kvDim(model) + mlpMatrices(model) * h * averageActiveFfnWidth(model);
-    return 2 * s * gemmWeights + 4 * s * s * h;
+    const double q = model.attentionWidth();
+    const double gemmWeights = 2 * h * q + 2 * h * kvDim(model) + mlpMatrices(model) * h * averageActiveFfnWidth(model);
+    return 2 * s * gemmWeights + 4 * s * s * q;
 }
 
 double headForwardFlops(const model::ModelDescription& model, int seq)
@@ -84,7 +85,7 @@ double layerActivationBytes(const model::ModelDescription& model, int seq, int t
     // Q, K, V, the attention output, and the MLP's intermediate tensors (gate, up and their
     // product for a gated MLP; the GEMM output and the activation for a plain one).
     const double replicated = 4 * h;
-    const double split = 2 * h + 2 * kvDim(model) + mlpMatrices(model) * averageActiveFfnWidth(model);
+    const double split = 2.0 * model.attentionWidth() + 2 * kvDim(model) + mlpMatrices(model) * averageActiveFfnWidth(model);
     const double perToken = sequenceParallel ? (replicated + split) / tp : replicated + split / tp;
     return kAllocatedOverStored * elementBytes * perToken * seq;
 }

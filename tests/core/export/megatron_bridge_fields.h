@@ -67,6 +67,7 @@ inline const std::vector<Field>& fields()
         { "model.hidden_size", PyType::Int, {} },
         { "model.num_attention_heads", PyType::Int, {} },
         { "model.num_query_groups", PyType::OptInt, {} },
+        { "model.kv_channels", PyType::OptInt, {} }, // Optional[int] = None: hidden_size // heads
         { "model.ffn_hidden_size", PyType::OptInt, {} },
         { "model.add_bias_linear", PyType::Bool, {} },
         { "model.add_qkv_bias", PyType::Bool, {} },

@@ -92,6 +92,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.main_grads_dtype = *megatron::parseStateDtype(value.toStdString());
         else if (key == "optim")
             s.optimizer_state_dtype = *megatron::parseStateDtype(value.toStdString());
+        else if (key == "framework")
+            s.framework = *megatron::parseFramework(value.toStdString());
         else
             qFatal("unknown strategy key %s", qPrintable(key));
     }

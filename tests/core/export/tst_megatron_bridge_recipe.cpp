@@ -36,6 +36,12 @@ Q_DECLARE_METATYPE(megatron::PlanFile)
 
 namespace {
 
+megatron::PlanFile withHeadDim(megatron::PlanFile plan, int headDim)
+{
+    plan.model.head_dim = headDim;
+    return plan;
+}
+
 struct Assignment {
     std::string path;
     std::string value;
@@ -263,9 +269,6 @@ std::vector<Scenario> scenarios()
             "model.add_qkv_bias=True;model.add_bias_linear=False;model.num_query_groups=4;"
             "ddp.use_distributed_optimizer=False",
             "nothing to shard" },
-        { "interleaving refused for its micro-batches",
-            planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=6 schedule=interleaved"),
-            "model.virtual_pipeline_model_parallel_size=2", "Megatron-Bridge will refuse" },
         { "Llama 3.1: RoPE scaling", planOf("llama3.1-70b", 0, 0, "h100-80gb", 4, "tp=8 pp=4 dp=1 gbs=16"),
             "model.rope_scaling=True;model.rope_scaling_factor=8.0;model.rotary_base=500000",
             "Megatron-Bridge: the plan does not fit" },
@@ -283,6 +286,11 @@ std::vector<Scenario> scenarios()
             "model.moe_router_enable_expert_bias=True;model.moe_router_topk_scaling_factor=2.5;"
             "model.moe_router_num_groups=8;model.moe_router_group_topk=4",
             "Megatron-Bridge: the plan does not fit" },
+        // TransformerConfig.kv_channels (transformer_config.py): heads x kv_channels is the
+        // attention's width; Qwen 3 and gpt-oss have it apart from hidden_size.
+        { "head_dim apart from hidden / heads",
+            withHeadDim(planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16"), 256),
+            "model.kv_channels=256;model.num_attention_heads=32;model.hidden_size=4096", "" },
         { "GPT-3: learned positions, biases",
             planOf("gpt3-13b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16"),
             "model.position_embedding_type=\"learned_absolute\";model.add_bias_linear=True;"

@@ -621,6 +621,11 @@ void TestTorchtitanModule::planFile_data()
     QTest::newRow("Llama 3 without RoPE scaling: its own flavour")
         << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16") << ""
         << "theta=500000.0,;scaling=\"none\",;n_kv_heads=8," << "" << "16,16";
+    // llama3's Attention takes head_dim = dim // n_heads: 32 heads of 256 next to dim 4096 is refused.
+    megatron::PlanFile wideHeads = planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16");
+    wideHeads.model.head_dim = 256;
+    QTest::newRow("head_dim apart from dim / n_heads: refused, naming the field")
+        << wideHeads << "" << "raise ValueError(" << "head_dim 256 (attention 8192 wide, hidden 4096)" << "16,16";
     QTest::newRow("Mixtral: refused, naming the field")
         << planOf("mixtral-8x7b", 0, 4096, "h100-80gb", 2, "tp=2 pp=1 ep=4 etp=1 dp=8 sp=1 zero=1 gbs=64")
         << "parallelism.expert_parallel_degree=4" << "raise ValueError(" << "mixture of experts (8 experts, top-2)"

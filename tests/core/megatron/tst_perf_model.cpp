@@ -149,6 +149,86 @@ private Q_SLOTS:
         QCOMPARE(modelFlopsPerIteration(model, 1), 2015760.0);
     }
 
+    // Attention as wide as heads x head_dim (Megatron-LM attention.py query_projection_size =
+    // kv_channels x heads, d98e8a64), GPT-3 175B with head_dim 256 (q = kv = 2h): Korthikanti's
+    // 34sbh/t (SP, selective recompute) splits into the replicated 10sbh, the MLP's 16sbh and the
+    // attention's Q, K, V and output 2s(q + kv + kv + q)/t (8sbh/t at hidden-wide heads).
+    void activationsCountTheAttentionWidth_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::newRow("tp8 sp") << 8 << true;
+        QTest::newRow("tp4 sp") << 4 << true;
+        QTest::newRow("tp1") << 1 << false;
+    }
+    void activationsCountTheAttentionWidth()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        model::ModelDescription model = gpt175b();
+        model.head_dim = 256;
+        model.validate();
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        s.flash_attention = false;
+        s.recompute = Recompute::Selective;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double sbh = double(model.seq_length) * model.hidden_size;
+        const double q = 96.0 * 256;
+        const double kv = 96.0 * 256;
+        const double statistics = 4.0 * model.seq_length * model.num_heads / tp;
+        QCOMPARE(cost.activation_bytes, sbh / tp * 26 + 2.0 * model.seq_length * (2 * q + 2 * kv) / tp + statistics);
+    }
+
+    // The wider attention costs its GEMMs and flash attention (a layer's forward grows), while the
+    // TP collectives stay hidden-wide (linear_proj's row-parallel output is s x h).
+    void attentionWidthCostsTimeNotTpTraffic_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::newRow("tp1") << 1;
+        QTest::newRow("tp8 sp") << 8;
+    }
+    void attentionWidthCostsTimeNotTpTraffic()
+    {
+        QFETCH(int, tp);
+        model::ModelDescription narrow = gpt175b();
+        model::ModelDescription wide = narrow;
+        wide.head_dim = 256; // 96 x 256 = 2h
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = tp > 1;
+        const LayerCost a = layerCost(narrow, s, a100s(1), false, false);
+        const LayerCost b = layerCost(wide, s, a100s(1), false, false);
+        QVERIFY2(b.forward_compute_s > 1.1 * a.forward_compute_s,
+            qPrintable(QString("%1 s against %2 s").arg(b.forward_compute_s).arg(a.forward_compute_s)));
+        QCOMPARE(b.tp_comm_s, a.tp_comm_s);
+    }
+
+    // Model FLOPs with heads x head_dim != h, as Megatron-LM counts them (training.py
+    // num_floating_point_operations at d98e8a64, query_projection_size = kv_channels x heads):
+    // one dense SwiGLU layer, h 64, 4 heads x 32 (q 128), 2 KV heads (kv 64), ffn 128, vocabulary
+    // 100, 10 tokens.
+    //   attention weights 2 x 64 x 128 + 2 x 64 x 64 = 24576; MLP 3 x 64 x 128 = 24576
+    //   per token: 2 x (24576 + 24576) + 2 x 10 x 128 (causal QK^T, PV) + 2 x 64 x 100 = 113664
+    //   per iteration: 3 x 113664 x 10 tokens = 3409920 (12·B·s·L·h²·((1 + g/a + s/2h)·q/h + 1.5·f/h
+    //   + V/2Lh) gives the same). With heads of hidden / heads (q 64, kv 32) it was 2634240.
+    void attentionWidthModelFlops()
+    {
+        model::ModelDescription model;
+        model.name = "wide-heads-tiny";
+        model.num_layers = 1;
+        model.hidden_size = 64;
+        model.ffn_hidden_size = 128;
+        model.num_heads = 4;
+        model.num_kv_heads = 2;
+        model.head_dim = 32;
+        model.vocab_size = 100;
+        model.seq_length = 10;
+        model.validate();
+        QCOMPARE(modelFlopsPerIteration(model, 1), 3409920.0);
+    }
+
     void megatronRules_data()
     {
         QTest::addColumn<QString>("change");
@@ -174,6 +254,16 @@ private Q_SLOTS:
                                                     << "";
         QTest::newRow("ulysses heads per rank") << "a2a cp=8"
                                                 << "divisible by cp 8";
+        // Megatron-LM's interleaved schedule (schedules.py forward_backward_pipelining_with_interleaving,
+        // d98e8a64; micro-batch group = pp by default): M a multiple of pp 8.
+        QTest::newRow("interleaved, 64 micro-batches") << "vpp=2 gbs=64"
+                                                       << "";
+        QTest::newRow("interleaved, 60 micro-batches") << "vpp=2 gbs=60"
+                                                       << "to be a multiple of pp 8";
+        QTest::newRow("interleaved, 4 micro-batches") << "vpp=2 gbs=4"
+                                                      << "to be a multiple of pp 8";
+        QTest::newRow("1F1B, 60 micro-batches") << "gbs=60"
+                                                << "";
     }
     void megatronRules()
     {
@@ -199,6 +289,12 @@ private Q_SLOTS:
             s.global_batch_size = 100;
         } else if (change == "vpp=13") {
             s.vpp = 13;
+        } else if (change.startsWith("vpp=2 gbs=")) {
+            s.vpp = 2;
+            s.schedule = PipelineSchedule::Interleaved;
+            s.global_batch_size = change.section('=', 2).toInt();
+        } else if (change == "gbs=60") {
+            s.global_batch_size = 60;
         } else if (change == "ends") {
             s.first_stage_layers = 11;
             s.last_stage_layers = 11;

@@ -241,6 +241,47 @@ private Q_SLOTS:
         QCOMPARE(count.attention, attention);
     }
 
+    // Attention as wide as heads x head_dim, not hidden_size (Megatron-LM attention.py
+    // query_projection_size = kv_channels x heads, d98e8a64): Qwen 3's model cards publish 30.5B
+    // total / 3.3B active (Qwen3-30B-A3B) and 235B / 22B (Qwen3-235B-A22B); one layer's Q, K, V and
+    // O weights are h x (q + 2kv) + q x h. Counted with heads of hidden / heads (Q 2048 / 4096, K and
+    // V 256 wide) they were 30.1B / 2.90B and 231.7B / 18.8B.
+    void attentionWidthParameterCounts_data()
+    {
+        QTest::addColumn<ModelDescription>("model");
+        QTest::addColumn<double>("totalB");
+        QTest::addColumn<double>("activeB");
+        QTest::addColumn<double>("attention");
+        const std::filesystem::path dir = std::filesystem::path(STRATEX_TEST_DATA_DIR) / "hf-configs";
+        const ModelDescription a3b = readHfConfigFile(dir / "qwen3-30b-a3b.json").model;
+        // 2048 x (4096 + 2 x 512) + 4096 x 2048
+        QTest::newRow("Qwen3-30B-A3B config.json") << a3b << 30.5 << 3.3 << 18874368.0;
+        // Qwen/Qwen3-235B-A22B config.json: 94 layers, hidden 4096, 64 heads, 4 KV heads, head_dim
+        // 128, 128 experts of 1536, top-8, vocabulary 151936, untied.
+        ModelDescription a22b = a3b;
+        a22b.name = "qwen3-235b-a22b";
+        a22b.num_layers = 94;
+        a22b.hidden_size = 4096;
+        a22b.ffn_hidden_size = 12288;
+        a22b.num_heads = 64;
+        a22b.moe->expert_ffn_hidden_size = 1536;
+        // 4096 x (8192 + 2 x 512) + 8192 x 4096
+        QTest::newRow("Qwen3-235B-A22B") << a22b << 235.0 << 22.0 << 71303168.0;
+    }
+    void attentionWidthParameterCounts()
+    {
+        QFETCH(ModelDescription, model);
+        QFETCH(double, totalB);
+        QFETCH(double, activeB);
+        QFETCH(double, attention);
+        model.validate();
+        const ParameterCount count = countParameters(model);
+        QVERIFY2(std::abs(count.total / 1e9 - totalB) <= 0.02 * totalB, qPrintable(QString("total %1 B").arg(count.total / 1e9)));
+        QVERIFY2(std::abs(count.active / 1e9 - activeB) <= 0.02 * activeB,
+            qPrintable(QString("active %1 B").arg(count.active / 1e9)));
+        QCOMPARE(count.attention, attention);
+    }
+
     void moeLayersFollowTheDensePrefix()
     {
         const ModelDescription model = modelPreset("deepseek-v3-style");
