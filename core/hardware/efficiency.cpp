@@ -23,7 +23,11 @@ const std::vector<EfficiencyField>& efficiencyFields()
         // 50 for a host that is itself the bottleneck.
         { "kernel_overhead_us", "kernel_overhead_us", &Efficiency::kernel_overhead_us, 0.5, 50, true,
             "Kernel overhead (µs per kernel)" },
-        { "network", "network_fraction_of_datasheet", &Efficiency::network, 0.01, 2.0, false,
+        // The share of the links' datasheet bandwidth NCCL reaches (docs/collectives.md, "The fitted
+        // network fraction"): at most all of it. Overlap that hides communication is a mechanism of its
+        // own (tp_comm_overlap, dp_overlap), not a faster link. Below a tenth the cluster's links are
+        // described wrongly (a PCIe or TCP path, not NVLink or RDMA): a fit there is a wrong input.
+        { "network", "network_fraction_of_datasheet", &Efficiency::network, 0.1, 1.0, false,
             "Network bandwidth (fraction of datasheet)" },
         { "collective_latency_us", "collective_latency_us", &Efficiency::collective_latency_us, 0.01, 1e4, true,
             "Collective latency (µs per step)" },

@@ -63,6 +63,22 @@ MlaAttention mlaAttention(const model::ModelDescription& model, const ParallelSt
     return a;
 }
 
+// The exposed time of TP collectives that are split into tp chunks and pipelined with the GEMMs
+// that consume or produce them (docs/collectives.md, "TP communication overlap"). All-gather then
+// GEMM: the GEMM starts on the rank's own shard while the other tp - 1 shards arrive, each chunk's
+// GEMM hiding the next shard's transfer (PyTorch torch/distributed/_symmetric_memory/__init__.py
+// _pipelined_all_gather_and_consume, torchtitan AsyncTP; Transformer Engine's userbuffers
+// ring-exchange split_pipelined all-gather, Megatron-Core --tp-comm-overlap): tp - 1 of the tp GEMM
+// chunks overlap the transfers. GEMM then reduce-scatter: each chunk's partial result is sent
+// while the next chunk computes; the last chunk's transfer (1/tp of the reduce-scatter, half of
+// `commS`) stays exposed. What the GEMM chunks cannot cover is exposed too.
+double exposedPipelinedTpS(double commS, double gemmS, int tp)
+{
+    const double chunks = std::max(1, tp);
+    const double hiding = gemmS * (chunks - 1) / chunks;
+    return std::max(0.5 * commS / chunks, commS - hiding);
+}
+
 } // namespace
 
 LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
@@ -216,9 +232,27 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         cpForward = std::max(0.0, exchange - attention);
         cpBackward = std::max(0.0, 2 * exchange - 2.5 * attention);
     }
-    cost.forward_comm_s = tpComm + cpForward + epComm;
-    cost.backward_comm_s = tpComm + cpBackward + epComm;
-    cost.tp_comm_s = tpComm;
+    // TP communication overlap (tp_comm_overlap, which needs sequence parallelism: Megatron-LM
+    // arguments.py validate_args; torchtitan's AsyncTP rewrites the SequenceParallel plan's
+    // all-gather + matmul and matmul + reduce-scatter pairs, torch/_inductor/fx_passes/
+    // micro_pipeline_tp.py). The attention block's gather and scatter pair with its QKV and output
+    // projections, the MLP's with fc1 and fc2 (a MoE layer's routed experts are not among them:
+    // their TP traffic stays exposed). The backward's gathers and scatters pair with the data- and
+    // weight-gradient GEMMs (2x the forward's; Transformer Engine overlaps the input re-gather with
+    // the dgrad GEMM, "bulk" overlap).
+    double tpForward = tpComm;
+    double tpBackward = tpComm;
+    if (s.tp_comm_overlap && s.sequence_parallel && s.tp > 1) {
+        const double attentionGemm = gemm - mlpGemm - sharedGemm;
+        const double overlapped = moeLayer ? 0.5 * tpComm : tpComm; // the attention block's half for MoE
+        const double window = moeLayer ? attentionGemm + sharedGemm : gemm;
+        tpForward = tpComm - overlapped + exposedPipelinedTpS(overlapped, window, s.tp);
+        tpBackward = tpComm - overlapped + exposedPipelinedTpS(overlapped, 2 * window, s.tp);
+    }
+    cost.forward_comm_s = tpForward + cpForward + epComm;
+    cost.backward_comm_s = tpBackward + cpBackward + epComm;
+    cost.tp_forward_comm_s = tpForward;
+    cost.tp_backward_comm_s = tpBackward;
     cost.ep_comm_s = epComm;
     cost.cp_forward_comm_s = cpForward;
     cost.cp_backward_comm_s = cpBackward;

@@ -21,7 +21,9 @@ struct LayerCost {
     double input_bytes = 0; // the layer's input: all a fully recomputed layer keeps
 
     // forward_comm_s and backward_comm_s by dimension.
-    double tp_comm_s = 0; // each pass
+    // The exposed part: all of it, or with tp_comm_overlap what the pipelined GEMMs leave.
+    double tp_forward_comm_s = 0;
+    double tp_backward_comm_s = 0;
     double ep_comm_s = 0; // each pass
     double cp_forward_comm_s = 0;
     double cp_backward_comm_s = 0;
@@ -31,11 +33,11 @@ struct LayerCost {
     // The same with each component scaled.
     double forwardS(const TimeScales& k) const
     {
-        return k.compute * forward_compute_s + k.tp * tp_comm_s + k.cp * cp_forward_comm_s + k.ep * ep_comm_s;
+        return k.compute * forward_compute_s + k.tp * tp_forward_comm_s + k.cp * cp_forward_comm_s + k.ep * ep_comm_s;
     }
     double backwardS(const TimeScales& k) const
     {
-        return k.compute * (backward_compute_s + recompute_s) + k.tp * tp_comm_s + k.cp * cp_backward_comm_s
+        return k.compute * (backward_compute_s + recompute_s) + k.tp * tp_backward_comm_s + k.cp * cp_backward_comm_s
             + k.ep * (ep_comm_s + recompute_ep_comm_s);
     }
 };

@@ -86,6 +86,8 @@ std::string ParallelStrategy::notation() const
     text += " dp" + str(dp);
     if (sequence_parallel)
         text += " sp";
+    if (tp_comm_overlap)
+        text += " tp-overlap";
     if (zero > 0)
         text += " zero" + str(zero);
     if (recompute != Recompute::None)
@@ -207,6 +209,9 @@ std::vector<std::string> strategyProblems(
     require(model.num_kv_heads % s.tp == 0,
         [&] { return "num_query_groups " + str(model.num_kv_heads) + " is not divisible by tp " + str(s.tp); });
     require(!s.sequence_parallel || s.tp > 1, [&] { return "sequence parallelism needs tp > 1"; });
+    // Megatron-LM arguments.py validate_args: "Tensor parallel communication/GEMM overlap can happen
+    // only when sequence parallelism is enabled" (torchtitan's AsyncTP likewise rewrites SP's pairs).
+    require(!s.tp_comm_overlap || s.sequence_parallel, [&] { return "TP communication overlap needs sequence parallelism"; });
     require(s.global_batch_size % (s.micro_batch_size * s.dp) == 0, [&] {
         return "global_batch_size " + str(s.global_batch_size)
             + " is not divisible by micro_batch_size x dp = " + str(s.micro_batch_size * s.dp);

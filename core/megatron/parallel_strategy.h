@@ -72,6 +72,10 @@ struct ParallelStrategy {
     int last_stage_layers = 0;
     Precision precision = Precision::Bf16;
     bool overlap_grad_reduce = true; // --overlap-grad-reduce / --overlap-param-gather
+    // TP communication split into chunks and pipelined with the GEMMs beside it (needs sequence
+    // parallelism): Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers), NeMo and
+    // Megatron-Bridge's tp_comm_overlap, torchtitan's AsyncTP. docs/collectives.md, "TP overlap".
+    bool tp_comm_overlap = false;
     // Fused flash attention (Megatron with Transformer Engine, 2023 on). Without it the s x s
     // scores are materialised: softmax and dropout run at memory bandwidth and are kept for backward.
     bool flash_attention = true;

@@ -43,7 +43,7 @@ int optionalLayers(const JsonView& object, std::string_view key)
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
-    "flash_attention", "framework", "main_grads_dtype", "optimizer_state_dtype" };
+    "tp_comm_overlap", "flash_attention", "framework", "main_grads_dtype", "optimizer_state_dtype" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -97,7 +97,7 @@ std::vector<std::string> recomputeModuleNames(const RecomputeModules& modules)
 
 nlohmann::ordered_json toJson(const ParallelStrategy& s)
 {
-    return nlohmann::ordered_json {
+    nlohmann::ordered_json json {
         { "tp", s.tp },
         { "pp", s.pp },
         { "vpp", s.vpp },
@@ -123,6 +123,9 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         { "optimizer_state_dtype", stateDtypeName(s.optimizer_state_dtype) },
         { "flash_attention", s.flash_attention },
     };
+    if (s.tp_comm_overlap) // written only when on: plans and exports without it keep their bytes
+        json["tp_comm_overlap"] = true;
+    return json;
 }
 
 ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescription& model, long long worldSize,
@@ -204,6 +207,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     s.precision = readChoice(object, "precision", Precision::Bf16, parsePrecision, "\"bf16\", \"fp16\" or \"fp8\"");
     if (const std::optional<JsonView> overlap = object.find("overlap_grad_reduce"))
         s.overlap_grad_reduce = overlap->boolean();
+    if (const std::optional<JsonView> overlap = object.find("tp_comm_overlap"))
+        s.tp_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
     s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());

@@ -51,10 +51,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("factors");
         QTest::newRow("gemm") << "gemm"
                               << "0.85";
+        // The network is at most its datasheet (efficiency.cpp, issue 22): the injected error is
+        // a slower network (it was 1.2x faster than the datasheet before the range became physical).
         QTest::newRow("gemm network") << "gemm,network"
-                                      << "0.85,1.2";
+                                      << "0.85,0.8";
         QTest::newRow("gemm network attention") << "gemm,network,attention"
-                                                << "0.85,1.2,0.8";
+                                                << "0.85,0.8,0.8";
     }
     void recoversInjectedErrors()
     {
