@@ -445,9 +445,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     device.gpu_name = cluster.gpu.name;
     device.communicators = planCommunicators(model, s);
     device.fragmentation = eff.activation_fragmentation;
-    // torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
-    // (pytorch/torchtitan @ b5bcd76c); Megatron-Core leaves the allocator's default.
-    device.expandable_segments = s.framework == Framework::Torchtitan;
+    // torchtitan's one-node launcher turns expandable segments on, its multi-node one does not
+    // (framework.h); Megatron-Core leaves the allocator's default.
+    device.expandable_segments = launcherExpandableSegments(s.framework, cluster.num_nodes);
     // Stages with the same parameters and layers have the same data-parallel traffic (the middle
     // stages of most pipelines): cost it once.
     struct DpKey {
@@ -580,11 +580,12 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb);
         device.churn_mb = activationPeakMb + state.state.gathered_mb;
         const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
-        mem.allocator_cache_mb = overhead.allocator_cache_mb;
+        // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak.
+        mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb;
         mem.cuda_context_mb = overhead.cuda_context_mb;
         mem.nccl_mb = overhead.nccl_mb;
         // memory_reserve_gb: device memory beyond the modelled parts (0 unless calibrated).
-        mem.reserve_mb = overhead.outsideAllocatedMb() + eff.memory_reserve_gb * 1e9 / kMb;
+        mem.reserve_mb = overhead.outsideAllocatedMb() + state.state.staging_mb + eff.memory_reserve_gb * 1e9 / kMb;
         result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
         result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
         result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);

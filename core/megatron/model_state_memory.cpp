@@ -60,6 +60,52 @@ ModelStateMemory megatronCore(const ParallelStrategy& s, double params, double s
     return zeroStages(s, params, shard, layers, gradientBytes, optimizerBytes);
 }
 
+// torchtitan's FSDP2 groups on one GPU of a stage, in the bytes of their unsharded copies
+// (pytorch/torchtitan @ 9dec370, torchtitan/parallelisms/parallelize_llama.py apply_fsdp, lines
+// 325-339): one group per transformer block (fully_shard(transformer_block)) and the root group
+// (fully_shard(model)) with the parameters outside the blocks: embeddings, final norm, output,
+// which stay bf16 under float8 (and here also the blocks' norm weights, 2h per layer: noise).
+// `linearParams`: the blocks' linear weights, the rest of `params` is the root's.
+struct TorchtitanGroups {
+    double root_bytes = 0;
+    double layer_bytes = 0; // one block
+};
+
+TorchtitanGroups torchtitanGroups(const ParallelStrategy& s, double params, double linearParams, int layers)
+{
+    const double linear = std::clamp(linearParams, 0.0, params);
+    TorchtitanGroups g;
+    g.root_bytes = 2 * (params - linear);
+    g.layer_bytes = (s.precision == Precision::Fp8 ? 1.0 : 2.0) * linear / std::max(1, layers);
+    return g;
+}
+
+// Gathered at the peak with reshard after forward (no PP): the root group and two blocks. FSDP2's
+// lazy init keeps the root unsharded from its forward to its backward ("For the root, do not
+// reshard after forward since for training, the parameters would be freed and all-gathered
+// immediately": torch/distributed/_composable/fsdp/_fsdp_state.py FSDPState._lazy_init sets the
+// root group's post_forward_mesh_info to None, unconditionally in the 2024 form the records' torch
+// 1963fc8 (2024-12-23) ran; the condition on reshard_after_forward=None came in 2025), and
+// torchtitan does not reshard the last block after forward (apply_fsdp: layer_id < n_layers - 1):
+// at the loss the root and the last block are gathered, in the backward a block and the prefetched
+// next one.
+double torchtitanGatheredBytes(const TorchtitanGroups& g)
+{
+    return g.root_bytes + 2 * g.layer_bytes;
+}
+
+// FSDP2 allocates each group's flat all-gather output on its all-gather copy-in stream
+// (torch/distributed/_composable/fsdp/_fsdp_collectives.py foreach_all_gather: torch.empty inside
+// `with stream(all_gather_copy_in_stream)`), copies it out into the parameters on the compute
+// stream and keeps it (comm_ctx.all_gather_state) until the next group's copy-in is issued: two
+// flat outputs are alive at once, the first being the root's (it runs first). The caching
+// allocator keeps freed blocks per stream, so that pool stays reserved and the compute stream
+// never reuses it: reserved, not allocated, at the compute stream's peak.
+double torchtitanAllGatherPoolBytes(const TorchtitanGroups& g)
+{
+    return std::max(g.root_bytes, g.layer_bytes) + g.layer_bytes;
+}
+
 // torchtitan with FSDP2 (pytorch/torchtitan @ b5bcd76c, torchtitan/distributed/fsdp.py): every
 // parameter is an fp32 DTensor shard (the optimizer steps on it: no separate master copy), bf16
 // unsharded copies are gathered for compute (MixedPrecisionPolicy param_dtype bf16, reduce_dtype
@@ -93,12 +139,14 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
     if (!fsdp)
         return m;
     const bool heldAcrossMicrobatches = s.pp > 1 || s.zero <= 2;
+    const TorchtitanGroups groups = torchtitanGroups(s, params, float8Params, layers);
     if (heldAcrossMicrobatches) {
         m.weights_mb += unshardedBytes * params / kMb;
     } else {
-        m.gathered_mb = unshardedBytes * gatheredLayers(params, layers) / kMb;
+        m.gathered_mb = std::min(unshardedBytes * params, torchtitanGatheredBytes(groups)) / kMb;
         m.weights_mb += m.gathered_mb;
     }
+    m.staging_mb = torchtitanAllGatherPoolBytes(groups) / kMb;
     if (s.pp > 1)
         m.gradients_mb += 4 * params / kMb;
     return m;
@@ -128,6 +176,17 @@ ModelStateMemory modelStateMemory(
         break;
     }
     return megatronCore(s, params, shardParams, layers);
+}
+
+bool launcherExpandableSegments(Framework framework, int numNodes)
+{
+    // pytorch/torchtitan @ 9dec370 (the version of the bundled torchtitan records): the one-node
+    // launcher run_llama_train.sh runs torchrun under PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True"
+    // (run_train.sh since, @ b5bcd76c); the multi-node launcher multinode_trainer.slurm (lines
+    // 32-62: its exports and `srun torchrun --nnodes 4`) sets no allocator configuration, so a run
+    // over several nodes gets PyTorch's default, expandable segments off. Megatron-Core, NeMo and
+    // DeepSpeed leave the allocator's default.
+    return framework == Framework::Torchtitan && numNodes <= 1;
 }
 
 } // namespace stratex::megatron

@@ -13,6 +13,10 @@ struct ModelStateMemory {
     double optimizer_mb = 0; // fp32 master weights (where separate) and Adam's two moments
     // Weights gathered and freed layer by layer (ZeRO-3 / FSDP reshard after forward): allocator churn.
     double gathered_mb = 0;
+    // Reserved but not allocated at the peak: torchtitan FSDP2's all-gather outputs live in the
+    // caching allocator's pool of FSDP's copy-in stream, which the compute stream cannot reuse
+    // (torchtitanAllGatherPoolBytes). Not part of totalMb().
+    double staging_mb = 0;
 
     double totalMb() const { return weights_mb + gradients_mb + optimizer_mb; }
 };
@@ -20,8 +24,14 @@ struct ModelStateMemory {
 // `params`: this stage's parameters on one GPU (after TP/EP), `shardParams`: its share after the
 // data-parallel sharding of the ZeRO stage (dense / (dp x cp) + experts / expert-dp), `layers`: the
 // stage's transformer layers, `float8Params`: the part of `params` in the transformer layers'
-// linear weights, which torchtitan with float8 all-gathers and keeps unsharded in one byte.
+// linear weights, which torchtitan with float8 all-gathers and keeps unsharded in one byte (the
+// rest is torchtitan's FSDP2 root group: embeddings, final norm, output).
 ModelStateMemory modelStateMemory(
     const ParallelStrategy& strategy, double params, double shardParams, int layers, double float8Params = 0);
+
+// Whether the framework's own launcher turns the caching allocator's expandable segments on
+// (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) for a run over `numNodes` nodes
+// (docs/memory-model.md, "Device memory").
+bool launcherExpandableSegments(Framework framework, int numNodes);
 
 } // namespace stratex::megatron

@@ -245,7 +245,8 @@ private Q_SLOTS:
         s.optimizer_state_dtype = *parseStateDtype(optimizerDtype.toStdString());
         const double params = 1e9;
         const double shard = zero >= 1 ? params / 8 : params;
-        const ModelStateMemory m = modelStateMemory(s, params, shard, 4);
+        // Every parameter in the four blocks' linears (no root group: torchtitanFsdpGroups has one).
+        const ModelStateMemory m = modelStateMemory(s, params, shard, 4, params);
         QCOMPARE(m.weights_mb / 1e3, weights);
         QCOMPARE(m.gradients_mb / 1e3, gradients);
         QCOMPARE(m.optimizer_mb / 1e3, optimizer);
@@ -355,6 +356,86 @@ private Q_SLOTS:
         const ModelStateMemory m = modelStateMemory(s, 1e9, 1e9 / 8, 4, 0.8e9);
         QCOMPARE(m.weights_mb / 1e3, weightsGb);
         QCOMPARE(m.gradients_mb / 1e3, 0.5 + 4.0);
+    }
+
+    // torchtitan's FSDP2 groups (model_state_memory.cpp, docs/memory-model.md "torchtitan"): the
+    // root group (embeddings, output: the parameters outside the blocks, bf16 also under float8)
+    // stays gathered from its forward to its backward, torchtitan keeps the last block gathered
+    // after its forward and the backward prefetches the next: gathered = root + 2 blocks (before:
+    // 2/L of all parameters, the root's share included). The all-gather outputs live in the pool
+    // of FSDP's copy-in stream: reserved, not allocated: the largest group's flat output and the
+    // next one's. 1e9 parameters, 0.8e9 of them in 4 blocks' linears (0.2e9 each), d = 8.
+    void torchtitanFsdpGroups_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("gatheredGb");
+        QTest::addColumn<double>("stagingGb");
+        // root 0.2e9 x 2 = 0.4 GB, a block 0.2e9 x 2 = 0.4 GB: gathered 0.4 + 0.8, pool 0.4 + 0.4.
+        QTest::newRow("reshard after forward, bf16") << 3 << 1 << "bf16" << 0.4 + 0.8 << 0.4 + 0.4;
+        // float8 blocks gather one byte: 0.2 GB a block; the root stays bf16 and is the largest.
+        QTest::newRow("reshard after forward, float8") << 3 << 1 << "fp8" << 0.4 + 0.4 << 0.4 + 0.2;
+        // With PP nothing is resharded (weights held, no churn), but the all-gathers of the first
+        // micro-batch still go through the copy-in stream's pool.
+        QTest::newRow("pp, float8") << 2 << 4 << "fp8" << 0.0 << 0.4 + 0.2;
+        QTest::newRow("no fsdp") << 0 << 1 << "bf16" << 0.0 << 0.0;
+    }
+    void torchtitanFsdpGroups()
+    {
+        QFETCH(int, zero);
+        QFETCH(int, pp);
+        QFETCH(QString, precision);
+        QFETCH(double, gatheredGb);
+        QFETCH(double, stagingGb);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.zero = zero;
+        s.pp = pp;
+        s.precision = *parsePrecision(precision.toStdString());
+        const double shard = zero >= 1 ? 1e9 / 8 : 1e9;
+        const ModelStateMemory m = modelStateMemory(s, 1e9, shard, 4, 0.8e9);
+        QVERIFY2(agree(m.gathered_mb / 1e3, gatheredGb), qPrintable(QString::number(m.gathered_mb)));
+        QVERIFY2(agree(m.staging_mb / 1e3, stagingGb), qPrintable(QString::number(m.staging_mb)));
+        // The pool is reserved only: not in what the allocator hands out.
+        QVERIFY(agree(m.totalMb(), m.weights_mb + m.gradients_mb + m.optimizer_mb));
+    }
+
+    // The estimate puts the copy-in pool in the reserved peak, not the allocated one; and
+    // torchtitan's one-node launcher turns expandable segments on (cache: page rounding only),
+    // its multi-node launcher does not (cache: the fragmentation share of the churn).
+    void torchtitanReservedParts_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<bool>("expandable");
+        QTest::newRow("one node: run_llama_train.sh") << 1 << true;
+        QTest::newRow("two nodes: multinode_trainer.slurm") << 2 << false;
+    }
+    void torchtitanReservedParts()
+    {
+        QFETCH(int, nodes);
+        QFETCH(bool, expandable);
+        QCOMPARE(launcherExpandableSegments(Framework::Torchtitan, nodes), expandable);
+        QVERIFY(!launcherExpandableSegments(Framework::MegatronCore, nodes));
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.dp = 8 * nodes;
+        s.zero = 3;
+        s.micro_batch_size = 1;
+        s.global_batch_size = 8 * nodes;
+        const model::ModelDescription model = model::modelPreset("llama3-8b");
+        const Estimate e = estimate(model, s, h100s(nodes));
+        QVERIFY(e.problems.empty());
+        const StageMemory& mem = e.stages.front().memory;
+        QVERIFY(mem.allocator_cache_mb > 0);
+        // Pool: the root (embedding + output, 2 x 128256 x 4096, bf16) and one block.
+        const double rootMb = 2.0 * 2 * 128256 * 4096 / 1e6;
+        const double cacheBeyondPool = mem.allocator_cache_mb - rootMb;
+        QVERIFY2(cacheBeyondPool > 0, qPrintable(QString::number(mem.allocator_cache_mb)));
+        // Expandable segments: the block's pool share plus at most one 2 MiB page; without: more
+        // than a gigabyte of fragmentation on the activations and logits.
+        QCOMPARE(cacheBeyondPool < 1000, expandable);
+        QVERIFY(agree(mem.reservedMb(), mem.allocatedMb() + mem.allocator_cache_mb));
     }
 
     // The device peak adds the allocator cache, the CUDA context and NCCL buffers to the

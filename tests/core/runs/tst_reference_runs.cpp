@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex cost model against the published runs of resources/reference-runs: the error on
 // the hold-out papers (never fitted on) must not grow, and every record must be costable.
+#include <algorithm>
+#include <cmath>
+
 #include <QtTest>
 
 #include "core/common/error.h"
@@ -129,7 +132,9 @@ private Q_SLOTS:
     // before torchtitan's own checkpointing policy, float8 weights and fp32 loss (docs/memory-model.md);
     // 18.4 % before the 405B records' micro-batch of 4 (torchtitan's default 8 micro-batches over
     // the local batch of 32), loss_parallel's buffers under TP and the output layer's gathered
-    // input; now 16.0 %. It may not grow.
+    // input; 16.0 % before FSDP2's root group kept gathered, the all-gather pool of its copy-in
+    // stream and the multi-node launcher's allocator without expandable segments; now 11.0 %.
+    // It may not grow.
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -139,10 +144,47 @@ private Q_SLOTS:
             if (s.framework != Framework::Torchtitan)
                 continue;
             records = s.records;
-            QVERIFY2(s.mean_absolute_error <= 0.161,
+            QVERIFY2(s.mean_absolute_error <= 0.111,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
         QCOMPARE(records, 17);
+    }
+
+    // Issue 23: each torchtitan memory record within 10 % of the reserved peak torchtitan logs
+    // (docs/memory-model.md, "The torchtitan records, one by one"). Before the FSDP2 group, copy-in
+    // pool and launcher mechanisms, 70B 2D (-14.9 %), 8B on 128 GPUs (-13.8 %), 8B FSDP (-12.9 %)
+    // and the 8B CP records (-11.4 to -12.1 %) failed this. The 405B pipeline records are not
+    // within 10 % yet (predicted low: what their stage holds beyond the ledger is not found): their
+    // rows pin today's error, which may not grow.
+    void torchtitanMemoryRecordWithin_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("bound");
+        for (const char* id : { "torchtitan2412-llama31-70b-256-2d-asynctp", "torchtitan2412-llama31-70b-256-2d",
+                 "torchtitan2412-llama31-8b-128-fsdp-compile-fp8", "torchtitan2412-llama31-8b-128-fsdp",
+                 "torchtitan2412-llama31-8b-8-cp1-32k", "torchtitan2412-llama31-8b-8-cp2-64k",
+                 "torchtitan2412-llama31-8b-8-cp4-128k", "torchtitan2412-llama31-8b-8-cp8-256k",
+                 "torchtitan2412-llama31-8b-8-fsdp-compile-fp8", "torchtitan2412-llama31-8b-8-fsdp-compile",
+                 "torchtitan2412-llama31-8b-8-fsdp" })
+            QTest::newRow(id) << QString(id) << 0.10;
+        QTest::newRow("405b 1f1b (known gap)") << "torchtitan2412-llama31-405b-512-1f1b" << 0.272;
+        QTest::newRow("405b cp1 (known gap)") << "torchtitan2412-llama31-405b-512-cp1-32k" << 0.202;
+        QTest::newRow("405b cp2 (known gap)") << "torchtitan2412-llama31-405b-512-cp2-64k" << 0.209;
+        QTest::newRow("405b cp4 (known gap)") << "torchtitan2412-llama31-405b-512-cp4-128k" << 0.221;
+        QTest::newRow("405b cp8 (known gap)") << "torchtitan2412-llama31-405b-512-cp8-256k" << 0.293;
+        QTest::newRow("405b interleaved (known gap)") << "torchtitan2412-llama31-405b-512-interleaved" << 0.133;
+    }
+    void torchtitanMemoryRecordWithin()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, bound);
+        const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
+        const auto run = std::find_if(runs.begin(), runs.end(), [&](const ReferenceRun& r) { return r.id == id.toStdString(); });
+        QVERIFY2(run != runs.end(), qPrintable(id));
+        QCOMPARE(run->strategy.framework, Framework::Torchtitan);
+        const ReferenceComparison c = compareWithRun(*run, efficiencyFor(run->cluster));
+        QVERIFY(c.memory_error.has_value());
+        QVERIFY2(std::abs(*c.memory_error) <= bound, qPrintable(QString("memory error %1").arg(*c.memory_error)));
     }
 
     void badRecordsNameTheKey_data()
