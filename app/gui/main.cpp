@@ -81,7 +81,7 @@ int main(int argc, char** argv)
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
-    QSize size = screenshot ? QSize(1400, 900) : QSize();
+    QSize size = screenshot ? stratex::ui::MainWindow::defaultSize() : QSize();
     if (parser.isSet(sizeOption)) {
         const QStringList parts = parser.value(sizeOption).split(QLatin1Char('x'));
         bool wide = false;

@@ -202,7 +202,8 @@ private Q_SLOTS:
         const LayerCost b = layerCost(wide, s, a100s(1), false, false);
         QVERIFY2(b.forward_compute_s > 1.1 * a.forward_compute_s,
             qPrintable(QString("%1 s against %2 s").arg(b.forward_compute_s).arg(a.forward_compute_s)));
-        QCOMPARE(b.tp_comm_s, a.tp_comm_s);
+        QCOMPARE(b.tp_forward_comm_s, a.tp_forward_comm_s);
+        QCOMPARE(b.tp_backward_comm_s, a.tp_backward_comm_s);
     }
 
     // Model FLOPs with heads x head_dim != h, as Megatron-LM counts them (training.py
