@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packaging/bootstrap.sh
+packaging/bootstrap.sh --main
 cmake --preset release
 # Only the two programs: the test suites and benchmarks are the test command's (issue 24: the first
 # window on a fresh 2-core machine waited for all of them).
