@@ -43,8 +43,9 @@ ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double sha
 // (megatron/core/distributed/param_and_grad_buffer.py) holds fp32 main gradients for every
 // parameter of the rank; the distributed optimizer (optimizer/distrib_optimizer.py) reduce-scatters
 // inside that full buffer and shards only the fp32 main weights and Adam's moments over the
-// data-parallel x context-parallel group: 2 + 4 + 12 / d bytes per parameter. ZeRO 2 (not a
-// Megatron option) shards the gradients too; ZeRO 3 is Megatron FSDP with gathered layers.
+// data-parallel x context-parallel group: 2 + 4 + 12 / d bytes per parameter. ZeRO 2 (Megatron-FSDP
+// optim_grads, reduced every micro-batch: gradientReduction()) keeps only the gradient shard; ZeRO 3
+// is Megatron-FSDP optim_grads_params with gathered layers.
 //
 // The two dtype settings (docs/memory-model.md, "Megatron-Core"), same commit:
 // - main_grads_dtype bf16: --grad-reduce-in-bf16 turns accumulate_allreduce_grads_in_fp32 off
