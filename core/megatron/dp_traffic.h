@@ -6,9 +6,32 @@
 // hides under the stage's compute. Internal to core/megatron.
 
 #include "core/hardware/hardware_model.h"
+#include "core/megatron/framework.h"
 #include "core/megatron/parallel_strategy.h"
 
 namespace stratex::megatron {
+
+// When a framework reduces the data-parallel gradients and gathers the weights, and what gradient
+// buffers a rank therefore holds (docs/collectives.md, "Gradient reduction per framework"): the
+// one place the estimate's time (estimate.cpp) and the model state's memory
+// (model_state_memory.cpp) read it from. A framework with other rules adds a case to
+// gradientReduction().
+struct GradientReduction {
+    // One gradient reduction per micro-batch's backward; otherwise one per iteration, in the last
+    // micro-batch's backward, over gradients accumulated unsharded.
+    bool every_microbatch = false;
+    // ZeRO 1-2: the weights are gathered again before every micro-batch's forward (resharded after
+    // each backward); otherwise once per iteration, after the optimizer step.
+    bool gather_every_microbatch = false;
+    // What a rank keeps for the iteration: a full (unsharded) gradient buffer, the data-parallel
+    // shard of the gradients, or both (FSDP2 under torch.distributed.pipelining).
+    bool full_gradients = true;
+    bool sharded_gradients = false;
+
+    int reductions(int microbatches) const { return every_microbatch ? microbatches : 1; }
+};
+
+GradientReduction gradientReduction(Framework framework, int zero, int pp);
 
 // A stage's data-parallel collectives as the frameworks issue them (docs/collectives.md).
 struct DpTraffic {

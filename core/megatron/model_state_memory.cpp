@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/megatron/dp_traffic.h"
+
 namespace stratex::megatron {
 
 namespace {
@@ -28,7 +30,9 @@ ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double sha
     } else {
         m.weights_mb = 2 * params / kMb;
     }
-    m.gradients_mb = gradientBytes * (s.zero >= 2 ? shard : params) / kMb;
+    // The gradient buffers the framework's reduction leaves (gradientReduction(), dp_traffic.h).
+    const GradientReduction r = gradientReduction(s.framework, s.zero, s.pp);
+    m.gradients_mb = gradientBytes * ((r.full_gradients ? params : 0.0) + (r.sharded_gradients ? shard : 0.0)) / kMb;
     m.optimizer_mb = optimizerBytes * (s.zero >= 1 ? shard : params) / kMb;
     return m;
 }
@@ -39,8 +43,9 @@ ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double sha
 // (megatron/core/distributed/param_and_grad_buffer.py) holds fp32 main gradients for every
 // parameter of the rank; the distributed optimizer (optimizer/distrib_optimizer.py) reduce-scatters
 // inside that full buffer and shards only the fp32 main weights and Adam's moments over the
-// data-parallel x context-parallel group: 2 + 4 + 12 / d bytes per parameter. ZeRO 2 (not a
-// Megatron option) shards the gradients too; ZeRO 3 is Megatron FSDP with gathered layers.
+// data-parallel x context-parallel group: 2 + 4 + 12 / d bytes per parameter. ZeRO 2 (Megatron-FSDP
+// optim_grads, reduced every micro-batch: gradientReduction()) keeps only the gradient shard; ZeRO 3
+// is Megatron-FSDP optim_grads_params with gathered layers.
 //
 // The two dtype settings (docs/memory-model.md, "Megatron-Core"), same commit:
 // - main_grads_dtype bf16: --grad-reduce-in-bf16 turns accumulate_allreduce_grads_in_fp32 off
@@ -134,7 +139,10 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
     const bool fsdp = s.zero >= 1;
     const double owned = fsdp ? shard : params;
     m.weights_mb = 4 * owned / kMb;
-    m.gradients_mb = 4 * owned / kMb;
+    // fp32 gradient shards, and under PP the unsharded ones accumulated across micro-batches
+    // (gradientReduction(), dp_traffic.h).
+    const GradientReduction r = gradientReduction(s.framework, s.zero, s.pp);
+    m.gradients_mb = 4 * ((r.full_gradients ? params : 0.0) + (r.sharded_gradients ? shard : 0.0)) / kMb;
     m.optimizer_mb = 8 * owned / kMb;
     if (!fsdp)
         return m;
@@ -147,8 +155,6 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
         m.weights_mb += m.gathered_mb;
     }
     m.staging_mb = torchtitanAllGatherPoolBytes(groups) / kMb;
-    if (s.pp > 1)
-        m.gradients_mb += 4 * params / kMb;
     return m;
 }
 

@@ -209,6 +209,9 @@ private Q_SLOTS:
         QTest::newRow("megatron-core distributed optimizer")
             << "megatron-core" << 1 << 1 << f32 << f32 << 2.0 << 4.0 << 1.5;
         QTest::newRow("nemo is megatron-core") << "nemo" << 1 << 2 << f32 << f32 << 2.0 << 4.0 << 1.5;
+        // ZeRO 2 is Megatron-FSDP's optim_grads: reduce-scattered in every backward, so only the
+        // fp32 shard stays (gradientReduction(), dp_traffic.h).
+        QTest::newRow("megatron-fsdp optim_grads") << "megatron-core" << 2 << 4 << f32 << f32 << 2.0 << 0.5 << 1.5;
         // --grad-reduce-in-bf16: the grad buffer in the parameters' dtype (2 bytes); the
         // precision-aware optimizer with bf16 moments: 16-bit master remainders + 2 + 2 over d.
         QTest::newRow("megatron-core bf16 main grads")
@@ -224,8 +227,13 @@ private Q_SLOTS:
         QTest::newRow("torchtitan fsdp reshard") << "torchtitan" << 3 << 1 << f32 << f32 << 0.5 + 1.0 << 0.5 << 1.0;
         QTest::newRow("torchtitan fsdp no reshard") << "torchtitan" << 2 << 1 << f32 << f32 << 0.5 + 2.0 << 0.5 << 1.0;
         QTest::newRow("torchtitan no fsdp") << "torchtitan" << 0 << 1 << f32 << f32 << 4.0 << 4.0 << 8.0;
+        QTest::newRow("torchtitan no fsdp pp") << "torchtitan" << 0 << 4 << f32 << f32 << 4.0 << 4.0 << 8.0;
+        // FSDP2 reshard-after-forward under PP: still the no-sync micro-batches' unsharded fp32 gradients.
+        QTest::newRow("torchtitan fsdp reshard pp") << "torchtitan" << 3 << 4 << f32 << f32 << 0.5 + 2.0 << 0.5 + 4.0 << 1.0;
         // DeepSpeed as the ZeRO paper counts: 2 + 2 + 12, sharded by stage.
         QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << f32 << f32 << 2.0 << 0.25 << 1.5;
+        // ZeRO 1 reduces only at the accumulation boundary: the full 16-bit gradients stay.
+        QTest::newRow("deepspeed zero 1") << "deepspeed" << 1 << 1 << f32 << f32 << 2.0 << 2.0 << 1.5;
     }
     void frameworkModelState()
     {
