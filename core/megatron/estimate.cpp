@@ -543,7 +543,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.logits_mb = logitsMb;
         // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
-        device.churn_mb = activationPeakMb + state.state.gathered_mb;
+        device.churn_mb = activationPeakMb + state.state.gathered_mb + state.state.freed_each_step_mb;
         const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
         // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak.
         mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb;

@@ -209,6 +209,39 @@ private Q_SLOTS:
                     .arg(sendMb)));
     }
 
+    // What a step allocates and frees of the model state, the caching allocator's churn
+    // (model_state_memory.h freed_each_step_mb): torchtitan's FSDP2 under PP frees the stage's
+    // unsharded weights (2 bytes, 1 for float8 linears) and fp32 accumulated gradients (4) in the
+    // last backward's post_backward and allocates them again the next step; nothing without PP
+    // here (reshard after forward churns through gathered_mb) or under Megatron-Core's buffers.
+    // Bytes per parameter, 1e9 parameters over d = 8.
+    void stepChurnOfModelState_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("bytesPerParam");
+        QTest::newRow("torchtitan pp bf16") << "torchtitan" << 4 << "bf16" << 6.0;
+        QTest::newRow("torchtitan pp float8 linears") << "torchtitan" << 4 << "fp8" << 5.0;
+        QTest::newRow("torchtitan without pp") << "torchtitan" << 1 << "bf16" << 0.0;
+        QTest::newRow("megatron-core pp") << "megatron-core" << 4 << "bf16" << 0.0;
+    }
+    void stepChurnOfModelState()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, pp);
+        QFETCH(QString, precision);
+        QFETCH(double, bytesPerParam);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.pp = pp;
+        s.zero = 2;
+        s.precision = precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
+        const double params = 1e9;
+        const ModelStateMemory m = modelStateMemory(s, params, params / 8, 4, params);
+        QCOMPARE(m.freed_each_step_mb, bytesPerParam * params / 1e6);
+    }
+
     // Bytes per parameter each framework keeps, from its source (docs/memory-model.md), for a
     // stage of 1e9 parameters sharded over d = 8 data-parallel ranks and 4 layers.
     void frameworkModelState_data()
