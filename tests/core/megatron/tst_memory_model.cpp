@@ -370,6 +370,40 @@ private Q_SLOTS:
         QCOMPARE(torchtitanLossBytesPerLogit(s), bytesPerLogit);
     }
 
+    // Micro-batches in flight at each stage's peak under torchtitan's 1F1B: PyTorch's Schedule1F1B
+    // runs min(n_microbatches, num_stages - stage_index) warm-up forwards before its first
+    // backward (torch/distributed/pipelining/schedules.py; docs/memory-model.md, "torchtitan's
+    // pipeline stages"), which the simulated 1F1B's ledger reproduces with the stage buffers and the
+    // received inputs' alias in place. 4 stages, 8 or 2 micro-batches.
+    void torchtitanInFlightPerStage_data()
+    {
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("stage");
+        for (const int m : { 8, 2 }) {
+            for (int stage = 0; stage < 4; ++stage)
+                QTest::addRow("m %d, stage %d", m, stage) << m << stage;
+        }
+    }
+    void torchtitanInFlightPerStage()
+    {
+        QFETCH(int, microbatches);
+        QFETCH(int, stage);
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = 2;
+        s.pp = 4;
+        s.dp = 1;
+        s.zero = 2;
+        s.recompute = Recompute::Full;
+        s.sequence_parallel = true;
+        s.global_batch_size = microbatches;
+        const Estimate e = estimate(model, s, hw);
+        QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+        QCOMPARE(e.stages[std::size_t(stage)].inflight_microbatches_x100, 100 * std::min(microbatches, s.pp - stage));
+    }
+
     // torch.distributed.pipelining's stage buffers (pipeline_input.h, stage.py @ 01386103): one
     // activation receive buffer per micro-batch on every stage but the first, one output-gradient
     // receive buffer per micro-batch on every stage but the last, and every micro-batch's output in
