@@ -187,6 +187,10 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     chunk.linear_params += (count.attention - replicatedAttention + count.dense_mlp) / s.tp
                         + replicatedAttention;
             }
+            // torchtitan's ring attention: its backward's gathered K, V and fp32 accumulators on top
+            // of the block being rebuilt (torchtitanRingAttentionBytes).
+            if (s.framework == Framework::Torchtitan && chunk.layers > 0)
+                chunk.transient_bytes += torchtitanRingAttentionBytes(model, s).total();
         }
     }
     return chunks;

@@ -96,6 +96,7 @@ struct PipelineCosts {
     // The same activation unscaled: what a chunk's output holds when its framework keeps it
     // (heldStageOutputBytes, docs/memory-model.md "Pipeline stage outputs").
     double send_bytes = 0;
+    double output_bytes = 0; // the last chunk's output: 16-bit logits of the local vocabulary shard
     bool cross_node = false;
 };
 
@@ -121,6 +122,7 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
     costs.send_bytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
     costs.p2p_bytes = scales.pp * costs.send_bytes;
+    costs.output_bytes = kBytes * tokens * model.vocab_size / s.tp;
     costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
     return costs;
 }
@@ -133,8 +135,10 @@ struct StageState {
     double linear_params = 0; // dense layers' linear weights (float8 all-gathered under torchtitan fp8)
     ModelStateMemory state;
     double workspace_mb = 0;
+    // The pipelining stage objects' buffers kept for the step (pipelineStageBuffers).
+    double pipeline_buffers_mb = 0;
 
-    double allocatedMb() const { return state.totalMb() + workspace_mb; }
+    double allocatedMb() const { return state.totalMb() + workspace_mb + pipeline_buffers_mb; }
 };
 
 std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelStrategy& s,
@@ -154,6 +158,11 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
             stage.dense_params += c.dense_params;
             stage.expert_params += c.expert_params;
             stage.linear_params += c.linear_params;
+            const std::size_t index = std::size_t(j * p + i);
+            stage.pipeline_buffers_mb += pipelineStageBuffers(s, costs.send_bytes, costs.output_bytes, index == 0,
+                index + 1 == costs.chunks.size())
+                                             .total()
+                / kMb;
         }
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
         stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
@@ -176,7 +185,8 @@ PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<
         const ChunkCost& cost = costs.chunks[c];
         const bool last = c + 1 == costs.chunks.size();
         const double logits = last ? costs.end.logits_bytes : 0.0;
-        const double kept = cost.activation_bytes + heldStageOutputBytes(s, costs.send_bytes, last);
+        const double kept = cost.activation_bytes + heldStageOutputBytes(s, costs.send_bytes, last)
+            - receivedInputAliasBytes(s, costs.send_bytes, c == 0);
         chunks.push_back({ cost.forward_s, cost.backward_s, kept / kMb, (kept + cost.transient_bytes + logits) / kMb });
     }
     PipelineSimulation pipeline = pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
@@ -427,7 +437,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             denseParams += c.dense_params;
             expertParams += c.expert_params;
             activationBytes += c.activation_bytes
-                + heldStageOutputBytes(s, costs.send_bytes, std::size_t(j * p + i) + 1 == chunks.size());
+                + heldStageOutputBytes(s, costs.send_bytes, std::size_t(j * p + i) + 1 == chunks.size())
+                - receivedInputAliasBytes(s, costs.send_bytes, j * p + i == 0);
             transientBytes = std::max(transientBytes, c.transient_bytes);
             forwardS += c.forward_s;
             backwardS += c.backward_s;
@@ -566,8 +577,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         stage.memory_from_ledger = ledger;
         stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
         mem.logits_mb = logitsMb;
-        mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb);
-        device.churn_mb = activationPeakMb + state.state.gathered_mb;
+        // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
+        mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
+        device.churn_mb = activationPeakMb + state.state.gathered_mb + state.state.freed_each_step_mb;
         const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
         // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak.
         mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb;

@@ -62,6 +62,14 @@ std::optional<PeakExplanation> explainPeak(const model::ModelDescription& model,
     e.gradients_mb = mem.gradients_mb;
     e.optimizer_mb = mem.optimizer_mb;
     e.workspace_mb = mem.workspace_mb;
+    // What the ledger's stage starts with beyond its model state and workspace: the pipelining
+    // stage buffers (memoryPipeline puts them in the stage's starting memory).
+    // (Below a kB it is the sums' rounding, not a buffer.)
+    if (worst < pipeline.input.model_state_mb_per_layer.size()) {
+        const double beyond = pipeline.input.model_state_mb_per_layer[worst] - e.weights_mb - e.gradients_mb
+            - e.optimizer_mb - e.workspace_mb;
+        e.pipeline_buffers_mb = beyond > 1e-3 ? beyond : 0.0;
+    }
     for (const sim::HeldActivations& h : moment.held) {
         e.held.push_back({ h.microbatch, h.chunk, h.mb });
         e.held_mb += h.mb;
@@ -87,7 +95,7 @@ std::optional<PeakExplanation> explainPeak(const model::ModelDescription& model,
     e.nccl_mb = mem.nccl_mb;
     e.other_reserve_mb = std::max(0.0, mem.reserve_mb - mem.allocator_cache_mb - mem.cuda_context_mb - mem.nccl_mb);
     e.allocated_mb = e.weights_mb + e.gradients_mb + e.optimizer_mb + e.workspace_mb + e.held_mb + e.op_stored_mb
-        + e.op_transient_mb + e.logits_mb;
+        + e.op_transient_mb + e.logits_mb + e.pipeline_buffers_mb;
     e.device_mb = e.allocated_mb + e.allocator_cache_mb + e.cuda_context_mb + e.nccl_mb + e.other_reserve_mb;
     return e;
 }
@@ -111,6 +119,9 @@ std::vector<PeakPart> peakParts(const PeakExplanation& p)
         { "cuda_context", "CUDA context", p.cuda_context_mb, true },
         { "nccl", "NCCL buffers", p.nccl_mb, true },
     };
+    if (p.pipeline_buffers_mb > 0)
+        parts.insert(parts.begin() + 7,
+            { "pipeline_buffers", "pipeline stage buffers (receive buffers, output chunks)", p.pipeline_buffers_mb, false });
     if (p.other_reserve_mb > 0)
         parts.push_back({ "reserve", "calibrated reserve", p.other_reserve_mb, true });
     return parts;

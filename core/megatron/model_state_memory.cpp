@@ -155,6 +155,16 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
         m.weights_mb += m.gathered_mb;
     }
     m.staging_mb = torchtitanAllGatherPoolBytes(groups) / kMb;
+    if (s.pp > 1) {
+        // The unsharded weights and the accumulated fp32 gradients (counted above through
+        // gradientReduction()) are allocated anew and freed every step: the last micro-batch's backward runs FSDP's
+        // post_backward with reshard_after_backward True (stage.py's last-backward hook), which
+        // frees the unsharded weights, hands each unsharded_accumulated_grad to foreach_reduce and
+        // sets it to None (torch/distributed/_composable/fsdp/_fsdp_param_group.py post_backward);
+        // the next step all-gathers the weights again and to_accumulated_grad_if_needed
+        // (_fsdp_param.py) allocates a new fp32 gradient with `unsharded_grad.to(reduce_dtype)`.
+        m.freed_each_step_mb = (unshardedBytes + 4) * params / kMb;
+    }
     return m;
 }
 

@@ -17,6 +17,10 @@ struct ModelStateMemory {
     // caching allocator's pool of FSDP's copy-in stream, which the compute stream cannot reuse
     // (torchtitanAllGatherPoolBytes). Not part of totalMb().
     double staging_mb = 0;
+    // Part of totalMb() allocated and freed once per step (torchtitan FSDP2 under PP: the stage's
+    // unsharded weights and fp32 accumulated gradients): the caching allocator's churn, as the
+    // activations are (docs/memory-model.md, "torchtitan's pipeline stages").
+    double freed_each_step_mb = 0;
 
     double totalMb() const { return weights_mb + gradients_mb + optimizer_mb; }
 };

@@ -36,6 +36,9 @@ struct PeakExplanation {
     double op_stored_mb = 0; // what the running op's micro-batch stores for its backward
     double op_transient_mb = 0; // the op's transient: a layer's intermediates or a recomputed group
     double logits_mb = 0; // logits and loss buffers (the op on the last chunk)
+    // Kept by the stage for the whole step: torch.distributed.pipelining's receive buffers and the
+    // last stage's output chunks under torchtitan (pipeline_input.h pipelineStageBuffers).
+    double pipeline_buffers_mb = 0;
     // The device beyond the tensors (nvidia-smi's number):
     double allocator_cache_mb = 0;
     double cuda_context_mb = 0;

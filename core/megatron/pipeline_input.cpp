@@ -41,6 +41,37 @@ double heldStageOutputBytes(const ParallelStrategy& s, double sendBytes, bool la
     return s.pp > 1 && !lastChunk && keepsStageOutputs(s.framework) ? sendBytes : 0.0;
 }
 
+namespace {
+
+// Whether the framework runs torch.distributed.pipelining's stage objects (pipelineStageBuffers).
+bool runsTorchPipelining(const ParallelStrategy& s)
+{
+    return s.pp > 1 && s.framework == Framework::Torchtitan;
+}
+
+} // namespace
+
+PipelineStageBuffers pipelineStageBuffers(
+    const ParallelStrategy& s, double sendBytes, double outputBytes, bool firstChunk, bool lastChunk)
+{
+    PipelineStageBuffers b;
+    if (!runsTorchPipelining(s))
+        return b;
+    const double m = std::max(1, s.microbatches());
+    if (!firstChunk)
+        b.recv_bytes = m * sendBytes;
+    if (!lastChunk)
+        b.grad_recv_bytes = m * sendBytes;
+    else
+        b.output_chunks_bytes = m * outputBytes;
+    return b;
+}
+
+double receivedInputAliasBytes(const ParallelStrategy& s, double sendBytes, bool firstChunk)
+{
+    return runsTorchPipelining(s) && !firstChunk ? sendBytes : 0.0;
+}
+
 sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
 {
     return s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1

@@ -47,6 +47,35 @@ bool keepsStageOutputs(Framework framework);
 // nothing; its logits are counted apart) and without pipeline parallelism.
 double heldStageOutputBytes(const ParallelStrategy& strategy, double sendBytes, bool lastChunk);
 
+// The buffers torch.distributed.pipelining's stage object keeps for the whole step, beyond the
+// activations each micro-batch saves (docs/memory-model.md, "Pipeline stage outputs"), in bytes on
+// one GPU for one model chunk (a stage object; a rank holds vpp of them), under a framework that
+// runs it (torchtitan); zero otherwise and without pipeline parallelism. PyTorch's
+// torch/distributed/pipelining/stage.py (read @ 01386103; the records ran torch 1963fc8):
+// - PipelineStage._prepare_forward_infra allocates one receive buffer per micro-batch
+//   (`for chunk_id in range(num_microbatches)`, _make_tensor_from_meta) on every stage but the
+//   first, and keeps them in args_recv_info across steps;
+// - _PipelineStageBase._prepare_backward_infra allocates one output-gradient receive buffer per
+//   micro-batch (_create_grad_recv_info) on every stage but the last;
+// - forward_one_chunk appends the last stage's output to output_chunks, cleared only by the next
+//   step's clear_runtime_states: every micro-batch's logits (`outputBytes` each) are alive at the
+//   last backward.
+struct PipelineStageBuffers {
+    double recv_bytes = 0; // micro-batches x the received activation
+    double grad_recv_bytes = 0; // micro-batches x the received output gradient
+    double output_chunks_bytes = 0; // micro-batches x the last stage's output
+    double total() const { return recv_bytes + grad_recv_bytes + output_chunks_bytes; }
+};
+PipelineStageBuffers pipelineStageBuffers(
+    const ParallelStrategy& strategy, double sendBytes, double outputBytes, bool firstChunk, bool lastChunk);
+
+// What a received input shares with the saved activations: the first block of a stage saves its
+// input, which is the receive buffer itself (torchtitan's Transformer.forward passes the tensor
+// on; stage.py _retrieve_recv_activations hands the buffer to the module), so a micro-batch in
+// flight holds no copy of it beyond the buffer counted in pipelineStageBuffers: `sendBytes` to
+// take off its saved activations, on every chunk but the model's first; 0 where no buffer is kept.
+double receivedInputAliasBytes(const ParallelStrategy& strategy, double sendBytes, bool firstChunk);
+
 // `p2pBytes`: the activation a micro-batch sends from one stage to the next; `crossNode`: the
 // stages are on different nodes.
 PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& strategy,

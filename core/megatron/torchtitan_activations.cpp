@@ -68,4 +68,17 @@ double torchtitanLossBytesPerLogit(const ParallelStrategy& s)
     return s.tp > 1 ? kTorchtitanLossParallelBytesPerLogit : kTorchtitanLossBytesPerLogit;
 }
 
+TorchtitanRingAttentionBytes torchtitanRingAttentionBytes(const model::ModelDescription& model, const ParallelStrategy& s)
+{
+    TorchtitanRingAttentionBytes b;
+    if (s.cp <= 1)
+        return b;
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp; // T on this rank
+    // K (or V) after repeat_kv, the local heads of all query heads: T x q / tp elements.
+    const double kvElements = tokens * model.attentionWidth() / s.tp;
+    b.gathered_kv_bytes = (1.0 + s.cp) * 2 * kBf16 * kvElements;
+    b.fp32_accumulator_bytes = 3 * kFp32 * kvElements + 2 * 2 * kFp32 * kvElements;
+    return b;
+}
+
 } // namespace stratex::megatron

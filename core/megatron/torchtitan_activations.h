@@ -45,4 +45,24 @@ constexpr double kTorchtitanLossParallelBytesPerLogit = 16;
 // The bytes per logit element of the local vocabulary shard at torchtitan's loss peak.
 double torchtitanLossBytesPerLogit(const ParallelStrategy& s);
 
+// Context parallelism's ring attention as torchtitan runs it (docs/memory-model.md, "torchtitan's
+// context parallelism"): the buffers one attention backward allocates on top of what the block
+// holds, in bytes on one GPU; 0 without CP. torchtitan @ 9dec370 config_manager.py defaults
+// experimental.context_parallel_rotate_method to "allgather" (train.py passes it to
+// set_rotate_method), and its llama attention repeats the KV heads to all query heads before
+// SDPA (model.py repeat_kv), so K and V each hold T x heads/tp x head_dim. PyTorch's
+// _templated_ring_attention_backward (torch/distributed/tensor/experimental/_attention.py, read
+// @ 0123248a; _AllGatherRotater, ALL_GATHER the default rotate method, and convert_to_f32 True)
+// keeps together: the concatenated local K and V (torch.cat, 2 x bf16), their all-gather over the
+// CP group (cp x that), the fp32 accumulators grad_query, grad_key and grad_value (zeros_like
+// with accum_dtype float32), and the fp32 concatenated grad K, V the ALL_TO_ALL dkv rotater sends
+// and the one it receives (2 x 2 x fp32). Not counted: the contiguous() copies of K and V and the
+// bf16 per-step gradients of the op (short-lived).
+struct TorchtitanRingAttentionBytes {
+    double gathered_kv_bytes = 0; // cat(K, V) + its all-gather: (1 + cp) x 2 x bf16
+    double fp32_accumulator_bytes = 0; // grad q, k, v in fp32 + the dkv send and receive buffers
+    double total() const { return gathered_kv_bytes + fp32_accumulator_bytes; }
+};
+TorchtitanRingAttentionBytes torchtitanRingAttentionBytes(const model::ModelDescription& model, const ParallelStrategy& s);
+
 } // namespace stratex::megatron

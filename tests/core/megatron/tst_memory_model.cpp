@@ -10,6 +10,7 @@
 #include "core/hardware/device_memory.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/model_state_memory.h"
+#include "core/megatron/pipeline_input.h"
 #include "core/megatron/strategy_json.h"
 #include "core/megatron/strategy_search_settings.h"
 #include "core/megatron/torchtitan_activations.h"
@@ -135,7 +136,10 @@ private Q_SLOTS:
     // pipelining, under torchtitan, keeps it in fwd_cache until the chunk's backward: one more
     // tensor per (micro-batch, chunk) in flight on every chunk but the model's last
     // (docs/memory-model.md, "Pipeline stage outputs"). Compared with Megatron-Core on stage 0,
-    // whose layers save the same tensors under both frameworks without recompute.
+    // whose layers save the same tensors under both frameworks without recompute. Under
+    // torchtitan stage 0 also keeps its stage objects' buffers (pipelineStageBuffers): the output
+    // gradient receive buffers, one per micro-batch, and under interleaving its second chunk's
+    // activation receive buffers, which its first layer's saved input aliases while in flight.
     void stageOutputsFreedOrHeld_data()
     {
         QTest::addColumn<QString>("framework");
@@ -177,18 +181,65 @@ private Q_SLOTS:
         QVERIFY(megatron.problems.empty());
         const StageEstimate& stage = e.stages.front();
         QCOMPARE(stage.memory_from_ledger, simulate);
+        const double chunksInFlight = megatron.stages.front().inflight_microbatches_x100 / 100.0 * vpp;
+        const double sendMb = 2.0 * model.seq_length * model.hidden_size / s.tp / 1e6;
+        const double outputMb = 2.0 * model.seq_length * model.vocab_size / s.tp / 1e6;
+        double buffersMb = 0;
+        for (int j = 0; j < vpp; ++j) {
+            const int chunk = j * pp; // rank 0's chunks
+            buffersMb += pipelineStageBuffers(s, sendMb, outputMb, chunk == 0, chunk + 1 == pp * vpp).total();
+        }
+        QCOMPARE(buffersMb > 0, held);
+        const double expectedMb = held ? chunksInFlight * sendMb + buffersMb : 0.0;
+        const double foundMb = stage.memory.activations_mb - megatron.stages.front().memory.activations_mb;
+        if (vpp > 1) {
+            // The second chunk's saved inputs in flight are its receive buffers: at most one per
+            // chunk in flight less than the held outputs and the buffers.
+            QVERIFY2(foundMb <= expectedMb + 1e-6 && foundMb >= expectedMb - chunksInFlight * sendMb - 1e-6,
+                qPrintable(QString("stage 0 holds %1 MB more, expected %2 MB less at most %3").arg(foundMb).arg(expectedMb).arg(chunksInFlight * sendMb)));
+            return;
+        }
         // The in-flight count is the same: the output is part of each micro-batch's share.
         QCOMPARE(stage.inflight_microbatches_x100, megatron.stages.front().inflight_microbatches_x100);
-        const double chunksInFlight = stage.inflight_microbatches_x100 / 100.0 * vpp;
-        const double sendMb = 2.0 * model.seq_length * model.hidden_size / s.tp / 1e6;
-        const double expectedMb = held ? chunksInFlight * sendMb : 0.0;
-        const double foundMb = stage.memory.activations_mb - megatron.stages.front().memory.activations_mb;
         QVERIFY2(std::abs(foundMb - expectedMb) <= 1e-6 * std::max(1.0, expectedMb),
             qPrintable(QString("stage 0 holds %1 MB more than Megatron-Core, expected %2 MB (%3 chunks of %4 MB)")
                     .arg(foundMb)
                     .arg(expectedMb)
                     .arg(chunksInFlight)
                     .arg(sendMb)));
+    }
+
+    // What a step allocates and frees of the model state, the caching allocator's churn
+    // (model_state_memory.h freed_each_step_mb): torchtitan's FSDP2 under PP frees the stage's
+    // unsharded weights (2 bytes, 1 for float8 linears) and fp32 accumulated gradients (4) in the
+    // last backward's post_backward and allocates them again the next step; nothing without PP
+    // here (reshard after forward churns through gathered_mb) or under Megatron-Core's buffers.
+    // Bytes per parameter, 1e9 parameters over d = 8.
+    void stepChurnOfModelState_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("bytesPerParam");
+        QTest::newRow("torchtitan pp bf16") << "torchtitan" << 4 << "bf16" << 6.0;
+        QTest::newRow("torchtitan pp float8 linears") << "torchtitan" << 4 << "fp8" << 5.0;
+        QTest::newRow("torchtitan without pp") << "torchtitan" << 1 << "bf16" << 0.0;
+        QTest::newRow("megatron-core pp") << "megatron-core" << 4 << "bf16" << 0.0;
+    }
+    void stepChurnOfModelState()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, pp);
+        QFETCH(QString, precision);
+        QFETCH(double, bytesPerParam);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.pp = pp;
+        s.zero = 2;
+        s.precision = precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
+        const double params = 1e9;
+        const ModelStateMemory m = modelStateMemory(s, params, params / 8, 4, params);
+        QCOMPARE(m.freed_each_step_mb, bytesPerParam * params / 1e6);
     }
 
     // Bytes per parameter each framework keeps, from its source (docs/memory-model.md), for a
@@ -325,6 +376,117 @@ private Q_SLOTS:
         s.framework = Framework::Torchtitan;
         s.tp = tp;
         QCOMPARE(torchtitanLossBytesPerLogit(s), bytesPerLogit);
+    }
+
+    // Micro-batches in flight at each stage's peak under torchtitan's 1F1B: PyTorch's Schedule1F1B
+    // runs min(n_microbatches, num_stages - stage_index) warm-up forwards before its first
+    // backward (torch/distributed/pipelining/schedules.py; docs/memory-model.md, "torchtitan's
+    // pipeline stages"), which the simulated 1F1B's ledger reproduces with the stage buffers and the
+    // received inputs' alias in place. 4 stages, 8 or 2 micro-batches.
+    void torchtitanInFlightPerStage_data()
+    {
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("stage");
+        for (const int m : { 8, 2 }) {
+            for (int stage = 0; stage < 4; ++stage)
+                QTest::addRow("m %d, stage %d", m, stage) << m << stage;
+        }
+    }
+    void torchtitanInFlightPerStage()
+    {
+        QFETCH(int, microbatches);
+        QFETCH(int, stage);
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = 2;
+        s.pp = 4;
+        s.dp = 1;
+        s.zero = 2;
+        s.recompute = Recompute::Full;
+        s.sequence_parallel = true;
+        s.global_batch_size = microbatches;
+        const Estimate e = estimate(model, s, hw);
+        QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+        QCOMPARE(e.stages[std::size_t(stage)].inflight_microbatches_x100, 100 * std::min(microbatches, s.pp - stage));
+    }
+
+    // torch.distributed.pipelining's stage buffers (pipeline_input.h, stage.py @ 01386103): one
+    // activation receive buffer per micro-batch on every stage but the first, one output-gradient
+    // receive buffer per micro-batch on every stage but the last, and every micro-batch's output in
+    // output_chunks on the last; none under Megatron's schedules or without PP. 8 micro-batches,
+    // send 10, output 100 (any unit).
+    void torchtitanStageBuffers_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<bool>("first");
+        QTest::addColumn<bool>("last");
+        QTest::addColumn<double>("recv");
+        QTest::addColumn<double>("gradRecv");
+        QTest::addColumn<double>("outputs");
+        QTest::addColumn<double>("alias");
+        QTest::newRow("torchtitan first stage") << "torchtitan" << 4 << true << false << 0.0 << 80.0 << 0.0 << 0.0;
+        QTest::newRow("torchtitan middle stage") << "torchtitan" << 4 << false << false << 80.0 << 80.0 << 0.0 << 10.0;
+        QTest::newRow("torchtitan last stage") << "torchtitan" << 4 << false << true << 80.0 << 0.0 << 800.0 << 10.0;
+        QTest::newRow("torchtitan without PP") << "torchtitan" << 1 << true << true << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::newRow("megatron-core: freed, no stage objects") << "megatron-core" << 4 << false << false << 0.0 << 0.0 << 0.0 << 0.0;
+    }
+    void torchtitanStageBuffers()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, pp);
+        QFETCH(bool, first);
+        QFETCH(bool, last);
+        QFETCH(double, recv);
+        QFETCH(double, gradRecv);
+        QFETCH(double, outputs);
+        QFETCH(double, alias);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.pp = pp;
+        s.dp = 1;
+        s.micro_batch_size = 1;
+        s.global_batch_size = 8;
+        const PipelineStageBuffers b = pipelineStageBuffers(s, 10, 100, first, last);
+        QCOMPARE(b.recv_bytes, recv);
+        QCOMPARE(b.grad_recv_bytes, gradRecv);
+        QCOMPARE(b.output_chunks_bytes, outputs);
+        QCOMPARE(receivedInputAliasBytes(s, 10, first), alias);
+    }
+
+    // torchtitan's ring attention backward (torchtitan_activations.h; PyTorch _attention.py @
+    // 0123248a, all-gather rotation by torchtitan 9dec370's default): with T tokens per rank and
+    // K, V repeated to the rank's query heads (T x q / tp each), cat(K, V) and its all-gather hold
+    // (1 + cp) x 2 x 2 bytes per element, the fp32 grad q, k, v and the fp32 dkv sent and received
+    // 3 x 4 + 2 x 2 x 4. Llama 3.1 405B shapes at TP 8, 32k tokens per rank.
+    void torchtitanRingAttention_data()
+    {
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<double>("gatheredPerElement");
+        QTest::addColumn<double>("fp32PerElement");
+        QTest::newRow("cp 1: no ring") << 1 << 0.0 << 0.0;
+        QTest::newRow("cp 2") << 2 << 12.0 << 28.0;
+        QTest::newRow("cp 8: the gather grows with cp") << 8 << 36.0 << 28.0;
+    }
+    void torchtitanRingAttention()
+    {
+        QFETCH(int, cp);
+        QFETCH(double, gatheredPerElement);
+        QFETCH(double, fp32PerElement);
+        const model::ModelDescription model = model::modelPreset("llama3-405b");
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = 8;
+        s.cp = cp;
+        s.micro_batch_size = 1;
+        model::ModelDescription m = model;
+        m.seq_length = 32768 * cp;
+        const double elements = 32768.0 * m.attentionWidth() / s.tp;
+        const TorchtitanRingAttentionBytes b = torchtitanRingAttentionBytes(m, s);
+        QVERIFY(agree(b.gathered_kv_bytes, gatheredPerElement * elements));
+        QVERIFY(agree(b.fp32_accumulator_bytes, fp32PerElement * elements));
     }
 
     // torchtitan's layer-level selective checkpointing (selective_ac_option N): every N-th block

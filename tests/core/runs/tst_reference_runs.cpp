@@ -159,8 +159,11 @@ private Q_SLOTS:
     // 18.4 % before the 405B records' micro-batch of 4 (torchtitan's default 8 micro-batches over
     // the local batch of 32), loss_parallel's buffers under TP and the output layer's gathered
     // input; 16.0 % before FSDP2's root group kept gathered, the all-gather pool of its copy-in
-    // stream and the multi-node launcher's allocator without expandable segments; now 11.0 %.
-    // It may not grow.
+    // stream and the multi-node launcher's allocator without expandable segments; 10.5 % before
+    // torch.distributed.pipelining's stage buffers (per-micro-batch receive buffers, the last
+    // stage's output_chunks) and the ring attention's gathered K, V and fp32 accumulators under CP;
+    // 7.0 % before the churn of the unsharded weights and fp32 gradients FSDP2 frees every step
+    // under PP; now 6.2 %. It may not grow.
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -170,7 +173,7 @@ private Q_SLOTS:
             if (s.framework != Framework::Torchtitan)
                 continue;
             records = s.records;
-            QVERIFY2(s.mean_absolute_error <= 0.111,
+            QVERIFY2(s.mean_absolute_error <= 0.063,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
         QCOMPARE(records, 17);
@@ -179,8 +182,11 @@ private Q_SLOTS:
     // Issue 23: each torchtitan memory record within 10 % of the reserved peak torchtitan logs
     // (docs/memory-model.md, "The torchtitan records, one by one"). Before the FSDP2 group, copy-in
     // pool and launcher mechanisms, 70B 2D (-14.9 %), 8B on 128 GPUs (-13.8 %), 8B FSDP (-12.9 %)
-    // and the 8B CP records (-11.4 to -12.1 %) failed this. The 405B pipeline records are not
-    // within 10 % yet (predicted low: what their stage holds beyond the ledger is not found): their
+    // and the 8B CP records (-11.4 to -12.1 %) failed this; before the pipelining stage buffers,
+    // the 405B interleaved record (-11.7 %), and before them, the ring attention's buffers and the
+    // step churn of FSDP2's unsharded state under PP, the 405B CP 2 and CP 4 records (-19.3, -20.6 %).
+    // The 405B 1F1B, CP 1 and CP 8 records are not within 10 % yet (predicted low: what their
+    // stage holds beyond the ledger is not found; -25.8 / -18.7 / -27.9 % before this change): their
     // rows pin today's error, which may not grow.
     void torchtitanMemoryRecordWithin_data()
     {
@@ -191,14 +197,12 @@ private Q_SLOTS:
                  "torchtitan2412-llama31-8b-8-cp1-32k", "torchtitan2412-llama31-8b-8-cp2-64k",
                  "torchtitan2412-llama31-8b-8-cp4-128k", "torchtitan2412-llama31-8b-8-cp8-256k",
                  "torchtitan2412-llama31-8b-8-fsdp-compile-fp8", "torchtitan2412-llama31-8b-8-fsdp-compile",
-                 "torchtitan2412-llama31-8b-8-fsdp" })
+                 "torchtitan2412-llama31-8b-8-fsdp", "torchtitan2412-llama31-405b-512-interleaved",
+                 "torchtitan2412-llama31-405b-512-cp2-64k", "torchtitan2412-llama31-405b-512-cp4-128k" })
             QTest::newRow(id) << QString(id) << 0.10;
-        QTest::newRow("405b 1f1b (known gap)") << "torchtitan2412-llama31-405b-512-1f1b" << 0.272;
-        QTest::newRow("405b cp1 (known gap)") << "torchtitan2412-llama31-405b-512-cp1-32k" << 0.202;
-        QTest::newRow("405b cp2 (known gap)") << "torchtitan2412-llama31-405b-512-cp2-64k" << 0.209;
-        QTest::newRow("405b cp4 (known gap)") << "torchtitan2412-llama31-405b-512-cp4-128k" << 0.221;
-        QTest::newRow("405b cp8 (known gap)") << "torchtitan2412-llama31-405b-512-cp8-256k" << 0.293;
-        QTest::newRow("405b interleaved (known gap)") << "torchtitan2412-llama31-405b-512-interleaved" << 0.133;
+        QTest::newRow("405b 1f1b (known gap)") << "torchtitan2412-llama31-405b-512-1f1b" << 0.188;
+        QTest::newRow("405b cp1 (known gap)") << "torchtitan2412-llama31-405b-512-cp1-32k" << 0.111;
+        QTest::newRow("405b cp8 (known gap)") << "torchtitan2412-llama31-405b-512-cp8-256k" << 0.160;
     }
     void torchtitanMemoryRecordWithin()
     {
