@@ -192,6 +192,14 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
                                                                                           : PeakMemoryKind::Device;
         run.peak_memory_kind_inferred = true;
     }
+    if (const std::optional<JsonView> stage = measured.find("peak_memory_stage")) {
+        if (!run.peak_memory_gib)
+            stage->fail("no peak_memory_stage without peak_memory_gb");
+        const std::int64_t value = stage->integer();
+        if (value < 0 || value >= run.strategy.pp)
+            stage->fail("a pipeline stage from 0 to " + std::to_string(run.strategy.pp - 1));
+        run.peak_memory_stage = int(value);
+    }
     run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
     return run;
 }
@@ -226,7 +234,8 @@ ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Effi
         comparison.throughput_error = run.measured_iteration_s / comparison.predicted_iteration_s - 1;
     comparison.predicted_oom = comparison.estimate.problems.empty() && !comparison.estimate.fits;
     if (run.peak_memory_gib && comparison.estimate.problems.empty()) {
-        comparison.predicted_memory_gib = predictedPeakMemoryGib(comparison.estimate, run.peak_memory_kind);
+        comparison.predicted_memory_gib
+            = predictedPeakMemoryGib(comparison.estimate, run.peak_memory_kind, run.peak_memory_stage);
         comparison.memory_error = *comparison.predicted_memory_gib / *run.peak_memory_gib - 1;
     }
     return comparison;
@@ -245,10 +254,12 @@ double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons)
     return count > 0 ? sum / count : 0;
 }
 
-double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind)
+double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind, std::optional<int> only)
 {
     double mb = 0;
     for (const megatron::StageEstimate& stage : estimate.stages) {
+        if (only && stage.stage != *only)
+            continue;
         const megatron::StageMemory& m = stage.memory;
         const double value = kind == PeakMemoryKind::Allocated ? m.allocatedMb()
             : kind == PeakMemoryKind::Reserved                 ? m.reservedMb()

@@ -44,6 +44,10 @@ struct ReferenceRun {
     std::optional<double> peak_memory_gib;
     PeakMemoryKind peak_memory_kind = PeakMemoryKind::Device;
     bool peak_memory_kind_inferred = false; // not in the record: from its framework
+    // The pipeline stage (0-based) whose rank published the peak, when the source logs one rank
+    // only (Megatron's TensorBoard memory scalars come from the last rank); absent: the worst
+    // stage, as a max over ranks is.
+    std::optional<int> peak_memory_stage;
     bool framework_inferred = false; // the record has no "framework": from its source (strategy.framework)
     bool trained = true;
     std::vector<std::string> assumptions; // defaults filled in where the record is silent
@@ -74,8 +78,9 @@ ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Effi
 double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons);
 
 // The estimate's peak of the kind a record publishes, in GiB: allocated, reserved (allocated +
-// allocator cache) or device peak of the worst stage.
-double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind);
+// allocator cache) or device peak of the worst stage, or of `stage` when given.
+double predictedPeakMemoryGib(
+    const megatron::Estimate& estimate, PeakMemoryKind kind, std::optional<int> stage = std::nullopt);
 
 // One group of memory records (issue 23, "memory error per framework"): a framework, or a
 // framework and the kind of number its records publish.
