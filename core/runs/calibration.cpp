@@ -214,6 +214,7 @@ RunError runError(const ReferenceRun& run, const hardware::Efficiency& efficienc
     // The number the record publishes (allocated, reserved or device peak; docs/memory-model.md).
     e.predicted_peak_memory_gib = predictedPeakMemoryGib(c.estimate, run.peak_memory_kind);
     e.predicted_oom = c.predicted_oom;
+    e.measured_time = run.measured_time;
     return e;
 }
 
