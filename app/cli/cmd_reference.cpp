@@ -46,6 +46,14 @@ std::string fixed(double value, int decimals)
     return buffer;
 }
 
+// What the memory summary compares (issue 23): each record's published number against the
+// prediction of the same kind. The presets fit no memory parameter (memory_reserve_gb and
+// activation_fragmentation are fitted only when named, core/runs/calibration.cpp), so
+// cross-validation's memory errors are those of the model itself, with nothing fitted to memory.
+constexpr const char* kMemoryHeading
+    = "memory, predicted / measured peak - 1 of the number each record publishes (allocated: "
+      "max_memory_allocated; reserved: max_memory_reserved; device: nvidia-smi), no parameter fitted to memory:\n";
+
 struct Summary {
     double mae = 0;
     int runs = 0;
@@ -57,7 +65,7 @@ Summary summarise(const std::vector<runs::ReferenceComparison>& all, bool fit)
     std::vector<runs::ReferenceComparison> part;
     Summary summary;
     for (const auto& c : all) {
-        if (c.run->fit != fit || !c.estimate.problems.empty())
+        if (c.run->fit != fit || !c.estimate.problems.empty() || !c.run->measured_time)
             continue;
         part.push_back(c);
         if (c.predicted_oom && c.run->trained)
@@ -107,21 +115,45 @@ std::string memoryLine(const runs::ReferenceComparison& c)
         + fixed(hardware::mbToGib(c.estimate.device_peak_mb), 1) + " GiB\n";
 }
 
-nlohmann::ordered_json memoryByFrameworkJson(const std::vector<runs::ReferenceComparison>& comparisons)
+nlohmann::ordered_json memorySummaryJson(const runs::MemoryErrorSummary& s)
 {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const runs::MemoryErrorSummary& s : runs::memoryErrorsByFramework(comparisons))
-        out.push_back({ { "framework", megatron::frameworkName(s.framework) }, { "records", s.records },
-            { "mean_absolute_memory_error", s.mean_absolute_error } });
+    nlohmann::ordered_json out = { { "framework", megatron::frameworkName(s.framework) } };
+    if (s.kind)
+        out["kind"] = runs::peakMemoryKindName(*s.kind);
+    out["records"] = s.records;
+    out["mean_absolute_memory_error"] = s.mean_absolute_error;
+    out["mean_memory_error"] = s.mean_error;
+    out["max_absolute_memory_error"] = s.max_absolute_error;
     return out;
 }
 
-std::string memoryByFrameworkText(const std::vector<runs::ReferenceComparison>& comparisons)
+nlohmann::ordered_json memorySummariesJson(const std::vector<runs::MemoryErrorSummary>& summaries)
 {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const runs::MemoryErrorSummary& s : summaries)
+        out.push_back(memorySummaryJson(s));
+    return out;
+}
+
+// "memory, torchtitan: 17 records, mean absolute memory error 10.5 % (...)", then one line per kind
+// of number the framework's records publish (issue 23: which number, against which prediction).
+std::string memorySummaryText(
+    const std::vector<runs::MemoryErrorSummary>& byFramework, const std::vector<runs::MemoryErrorSummary>& byKind)
+{
+    auto details = [](const runs::MemoryErrorSummary& s) {
+        return std::to_string(s.records) + " records, mean absolute memory error " + fixed(s.mean_absolute_error * 100, 1)
+            + " % (mean " + percent(s.mean_error) + ", largest " + fixed(s.max_absolute_error * 100, 1) + " %)\n";
+    };
     std::string text;
-    for (const runs::MemoryErrorSummary& s : runs::memoryErrorsByFramework(comparisons))
-        text += "memory, " + std::string(megatron::frameworkName(s.framework)) + ": " + std::to_string(s.records)
-            + " records, mean absolute memory error " + fixed(s.mean_absolute_error * 100, 1) + " %\n";
+    for (const runs::MemoryErrorSummary& s : byFramework) {
+        text += "memory, " + std::string(megatron::frameworkName(s.framework)) + ": " + details(s);
+        for (const runs::MemoryErrorSummary& k : byKind) {
+            if (k.framework == s.framework && k.kind)
+                text += "  " + std::string(runs::peakMemoryKindName(*k.kind)) + " peak: " + details(k);
+        }
+    }
+    if (byFramework.empty())
+        text += "memory: no record publishes peak memory\n";
     return text;
 }
 
@@ -175,7 +207,8 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
         return kExitOk;
     }
     for (std::size_t i = 0; i < runs.size(); ++i)
-        text += "  " + runs[i].id + (runs[i].fit ? " [fit] " : " [holdout] ") + percent(before[i].throughput_error)
+        if (runs[i].measured_time)
+            text += "  " + runs[i].id + (runs[i].fit ? " [fit] " : " [holdout] ") + percent(before[i].throughput_error)
             + " -> " + percent(after[i].throughput_error) + (after[i].predicted_oom ? " (predicted OOM)" : "") + "\n";
     text += "fit: mean absolute throughput error " + fixed(fitBefore.mae * 100, 1) + " % -> "
         + fixed(fitAfter.mae * 100, 1) + " %, trained runs predicted OOM " + std::to_string(fitBefore.trainedButOom)
@@ -239,21 +272,32 @@ int printCrossValidation(
             nlohmann::ordered_json row = { { "id", r.id }, { "source", r.source }, { "family", r.family },
                 { "use", r.fit ? "fit" : "holdout" }, { "regimes", r.regimes },
                 { "measured_iteration_s", r.measured_iteration_s }, { "family_fitted", r.family_fitted } };
-            if (r.costed) {
+            row["measured_time"] = r.measured_time;
+            if (!r.costed) {
+                row["problem"] = r.problem;
+            } else if (r.measured_time) {
                 row["predicted_iteration_s"] = r.predicted_iteration_s;
                 row["throughput_error"] = r.throughput_error;
-            } else {
-                row["problem"] = r.problem;
+            }
+            if (r.memory) {
+                row["framework"] = megatron::frameworkName(r.memory->framework);
+                row["measured_peak_memory_kind"] = runs::peakMemoryKindName(r.memory->kind);
+                row["memory_error"] = r.memory->error;
             }
             out["runs"].push_back(std::move(row));
         }
+        out["memory_by_framework"] = memorySummariesJson(cv.memory_by_framework);
+        out["memory_by_framework_and_kind"] = memorySummariesJson(cv.memory_by_framework_and_kind);
         printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
     std::string text;
     for (const runs::CrossValidatedRun& r : cv.runs) {
         text += "  " + r.id + (r.fit ? " [fit] " : " [holdout] ")
-            + (r.costed ? percent(r.throughput_error) : "cannot be costed: " + r.problem)
+            + (!r.costed           ? "cannot be costed: " + r.problem
+                    : r.measured_time ? percent(r.throughput_error)
+                                      : std::string("no time published (memory only)"))
+            + (r.memory ? ", memory " + percent(r.memory->error) : "")
             + (r.family_fitted ? "" : " (no other source fits " + r.family + ": datasheet efficiencies)") + "\n";
     }
     text += "Leave-one-source-out cross-validation: " + std::to_string(cv.folds.size()) + " fits, "
@@ -270,6 +314,8 @@ int printCrossValidation(
     text += "by regime:\n";
     for (const runs::ErrorGroup& g : cv.by_regime)
         text += errorGroupLine(g);
+    text += kMemoryHeading;
+    text += memorySummaryText(cv.memory_by_framework, cv.memory_by_framework_and_kind);
     printOut(text);
     return kExitOk;
 }
@@ -320,13 +366,16 @@ int runReference(const QStringList& args)
             const runs::ReferenceRun& run = *c.run;
             nlohmann::ordered_json row = { { "id", run.id }, { "use", run.fit ? "fit" : "holdout" },
                 { "verified", run.verified }, { "gpus", run.cluster.worldSize() }, { "gpu", run.cluster.gpu.name },
-                { "strategy", run.strategy.notation() }, { "measured_iteration_s", run.measured_iteration_s },
-                { "measured_from", run.measured_from } };
+                { "strategy", run.strategy.notation() }, { "measured_time", run.measured_time } };
+            if (run.measured_time)
+                row["measured_iteration_s"] = run.measured_iteration_s;
+            row["measured_from"] = run.measured_from;
             if (!c.estimate.problems.empty()) {
                 row["problems"] = c.estimate.problems;
             } else {
                 row["predicted_iteration_s"] = c.predicted_iteration_s;
-                row["throughput_error"] = c.throughput_error;
+                if (run.measured_time)
+                    row["throughput_error"] = c.throughput_error;
                 row["predicted_peak_memory_gb"] = c.estimate.peak_memory_mb / 1e3;
                 row["predicted_oom"] = c.predicted_oom;
                 row["predicted_mfu"] = c.estimate.mfu;
@@ -340,7 +389,9 @@ int runReference(const QStringList& args)
         }
         out["fit"] = summaryJson(fit);
         out["holdout"] = summaryJson(holdout);
-        out["memory_by_framework"] = memoryByFrameworkJson(comparisons);
+        const std::vector<runs::MemoryError> memory = runs::memoryErrors(comparisons);
+        out["memory_by_framework"] = memorySummariesJson(runs::memoryErrorsByFramework(memory));
+        out["memory_by_framework_and_kind"] = memorySummariesJson(runs::memoryErrorsByFrameworkAndKind(memory));
         printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
@@ -353,8 +404,11 @@ int runReference(const QStringList& args)
             text += "  cannot be costed: " + c.estimate.problems.front() + "\n";
             continue;
         }
-        text += "  measured " + fixed(run.measured_iteration_s, 3) + " s/iter (" + run.measured_from + "), predicted "
-            + fixed(c.predicted_iteration_s, 3) + " s/iter, throughput error " + percent(c.throughput_error)
+        text += (run.measured_time ? "  measured " + fixed(run.measured_iteration_s, 3) + " s/iter (" + run.measured_from
+                                         + "), predicted " + fixed(c.predicted_iteration_s, 3)
+                                         + " s/iter, throughput error " + percent(c.throughput_error)
+                                   : "  no time published (memory-only record), predicted "
+                                         + fixed(c.predicted_iteration_s, 3) + " s/iter")
             + ", peak memory " + fixed(c.estimate.peak_memory_mb / 1e3, 1) + " GB of "
             + fixed(c.estimate.memory_limit_mb / 1e3, 1) + (c.predicted_oom ? " (predicted OOM)" : "") + "\n";
         text += memoryLine(c);
@@ -364,7 +418,9 @@ int runReference(const QStringList& args)
     text += "holdout: " + std::to_string(holdout.runs) + " runs, mean absolute throughput error "
         + fixed(holdout.mae * 100, 1) + " %, " + std::to_string(holdout.trainedButOom)
         + " trained runs predicted OOM\n";
-    text += memoryByFrameworkText(comparisons);
+    text += kMemoryHeading;
+    const std::vector<runs::MemoryError> memory = runs::memoryErrors(comparisons);
+    text += memorySummaryText(runs::memoryErrorsByFramework(memory), runs::memoryErrorsByFrameworkAndKind(memory));
     printOut(text);
     return kExitOk;
 }

@@ -126,7 +126,8 @@ public:
         , m_theta0(startTheta(p, start))
     {
         for (const ReferenceRun& run : runs) {
-            m_residuals += 1;
+            if (run.measured_time) // a memory-only record has no time to fit
+                m_residuals += 1;
             if (p.memory && run.peak_memory_gib)
                 m_residuals += 1;
         }
@@ -145,7 +146,8 @@ public:
         for (std::size_t k = 0; k < m_runs.size(); ++k) {
             const ReferenceRun& run = m_runs[k];
             const RunError& error = runErrors[k];
-            r[i++] = robust(std::log(error.predicted_iteration_s / run.measured_iteration_s));
+            if (run.measured_time)
+                r[i++] = robust(std::log(error.predicted_iteration_s / run.measured_iteration_s));
             if (m_p.memory && run.peak_memory_gib)
                 r[i++] = robust(
                     m_options.memory_weight * std::log(error.predicted_peak_memory_gib / *run.peak_memory_gib));
@@ -212,6 +214,7 @@ RunError runError(const ReferenceRun& run, const hardware::Efficiency& efficienc
     // The number the record publishes (allocated, reserved or device peak; docs/memory-model.md).
     e.predicted_peak_memory_gib = predictedPeakMemoryGib(c.estimate, run.peak_memory_kind);
     e.predicted_oom = c.predicted_oom;
+    e.measured_time = run.measured_time;
     return e;
 }
 

@@ -45,6 +45,7 @@ struct RunError {
     std::optional<double> measured_peak_memory_gib;
     double predicted_peak_memory_gib = 0;
     bool predicted_oom = false;
+    bool measured_time = true; // false: a memory-only record (throughput_error 0, in no mean)
 };
 
 RunError runError(const ReferenceRun& run, const hardware::Efficiency& efficiency);

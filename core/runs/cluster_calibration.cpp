@@ -68,9 +68,14 @@ ClusterCalibration calibrateCluster(const std::vector<ReferenceRun>& runs,
 double meanAbsoluteThroughputError(const std::vector<RunError>& errors)
 {
     double sum = 0;
-    for (const RunError& e : errors)
+    int timed = 0;
+    for (const RunError& e : errors) {
+        if (!e.measured_time) // a memory-only record has no throughput error
+            continue;
         sum += std::abs(e.throughput_error);
-    return errors.empty() ? 0 : sum / double(errors.size());
+        ++timed;
+    }
+    return timed == 0 ? 0 : sum / timed;
 }
 
 nlohmann::ordered_json calibrationRecordJson(const ClusterCalibration& c)

@@ -29,7 +29,7 @@ ErrorGroup group(std::string name, const std::vector<const CrossValidatedRun*>& 
     double absolute = 0;
     double signedSum = 0;
     for (const CrossValidatedRun* run : members) {
-        if (!run->costed)
+        if (!run->costed || !run->measured_time)
             continue;
         ++g.runs;
         absolute += std::abs(run->throughput_error);
@@ -131,6 +131,7 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
             out.fit = run.fit;
             out.regimes = runRegimes(run);
             out.measured_iteration_s = run.measured_iteration_s;
+            out.measured_time = run.measured_time;
             hardware::Efficiency efficiency = hardware::datasheetEfficiency(run.cluster.gpu);
             for (const PresetFit& fit : fits) {
                 if (fit.family == out.family) {
@@ -146,6 +147,8 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
             }
             out.predicted_iteration_s = c.predicted_iteration_s;
             out.throughput_error = c.throughput_error;
+            if (c.memory_error)
+                out.memory = MemoryError { run.strategy.framework, run.peak_memory_kind, *c.memory_error };
         }
     });
 
@@ -163,6 +166,13 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
         }
         cv.by_regime.push_back(group(regime, members));
     }
+    std::vector<MemoryError> memory;
+    for (const CrossValidatedRun& run : cv.runs) {
+        if (run.memory)
+            memory.push_back(*run.memory);
+    }
+    cv.memory_by_framework = memoryErrorsByFramework(memory);
+    cv.memory_by_framework_and_kind = memoryErrorsByFrameworkAndKind(memory);
     return cv;
 }
 

@@ -8,6 +8,7 @@
 // source's runs are predicted with that fit. Every record is predicted, the hold-out ones included,
 // each by a fit that never saw its source; hold-out records are never fitted on (their README).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct CrossValidatedRun {
     bool family_fitted = false;
     bool costed = true; // false: the model cannot cost it (its problem in `problem`)
     std::string problem;
+    // false: a memory-only record; it counts in no throughput error (its throughput_error is 0).
+    bool measured_time = true;
+    // With a published peak memory: predicted / measured - 1 of the number it publishes, from the
+    // same fold's efficiencies (memory depends on none of the fitted ones unless
+    // memory_reserve_gb or activation_fragmentation are fitted: CalibrationOptions).
+    std::optional<MemoryError> memory;
 };
 
 // One fit: what it left out and what it saw.
@@ -59,6 +66,10 @@ struct CrossValidation {
     std::vector<ErrorGroup> by_source; // sorted by name
     std::vector<ErrorGroup> by_family;
     std::vector<ErrorGroup> by_regime; // in the regimes' order above
+    // Memory error of the records that publish peak memory, per framework and per framework and
+    // kind (allocated, reserved, device): runs::memoryErrorsByFramework of the runs' `memory`.
+    std::vector<MemoryErrorSummary> memory_by_framework;
+    std::vector<MemoryErrorSummary> memory_by_framework_and_kind;
     int threads = 0;
 };
 

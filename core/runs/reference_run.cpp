@@ -139,6 +139,17 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     } else if (const std::optional<JsonView> rate = measured.find("tokens_per_s_per_gpu")) {
         run.measured_iteration_s = tokens / (measuredWithin(*rate, limits::kMaxTokensPerSPerGpu, "tokens/s") * gpus);
         run.measured_from = "tokens_per_s_per_gpu";
+    } else if (!measured.has("tflops_per_gpu") && !measured.has("mfu") && !measured.has("flops_convention")) {
+        // A memory-only record (issue 23: every published peak memory is compared, also where the
+        // source gives no time). It must publish memory, and it is never fitted: the time fit and
+        // cross-validation see no time to fit (resources/reference-runs/README.md).
+        if (!measured.has("peak_memory_gb"))
+            measured.fail("a measured time (iteration_time_s, tokens_per_s_per_gpu, tflops_per_gpu or mfu) or, "
+                          "for a memory-only record, peak_memory_gb");
+        if (run.fit)
+            use.fail("\"holdout\" (a memory-only record publishes no time to fit)");
+        run.measured_time = false;
+        run.measured_from = "none (memory only)";
     } else {
         const JsonView conventionName = measured["flops_convention"];
         const std::optional<FlopsConvention> convention = parseFlopsConvention(conventionName.string());
@@ -181,6 +192,14 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
                                                                                           : PeakMemoryKind::Device;
         run.peak_memory_kind_inferred = true;
     }
+    if (const std::optional<JsonView> stage = measured.find("peak_memory_stage")) {
+        if (!run.peak_memory_gib)
+            stage->fail("no peak_memory_stage without peak_memory_gb");
+        const std::int64_t value = stage->integer();
+        if (value < 0 || value >= run.strategy.pp)
+            stage->fail("a pipeline stage from 0 to " + std::to_string(run.strategy.pp - 1));
+        run.peak_memory_stage = int(value);
+    }
     run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
     return run;
 }
@@ -211,11 +230,12 @@ ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Effi
     comparison.run = &run;
     comparison.estimate = megatron::estimate(run.model, run.strategy, hardware::HardwareModel(run.cluster, efficiency));
     comparison.predicted_iteration_s = comparison.estimate.iteration_ms * 1e-3;
-    if (comparison.estimate.problems.empty() && comparison.predicted_iteration_s > 0)
+    if (run.measured_time && comparison.estimate.problems.empty() && comparison.predicted_iteration_s > 0)
         comparison.throughput_error = run.measured_iteration_s / comparison.predicted_iteration_s - 1;
     comparison.predicted_oom = comparison.estimate.problems.empty() && !comparison.estimate.fits;
     if (run.peak_memory_gib && comparison.estimate.problems.empty()) {
-        comparison.predicted_memory_gib = predictedPeakMemoryGib(comparison.estimate, run.peak_memory_kind);
+        comparison.predicted_memory_gib
+            = predictedPeakMemoryGib(comparison.estimate, run.peak_memory_kind, run.peak_memory_stage);
         comparison.memory_error = *comparison.predicted_memory_gib / *run.peak_memory_gib - 1;
     }
     return comparison;
@@ -226,7 +246,7 @@ double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons)
     double sum = 0;
     int count = 0;
     for (const ReferenceComparison& c : comparisons) {
-        if (!c.estimate.problems.empty())
+        if (!c.estimate.problems.empty() || !c.run->measured_time)
             continue;
         sum += std::abs(c.throughput_error);
         ++count;
@@ -234,10 +254,12 @@ double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons)
     return count > 0 ? sum / count : 0;
 }
 
-double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind)
+double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind, std::optional<int> only)
 {
     double mb = 0;
     for (const megatron::StageEstimate& stage : estimate.stages) {
+        if (only && stage.stage != *only)
+            continue;
         const megatron::StageMemory& m = stage.memory;
         const double value = kind == PeakMemoryKind::Allocated ? m.allocatedMb()
             : kind == PeakMemoryKind::Reserved                 ? m.reservedMb()
@@ -247,24 +269,71 @@ double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind
     return hardware::mbToGib(mb);
 }
 
-std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<ReferenceComparison>& comparisons)
+std::vector<MemoryError> memoryErrors(const std::vector<ReferenceComparison>& comparisons)
+{
+    std::vector<MemoryError> out;
+    for (const ReferenceComparison& c : comparisons) {
+        if (c.memory_error)
+            out.push_back({ c.run->strategy.framework, c.run->peak_memory_kind, *c.memory_error });
+    }
+    return out;
+}
+
+namespace {
+
+constexpr megatron::Framework kFrameworks[] = { megatron::Framework::MegatronCore,
+    megatron::Framework::MegatronBridge, megatron::Framework::Torchtitan, megatron::Framework::DeepSpeed };
+constexpr PeakMemoryKind kKinds[] = { PeakMemoryKind::Allocated, PeakMemoryKind::Reserved, PeakMemoryKind::Device };
+
+// The summary of the errors of `framework` (and `kind`, when set); records == 0 when there are none.
+MemoryErrorSummary summarise(
+    const std::vector<MemoryError>& errors, megatron::Framework framework, std::optional<PeakMemoryKind> kind)
+{
+    MemoryErrorSummary summary;
+    summary.framework = framework;
+    summary.kind = kind;
+    double absolute = 0;
+    double signedSum = 0;
+    for (const MemoryError& e : errors) {
+        if (e.framework != framework || (kind && e.kind != *kind))
+            continue;
+        absolute += std::abs(e.error);
+        signedSum += e.error;
+        summary.max_absolute_error = std::max(summary.max_absolute_error, std::abs(e.error));
+        ++summary.records;
+    }
+    if (summary.records > 0) {
+        summary.mean_absolute_error = absolute / summary.records;
+        summary.mean_error = signedSum / summary.records;
+    }
+    return summary;
+}
+
+} // namespace
+
+std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<MemoryError>& errors)
 {
     std::vector<MemoryErrorSummary> out;
-    for (const megatron::Framework framework : { megatron::Framework::MegatronCore,
-             megatron::Framework::MegatronBridge, megatron::Framework::Torchtitan, megatron::Framework::DeepSpeed }) {
-        MemoryErrorSummary summary;
-        summary.framework = framework;
-        double sum = 0;
-        for (const ReferenceComparison& c : comparisons) {
-            if (!c.memory_error || c.run->strategy.framework != framework)
-                continue;
-            sum += std::abs(*c.memory_error);
-            ++summary.records;
+    for (const megatron::Framework framework : kFrameworks) {
+        if (MemoryErrorSummary s = summarise(errors, framework, std::nullopt); s.records > 0)
+            out.push_back(s);
+    }
+    return out;
+}
+
+std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<ReferenceComparison>& comparisons)
+{
+    return memoryErrorsByFramework(memoryErrors(comparisons));
+}
+
+std::vector<MemoryErrorSummary> memoryErrorsByFrameworkAndKind(const std::vector<MemoryError>& errors)
+{
+    std::vector<MemoryErrorSummary> out;
+    for (const megatron::Framework framework : kFrameworks) {
+        for (const PeakMemoryKind kind : kKinds) {
+            if (MemoryErrorSummary s = summarise(errors, framework, kind); s.records > 0)
+                out.push_back(s);
         }
-        if (summary.records == 0)
-            continue;
-        summary.mean_absolute_error = sum / summary.records;
-        out.push_back(summary);
     }
     return out;
 }

@@ -36,11 +36,18 @@ struct ReferenceRun {
     model::ModelDescription model;
     hardware::ClusterDescription cluster;
     megatron::ParallelStrategy strategy;
+    // false: a memory-only record (it publishes peak memory and no time; always "holdout"). Its
+    // measured_iteration_s is 0 and it enters no throughput error, fit or cross-validation of time.
+    bool measured_time = true;
     double measured_iteration_s = 0; // from the most direct published quantity
     std::string measured_from; // "iteration_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu (convention)", ...
     std::optional<double> peak_memory_gib;
     PeakMemoryKind peak_memory_kind = PeakMemoryKind::Device;
     bool peak_memory_kind_inferred = false; // not in the record: from its framework
+    // The pipeline stage (0-based) whose rank published the peak, when the source logs one rank
+    // only (Megatron's TensorBoard memory scalars come from the last rank); absent: the worst
+    // stage, as a max over ranks is.
+    std::optional<int> peak_memory_stage;
     bool framework_inferred = false; // the record has no "framework": from its source (strategy.framework)
     bool trained = true;
     std::vector<std::string> assumptions; // defaults filled in where the record is silent
@@ -67,20 +74,39 @@ struct ReferenceComparison {
 
 ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Efficiency& efficiency);
 
-// Mean absolute throughput error over the runs that could be costed.
+// Mean absolute throughput error over the runs that could be costed and publish a time.
 double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons);
 
 // The estimate's peak of the kind a record publishes, in GiB: allocated, reserved (allocated +
-// allocator cache) or device peak of the worst stage.
-double predictedPeakMemoryGib(const megatron::Estimate& estimate, PeakMemoryKind kind);
+// allocator cache) or device peak of the worst stage, or of `stage` when given.
+double predictedPeakMemoryGib(
+    const megatron::Estimate& estimate, PeakMemoryKind kind, std::optional<int> stage = std::nullopt);
 
+// One group of memory records (issue 23, "memory error per framework"): a framework, or a
+// framework and the kind of number its records publish.
 struct MemoryErrorSummary {
     megatron::Framework framework = megatron::Framework::MegatronCore;
+    std::optional<PeakMemoryKind> kind; // set: only the records publishing this kind
     int records = 0;
     double mean_absolute_error = 0;
+    double mean_error = 0; // signed, predicted / measured - 1: > 0 predicted too high
+    double max_absolute_error = 0;
 };
+
+// A record's memory error, for the summaries: what `reference` and `--cross-validate` both group.
+struct MemoryError {
+    megatron::Framework framework = megatron::Framework::MegatronCore;
+    PeakMemoryKind kind = PeakMemoryKind::Device;
+    double error = 0; // predicted / measured - 1
+};
+
 // Mean absolute memory error per framework over the records with a memory error, frameworks in
 // enum order, only those with records.
 std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<ReferenceComparison>& comparisons);
+std::vector<MemoryErrorSummary> memoryErrorsByFramework(const std::vector<MemoryError>& errors);
+// The same split further by the kind of number (allocated, reserved, device), kinds in enum order.
+std::vector<MemoryErrorSummary> memoryErrorsByFrameworkAndKind(const std::vector<MemoryError>& errors);
+// The memory errors of the comparisons that have one.
+std::vector<MemoryError> memoryErrors(const std::vector<ReferenceComparison>& comparisons);
 
 } // namespace stratex::runs

@@ -49,8 +49,10 @@ MeasuredRun readRecordRun(const std::filesystem::path& file)
     run.strategy = record.strategy;
     run.cluster = record.cluster;
     run.world_size = record.cluster.worldSize();
-    run.iteration_ms = record.measured_iteration_s * 1e3;
-    run.iteration_from = "reference-run: " + record.measured_from;
+    if (record.measured_time) { // a memory-only record measured no time
+        run.iteration_ms = record.measured_iteration_s * 1e3;
+        run.iteration_from = "reference-run: " + record.measured_from;
+    }
     run.peak_memory_gib = record.peak_memory_gib;
     for (const std::string& assumption : record.assumptions)
         run.notes.push_back("assumed: " + assumption);

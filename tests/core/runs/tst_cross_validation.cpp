@@ -97,6 +97,32 @@ private Q_SLOTS:
         QCOMPARE(cv.overall.runs, 10); // every record predicted, hold-outs included
     }
 
+    // Issue 23: --cross-validate reports memory per framework. A memory-only record is predicted
+    // (its memory error, from its fold's efficiencies) but counts in no throughput error; the
+    // synthetic sources publish no memory, so the summary holds the memory-only record alone.
+    void memoryPerFrameworkAndMemoryOnlyRecords()
+    {
+        const std::vector<ReferenceRun> base = syntheticSources(datasheetEfficiency(gpuPreset("h100-80gb")), 1.0);
+        std::vector<ReferenceRun> runs = syntheticSources(truthFor(base), 1.0);
+        runs.push_back(readReferenceRun(kRuns / "mbridge-byoc-llama3.2-1b-8.json"));
+        const CrossValidation cv = crossValidate(runs, gemmOnly(), 1);
+        QCOMPARE(cv.overall.runs, 10); // the ten timed runs only
+        const CrossValidatedRun& memoryOnly = runOf(cv, "mbridge-byoc-llama3.2-1b-8");
+        QVERIFY(!memoryOnly.measured_time);
+        QVERIFY(memoryOnly.costed);
+        QVERIFY(memoryOnly.memory.has_value());
+        QCOMPARE(memoryOnly.memory->framework, megatron::Framework::MegatronBridge);
+        QCOMPARE(memoryOnly.memory->kind, PeakMemoryKind::Allocated);
+        QCOMPARE(int(cv.memory_by_framework.size()), 1);
+        QCOMPARE(cv.memory_by_framework.front().framework, megatron::Framework::MegatronBridge);
+        QCOMPARE(cv.memory_by_framework.front().records, 1);
+        QCOMPARE(cv.memory_by_framework.front().mean_absolute_error, std::abs(memoryOnly.memory->error));
+        QCOMPARE(int(cv.memory_by_framework_and_kind.size()), 1);
+        QVERIFY(cv.memory_by_framework_and_kind.front().kind == PeakMemoryKind::Allocated);
+        // Its source holds no timed run: its group says so rather than an error of 0.
+        QCOMPARE(groupOf(cv.by_source, memoryOnly.source).runs, 0);
+    }
+
     void anInconsistentSourceShowsItsError()
     {
         const std::vector<ReferenceRun> base = syntheticSources(datasheetEfficiency(gpuPreset("h100-80gb")), 1.0);

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `stratex-cli reference` as a process (issue 23): every record that publishes peak memory is
+// compared, the memory error is summarised per framework and per kind of number in text and JSON,
+// and a memory-only record (no time) is compared on memory without a throughput error.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "cli_runner.h"
+
+using namespace stratex::test;
+
+namespace {
+
+// A folder holding copies of the named bundled records.
+bool copyRecords(const QTemporaryDir& dir, const QStringList& ids)
+{
+    for (const QString& id : ids) {
+        if (!QFile::copy(QStringLiteral(STRATEX_RESOURCES_DIR "/reference-runs/") + id + ".json",
+                dir.filePath(id + ".json")))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+class TestCliReference : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void memorySummaryLines_data()
+    {
+        QTest::addColumn<QStringList>("ids");
+        QTest::addColumn<QStringList>("lines"); // each must appear in the text output
+        QTest::addColumn<QStringList>("frameworks"); // memory_by_framework, in order
+        QTest::addColumn<QStringList>("kinds"); // memory_by_framework_and_kind, "framework/kind"
+        QTest::newRow("memory-only Megatron-Bridge record")
+            << QStringList { "mbridge-byoc-llama3.2-1b-8" }
+            << QStringList { "no time published (memory-only record)", "memory, megatron-bridge: 1 records,",
+                   "  allocated peak: 1 records,", "holdout: 0 runs" }
+            << QStringList { "megatron-bridge" } << QStringList { "megatron-bridge/allocated" };
+        QTest::newRow("torchtitan reserved beside it")
+            << QStringList { "mbridge-byoc-llama3.2-1b-8", "torchtitan2412-llama31-8b-8-fsdp" }
+            << QStringList { "memory, megatron-bridge: 1 records,", "memory, torchtitan: 1 records,",
+                   "  reserved peak: 1 records,", "fit: 1 runs" }
+            << QStringList { "megatron-bridge", "torchtitan" }
+            << QStringList { "megatron-bridge/allocated", "torchtitan/reserved" };
+        QTest::newRow("no memory published")
+            << QStringList { "nemo2407-llama2-7b-8" } << QStringList { "memory: no record publishes peak memory" }
+            << QStringList {} << QStringList {};
+    }
+    void memorySummaryLines()
+    {
+        QFETCH(QStringList, ids);
+        QFETCH(QStringList, lines);
+        QFETCH(QStringList, frameworks);
+        QFETCH(QStringList, kinds);
+        QTemporaryDir dir;
+        QVERIFY(copyRecords(dir, ids));
+        const CliResult text = runCli({ "reference", "--runs", dir.path() });
+        QCOMPARE(text.exitCode, 0);
+        const QString out = QString::fromUtf8(text.out);
+        for (const QString& line : lines)
+            QVERIFY2(out.contains(line), qPrintable(line + " not in:\n" + out));
+        const CliResult json = runCli({ "reference", "--runs", dir.path(), "--json" });
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject report = json.json().object();
+        QStringList gotFrameworks;
+        for (const QJsonValue& s : report.value("memory_by_framework").toArray())
+            gotFrameworks << s.toObject().value("framework").toString();
+        QCOMPARE(gotFrameworks, frameworks);
+        QStringList gotKinds;
+        for (const QJsonValue& s : report.value("memory_by_framework_and_kind").toArray())
+            gotKinds << s.toObject().value("framework").toString() + "/" + s.toObject().value("kind").toString();
+        QCOMPARE(gotKinds, kinds);
+        for (const QJsonValue& row : report.value("runs").toArray()) {
+            const QJsonObject r = row.toObject();
+            // A memory-only record has neither a measured time nor a throughput error.
+            QCOMPARE(r.contains("throughput_error"), r.value("measured_time").toBool());
+            QCOMPARE(r.contains("measured_iteration_s"), r.value("measured_time").toBool());
+        }
+    }
+
+    // --cross-validate reports memory per framework too, in text and JSON.
+    void crossValidationReportsMemory()
+    {
+        QTemporaryDir dir;
+        QVERIFY(copyRecords(dir, { "mbridge-byoc-llama3.2-1b-8", "nemo2407-llama2-7b-8", "mbridge2511-llama3-8b-8" }));
+        const CliResult text = runCli({ "reference", "--runs", dir.path(), "--cross-validate" });
+        QCOMPARE(text.exitCode, 0);
+        const QString out = QString::fromUtf8(text.out);
+        QVERIFY2(out.contains("memory, megatron-bridge: 1 records,"), qPrintable(out));
+        QVERIFY2(out.contains("no time published (memory only), memory "), qPrintable(out));
+        const CliResult json = runCli({ "reference", "--runs", dir.path(), "--cross-validate", "--json" });
+        QCOMPARE(json.exitCode, 0);
+        const QJsonArray memory = json.json().object().value("memory_by_framework").toArray();
+        QCOMPARE(memory.size(), 1);
+        QCOMPARE(memory.first().toObject().value("records").toInt(), 1);
+        QCOMPARE(json.json().object().value("overall").toObject().value("runs").toInt(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliReference)
+#include "tst_cli_reference.moc"
