@@ -227,8 +227,10 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
         // transformer_config.py (Bridge): an unset ETP with EP > 1 becomes 1; written always.
         set(r, "model.expert_tensor_parallel_size",
             str(run.expert_tensor_parallel > 0 ? run.expert_tensor_parallel : run.tensor_parallel));
-        if (run.moe_alltoall)
-            set(r, "model.moe_token_dispatcher_type", pythonString("alltoall"));
+        if (!run.moe_token_dispatcher.empty())
+            set(r, "model.moe_token_dispatcher_type", pythonString(run.moe_token_dispatcher));
+        if (run.moe_ep_comm_overlap) // ModelParallelConfig.overlap_moe_expert_parallel_comm
+            set(r, "model.overlap_moe_expert_parallel_comm", "True");
     }
     set(r, "model.sequence_parallel", pyBool(run.sequence_parallel));
 

@@ -332,8 +332,10 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--expert-model-parallel-size", number(run.expert_parallel));
         if (run.expert_tensor_parallel > 0)
             add("--expert-tensor-parallel-size", number(run.expert_tensor_parallel));
-        if (run.moe_alltoall)
-            add("--moe-token-dispatcher-type", "alltoall");
+        if (!run.moe_token_dispatcher.empty())
+            add("--moe-token-dispatcher-type", run.moe_token_dispatcher);
+        if (run.moe_ep_comm_overlap)
+            add("--overlap-moe-expert-parallel-comm");
     }
     if (run.sequence_parallel)
         add("--sequence-parallel");

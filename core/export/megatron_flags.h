@@ -99,7 +99,10 @@ struct MegatronRun {
     // validate_args defaults to the TP degree), and the token dispatcher.
     int expert_parallel = 1;
     int expert_tensor_parallel = 0; // 0: not written (Megatron's default, the TP degree)
-    bool moe_alltoall = false; // --moe-token-dispatcher-type alltoall (the default is allgather)
+    // --moe-token-dispatcher-type: "alltoall", "allgather" or "flex"; empty: not written (Megatron's
+    // default, allgather). --overlap-moe-expert-parallel-comm (docs/moe.md).
+    std::string moe_token_dispatcher;
+    bool moe_ep_comm_overlap = false;
     bool sequence_parallel = false;
     std::string recompute_granularity; // "", "full" or "selective"
     std::string recompute_method; // with "full": "uniform" or "block"

@@ -90,7 +90,10 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.data_parallel = e.dp;
     r.expert_parallel = e.ep;
     r.expert_tensor_parallel = model.moe ? e.etp : 0; // Megatron's default is the TP degree, the plan's its own
-    r.moe_alltoall = model.moe && e.ep > 1; // the cost model's expert exchange is an all-to-all
+    if (model.moe && e.ep > 1) { // the dispatcher the plan was costed with (docs/moe.md)
+        r.moe_token_dispatcher = std::string(megatron::moeDispatcherName(e.moe_token_dispatcher));
+        r.moe_ep_comm_overlap = e.moe_ep_comm_overlap;
+    }
     r.sequence_parallel = e.sequence_parallel && e.tp > 1;
     if (e.recompute == megatron::Recompute::Selective) {
         r.recompute_granularity = "selective";

@@ -225,12 +225,7 @@ CollectiveTime CollectiveModel::computeTime(CollectiveKind kind, double bytes, G
     if (kind == CollectiveKind::AllToAll) {
         // NCCL runs all-to-all as grouped send/recv to every peer (no tuner entry): the share for
         // peers inside the node goes over NVLink, the rest over the NICs, both at once.
-        const double intraShare = bytes * (ppn - 1) / n;
-        const double interShare = bytes * (n - ppn) / n;
-        const double perRankNic = multiNode ? inter / ppn : std::numeric_limits<double>::infinity();
-        const double transferUs = std::max(intraShare / (1e3 * m_intraP2pGbPerS), interShare / (1e3 * perRankNic));
-        const double latencyUs = kRingBase[kSimple] + (multiNode ? kRingNet[kSimple] * netLat : kRingNvlink[kSimple]);
-        result.time_s = (latencyUs + transferUs) * 1e-6;
+        result.time_s = splitAllToAllS(bytes * (ppn - 1) / n, bytes * (n - ppn) / n, group);
         result.algorithm = NcclAlgorithm::PointToPoint;
         return result;
     }
@@ -311,6 +306,23 @@ CollectiveTime CollectiveModel::computeTime(CollectiveKind kind, double bytes, G
     result.algorithm = best.algorithm;
     result.protocol = best.protocol;
     return result;
+}
+
+double CollectiveModel::splitAllToAllS(double nvlinkBytes, double networkBytes, GroupShape group) const
+{
+    if (group.size <= 1 || !(nvlinkBytes + networkBytes > 0))
+        return 0;
+    const GroupPlacement place = placement(group);
+    const bool multiNode = place.nodes > 1;
+    // The node's NICs carry its ranks' network share: each rank gets its part of the group's
+    // inter-node bandwidth (interNodeGbPerS, which shares the NICs with concurrent groups).
+    const double perRankNic
+        = multiNode ? interNodeGbPerS(group) / place.ranks_per_node : std::numeric_limits<double>::infinity();
+    const double network = multiNode ? networkBytes : 0.0;
+    const double transferUs = std::max(nvlinkBytes / (1e3 * m_intraP2pGbPerS), network / (1e3 * perRankNic));
+    const double latencyUs
+        = kRingBase[kSimple] + (multiNode ? kRingNet[kSimple] * m_netLatencyScale : kRingNvlink[kSimple]);
+    return (latencyUs + transferUs) * 1e-6;
 }
 
 double CollectiveModel::p2pS(double bytes, bool crossNode) const

@@ -54,6 +54,10 @@ public:
     CollectiveTime time(CollectiveKind kind, double bytes, GroupShape group) const;
     double timeS(CollectiveKind kind, double bytes, GroupShape group) const { return time(kind, bytes, group).time_s; }
     double p2pS(double bytes, bool crossNode) const;
+    // A rank of `group` sending `nvlinkBytes` to peers in its node and `networkBytes` to peers on
+    // other nodes at once, as grouped send/recv (the all-to-all's transfer with the split given by
+    // the caller: DeepEP's deduplicated dispatch, docs/moe.md, "Token dispatchers").
+    double splitAllToAllS(double nvlinkBytes, double networkBytes, GroupShape group) const;
 
     GroupPlacement placement(GroupShape group) const;
     // Bandwidth in GB/s the group's ranks of one node have across nodes: their NICs, shared with

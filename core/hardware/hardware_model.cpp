@@ -153,6 +153,11 @@ double HardwareModel::allToAllS(double bytes, GroupShape group) const
     return m_collectives.timeS(CollectiveKind::AllToAll, bytes, group);
 }
 
+double HardwareModel::splitAllToAllS(double nvlinkBytes, double networkBytes, GroupShape group) const
+{
+    return m_collectives.splitAllToAllS(nvlinkBytes, networkBytes, group);
+}
+
 double HardwareModel::p2pS(double bytes, bool crossNode) const
 {
     return m_collectives.p2pS(bytes, crossNode);

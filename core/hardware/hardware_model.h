@@ -48,6 +48,7 @@ public:
     double reduceScatterS(double bytes, GroupShape group) const; // bytes: the input (full) size
     double allToAllS(double bytes, GroupShape group) const; // bytes each rank sends in total
     double p2pS(double bytes, bool crossNode) const;
+    double splitAllToAllS(double nvlinkBytes, double networkBytes, GroupShape group) const; // collectives.h
     const CollectiveModel& collectives() const { return m_collectives; }
 
     bool spansNodes(GroupShape group) const;

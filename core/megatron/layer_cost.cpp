@@ -7,6 +7,7 @@
 #include "core/model/mla_shapes.h"
 
 #include "core/hardware/kernel_shapes.h"
+#include "core/megatron/moe_dispatch.h"
 
 namespace stratex::megatron {
 
@@ -148,10 +149,11 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double upWidth = gated ? 2.0 : 1.0;
     double mlpActivation = 0; // bytes kept by the MLP beyond its input
     double elementwise = 0; // bytes the activation function moves
-    double epComm = 0;
+    double epComm = 0; // one pass's dispatch + combine (moe_dispatch.h), before any overlap
     double mlpGemm = 0; // the dense MLP's, or the routed experts' and the router's GEMMs
     double routedActOutputBytes = 0; // the experts' activation outputs (fc2 inputs)
     double routedActBytes = 0; // what the experts' activation function moves
+    double routedPairs = 0; // token-expert pairs this rank computes
     double sharedGemm = 0;
     double sharedActivation = 0;
     double sharedElementwise = 0;
@@ -160,6 +162,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double etp = s.etp;
         const double moeTokens = tokens * etp / tp; // after SP sharding, gathered over expert TP
         const double routed = moeTokens * moe.top_k; // token-expert pairs this rank computes
+        routedPairs = routed;
         const double perExpert = routed * s.ep / moe.num_experts;
         const double localExperts = double(moe.num_experts) / s.ep;
         const double fe = moe.expert_ffn_hidden_size / etp;
@@ -179,8 +182,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
             sharedActivation = kBytes * tokens * (upWidth + gemmInputShare) * fs;
             sharedElementwise = kBytes * tokens * (upWidth + 1) * fs;
         }
-        if (s.ep > 1)
-            epComm = 2 * hw.allToAllS(kBytes * routed * h, { s.ep, s.etp });
+        epComm = moeDispatchPassS(model, s, hw, moeTokens);
     } else {
         const double f = model.ffn_hidden_size / tp;
         mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
@@ -249,11 +251,19 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         tpForward = tpComm - overlapped + exposedPipelinedTpS(overlapped, window, s.tp);
         tpBackward = tpComm - overlapped + exposedPipelinedTpS(overlapped, 2 * window, s.tp);
     }
-    cost.forward_comm_s = tpForward + cpForward + epComm;
-    cost.backward_comm_s = tpBackward + cpBackward + epComm;
+    // EP dispatch/combine: exposed, or under the partner micro-batch's compute (moe_dispatch.h).
+    // The experts' part of the compute (routed GEMMs, router, activation and permutation) against
+    // the rest; the backward doubles the GEMMs and memory traffic.
+    const double expertsForward
+        = moeLayer ? mlpGemm + hw.memoryBoundS(routedActBytes + 2 * kBytes * routedPairs * h) : 0.0;
+    const MoeLayerCompute parts { cost.forward_compute_s - expertsForward, expertsForward,
+        cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
+    const EpExposure ep = exposedEpComm(s, hw, epComm, parts);
+    cost.forward_comm_s = tpForward + cpForward + ep.forward_s;
+    cost.backward_comm_s = tpBackward + cpBackward + ep.backward_s;
     cost.tp_forward_comm_s = tpForward;
     cost.tp_backward_comm_s = tpBackward;
-    cost.ep_comm_s = epComm;
+    cost.ep_comm_s = ep.forward_s;
     cost.cp_forward_comm_s = cpForward;
     cost.cp_backward_comm_s = cpBackward;
 

@@ -21,6 +21,8 @@ constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" 
     { Precision::Fp8, "fp8" } } };
 constexpr EnumNames<StateDtype, 2> kStateDtypeNames { { { StateDtype::Fp32, "fp32" }, { StateDtype::Bf16, "bf16" } } };
 constexpr EnumNames<CpCommType, 2> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" } } };
+constexpr EnumNames<MoeDispatcher, 3> kMoeDispatcherNames { { { MoeDispatcher::AllToAll, "alltoall" },
+    { MoeDispatcher::AllGather, "allgather" }, { MoeDispatcher::Flex, "flex" } } };
 
 std::string str(long long value)
 {
@@ -72,6 +74,15 @@ std::optional<CpCommType> parseCpCommType(std::string_view name)
     return parseEnumName(kCpCommNames, name);
 }
 
+std::string_view moeDispatcherName(MoeDispatcher value)
+{
+    return enumName(kMoeDispatcherNames, value);
+}
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name)
+{
+    return parseEnumName(kMoeDispatcherNames, name);
+}
+
 std::string ParallelStrategy::notation() const
 {
     std::string text = "tp" + str(tp) + " pp" + str(pp);
@@ -83,6 +94,10 @@ std::string ParallelStrategy::notation() const
         text += " ep" + str(ep);
     if (etp > 1)
         text += " etp" + str(etp);
+    if (ep > 1 && moe_token_dispatcher != MoeDispatcher::AllToAll)
+        text += " " + std::string(moeDispatcherName(moe_token_dispatcher));
+    if (ep > 1 && moe_ep_comm_overlap)
+        text += " ep-overlap";
     text += " dp" + str(dp);
     if (sequence_parallel)
         text += " sp";
@@ -212,6 +227,18 @@ std::vector<std::string> strategyProblems(
     // Megatron-LM arguments.py validate_args: "Tensor parallel communication/GEMM overlap can happen
     // only when sequence parallelism is enabled" (torchtitan's AsyncTP likewise rewrites SP's pairs).
     require(!s.tp_comm_overlap || s.sequence_parallel, [&] { return "TP communication overlap needs sequence parallelism"; });
+    if (s.moe_ep_comm_overlap) {
+        // Megatron-Core transformer_config.py __post_init__ (d98e8a64), overlap_moe_expert_parallel_comm:
+        // expert parallelism, the alltoall or flex dispatcher, no full recompute and no "moe" recompute
+        // module, and with pp > 1 the interleaved schedule (virtual_pipeline_model_parallel_size).
+        require(s.ep > 1, [&] { return "moe_ep_comm_overlap needs expert parallelism (ep > 1)"; });
+        require(s.moe_token_dispatcher != MoeDispatcher::AllGather,
+            [&] { return "moe_ep_comm_overlap needs the alltoall or flex token dispatcher"; });
+        require(s.recompute != Recompute::Full, [&] { return "moe_ep_comm_overlap needs recompute other than full"; });
+        require(s.recompute != Recompute::Selective || !s.recompute_modules.has(RecomputeModule::Moe),
+            [&] { return "moe_ep_comm_overlap cannot recompute the moe module"; });
+        require(s.pp == 1 || s.vpp > 1, [&] { return "moe_ep_comm_overlap with pp > 1 needs vpp > 1 (interleaved)"; });
+    }
     require(s.global_batch_size % (s.micro_batch_size * s.dp) == 0, [&] {
         return "global_batch_size " + str(s.global_batch_size)
             + " is not divisible by micro_batch_size x dp = " + str(s.micro_batch_size * s.dp);

@@ -37,6 +37,14 @@ enum class CpCommType {
     A2a // DeepSpeed-Ulysses: all-to-alls trade the sequence split for a head split around attention
 };
 
+// How a MoE layer moves tokens to their experts and back (Megatron-Core's --moe-token-dispatcher-type,
+// megatron/core/transformer/moe/token_dispatcher.py at d98e8a64; docs/moe.md, "Token dispatchers").
+enum class MoeDispatcher {
+    AllToAll, // MoEAlltoAllTokenDispatcher: every routed token-expert pair crosses the EP all-to-all
+    AllGather, // MoEAllGatherTokenDispatcher: every EP rank gathers all tokens, reduce-scatters back
+    Flex // MoEFlexTokenDispatcher with DeepEP/HybridEP: one copy per destination node over RDMA
+};
+
 std::string_view recomputeName(Recompute value); // "none", "selective", "full"
 std::optional<Recompute> parseRecompute(std::string_view name);
 std::string_view pipelineScheduleName(PipelineSchedule value); // "1f1b", "interleaved", "zb-h1"
@@ -47,6 +55,8 @@ std::string_view stateDtypeName(StateDtype value); // "fp32", "bf16"
 std::optional<StateDtype> parseStateDtype(std::string_view name);
 std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a" (Megatron's spelling)
 std::optional<CpCommType> parseCpCommType(std::string_view name);
+std::string_view moeDispatcherName(MoeDispatcher value); // "alltoall", "allgather", "flex" (Megatron's)
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name);
 
 // One uniform strategy in Megatron-LM's terms: every layer shares the degrees; the pipeline may
 // give its first and last stage a different layer count (--decoder-first/last-pipeline-num-layers).
@@ -76,6 +86,11 @@ struct ParallelStrategy {
     // parallelism): Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers), NeMo and
     // Megatron-Bridge's tp_comm_overlap, torchtitan's AsyncTP. docs/collectives.md, "TP overlap".
     bool tp_comm_overlap = false;
+    // MoE token dispatch (meaningful with ep > 1 on MoE models): the dispatcher, and Megatron-Core's
+    // --overlap-moe-expert-parallel-comm, which runs one micro-batch's dispatch/combine all-to-alls
+    // under another micro-batch's compute (combined 1F1B; docs/moe.md, "EP communication overlap").
+    MoeDispatcher moe_token_dispatcher = MoeDispatcher::AllToAll;
+    bool moe_ep_comm_overlap = false;
     // Fused flash attention (Megatron with Transformer Engine, 2023 on). Without it the s x s
     // scores are materialised: softmax and dropout run at memory bandwidth and are kept for backward.
     bool flash_attention = true;

@@ -43,7 +43,8 @@ int optionalLayers(const JsonView& object, std::string_view key)
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
-    "tp_comm_overlap", "flash_attention", "framework", "main_grads_dtype", "optimizer_state_dtype" };
+    "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
+    "main_grads_dtype", "optimizer_state_dtype" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -125,6 +126,10 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
     };
     if (s.tp_comm_overlap) // written only when on: plans and exports without it keep their bytes
         json["tp_comm_overlap"] = true;
+    if (s.moe_token_dispatcher != MoeDispatcher::AllToAll) // likewise: written when not the default
+        json["moe_token_dispatcher_type"] = moeDispatcherName(s.moe_token_dispatcher);
+    if (s.moe_ep_comm_overlap)
+        json["moe_ep_comm_overlap"] = true;
     return json;
 }
 
@@ -209,6 +214,10 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.overlap_grad_reduce = overlap->boolean();
     if (const std::optional<JsonView> overlap = object.find("tp_comm_overlap"))
         s.tp_comm_overlap = overlap->boolean();
+    s.moe_token_dispatcher = readChoice(object, "moe_token_dispatcher_type", MoeDispatcher::AllToAll,
+        parseMoeDispatcher, "\"alltoall\", \"allgather\" or \"flex\" (DeepEP/HybridEP)");
+    if (const std::optional<JsonView> overlap = object.find("moe_ep_comm_overlap"))
+        s.moe_ep_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
     s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());

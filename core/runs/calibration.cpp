@@ -342,8 +342,9 @@ std::vector<std::string> presetFitParameters(const std::string& family)
     // (its dense runs trade network against dp_overlap, network 3.0 with dp_overlap 0.09; its MoE
     // runs' expert all-to-alls want it too), h100-96gb 1.19 (after torchtitan's AsyncTP: 2.0 and
     // more before), b200-192gb 1.23. Fitted inside the range they end at its top, which stands in
-    // for what the model still lacks (MoE all-to-all overlap and dispatchers, how much of the DP
-    // traffic hides), so they keep the datasheet 1.0 and are not fitted. With the network fixed,
+    // for what the model still lacks (how much of the DP traffic hides; with the MoE dispatchers
+    // and EP overlap as mechanisms, docs/moe.md, h100's MoE runs alone fit 0.81 at datasheet GEMM
+    // efficiency, but with it still 1.0), so they keep the datasheet 1.0 and are not fitted. With the network fixed,
     // h100's dp_overlap ends at 1.0 (the same trade), so it keeps its datasheet guess too; two
     // B200 runs then end GEMM efficiency at 1.0, so B200 fits attention only.
     // docs/collectives.md, "The fitted network fraction".

@@ -421,6 +421,16 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     s.etp = moe ? args.integer("expert_tensor_parallel_size", 1, limits::kMaxWorld, false).value_or(s.tp) : 1;
     if (!moe)
         s.ep = 1;
+    // The EP dispatch the run used (docs/moe.md): Megatron's --moe-token-dispatcher-type (its
+    // default allgather) and --overlap-moe-expert-parallel-comm.
+    if (moe && s.ep > 1) {
+        const std::string dispatcher = args.text("moe_token_dispatcher_type").value_or("allgather");
+        if (const std::optional<megatron::MoeDispatcher> d = megatron::parseMoeDispatcher(dispatcher))
+            s.moe_token_dispatcher = *d;
+        else
+            out.notes.push_back("moe_token_dispatcher_type " + dispatcher + ": costed as alltoall");
+        s.moe_ep_comm_overlap = args.flag("overlap_moe_expert_parallel_comm", false);
+    }
     // Each degree is at most kMaxWorld (2^24): their product could pass 2^63 and wrap (issue 26).
     const std::optional<std::int64_t> checkedRanks = productWithin(
         { { "tensor_model_parallel_size", s.tp }, { "pipeline_model_parallel_size", s.pp },

@@ -143,6 +143,7 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--expert-model-parallel-size", { Kind::Int, {} } },
         { "--expert-tensor-parallel-size", { Kind::Int, {} } },
         { "--moe-token-dispatcher-type", { Kind::Text, { "allgather", "alltoall", "flex" } } },
+        { "--overlap-moe-expert-parallel-comm", { Kind::Switch, {} } },
         { "--fp8-format", { Kind::Text, { "e4m3", "hybrid" } } },
         { "--fp8-recipe", { Kind::Text, { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } } },
         { "--attention-backend", { Kind::Text, { "flash", "fused", "unfused", "local", "auto" } } },

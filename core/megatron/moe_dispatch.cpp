@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/moe_dispatch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/hardware/kernel_shapes.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+constexpr double kBytes = 2; // bf16 tokens are dispatched and combined (fused_a2a.py, token_dispatcher.py)
+
+// C(n - m, k) / C(n, k): the chance that k picks without replacement from n miss a set of m.
+double missProbability(double n, double m, int k)
+{
+    double p = 1;
+    for (int i = 0; i < k; ++i) {
+        if (n - m - i <= 0)
+            return 0;
+        p *= (n - m - i) / (n - i);
+    }
+    return p;
+}
+
+// DeepEP's SMs for the normal (training) kernels: Megatron-Core's historical default of 20
+// (transformer_config.py moe_deepep_num_sms / moe_flex_dispatcher_num_sms, d98e8a64; fused_a2a.py
+// Buffer.set_num_sms). While they run beside the partner micro-batch's compute, that compute has
+// the other SMs only.
+constexpr int kDeepEpSms = 20;
+
+} // namespace
+
+double expectedDistinctGroups(int experts, int topK, int groups, int routerGroups, int routerGroupTopK)
+{
+    if (groups <= 1 || experts <= 0 || topK <= 0)
+        return std::max(0, std::min(groups, 1));
+    const int k = std::min(topK, experts);
+    if (routerGroups > 0 && routerGroupTopK > 0 && routerGroups % groups == 0) {
+        // Whole router groups per placement group: the token's routerGroupTopK router groups
+        // (each gets at least one of the top-k: groups are ranked by their best experts' scores,
+        // Megatron moe_utils.py group_limited_topk) fall on distinct placement groups with the
+        // same miss probability, router groups now the units.
+        const int perGroup = routerGroups / groups;
+        return groups * (1 - missProbability(routerGroups, perGroup, std::min(routerGroupTopK, routerGroups)));
+    }
+    const double perGroup = double(experts) / groups;
+    return groups * (1 - missProbability(experts, perGroup, k));
+}
+
+double moeDispatchPassS(const model::ModelDescription& model, const ParallelStrategy& s,
+    const hardware::HardwareModel& hw, double moeTokens)
+{
+    if (!model.moe || s.ep <= 1)
+        return 0;
+    const model::MoeDescription& moe = *model.moe;
+    const double h = model.hidden_size;
+    const hardware::GroupShape group { s.ep, s.etp };
+    const double tokenBytes = kBytes * moeTokens * h;
+    switch (s.moe_token_dispatcher) {
+    case MoeDispatcher::AllGather:
+        // MoEAllGatherTokenDispatcher: every rank gathers the EP group's tokens (all of them, not
+        // top-k copies), computes its local experts, and reduce-scatters the outputs back.
+        return hw.allGatherS(tokenBytes * s.ep, group) + hw.reduceScatterS(tokenBytes * s.ep, group);
+    case MoeDispatcher::AllToAll:
+        // MoEAlltoAllTokenDispatcher: the permuted token-expert pairs (top-k copies of a token)
+        // cross one all-to-all out (dispatch) and one back (combine).
+        return 2 * hw.allToAllS(tokenBytes * moe.top_k, group);
+    case MoeDispatcher::Flex: {
+        // DeepEP's normal kernels (deepseek-ai/DeepEP README, "Normal kernels with NVLink and RDMA
+        // forwarding"; Megatron fused_a2a.py): a token goes once to each node holding one of its
+        // experts, over RDMA to the GPU of the same rail, which forwards it over NVLink to the
+        // node's GPUs that hold its experts, once per GPU (is_token_in_rank). The combine returns
+        // the same bytes reduced. DeepEP's table (H800, 50 GB/s CX7 per GPU) reaches 43-58 GB/s
+        // of deduplicated RDMA traffic per GPU: the NIC's line rate, as the collective model's
+        // NIC figure gives it.
+        const hardware::GroupPlacement place = hw.collectives().placement(group);
+        const int nodes = place.nodes;
+        const double ranksPerNode = place.ranks_per_node;
+        const double distinctRanks = expectedDistinctGroups(moe.num_experts, moe.top_k, s.ep);
+        const double distinctNodes
+            = expectedDistinctGroups(moe.num_experts, moe.top_k, nodes, moe.num_groups, moe.group_top_k);
+        const double remoteNodes = nodes > 1 ? distinctNodes * (nodes - 1) / nodes : 0.0;
+        // Copies that end on a GPU other than the one they arrive at (own node: every other GPU;
+        // a remote node: all but the rail GPU): (ranksPerNode - 1) / ranksPerNode of them.
+        const double nvlinkCopies = distinctRanks * (ranksPerNode - 1) / ranksPerNode;
+        return 2 * hw.splitAllToAllS(tokenBytes * nvlinkCopies, tokenBytes * remoteNodes, group);
+    }
+    }
+    return 0;
+}
+
+EpExposure exposedEpComm(
+    const ParallelStrategy& s, const hardware::HardwareModel& hw, double passS, const MoeLayerCompute& c)
+{
+    if (!s.moe_ep_comm_overlap || !(passS > 0))
+        return { passS, passS };
+    // The pipeline's chunk passes that have a partner: Megatron's interleaved schedule runs
+    // (pp - rank - 1) x 2 + (vpp - 1) x pp warm-up forwards on rank `rank` (schedules.py
+    // get_pp_rank_microbatches, microbatch_group_size_per_vp_stage = pp), pp - 1 + (vpp - 1) x pp
+    // over the ranks on average, and as many cool-down backwards; without a pipeline (pp 1) the
+    // first forward and the last backward are alone.
+    const double chunkPasses = double(std::max(1, s.microbatches())) * std::max(1, s.vpp);
+    const double alone = s.pp > 1 ? (s.pp - 1) + double(s.vpp - 1) * s.pp : 1.0;
+    const double paired = std::clamp(1 - alone / chunkPasses, 0.0, 1.0);
+    // One forward and one backward of a layer, as TransformerLayerSchedulePlan.run pairs them
+    // (megatron/core/models/common/model_chunk_schedule_plan.py, d98e8a64), the communication
+    // stream beside the compute stream in three steps:
+    //   combine (backward)              | pre_dispatch (forward)
+    //   dispatch (forward), dispatch (b) | mlp (backward, its dgrad and wgrad), mlp (forward)
+    //   combine (forward)               | pre_dispatch (backward)
+    // Each step lasts the longer of the two. While DeepEP's kernels run (flex), the compute has
+    // the SMs they leave.
+    const double a2a = 0.5 * passS; // one dispatch or one combine
+    const int sms = hardware::presetSmCount(hw.cluster().gpu.name);
+    const double slow
+        = s.moe_token_dispatcher == MoeDispatcher::Flex && sms > kDeepEpSms ? double(sms) / (sms - kDeepEpSms) : 1.0;
+    const auto step = [&](double comm, double compute) {
+        const double overlapped = std::min(comm, compute);
+        return std::max(comm, compute + overlapped * (slow - 1)) - compute;
+    };
+    const double pairExposed = step(a2a, c.pre_dispatch_forward_s) + step(2 * a2a, c.mlp_backward_s + c.mlp_forward_s)
+        + step(a2a, c.pre_dispatch_backward_s);
+    const double perPass = paired * 0.5 * pairExposed + (1 - paired) * passS;
+    return { perPass, perPass };
+}
+
+} // namespace stratex::megatron

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/parallel_strategy.h"
+#include "core/model/model_description.h"
+
+namespace stratex::megatron {
+
+// Expected number of distinct groups among one token's top-k experts when `experts` experts are
+// spread evenly over `groups` equal groups (EP ranks or nodes) and a balanced router picks the
+// top-k uniformly without replacement: groups x (1 - C(E - E/g, k) / C(E, k)). With group-limited
+// routing (`routerGroups` router groups, the token's best `routerGroupTopK` of them) and router
+// groups that fill whole placement groups, a token reaches at most routerGroupTopK router groups:
+// the distinct placement groups among those. docs/moe.md, "Token dispatchers".
+double expectedDistinctGroups(int experts, int topK, int groups, int routerGroups = 0, int routerGroupTopK = 0);
+
+// One pass's dispatch + combine of a MoE layer on one rank (seconds), un-overlapped, for the
+// strategy's token dispatcher. `moeTokens`: the tokens this rank routes (after SP sharding,
+// gathered over expert TP). docs/moe.md, "Token dispatchers".
+double moeDispatchPassS(const model::ModelDescription& model, const ParallelStrategy& strategy,
+    const hardware::HardwareModel& hardware, double moeTokens);
+
+// The EP time a layer leaves exposed per pass (forward, backward).
+struct EpExposure {
+    double forward_s = 0;
+    double backward_s = 0;
+};
+
+// A MoE layer's compute on one rank, split where the dispatcher cuts it: before the dispatch
+// (attention, norms, router: "pre_dispatch") and between dispatch and combine (the experts: "mlp").
+struct MoeLayerCompute {
+    double pre_dispatch_forward_s = 0;
+    double mlp_forward_s = 0;
+    double pre_dispatch_backward_s = 0;
+    double mlp_backward_s = 0;
+};
+
+// --overlap-moe-expert-parallel-comm (Megatron-Core combined 1F1B): one micro-batch's forward of a
+// layer runs beside another's backward of a layer, each dispatch/combine beside the other's
+// compute; the pipeline's warm-up forwards and cool-down backwards have no partner. Without the
+// flag all of `passS` (dispatch + combine) is exposed in both passes. docs/moe.md, "EP
+// communication overlap".
+EpExposure exposedEpComm(const ParallelStrategy& strategy, const hardware::HardwareModel& hardware, double passS,
+    const MoeLayerCompute& compute);
+
+} // namespace stratex::megatron

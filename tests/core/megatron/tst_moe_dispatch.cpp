@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// MoE token dispatch (core/megatron/moe_dispatch.*, docs/moe.md): how many nodes and ranks a token
+// reaches, what each Megatron-Core dispatcher sends, and what --overlap-moe-expert-parallel-comm
+// leaves exposed; the strategy fields that carry them through JSON, Megatron's rules and the export.
+#include <algorithm>
+#include <cmath>
+
+#include <QtTest>
+
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
+#include "core/export/megatron_flags.h"
+#include "core/hardware/kernel_shapes.h"
+#include "core/megatron/layer_cost.h"
+#include "core/megatron/moe_dispatch.h"
+#include "core/megatron/strategy_json.h"
+#include "core/model/model_presets.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+
+namespace {
+
+HardwareModel h100s(int nodes)
+{
+    ClusterDescription cluster;
+    cluster.gpu = gpuPreset("h100-80gb");
+    cluster.num_nodes = nodes;
+    cluster.gpus_per_node = 8;
+    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
+}
+
+// Qwen3-235B-A22B as the model zoo's H100 rows run it: TP 2, PP 8, VPP 4, EP 32 over 256 GPUs.
+ParallelStrategy zooStrategy()
+{
+    ParallelStrategy s;
+    s.tp = 2;
+    s.pp = 8;
+    s.vpp = 4;
+    s.ep = 32;
+    s.dp = 16;
+    s.sequence_parallel = true;
+    s.schedule = PipelineSchedule::Interleaved;
+    s.global_batch_size = 2048;
+    return s;
+}
+
+// Qwen3-235B-A22B's MoE shapes (yanring/Megatron-MoE-ModelZoo Qwen3-235B-A22B.yaml, the moezoo-*
+// records): 128 experts, top 8, expert FFN 1536, hidden 4096, on Mixtral 8x7B's attention (no
+// preset of its own).
+model::ModelDescription qwen3Like()
+{
+    model::ModelDescription model = model::modelPreset("mixtral-8x7b");
+    model.moe->num_experts = 128;
+    model.moe->top_k = 8;
+    model.moe->expert_ffn_hidden_size = 1536;
+    return model;
+}
+
+} // namespace
+
+class TestMoeDispatch : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // E[distinct groups] = g (1 - C(E - E/g, k) / C(E, k)); group-limited routing counts router
+    // groups instead of experts (DeepSeek-V3: 8 groups, top 4).
+    void distinctGroupsOfATokensExperts_data()
+    {
+        QTest::addColumn<int>("experts");
+        QTest::addColumn<int>("topK");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("routerGroups");
+        QTest::addColumn<int>("routerGroupTopK");
+        QTest::addColumn<double>("expected");
+        // 4 x (1 - C(96, 8) / C(128, 8)): Qwen3-235B's top 8 of 128 over the 4 nodes of EP 32.
+        QTest::newRow("qwen3 235b, 4 nodes") << 128 << 8 << 4 << 0 << 0 << 3.6290109244257005;
+        // 16 x (1 - C(120, 8) / C(128, 8)): the same over 16 EP ranks.
+        QTest::newRow("qwen3, 16 ranks") << 128 << 8 << 16 << 0 << 0 << 6.596512811001903;
+        // Mixtral: top 2 of 8 experts on 8 ranks, always two ranks.
+        QTest::newRow("mixtral ep8") << 8 << 2 << 8 << 0 << 0 << 2.0;
+        // DeepSeek-V3 on 8 nodes, one router group per node: 8 x (1 - C(7, 4) / C(8, 4)) = 4.
+        QTest::newRow("deepseek-v3 group-limited") << 256 << 8 << 8 << 8 << 4 << 4.0;
+        // Router groups that do not fill whole nodes: the expert count rules.
+        QTest::newRow("groups not per node") << 64 << 2 << 4 << 6 << 2 << 4 * (1 - (48.0 / 64) * (47.0 / 63));
+        QTest::newRow("one group") << 128 << 8 << 1 << 0 << 0 << 1.0;
+        QTest::newRow("every expert chosen") << 16 << 16 << 2 << 0 << 0 << 2.0;
+    }
+    void distinctGroupsOfATokensExperts()
+    {
+        QFETCH(int, experts);
+        QFETCH(int, topK);
+        QFETCH(int, groups);
+        QFETCH(int, routerGroups);
+        QFETCH(int, routerGroupTopK);
+        QFETCH(double, expected);
+        QVERIFY2(
+            std::abs(expectedDistinctGroups(experts, topK, groups, routerGroups, routerGroupTopK) - expected) < 1e-9,
+            qPrintable(QString::number(expectedDistinctGroups(experts, topK, groups, routerGroups, routerGroupTopK))));
+    }
+
+    // What each dispatcher sends per pass, against the all-to-all of top-k copies: DeepEP (flex)
+    // sends a token once per node over RDMA; with top-1 routing there is nothing to deduplicate
+    // and flex costs what the all-to-all does. The all-gather dispatcher moves every rank's
+    // tokens to every rank, not top-k copies.
+    void dispatchersAgainstTheAllToAll_data()
+    {
+        QTest::addColumn<int>("topK");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<QString>("dispatcher");
+        QTest::addColumn<double>("minRatio");
+        QTest::addColumn<double>("maxRatio");
+        // Network bound: the RDMA copies fall from k (n - ppn) / n = 6 to 3.63 x 3/4 = 2.72 per token.
+        QTest::newRow("flex, top-8, 4 nodes") << 8 << 32 << "flex" << 0.40 << 0.50;
+        QTest::newRow("flex, top-1, 4 nodes") << 1 << 32 << "flex" << 0.999999 << 1.000001;
+        QTest::newRow("flex, top-8, one node") << 8 << 8 << "flex" << 0.0 << 1.0;
+        QTest::newRow("alltoall") << 8 << 32 << "alltoall" << 1.0 << 1.0;
+        // Top-1 over 4 nodes: a node receives the 24 remote ranks' tokens (3 per NIC) where the
+        // all-to-all sends 3/4 of a rank's tokens off the node.
+        QTest::newRow("allgather, top-1, 4 nodes") << 1 << 32 << "allgather" << 1.0 << 1e9;
+    }
+    void dispatchersAgainstTheAllToAll()
+    {
+        QFETCH(int, topK);
+        QFETCH(int, ep);
+        QFETCH(QString, dispatcher);
+        QFETCH(double, minRatio);
+        QFETCH(double, maxRatio);
+        model::ModelDescription model = qwen3Like();
+        model.moe->top_k = topK;
+        const HardwareModel hw = h100s(32);
+        ParallelStrategy s = zooStrategy();
+        s.ep = ep;
+        const double tokens = 4096.0 / s.tp;
+        const double allToAll = moeDispatchPassS(model, s, hw, tokens);
+        s.moe_token_dispatcher = *parseMoeDispatcher(dispatcher.toStdString());
+        const double ratio = moeDispatchPassS(model, s, hw, tokens) / allToAll;
+        QVERIFY2(ratio >= minRatio && ratio <= maxRatio, qPrintable(QString::number(ratio)));
+    }
+
+    // Combined 1F1B (model_chunk_schedule_plan.py): combine (b) | pre_dispatch (f); dispatch (f) +
+    // dispatch (b) | mlp (b) + mlp (f); combine (f) | pre_dispatch (b). Each step lasts its longer
+    // side; DeepEP's 20 of the H100's 132 SMs slow the compute they run beside. Warm-up and
+    // cool-down passes (pp 1: the first forward, the last backward) have no partner.
+    void overlapLeavesWhatComputeCannotCover_data()
+    {
+        QTest::addColumn<bool>("overlap");
+        QTest::addColumn<QString>("dispatcher");
+        QTest::addColumn<double>("passS"); // dispatch + combine of one pass
+        QTest::addColumn<double>("pairExposed"); // per forward + backward pair, when paired
+        // Compute (s): pre_dispatch forward 2, mlp forward 1, pre_dispatch backward 4, mlp backward 2.
+        QTest::newRow("off") << false << "alltoall" << 4.0 << 8.0;
+        QTest::newRow("hidden") << true << "alltoall" << 2.0 << 0.0;
+        // a2a 3: combine 3 vs 2 -> 1; dispatches 6 vs 3 -> 3; combine 3 vs 4 -> 0.
+        QTest::newRow("partly hidden") << true << "alltoall" << 6.0 << 4.0;
+        // flex: the compute beside DeepEP's kernels takes 132/112 as long: 1 + 2 + 1 s of it.
+        QTest::newRow("deepep sms") << true << "flex" << 2.0 << 4.0 * 20 / 112;
+    }
+    void overlapLeavesWhatComputeCannotCover()
+    {
+        QFETCH(bool, overlap);
+        QFETCH(QString, dispatcher);
+        QFETCH(double, passS);
+        QFETCH(double, pairExposed);
+        ParallelStrategy s;
+        s.ep = 8;
+        s.dp = 8;
+        s.global_batch_size = 100 * 8; // 100 micro-batches, pp 1: 99 of 100 passes paired
+        s.moe_ep_comm_overlap = overlap;
+        s.moe_token_dispatcher = *parseMoeDispatcher(dispatcher.toStdString());
+        const MoeLayerCompute compute { 2.0, 1.0, 4.0, 2.0 };
+        const EpExposure exposed = exposedEpComm(s, h100s(1), passS, compute);
+        const double expected = overlap ? 0.99 * 0.5 * pairExposed + 0.01 * passS : passS;
+        QVERIFY2(std::abs(exposed.forward_s - expected) < 1e-9, qPrintable(QString::number(exposed.forward_s)));
+        QCOMPARE(exposed.backward_s, exposed.forward_s);
+    }
+
+    // The layer honours the strategy's flags: the zoo's two EP 32 rows differ only in the
+    // overlap, and the dispatcher changes what crosses the NICs.
+    void layerCostHonoursTheFlags_data()
+    {
+        QTest::addColumn<QString>("dispatcher");
+        QTest::addColumn<bool>("overlap");
+        QTest::newRow("flex") << "flex" << false;
+        QTest::newRow("flex + overlap") << "flex" << true;
+        QTest::newRow("alltoall + overlap") << "alltoall" << true;
+    }
+    void layerCostHonoursTheFlags()
+    {
+        QFETCH(QString, dispatcher);
+        QFETCH(bool, overlap);
+        const model::ModelDescription model = qwen3Like();
+        const HardwareModel hw = h100s(32);
+        const ParallelStrategy plain = zooStrategy();
+        ParallelStrategy s = plain;
+        s.moe_token_dispatcher = *parseMoeDispatcher(dispatcher.toStdString());
+        s.moe_ep_comm_overlap = overlap;
+        const LayerCost before = layerCost(model, plain, hw, true, false);
+        const LayerCost after = layerCost(model, s, hw, true, false);
+        QVERIFY(after.ep_comm_s < before.ep_comm_s);
+        QCOMPARE(after.forward_compute_s, before.forward_compute_s);
+        QCOMPARE(after.forward_comm_s - after.ep_comm_s, before.forward_comm_s - before.ep_comm_s);
+    }
+
+    // JSON: written only when not the default, read back, a wrong name is an error at its key.
+    void strategyFieldsRoundTrip()
+    {
+        const model::ModelDescription model = qwen3Like();
+        ParallelStrategy s = zooStrategy();
+        const nlohmann::ordered_json plain = toJson(s);
+        QVERIFY(!plain.contains("moe_token_dispatcher_type"));
+        QVERIFY(!plain.contains("moe_ep_comm_overlap"));
+        s.moe_token_dispatcher = MoeDispatcher::Flex;
+        s.moe_ep_comm_overlap = true;
+        const JsonDocument document = JsonDocument::parse(toJson(s).dump(), "plan.json");
+        QCOMPARE(document.root()["moe_token_dispatcher_type"].string(), std::string("flex"));
+        const ParallelStrategy back = readStrategy(document.root(), model, 256);
+        QCOMPARE(back.moe_token_dispatcher, MoeDispatcher::Flex);
+        QVERIFY(back.moe_ep_comm_overlap);
+        QCOMPARE(back, s);
+        const JsonDocument bad = JsonDocument::parse(
+            R"({"tp": 2, "pp": 8, "vpp": 4, "ep": 32, "dp": 16, "global_batch_size": 2048, "moe_token_dispatcher_type": "deepep"})",
+            "s.json");
+        try {
+            readStrategy(bad.root(), model, 256);
+            QFAIL("accepted");
+        } catch (const InputError& error) {
+            QCOMPARE(QString::fromStdString(error.keyPath()), QStringLiteral("/moe_token_dispatcher_type"));
+        }
+    }
+
+    // Megatron-Core's rules for --overlap-moe-expert-parallel-comm (transformer_config.py).
+    void overlapFollowsMegatronsRules_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("zoo row") << "" << true;
+        QTest::newRow("allgather") << "allgather" << false;
+        QTest::newRow("full recompute") << "full" << false;
+        QTest::newRow("moe recompute module") << "moe" << false;
+        QTest::newRow("pp without vpp") << "novpp" << false;
+        QTest::newRow("no ep") << "noep" << false;
+    }
+    void overlapFollowsMegatronsRules()
+    {
+        QFETCH(QString, change);
+        QFETCH(bool, accepted);
+        const model::ModelDescription model = qwen3Like();
+        ParallelStrategy s = zooStrategy();
+        s.moe_ep_comm_overlap = true;
+        if (change == "allgather")
+            s.moe_token_dispatcher = MoeDispatcher::AllGather;
+        if (change == "full")
+            s.recompute = Recompute::Full;
+        if (change == "moe") {
+            s.recompute = Recompute::Selective;
+            s.recompute_modules = RecomputeModules::of({ RecomputeModule::Moe });
+        }
+        if (change == "novpp") {
+            s.vpp = 1;
+            s.schedule = PipelineSchedule::OneFOneB;
+        }
+        if (change == "noep")
+            s.ep = 1;
+        const std::vector<std::string> problems = strategyProblems(s, model, 256);
+        const bool named = std::ranges::any_of(
+            problems, [](const std::string& p) { return p.find("moe_ep_comm_overlap") != std::string::npos; });
+        QCOMPARE(!named, accepted);
+    }
+
+    // The export writes the flags the plan was costed with (Megatron-LM argument names).
+    void exportWritesTheFlags()
+    {
+        exporting::MegatronRun run;
+        run.expert_parallel = 32;
+        run.moe_token_dispatcher = "flex";
+        run.moe_ep_comm_overlap = true;
+        exporting::MegatronArgumentList args;
+        exporting::addMegatronRunArguments(args, run, true);
+        const auto has = [&](const std::string& flag, const std::string& value) {
+            return std::ranges::find(args, std::pair<std::string, std::string>(flag, value)) != args.end();
+        };
+        QVERIFY(has("--moe-token-dispatcher-type", "flex"));
+        QVERIFY(has("--overlap-moe-expert-parallel-comm", ""));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMoeDispatch)
+#include "tst_moe_dispatch.moc"
