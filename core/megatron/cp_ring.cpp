@@ -50,4 +50,34 @@ CpRingExposure ringCpExposure(const CpRingInput& in)
     return out;
 }
 
+CpRingWork ringCpWork(int cp, Framework framework, double tokens, double qWidth, double kvWidth)
+{
+    CpRingWork work;
+    if (cp <= 1)
+        return work;
+    // Per step: the attention kernel, two merges and the send/recv kernel, forward and backward;
+    // the layer counts one attention kernel a pass already.
+    work.forward_kernels = 4 * cp - 1;
+    work.backward_kernels = 4 * cp - 1;
+    // The slowest rank (the last: every step on all its queries) sets the ring's pace.
+    const double steps = cp;
+    const double q = tokens * qWidth; // elements of the rank's output (and dQ)
+    const double kv = tokens * 2 * kvWidth; // of its K and V (and dK, dV)
+    if (framework == Framework::Torchtitan) {
+        // PyTorch _SDPAMerger (convert_to_f32): the step's output cast to fp32 (2 + 4 bytes an
+        // element), out - sigmoid(lse' - lse) * (out - out'): a subtraction, a product and a
+        // subtraction on fp32 (3 x 12 bytes less the broadcast read, 32). The backward: dQ += dQ'
+        // in fp32 (4 + 2 + 4) and dK/dV += then concatenated for the send (10 + 8).
+        work.forward_bytes = steps * q * (6 + 32);
+        work.backward_bytes = steps * (q * 10 + kv * 18);
+        return work;
+    }
+    // Transformer Engine (AttnFuncWithCPAndKVP2P): flash_attn_fwd_out_correction adds each
+    // step's 16-bit output, scaled, into the fp32 output (2 + 4 + 4 bytes an element); the
+    // backward adds each step's dQ and dK/dV into 16-bit buffers (dq.add_: 2 + 2 + 2).
+    work.forward_bytes = steps * q * 10;
+    work.backward_bytes = steps * (q + kv) * 6;
+    return work;
+}
+
 } // namespace stratex::megatron

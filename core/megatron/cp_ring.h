@@ -26,6 +26,21 @@ struct CpRingExposure {
     double backward_s = 0;
 };
 
+// What the ring adds to a layer's compute on one rank beyond its one attention kernel a pass:
+// each of the cp steps launches its own attention kernel, merges its partial result into the
+// rank's output (forward: output and softmax statistics; backward: dQ and dK/dV accumulated)
+// and its send/recv (docs/collectives.md, "Ring context parallelism").
+struct CpRingWork {
+    int forward_kernels = 0;
+    int backward_kernels = 0;
+    double forward_bytes = 0; // memory-bound traffic of the merges
+    double backward_bytes = 0;
+};
+
+// tokens: the rank's s/cp tokens of the micro-batch; qWidth, kvWidth: the rank's query (= output)
+// and key (= value) widths.
+CpRingWork ringCpWork(int cp, Framework framework, double tokens, double qWidth, double kvWidth);
+
 // The exposed time of the ring's transfers: each hides under the one attention step it overlaps
 // (load-balanced causal attention: cp steps of equal work, docs/collectives.md), what it does not
 // cover stays on the critical path.

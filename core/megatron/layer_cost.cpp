@@ -80,7 +80,7 @@ double exposedPipelinedTpS(double commS, double gemmS, int tp)
     return std::max(0.5 * commS / chunks, commS - hiding);
 }
 
-// Flash attention's backward time over its forward time (docs/kernels.md §5). FLOPs: the backward
+// Flash attention's backward time over its forward time (docs/kernels.md §4). FLOPs: the backward
 // runs five matmuls of the forward's size against its two, 2.5x (FlashAttention-2, Dao 2023, §4.1,
 // the FLOP count of its benchmarks). Speed: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608,
 // §4.1, the forward and backward figures at head dim 128 on H100 SXM5) measures the backward at
@@ -215,9 +215,15 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (s.flash_attention ? kFlashBackwardOverForward : 2.5) * attention;
-    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(kernels);
-    cost.backward_compute_s
-        = 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(2 * kernels);
+    // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
+    const bool ring = s.cp > 1 && s.cp_comm_type != CpCommType::A2a;
+    const CpRingWork ringWork = ring
+        ? ringCpWork(s.cp, s.framework, tokens, mla ? qWidth : q / tp, mla ? 0.5 * (kWidth + vWidth) : kv / tp)
+        : CpRingWork {};
+    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)
+        + hw.kernelOverheadS(kernels + ringWork.forward_kernels);
+    cost.backward_compute_s = 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes)
+        + hw.memoryBoundS(ringWork.backward_bytes) + hw.kernelOverheadS(2 * kernels + ringWork.backward_kernels);
 
     // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
     // reduce-scatters of the same bytes (Megatron, no TP communication overlap).

@@ -359,9 +359,17 @@ private Q_SLOTS:
         QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) < 1e-9 * expected,
             qPrintable(QString("%1 s, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
         QCOMPARE(cost.cp_backward_comm_s, cost.cp_forward_comm_s);
-        // Compute is the ring's: every rank attends over the whole sequence for a share of the heads.
+        // Compute is the ring's: every rank attends over the whole sequence for a share of the heads;
+        // the ring adds its steps' kernels and the merges of their partial results (cp_ring.h).
         s.cp_comm_type = CpCommType::P2p;
-        QCOMPARE(layerCost(model, s, hw, false, false).forward_compute_s, cost.forward_compute_s);
+        const double tokens = double(model.seq_length) / cp;
+        const CpRingWork ring = ringCpWork(
+            cp, s.framework, tokens, double(model.attentionWidth()) / tp, double(model.kvHiddenSize()) / tp);
+        const double ringExpected
+            = cost.forward_compute_s + hw.memoryBoundS(ring.forward_bytes) + hw.kernelOverheadS(ring.forward_kernels);
+        const double ringCompute = layerCost(model, s, hw, false, false).forward_compute_s;
+        QVERIFY2(std::abs(ringCompute - ringExpected) < 1e-9 * ringExpected,
+            qPrintable(QString("ring %1 s, expected %2 s").arg(ringCompute).arg(ringExpected)));
     }
 
     // TP communication overlap (docs/collectives.md, "TP communication overlap"): split into tp
@@ -480,8 +488,9 @@ private Q_SLOTS:
         const LayerCost cost = layerCost(model, s, hw, false, false);
         const double tokens = double(model.seq_length) / cp;
         const double chunk = 2.0 * 2 * tokens * model.kvHiddenSize() / s.tp; // K and V, bf16
-        const double forwardAttention = flashAttentionS(hw, 4.0 * tokens * model.seq_length * model.attentionWidth() / s.tp * 0.5,
-            double(model.num_heads) / s.tp, tokens, model.seq_length);
+        const double forwardAttention
+            = flashAttentionS(hw, 4.0 * tokens * model.seq_length * model.attentionWidth() / s.tp * 0.5,
+                double(model.num_heads) / s.tp, tokens, model.seq_length);
         const double expected = (cp - 1) * std::max(0.0, hw.p2pS(chunk, crossNode) - forwardAttention / cp);
         QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) <= 1e-15 + 1e-9 * expected,
             qPrintable(QString("%1 s exposed, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
@@ -489,9 +498,49 @@ private Q_SLOTS:
             QVERIFY2(cost.cp_forward_comm_s > 0, "an InfiniBand ring step at 8K / cp tokens is not hidden");
     }
 
+    // Issue 22's in-node twins: cp 2 with micro-batch 1 and cp 4 with micro-batch 2 give a rank
+    // the same tokens, GEMMs and attention FLOPs. The ring of 4 runs twice the steps: twice the
+    // attention launches, merges and send/recv kernels (cp_ring.h, ringCpWork); the layer's
+    // forward differs by exactly that. Transformer Engine merges into an fp32 output (10 bytes an
+    // output element a step), PyTorch's merger in fp32 through unfused element-wise ops (38).
+    void ringTwinsDifferByTheirSteps_data()
+    {
+        QTest::addColumn<bool>("torchtitan");
+        QTest::addColumn<double>("forwardBytesPerElementStep");
+        QTest::newRow("transformer engine") << false << 10.0;
+        QTest::newRow("torchtitan") << true << 38.0;
+    }
+    void ringTwinsDifferByTheirSteps()
+    {
+        QFETCH(bool, torchtitan);
+        QFETCH(double, forwardBytesPerElementStep);
+        const model::ModelDescription model = model::modelPreset("llama3-70b");
+        const HardwareModel hw = gpus("h100-80gb", 8);
+        ParallelStrategy a;
+        a.tp = 2;
+        a.sequence_parallel = true;
+        a.framework = torchtitan ? Framework::Torchtitan : Framework::MegatronCore;
+        a.cp = 2;
+        a.micro_batch_size = 1;
+        ParallelStrategy b = a;
+        b.cp = 4;
+        b.micro_batch_size = 2;
+        const LayerCost two = layerCost(model, a, hw, false, false);
+        const LayerCost four = layerCost(model, b, hw, false, false);
+        const double tokens = double(model.seq_length) / 2; // both: 4096 tokens a rank
+        const double outputElements = tokens * model.attentionWidth() / a.tp;
+        const double expected
+            = hw.memoryBoundS(forwardBytesPerElementStep * outputElements * (4 - 2)) + hw.kernelOverheadS(4 * (4 - 2));
+        QVERIFY2(std::abs((four.forward_compute_s - two.forward_compute_s) - expected) < 1e-9 * expected,
+            qPrintable(QString("cp 4 - cp 2: %1 s, expected %2 s")
+                           .arg(four.forward_compute_s - two.forward_compute_s)
+                           .arg(expected)));
+        QVERIFY(four.backward_compute_s > two.backward_compute_s);
+    }
+
     // Flash attention's backward takes 2.5x the forward's FLOPs at 0.86-0.87 of its speed:
     // FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608), forward and backward TFLOP/s at head
-    // dim 128 on H100 SXM5 (docs/kernels.md §5). The layer's backward attention over its forward
+    // dim 128 on H100 SXM5 (docs/kernels.md §4). The layer's backward attention over its forward
     // attention must be 2.5 x forward/backward speed of every kernel there within 2 %.
     void flashBackwardFollowsPublishedSpeeds_data()
     {
