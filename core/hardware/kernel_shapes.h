@@ -56,7 +56,7 @@ double flashAttentionOccupancy(double batchHeads, double queries, double keys, b
 // operands' memory traffic. HardwareModel::gemmS is this with one group.
 double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups);
 
-// Flash attention of `forwardFlops` (forward; the backward is 2.5x) at the attention efficiency
+// Flash attention of `forwardFlops` (forward; layer_cost.cpp derives the backward) at the attention efficiency
 // scaled by flashAttentionOccupancy on the GPU's SMs, in seconds.
 double flashAttentionS(
     const HardwareModel& hw, double forwardFlops, double batchHeads, double queries, double keys, bool causal = true);

@@ -7,6 +7,7 @@
 #include "core/model/mla_shapes.h"
 
 #include "core/hardware/kernel_shapes.h"
+#include "core/megatron/cp_ring.h"
 #include "core/megatron/moe_dispatch.h"
 
 namespace stratex::megatron {
@@ -79,6 +80,17 @@ double exposedPipelinedTpS(double commS, double gemmS, int tp)
     const double hiding = gemmS * (chunks - 1) / chunks;
     return std::max(0.5 * commS / chunks, commS - hiding);
 }
+
+// Flash attention's backward time over its forward time (docs/kernels.md §4). FLOPs: the backward
+// runs five matmuls of the forward's size against its two, 2.5x (FlashAttention-2, Dao 2023, §4.1,
+// the FLOP count of its benchmarks). Speed: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608,
+// §4.1, the forward and backward figures at head dim 128 on H100 SXM5) measures the backward at
+// 0.86-0.87 of the forward's TFLOP/s at 8K and 16K tokens for FlashAttention-2 (318/370,
+// 322/370), cuDNN (518/600, 516/595) and FlashAttention-3 (559/646, 561/648) alike: the backward
+// recomputes the probabilities and accumulates dQ across key blocks. 2.5 / 0.865 = 2.89.
+constexpr double kFlashBackwardFlopsRatio = 2.5;
+constexpr double kFlashBackwardSpeedRatio = 0.865;
+constexpr double kFlashBackwardOverForward = kFlashBackwardFlopsRatio / kFlashBackwardSpeedRatio;
 
 } // namespace
 
@@ -202,9 +214,18 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
     const int kernels = 22 + (moeLayer ? 12 : 0);
-    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(kernels);
-    cost.backward_compute_s
-        = 2 * gemm + 2.5 * attention + 2 * hw.memoryBoundS(memoryBytes) + hw.kernelOverheadS(2 * kernels);
+    // Without flash attention the backward of the two batched GEMMs is twice theirs and the
+    // softmax/dropout backward about as much again as its forward: 2.5x as before.
+    const double attentionBackward = (s.flash_attention ? kFlashBackwardOverForward : 2.5) * attention;
+    // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
+    const bool ring = s.cp > 1 && s.cp_comm_type != CpCommType::A2a;
+    const CpRingWork ringWork = ring
+        ? ringCpWork(s.cp, s.framework, tokens, mla ? qWidth : q / tp, mla ? 0.5 * (kWidth + vWidth) : kv / tp)
+        : CpRingWork {};
+    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)
+        + hw.kernelOverheadS(kernels + ringWork.forward_kernels);
+    cost.backward_compute_s = 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes)
+        + hw.memoryBoundS(ringWork.backward_bytes) + hw.kernelOverheadS(2 * kernels + ringWork.backward_kernels);
 
     // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
     // reduce-scatters of the same bytes (Megatron, no TP communication overlap).
@@ -213,8 +234,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (s.tp > 1)
         tpComm = s.sequence_parallel ? 2 * (hw.allGatherS(hidden, tpGroup) + hw.reduceScatterS(hidden, tpGroup))
                                      : 2 * hw.allReduceS(hidden, tpGroup);
-    // Context parallelism. Ring (p2p): every rank receives the other ranks' K and V, overlapped
-    // with the attention compute; the backward sends dK and dV back as well.
+    // Context parallelism. Ring (p2p): every rank receives the other ranks' K and V step by step,
+    // each transfer under one step of the attention, the backward's dK and dV going round as well
+    // (cp_ring.h: Transformer Engine's and PyTorch's rings; docs/collectives.md, "Ring context
+    // parallelism").
     // Ulysses (a2a; Jacobs et al. 2023, §3.1): an all-to-all turns the rank's Q, K and V of s/cp
     // tokens and all its heads into s tokens of heads/cp before attention, another turns the output
     // back; the backward runs the same two on the gradients. Transformer Engine issues them on the
@@ -229,10 +252,23 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         cpBackward = cpForward;
     } else if (s.cp > 1) {
         // MLA exchanges the up-projected K (nope + rope) and V heads, not the latent.
-        const double kvBytes = mla ? kBytes * tokens * (kWidth + vWidth) * s.cp : 2 * kBytes * tokens * kv / tp * s.cp;
-        const double exchange = hw.allGatherS(kvBytes, { s.cp, s.tp });
-        cpForward = std::max(0.0, exchange - attention);
-        cpBackward = std::max(0.0, 2 * exchange - 2.5 * attention);
+        const double chunkBytes = mla ? kBytes * tokens * (kWidth + vWidth) : 2 * kBytes * tokens * kv / tp;
+        const hardware::GroupShape cpGroup { s.cp, s.tp };
+        // A step's send/recv runs at the ring's slowest hop: across nodes once the ring leaves
+        // the NVLink domain (every GPU of the node in some ring at once: the node's NICs shared).
+        const bool crossNode = hw.spansNodes(cpGroup);
+        CpRingInput ring;
+        ring.cp = s.cp;
+        ring.framework = s.framework;
+        ring.forward_attention_s = attention;
+        ring.backward_attention_s = attentionBackward;
+        ring.kv_step_s = hw.p2pS(chunkBytes, crossNode);
+        ring.kv_dkv_step_s = hw.p2pS(2 * chunkBytes, crossNode);
+        ring.kv_all_gather_s = hw.allGatherS(chunkBytes * s.cp, cpGroup);
+        ring.dkv_fp32_step_s = hw.p2pS(2 * chunkBytes, crossNode); // fp32: twice the 16-bit bytes
+        const CpRingExposure exposure = ringCpExposure(ring);
+        cpForward = exposure.forward_s;
+        cpBackward = exposure.backward_s;
     }
     // TP communication overlap (tp_comm_overlap, which needs sequence parallelism: Megatron-LM
     // arguments.py validate_args; torchtitan's AsyncTP rewrites the SequenceParallel plan's

@@ -12,7 +12,7 @@ namespace stratex::megatron {
 struct LayerCost {
     double forward_compute_s = 0; // GEMMs, flash attention, memory-bound ops, kernel launches
     double forward_comm_s = 0; // TP all-reduce / SP gather+scatter, exposed CP exchange, EP all-to-all
-    double backward_compute_s = 0; // the gradients of the above (2x GEMM FLOPs, 2.5x attention)
+    double backward_compute_s = 0; // the gradients of the above (2x GEMM FLOPs; attention: docs/kernels.md §4)
     double backward_comm_s = 0;
     double recompute_s = 0; // extra forward work done in backward (selective or full recompute)
     double recompute_ep_comm_s = 0; // the expert all-to-alls of a recomputed MoE module

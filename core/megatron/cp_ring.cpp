@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/cp_ring.h"
+
+#include <algorithm>
+
+namespace stratex::megatron {
+
+namespace {
+
+double exposed(double transferS, double hidingS)
+{
+    return std::max(0.0, transferS - hidingS);
+}
+
+} // namespace
+
+CpRingExposure ringCpExposure(const CpRingInput& in)
+{
+    CpRingExposure out;
+    if (in.cp <= 1)
+        return out;
+    const double steps = in.cp;
+    // Causal load balancing (the sequence cut into 2 cp chunks, rank r holding chunks r and
+    // 2cp-1-r): the diagonal step attends over the rank's own two chunks causally, every other
+    // step over half of the received chunk or half of the rank's queries, so every step carries
+    // 1/cp of the rank's attention (TE context_parallel.py AttnFuncWithCPAndKVP2P; PyTorch
+    // _attention.py, "Round-robin Load Balance").
+    const double forwardStep = in.forward_attention_s / steps;
+    const double backwardStep = in.backward_attention_s / steps;
+    if (in.framework == Framework::Torchtitan) {
+        // PyTorch _templated_ring_attention with the default rotate method ALL_GATHER (torchtitan
+        // 2024-12: context_parallel_rotate_method "allgather"): one all-gather of every rank's K/V,
+        // issued at step 0 and waited for at step 1, hides under step 0 only.
+        out.forward_s = exposed(in.kv_all_gather_s, forwardStep);
+        // _templated_ring_attention_backward: the K/V all-gather again under step 0; the dK/dV,
+        // accumulated in fp32 (convert_to_f32), go round with an ALL_TO_ALL rotater: sent after
+        // step i, waited for after step i + 1's kernel, and the last one after the loop, exposed.
+        out.backward_s = exposed(in.kv_all_gather_s, backwardStep)
+            + (steps - 1) * exposed(in.dkv_fp32_step_s, backwardStep) + in.dkv_fp32_step_s;
+        return out;
+    }
+    // Transformer Engine's AttnFuncWithCPAndKVP2P (cp_comm_type p2p): at step i the rank sends its
+    // current K/V to the next rank and receives the next chunk (batch_isend_irecv) while it
+    // computes step i; step i + 1 waits for it. cp - 1 transfers, each under one step.
+    out.forward_s = (steps - 1) * exposed(in.kv_step_s, forwardStep);
+    // The backward: step 0 sends K/V only, steps 1..cp-2 send K/V and the dK/dV accumulated so far
+    // (one batched send of both, the tensors' dtype), the last step dK/dV only; each is waited for
+    // after its step's kernel, so each hides under one backward step.
+    out.backward_s = 2 * exposed(in.kv_step_s, backwardStep) + (steps - 2) * exposed(in.kv_dkv_step_s, backwardStep);
+    return out;
+}
+
+CpRingWork ringCpWork(int cp, Framework framework, double tokens, double qWidth, double kvWidth)
+{
+    CpRingWork work;
+    if (cp <= 1)
+        return work;
+    // Per step: the attention kernel, two merges and the send/recv kernel, forward and backward;
+    // the layer counts one attention kernel a pass already.
+    work.forward_kernels = 4 * cp - 1;
+    work.backward_kernels = 4 * cp - 1;
+    // The slowest rank (the last: every step on all its queries) sets the ring's pace.
+    const double steps = cp;
+    const double q = tokens * qWidth; // elements of the rank's output (and dQ)
+    const double kv = tokens * 2 * kvWidth; // of its K and V (and dK, dV)
+    if (framework == Framework::Torchtitan) {
+        // PyTorch _SDPAMerger (convert_to_f32): the step's output cast to fp32 (2 + 4 bytes an
+        // element), out - sigmoid(lse' - lse) * (out - out'): a subtraction, a product and a
+        // subtraction on fp32 (3 x 12 bytes less the broadcast read, 32). The backward: dQ += dQ'
+        // in fp32 (4 + 2 + 4) and dK/dV += then concatenated for the send (10 + 8).
+        work.forward_bytes = steps * q * (6 + 32);
+        work.backward_bytes = steps * (q * 10 + kv * 18);
+        return work;
+    }
+    // Transformer Engine (AttnFuncWithCPAndKVP2P): flash_attn_fwd_out_correction adds each
+    // step's 16-bit output, scaled, into the fp32 output (2 + 4 + 4 bytes an element); the
+    // backward adds each step's dQ and dK/dV into 16-bit buffers (dq.add_: 2 + 2 + 2).
+    work.forward_bytes = steps * q * 10;
+    work.backward_bytes = steps * (q + kv) * 6;
+    return work;
+}
+
+} // namespace stratex::megatron
