@@ -11,7 +11,7 @@ const EvidenceCoverage& bundledCoverage()
 {
     static const EvidenceCoverage coverage = [] {
         EvidenceCoverage c;
-        c.runs = 119;
+        c.runs = 128;
         c.max_tp = 8;
         c.max_pp = 64;
         c.max_cp = 32;
@@ -19,7 +19,7 @@ const EvidenceCoverage& bundledCoverage()
         c.max_dp_by_zero = { 32, 96, 512, 512 };
         c.min_world = 8;
         c.max_world = 16384;
-        c.min_params_b = 1.315508224;
+        c.min_params_b = 0.125228544;
         c.max_params_b = 1008.0092672;
         c.min_seq_length = 2048;
         c.max_seq_length = 1048576;

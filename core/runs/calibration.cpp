@@ -331,11 +331,14 @@ std::vector<RunError> leaveOneOut(
 
 std::vector<std::string> presetFitParameters(const std::string& family)
 {
-    // The A100 fit runs are all llm-foundry FSDP runs without tensor or pipeline parallelism:
-    // they tell flash attention's efficiency and how much FSDP traffic hides, but GEMM
-    // efficiency only together with those (collinear), and nothing about TP collectives.
+    // The A100 fit runs are all llm-foundry FSDP runs without tensor or pipeline parallelism. Their
+    // attention is their own Triton kernel's measured rate (attention_kernel, docs/kernels.md §6),
+    // not the flash attention the presets cost, so they no longer tell Efficiency::attention
+    // (before: fitted 0.2992, the Triton kernel's rate). Their GEMM efficiency is llm-foundry's
+    // eager PyTorch's, not Megatron's (the A100 hold-out papers keep the datasheet 0.869), and
+    // they say nothing about TP collectives: only how much FSDP traffic hides is left.
     if (family == "a100")
-        return { "attention", "dp_overlap" };
+        return { "dp_overlap" };
     // The network fraction is physical since issue 22 (at most the links' datasheet bandwidth,
     // efficiency.cpp), and TP overlap is a mechanism of the records (tp_comm_overlap). On every
     // family with TP, EP or DP traffic the fits still want more than the links give: h100 1.71

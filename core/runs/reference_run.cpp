@@ -11,6 +11,7 @@
 #include "core/common/input_limits.h"
 #include "core/common/reader_limits.h"
 #include "core/hardware/cluster_description.h"
+#include "core/hardware/hardware_model.h"
 #include "core/common/json_reader.h"
 #include "core/model/model_json.h"
 #include "core/runs/flops_convention.h"
@@ -201,6 +202,15 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
         run.peak_memory_stage = int(value);
     }
     run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
+    if (const std::optional<JsonView> kernel = root.find("attention_kernel")) {
+        const std::optional<hardware::AttentionKernel> parsed = hardware::parseAttentionKernel(kernel->string());
+        if (!parsed)
+            kernel->fail(hardware::attentionKernelChoices());
+        if (*parsed != hardware::AttentionKernel::Flash
+            && !hardware::attentionKernelEfficiency(*parsed, hardware::presetFamily(run.cluster.gpu.name)))
+            kernel->fail("an attention kernel measured on " + run.cluster.gpu.name + " (docs/kernels.md §6)");
+        run.attention_kernel = *parsed;
+    }
     return run;
 }
 
@@ -228,7 +238,12 @@ ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Effi
 {
     ReferenceComparison comparison;
     comparison.run = &run;
-    comparison.estimate = megatron::estimate(run.model, run.strategy, hardware::HardwareModel(run.cluster, efficiency));
+    // The run's own attention kernel, where it is not the presets' flash attention (docs/kernels.md §6).
+    hardware::Efficiency costed = efficiency;
+    if (const std::optional<double> attention
+        = hardware::attentionKernelEfficiency(run.attention_kernel, hardware::presetFamily(run.cluster.gpu.name)))
+        costed.attention = *attention;
+    comparison.estimate = megatron::estimate(run.model, run.strategy, hardware::HardwareModel(run.cluster, costed));
     comparison.predicted_iteration_s = comparison.estimate.iteration_ms * 1e-3;
     if (run.measured_time && comparison.estimate.problems.empty() && comparison.predicted_iteration_s > 0)
         comparison.throughput_error = run.measured_iteration_s / comparison.predicted_iteration_s - 1;

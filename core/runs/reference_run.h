@@ -9,6 +9,7 @@
 #include "core/model/model_description.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/parallel_strategy.h"
+#include "core/hardware/attention_kernels.h"
 #include "core/hardware/cluster_description.h"
 
 namespace stratex::runs {
@@ -50,6 +51,9 @@ struct ReferenceRun {
     std::optional<int> peak_memory_stage;
     bool framework_inferred = false; // the record has no "framework": from its source (strategy.framework)
     bool trained = true;
+    // The attention kernel the run used (record key "attention_kernel"; docs/kernels.md §6): an
+    // older kernel than the presets' flash attention is costed at its own measured rate.
+    hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Flash;
     std::vector<std::string> assumptions; // defaults filled in where the record is silent
 };
 
