@@ -101,6 +101,9 @@ struct MegatronRun {
     int expert_tensor_parallel = 0; // 0: not written (Megatron's default, the TP degree)
     bool moe_alltoall = false; // --moe-token-dispatcher-type alltoall (the default is allgather)
     bool sequence_parallel = false;
+    // --tp-comm-overlap (Transformer Engine userbuffers): TP communication pipelined with the GEMMs;
+    // Megatron asserts sequence parallelism with it (arguments.py validate_args @ d98e8a64).
+    bool tp_comm_overlap = false;
     std::string recompute_granularity; // "", "full" or "selective"
     std::string recompute_method; // with "full": "uniform" or "block"
     int recompute_layers = 0; // with "full"

@@ -92,6 +92,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.expert_tensor_parallel = model.moe ? e.etp : 0; // Megatron's default is the TP degree, the plan's its own
     r.moe_alltoall = model.moe && e.ep > 1; // the cost model's expert exchange is an all-to-all
     r.sequence_parallel = e.sequence_parallel && e.tp > 1;
+    r.tp_comm_overlap = e.tp_comm_overlap && r.sequence_parallel;
     if (e.recompute == megatron::Recompute::Selective) {
         r.recompute_granularity = "selective";
         if (!e.recompute_modules.isDefault()) // Megatron's default is core_attn

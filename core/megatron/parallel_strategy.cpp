@@ -162,6 +162,22 @@ std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayer
     return chunks;
 }
 
+std::string tpCommOverlapProblem(const ParallelStrategy& s)
+{
+    if (s.framework == Framework::DeepSpeed)
+        return "TP communication overlap is Megatron-Core's --tp-comm-overlap, Megatron-Bridge's tp_comm_overlap or "
+               "torchtitan's AsyncTP; DeepSpeed has none";
+    // Megatron-LM arguments.py validate_args (d98e8a64): "Tensor parallel communication/GEMM overlap
+    // can happen only when sequence parallelism is enabled", and sequence parallelism is switched
+    // off without TP. Megatron-Bridge comm_overlap.py disables it with TP < 2 or without SP; torchtitan's
+    // AsyncTP rewrites the all-gather/reduce-scatter pairs of its SP-style TP plan, none without a TP mesh.
+    if (s.tp < 2)
+        return "TP communication overlap needs tp > 1";
+    if (!s.sequence_parallel)
+        return "TP communication overlap needs sequence parallelism";
+    return {};
+}
+
 std::vector<std::string> strategyProblems(
     const ParallelStrategy& s, const model::ModelDescription& model, long long worldSize)
 {
@@ -209,9 +225,10 @@ std::vector<std::string> strategyProblems(
     require(model.num_kv_heads % s.tp == 0,
         [&] { return "num_query_groups " + str(model.num_kv_heads) + " is not divisible by tp " + str(s.tp); });
     require(!s.sequence_parallel || s.tp > 1, [&] { return "sequence parallelism needs tp > 1"; });
-    // Megatron-LM arguments.py validate_args: "Tensor parallel communication/GEMM overlap can happen
-    // only when sequence parallelism is enabled" (torchtitan's AsyncTP likewise rewrites SP's pairs).
-    require(!s.tp_comm_overlap || s.sequence_parallel, [&] { return "TP communication overlap needs sequence parallelism"; });
+    if (s.tp_comm_overlap) {
+        const std::string overlap = tpCommOverlapProblem(s);
+        require(overlap.empty(), [&] { return overlap; });
+    }
     require(s.global_batch_size % (s.micro_batch_size * s.dp) == 0, [&] {
         return "global_batch_size " + str(s.global_batch_size)
             + " is not divisible by micro_batch_size x dp = " + str(s.micro_batch_size * s.dp);
