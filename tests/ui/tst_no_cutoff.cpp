@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 24, finding 11: no cut-off text. The main window with its bundled examples is shown at
-// 1280×800 and at its default size, in the light and the dark theme, on every page; the test walks
+// 1280×800, 1366×768 and at its default size, in the light and the dark theme, on every page; the test walks
 // the widgets a user sees and checks that every label, button and group-box title that is not
 // elided fits its geometry (a word-wrapped label: its height for its width), and that every header
 // section fits its text or elides it with a tooltip that has it whole. The Search page is read with
