@@ -126,8 +126,17 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     }
     const megatron::StratexTarget target = cli::resolveStratexTarget(inputs);
     std::vector<std::string> assumptions;
-    const megatron::ParallelStrategy strategy
+    megatron::ParallelStrategy strategy
         = plan.strategy(target.model, static_cast<long long>(target.cluster.worldSize()), &assumptions);
+    // --tp-comm-overlap given: the plan costed with TP communication overlap on or off, where its
+    // framework and layout allow it, as the search sets it (megatron::tpCommOverlapProblem).
+    if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("tp-comm-overlap")) {
+        strategy.tp_comm_overlap = false;
+        const std::string problem = megatron::tpCommOverlapProblem(strategy);
+        strategy.tp_comm_overlap = stratex.space.tp_comm_overlap && problem.empty();
+        if (stratex.space.tp_comm_overlap && !problem.empty())
+            printErr("note: --tp-comm-overlap 1 not applied to " + file + ": " + problem + "\n");
+    }
     megatron::EstimateOptions options;
     options.memory_limit_mb = target.memory_limit_mb;
     options.explain_peak = true;

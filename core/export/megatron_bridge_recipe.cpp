@@ -233,6 +233,12 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
             set(r, "model.overlap_moe_expert_parallel_comm", "True");
     }
     set(r, "model.sequence_parallel", pyBool(run.sequence_parallel));
+    if (run.tp_comm_overlap && run.sequence_parallel) {
+        // training/comm_overlap.py CommOverlapConfig (ConfigContainer.comm_overlap, None in
+        // _pretrain_common): Bridge's recipes turn TP overlap on this way (recipes/llama/h100/llama3.py).
+        set(r, "comm_overlap", "CommOverlapConfig(tp_comm_overlap=True)");
+        r.uses_comm_overlap = true;
+    }
 
     if (run.recompute_granularity.empty()) {
         set(r, "model.recompute_granularity", "None");
@@ -427,6 +433,8 @@ std::string megatronBridgeRecipeText(const MegatronBridgeRecipe& r)
     else
         s += "from megatron.bridge.models.gpt_provider import GPTModelProvider\n";
     s += "from megatron.bridge.recipes.common import _pretrain_common\n";
+    if (r.uses_comm_overlap)
+        s += "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n";
     s += "from megatron.bridge.training.config import ConfigContainer\n";
     s += "from megatron.bridge.training.gpt_step import forward_step\n";
     s += "from megatron.bridge.training.mixed_precision import " + r.mixed_precision + "\n";

@@ -49,6 +49,7 @@ struct MegatronBridgeRecipe {
     int num_nodes = 1;
     int gpus_per_node = 1;
     bool uses_attn_backend = false; // imports AttnBackend
+    bool uses_comm_overlap = false; // imports CommOverlapConfig
     bool uses_torch = false; // imports torch (the optimizer states' dtype)
 };
 

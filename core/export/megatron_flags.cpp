@@ -339,6 +339,8 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
     }
     if (run.sequence_parallel)
         add("--sequence-parallel");
+    if (run.tp_comm_overlap && run.sequence_parallel)
+        add("--tp-comm-overlap");
     if (!run.recompute_granularity.empty()) {
         add("--recompute-granularity", run.recompute_granularity);
         if (run.recompute_granularity == "selective" && !run.recompute_modules.empty()) {

@@ -104,6 +104,9 @@ struct MegatronRun {
     std::string moe_token_dispatcher;
     bool moe_ep_comm_overlap = false;
     bool sequence_parallel = false;
+    // --tp-comm-overlap (Transformer Engine userbuffers): TP communication pipelined with the GEMMs;
+    // Megatron asserts sequence parallelism with it (arguments.py validate_args @ d98e8a64).
+    bool tp_comm_overlap = false;
     std::string recompute_granularity; // "", "full" or "selective"
     std::string recompute_method; // with "full": "uniform" or "block"
     int recompute_layers = 0; // with "full"

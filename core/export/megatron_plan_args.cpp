@@ -95,6 +95,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
         r.moe_ep_comm_overlap = e.moe_ep_comm_overlap;
     }
     r.sequence_parallel = e.sequence_parallel && e.tp > 1;
+    r.tp_comm_overlap = e.tp_comm_overlap && r.sequence_parallel;
     if (e.recompute == megatron::Recompute::Selective) {
         r.recompute_granularity = "selective";
         if (!e.recompute_modules.isDefault()) // Megatron's default is core_attn

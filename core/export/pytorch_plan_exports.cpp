@@ -219,6 +219,12 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     if (!reshard.empty())
         t += "fsdp_reshard_after_forward = " + tomlString(reshard) + "\n";
     t += "tensor_parallel_degree = " + str(s.tp) + "\n";
+    // torchtitan v0.2 (config/job_config.py; distributed/tensor_parallel.py maybe_enable_async_tp):
+    // AsyncTP is a parallelism option and refuses to start without [compile] enable and "model"
+    // among the compiled components (the default), written below.
+    const bool asyncTp = s.tp_comm_overlap && s.tp > 1;
+    if (asyncTp)
+        t += "enable_async_tensor_parallel = true\n";
     t += "context_parallel_degree = " + str(s.cp) + "\n";
     if (model.moe) {
         t += "expert_parallel_degree = " + str(s.ep) + "\n";
@@ -257,6 +263,8 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     t += "mode = " + tomlString(acMode) + "\n";
     if (!acOption.empty())
         t += "selective_ac_option = " + tomlString(acOption) + "\n";
+    if (asyncTp) // components keeps its default, ["model", "loss"]: the model is compiled
+        t += "\n[compile]\nenable = true\n";
     config.text = t;
     return config;
 }

@@ -187,6 +187,7 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
             "context parallelism: torchtitan shards the weights over the CP ranks (FSDP), the plan replicates them");
     job.tp = s.tp;
     job.sequence_parallel = s.tp == 1 || s.sequence_parallel;
+    job.async_tp = s.tp_comm_overlap && s.tp > 1; // the plan's TP overlap: torchtitan's AsyncTP
     job.cp = s.cp;
     // Language models attend with FlexAttention (config_utils.get_attention_config), whose CP load
     // balancer is "ptrr" (context_parallel/api.py; torchtitan_recipes/tests/models.py sets it so).
@@ -530,6 +531,11 @@ std::string torchtitanModuleText(const TorchtitanJob& job)
         for (const std::vector<std::string>& part : job.module_fqns_per_model_part)
             t += "        " + pyStringList(part) + ",\n";
         t += "    ]\n";
+    }
+    if (job.async_tp) {
+        // torchtitan_recipes/tests/h100.py llama3_debugmodel_tp2_asynctp_compile: AsyncTP with compile.
+        set("compile.enable", "True");
+        set("compile.enable_async_tensor_parallel", "True");
     }
     switch (job.ac.kind) {
     case TorchtitanAc::Kind::None: set("activation_checkpoint", "None"); break;

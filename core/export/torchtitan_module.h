@@ -68,6 +68,10 @@ struct TorchtitanJob {
     std::string fsdp_reshard_after_forward = "default";
     int tp = 1;
     bool sequence_parallel = true;
+    // CompileConfig (config/configs.py): AsyncTP (enable_async_tensor_parallel) pipelines the TP
+    // collectives with the GEMMs and refuses to start without compile.enable and "model" among the
+    // compiled components (the default ["model", "loss"]); written with compile.enable.
+    bool async_tp = false;
     int cp = 1;
     std::string cp_load_balancer = "headtail";
     int ep = 1;

@@ -177,6 +177,22 @@ std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayer
     return chunks;
 }
 
+std::string tpCommOverlapProblem(const ParallelStrategy& s)
+{
+    if (s.framework == Framework::DeepSpeed)
+        return "TP communication overlap is Megatron-Core's --tp-comm-overlap, Megatron-Bridge's tp_comm_overlap or "
+               "torchtitan's AsyncTP; DeepSpeed has none";
+    // Megatron-LM arguments.py validate_args (d98e8a64): "Tensor parallel communication/GEMM overlap
+    // can happen only when sequence parallelism is enabled", and sequence parallelism is switched
+    // off without TP. Megatron-Bridge comm_overlap.py disables it with TP < 2 or without SP; torchtitan's
+    // AsyncTP rewrites the all-gather/reduce-scatter pairs of its SP-style TP plan, none without a TP mesh.
+    if (s.tp < 2)
+        return "TP communication overlap needs tp > 1";
+    if (!s.sequence_parallel)
+        return "TP communication overlap needs sequence parallelism";
+    return {};
+}
+
 std::vector<std::string> strategyProblems(
     const ParallelStrategy& s, const model::ModelDescription& model, long long worldSize)
 {
@@ -224,9 +240,10 @@ std::vector<std::string> strategyProblems(
     require(model.num_kv_heads % s.tp == 0,
         [&] { return "num_query_groups " + str(model.num_kv_heads) + " is not divisible by tp " + str(s.tp); });
     require(!s.sequence_parallel || s.tp > 1, [&] { return "sequence parallelism needs tp > 1"; });
-    // Megatron-LM arguments.py validate_args: "Tensor parallel communication/GEMM overlap can happen
-    // only when sequence parallelism is enabled" (torchtitan's AsyncTP likewise rewrites SP's pairs).
-    require(!s.tp_comm_overlap || s.sequence_parallel, [&] { return "TP communication overlap needs sequence parallelism"; });
+    if (s.tp_comm_overlap) {
+        const std::string overlap = tpCommOverlapProblem(s);
+        require(overlap.empty(), [&] { return overlap; });
+    }
     if (s.moe_ep_comm_overlap) {
         // Megatron-Core transformer_config.py __post_init__ (d98e8a64), overlap_moe_expert_parallel_comm:
         // expert parallelism, the alltoall or flex dispatcher, no full recompute and no "moe" recompute

@@ -130,6 +130,15 @@ std::vector<int> chunkLayerCounts(const ParallelStrategy& strategy, int numLayer
 // One entry of chunkLayerCounts: chunk `chunk` of stage `stage`, which holds `stageLayers`.
 int chunkLayerCount(int stageLayers, int stage, int chunk, int vpp);
 
+// Why the strategy's framework cannot pipeline its TP communication with the GEMMs
+// (tp_comm_overlap); empty when it can. Megatron-LM (arguments.py validate_args @ d98e8a64) and
+// Megatron-Bridge (training/comm_overlap.py) need sequence parallelism, which needs tp > 1;
+// torchtitan's AsyncTP needs a TP mesh (distributed/compile.py _maybe_enable_async_tp) and
+// torch.compile of the model (config/configs.py CompileConfig), which its exports turn on with it;
+// DeepSpeed has no such switch. strategyProblems refuses a strategy with tp_comm_overlap where
+// this is not empty; the search sets tp_comm_overlap only where it is empty.
+std::string tpCommOverlapProblem(const ParallelStrategy& strategy);
+
 // Megatron-LM's own acceptance rules (megatron/training/arguments.py validate_args and the model
 // parallel initialisation) applied to `strategy` on `model` and `worldSize` GPUs. Returns every
 // violated rule in words; empty when Megatron would start.

@@ -276,6 +276,8 @@ std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& r
                         shape.main_grads_dtype = space.main_grads_dtype;
                         shape.optimizer_state_dtype = space.optimizer_state_dtype;
                         shape.flash_attention = space.flash_attention;
+                        // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
+                        shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
                         // (schedule, vpp) pairs.
                         std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };
                         if (pp > 1 && space.interleaved) {

@@ -30,6 +30,10 @@ struct StrategySpace {
     std::vector<Recompute> recomputes { Recompute::None, Recompute::Selective, Recompute::Full };
     Precision precision = Precision::Bf16;
     bool flash_attention = true;
+    // TP communication pipelined with the GEMMs (Megatron-Core --tp-comm-overlap, Megatron-Bridge
+    // tp_comm_overlap, torchtitan AsyncTP) on every candidate whose framework and layout allow it
+    // (tpCommOverlapProblem); off: on none, as before the setting existed.
+    bool tp_comm_overlap = false;
     Framework framework = Framework::MegatronCore; // every candidate's (what it keeps in memory)
     StateDtype main_grads_dtype = StateDtype::Fp32; // every candidate's
     StateDtype optimizer_state_dtype = StateDtype::Fp32;

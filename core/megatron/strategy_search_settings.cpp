@@ -119,6 +119,12 @@ std::vector<Setting<S>> rows()
         row(spec("flash-attention", space, "Flash attention", Switch, "0|1", 0, 1,
                 "Fused flash attention (off: the attention scores are materialised)."),
             &S::space, &StrategySpace::flash_attention),
+        row(spec("tp-comm-overlap", space, "TP comm overlap", Switch, "0|1", 0, 1,
+                "Pipeline the TP all-gathers and reduce-scatters with the GEMMs beside them on every plan whose "
+                "framework allows it: Megatron-Core --tp-comm-overlap and Megatron-Bridge tp_comm_overlap (TE "
+                "userbuffers; need TP > 1 with sequence parallelism), torchtitan AsyncTP (TP > 1; the export "
+                "turns torch.compile on). DeepSpeed has none (docs/collectives.md, TP communication overlap)."),
+            &S::space, &StrategySpace::tp_comm_overlap),
     };
 }
 

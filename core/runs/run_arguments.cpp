@@ -468,6 +468,7 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     s.micro_batch_size = *mbs;
     s.global_batch_size = *gbs;
     s.sequence_parallel = args.flag("sequence_parallel", false);
+    s.tp_comm_overlap = s.sequence_parallel && args.flag("tp_comm_overlap", false); // --tp-comm-overlap
     s.zero = zeroStage(args);
     // The state dtypes (docs/memory-model.md, "Megatron-Core"): the dump prints the resolved
     // accumulate_allreduce_grads_in_fp32 (False under --bf16 with --grad-reduce-in-bf16 or

@@ -46,6 +46,7 @@ struct Statement {
     int numNodes = 0;
     QString mainGradsDtype; // --main-grads-dtype, the form's "Main-gradient dtype"
     QString optimizerStateDtype; // --optimizer-state-dtype, the form's "Optimizer-state dtype"
+    bool tpCommOverlap = false; // --tp-comm-overlap 1, the form's "TP comm overlap"
 };
 
 // The example set with gemm efficiency 0.4321 recorded for its a100-40gb (what Calibrate saves).
@@ -93,6 +94,8 @@ QStringList cliArguments(const Statement& s, const QString& profiles)
         args << QStringLiteral("--main-grads-dtype") << s.mainGradsDtype;
     if (!s.optimizerStateDtype.isEmpty())
         args << QStringLiteral("--optimizer-state-dtype") << s.optimizerStateDtype;
+    if (s.tpCommOverlap)
+        args << QStringLiteral("--tp-comm-overlap") << QStringLiteral("1");
     return args;
 }
 
@@ -119,6 +122,7 @@ StratexSearchInputs formInputs(const Statement& s, const QString& profiles)
         inputs.stratex.main_grads_dtype = s.mainGradsDtype.toStdString();
     if (!s.optimizerStateDtype.isEmpty())
         inputs.stratex.optimizer_state_dtype = s.optimizerStateDtype.toStdString();
+    inputs.stratex.space.tp_comm_overlap = s.tpCommOverlap;
     // A Galvatron field the form hides with the stratex model: never read.
     inputs.settings.settle_bsz = 999;
     inputs.given.insert("settle-bsz");
@@ -175,6 +179,10 @@ void TestFrontEndParity::sameRequestAndPlans_data()
     QTest::newRow("bf16 main gradients")
         << Statement { {}, "llama2-7b", "h100-80gb", 0, 16, 0, "bf16", "fp32" } << 80 * 1073.741824 << "h100-80gb"
         << 8 << 0.0;
+    // TP communication overlap (Megatron's --tp-comm-overlap): set on the plans with TP and sequence
+    // parallelism, the same plans and times on both sides.
+    QTest::newRow("TP communication overlap")
+        << Statement { "example", {}, {}, 0, 32, 0, {}, {}, true } << 40 * 1073.741824 << "a100-40gb" << 16 << 0.0;
 }
 
 void TestFrontEndParity::sameRequestAndPlans()
@@ -241,6 +249,10 @@ void TestFrontEndParity::sameRequestAndPlans()
             QVERIFY2(e.strategy.main_grads_dtype == megatron::StateDtype::Bf16, e.strategy.notation().c_str());
         if (statement.optimizerStateDtype == QStringLiteral("bf16"))
             QVERIFY2(e.strategy.optimizer_state_dtype == megatron::StateDtype::Bf16, e.strategy.notation().c_str());
+        // On every plan whose framework and layout allow it (megatron::tpCommOverlapProblem), on none without it.
+        QCOMPARE(e.strategy.tp_comm_overlap, statement.tpCommOverlap && e.strategy.tp > 1 && e.strategy.sequence_parallel);
+        if (statement.tpCommOverlap && i == 0) // the row tests something: the best plan has TP
+            QVERIFY2(e.strategy.tp_comm_overlap, e.strategy.notation().c_str());
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
         QCOMPARE(plan.value(QStringLiteral("peak_memory_mb")).toDouble(), e.peak_memory_mb);
         // The evidence on the plan and its twins (issue 22).

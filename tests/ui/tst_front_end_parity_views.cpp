@@ -6,9 +6,16 @@
 //   the same model in the set each writes, the same notes, the same parameter count;
 // - a plan's figures (core/common/plan_figures.h): bubble, pipeline makespan, iteration, planned
 //   peak and peak incl. reserve, under the same labels with the same values in `evaluate`'s text
-//   and on the Search page's stratex results (headline, its tooltip, the memory chart's title).
+//   and on the Search page's stratex results (headline, its tooltip, the memory chart's title);
+// - TP communication overlap: `search --tp-comm-overlap 1` against the Search form's "TP comm
+//   overlap" box, clicked (the same plans, each with the overlap where its layout allows it).
 #include <QApplication>
 #include <QChart>
+#include <QCheckBox>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -88,6 +95,7 @@ private Q_SLOTS:
     void sameModelFromConfig();
     void samePlanFigures_data();
     void samePlanFigures();
+    void sameTpCommOverlap();
 
 private:
     QTemporaryDir m_dir;
@@ -272,6 +280,55 @@ void TestFrontEndParityViews::samePlanFigures()
     QVERIFY(cliValue > 0); // a pipelined plan: every figure has a value to compare
     QVERIFY2(qAbs(cliValue - guiValue) <= tolerance,
         qPrintable(QStringLiteral("%1: CLI %2, GUI %3\n%4\n%5").arg(label).arg(cliValue).arg(guiValue).arg(cliText, where)));
+}
+
+// Issue 22: TP communication overlap a user sets. The bundled example (llama2-13b on 2 x 8
+// A100-40GB) searched by `stratex-cli search --tp-comm-overlap 1` and by the Search page with its
+// "TP comm overlap" box clicked: the same plans with the same times, the overlap on every plan
+// with TP and sequence parallelism (megatron::tpCommOverlapProblem) and on no other.
+void TestFrontEndParityViews::sameTpCommOverlap()
+{
+    const QString example = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
+    const test::CliResult cli = test::runCli({ QStringLiteral("search"), QStringLiteral("--cost-model"),
+        QStringLiteral("stratex"), QStringLiteral("--profiles"), example, QStringLiteral("--global-batch-size"),
+        QStringLiteral("32"), QStringLiteral("--max-vpp"), QStringLiteral("2"), QStringLiteral("--max-micro-batch-size"),
+        QStringLiteral("2"), QStringLiteral("--top"), QStringLiteral("4"), QStringLiteral("--tp-comm-overlap"),
+        QStringLiteral("1"), QStringLiteral("--json") });
+    QVERIFY2(cli.exitCode == 0, cli.err.constData());
+    const QJsonArray top = cli.json().object().value(QStringLiteral("top")).toArray();
+
+    MainWindow* window = nullptr;
+    auto* page = test::showOnPage<SearchPage>(window, QStringLiteral("search"));
+    const std::unique_ptr<MainWindow> owner(window);
+    QVERIFY(page);
+    SearchSettingsForm* form = page->form();
+    form->setCostModel(megatron::CostModelChoice::Stratex);
+    form->setProfilesDir(example);
+    form->spinBox("global-batch-size")->setValue(32);
+    form->spinBox("max-vpp")->setValue(2);
+    form->spinBox("max-micro-batch-size")->setValue(2);
+    form->findChild<QSpinBox*>(QStringLiteral("topK"))->setValue(4);
+    auto* overlap = form->findChild<QCheckBox*>(QStringLiteral("tp-comm-overlap"));
+    QVERIFY(overlap && overlap->isVisible());
+    QVERIFY(!overlap->isChecked()); // off by default: results as before the setting
+    QTest::mouseClick(overlap, Qt::LeftButton, {}, QPoint(8, overlap->height() / 2));
+    QVERIFY(overlap->isChecked());
+    QTest::mouseClick(page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
+    QVERIFY(test::waitUntilIdle(*window, 240000));
+    QVERIFY(page->showsStratexResults());
+    const auto outcome = page->stratexController()->outcome();
+    QVERIFY(outcome);
+    QCOMPARE(qsizetype(outcome->result.best.size()), top.size());
+    int overlapped = 0;
+    for (qsizetype i = 0; i < top.size(); ++i) {
+        const megatron::Estimate& e = outcome->result.best[std::size_t(i)];
+        const QJsonObject plan = top.at(i).toObject();
+        QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
+        QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
+        QCOMPARE(e.strategy.tp_comm_overlap, e.strategy.tp > 1 && e.strategy.sequence_parallel);
+        overlapped += e.strategy.tp_comm_overlap ? 1 : 0;
+    }
+    QVERIFY2(overlapped > 0, "no plan with TP: the row tests nothing");
 }
 
 QTEST_MAIN(TestFrontEndParityViews)

@@ -17,6 +17,7 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -80,6 +81,14 @@ megatron::Estimate estimateOf(const megatron::ParallelStrategy& strategy)
     return megatron::estimate(llama7b(), strategy, hardware::HardwareModel(cluster, hardware::efficiencyFor(cluster.gpu)));
 }
 
+// The number after `label` in `text` ("bubble 18.0 %" -> "18.0", as shown); empty when none follows.
+QString numberAfter(const QString& text, const QString& label)
+{
+    const QRegularExpression pattern(QRegularExpression::escape(label) + QStringLiteral("\\s+([0-9]+(?:\\.[0-9]+)?)"));
+    const QRegularExpressionMatch match = pattern.match(text);
+    return match.hasMatch() ? match.captured(1) : QString();
+}
+
 // tp 2, pp 4, 16 micro-batches of one sequence.
 megatron::ParallelStrategy pipelined(megatron::PipelineSchedule schedule, int vpp)
 {
@@ -108,6 +117,8 @@ private Q_SLOTS:
     void timelineOfEachSchedule_data();
     void timelineOfEachSchedule();
     void opensAndSavesPlanFiles();
+    void unevenStagesShowOneBubble_data();
+    void unevenStagesShowOneBubble();
     void refusesABadPlanFile();
 
 private:
@@ -471,6 +482,102 @@ void TestStratexSearch::opensAndSavesPlanFiles()
     QVERIFY(reread.model.name == "llama2-7b");
     QCOMPARE(reread.cluster.worldSize(), 8);
     QCOMPARE(reread.strategy, strategy);
+}
+
+void TestStratexSearch::unevenStagesShowOneBubble_data()
+{
+    QTest::addColumn<int>("schedule");
+    QTest::addColumn<int>("vpp");
+    QTest::addColumn<int>("globalBatch"); // micro-batches of one sequence
+    QTest::addColumn<int>("endLayers"); // on the first and on the last stage; 0: an even split
+    // Lighter first and last stages (4 + 12 + 12 + 4 layers): the ends idle about twice as long.
+    QTest::newRow("1F1B, layout 4/4") << int(megatron::PipelineSchedule::OneFOneB) << 1 << 16 << 4;
+    // Interleaved with as few micro-batches as stages: the warm-up and cool-down dominate.
+    QTest::newRow("interleaved, 4 micro-batches, layout 4/4")
+        << int(megatron::PipelineSchedule::Interleaved) << 2 << 4 << 4;
+    QTest::newRow("ZB-H1, layout 2/2") << int(megatron::PipelineSchedule::ZbH1) << 1 << 8 << 2;
+}
+
+// Issue 24 finding 6, "three bubble figures for one plan" (table 0.3 %, Timeline 1.6 %, device 0
+// 2.8 %): one plan file opened through File > Open, its pipeline shown on the Timeline page, and
+// the bubble read where a user reads it: the plan table's column, the results' headline, the
+// Timeline's summary (docs/plan-figures.md §1: the busiest device's idle share), and each
+// device's row. The stages are uneven, so the devices idle unevenly and another definition (the
+// mean over devices, device 0's) would show another number; the test checks that first.
+void TestStratexSearch::unevenStagesShowOneBubble()
+{
+    QFETCH(int, schedule);
+    QFETCH(int, vpp);
+    QFETCH(int, globalBatch);
+    QFETCH(int, endLayers);
+    megatron::ParallelStrategy strategy = pipelined(megatron::PipelineSchedule(schedule), vpp);
+    strategy.global_batch_size = globalBatch;
+    strategy.first_stage_layers = endLayers;
+    strategy.last_stage_layers = endLayers;
+    strategy.zero = 1;
+    const megatron::Estimate plan = estimateOf(strategy);
+    QVERIFY(plan.problems.empty());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("uneven.json"));
+    writeFileAtomically(path.toStdString(), megatron::planFileJson(llama7b(), oneNode(), plan).dump(2));
+    QString error;
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    StratexResultsPanel* panel = m_page->stratexPanel();
+    QCOMPARE(panel->planModel()->rowCount(), 1);
+    panel->planTable()->selectRow(0);
+    const QString tableBubble
+        = panel->planTable()->model()->index(0, StratexPlanTableModel::BubbleColumn).data().toString();
+    const QString label = QStringLiteral("bubble");
+    const QString headlineBubble = numberAfter(panel->bestText(), label);
+
+    auto* button = panel->findChild<QPushButton*>(QStringLiteral("showStratexTimelineButton"));
+    QVERIFY(button && button->isEnabled());
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    auto* timeline = qobject_cast<TimelinePage*>(m_window->page(QStringLiteral("timeline")));
+    QVERIFY(timeline);
+    const controllers::TimelineDocument* document = timeline->timeline()->document();
+    QVERIFY(document && document->plans.size() == 1);
+    const controllers::TimelinePlanView& shown = document->plans.front();
+    QCOMPARE(shown.deviceCount(), strategy.pp);
+    const QString timelineBubble = numberAfter(timeline->summaryText(), label);
+
+    // Each device's idle share, as its row on the Timeline says it ("device 0 · idle 28.1 %").
+    const auto percent = [](double value) { return QLocale::c().toString(value, 'f', 1); };
+    double least = 100;
+    double mean = 0;
+    int leastIdle = -1;
+    QStringList rows;
+    for (int d = 0; d < shown.deviceCount(); ++d) {
+        const double idle = shown.utilization[std::size_t(d)].bubble_percent;
+        rows << QStringLiteral("device %1 idle %2 %").arg(d).arg(percent(idle));
+        mean += idle / shown.deviceCount();
+        if (idle < least) {
+            least = idle;
+            leastIdle = d;
+        }
+    }
+    const QString figures = QStringLiteral("table %1 %, headline %2 %, Timeline %3 %; %4; mean %5 %")
+                                .arg(tableBubble, headlineBubble, timelineBubble, rows.join(QStringLiteral(", ")),
+                                    percent(mean));
+    // The input is what the finding needs: devices that idle unevenly, so that the mean over them
+    // and device 0's idle are other numbers than the busiest device's, at the shown precision.
+    QVERIFY2(percent(mean) != percent(least), qPrintable(figures));
+    QVERIFY2(percent(shown.utilization.front().bubble_percent) != percent(least), qPrintable(figures));
+    // The busiest device is a middle stage, the one with the most layers.
+    QVERIFY2(leastIdle > 0 && leastIdle < strategy.pp - 1, qPrintable(figures));
+    // One figure: the table, the headline and the Timeline show the busiest device's idle share.
+    QVERIFY2(!tableBubble.isEmpty() && !headlineBubble.isEmpty() && !timelineBubble.isEmpty(), qPrintable(figures));
+    QVERIFY2(headlineBubble == tableBubble, qPrintable(figures));
+    QVERIFY2(timelineBubble == tableBubble, qPrintable(figures));
+    QVERIFY2(percent(least) == tableBubble, qPrintable(figures));
+    // Labelled the same everywhere: the table's header and the Timeline's summary name it "Bubble",
+    // and the summary names the mean as what it is.
+    QCOMPARE(panel->planTable()->model()->headerData(StratexPlanTableModel::BubbleColumn, Qt::Horizontal).toString(),
+        QStringLiteral("Bubble (%)"));
+    QVERIFY2(timeline->summaryText().contains(QStringLiteral("mean idle over devices ") + percent(mean)),
+        qPrintable(timeline->summaryText()));
 }
 
 void TestStratexSearch::refusesABadPlanFile()

@@ -39,6 +39,7 @@ enum class PyType {
     Callable, // Callable[[torch.Tensor], torch.Tensor]
     AttnBackend, // megatron.core.transformer.enums.AttnBackend
     TorchDtype, // torch.dtype (torch.float32, torch.bfloat16, ...)
+    CommOverlap, // Optional[CommOverlapConfig] (training/comm_overlap.py), keyword arguments of its fields
 };
 
 struct Field {
@@ -149,6 +150,9 @@ inline const std::vector<Field>& fields()
         { "optimizer.exp_avg_sq_dtype", PyType::TorchDtype, { "float32", "float16", "bfloat16", "uint8" } },
         // DistributedInitConfig (common_config.py)
         { "dist.use_megatron_fsdp", PyType::Bool, {} },
+        // ConfigContainer.comm_overlap: Optional[CommOverlapConfig] = None (config.py); the fields
+        // CommOverlapConfig's keywords may name (comm_overlap.py: tp_comm_overlap: bool = None)
+        { "comm_overlap", PyType::CommOverlap, { "tp_comm_overlap" } },
         // CheckpointConfig (training_config.py): Literal["torch", "torch_dist", "torch_dcp",
         // "fsdp_dtensor"]; Bridge's config.py asserts fsdp_dtensor under Megatron-FSDP
         { "checkpoint.ckpt_format", PyType::Str, { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } },

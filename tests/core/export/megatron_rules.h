@@ -107,6 +107,7 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--context-parallel-size", { Kind::Int, {} } },
         { "--cp-comm-type", { Kind::Text, { "p2p", "a2a", "allgather", "a2a+p2p" } } },
         { "--sequence-parallel", { Kind::Switch, {} } },
+        { "--tp-comm-overlap", { Kind::Switch, {} } },
         // TransformerConfig.recompute_granularity / recompute_method: Literal choices
         { "--recompute-granularity", { Kind::Text, { "full", "selective" } } },
         { "--recompute-method", { Kind::Text, { "uniform", "block" } } },
@@ -376,6 +377,10 @@ inline std::vector<std::string> megatronViolations(
     // validate_args: sequence parallelism is switched off (with a warning) without TP.
     if (args.contains("--sequence-parallel") && tp == 1)
         v.push_back("--sequence-parallel with tp 1");
+    // arguments.py validate_args (d98e8a64): "Tensor parallel communication/GEMM overlap can happen
+    // only when sequence parallelism is enabled".
+    if (args.contains("--tp-comm-overlap") && (!args.contains("--sequence-parallel") || tp == 1))
+        v.push_back("--tp-comm-overlap without sequence parallelism");
     // TransformerConfig: recompute combinations.
     const bool granularity = args.contains("--recompute-granularity");
     if (granularity && args.at("--recompute-granularity") == "full"

@@ -73,6 +73,9 @@ inline const std::map<std::string, Field>& fields()
         { "parallelism.context_parallel_load_balancer", { Type::Literal, { "headtail", "ptrr" } } },
         { "parallelism.context_parallel_ptrr_mask_key", { Type::OptionalStr, {} } },
         { "parallelism.expert_parallel_degree", { Type::Int, {} } },
+        // CompileConfig (configs.py): AsyncTP needs enable and "model" in components (the default)
+        { "compile.enable", { Type::Bool, {} } },
+        { "compile.enable_async_tensor_parallel", { Type::Bool, {} } },
         // Trainer.Config
         { "activation_checkpoint", { Type::AcConfig, {} } },
         { "override.imports", { Type::ImportList, {} } },

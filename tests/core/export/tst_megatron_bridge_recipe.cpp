@@ -126,6 +126,18 @@ bool fits(const test::bridge::Field& field, PyType type, const std::string& valu
     case PyType::TorchDtype:
         ok = value.starts_with("torch.") && chosen(field, value.substr(6));
         break;
+    case PyType::CommOverlap: {
+        // CommOverlapConfig(name=True|False, ...) with names among the field's.
+        static const QRegularExpression call(QStringLiteral("^CommOverlapConfig\\((.*)\\)$"));
+        const QRegularExpressionMatch m = call.match(v);
+        ok = m.hasMatch();
+        for (const QString& kw : ok ? m.captured(1).split(QStringLiteral(", ")) : QStringList()) {
+            const QString name = kw.section(QLatin1Char('='), 0, 0);
+            const QString arg = kw.section(QLatin1Char('='), 1);
+            ok = ok && chosen(field, name.toStdString()) && (arg == QLatin1String("True") || arg == QLatin1String("False"));
+        }
+        break;
+    }
     }
     if (!ok && why)
         *why = "cfg." + std::string(field.path) + " = " + value + " is not of the declared type";
@@ -262,6 +274,9 @@ std::vector<Scenario> scenarios()
             "mixed_precision.grad_reduce_in_fp32=False;optimizer.use_precision_aware_optimizer=True;"
             "optimizer.exp_avg_dtype=torch.bfloat16;optimizer.exp_avg_sq_dtype=torch.bfloat16",
             "" },
+        { "TP communication overlap: CommOverlapConfig",
+            planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 tpoverlap=1"),
+            "comm_overlap=CommOverlapConfig(tp_comm_overlap=True);model.sequence_parallel=True", "" },
         { "FP16", planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=2 dp=2 precision=fp16 gbs=16"),
             "model.tensor_model_parallel_size=2", "" },
         { "ZeRO with one data-parallel rank, QKV bias",

@@ -232,6 +232,12 @@ void TestPlanExports::megatron_data()
            "--use-distributed-optimizer"
         << ""
         << "" << false;
+    // TP communication overlap (issue 22): Megatron's switch beside sequence parallelism, read back.
+    QTest::newRow("TP communication overlap")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 tpoverlap=1")
+        << "--tp-comm-overlap;--sequence-parallel"
+        << ""
+        << "" << false;
     QTest::newRow("Qwen 2.5: QKV bias, ZeRO with one data-parallel rank")
         << planOf("qwen2.5-7b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 zero=1 gbs=16")
         << "--add-qkv-bias;--disable-bias-linear;--num-query-groups 4"
@@ -431,6 +437,11 @@ void TestPlanExports::torchtitan_data()
         << "model.name=deepseek_v3;model.flavor=671B;parallelism.expert_parallel_degree=16;"
            "parallelism.expert_tensor_parallel_degree=1"
         << 8;
+    // TP communication overlap (issue 22): AsyncTP, which needs torch.compile.
+    QTest::newRow("AsyncTP with compile")
+        << planOf("llama3-8b", 0, 0, "h100-80gb", 1, "tp=4 dp=2 sp=1 zero=1 gbs=16 tpoverlap=1")
+        << "parallelism.enable_async_tensor_parallel=true;compile.enable=true;parallelism.tensor_parallel_degree=4"
+        << 0;
     QTest::newRow("Qwen 2.5 (no flavour), FP8")
         << planOf("qwen2.5-14b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 precision=fp8 gbs=16")
         << "quantize.linear.float8.recipe_name=tensorwise;"
@@ -460,6 +471,7 @@ void TestPlanExports::torchtitan()
         QVERIFY2(toml.contains(section) && toml.at(section).contains(field), qPrintable(item));
         const pytorch::TomlValue& found = toml.at(section).at(field);
         const std::string shown = std::holds_alternative<long long>(found) ? std::to_string(std::get<long long>(found))
+            : std::holds_alternative<bool>(found)                          ? (std::get<bool>(found) ? "true" : "false")
                                                                            : std::get<std::string>(found);
         QCOMPARE(QString::fromStdString(shown), item.section('=', 1));
     }

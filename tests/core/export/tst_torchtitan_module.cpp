@@ -538,6 +538,10 @@ void TestTorchtitanModule::planFile_data()
            "training.max_context_length=8192;parallelism.data_parallel_replicate_degree=2;"
            "parallelism.enable_sequence_parallel=True;activation_checkpoint=None"
         << "model_registry(\"8B\")" << "" << "8,8,8,8";
+    QTest::newRow("TP communication overlap: AsyncTP with compile")
+        << planOf("llama3.1-8b", 0, 0, "h100-80gb", 1, "tp=4 dp=2 sp=1 zero=3 gbs=16 tpoverlap=1")
+        << "compile.enable=True;compile.enable_async_tensor_parallel=True;parallelism.tensor_parallel_degree=4"
+        << "" << "" << "";
     QTest::newRow("CP ring: FSDP over CP, the flex load balancer")
         << planOf("llama3.1-8b", 0, 32768, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 zero=0 gbs=8")
         << "parallelism.context_parallel_degree=2;parallelism.context_parallel_load_balancer=\"ptrr\";"
