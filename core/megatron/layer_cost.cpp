@@ -218,8 +218,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (s.flash_attention ? kFlashBackwardOverForward : 2.5) * attention;
     // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
-    const bool ring = s.cp > 1 && s.cp_comm_type != CpCommType::A2a;
-    const CpRingWork ringWork = ring
+    const bool ringCp = s.cp > 1 && s.cp_comm_type != CpCommType::A2a;
+    const CpRingWork ringWork = ringCp
         ? ringCpWork(s.cp, s.framework, tokens, mla ? qWidth : q / tp, mla ? 0.5 * (kWidth + vWidth) : kv / tp)
         : CpRingWork {};
     cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)
