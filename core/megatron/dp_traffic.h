@@ -48,4 +48,29 @@ struct DpTraffic {
 DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale);
 
+// A stage's place in the pipeline and its per-micro-batch compute, what its DP traffic can hide
+// under (estimate.cpp).
+struct DpStageTiming {
+    int stage_index = 0; // i of p
+    int p = 1;
+    int v = 1; // model chunks per stage
+    int m = 1; // micro-batches per iteration
+    int layers = 1;
+    double forward_s = 0; // the stage's forward of one micro-batch, all its chunks
+    double backward_s = 0;
+    double pipeline_s = 0; // the simulated pipeline's makespan
+};
+
+struct DpExposure {
+    double exposed_s = 0; // what waits at the end of the iteration (or between layers, ZeRO 3)
+    double comm_s = 0; // all of the stage's DP traffic per iteration
+};
+
+// How much of a stage's DP traffic is exposed, as each framework issues it (gradientReduction()):
+// FSDP's per-layer gathers and reduce-scatters (ZeRO 3), Megatron's bucketed reduction once per
+// iteration, or one reduction per micro-batch (docs/collectives.md, "Gradient reduction per
+// framework").
+DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const GradientReduction& reduction,
+    double dpOverlap, const DpStageTiming& t);
+
 } // namespace stratex::megatron

@@ -467,82 +467,10 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         const DpTraffic& dp = lastDp;
         // When the framework reduces and gathers (dp_traffic.h): per micro-batch or per iteration.
         const GradientReduction reduction = gradientReduction(s.framework, s.zero, s.pp);
-        double exposedS = 0;
-        if (s.zero == 3) {
-            // FSDP2 / Megatron-FSDP: one unit per layer, all-gathered before its forward with a
-            // prefetch depth of 1 (the next layer's gather runs under this layer's compute), and
-            // again before its backward, where it shares the communication stream with the
-            // reduce-scatter of the layer just done; the first gather and the last reduce-scatter
-            // have nothing to hide under. torchtitan keeps the weights unsharded between forward
-            // and backward under pipeline parallelism (reshard_after_forward "default" is
-            // `not pp_enabled`, torchtitan/distributed/fsdp.py, pytorch/torchtitan b5bcd76).
-            // The reduce-scatters run in every backward, or (torchtitan under PP, gradientReduction())
-            // only in the last micro-batch's, the others accumulating unsharded.
-            const int L = std::max(1, stage.layers);
-            const double f = eff.dp_overlap * forwardS / L;
-            const double b = eff.dp_overlap * backwardS / L;
-            const double backwardGather = s.pp > 1 ? 0.0 : dp.gather_s;
-            const double forwardExposed = dp.gather_s + (L - 1) * std::max(0.0, dp.gather_s - f);
-            auto backwardExposed = [&](double reduce) {
-                return backwardGather + (L - 1) * std::max(0.0, backwardGather + reduce - b) + reduce;
-            };
-            const int reductions = reduction.reductions(m);
-            exposedS = m * forwardExposed + reductions * backwardExposed(dp.reduce_s)
-                + (m - reductions) * backwardExposed(0.0);
-            stage.dp_comm_ms = L * (m * (dp.gather_s + backwardGather) + reductions * dp.reduce_s) * 1e3;
-        } else {
-            // Megatron's DDP (--overlap-grad-reduce, --overlap-param-gather): gradients are
-            // reduced once per iteration in buckets, each launched when the last micro-batch's
-            // backward has produced it, so the rest of that backward hides the traffic and the
-            // last bucket is always exposed; the parameter all-gathers of the distributed
-            // optimizer run bucket by bucket under the next forward, the first exposed.
-            // Without overlap everything waits for the end of the backward.
-            // The window: a model chunk's gradients are final after its last backward, and under
-            // interleaving the last backwards of chunks v-1 .. 1 come (v - 1)·p chunk steps before
-            // the last one (Megatron's interleaved 1F1B cooldown, schedules.py); stage i also ends
-            // i chunk steps before stage 0 (the pipeline flush). The parameter gathers mirror it in
-            // the first forwards: chunk j's first forward comes j·p steps into the warm-up, and
-            // stage i starts i steps late.
-            const double hide = s.overlap_grad_reduce ? eff.dp_overlap : 0.0;
-            const double windowChunks = std::min(double(m) * v, double((v - 1) * p + v + i));
-            double gradExposed = std::max(
-                s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s, dp.grad_s - hide * windowChunks * backwardS / v);
-            double gatherExposed = dp.gather_total_s <= 0
-                ? 0.0
-                : std::max(s.overlap_grad_reduce ? dp.first_bucket_s : dp.gather_total_s,
-                    dp.gather_total_s - hide * windowChunks * forwardS / v);
-            double commS = dp.grad_s + dp.gather_total_s;
-            if (reduction.every_microbatch && m > 1) {
-                // Megatron-FSDP, DeepSpeed ZeRO 2, FSDP outside pipelining (gradientReduction()):
-                // every micro-batch's backward launches its buckets' reduce-scatters, m per
-                // iteration, on one communication stream that also carries the gathers when they
-                // too come every micro-batch. That stream works independently of the compute
-                // stream, through the stage's idle pipeline slots too, from the stage's first
-                // backward to the end of the pipeline; whatever does not fit in that window, and
-                // the last micro-batch's last bucket, waits at the end of the iteration. The first
-                // backward of stage i comes after its warm-up forwards (Megatron's schedules.py:
-                // p - i - 1 for 1F1B, (p - i - 1)·2 + (v - 1)·p chunks interleaved), then one
-                // more forward, behind the i stages before it, and once the first micro-batch's
-                // backward has crossed the p - 1 - i stages after it. Gathered every micro-batch,
-                // the weights are prefetched under the forwards from the start.
-                const double fChunk = forwardS / v;
-                const double bChunk = backwardS / v;
-                const int warmupChunks = std::min(m * v, v > 1 ? (p - i - 1) * 2 + (v - 1) * p : p - i - 1);
-                const double firstBackwardS = (i + warmupChunks + 1) * fChunk + (p - 1 - i) * bChunk;
-                const double window = std::max(m * backwardS, pipelineS - firstBackwardS)
-                    + (reduction.gather_every_microbatch ? std::min(firstBackwardS, m * forwardS) : 0.0);
-                const double gathers = reduction.gather_every_microbatch ? m * dp.gather_total_s : 0.0;
-                const double perIteration = m * dp.grad_s + gathers;
-                const double edges = (s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s)
-                    + (reduction.gather_every_microbatch ? dp.first_bucket_s : 0.0);
-                gradExposed = std::max(edges, perIteration - hide * window);
-                if (reduction.gather_every_microbatch)
-                    gatherExposed = 0;
-                commS = perIteration + (reduction.gather_every_microbatch ? 0.0 : dp.gather_total_s);
-            }
-            exposedS = gradExposed + gatherExposed;
-            stage.dp_comm_ms = commS * 1e3;
-        }
+        const DpExposure exposure = dpExposure(s, dp, reduction, eff.dp_overlap,
+            { i, p, v, m, stage.layers, forwardS, backwardS, pipelineS });
+        const double exposedS = exposure.exposed_s;
+        stage.dp_comm_ms = exposure.comm_s * 1e3;
         stage.dp_exposed_ms = exposedS * 1e3;
         // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,
         // the 16-bit weight written back, one more gradient read for the norm.
