@@ -11,6 +11,7 @@
 #include "core/megatron/memory_ledger_explain.h"
 #include "core/model/model_presets.h"
 #include "core/sim/simulator.h"
+#include "support/h100_cluster.h"
 
 using namespace stratex;
 using namespace stratex::megatron;
@@ -18,14 +19,7 @@ using namespace stratex::hardware;
 
 namespace {
 
-HardwareModel h100s(int nodes)
-{
-    ClusterDescription cluster;
-    cluster.gpu = gpuPreset("h100-80gb");
-    cluster.num_nodes = nodes;
-    cluster.gpus_per_node = 8;
-    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
-}
+using test::h100s;
 
 bool agree(double a, double b)
 {

@@ -15,6 +15,7 @@
 #include "core/megatron/moe_dispatch.h"
 #include "core/megatron/strategy_json.h"
 #include "core/model/model_presets.h"
+#include "support/h100_cluster.h"
 
 using namespace stratex;
 using namespace stratex::megatron;
@@ -22,14 +23,7 @@ using namespace stratex::hardware;
 
 namespace {
 
-HardwareModel h100s(int nodes)
-{
-    ClusterDescription cluster;
-    cluster.gpu = gpuPreset("h100-80gb");
-    cluster.num_nodes = nodes;
-    cluster.gpus_per_node = 8;
-    return HardwareModel(cluster, efficiencyFor(cluster.gpu));
-}
+using test::h100s;
 
 // Qwen3-235B-A22B as the model zoo's H100 rows run it: TP 2, PP 8, VPP 4, EP 32 over 256 GPUs.
 ParallelStrategy zooStrategy()
