@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Context parallelism in a layer's cost (core/megatron/cp_ring.*, layer_cost.*): DeepSpeed-Ulysses'
+// all-to-alls, the ring's transfers hidden step by step, its slowest hop, and the twins whose
+// rings differ only by their steps (issue 22).
+#include <algorithm>
+#include <cmath>
+
+#include <QtTest>
+
+#include "core/hardware/collectives.h"
+#include "core/hardware/kernel_shapes.h"
+#include "core/megatron/cp_ring.h"
+#include "core/megatron/framework.h"
+#include "core/megatron/layer_cost.h"
+#include "core/megatron/parallel_strategy.h"
+#include "core/model/model_presets.h"
+#include "support/cost_model_fixtures.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+
+namespace {
+
+using test::gpus;
+using test::a100s;
+
+} // namespace
+
+class TestCpRing : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // DeepSpeed-Ulysses (Jacobs et al. 2023, §3.2): a layer's forward moves Q, K, V and the output
+    // through all-to-alls, 4·N·h/P elements per GPU with multi-head attention (N tokens, P ranks),
+    // a (P-1)/P share of it leaving the GPU; the backward moves as much. Nothing hides it.
+    void ulyssesMovesFourActivationsPerPass_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("cp");
+        QTest::newRow("cp 4 in a node") << 2 << 4;
+        QTest::newRow("cp 8 across nodes") << 2 << 8;
+        QTest::newRow("cp 2 without tp") << 1 << 2;
+    }
+    void ulyssesMovesFourActivationsPerPass()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, cp);
+        const model::ModelDescription model = model::modelPreset("llama2-7b"); // multi-head: kv = h
+        ParallelStrategy s;
+        s.tp = tp;
+        s.cp = cp;
+        s.cp_comm_type = CpCommType::A2a;
+        s.sequence_parallel = tp > 1;
+        const HardwareModel hw = a100s(4);
+        const LayerCost cost = layerCost(model, s, hw, false, false);
+        const GroupShape group { cp, tp };
+        const double bytes = 2.0 * model.seq_length / cp * 4 * model.hidden_size / tp;
+        // Two all-to-alls: two latencies, and the bandwidth term of all four activations (an
+        // all-to-all's time is its latency plus a term linear in its bytes, collectives.cpp).
+        const double latency = hw.allToAllS(1e-9, group);
+        const double expected = hw.allToAllS(bytes, group) + latency;
+        QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) < 1e-9 * expected,
+            qPrintable(QString("%1 s, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
+        QCOMPARE(cost.cp_backward_comm_s, cost.cp_forward_comm_s);
+        // Compute is the ring's: every rank attends over the whole sequence for a share of the heads;
+        // the ring adds its steps' kernels and the merges of their partial results (cp_ring.h).
+        s.cp_comm_type = CpCommType::P2p;
+        const double tokens = double(model.seq_length) / cp;
+        const CpRingWork ring = ringCpWork(
+            cp, s.framework, tokens, double(model.attentionWidth()) / tp, double(model.kvHiddenSize()) / tp);
+        const double ringExpected
+            = cost.forward_compute_s + hw.memoryBoundS(ring.forward_bytes) + hw.kernelOverheadS(ring.forward_kernels);
+        const double ringCompute = layerCost(model, s, hw, false, false).forward_compute_s;
+        QVERIFY2(std::abs(ringCompute - ringExpected) < 1e-9 * ringExpected,
+            qPrintable(QString("ring %1 s, expected %2 s").arg(ringCompute).arg(ringExpected)));
+    }
+
+    // Ring context parallelism step by step (docs/collectives.md, "Ring context parallelism"):
+    // Transformer Engine's p2p ring hides each of its cp - 1 K/V transfers under one attention step
+    // (1/cp of the rank's attention, causal load balancing), the backward's K/V + dK/dV transfers
+    // likewise; PyTorch's ring (torchtitan) all-gathers K/V once under step 0 and sends the fp32
+    // dK/dV round, the last one after the loop. Times in arbitrary units.
+    void ringCpHidesEachTransferUnderOneStep_data()
+    {
+        QTest::addColumn<bool>("torchtitan");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<double>("forwardAttention");
+        QTest::addColumn<double>("backwardAttention");
+        QTest::addColumn<double>("kvStep"); // TE: K/V; torchtitan: the K/V all-gather
+        QTest::addColumn<double>("pairStep"); // TE: K/V + dK/dV; torchtitan: fp32 dK/dV
+        QTest::addColumn<double>("forward");
+        QTest::addColumn<double>("backward");
+        QTest::newRow("te, attention covers every step") << false << 4 << 8.0 << 20.0 << 1.0 << 2.0 << 0.0 << 0.0;
+        // forward 3 x (1 - 0.5); backward: first and last 1 - 1 = 0, two middle steps 2 - 1
+        QTest::newRow("te, transfers longer than steps") << false << 4 << 2.0 << 4.0 << 1.0 << 2.0 << 1.5 << 2.0;
+        QTest::newRow("te, cp 2: one transfer a pass") << false << 2 << 1.0 << 2.0 << 1.5 << 3.0 << 1.0 << 1.0;
+        // all-gather 3 under step 0's 2: 1; backward: 3 under 5, dK/dV 1 under 5 three times, the last 1
+        QTest::newRow("torchtitan, the last dK/dV exposed") << true << 4 << 8.0 << 20.0 << 3.0 << 1.0 << 1.0 << 1.0;
+        // 3 - 0.5; backward 3 - 1, 3 x (2 - 1), + 2
+        QTest::newRow("torchtitan, transfers longer than steps") << true << 4 << 2.0 << 4.0 << 3.0 << 2.0 << 2.5 << 7.0;
+        QTest::newRow("no ring at cp 1") << false << 1 << 2.0 << 4.0 << 3.0 << 2.0 << 0.0 << 0.0;
+    }
+    void ringCpHidesEachTransferUnderOneStep()
+    {
+        QFETCH(bool, torchtitan);
+        QFETCH(int, cp);
+        QFETCH(double, forwardAttention);
+        QFETCH(double, backwardAttention);
+        QFETCH(double, kvStep);
+        QFETCH(double, pairStep);
+        QFETCH(double, forward);
+        QFETCH(double, backward);
+        CpRingInput in;
+        in.cp = cp;
+        in.framework = torchtitan ? Framework::Torchtitan : Framework::MegatronCore;
+        in.forward_attention_s = forwardAttention;
+        in.backward_attention_s = backwardAttention;
+        if (torchtitan) {
+            in.kv_all_gather_s = kvStep;
+            in.dkv_fp32_step_s = pairStep;
+        } else {
+            in.kv_step_s = kvStep;
+            in.kv_dkv_step_s = pairStep;
+        }
+        const CpRingExposure out = ringCpExposure(in);
+        QVERIFY2(std::abs(out.forward_s - forward) < 1e-12, qPrintable(QString("forward %1").arg(out.forward_s)));
+        QVERIFY2(std::abs(out.backward_s - backward) < 1e-12, qPrintable(QString("backward %1").arg(out.backward_s)));
+    }
+
+    // Issue 22's ring-CP twins: Llama 3 70B at 8K on 8 nodes of H100, TP 4. Each ring step pays
+    // a send/recv at the ring's slowest hop; once the ring leaves the node (cp 4 x tp 4 > 8 GPUs)
+    // that is InfiniBand, and at 8K / cp tokens a step's attention no longer covers it. The layer's
+    // exposed CP time is (cp - 1) steps of what the step's attention leaves (cp_ring.h).
+    void ringCpPaysItsSlowestHop_data()
+    {
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<bool>("crossNode");
+        QTest::newRow("cp 2 in the node") << 2 << false;
+        QTest::newRow("cp 4 across nodes") << 4 << true;
+        QTest::newRow("cp 8 across nodes") << 8 << true;
+        QTest::newRow("cp 16 across nodes") << 16 << true;
+    }
+    void ringCpPaysItsSlowestHop()
+    {
+        QFETCH(int, cp);
+        QFETCH(bool, crossNode);
+        const model::ModelDescription model = model::modelPreset("llama3-70b");
+        ParallelStrategy s;
+        s.tp = 4;
+        s.sequence_parallel = true;
+        s.cp = cp;
+        const HardwareModel hw = gpus("h100-80gb", 8);
+        QCOMPARE(hw.spansNodes({ cp, s.tp }), crossNode);
+        const LayerCost cost = layerCost(model, s, hw, false, false);
+        const double tokens = double(model.seq_length) / cp;
+        const double chunk = 2.0 * 2 * tokens * model.kvHiddenSize() / s.tp; // K and V, bf16
+        const double forwardAttention
+            = flashAttentionS(hw, 4.0 * tokens * model.seq_length * model.attentionWidth() / s.tp * 0.5,
+                double(model.num_heads) / s.tp, tokens, model.seq_length);
+        const double expected = (cp - 1) * std::max(0.0, hw.p2pS(chunk, crossNode) - forwardAttention / cp);
+        QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) <= 1e-15 + 1e-9 * expected,
+            qPrintable(QString("%1 s exposed, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
+        if (crossNode)
+            QVERIFY2(cost.cp_forward_comm_s > 0, "an InfiniBand ring step at 8K / cp tokens is not hidden");
+    }
+
+    // Issue 22's in-node twins: cp 2 with micro-batch 1 and cp 4 with micro-batch 2 give a rank
+    // the same tokens, GEMMs and attention FLOPs. The ring of 4 runs twice the steps: twice the
+    // attention launches, merges and send/recv kernels (cp_ring.h, ringCpWork); the layer's
+    // forward differs by exactly that. Transformer Engine merges into an fp32 output (10 bytes an
+    // output element a step), PyTorch's merger in fp32 through unfused element-wise ops (38).
+    void ringTwinsDifferByTheirSteps_data()
+    {
+        QTest::addColumn<bool>("torchtitan");
+        QTest::addColumn<double>("forwardBytesPerElementStep");
+        QTest::newRow("transformer engine") << false << 10.0;
+        QTest::newRow("torchtitan") << true << 38.0;
+    }
+    void ringTwinsDifferByTheirSteps()
+    {
+        QFETCH(bool, torchtitan);
+        QFETCH(double, forwardBytesPerElementStep);
+        const model::ModelDescription model = model::modelPreset("llama3-70b");
+        const HardwareModel hw = gpus("h100-80gb", 8);
+        ParallelStrategy a;
+        a.tp = 2;
+        a.sequence_parallel = true;
+        a.framework = torchtitan ? Framework::Torchtitan : Framework::MegatronCore;
+        a.cp = 2;
+        a.micro_batch_size = 1;
+        ParallelStrategy b = a;
+        b.cp = 4;
+        b.micro_batch_size = 2;
+        const LayerCost two = layerCost(model, a, hw, false, false);
+        const LayerCost four = layerCost(model, b, hw, false, false);
+        const double tokens = double(model.seq_length) / 2; // both: 4096 tokens a rank
+        const double outputElements = tokens * model.attentionWidth() / a.tp;
+        const double expected
+            = hw.memoryBoundS(forwardBytesPerElementStep * outputElements * (4 - 2)) + hw.kernelOverheadS(4 * (4 - 2));
+        QVERIFY2(std::abs((four.forward_compute_s - two.forward_compute_s) - expected) < 1e-9 * expected,
+            qPrintable(QString("cp 4 - cp 2: %1 s, expected %2 s")
+                           .arg(four.forward_compute_s - two.forward_compute_s)
+                           .arg(expected)));
+        QVERIFY(four.backward_compute_s > two.backward_compute_s);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpRing)
+#include "tst_cp_ring.moc"

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Data-parallel traffic per framework (core/megatron/dp_traffic.*): when each framework reduces the
+// gradients and gathers the weights, and what that costs a stage per iteration.
+#include <cmath>
+#include <vector>
+
+#include <QtTest>
+
+#include "core/megatron/dp_traffic.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/framework.h"
+#include "core/megatron/parallel_strategy.h"
+#include "core/model/model_presets.h"
+#include "support/cost_model_fixtures.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+
+namespace {
+
+using test::gpus;
+
+} // namespace
+
+class TestDpTraffic : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // When each framework reduces the data-parallel gradients and gathers the weights, and which
+    // gradient buffers that leaves (gradientReduction(), docs/collectives.md "Gradient reduction
+    // per framework"): Megatron's DDP and distributed optimizer once per iteration over the full
+    // grad buffer, Megatron-FSDP and DeepSpeed ZeRO 2-3 in every backward into shards, torchtitan's
+    // FSDP2 once under PP (pipelining's no-sync micro-batches, unsharded accumulation) and every
+    // micro-batch without it (resharded after each backward, so gathered again).
+    void gradientReductionFollowsTheFramework_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<bool>("everyMicrobatch");
+        QTest::addColumn<bool>("gatherEveryMicrobatch");
+        QTest::addColumn<bool>("fullGradients");
+        QTest::addColumn<bool>("shardedGradients");
+        QTest::newRow("megatron-core ddp") << "megatron-core" << 0 << 4 << false << false << true << false;
+        QTest::newRow("megatron-core distributed optimizer") << "megatron-core" << 1 << 4 << false << false << true << false;
+        QTest::newRow("megatron-fsdp optim_grads") << "megatron-core" << 2 << 4 << true << false << false << true;
+        QTest::newRow("megatron-fsdp optim_grads_params") << "megatron-core" << 3 << 4 << true << false << false << true;
+        QTest::newRow("nemo is megatron-core") << "nemo" << 2 << 1 << true << false << false << true;
+        QTest::newRow("deepspeed zero 1") << "deepspeed" << 1 << 1 << false << false << true << false;
+        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << true << false << false << true;
+        QTest::newRow("torchtitan fsdp under pp") << "torchtitan" << 2 << 4 << false << false << true << true;
+        QTest::newRow("torchtitan fsdp reshard under pp") << "torchtitan" << 3 << 4 << false << false << true << true;
+        QTest::newRow("torchtitan fsdp no pp") << "torchtitan" << 2 << 1 << true << true << false << true;
+        QTest::newRow("torchtitan fsdp reshard no pp") << "torchtitan" << 3 << 1 << true << true << false << true;
+        QTest::newRow("torchtitan ddp no pp") << "torchtitan" << 0 << 1 << true << false << true << false;
+    }
+    void gradientReductionFollowsTheFramework()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, zero);
+        QFETCH(int, pp);
+        QFETCH(bool, everyMicrobatch);
+        QFETCH(bool, gatherEveryMicrobatch);
+        QFETCH(bool, fullGradients);
+        QFETCH(bool, shardedGradients);
+        const GradientReduction r = gradientReduction(*parseFramework(framework.toStdString()), zero, pp);
+        QCOMPARE(r.every_microbatch, everyMicrobatch);
+        QCOMPARE(r.gather_every_microbatch, gatherEveryMicrobatch);
+        QCOMPARE(r.full_gradients, fullGradients);
+        QCOMPARE(r.sharded_gradients, shardedGradients);
+        QCOMPARE(r.reductions(16), everyMicrobatch ? 16 : 1);
+    }
+
+    // The same rules in the estimate: a stage's data-parallel traffic per iteration grows by the same
+    // amount with every micro-batch where the framework reduces (and gathers) per micro-batch, and
+    // not at all where it reduces once (before, every ZeRO 0-2 plan reduced once and every ZeRO 3
+    // plan once per micro-batch, whatever the framework).
+    void dpTrafficPerIterationFollowsTheFramework_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<bool>("perMicrobatch");
+        QTest::newRow("megatron-core distributed optimizer") << "megatron-core" << 1 << 2 << false;
+        QTest::newRow("megatron-fsdp optim_grads") << "megatron-core" << 2 << 2 << true;
+        QTest::newRow("megatron-fsdp optim_grads_params") << "megatron-core" << 3 << 2 << true;
+        QTest::newRow("deepspeed zero 1") << "deepspeed" << 1 << 1 << false;
+        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << true;
+        QTest::newRow("torchtitan fsdp under pp") << "torchtitan" << 2 << 2 << false;
+        QTest::newRow("torchtitan fsdp no pp") << "torchtitan" << 2 << 1 << true;
+    }
+    void dpTrafficPerIterationFollowsTheFramework()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, zero);
+        QFETCH(int, pp);
+        QFETCH(bool, perMicrobatch);
+        const model::ModelDescription model = model::modelPreset("llama3-8b");
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.tp = 2;
+        s.pp = pp;
+        s.sequence_parallel = true;
+        s.dp = 16 / pp; // 32 GPUs = tp 2 x pp x dp
+        s.zero = zero;
+        const HardwareModel hw = gpus("h100-80gb", 4);
+        std::vector<double> commMs;
+        std::vector<double> iterationMs;
+        for (int m : { 4, 8, 12 }) {
+            s.global_batch_size = m * s.dp;
+            const Estimate e = estimate(model, s, hw);
+            QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+            commMs.push_back(e.stages.front().dp_comm_ms);
+            iterationMs.push_back(e.iteration_ms);
+        }
+        const double firstStep = commMs[1] - commMs[0];
+        const double secondStep = commMs[2] - commMs[1];
+        if (perMicrobatch) {
+            QVERIFY2(firstStep > 0.01 * commMs[0], qPrintable(QString("%1 -> %2 ms").arg(commMs[0]).arg(commMs[1])));
+            QVERIFY2(std::abs(secondStep - firstStep) <= 1e-9 * commMs[2],
+                qPrintable(QString("%1, %2 ms per 4 micro-batches").arg(firstStep).arg(secondStep)));
+        } else {
+            QCOMPARE(commMs[1], commMs[0]);
+            QCOMPARE(commMs[2], commMs[0]);
+        }
+        QVERIFY(iterationMs[0] < iterationMs[1] && iterationMs[1] < iterationMs[2]);
+    }
+
+    // ZeRO 3 under PP gathers the layers for every micro-batch in both frameworks, but torchtitan's
+    // pipelining reduce-scatters only in the last micro-batch's backward, where Megatron-FSDP
+    // reduces in every one: per extra micro-batch, torchtitan's traffic grows by the gathers only.
+    void zero3UnderPipeliningReducesOnce()
+    {
+        const model::ModelDescription model = model::modelPreset("llama3-8b");
+        auto growthMs = [&](Framework framework) {
+            ParallelStrategy s;
+            s.framework = framework;
+            s.tp = 2;
+            s.pp = 2;
+            s.dp = 8;
+            s.sequence_parallel = true;
+            s.zero = 3;
+            const HardwareModel hw = gpus("h100-80gb", 4);
+            s.global_batch_size = 4 * s.dp;
+            const double few = estimate(model, s, hw).stages.front().dp_comm_ms;
+            s.global_batch_size = 8 * s.dp;
+            return estimate(model, s, hw).stages.front().dp_comm_ms - few;
+        };
+        const double megatron = growthMs(Framework::MegatronCore);
+        const double titan = growthMs(Framework::Torchtitan);
+        QVERIFY2(titan > 0 && titan < megatron, qPrintable(QString("%1 vs %2 ms").arg(titan).arg(megatron)));
+        // The reduce-scatters move 4-byte gradients, the gathers 2-byte weights: without the
+        // reduces, at most about a third of Megatron-FSDP's growth is left (latency aside).
+        QVERIFY2(titan < 0.5 * megatron, qPrintable(QString("%1 vs %2 ms").arg(titan).arg(megatron)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDpTraffic)
+#include "tst_dp_traffic.moc"

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A layer's activation memory against its published formulas (core/megatron/layer_cost.*):
+// Korthikanti et al.'s bytes per layer, multi-head latent attention's shapes, attention as wide as
+// heads x head_dim, and what Megatron's --recompute-modules drop.
+#include <cmath>
+
+#include <QtTest>
+
+#include "core/megatron/layer_cost.h"
+#include "core/megatron/parallel_strategy.h"
+#include "core/megatron/recompute_modules.h"
+#include "core/model/model_presets.h"
+#include "support/cost_model_fixtures.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+
+namespace {
+
+using test::gpt175b;
+using test::a100s;
+
+} // namespace
+
+class TestLayerActivations : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Korthikanti et al. 2022, §4.2 (Table 2): activation bytes of one layer, b = 1:
+    //   TP:            s·b·h·(10 + 24/t + 5·a·s/(h·t))
+    //   TP + SP:       s·b·h/t·(34 + 5·a·s/h)
+    //   TP + SP + selective recompute: s·b·h/t·34
+    // (without flash attention; the softmax statistics of a fused kernel, 4 bytes per head and
+    // token, are the only extra and are allowed for).
+    void activationsFollowKorthikanti_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<bool>("selective");
+        QTest::newRow("tp8") << 8 << false << false;
+        QTest::newRow("tp8 sp") << 8 << true << false;
+        QTest::newRow("tp8 sp selective") << 8 << true << true;
+        QTest::newRow("tp4 sp selective") << 4 << true << true;
+        QTest::newRow("tp1") << 1 << false << false;
+    }
+    void activationsFollowKorthikanti()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(bool, selective);
+        const model::ModelDescription model = gpt175b();
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        s.flash_attention = false;
+        s.recompute = selective ? Recompute::Selective : Recompute::None;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double sbh = double(model.seq_length) * model.hidden_size;
+        const double as_h = double(model.num_heads) * model.seq_length / model.hidden_size;
+        double expected = 0;
+        if (selective)
+            expected = sbh / tp * 34;
+        else if (sp)
+            expected = sbh / tp * (34 + 5 * as_h);
+        else
+            expected = sbh * (10 + 24.0 / tp + 5 * as_h / tp);
+        const double statistics = 4.0 * model.seq_length * model.num_heads / tp;
+        QCOMPARE(cost.activation_bytes, expected + statistics);
+        QCOMPARE(cost.input_bytes, 2 * sbh / (sp ? tp : 1));
+    }
+
+    // Multi-head latent attention (DeepSeek-V2 paper §2.1; Megatron-LM megatron/core/transformer/
+    // multi_latent_attention.py MLASelfAttention at d98e8a64), one dense DeepSeek-V3 layer, flash
+    // attention, bf16, b = 1. Kept for backward: the norm inputs and the down projections' input
+    // (replicated, 2sbh each, s/t with SP); each latent's norm input and its up projection's input
+    // (q_lora_rank and kv_lora_rank wide, on the rank's own tokens: the down projections are
+    // "duplicated" TELinears); Q and K (heads/t x (nope + rope)), V and the output (heads/t x v),
+    // the fp32 logsumexp; the SwiGLU MLP's fc1 output and fc2 input. As 128 full heads the
+    // attention kept 2sbh x 4/t and no latents.
+    void mlaActivationsFollowItsShapes_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::newRow("tp1") << 1 << false;
+        QTest::newRow("tp8") << 8 << false;
+        QTest::newRow("tp8 sp") << 8 << true;
+    }
+    void mlaActivationsFollowItsShapes()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        const model::ModelDescription model = model::modelPreset("deepseek-v3-style");
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double tokens = model.seq_length;
+        const double h = 7168;
+        const double heads = 128.0 / tp;
+        const double own = sp ? 1.0 / tp : 1.0;
+        const double expected = 2 * tokens * h * 4 * own // norm inputs, QKV-down and fc1 inputs
+            + 2 * tokens * own * (1536 + 512) * 2 // latents: norm input, up projection input
+            + 2 * tokens * heads * (192 + 192 + 128 + 128) // Q, K, V, output
+            + 4 * tokens * heads // logsumexp
+            + 2 * tokens * 3 * 18432.0 / tp; // SwiGLU: fc1 output (2f), fc2 input (f)
+        QCOMPARE(cost.activation_bytes, expected);
+    }
+
+    // Attention as wide as heads x head_dim (Megatron-LM attention.py query_projection_size =
+    // kv_channels x heads, d98e8a64), GPT-3 175B with head_dim 256 (q = kv = 2h): Korthikanti's
+    // 34sbh/t (SP, selective recompute) splits into the replicated 10sbh, the MLP's 16sbh and the
+    // attention's Q, K, V and output 2s(q + kv + kv + q)/t (8sbh/t at hidden-wide heads).
+    void activationsCountTheAttentionWidth_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::newRow("tp8 sp") << 8 << true;
+        QTest::newRow("tp4 sp") << 4 << true;
+        QTest::newRow("tp1") << 1 << false;
+    }
+    void activationsCountTheAttentionWidth()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        model::ModelDescription model = gpt175b();
+        model.head_dim = 256;
+        model.validate();
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        s.flash_attention = false;
+        s.recompute = Recompute::Selective;
+        const LayerCost cost = layerCost(model, s, a100s(1), false, false);
+        const double sbh = double(model.seq_length) * model.hidden_size;
+        const double q = 96.0 * 256;
+        const double kv = 96.0 * 256;
+        const double statistics = 4.0 * model.seq_length * model.num_heads / tp;
+        QCOMPARE(cost.activation_bytes, sbh / tp * 26 + 2.0 * model.seq_length * (2 * q + 2 * kv) / tp + statistics);
+    }
+
+    // Megatron's --recompute-modules (transformer_config.py): "layernorm" drops the two norm
+    // outputs (Korthikanti's 2·2sbh QKV and fc1 inputs, over t with SP) and "moe" a MoE layer's
+    // whole MLP state (the permuted tokens, the experts' fc1 outputs and activations, the router
+    // probabilities); each recomputed module's forward runs again in the backward.
+    void recomputeModulesTradeTimeForMemory_data()
+    {
+        QTest::addColumn<QString>("modules");
+        QTest::newRow("layernorm") << "layernorm";
+        QTest::newRow("moe") << "moe";
+        QTest::newRow("layernorm and moe") << "layernorm moe";
+        QTest::newRow("moe_act") << "moe_act";
+    }
+    void recomputeModulesTradeTimeForMemory()
+    {
+        QFETCH(QString, modules);
+        const model::ModelDescription model = model::modelPreset("mixtral-8x7b");
+        ParallelStrategy s;
+        s.tp = 2;
+        s.ep = 4;
+        s.sequence_parallel = true;
+        s.recompute = Recompute::Selective;
+        s.recompute_modules = RecomputeModules::of({});
+        const HardwareModel hw = a100s(1);
+        const LayerCost none = layerCost(model, s, hw, true, false);
+        for (const QString& name : modules.split(' '))
+            s.recompute_modules = s.recompute_modules.with(*parseRecomputeModule(name.toStdString()));
+        const LayerCost cost = layerCost(model, s, hw, true, false);
+
+        const double tokens = model.seq_length; // b = 1, cp = 1
+        const double h = model.hidden_size;
+        const double routed = tokens * s.etp / s.tp * model.moe->top_k;
+        const double fe = model.moe->expert_ffn_hidden_size;
+        const QStringList names = modules.split(' ');
+        const bool wholeMoe = names.contains("moe");
+        double dropped = 0;
+        if (names.contains("layernorm"))
+            dropped += 2 * 2 * tokens * h / s.tp;
+        if (wholeMoe) // permuted fc1 inputs, fc2 inputs, gated fc1 outputs (2 bytes), fp32 router probabilities
+            dropped += 2 * routed * (h + fe + 2 * fe) + 4 * tokens / s.tp * model.moe->num_experts;
+        if (names.contains("moe_act") && !wholeMoe)
+            dropped += 2 * routed * fe; // the activation outputs, rebuilt from the fc1 outputs
+        QVERIFY2(std::abs(none.activation_bytes - cost.activation_bytes - dropped) < 1e-6 * dropped,
+            qPrintable(QString("dropped %1 bytes, expected %2")
+                           .arg(none.activation_bytes - cost.activation_bytes)
+                           .arg(dropped)));
+        QCOMPARE(cost.transient_bytes, none.activation_bytes - cost.activation_bytes);
+        QVERIFY(cost.recompute_s > none.recompute_s);
+        // A recomputed MoE layer runs its expert all-to-alls again.
+        QCOMPARE(cost.recompute_ep_comm_s > 0, wholeMoe);
+        QCOMPARE(cost.forward_compute_s, none.forward_compute_s);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayerActivations)
+#include "tst_layer_activations.moc"
