@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The planner end to end: normal and fast mode produce valid, memory-fitting, deadlock-free
-// plans; the search space of each mode; reproducibility; recompute keyed by micro-batch ids;
-// auto mode; data-parallel groups; interleaved and encoder-decoder models; infeasibility and
-// cancellation; the plan JSON and the mode comparison.
+// The planner's modes end to end: normal and fast mode produce valid, memory-fitting, deadlock-free
+// plans; the search space of each mode; reproducibility and the seed's spread; auto mode; normal
+// never worse than fast; pruning keeps the plan; the mode comparison. Model and cluster shapes:
+// tst_planner_layouts; results, failures and the plan JSON: tst_planner_results.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <random>
 #include <set>
@@ -19,6 +18,7 @@
 #include "core/planner/planner_search.h"
 #include "core/planner/planner_spec.h"
 
+#include "planner_plan_checks.h"
 #include "planner_test_fixtures.h"
 
 using namespace stratex;
@@ -27,26 +27,11 @@ using namespace stratex::sim;
 
 Q_DECLARE_METATYPE(stratex::planner::PlannerMode)
 
+using test::groundTruthSamples;
+using test::baseConfig;
+using test::verifyPlanValid;
+
 namespace {
-
-std::vector<Sample> groundTruthSamples(std::size_t record)
-{
-    std::vector<Sample> samples;
-    int id = 0;
-    for (const JsonView& length : test::dpGroundTruth().root().at(record)["sample_lengths"].elements())
-        samples.push_back({ id++, length.positiveInt(), 0 });
-    return samples;
-}
-
-PlannerConfig baseConfig(PlannerMode mode)
-{
-    PlannerConfig config;
-    config.num_stages = 4;
-    config.layers_per_stage = 8;
-    config.device_memory_mb = 36000;
-    config.mode = mode;
-    return config;
-}
 
 // Same plan apart from wall-clock fields.
 std::string planFingerprint(const PlanResult& plan)
@@ -58,83 +43,21 @@ std::string planFingerprint(const PlanResult& plan)
     return json.dump();
 }
 
-// Cancels after a number of progress reports.
-class CancelAfter final : public ProgressSink {
-public:
-    explicit CancelAfter(int reports)
-        : m_left(reports)
-    {
-    }
-    void report(double, std::string_view) override { --m_left; }
-    bool cancelled() const override { return m_left <= 0; }
-
-private:
-    std::atomic<int> m_left;
-};
-
-void verifyPlanValid(const PlanResult& plan, const PlannerConfig& config)
-{
-    QVERIFY2(plan.feasible, plan.infeasible_reason.c_str());
-    QCOMPARE(plan.groups.size(), std::size_t(config.dp_size));
-    std::set<int> ids;
-    for (const GroupPlan& group : plan.groups) {
-        QVERIFY(group.feasible);
-        QCOMPARE(group.peak_memory_mb_per_device.size(), std::size_t(config.num_stages));
-        for (double peak : group.peak_memory_mb_per_device)
-            QVERIFY(peak <= config.device_memory_mb + 1e-6);
-        // The recorded input re-simulates to the reported makespan and peaks.
-        SimulationOptions options;
-        options.memory_limit_mb = group.memory_throttled ? config.device_memory_mb : 0;
-        const SimulationResult again = simulate(group.input, group.schedule, options);
-        QCOMPARE(again.makespan_us, group.simulation.makespan_us);
-        QCOMPARE(again.peak_memory_mb_per_device, group.peak_memory_mb_per_device);
-        QVERIFY(std::fabs(group.makespan_ms - again.makespan_us / 1000) < 1e-9);
-        // Execution order = the simulated order; recompute per device as the plan says.
-        QCOMPARE(group.microbatches.size(), group.input.microbatches.size());
-        for (std::size_t k = 0; k < group.microbatches.size(); ++k) {
-            const int id = group.microbatches[k].microbatch.id;
-            QCOMPARE(group.input.microbatches[k].id, id);
-            QCOMPARE(group.microbatches[k].recompute_per_device, group.recompute.ofMicrobatch(id));
-            QVERIFY(ids.insert(id).second);
-        }
-        // Instruction lists: one per rank, deadlock-free.
-        QCOMPARE(group.instructions.ranks.size(), std::size_t(config.num_stages));
-        QVERIFY2(group.deadlock.ok, group.deadlock.problem.c_str());
-        QCOMPARE(group.instructions.n_microbatches, static_cast<int>(group.microbatches.size()));
-        QVERIFY(!group.simulation.timeline.devices.empty());
-    }
-    QCOMPARE(static_cast<int>(ids.size()), plan.global_microbatches());
-    QVERIFY(plan.planning_time_ms >= plan.microbatching_time_ms);
-}
-
 } // namespace
 
 class TestPlanner : public QObject {
     Q_OBJECT
-
 private Q_SLOTS:
     void bothModesProduceValidPlans_data();
     void bothModesProduceValidPlans();
     void searchSpaceOfEachMode();
     void reproducibleFromTheSeed();
     void autoModeAndEnvironment();
-    void dataParallelGroups();
-    void interleavedPlacement();
-    void encoderDecoderModel();
-    void explicitSchedules();
-    void infeasibleIsAResult();
-    void invalidConfigurationsThrow();
-    void cancels();
-    void summaryJson();
     void compareModes();
     void seedSpread();
     void normalNeverWorseThanFast_data();
     void normalNeverWorseThanFast();
     void pruningKeepsThePlan();
-    void communicationLengthensThePlan_data();
-    void communicationLengthensThePlan();
-    void zeroBubbleCandidateFitsMemory();
-    void dataParallelEncoderDecoder();
 };
 
 void TestPlanner::bothModesProduceValidPlans_data()
@@ -234,134 +157,6 @@ void TestPlanner::autoModeAndEnvironment()
     QCOMPARE(plan.mode, PlannerMode::Normal);
     low.auto_fast_above_microbatches = 16;
     QCOMPARE(planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), low, progress).mode, PlannerMode::Fast);
-}
-
-void TestPlanner::dataParallelGroups()
-{
-    PlannerConfig config = baseConfig(PlannerMode::Fast);
-    config.dp_size = 2;
-    NullProgress progress;
-    const PlanResult plan = planGlobalBatch(groundTruthSamples(6), test::gptCostModel(), config, progress);
-    verifyPlanValid(plan, config);
-    double slowest = 0;
-    for (const GroupPlan& group : plan.groups)
-        slowest = std::max(slowest, group.makespan_ms);
-    QCOMPARE(plan.makespan_ms, slowest);
-}
-
-void TestPlanner::interleavedPlacement()
-{
-    PlannerConfig config = baseConfig(PlannerMode::Normal);
-    config.layers_per_stage = 4;
-    config.chunks_per_device = 2;
-    NullProgress progress;
-    const PlanResult plan = planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), config, progress);
-    verifyPlanValid(plan, config);
-    // Fast mode's pass, then wait-free-cyclic and interleaved-1F1B x three types (no ZB-H1: it
-    // needs a linear placement).
-    QVERIFY(plan.groups[0].schedule_candidates >= 1 + 6 && plan.groups[0].schedule_candidates <= 3 + 6);
-    QCOMPARE(plan.groups[0].input.device_assignment.size(), std::size_t(32));
-}
-
-void TestPlanner::encoderDecoderModel()
-{
-    SyntheticLengthSpec spec = parseSyntheticLengthSpec("lognormal:5,0.6,48:3");
-    spec.max_seqlen = 1024;
-    const std::vector<Sample> samples = generateSyntheticSamples(spec, true);
-    PlannerConfig config;
-    config.num_stages = 4;
-    config.layers_per_stage = 6;
-    config.device_memory_mb = 36000;
-    config.mode = PlannerMode::Normal;
-    NullProgress progress;
-    const PlanResult plan = planGlobalBatch(samples, test::t5CostModel(), config, progress);
-    verifyPlanValid(plan, config);
-    QCOMPARE(plan.groups[0].input.first_decoder_layer, 12);
-    for (const PlannedMicroBatch& mb : plan.groups[0].microbatches)
-        QVERIFY(mb.microbatch.padded_decoder_seqlen > 0);
-    // T5's fixture has no selective sub-model: at most none and full, for wait-free-cyclic, 1F1B
-    // and ZB-H1, after fast mode's pass (at most both types).
-    QVERIFY(plan.groups[0].schedule_candidates <= 2 + 6);
-}
-
-void TestPlanner::explicitSchedules()
-{
-    PlannerConfig config = baseConfig(PlannerMode::Normal);
-    config.schedules = { ScheduleKind::OneFOneB, ScheduleKind::GPipe };
-    NullProgress progress;
-    const PlanResult plan = planGlobalBatch(groundTruthSamples(3), test::gptCostModel(), config, progress);
-    QVERIFY(plan.feasible);
-    QVERIFY(plan.groups[0].schedule == ScheduleKind::OneFOneB || plan.groups[0].schedule == ScheduleKind::GPipe);
-    // Fast mode: the first configured schedule when wait-free-cyclic is not among them.
-    config.mode = PlannerMode::Fast;
-    QCOMPARE(planGlobalBatch(groundTruthSamples(3), test::gptCostModel(), config, progress).groups[0].schedule,
-        ScheduleKind::OneFOneB);
-}
-
-void TestPlanner::infeasibleIsAResult()
-{
-    NullProgress progress;
-    PlannerConfig config = baseConfig(PlannerMode::Fast);
-    config.device_memory_mb = 20000; // below the model state
-    const PlanResult tooSmall = planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), config, progress);
-    QVERIFY(!tooSmall.feasible);
-    QVERIFY(tooSmall.infeasible_reason.find("model state") != std::string::npos);
-    QVERIFY(tooSmall.groups.empty());
-    const nlohmann::ordered_json json = planSummaryJson(tooSmall, config.device_memory_mb);
-    QCOMPARE(json["feasible"].get<bool>(), false);
-    QVERIFY(json.contains("reason"));
-}
-
-void TestPlanner::invalidConfigurationsThrow()
-{
-    NullProgress progress;
-    PlannerConfig config = baseConfig(PlannerMode::Fast);
-    config.tp = 16;
-    QVERIFY_THROWS_EXCEPTION(Error, planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), config, progress));
-    config = baseConfig(PlannerMode::Fast);
-    config.schedules = { ScheduleKind::Interleaved1F1B }; // linear placement
-    QVERIFY_THROWS_EXCEPTION(Error, planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), config, progress));
-    config = baseConfig(PlannerMode::Fast);
-    config.num_stages = 0;
-    QVERIFY_THROWS_EXCEPTION(Error, planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), config, progress));
-}
-
-void TestPlanner::cancels()
-{
-    for (int reports : { 0, 3, 20 }) {
-        CancelAfter progress(reports);
-        QVERIFY_THROWS_EXCEPTION(Cancelled,
-            planGlobalBatch(groundTruthSamples(6), test::gptCostModel(), baseConfig(PlannerMode::Normal), progress));
-    }
-}
-
-void TestPlanner::summaryJson()
-{
-    NullProgress progress;
-    const PlanResult plan
-        = planGlobalBatch(groundTruthSamples(0), test::gptCostModel(), baseConfig(PlannerMode::Fast), progress);
-    const nlohmann::ordered_json json = planSummaryJson(plan, 36000);
-    std::vector<std::string> keys;
-    for (auto it = json.begin(); it != json.end(); ++it)
-        keys.push_back(it.key());
-    const std::vector<std::string> expected { "feasible", "mode", "requested_mode", "planning_time_ms", "makespan_ms",
-        "microbatching_time_ms", "scheduling_time_ms", "candidates_simulated", "communication_modelled",
-        "hidden_size", "memory_limit_mb",
-        "peak_memory_mb_per_device", "samples", "microbatch_count", "dp_recompute", "dp_objective_ms", "dp_t_max_ms",
-        "groups" };
-    QCOMPARE(keys, expected);
-    QCOMPARE(json["microbatch_count"].get<int>(), 22);
-    QCOMPARE(json["hidden_size"].get<int>(), 4096); // "hidden 4096" in the fixture's model name
-    QCOMPARE(json["communication_modelled"].get<bool>(), false); // no link given
-    QCOMPARE(json["dp_recompute"].get<std::string>(), std::string("selective"));
-    const auto& group = json["groups"][0];
-    QCOMPARE(group["schedule"].get<std::string>(), std::string("wait-free-cyclic"));
-    QCOMPARE(group["deadlock_free"].get<bool>(), true);
-    QCOMPARE(group["microbatches"].size(), std::size_t(22));
-    QCOMPARE(group["microbatches"][0]["recompute_per_device"].size(), std::size_t(4));
-    QVERIFY(!group.contains("instructions"));
-    const nlohmann::ordered_json full = planJson(plan, 36000);
-    QCOMPARE(full["groups"][0]["instructions"]["ranks"].size(), std::size_t(4));
 }
 
 void TestPlanner::compareModes()
@@ -529,112 +324,6 @@ void TestPlanner::pruningKeepsThePlan()
         if (mode == PlannerMode::Normal)
             QVERIFY(pruned.pruned > 0);
     }
-}
-
-void TestPlanner::communicationLengthensThePlan_data()
-{
-    QTest::addColumn<double>("intraGbps");
-    QTest::addColumn<double>("interGbps");
-    QTest::addColumn<double>("latencyUs");
-    QTest::addColumn<int>("gpusPerNode");
-    QTest::newRow("nvlink") << 2400.0 << 0.0 << 0.0 << 0;
-    QTest::newRow("two nodes") << 2400.0 << 100.0 << 5.0 << 2;
-    QTest::newRow("slow network") << 0.0 << 10.0 << 50.0 << 1;
-}
-
-void TestPlanner::communicationLengthensThePlan()
-{
-    // The planner's transfers are the simulator's send/receive ops: with 1F1B pinned, the plan's
-    // timeline carries one send and one receive per stage boundary and direction, each lasting
-    // lat + MB * 8000 / Gbit/s for the micro-batch's activation (tokens x mbs x hidden x 2 bytes).
-    QFETCH(double, intraGbps);
-    QFETCH(double, interGbps);
-    QFETCH(double, latencyUs);
-    QFETCH(int, gpusPerNode);
-    NullProgress progress;
-    PlannerConfig config = baseConfig(PlannerMode::Fast);
-    config.schedules = { ScheduleKind::OneFOneB };
-    const std::vector<Sample> samples = groundTruthSamples(0);
-    const PlanResult free = planGlobalBatch(samples, test::gptCostModel(), config, progress);
-    config.comm.intra_node_bw_gbps = intraGbps;
-    config.comm.inter_node_bw_gbps = interGbps;
-    config.comm.intra_node_lat_us = latencyUs;
-    config.comm.inter_node_lat_us = latencyUs;
-    config.gpus_per_node = gpusPerNode;
-    const PlanResult linked = planGlobalBatch(samples, test::gptCostModel(), config, progress);
-    QVERIFY(linked.feasible && free.feasible);
-    QVERIFY(linked.communication_modelled);
-    QVERIFY(!free.communication_modelled);
-    QVERIFY2(linked.makespan_ms > free.makespan_ms,
-        qPrintable(QStringLiteral("%1 <= %2").arg(linked.makespan_ms).arg(free.makespan_ms)));
-    const GroupPlan& group = linked.groups[0];
-    const sim::CommModel comm = groupCommModel(config, 0);
-    int transfers = 0;
-    for (const sim::DeviceTimeline& device : group.simulation.timeline.devices) {
-        for (const sim::TimelineOp& op : device.comm) {
-            if (op.kind != OpKind::Send)
-                continue;
-            ++transfers;
-            const auto it = std::find_if(group.microbatches.begin(), group.microbatches.end(),
-                [&](const PlannedMicroBatch& mb) { return mb.microbatch.id == op.microbatch; });
-            QVERIFY(it != group.microbatches.end());
-            const double mb = it->microbatch.padded_seqlen * double(it->microbatch.micro_batch_size) * 4096 * 2 / 1e6;
-            const double expected = comm.transferUs(mb, device.device, op.peer);
-            QVERIFY2(std::fabs(op.duration_us - expected) < 1e-6,
-                qPrintable(QStringLiteral("%1 vs %2").arg(op.duration_us).arg(expected)));
-            QVERIFY(op.duration_us > 0);
-        }
-    }
-    QCOMPARE(transfers, 2 * 3 * linked.global_microbatches());
-}
-
-void TestPlanner::zeroBubbleCandidateFitsMemory()
-{
-    // ZB-H1 is a normal-mode candidate on a linear placement, its memory checked like the others:
-    // pinned alone it yields a plan within the limit, with weight-gradient ops on the timeline.
-    NullProgress progress;
-    PlannerConfig config = baseConfig(PlannerMode::Normal);
-    config.schedules = { ScheduleKind::ZbH1 };
-    const PlanResult plan = planGlobalBatch(groundTruthSamples(3), test::gptCostModel(), config, progress);
-    verifyPlanValid(plan, config);
-    QCOMPARE(plan.groups[0].schedule, ScheduleKind::ZbH1);
-    int weights = 0;
-    for (const sim::DeviceTimeline& device : plan.groups[0].simulation.timeline.devices) {
-        for (const sim::TimelineOp& op : device.compute)
-            weights += op.kind == OpKind::Weight;
-    }
-    QCOMPARE(weights, 4 * plan.global_microbatches());
-    const std::vector<ScheduleKind> candidates
-        = candidateSchedules(makePipelineModel(4, 8, 1, false), {}, searchLimits(PlannerMode::Normal));
-    QVERIFY(std::find(candidates.begin(), candidates.end(), ScheduleKind::ZbH1) != candidates.end());
-    const std::vector<ScheduleKind> interleaved
-        = candidateSchedules(makePipelineModel(4, 4, 2, false), {}, searchLimits(PlannerMode::Normal));
-    QVERIFY(std::find(interleaved.begin(), interleaved.end(), ScheduleKind::ZbH1) == interleaved.end());
-}
-
-void TestPlanner::dataParallelEncoderDecoder()
-{
-    // T5 (encoder-decoder) split over two data-parallel groups by Karmarkar-Karp, both modes.
-    SyntheticLengthSpec spec = parseSyntheticLengthSpec("lognormal:5,0.6,64:5");
-    spec.max_seqlen = 1024;
-    const std::vector<Sample> samples = generateSyntheticSamples(spec, true);
-    PlannerConfig config;
-    config.num_stages = 4;
-    config.layers_per_stage = 6;
-    config.device_memory_mb = 36000;
-    config.dp_size = 2;
-    NullProgress progress;
-    const ModePair pair = planBothModes(samples, test::t5CostModel(), config, progress);
-    for (const PlanResult* plan : { &pair.normal, &pair.fast }) {
-        verifyPlanValid(*plan, config);
-        int microbatches = 0;
-        for (const GroupPlan& group : plan->groups) {
-            microbatches += static_cast<int>(group.microbatches.size());
-            QCOMPARE(group.input.first_decoder_layer, 12);
-        }
-        QCOMPARE(microbatches, plan->global_microbatches());
-    }
-    QVERIFY(pair.normal.makespan_ms <= pair.fast.makespan_ms);
 }
 
 QTEST_GUILESS_MAIN(TestPlanner)
