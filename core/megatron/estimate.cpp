@@ -218,8 +218,11 @@ double singleStageActivationPeakMb(const PipelineCosts& costs)
 // expert-data-parallel groups for MoE, and the pipeline's send/recv neighbours.
 std::vector<hardware::Communicator> planCommunicators(const model::ModelDescription& model, const ParallelStrategy& s)
 {
-    std::vector<hardware::Communicator> groups { { "tp", s.tp, false }, { "cp", s.cp, false },
-        { "dp", s.dp * s.cp, false } };
+    std::vector<hardware::Communicator> groups;
+    groups.reserve(6); // one allocation per candidate of a search (issue 22: speed)
+    groups.push_back({ "tp", s.tp, false });
+    groups.push_back({ "cp", s.cp, false });
+    groups.push_back({ "dp", s.dp * s.cp, false });
     if (model.moe) {
         groups.push_back({ "ep", s.ep * s.etp, false });
         groups.push_back({ "expert-dp", s.expertDp(), false });
@@ -418,6 +421,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         int layers = -1;
     } lastDpKey;
     DpTraffic lastDp;
+    // When the framework reduces and gathers (dp_traffic.h): per micro-batch or per iteration.
+    const GradientReduction reduction = gradientReduction(s.framework, s.zero, s.pp);
     // The search's first pass reads no stage: keep none (a copy per stage per candidate).
     const bool keepStages = options.full_report || options.explain_peak;
     if (keepStages)
@@ -465,8 +470,6 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             lastDpKey = { denseParams, expertParams, stage.layers };
         }
         const DpTraffic& dp = lastDp;
-        // When the framework reduces and gathers (dp_traffic.h): per micro-batch or per iteration.
-        const GradientReduction reduction = gradientReduction(s.framework, s.zero, s.pp);
         const DpExposure exposure = dpExposure(s, dp, reduction, eff.dp_overlap,
             { i, p, v, m, stage.layers, forwardS, backwardS, pipelineS });
         const double exposedS = exposure.exposed_s;

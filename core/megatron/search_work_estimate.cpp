@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/common/work_limits.h"
+#include "core/megatron/strategy_search_space.h"
 
 namespace stratex::megatron {
 
@@ -18,21 +19,22 @@ constexpr double kSimulationsPerKeptPlan = 1 + 2 * 6 * 2;
 
 WorkEstimate estimateStratexSearchWork(const StrategySearchRequest& request)
 {
-    const std::vector<ParallelStrategy> candidates = enumerateStrategies(request);
+    // Walked, not built: the space can hold millions of candidates (strategy_search_space.h).
+    const SearchSpace space(request);
     std::vector<long long> steps;
-    steps.reserve(candidates.size());
-    for (const ParallelStrategy& s : candidates)
-        steps.push_back(pipelineWork(s));
+    steps.reserve(space.total());
+    for (std::size_t k = 0; k < space.shapes().size(); ++k)
+        space.forEach(k, [&](const ParallelStrategy& s) { steps.push_back(pipelineWork(s)); });
     double median = 0;
     if (!steps.empty()) {
         const auto middle = steps.begin() + std::ptrdiff_t(steps.size() / 2);
         std::nth_element(steps.begin(), middle, steps.end());
         median = double(*middle);
     }
-    const double kept = std::min<double>(std::max(1, request.top), double(candidates.size()));
+    const double kept = std::min<double>(std::max(1, request.top), double(steps.size()));
     WorkEstimate estimate;
     estimate.job = "search";
-    estimate.size = "about " + groupedCount(double(candidates.size())) + " strategies of global batch "
+    estimate.size = "about " + groupedCount(double(steps.size())) + " strategies of global batch "
         + groupedCount(request.global_batch_size) + ", about " + groupedCount(median)
         + " pipeline steps per simulation (micro-batches x pp x vpp), about " + groupedCount(kept * kSimulationsPerKeptPlan)
         + " simulations";

@@ -6,8 +6,9 @@
 // no refusal). The search's time goes into simulating pipelines: each simulation steps through
 // micro-batches x pp x vpp chunk passes (pipelineWork), the search simulates at least its kept
 // plans, and the ranking's what-ifs simulate each kept plan again 24 times (plan_robustness.cpp:
-// 2 bands x 6 components x 2 signs). The candidates are enumerated (cheap: thousands of structs,
-// no costing) to take the median plan's pipeline; the plans kept are not known before costing.
+// 2 bands x 6 components x 2 signs). The candidates are walked without being built or costed
+// (SearchSpace; millions at 16,384 GPUs) to take the median plan's pipeline; the plans kept are not
+// known before costing.
 
 #include "core/common/work_budget.h"
 #include "core/megatron/strategy_search.h"

@@ -11,93 +11,52 @@
 #include <numeric>
 
 #include "core/common/error.h"
-#include "core/common/input_limits.h"
 #include "core/common/parallel_for.h"
+#include "core/megatron/strategy_search_space.h"
 
 namespace stratex::megatron {
 
 namespace {
 
-std::vector<int> divisorsOf(long long n, long long limit)
-{
-    std::vector<int> out;
-    for (long long d = 1; d <= n && d <= limit; ++d) {
-        if (n % d == 0)
-            out.push_back(int(d));
-    }
-    return out;
-}
+// The candidate that needs the least memory when none fits, to say how far off the cluster is:
+// the least peak, between equal peaks the first candidate of the same block of 256 (in
+// enumeration order) and the lesser strategy of different blocks, as the search chose it when
+// its first pass costed blocks of 256. Each shape keeps its blocks' minima, from the block of its
+// first candidate on.
+constexpr std::size_t kLeastMemoryBlock = 256;
 
-long long limitOr(int limit, long long fallback)
-{
-    return limit > 0 ? limit : fallback;
-}
-
-// The pipeline divisions tried for `pp` stages: Megatron's default (layers split as evenly as they
-// go) and, when asked, the layouts practitioners use to offload the ends, which also carry the
-// embedding and the LM head: a last stage one layer lighter, and both ends one layer lighter.
-std::vector<std::pair<int, int>> layoutsFor(int pp, int layers, bool uneven)
-{
-    std::vector<std::pair<int, int>> layouts { { 0, 0 } };
-    if (!uneven || pp < 2)
-        return layouts;
-    const int average = (layers + pp - 1) / pp;
-    if (average < 2)
-        return layouts;
-    std::vector<std::vector<int>> seen;
-    ParallelStrategy probe;
-    probe.pp = pp;
-    seen.push_back(stageLayerCounts(probe, layers));
-    const std::pair<int, int> candidates[] = { { 0, average - 1 }, { average - 1, average - 1 } };
-    for (const auto& [first, last] : candidates) {
-        if (pp == 2 && first + last != layers)
-            continue;
-        const int explicitEnds = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
-        const int rest = layers - first - last;
-        if (rest < pp - explicitEnds)
-            continue;
-        probe.first_stage_layers = first;
-        probe.last_stage_layers = last;
-        std::vector<int> counts = stageLayerCounts(probe, layers);
-        if (std::ranges::find(seen, counts) != seen.end())
-            continue;
-        seen.push_back(std::move(counts));
-        layouts.emplace_back(first, last);
-    }
-    return layouts;
-}
-
-// Chunk counts for the interleaved schedule: those that split the busiest stage's layers evenly.
-std::vector<int> chunkCountsFor(const ParallelStrategy& shape, int layers, int maxVpp)
-{
-    const std::vector<int> counts = stageLayerCounts(shape, layers);
-    const int busiest = *std::ranges::max_element(counts);
-    std::vector<int> out;
-    for (int v = 2; v <= std::min(maxVpp, busiest); ++v) {
-        if (busiest % v == 0)
-            out.push_back(v);
-    }
-    return out;
-}
-
-// CP exchange kinds: the ring always; Ulysses when asked and each TP rank's query and key/value
-// heads divide over the CP ranks (Transformer Engine's all-to-all attention requires it).
-std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, int tp, int cp, bool ulysses)
-{
-    std::vector<CpCommType> out { CpCommType::P2p };
-    if (ulysses && cp > 1 && (model.num_heads / tp) % cp == 0 && (model.num_kv_heads / tp) % cp == 0)
-        out.push_back(CpCommType::A2a);
-    return out;
-}
-
-// A candidate after the cheap pass: everything but the simulated makespan.
-struct Bounded {
-    ParallelStrategy strategy;
-    double bound_ms = 0;
-    double peak_memory_mb = 0;
-    bool extrapolated = false;
-    double key_ms = 0; // rankingTimeMs of the bound
+struct LeastMemory {
+    bool found = false;
+    std::size_t index = 0;
+    double peak_mb = 0;
 };
+
+std::optional<std::size_t> leastMemoryCandidate(const SearchSpace& space,
+    const std::vector<std::vector<LeastMemory>>& perShape, const SpaceCandidates& candidates)
+{
+    // The blocks' minima over the shapes that share a block (the first index of equals).
+    std::vector<LeastMemory> blocks((candidates.size() + kLeastMemoryBlock - 1) / kLeastMemoryBlock);
+    for (std::size_t k = 0; k < perShape.size() && k < space.shapes().size(); ++k) {
+        const std::size_t firstBlock = space.offset(k) / kLeastMemoryBlock;
+        for (std::size_t slot = 0; slot < perShape[k].size(); ++slot) {
+            const LeastMemory& m = perShape[k][slot];
+            LeastMemory& block = blocks[firstBlock + slot];
+            if (m.found
+                && (!block.found || m.peak_mb < block.peak_mb || (m.peak_mb == block.peak_mb && m.index < block.index)))
+                block = m;
+        }
+    }
+    std::optional<LeastMemory> least;
+    for (const LeastMemory& block : blocks) {
+        if (block.found
+            && (!least || block.peak_mb < least->peak_mb
+                || (block.peak_mb == least->peak_mb && candidates[block.index] < candidates[least->index])))
+            least = block;
+    }
+    if (!least)
+        return std::nullopt;
+    return least->index;
+}
 
 // A fitting candidate after the cheap pass, as the second pass orders them: 16 bytes, not the
 // strategy, since a search bounds millions and simulates tens (issue 22: speed).
@@ -111,7 +70,7 @@ struct BoundKey {
 // fields (a total order, so the prefix is the fully sorted one's whatever was sorted before).
 class BoundOrder {
 public:
-    BoundOrder(std::vector<BoundKey> keys, const std::vector<ParallelStrategy>& candidates)
+    BoundOrder(std::vector<BoundKey> keys, const SpaceCandidates& candidates)
         : m_keys(std::move(keys))
         , m_candidates(candidates)
     {
@@ -145,7 +104,7 @@ public:
 
 private:
     std::vector<BoundKey> m_keys;
-    const std::vector<ParallelStrategy>& m_candidates;
+    const SpaceCandidates& m_candidates;
     std::size_t m_sorted = 0;
 };
 
@@ -233,104 +192,6 @@ std::string twinsLine(const ParallelStrategy& plan, const std::vector<ParallelSt
     return out;
 }
 
-std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& request)
-{
-    const model::ModelDescription& model = request.model;
-    const StrategySpace& space = request.space;
-    const long long world = static_cast<long long>(request.cluster.worldSize());
-    const int gbs = request.global_batch_size;
-    // Recompute choices: selective is Megatron's default (core attention); a MoE model also tries
-    // recomputing its norms and whole MoE layers, as Megatron's MoE recipes do for long sequences.
-    std::vector<std::pair<Recompute, RecomputeModules>> recomputeChoices;
-    for (Recompute recompute : space.recomputes) {
-        recomputeChoices.emplace_back(recompute, RecomputeModules());
-        if (recompute == Recompute::Selective && model.moe)
-            recomputeChoices.emplace_back(
-                recompute, RecomputeModules::of({ RecomputeModule::Layernorm, RecomputeModule::Moe }));
-    }
-    std::vector<ParallelStrategy> out;
-    for (int tp : divisorsOf(world, limitOr(space.max_tp, request.cluster.gpus_per_node))) {
-        if (model.num_heads % tp != 0 || model.num_kv_heads % tp != 0)
-            continue;
-        for (int cp : divisorsOf(world / tp, limitOr(space.max_cp, world))) {
-            if (cp > 1 && model.seq_length % (2 * cp) != 0)
-                continue;
-            for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
-                const long long dp = world / tp / cp / pp;
-                if (gbs % dp != 0)
-                    continue;
-                for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
-                    for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
-                        ParallelStrategy shape;
-                        shape.tp = tp;
-                        shape.cp = cp;
-                        shape.cp_comm_type = cpComm;
-                        shape.pp = pp;
-                        shape.dp = int(dp);
-                        shape.first_stage_layers = first;
-                        shape.last_stage_layers = last;
-                        shape.sequence_parallel = tp > 1;
-                        shape.global_batch_size = gbs;
-                        shape.precision = space.precision;
-                        shape.framework = space.framework;
-                        shape.main_grads_dtype = space.main_grads_dtype;
-                        shape.optimizer_state_dtype = space.optimizer_state_dtype;
-                        shape.flash_attention = space.flash_attention;
-                        // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
-                        shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
-                        // (schedule, vpp) pairs.
-                        std::vector<std::pair<PipelineSchedule, int>> schedules { { PipelineSchedule::OneFOneB, 1 } };
-                        if (pp > 1 && space.interleaved) {
-                            for (int v : chunkCountsFor(shape, model.num_layers, space.max_vpp))
-                                schedules.emplace_back(PipelineSchedule::Interleaved, v);
-                        }
-                        if (pp > 1 && space.zb_h1)
-                            schedules.emplace_back(PipelineSchedule::ZbH1, 1);
-                        // (ep, etp) pairs.
-                        std::vector<std::pair<int, int>> experts { { 1, 1 } };
-                        if (model.moe) {
-                            experts.clear();
-                            const long long dense = static_cast<long long>(tp) * cp * dp;
-                            for (int ep : divisorsOf(model.moe->num_experts, limitOr(space.max_ep, world))) {
-                                // Expert TP: none, or the dense TP degree (Megatron's usual pairing).
-                                for (int etp : tp > 1 ? std::vector<int> { 1, tp } : std::vector<int> { 1 }) {
-                                    if (dense % (static_cast<long long>(ep) * etp) == 0)
-                                        experts.emplace_back(ep, etp);
-                                }
-                            }
-                        }
-                        for (int mbs : divisorsOf(gbs / dp, space.max_micro_batch_size)) {
-                            for (const auto& [schedule, vpp] : schedules) {
-                                for (const auto& [ep, etp] : experts) {
-                                    for (int zero : space.zero_stages) {
-                                        if (zero > 0 && dp * cp == 1)
-                                            continue;
-                                        for (const auto& [recompute, modules] : recomputeChoices) {
-                                            ParallelStrategy s = shape;
-                                            s.micro_batch_size = mbs;
-                                            s.schedule = schedule;
-                                            s.vpp = vpp;
-                                            s.ep = ep;
-                                            s.etp = etp;
-                                            s.zero = zero;
-                                            s.recompute = recompute;
-                                            s.recompute_modules = modules;
-                                            s.recompute_num_layers = recompute == Recompute::Full ? 1 : 0;
-                                            if (pipelineWork(s) > limits::kMaxSimLayerCosts)
-                                                continue; // bounded work: its simulation is beyond the budget
-                                            out.push_back(s);
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-            }
-        }
-    }
-    return out;
-}
-
 StrategySearchResult searchStrategies(const StrategySearchRequest& request, ProgressSink& progress)
 {
     if (request.global_batch_size < 1)
@@ -345,61 +206,66 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
         evidence.emplace(*request.coverage, request.model, request.cluster);
 
     progress.report(0, "enumerating strategies");
-    const std::vector<ParallelStrategy> candidates = enumerateStrategies(request);
+    const SearchSpace space(request);
+    const SpaceCandidates candidates(space, threads, progress);
     result.stats.enumerated = static_cast<long long>(candidates.size());
 
-    // Pass 1: rules, memory and a lower bound of each candidate's iteration time.
+    // Pass 1: rules, memory and a lower bound of each candidate's iteration time, shape by shape,
+    // each shape's candidates in the order that lets the memo serve twins (forEachTwinsAdjacent).
     EstimateOptions bounding;
     bounding.simulate_pipeline = false;
     bounding.memory_limit_mb = request.memory_limit_mb;
     bounding.full_report = false;
-    constexpr int kBlock = 256;
-    const int blocks = int((candidates.size() + kBlock - 1) / kBlock);
-    std::vector<std::vector<BoundKey>> fitting(std::size_t(std::max(1, blocks)));
-    std::vector<std::optional<Bounded>> leastMemory(std::size_t(std::max(1, blocks)));
+    const int units = int(space.shapes().size());
+    std::vector<std::vector<BoundKey>> fitting(std::size_t(std::max(1, units)));
+    std::vector<std::vector<LeastMemory>> leastMemory(std::size_t(std::max(1, units)));
     std::atomic<long long> refused = 0;
     std::atomic<long long> overMemory = 0;
-    std::atomic<int> blocksDone = 0;
-    // One memo per worker for the whole pass: candidates a block apart share chunk costs too.
+    std::atomic<int> unitsDone = 0;
+    // One memo per worker for the whole pass: candidates a shape apart share layer costs too.
     std::vector<EstimateMemo> memos(static_cast<std::size_t>(threads));
-    parallelFor(blocks, threads, [&](int worker, int block) {
+    parallelFor(units, threads, [&](int worker, int unit) {
         progress.throwIfCancelled();
-        const std::size_t begin = std::size_t(block) * kBlock;
-        const std::size_t end = std::min(candidates.size(), begin + kBlock);
+        const std::size_t k = std::size_t(unit);
         EstimateOptions options = bounding;
         options.memo = &memos[std::size_t(worker)];
-        std::vector<BoundKey>& fits = fitting[std::size_t(block)];
-        fits.reserve(end - begin);
-        for (std::size_t i = begin; i < end; ++i) {
-            const Estimate e = estimate(request.model, candidates[i], hw, options);
+        std::vector<BoundKey>& fits = fitting[k];
+        fits.reserve(space.count(k));
+        std::vector<LeastMemory>& least = leastMemory[k];
+        const std::size_t firstBlock = space.offset(k) / kLeastMemoryBlock;
+        space.forEachTwinsAdjacent(k, [&](std::size_t i, const ParallelStrategy& candidate) {
+            const Estimate e = estimate(request.model, candidate, hw, options);
             if (!e.problems.empty()) {
                 ++refused;
-                continue;
+                return;
             }
-            const bool extrapolated = evidence && evidence->extrapolated(candidates[i]);
+            const bool extrapolated = evidence && evidence->extrapolated(candidate);
             const double key = rankingTimeMs(e.iteration_ms, extrapolated);
             if (!e.fits) {
                 ++overMemory;
-                std::optional<Bounded>& least = leastMemory[std::size_t(block)];
-                if (!least || e.peak_memory_mb < least->peak_memory_mb)
-                    least = Bounded { candidates[i], e.iteration_ms, e.peak_memory_mb, extrapolated, key };
-                continue;
+                const std::size_t slot = i / kLeastMemoryBlock - firstBlock;
+                if (least.size() <= slot)
+                    least.resize(slot + 1);
+                LeastMemory& block = least[slot];
+                if (!block.found || e.peak_memory_mb < block.peak_mb || (e.peak_memory_mb == block.peak_mb && i < block.index))
+                    block = { true, i, e.peak_memory_mb };
+                return;
             }
             fits.push_back({ key, std::uint32_t(i), extrapolated });
-        }
-        const int done = ++blocksDone;
-        progress.report(0.5 * done / blocks, "costing strategies");
+        });
+        const int done = ++unitsDone;
+        progress.report(0.5 * done / std::max(1, units), "costing strategies");
     });
     result.stats.refused = refused;
     result.stats.over_memory = overMemory;
     std::vector<BoundKey> keys;
     std::size_t fittingCount = 0;
-    for (const std::vector<BoundKey>& block : fitting)
-        fittingCount += block.size();
+    for (const std::vector<BoundKey>& unit : fitting)
+        fittingCount += unit.size();
     keys.reserve(fittingCount);
-    for (std::vector<BoundKey>& block : fitting) {
-        keys.insert(keys.end(), block.begin(), block.end());
-        std::vector<BoundKey>().swap(block);
+    for (std::vector<BoundKey>& unit : fitting) {
+        keys.insert(keys.end(), unit.begin(), unit.end());
+        std::vector<BoundKey>().swap(unit);
     }
     BoundOrder order(std::move(keys), candidates);
     result.stats.bounded = static_cast<long long>(order.size());
@@ -407,15 +273,8 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     EstimateOptions exact;
     exact.memory_limit_mb = request.memory_limit_mb;
     if (order.size() == 0) {
-        std::optional<Bounded> least;
-        for (const std::optional<Bounded>& candidate : leastMemory) {
-            if (candidate
-                && (!least || candidate->peak_memory_mb < least->peak_memory_mb
-                    || (candidate->peak_memory_mb == least->peak_memory_mb && candidate->strategy < least->strategy)))
-                least = candidate;
-        }
-        if (least)
-            result.least_memory = estimate(request.model, least->strategy, hw, exact);
+        if (const std::optional<std::size_t> least = leastMemoryCandidate(space, leastMemory, candidates))
+            result.least_memory = estimate(request.model, candidates[*least], hw, exact);
         progress.report(1, "no strategy fits");
         return result;
     }

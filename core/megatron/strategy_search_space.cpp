@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/strategy_search_space.h"
+
+#include <algorithm>
+#include <memory>
+#include <type_traits>
+
+#include "core/common/parallel_for.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+std::vector<int> divisorsOf(long long n, long long limit)
+{
+    std::vector<int> out;
+    for (long long d = 1; d <= n && d <= limit; ++d) {
+        if (n % d == 0)
+            out.push_back(int(d));
+    }
+    return out;
+}
+
+long long limitOr(int limit, long long fallback)
+{
+    return limit > 0 ? limit : fallback;
+}
+
+// The pipeline divisions tried for `pp` stages: Megatron's default (layers split as evenly as they
+// go) and, when asked, the layouts practitioners use to offload the ends, which also carry the
+// embedding and the LM head: a last stage one layer lighter, and both ends one layer lighter.
+std::vector<std::pair<int, int>> layoutsFor(int pp, int layers, bool uneven)
+{
+    std::vector<std::pair<int, int>> layouts { { 0, 0 } };
+    if (!uneven || pp < 2)
+        return layouts;
+    const int average = (layers + pp - 1) / pp;
+    if (average < 2)
+        return layouts;
+    std::vector<std::vector<int>> seen;
+    ParallelStrategy probe;
+    probe.pp = pp;
+    seen.push_back(stageLayerCounts(probe, layers));
+    const std::pair<int, int> candidates[] = { { 0, average - 1 }, { average - 1, average - 1 } };
+    for (const auto& [first, last] : candidates) {
+        if (pp == 2 && first + last != layers)
+            continue;
+        const int explicitEnds = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
+        const int rest = layers - first - last;
+        if (rest < pp - explicitEnds)
+            continue;
+        probe.first_stage_layers = first;
+        probe.last_stage_layers = last;
+        std::vector<int> counts = stageLayerCounts(probe, layers);
+        if (std::ranges::find(seen, counts) != seen.end())
+            continue;
+        seen.push_back(std::move(counts));
+        layouts.emplace_back(first, last);
+    }
+    return layouts;
+}
+
+// Chunk counts for the interleaved schedule: those that split the busiest stage's layers evenly.
+std::vector<int> chunkCountsFor(const ParallelStrategy& shape, int layers, int maxVpp)
+{
+    const std::vector<int> counts = stageLayerCounts(shape, layers);
+    const int busiest = *std::ranges::max_element(counts);
+    std::vector<int> out;
+    for (int v = 2; v <= std::min(maxVpp, busiest); ++v) {
+        if (busiest % v == 0)
+            out.push_back(v);
+    }
+    return out;
+}
+
+// CP exchange kinds: the ring always; Ulysses when asked and each TP rank's query and key/value
+// heads divide over the CP ranks (Transformer Engine's all-to-all attention requires it).
+std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, int tp, int cp, bool ulysses)
+{
+    std::vector<CpCommType> out { CpCommType::P2p };
+    if (ulysses && cp > 1 && (model.num_heads / tp) % cp == 0 && (model.num_kv_heads / tp) % cp == 0)
+        out.push_back(CpCommType::A2a);
+    return out;
+}
+
+} // namespace
+
+SearchSpace::SearchSpace(const StrategySearchRequest& request)
+{
+    const model::ModelDescription& model = request.model;
+    const StrategySpace& space = request.space;
+    const long long world = static_cast<long long>(request.cluster.worldSize());
+    const int gbs = request.global_batch_size;
+    m_zero_stages = space.zero_stages;
+    // Recompute choices: selective is Megatron's default (core attention); a MoE model also tries
+    // recomputing its norms and whole MoE layers, as Megatron's MoE recipes do for long sequences.
+    for (Recompute recompute : space.recomputes) {
+        m_recomputes.emplace_back(recompute, RecomputeModules());
+        if (recompute == Recompute::Selective && model.moe)
+            m_recomputes.emplace_back(
+                recompute, RecomputeModules::of({ RecomputeModule::Layernorm, RecomputeModule::Moe }));
+    }
+    for (int tp : divisorsOf(world, limitOr(space.max_tp, request.cluster.gpus_per_node))) {
+        if (model.num_heads % tp != 0 || model.num_kv_heads % tp != 0)
+            continue;
+        for (int cp : divisorsOf(world / tp, limitOr(space.max_cp, world))) {
+            if (cp > 1 && model.seq_length % (2 * cp) != 0)
+                continue;
+            for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
+                const long long dp = world / tp / cp / pp;
+                if (gbs % dp != 0)
+                    continue;
+                for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
+                    for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
+                        SpaceShape entry;
+                        ParallelStrategy& shape = entry.shape;
+                        shape.tp = tp;
+                        shape.cp = cp;
+                        shape.cp_comm_type = cpComm;
+                        shape.pp = pp;
+                        shape.dp = int(dp);
+                        shape.first_stage_layers = first;
+                        shape.last_stage_layers = last;
+                        shape.sequence_parallel = tp > 1;
+                        shape.global_batch_size = gbs;
+                        shape.precision = space.precision;
+                        shape.framework = space.framework;
+                        shape.main_grads_dtype = space.main_grads_dtype;
+                        shape.optimizer_state_dtype = space.optimizer_state_dtype;
+                        shape.flash_attention = space.flash_attention;
+                        // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
+                        shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
+                        entry.schedules = { { PipelineSchedule::OneFOneB, 1 } };
+                        if (pp > 1 && space.interleaved) {
+                            for (int v : chunkCountsFor(shape, model.num_layers, space.max_vpp))
+                                entry.schedules.emplace_back(PipelineSchedule::Interleaved, v);
+                        }
+                        if (pp > 1 && space.zb_h1)
+                            entry.schedules.emplace_back(PipelineSchedule::ZbH1, 1);
+                        entry.experts = { { 1, 1 } };
+                        if (model.moe) {
+                            entry.experts.clear();
+                            const long long dense = static_cast<long long>(tp) * cp * dp;
+                            for (int ep : divisorsOf(model.moe->num_experts, limitOr(space.max_ep, world))) {
+                                // Expert TP: none, or the dense TP degree (Megatron's usual pairing).
+                                for (int etp : tp > 1 ? std::vector<int> { 1, tp } : std::vector<int> { 1 }) {
+                                    if (dense % (static_cast<long long>(ep) * etp) == 0)
+                                        entry.experts.emplace_back(ep, etp);
+                                }
+                            }
+                        }
+                        entry.micro_batch_sizes = divisorsOf(gbs / dp, space.max_micro_batch_size);
+                        m_shapes.push_back(std::move(entry));
+                    }
+            }
+        }
+    }
+    m_offsets.reserve(m_shapes.size() + 1);
+    m_offsets.push_back(0);
+    for (const SpaceShape& shape : m_shapes)
+        m_offsets.push_back(m_offsets.back() + countOf(shape));
+}
+
+// What forEach() visits, without building the candidates: the budget check depends only on the
+// micro-batch size and the schedule's chunk count, the ZeRO rule only on the shape.
+std::size_t SearchSpace::validZeroStages(const SpaceShape& shape) const
+{
+    std::size_t zeros = 0;
+    for (int zero : m_zero_stages) {
+        if (!(zero > 0 && shape.shape.dp * shape.shape.cp == 1))
+            ++zeros;
+    }
+    return zeros;
+}
+
+std::size_t SearchSpace::countOf(const SpaceShape& shape) const
+{
+    const std::size_t inner = shape.experts.size() * validZeroStages(shape) * m_recomputes.size();
+    std::size_t n = 0;
+    for (int mbs : shape.micro_batch_sizes) {
+        for (const auto& [schedule, vpp] : shape.schedules) {
+            ParallelStrategy s = shape.shape;
+            s.micro_batch_size = mbs;
+            s.vpp = vpp;
+            if (pipelineWork(s) <= limits::kMaxSimLayerCosts)
+                n += inner;
+        }
+    }
+    return n;
+}
+
+// Built in place and never destroyed one by one: a strategy holds no resource.
+static_assert(std::is_trivially_destructible_v<ParallelStrategy>);
+
+SpaceCandidates::SpaceCandidates(const SearchSpace& space, int threads, ProgressSink& progress)
+    : m_size(space.total())
+{
+    if (m_size == 0)
+        return;
+    m_data = std::allocator<ParallelStrategy>().allocate(m_size);
+    parallelFor(int(space.shapes().size()), threads, [&](int, int k) {
+        progress.throwIfCancelled();
+        ParallelStrategy* at = m_data + space.offset(std::size_t(k));
+        space.forEach(std::size_t(k), [&](const ParallelStrategy& s) { std::construct_at(at++, s); });
+    });
+}
+
+SpaceCandidates::~SpaceCandidates()
+{
+    if (m_data)
+        std::allocator<ParallelStrategy>().deallocate(m_data, m_size);
+}
+
+std::vector<ParallelStrategy> enumerateStrategies(const StrategySearchRequest& request)
+{
+    const SearchSpace space(request);
+    std::vector<ParallelStrategy> out;
+    out.reserve(space.total());
+    for (std::size_t k = 0; k < space.shapes().size(); ++k)
+        space.forEach(k, [&](const ParallelStrategy& s) { out.push_back(s); });
+    return out;
+}
+
+} // namespace stratex::megatron
