@@ -135,23 +135,36 @@ private Q_SLOTS:
     // torch.distributed.pipelining's stage buffers (pipeline_input.h, stage.py @ 01386103): one
     // activation receive buffer per micro-batch on every stage but the first, one output-gradient
     // receive buffer per micro-batch on every stage but the last, and every micro-batch's output in
-    // output_chunks on the last; none under Megatron's schedules or without PP. 8 micro-batches,
-    // send 10, output 100 (any unit).
+    // output_chunks on the last; none under Megatron's schedules or without PP. On the last stage
+    // also the m - 1 input gradients stage_backward leaves in the receive buffers' .grad
+    // (_backward.py @ 060ca5d7) and, after the peak, the step's merged output (m outputs,
+    // schedules.py _merge_outputs), not part of the total. m micro-batches, send 10, output 100
+    // (any unit).
     void torchtitanStageBuffers_data()
     {
         QTest::addColumn<QString>("framework");
         QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("m");
         QTest::addColumn<bool>("first");
         QTest::addColumn<bool>("last");
         QTest::addColumn<double>("recv");
         QTest::addColumn<double>("gradRecv");
         QTest::addColumn<double>("outputs");
         QTest::addColumn<double>("alias");
-        QTest::newRow("torchtitan first stage") << "torchtitan" << 4 << true << false << 0.0 << 80.0 << 0.0 << 0.0;
-        QTest::newRow("torchtitan middle stage") << "torchtitan" << 4 << false << false << 80.0 << 80.0 << 0.0 << 10.0;
-        QTest::newRow("torchtitan last stage") << "torchtitan" << 4 << false << true << 80.0 << 0.0 << 800.0 << 10.0;
-        QTest::newRow("torchtitan without PP") << "torchtitan" << 1 << true << true << 0.0 << 0.0 << 0.0 << 0.0;
-        QTest::newRow("megatron-core: freed, no stage objects") << "megatron-core" << 4 << false << false << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::addColumn<double>("inputGrads");
+        QTest::addColumn<double>("merged");
+        QTest::newRow("torchtitan first stage")
+            << "torchtitan" << 4 << 8 << true << false << 0.0 << 80.0 << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::newRow("torchtitan middle stage")
+            << "torchtitan" << 4 << 8 << false << false << 80.0 << 80.0 << 0.0 << 10.0 << 0.0 << 0.0;
+        QTest::newRow("torchtitan last stage")
+            << "torchtitan" << 4 << 8 << false << true << 80.0 << 0.0 << 800.0 << 10.0 << 70.0 << 800.0;
+        QTest::newRow("torchtitan last stage, one micro-batch")
+            << "torchtitan" << 4 << 1 << false << true << 10.0 << 0.0 << 100.0 << 10.0 << 0.0 << 100.0;
+        QTest::newRow("torchtitan without PP")
+            << "torchtitan" << 1 << 8 << true << true << 0.0 << 0.0 << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::newRow("megatron-core: freed, no stage objects")
+            << "megatron-core" << 4 << 8 << false << true << 0.0 << 0.0 << 0.0 << 0.0 << 0.0 << 0.0;
     }
     void torchtitanStageBuffers()
     {
@@ -163,16 +176,22 @@ private Q_SLOTS:
         QFETCH(double, gradRecv);
         QFETCH(double, outputs);
         QFETCH(double, alias);
+        QFETCH(int, m);
+        QFETCH(double, inputGrads);
+        QFETCH(double, merged);
         ParallelStrategy s;
         s.framework = *parseFramework(framework.toStdString());
         s.pp = pp;
         s.dp = 1;
         s.micro_batch_size = 1;
-        s.global_batch_size = 8;
+        s.global_batch_size = m;
         const PipelineStageBuffers b = pipelineStageBuffers(s, 10, 100, first, last);
         QCOMPARE(b.recv_bytes, recv);
         QCOMPARE(b.grad_recv_bytes, gradRecv);
         QCOMPARE(b.output_chunks_bytes, outputs);
+        QCOMPARE(b.input_grads_bytes, inputGrads);
+        QCOMPARE(b.merged_output_bytes, merged);
+        QCOMPARE(b.total(), recv + gradRecv + outputs + inputGrads);
         QCOMPARE(receivedInputAliasBytes(s, 10, first), alias);
     }
 
