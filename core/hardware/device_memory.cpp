@@ -71,6 +71,14 @@ double allocatorCacheMb(double churnMb, double fragmentation, bool expandableSeg
     return churn * std::max(0.0, fragmentation - 1);
 }
 
+double lateAllocationSegmentMb(
+    double allocationMb, double largestEarlierMb, double absentAtFirstStepMb, bool expandableSegments)
+{
+    if (expandableSegments || allocationMb <= largestEarlierMb)
+        return 0;
+    return std::max(0.0, allocationMb - std::max(0.0, absentAtFirstStepMb));
+}
+
 DeviceMemory deviceMemory(const DeviceMemoryInput& input)
 {
     DeviceMemory memory;

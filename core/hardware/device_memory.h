@@ -52,6 +52,20 @@ double ncclCommunicatorMb(const Communicator& communicator);
 // Reserved minus allocated at the peak for `churnMb` of short-lived allocations.
 double allocatorCacheMb(double churnMb, double fragmentation, bool expandableSegments);
 
+// The reserved memory a request made after the step's peak adds (docs/memory-model.md, "Device
+// memory"): without expandable segments the caching allocator never merges segments, so a free
+// block is at most the largest segment, and a segment is at most the largest request that created
+// it rounded to 2 MiB (c10/cuda/CUDACachingAllocator.cpp get_allocation_size, kRoundLarge). A
+// request larger than every earlier one (`largestEarlierMb`) therefore gets a new segment from
+// cudaMalloc even when little is allocated, and reserved memory only grows. At the first step the
+// optimizer's lazily created state (`absentAtFirstStepMb`: torch.optim's AdamW allocates exp_avg
+// and exp_avg_sq in its first step(), after the backward) is not yet allocated: the reserved peak
+// is at least the steady one less that state plus the new segment, so it adds
+// max(0, allocation - absent). Expandable segments map pages to one segment per stream and reuse
+// free ranges: 0 there.
+double lateAllocationSegmentMb(
+    double allocationMb, double largestEarlierMb, double absentAtFirstStepMb, bool expandableSegments);
+
 DeviceMemory deviceMemory(const DeviceMemoryInput& input);
 
 } // namespace stratex::hardware

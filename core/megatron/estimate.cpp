@@ -137,6 +137,8 @@ struct StageState {
     double workspace_mb = 0;
     // The pipelining stage objects' buffers kept for the step (pipelineStageBuffers).
     double pipeline_buffers_mb = 0;
+    double merged_output_mb = 0; // the step's merged output, after the peak (PipelineStageBuffers)
+    double largest_loss_request_mb = 0; // torchtitanLargestLossRequestBytes, where merged_output_mb > 0
 
     double allocatedMb() const { return state.totalMb() + workspace_mb + pipeline_buffers_mb; }
 };
@@ -159,10 +161,12 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
             stage.expert_params += c.expert_params;
             stage.linear_params += c.linear_params;
             const std::size_t index = std::size_t(j * p + i);
-            stage.pipeline_buffers_mb += pipelineStageBuffers(s, costs.send_bytes, costs.output_bytes, index == 0,
-                index + 1 == costs.chunks.size())
-                                             .total()
-                / kMb;
+            const PipelineStageBuffers buffers = pipelineStageBuffers(
+                s, costs.send_bytes, costs.output_bytes, index == 0, index + 1 == costs.chunks.size());
+            stage.pipeline_buffers_mb += buffers.total() / kMb;
+            stage.merged_output_mb += buffers.merged_output_bytes / kMb;
+            if (buffers.merged_output_bytes > 0)
+                stage.largest_loss_request_mb = torchtitanLargestLossRequestBytes(costs.output_bytes) / kMb;
         }
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
         stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
@@ -512,12 +516,16 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
         device.churn_mb = activationPeakMb + state.state.gathered_mb + state.state.freed_each_step_mb;
         const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
-        // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak.
-        mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb;
+        // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak; + the
+        // segment the pipeline step's merged output needs after the peak (lateAllocationSegmentMb).
+        const double lateSegmentMb = hardware::lateAllocationSegmentMb(state.merged_output_mb,
+            state.largest_loss_request_mb, state.state.optimizer_mb, device.expandable_segments);
+        mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb + lateSegmentMb;
         mem.cuda_context_mb = overhead.cuda_context_mb;
         mem.nccl_mb = overhead.nccl_mb;
         // memory_reserve_gb: device memory beyond the modelled parts (0 unless calibrated).
-        mem.reserve_mb = overhead.outsideAllocatedMb() + state.state.staging_mb + eff.memory_reserve_gb * 1e9 / kMb;
+        mem.reserve_mb = overhead.outsideAllocatedMb() + state.state.staging_mb + lateSegmentMb
+            + eff.memory_reserve_gb * 1e9 / kMb;
         result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
         result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
         result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);

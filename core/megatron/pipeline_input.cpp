@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/megatron/torchtitan_activations.h"
+
 namespace stratex::megatron {
 
 namespace {
@@ -64,6 +66,9 @@ PipelineStageBuffers pipelineStageBuffers(
         b.grad_recv_bytes = m * sendBytes;
     else
         b.output_chunks_bytes = m * outputBytes;
+    b.input_grads_bytes = torchtitanHeldInputGradientBytes(s.microbatches(), sendBytes, firstChunk, lastChunk);
+    if (lastChunk)
+        b.merged_output_bytes = torchtitanMergedOutputBytes(s.microbatches(), outputBytes);
     return b;
 }
 

@@ -59,12 +59,20 @@ double heldStageOutputBytes(const ParallelStrategy& strategy, double sendBytes, 
 //   micro-batch (_create_grad_recv_info) on every stage but the last;
 // - forward_one_chunk appends the last stage's output to output_chunks, cleared only by the next
 //   step's clear_runtime_states: every micro-batch's logits (`outputBytes` each) are alive at the
-//   last backward.
+//   last backward;
+// - the input gradients (torchtitanHeldInputGradientBytes, torchtitan_activations.h): stage_backward
+//   leaves each micro-batch's in its receive buffer's .grad until the next step, so the model's
+//   last chunk holds m - 1 of them at its last backward.
 struct PipelineStageBuffers {
     double recv_bytes = 0; // micro-batches x the received activation
     double grad_recv_bytes = 0; // micro-batches x the received output gradient
     double output_chunks_bytes = 0; // micro-batches x the last stage's output
-    double total() const { return recv_bytes + grad_recv_bytes + output_chunks_bytes; }
+    double input_grads_bytes = 0; // earlier micro-batches' input gradients kept in .grad (last chunk)
+    // The step's merged output (torchtitanMergedOutputBytes): made after the last backward, off
+    // the allocated peak; not in total(). What it does to the reserved memory: device_memory.h
+    // lateAllocationSegmentMb.
+    double merged_output_bytes = 0;
+    double total() const { return recv_bytes + grad_recv_bytes + output_chunks_bytes + input_grads_bytes; }
 };
 PipelineStageBuffers pipelineStageBuffers(
     const ParallelStrategy& strategy, double sendBytes, double outputBytes, bool firstChunk, bool lastChunk);

@@ -81,4 +81,21 @@ TorchtitanRingAttentionBytes torchtitanRingAttentionBytes(const model::ModelDesc
     return b;
 }
 
+double torchtitanHeldInputGradientBytes(int microbatches, double sendBytes, bool firstChunk, bool lastChunk)
+{
+    if (firstChunk || !lastChunk)
+        return 0;
+    return std::max(0, microbatches - 1) * std::max(0.0, sendBytes);
+}
+
+double torchtitanMergedOutputBytes(int microbatches, double outputBytes)
+{
+    return std::max(0, microbatches) * std::max(0.0, outputBytes);
+}
+
+double torchtitanLargestLossRequestBytes(double outputBytes)
+{
+    return 2 * std::max(0.0, outputBytes);
+}
+
 } // namespace stratex::megatron

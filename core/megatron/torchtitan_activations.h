@@ -65,4 +65,38 @@ struct TorchtitanRingAttentionBytes {
 };
 TorchtitanRingAttentionBytes torchtitanRingAttentionBytes(const model::ModelDescription& model, const ParallelStrategy& s);
 
+// The input gradients torch.distributed.pipelining leaves on a stage (docs/memory-model.md,
+// "torchtitan's pipeline stages"), in bytes on one GPU at the peak of one model chunk, for
+// `microbatches` micro-batches whose received activation is `sendBytes`. stage_backward runs
+// torch.autograd.backward on the stage output and reads each input's gradient from `val.grad`
+// (torch/distributed/pipelining/_backward.py @ 060ca5d7): the stage input is the receive buffer, a
+// leaf that requires grad, so autograd leaves the gradient in the buffer's .grad, and only the next
+// step's clear_runtime_states sets it to None (stage.py @ 01386103: "torch.autograd.backward()
+// will accumulate gradients into leaf tensors by default"). A later form of stage_backward (read in
+// a stored copy whose commit is not named) sets `val.grad = None` right after reading it, "This
+// prevents the gradients from persisting in GPU memory for the entire duration of
+// step_microbatches"; the form at 060ca5d7, of the records' time (torch 1963fc8, 2024-12), has not. Each
+// micro-batch's buffer gets its own gradient, so after k backwards k of them are alive. Counted on
+// the model's last chunk, whose peak is its last micro-batch (every output chunk alive): m - 1
+// gradients from the earlier backwards. Not on the first chunk (no receive buffer) and not on the
+// others, whose peak is the end of their warm-up, before any backward (they hold fewer there: not
+// counted, an undercount of interleaved ranks' first chunks).
+double torchtitanHeldInputGradientBytes(int microbatches, double sendBytes, bool firstChunk, bool lastChunk);
+
+// The merged output of a pipeline step on the last stage (docs/memory-model.md, "torchtitan's
+// pipeline stages"), bytes: PipelineScheduleSingle.step and PipelineScheduleMulti.step end with
+// `return self._merge_outputs(stage.output_chunks)` for the last stage
+// (torch/distributed/pipelining/schedules.py, every 2024 form read), and merge_chunks concatenates
+// the micro-batches' outputs along dim 0 (microbatch.py, the default TensorChunkSpec(0)) into one
+// new tensor: m x `outputBytes` (the logits of the local vocabulary shard), made after the last
+// backward. torchtitan's train.py @ 9dec370 calls pp_schedule.step(target=labels, losses=losses)
+// and drops the result, so it is freed at once: off the allocated peak, but one allocation larger
+// than any other of the stage (device_memory.h lateAllocationSegmentMb).
+double torchtitanMergedOutputBytes(int microbatches, double outputBytes);
+
+// The largest request a torchtitan last stage makes before that merge, in bytes: the fp32 copy of
+// one micro-batch's logits (train.py's loss_fn, cross_entropy(pred.flatten(0, 1).float(), ...)),
+// twice the bf16 output, and the loss's fp32 buffers of the same shape.
+double torchtitanLargestLossRequestBytes(double outputBytes);
+
 } // namespace stratex::megatron

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What torchtitan keeps (docs/memory-model.md, "torchtitan"): its activation checkpointing, loss
+// peak, pipeline stages' in-flight micro-batches and buffers, ring attention, float8 weights, FSDP2
+// groups and the reserved parts of its peak, each from the source it cites.
+#include <algorithm>
+#include <cmath>
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <QtTest>
+#include "core/hardware/device_memory.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/model_state_memory.h"
+#include "core/megatron/pipeline_input.h"
+#include "core/megatron/strategy_json.h"
+#include "core/megatron/strategy_search_settings.h"
+#include "core/megatron/torchtitan_activations.h"
+#include "core/model/model_presets.h"
+#include "core/sim/simulator.h"
+#include "support/h100_cluster.h"
+#include "memory_test_util.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+using namespace stratex::hardware;
+using stratex::test::h100s;
+using stratex::test::agree;
+
+class TestTorchtitanMemory : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // torchtitan's op-level selective checkpointing (torchtitan_activations.h, torchtitan @ 9dec370):
+    // per block the input, wq, wv, SDPA's output and logsumexp, w1 and w2 outputs, and under TP the
+    // two reduce_scatter outputs; bytes for Llama 3 8B's shapes (h 4096, kv 1024, f 14336, 32
+    // heads) at micro-batch 2 x 8192 tokens.
+    void torchtitanOpCheckpointing_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<double>("savedBytes");
+        const double T = 2.0 * 8192;
+        // input + wq + wv + SDPA out + logsumexp (fp32 per head) + w1 + w2
+        QTest::newRow("tp 1") << 1
+                              << 2 * T * 4096 + 2 * T * 4096 + 2 * T * 1024 + 2 * T * 4096 + 4 * T * 32 + 2 * T * 14336
+                + 2 * T * 4096;
+        // sequence-parallel input, column-parallel outputs / 8, w2's local partial sums whole, and
+        // the two reduce_scatter outputs T/8 x h.
+        QTest::newRow("tp 8, sequence parallel")
+            << 8
+            << 2 * T * 4096 / 8 + 2 * T * 4096 / 8 + 2 * T * 1024 / 8 + 2 * T * 4096 / 8 + 4 * T * 32 / 8
+                + 2 * T * 14336 / 8 + 2 * T * 4096 + 2 * (2 * T * 4096 / 8);
+    }
+    void torchtitanOpCheckpointing()
+    {
+        QFETCH(int, tp);
+        QFETCH(double, savedBytes);
+        model::ModelDescription model = model::modelPreset("llama3-8b");
+        model.seq_length = 8192;
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = tp;
+        s.sequence_parallel = tp > 1;
+        s.micro_batch_size = 2;
+        s.recompute = Recompute::Selective;
+        QCOMPARE(torchtitanBlockActivations(model, s).op_sac_saved_bytes, savedBytes);
+        // The ledger keeps that per block: 32 blocks on one stage, against Megatron's selective count.
+        s.dp = 8 / tp;
+        s.zero = 3;
+        s.global_batch_size = 2 * s.dp;
+        const HardwareModel hw = h100s(1);
+        const Estimate titan = estimate(model, s, hw);
+        QVERIFY(titan.problems.empty());
+        s.framework = Framework::MegatronCore;
+        const Estimate megatron = estimate(model, s, hw);
+        QVERIFY(titan.stages.front().memory.activations_mb != megatron.stages.front().memory.activations_mb);
+        QVERIFY(titan.stages.front().memory.activations_mb >= 32 * savedBytes / 1e6);
+    }
+
+    // torchtitan's loss peak per logit of the local vocabulary shard: without TP its loss_fn's
+    // fused kernels (saved fp32 log_softmax output, nll_loss's gradient, log_softmax_backward's
+    // output: 3 x 4 bytes); with TP PyTorch's loss_parallel decomposition, whose backward holds the
+    // saved output, zeros_like, exp and their sum (4 x 4 bytes).
+    void torchtitanLossPeak_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<double>("bytesPerLogit");
+        QTest::newRow("tp 1: fused cross_entropy") << 1 << 12.0;
+        QTest::newRow("tp 8: loss_parallel") << 8 << 16.0;
+    }
+    void torchtitanLossPeak()
+    {
+        QFETCH(int, tp);
+        QFETCH(double, bytesPerLogit);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = tp;
+        QCOMPARE(torchtitanLossBytesPerLogit(s), bytesPerLogit);
+    }
+
+    // Micro-batches in flight at each stage's peak under torchtitan's 1F1B: PyTorch's Schedule1F1B
+    // runs min(n_microbatches, num_stages - stage_index) warm-up forwards before its first
+    // backward (torch/distributed/pipelining/schedules.py; docs/memory-model.md, "torchtitan's
+    // pipeline stages"), which the simulated 1F1B's ledger reproduces with the stage buffers and the
+    // received inputs' alias in place. 4 stages, 8 or 2 micro-batches.
+    void torchtitanInFlightPerStage_data()
+    {
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("stage");
+        for (const int m : { 8, 2 }) {
+            for (int stage = 0; stage < 4; ++stage)
+                QTest::addRow("m %d, stage %d", m, stage) << m << stage;
+        }
+    }
+    void torchtitanInFlightPerStage()
+    {
+        QFETCH(int, microbatches);
+        QFETCH(int, stage);
+        const model::ModelDescription model = model::modelPreset("llama2-7b");
+        const HardwareModel hw = h100s(1);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = 2;
+        s.pp = 4;
+        s.dp = 1;
+        s.zero = 2;
+        s.recompute = Recompute::Full;
+        s.sequence_parallel = true;
+        s.global_batch_size = microbatches;
+        const Estimate e = estimate(model, s, hw);
+        QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+        QCOMPARE(e.stages[std::size_t(stage)].inflight_microbatches_x100, 100 * std::min(microbatches, s.pp - stage));
+    }
+
+    // torch.distributed.pipelining's stage buffers (pipeline_input.h, stage.py @ 01386103): one
+    // activation receive buffer per micro-batch on every stage but the first, one output-gradient
+    // receive buffer per micro-batch on every stage but the last, and every micro-batch's output in
+    // output_chunks on the last; none under Megatron's schedules or without PP. On the last stage
+    // also the m - 1 input gradients stage_backward leaves in the receive buffers' .grad
+    // (_backward.py @ 060ca5d7) and, after the peak, the step's merged output (m outputs,
+    // schedules.py _merge_outputs), not part of the total. m micro-batches, send 10, output 100
+    // (any unit).
+    void torchtitanStageBuffers_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<bool>("first");
+        QTest::addColumn<bool>("last");
+        QTest::addColumn<double>("recv");
+        QTest::addColumn<double>("gradRecv");
+        QTest::addColumn<double>("outputs");
+        QTest::addColumn<double>("alias");
+        QTest::addColumn<double>("inputGrads");
+        QTest::addColumn<double>("merged");
+        QTest::newRow("torchtitan first stage")
+            << "torchtitan" << 4 << 8 << true << false << 0.0 << 80.0 << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::newRow("torchtitan middle stage")
+            << "torchtitan" << 4 << 8 << false << false << 80.0 << 80.0 << 0.0 << 10.0 << 0.0 << 0.0;
+        QTest::newRow("torchtitan last stage")
+            << "torchtitan" << 4 << 8 << false << true << 80.0 << 0.0 << 800.0 << 10.0 << 70.0 << 800.0;
+        QTest::newRow("torchtitan last stage, one micro-batch")
+            << "torchtitan" << 4 << 1 << false << true << 10.0 << 0.0 << 100.0 << 10.0 << 0.0 << 100.0;
+        QTest::newRow("torchtitan without PP")
+            << "torchtitan" << 1 << 8 << true << true << 0.0 << 0.0 << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::newRow("megatron-core: freed, no stage objects")
+            << "megatron-core" << 4 << 8 << false << true << 0.0 << 0.0 << 0.0 << 0.0 << 0.0 << 0.0;
+    }
+    void torchtitanStageBuffers()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, pp);
+        QFETCH(bool, first);
+        QFETCH(bool, last);
+        QFETCH(double, recv);
+        QFETCH(double, gradRecv);
+        QFETCH(double, outputs);
+        QFETCH(double, alias);
+        QFETCH(int, m);
+        QFETCH(double, inputGrads);
+        QFETCH(double, merged);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.pp = pp;
+        s.dp = 1;
+        s.micro_batch_size = 1;
+        s.global_batch_size = m;
+        const PipelineStageBuffers b = pipelineStageBuffers(s, 10, 100, first, last);
+        QCOMPARE(b.recv_bytes, recv);
+        QCOMPARE(b.grad_recv_bytes, gradRecv);
+        QCOMPARE(b.output_chunks_bytes, outputs);
+        QCOMPARE(b.input_grads_bytes, inputGrads);
+        QCOMPARE(b.merged_output_bytes, merged);
+        QCOMPARE(b.total(), recv + gradRecv + outputs + inputGrads);
+        QCOMPARE(receivedInputAliasBytes(s, 10, first), alias);
+    }
+
+    // torchtitan's ring attention backward (torchtitan_activations.h; PyTorch _attention.py @
+    // 0123248a, all-gather rotation by torchtitan 9dec370's default): with T tokens per rank and
+    // K, V repeated to the rank's query heads (T x q / tp each), cat(K, V) and its all-gather hold
+    // (1 + cp) x 2 x 2 bytes per element, the fp32 grad q, k, v and the fp32 dkv sent and received
+    // 3 x 4 + 2 x 2 x 4. Llama 3.1 405B shapes at TP 8, 32k tokens per rank.
+    void torchtitanRingAttention_data()
+    {
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<double>("gatheredPerElement");
+        QTest::addColumn<double>("fp32PerElement");
+        QTest::newRow("cp 1: no ring") << 1 << 0.0 << 0.0;
+        QTest::newRow("cp 2") << 2 << 12.0 << 28.0;
+        QTest::newRow("cp 8: the gather grows with cp") << 8 << 36.0 << 28.0;
+    }
+    void torchtitanRingAttention()
+    {
+        QFETCH(int, cp);
+        QFETCH(double, gatheredPerElement);
+        QFETCH(double, fp32PerElement);
+        const model::ModelDescription model = model::modelPreset("llama3-405b");
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.tp = 8;
+        s.cp = cp;
+        s.micro_batch_size = 1;
+        model::ModelDescription m = model;
+        m.seq_length = 32768 * cp;
+        const double elements = 32768.0 * m.attentionWidth() / s.tp;
+        const TorchtitanRingAttentionBytes b = torchtitanRingAttentionBytes(m, s);
+        QVERIFY(agree(b.gathered_kv_bytes, gatheredPerElement * elements));
+        QVERIFY(agree(b.fp32_accumulator_bytes, fp32PerElement * elements));
+    }
+
+    // torchtitan's layer-level selective checkpointing (selective_ac_option N): every N-th block
+    // keeps only its input, the others keep everything; N = 1 is full checkpointing's count.
+    void torchtitanLayerCheckpointing()
+    {
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.recompute = Recompute::Selective;
+        s.recompute_num_layers = 2;
+        QVERIFY(!torchtitanLayerCheckpointed(s, 0));
+        QVERIFY(torchtitanLayerCheckpointed(s, 1));
+        QVERIFY(!torchtitanLayerCheckpointed(s, 2));
+        s.recompute_num_layers = 1;
+        QVERIFY(torchtitanLayerCheckpointed(s, 0));
+    }
+
+    // Float8 with FSDP's float8 all-gather: the unsharded copies of the transformer layers' linear
+    // weights are one byte, the rest (embeddings, norms, output) two; the fp32 shards are unchanged.
+    void torchtitanFloat8Weights_data()
+    {
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("weightsGb");
+        // 1e9 parameters over d = 8 with PP (held across micro-batches), 0.8e9 of them float8 linears.
+        QTest::newRow("bf16") << "bf16" << 0.5 + 2.0;
+        QTest::newRow("fp8") << "fp8" << 0.5 + 0.8 + 2 * 0.2;
+    }
+    void torchtitanFloat8Weights()
+    {
+        QFETCH(QString, precision);
+        QFETCH(double, weightsGb);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.zero = 2;
+        s.pp = 4;
+        s.precision = *parsePrecision(precision.toStdString());
+        const ModelStateMemory m = modelStateMemory(s, 1e9, 1e9 / 8, 4, 0.8e9);
+        QCOMPARE(m.weights_mb / 1e3, weightsGb);
+        QCOMPARE(m.gradients_mb / 1e3, 0.5 + 4.0);
+    }
+
+    // torchtitan's FSDP2 groups (model_state_memory.cpp, docs/memory-model.md "torchtitan"): the
+    // root group (embeddings, output: the parameters outside the blocks, bf16 also under float8)
+    // stays gathered from its forward to its backward, torchtitan keeps the last block gathered
+    // after its forward and the backward prefetches the next: gathered = root + 2 blocks (before:
+    // 2/L of all parameters, the root's share included). The all-gather outputs live in the pool
+    // of FSDP's copy-in stream: reserved, not allocated: the largest group's flat output and the
+    // next one's. 1e9 parameters, 0.8e9 of them in 4 blocks' linears (0.2e9 each), d = 8.
+    void torchtitanFsdpGroups_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("gatheredGb");
+        QTest::addColumn<double>("stagingGb");
+        // root 0.2e9 x 2 = 0.4 GB, a block 0.2e9 x 2 = 0.4 GB: gathered 0.4 + 0.8, pool 0.4 + 0.4.
+        QTest::newRow("reshard after forward, bf16") << 3 << 1 << "bf16" << 0.4 + 0.8 << 0.4 + 0.4;
+        // float8 blocks gather one byte: 0.2 GB a block; the root stays bf16 and is the largest.
+        QTest::newRow("reshard after forward, float8") << 3 << 1 << "fp8" << 0.4 + 0.4 << 0.4 + 0.2;
+        // With PP nothing is resharded (weights held, no churn), but the all-gathers of the first
+        // micro-batch still go through the copy-in stream's pool.
+        QTest::newRow("pp, float8") << 2 << 4 << "fp8" << 0.0 << 0.4 + 0.2;
+        QTest::newRow("no fsdp") << 0 << 1 << "bf16" << 0.0 << 0.0;
+    }
+    void torchtitanFsdpGroups()
+    {
+        QFETCH(int, zero);
+        QFETCH(int, pp);
+        QFETCH(QString, precision);
+        QFETCH(double, gatheredGb);
+        QFETCH(double, stagingGb);
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.zero = zero;
+        s.pp = pp;
+        s.precision = *parsePrecision(precision.toStdString());
+        const double shard = zero >= 1 ? 1e9 / 8 : 1e9;
+        const ModelStateMemory m = modelStateMemory(s, 1e9, shard, 4, 0.8e9);
+        QVERIFY2(agree(m.gathered_mb / 1e3, gatheredGb), qPrintable(QString::number(m.gathered_mb)));
+        QVERIFY2(agree(m.staging_mb / 1e3, stagingGb), qPrintable(QString::number(m.staging_mb)));
+        // The pool is reserved only: not in what the allocator hands out.
+        QVERIFY(agree(m.totalMb(), m.weights_mb + m.gradients_mb + m.optimizer_mb));
+    }
+
+    // The estimate puts the copy-in pool in the reserved peak, not the allocated one; and
+    // torchtitan's one-node launcher turns expandable segments on (cache: page rounding only),
+    // its multi-node launcher does not (cache: the fragmentation share of the churn).
+    void torchtitanReservedParts_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<bool>("expandable");
+        QTest::newRow("one node: run_llama_train.sh") << 1 << true;
+        QTest::newRow("two nodes: multinode_trainer.slurm") << 2 << false;
+    }
+    void torchtitanReservedParts()
+    {
+        QFETCH(int, nodes);
+        QFETCH(bool, expandable);
+        QCOMPARE(launcherExpandableSegments(Framework::Torchtitan, nodes), expandable);
+        QVERIFY(!launcherExpandableSegments(Framework::MegatronCore, nodes));
+        ParallelStrategy s;
+        s.framework = Framework::Torchtitan;
+        s.dp = 8 * nodes;
+        s.zero = 3;
+        s.micro_batch_size = 1;
+        s.global_batch_size = 8 * nodes;
+        const model::ModelDescription model = model::modelPreset("llama3-8b");
+        const Estimate e = estimate(model, s, h100s(nodes));
+        QVERIFY(e.problems.empty());
+        const StageMemory& mem = e.stages.front().memory;
+        QVERIFY(mem.allocator_cache_mb > 0);
+        // Pool: the root (embedding + output, 2 x 128256 x 4096, bf16) and one block.
+        const double rootMb = 2.0 * 2 * 128256 * 4096 / 1e6;
+        const double cacheBeyondPool = mem.allocator_cache_mb - rootMb;
+        QVERIFY2(cacheBeyondPool > 0, qPrintable(QString::number(mem.allocator_cache_mb)));
+        // Expandable segments: the block's pool share plus at most one 2 MiB page; without: more
+        // than a gigabyte of fragmentation on the activations and logits.
+        QCOMPARE(cacheBeyondPool < 1000, expandable);
+        QVERIFY(agree(mem.reservedMb(), mem.allocatedMb() + mem.allocator_cache_mb));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTorchtitanMemory)
+#include "tst_torchtitan_memory.moc"
