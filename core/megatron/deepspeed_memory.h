@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+
 #include "core/megatron/model_state_memory.h"
 #include "core/megatron/parallel_strategy.h"
 
@@ -13,8 +15,9 @@ struct DeepSpeedZeroConfig {
     double reduce_bucket_elements = 5e8; // reduce_bucket_size: Field(pp_int(5e8))
     bool contiguous_gradients = true; // contiguous_gradients: bool = True
     // overlap_comm: None resolves to `stage == ZeroStageEnum.weights` (overlap_comm_valid): on at
-    // stage 3 only. Stages 1 and 2 then double the reduce bucket.
-    bool overlapCommFor(int stage) const { return stage == 3; }
+    // stage 3 only. With it stages 1 and 2 double the reduce bucket.
+    std::optional<bool> overlap_comm;
+    bool overlapCommFor(int stage) const { return overlap_comm.value_or(stage == 3); }
     double max_live_parameters = 1e9; // stage3_max_live_parameters: Field(pp_int(1e9))
 };
 
