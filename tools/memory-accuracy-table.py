@@ -41,7 +41,7 @@ def main():
             print(f"| {name} | {kind or 'all'} | {s['records']} | {cell(s)} | "
                   f"{s['max_absolute_memory_error'] * 100:.1f} % | {cell(other) if other else '-'} |")
     named = {f["framework"] for f in frameworks}
-    for framework in ("megatron-core", "megatron-bridge", "torchtitan", "deepspeed"):
+    for framework in ("megatron-core", "megatron-bridge", "torchtitan", "deepspeed", "composer"):
         if framework not in named:
             print(f"| **{framework}** | - | 0 | no record publishes memory | - | - |")
 

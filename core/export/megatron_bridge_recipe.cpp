@@ -373,7 +373,8 @@ MegatronBridgeRecipe megatronBridgePlanRecipe(const megatron::PlanFile& plan)
     r.plan_facts = { { "model", plan.model.name }, { "strategy", plan.strategy.notation() },
         { "cluster", plan.cluster.gpu.name } };
     if (plan.strategy.framework == megatron::Framework::Torchtitan
-        || plan.strategy.framework == megatron::Framework::DeepSpeed)
+        || plan.strategy.framework == megatron::Framework::DeepSpeed
+        || plan.strategy.framework == megatron::Framework::Composer)
         approximate(r, "strategy.framework",
             "the plan's memory was costed with " + std::string(megatron::frameworkName(plan.strategy.framework))
                 + "'s rules; Bridge keeps Megatron-Core's (docs/memory-model.md)");

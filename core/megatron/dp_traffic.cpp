@@ -25,6 +25,7 @@ GradientReduction gradientReduction(Framework framework, int zero, int pp)
         r.sharded_gradients = zero >= 1;
         r.full_gradients = zero == 0 || pp > 1;
         return r;
+    case Framework::Composer: // PyTorch FSDP under Composer: reduce-scattered every backward at zero 2-3
     case Framework::DeepSpeed:
         // deepspeed/runtime/zero/stage_1_and_2.py (deepspeedai/DeepSpeed edaa722),
         // reduce_ready_partitions_and_remove_grads: with partition_gradients (ZeRO 2) every

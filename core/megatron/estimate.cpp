@@ -13,6 +13,7 @@
 #include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/model_state_memory.h"
 #include "core/megatron/pipeline_input.h"
+#include "core/megatron/te_dummy_wgrad.h"
 #include "core/megatron/torchtitan_activations.h"
 #include "core/model/mla_shapes.h"
 #include "core/sim/simulator.h"
@@ -143,8 +144,8 @@ struct StageState {
     double allocatedMb() const { return state.totalMb() + workspace_mb + pipeline_buffers_mb; }
 };
 
-std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelStrategy& s,
-    const std::vector<int>& stageLayers, const hardware::ClusterDescription& cluster)
+std::vector<StageState> stageStates(const model::ModelDescription& model, const PipelineCosts& costs,
+    const ParallelStrategy& s, const std::vector<int>& stageLayers, const hardware::ClusterDescription& cluster)
 {
     const int p = s.pp;
     // Megatron's distributed optimizer shards over the data-parallel group with context
@@ -171,6 +172,8 @@ std::vector<StageState> stageStates(const PipelineCosts& costs, const ParallelSt
         stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
         stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
             stageLayers[std::size_t(i)], stage.linear_params);
+        // + Transformer Engine's cached placeholder weight gradients (te_dummy_wgrad.h).
+        stage.state.gradients_mb += teDummyWgradBytes(model, s, stageLayers[std::size_t(i)], i == p - 1) / kMb;
         stage.workspace_mb = workspaceMb;
     }
     return states;
@@ -323,7 +326,7 @@ PipelineSimulation pipelineSimulation(
 {
     const std::vector<int> stageLayers = stageLayerCounts(s, model.num_layers);
     const PipelineCosts costs = pipelineCosts(model, s, hw, stageLayers);
-    return memoryPipeline(costs, stageStates(costs, s, stageLayers, hw.cluster()), s, hw);
+    return memoryPipeline(costs, stageStates(model, costs, s, stageLayers, hw.cluster()), s, hw);
 }
 
 double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch)
@@ -388,7 +391,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     // One simulation gives the makespan and each stage's memory ledger (docs/memory-model.md).
     // The simulator's input (micro-batches x chunks) is built only when simulated: the search's
     // first pass bounds ~10^5 candidates and must not allocate it for each (issue 22: speed).
-    const std::vector<StageState> states = stageStates(costs, s, stageLayers, cluster);
+    const std::vector<StageState> states = stageStates(model, costs, s, stageLayers, cluster);
     SimulatedPipeline simulated;
     bool ledger = true;
     if (p == 1) {

@@ -7,9 +7,9 @@ namespace stratex::megatron {
 
 namespace {
 
-constexpr EnumNames<Framework, 4> kFrameworkNames { { { Framework::MegatronCore, "megatron-core" },
+constexpr EnumNames<Framework, 5> kFrameworkNames { { { Framework::MegatronCore, "megatron-core" },
     { Framework::MegatronBridge, "megatron-bridge" }, { Framework::Torchtitan, "torchtitan" },
-    { Framework::DeepSpeed, "deepspeed" } } };
+    { Framework::DeepSpeed, "deepspeed" }, { Framework::Composer, "composer" } } };
 
 } // namespace
 
@@ -27,7 +27,7 @@ std::optional<Framework> parseFramework(std::string_view name)
 
 std::string frameworkChoices()
 {
-    return "\"megatron-core\", \"megatron-bridge\" (or \"nemo\"), \"torchtitan\" or \"deepspeed\"";
+    return "\"megatron-core\", \"megatron-bridge\" (or \"nemo\"), \"torchtitan\", \"deepspeed\" or \"composer\"";
 }
 
 } // namespace stratex::megatron

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/megatron/deepspeed_memory.h"
 #include "core/megatron/dp_traffic.h"
 
 namespace stratex::megatron {
@@ -19,7 +20,7 @@ double gatheredLayers(double params, int layers)
 
 // ZeRO's stages over 16-bit weights, `gradientBytes` per gradient and `optimizerBytes` of optimizer
 // state per parameter: stage 1 shards the optimizer, 2 the gradients too, 3 the weights (with the
-// gathered layers). Megatron-Core and DeepSpeed differ only in the states' dtypes (below).
+// gathered layers). DeepSpeed has its own (deepspeed_memory.h).
 ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double shard, int layers, double gradientBytes,
     double optimizerBytes = 12)
 {
@@ -168,15 +169,6 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
     return m;
 }
 
-// DeepSpeed ZeRO as the ZeRO paper counts it (Rajbhandari et al., SC20, section 3.1 and Figure 1):
-// 16-bit weights 2, 16-bit gradients 2 and K = 12 bytes of fp32 optimizer state per parameter,
-// sharded over the data-parallel group at stages 1 (optimizer), 2 (+ gradients), 3 (+ weights).
-// DeepSpeed's reduce and all-gather bucket buffers are not counted (docs/memory-model.md).
-ModelStateMemory deepSpeed(const ParallelStrategy& s, double params, double shard, int layers)
-{
-    return zeroStages(s, params, shard, layers, 2);
-}
-
 } // namespace
 
 ModelStateMemory modelStateMemory(
@@ -186,7 +178,11 @@ ModelStateMemory modelStateMemory(
     case Framework::Torchtitan:
         return torchtitan(s, params, shardParams, layers, float8Params);
     case Framework::DeepSpeed:
-        return deepSpeed(s, params, shardParams, layers);
+        // DeepSpeed's own buffers beyond the ZeRO paper's 2 + 2 + 12 (deepspeed_memory.h).
+        return deepSpeedModelState(s, params, shardParams, layers);
+    case Framework::Composer:
+        // The ZeRO paper's 2 + 2 + 12 over the FSDP group (docs/memory-model.md, "Composer").
+        return zeroStages(s, params, shardParams, layers, 2);
     case Framework::MegatronCore:
     case Framework::MegatronBridge:
         break;

@@ -86,6 +86,9 @@ struct ParallelStrategy {
     // parallelism): Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers), NeMo and
     // Megatron-Bridge's tp_comm_overlap, torchtitan's AsyncTP. docs/collectives.md, "TP overlap".
     bool tp_comm_overlap = false;
+    // Megatron-Core's weight-gradient GEMMs accumulate into the fp32 main_grad (default on;
+    // --no-gradient-accumulation-fusion: off). What it keeps: te_dummy_wgrad.h.
+    bool gradient_accumulation_fusion = true;
     // MoE token dispatch (meaningful with ep > 1 on MoE models): the dispatcher, and Megatron-Core's
     // --overlap-moe-expert-parallel-comm, which runs one micro-batch's dispatch/combine all-to-alls
     // under another micro-batch's compute (combined 1F1B; docs/moe.md, "EP communication overlap").

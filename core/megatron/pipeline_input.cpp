@@ -31,6 +31,7 @@ bool keepsStageOutputs(Framework framework)
         // torch.autograd.backward on it, which needs its shape (torch/distributed/pipelining/
         // stage.py, pytorch/pytorch @ 01386103).
         return true;
+    case Framework::Composer: // llm-foundry runs no pipeline parallelism
     case Framework::DeepSpeed:
         // Not read: DeepSpeed's pipeline engine is costed as Megatron-LM is.
         return false;

@@ -44,7 +44,7 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
-    "main_grads_dtype", "optimizer_state_dtype" };
+    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -126,6 +126,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
     };
     if (s.tp_comm_overlap) // written only when on: plans and exports without it keep their bytes
         json["tp_comm_overlap"] = true;
+    if (!s.gradient_accumulation_fusion) // likewise: written only when off
+        json["gradient_accumulation_fusion"] = false;
     if (s.moe_token_dispatcher != MoeDispatcher::AllToAll) // likewise: written when not the default
         json["moe_token_dispatcher_type"] = moeDispatcherName(s.moe_token_dispatcher);
     if (s.moe_ep_comm_overlap)
@@ -214,6 +216,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.overlap_grad_reduce = overlap->boolean();
     if (const std::optional<JsonView> overlap = object.find("tp_comm_overlap"))
         s.tp_comm_overlap = overlap->boolean();
+    if (const std::optional<JsonView> fusion = object.find("gradient_accumulation_fusion"))
+        s.gradient_accumulation_fusion = fusion->boolean();
     s.moe_token_dispatcher = readChoice(object, "moe_token_dispatcher_type", MoeDispatcher::AllToAll,
         parseMoeDispatcher, "\"alltoall\", \"allgather\" or \"flex\" (DeepEP/HybridEP)");
     if (const std::optional<JsonView> overlap = object.find("moe_ep_comm_overlap"))

@@ -91,8 +91,9 @@ std::vector<Setting<S>> rows()
         row(choice(spec("framework", space, "Framework", SettingKind::Choice, "", 0, 0,
                        "What each rank keeps in memory (docs/memory-model.md): megatron-core (fp32 main-gradient "
                        "buffer, distributed optimizer), megatron-bridge (NeMo 2; Megatron-Core's rules), torchtitan "
-                       "(FSDP2, unsharded gradients held across micro-batches with PP) or deepspeed (ZeRO)."),
-                { "megatron-core", "megatron-bridge", "torchtitan", "deepspeed" }),
+                       "(FSDP2, unsharded gradients held across micro-batches with PP), deepspeed (ZeRO with its reduce "
+                       "buckets) or composer (MosaicML llm-foundry's FSDP)."),
+                { "megatron-core", "megatron-bridge", "torchtitan", "deepspeed", "composer" }),
             &S::framework),
         row(choice(spec("main-grads-dtype", space, "Main-gradient dtype", SettingKind::Choice, "", 0, 0,
                        "Megatron-Core / Megatron-Bridge main gradients (the DDP grad buffer): fp32 (Megatron's "

@@ -36,7 +36,7 @@ struct StrategySearchSettings {
     std::string recompute = "any"; // "any" or one of none / selective / full
     std::string precision = "bf16";
     // What each rank keeps (docs/memory-model.md): megatron-core, megatron-bridge (nemo),
-    // torchtitan or deepspeed.
+    // torchtitan, deepspeed or composer.
     std::string framework = "megatron-core";
     // Megatron-Core / Megatron-Bridge: the main gradients' and the optimizer states' dtype, fp32 or bf16.
     std::string main_grads_dtype = "fp32";

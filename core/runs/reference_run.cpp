@@ -297,7 +297,8 @@ std::vector<MemoryError> memoryErrors(const std::vector<ReferenceComparison>& co
 namespace {
 
 constexpr megatron::Framework kFrameworks[] = { megatron::Framework::MegatronCore,
-    megatron::Framework::MegatronBridge, megatron::Framework::Torchtitan, megatron::Framework::DeepSpeed };
+    megatron::Framework::MegatronBridge, megatron::Framework::Torchtitan, megatron::Framework::DeepSpeed,
+    megatron::Framework::Composer };
 constexpr PeakMemoryKind kKinds[] = { PeakMemoryKind::Allocated, PeakMemoryKind::Reserved, PeakMemoryKind::Device };
 
 // The summary of the errors of `framework` (and `kind`, when set); records == 0 when there are none.

@@ -102,10 +102,11 @@ private Q_SLOTS:
         QTest::newRow("torchtitan no fsdp pp") << "torchtitan" << 0 << 4 << f32 << f32 << 4.0 << 4.0 << 8.0;
         // FSDP2 reshard-after-forward under PP: still the no-sync micro-batches' unsharded fp32 gradients.
         QTest::newRow("torchtitan fsdp reshard pp") << "torchtitan" << 3 << 4 << f32 << f32 << 0.5 + 2.0 << 0.5 + 4.0 << 1.0;
-        // DeepSpeed as the ZeRO paper counts: 2 + 2 + 12, sharded by stage.
-        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << f32 << f32 << 2.0 << 0.25 << 1.5;
-        // ZeRO 1 reduces only at the accumulation boundary: the full 16-bit gradients stay.
-        QTest::newRow("deepspeed zero 1") << "deepspeed" << 1 << 1 << f32 << f32 << 2.0 << 2.0 << 1.5;
+        // DeepSpeed: 2 + 2 + 12 sharded by stage, and its 1 GB reduce bucket (5e8 16-bit elements;
+        // deepspeed_memory.h). ZeRO 1 reduces only at the accumulation boundary: the full 16-bit
+        // gradients stay, with the boundary's contiguous partition copy.
+        QTest::newRow("deepspeed zero 2") << "deepspeed" << 2 << 1 << f32 << f32 << 2.0 << 0.25 + 1.0 << 1.5;
+        QTest::newRow("deepspeed zero 1") << "deepspeed" << 1 << 1 << f32 << f32 << 2.0 << 2.0 + 0.25 + 1.0 << 1.5;
     }
     void frameworkModelState()
     {
@@ -142,7 +143,8 @@ private Q_SLOTS:
         QCOMPARE(parseFramework("nemo"), std::optional<Framework>(Framework::MegatronBridge));
         QVERIFY(!parseFramework("jax").has_value());
         for (const Framework f :
-            { Framework::MegatronCore, Framework::MegatronBridge, Framework::Torchtitan, Framework::DeepSpeed })
+            { Framework::MegatronCore, Framework::MegatronBridge, Framework::Torchtitan, Framework::DeepSpeed,
+                Framework::Composer })
             QCOMPARE(parseFramework(frameworkName(f)), std::optional<Framework>(f));
     }
 

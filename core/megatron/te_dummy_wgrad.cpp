@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/te_dummy_wgrad.h"
+
+#include <set>
+#include <utility>
+
+namespace stratex::megatron {
+
+// With gradient-accumulation fusion (Megatron's default; Megatron-Bridge gradient_accumulation_fusion
+// true) the weight-gradient GEMM accumulates straight into the fp32 main_grad, and autograd is
+// handed a placeholder of the weight's shape and dtype so that Megatron-Core's DDP backward hook
+// runs on the main thread. Transformer Engine caches that placeholder, one per (shape, dtype), for
+// the rest of the run:
+// - NVIDIA/TransformerEngine d0067d0d, transformer_engine/pytorch/module/base.py get_dummy_wgrad:
+//   `_dummy_wgrads[(*shape, dtype)] = torch.empty(shape, dtype=dtype, device="cuda")`, never freed
+//   (since TE 2.3, #1651 "Enable reuse of dummy wgrad tensor", ba5dc5dd, 2025-04-08); module/linear.py
+//   and module/layernorm_linear.py call it when the weight has Megatron's grad_added_to_main_grad
+//   attribute: Megatron-Core's TE layer spec builds linear_qkv and linear_fc1 as LayerNormLinear,
+//   linear_proj and linear_fc2 as Linear, and the experts as GroupedLinear (also get_dummy_wgrad);
+// - NVIDIA/Megatron-LM d98e8a64, megatron/core/tensor_parallel/layers.py
+//   LinearWithGradAccumulationAndAsyncCommunication.backward: the output layer (a Megatron-Core
+//   ColumnParallelLinear, tied or not) takes the same cached placeholder through TE's
+//   get_dummy_wgrad when TE is installed (since e7c55de9, 2025-08-01); before, a fresh torch.empty
+//   of the same shape at the start of every backward, which is where the stage's peak is.
+// Measured (resources/reference-runs/mbridge-byoc-llama3.2-1b-8.json): rank 0 holds 715 MiB more than
+// the 7.5 bytes per parameter after its step; the placeholders of Llama 3.2 1B are 617 MiB.
+double teDummyWgradBytes(
+    const model::ModelDescription& model, const ParallelStrategy& s, int stageLayers, bool lastStage)
+{
+    if (s.framework != Framework::MegatronCore && s.framework != Framework::MegatronBridge)
+        return 0;
+    // grad_added_to_main_grad is set by Megatron-Core's DDP (distributed_data_parallel.py), which
+    // the distributed optimizer also runs on; Megatron-FSDP keeps its own buffers.
+    if (s.zero >= 2)
+        return 0;
+    const double bytes = 2; // the parameters' 16-bit dtype (fp8 runs keep bf16 parameters)
+    const double h = model.hidden_size;
+    const double t = s.tp;
+    std::set<std::pair<double, double>> shapes; // (rows, columns): one placeholder per distinct shape
+    // --no-gradient-accumulation-fusion: every weight gradient is a real 16-bit tensor the DDP hook
+    // adds to main_grad and frees (distributed_data_parallel.py _make_backward_post_hook); only the
+    // output layer's, computed first in the backward, coincides with the stage's peak.
+    if (s.gradient_accumulation_fusion && stageLayers > 0) {
+        const double gate = model.mlp == model::MlpKind::Gated ? 2.0 : 1.0;
+        shapes.insert({ (model.attentionWidth() + 2.0 * model.kvHiddenSize()) / t, h }); // linear_qkv
+        shapes.insert({ h, model.attentionWidth() / t }); // linear_proj
+        if (model.moe && model.moeLayerCount() > 0) {
+            const double fe = model.moe->expert_ffn_hidden_size;
+            shapes.insert({ gate * fe / s.etp, h }); // expert linear_fc1 (GroupedLinear, one per shape)
+            shapes.insert({ h, fe / s.etp }); // expert linear_fc2
+            if (model.moe->shared_experts > 0) {
+                const double fs = double(model.moe->shared_experts) * model.moe->shared_expert_ffn_hidden_size;
+                shapes.insert({ gate * fs / t, h });
+                shapes.insert({ h, fs / t });
+            }
+        }
+        if (!model.moe || model.moe->first_dense_layers > 0) {
+            const double f = model.ffn_hidden_size;
+            shapes.insert({ gate * f / t, h }); // linear_fc1
+            shapes.insert({ h, f / t }); // linear_fc2
+        }
+    }
+    if (lastStage)
+        shapes.insert({ double(model.paddedVocabSize(s.tp)) / t, h }); // output_layer
+    double elements = 0;
+    for (const auto& [rows, columns] : shapes)
+        elements += rows * columns;
+    return bytes * elements;
+}
+
+} // namespace stratex::megatron
