@@ -179,7 +179,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case CpColumn:
         if (raw || s.cp == 1 || s.cp_comm_type == megatron::CpCommType::P2p)
             return s.cp;
-        return tr("%1 a2a").arg(s.cp);
+        return tr("%1 %2").arg(s.cp).arg(QString::fromStdString(std::string(megatron::cpCommTypeName(s.cp_comm_type))));
     case EpColumn:
         return s.ep;
     case EtpColumn:
