@@ -117,6 +117,11 @@ bool fits(const test::bridge::Field& field, PyType type, const std::string& valu
     case PyType::IntOrIntList:
         ok = isInt || freq.match(v).hasMatch();
         break;
+    case PyType::OptIntList: {
+        static const QRegularExpression intList(QStringLiteral("^\\[[0-9]+(, [0-9]+)*\\]$"));
+        ok = isNone || intList.match(v).hasMatch();
+        break;
+    }
     case PyType::Callable:
         ok = value == "F.silu" || value == "F.gelu";
         break;
