@@ -222,6 +222,9 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     set(r, "model.context_parallel_size", str(run.context_parallel));
     if (run.context_parallel > 1)
         set(r, "model.cp_comm_type", pythonString(run.cp_comm_type));
+    if (run.context_parallel > 1 && run.hierarchical_cp_sizes.size() == 2) // model_parallel_config.py
+        set(r, "model.hierarchical_context_parallel_sizes",
+            "[" + str(run.hierarchical_cp_sizes[0]) + ", " + str(run.hierarchical_cp_sizes[1]) + "]");
     if (moeModel) {
         set(r, "model.expert_model_parallel_size", str(run.expert_parallel));
         // transformer_config.py (Bridge): an unset ETP with EP > 1 becomes 1; written always.

@@ -35,7 +35,7 @@ bool plainValue(const std::string& value)
 // argparse nargs='+' / '*' flags: their values are separate words on the command line.
 bool listFlag(const std::string& flag)
 {
-    return flag == "--recompute-modules" || flag == "--cp-comm-type";
+    return flag == "--recompute-modules" || flag == "--cp-comm-type" || flag == "--hierarchical-context-parallel-sizes";
 }
 
 bool plainWords(const std::string& value)
@@ -327,6 +327,9 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
     if (run.context_parallel > 1) {
         add("--context-parallel-size", number(run.context_parallel));
         add("--cp-comm-type", run.cp_comm_type);
+        if (run.hierarchical_cp_sizes.size() == 2) // Megatron-LM arguments.py: needed with a2a+p2p
+            add("--hierarchical-context-parallel-sizes",
+                number(run.hierarchical_cp_sizes[0]) + " " + number(run.hierarchical_cp_sizes[1]));
     }
     if (moeModel) {
         add("--expert-model-parallel-size", number(run.expert_parallel));

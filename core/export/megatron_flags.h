@@ -93,7 +93,9 @@ struct MegatronRun {
     int virtual_stages = 1;
     MegatronPipelineLayout division;
     int context_parallel = 1;
-    std::string cp_comm_type = "p2p"; // with context_parallel > 1: p2p, a2a, allgather, a2a+p2p
+    std::string cp_comm_type = "p2p"; // with context_parallel > 1: p2p, a2a, all_gather, a2a+p2p
+    // a2a+p2p: --hierarchical-context-parallel-sizes (the a2a level, then the ring's; cp_comm.h).
+    std::vector<int> hierarchical_cp_sizes;
     int data_parallel = 1; // not a flag: world / (tp x pp x cp)
     // MoE models: --expert-model-parallel-size and --expert-tensor-parallel-size (which
     // validate_args defaults to the TP degree), and the token dispatcher.

@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/export/plan_file_checks.h"
 #include "core/export/shell_quote.h"
+#include "core/megatron/cp_comm.h"
 
 namespace stratex::exporting {
 
@@ -86,7 +87,15 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.virtual_stages = e.vpp;
     r.division = megatronPipelineLayout(megatron::chunkLayerCounts(e, model.num_layers), e.pp);
     r.context_parallel = e.cp;
-    r.cp_comm_type = std::string(megatron::cpCommTypeName(e.cp_comm_type)); // ring attention or Ulysses all-to-all
+    r.cp_comm_type = std::string(megatron::cpCommTypeName(e.cp_comm_type)); // Megatron's --cp-comm-type spelling
+    if (e.cp > 1 && e.cp_comm_type == megatron::CpCommType::A2aP2p) {
+        // The a2a level the plan was costed with: inside the node (cp_comm.h, cpA2aGroupSize).
+        const int gpusPerNode = hardware ? hardware->cluster().gpus_per_node : 8;
+        const int a2a = megatron::cpA2aGroupSize(e.cp, e.tp, gpusPerNode, model.num_heads / e.tp, model.num_kv_heads / e.tp);
+        r.hierarchical_cp_sizes = { a2a, e.cp / a2a };
+        if (!hardware)
+            approximate(m, "strategy.cp_comm_type", "a2a+p2p: the a2a level sized for 8 GPUs a node (no cluster given)");
+    }
     r.data_parallel = e.dp;
     r.expert_parallel = e.ep;
     r.expert_tensor_parallel = model.moe ? e.etp : 0; // Megatron's default is the TP degree, the plan's its own

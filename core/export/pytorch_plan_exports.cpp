@@ -128,9 +128,9 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     if (s.ep > 1 && s.etp != 1 && s.etp != s.tp)
         note("strategy.etp", "expert tensor parallel degree " + str(s.etp) + ": torchtitan supports 1 or the TP degree (" + str(s.tp)
             + ") only (parallel_dims.py)", ExportNoteKind::Refusal);
-    if (s.cp > 1 && s.cp_comm_type == megatron::CpCommType::A2a)
-        note("strategy.cp_comm_type", "Ulysses context parallelism (cp_comm_type a2a): torchtitan only has ring attention, which "
-             "exchanges K/V instead of all-to-all over heads; it would train, at the ring's cost");
+    if (s.cp > 1 && s.cp_comm_type != megatron::CpCommType::P2p)
+        note("strategy.cp_comm_type", "context parallelism cp_comm_type " + std::string(megatron::cpCommTypeName(s.cp_comm_type))
+                + ": torchtitan only has ring attention (K/V rotated round the CP group); it would train, at the ring's cost");
     else if (s.cp > 1)
         note("strategy.cp_comm_type", "context parallelism: torchtitan's ring attention exchanges K/V by all-gather "
                         "(context_parallel_rotate_method), as costed");

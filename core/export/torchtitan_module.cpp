@@ -193,10 +193,10 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     // balancer is "ptrr" (context_parallel/api.py; torchtitan_recipes/tests/models.py sets it so).
     if (s.cp > 1)
         job.cp_load_balancer = "ptrr";
-    if (s.cp > 1 && s.cp_comm_type == megatron::CpCommType::A2a)
+    if (s.cp > 1 && s.cp_comm_type != megatron::CpCommType::P2p)
         notes.approximation("strategy.cp_comm_type",
-            "Ulysses context parallelism (cp_comm_type a2a): torchtitan main only has ring attention, which exchanges "
-            "K/V instead of all-to-all over heads; it trains, at the ring's cost");
+            "context parallelism cp_comm_type " + std::string(megatron::cpCommTypeName(s.cp_comm_type))
+                + ": torchtitan main only has ring attention (K/V rotated round the CP group); it trains, at the ring's cost");
 
     // Experts: torchtitan main removed expert tensor parallelism (pytorch/torchtitan#3167,
     // c4b409af, 2026-04-30): the experts are sharded over ep and efsdp = dp_shard x cp x tp / ep.

@@ -7,6 +7,7 @@
 #include "core/model/mla_shapes.h"
 
 #include "core/hardware/kernel_shapes.h"
+#include "core/megatron/cp_comm.h"
 #include "core/megatron/cp_ring.h"
 #include "core/megatron/moe_dispatch.h"
 
@@ -218,10 +219,17 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (s.flash_attention ? kFlashBackwardOverForward : 2.5) * attention;
     // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
-    const bool ringCp = s.cp > 1 && s.cp_comm_type != CpCommType::A2a;
-    const CpRingWork ringWork = ringCp
-        ? ringCpWork(s.cp, s.framework, tokens, mla ? qWidth : q / tp, mla ? 0.5 * (kWidth + vWidth) : kv / tp)
-        : CpRingWork {};
+    // All-gather and hierarchical CP: cp_comm.h (docs/context-parallel.md).
+    const int cpA2a = s.cp > 1 && s.cp_comm_type == CpCommType::A2aP2p
+        ? cpA2aGroupSize(s.cp, s.tp, hw.cluster().gpus_per_node, model.num_heads / s.tp, model.num_kv_heads / s.tp)
+        : 1;
+    const int ringSteps = s.cp_comm_type == CpCommType::P2p ? s.cp : s.cp_comm_type == CpCommType::A2aP2p ? s.cp / cpA2a : 1;
+    // K and V of the rank's s/cp tokens: the ring's chunk, what all-gather CP gathers cp of.
+    const double chunkBytes = mla ? kBytes * tokens * (kWidth + vWidth) : 2 * kBytes * tokens * kv / tp;
+    const CpRingWork ringWork = s.cp > 1 && s.cp_comm_type == CpCommType::AllGather ? allGatherCpWork(chunkBytes * s.cp)
+        : ringSteps > 1 ? ringCpWork(ringSteps, s.framework, tokens * cpA2a, (mla ? qWidth : q / tp) / cpA2a,
+                              (mla ? 0.5 * (kWidth + vWidth) : kv / tp) / cpA2a)
+                        : CpRingWork {};
     cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)
         + hw.kernelOverheadS(kernels + ringWork.forward_kernels);
     cost.backward_compute_s = 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes)
@@ -244,31 +252,41 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // compute stream's critical path, so they are not hidden.
     double cpForward = 0;
     double cpBackward = 0;
-    if (s.cp > 1 && s.cp_comm_type == CpCommType::A2a) {
-        const hardware::GroupShape cpGroup { s.cp, s.tp };
+    if (s.cp > 1 && (s.cp_comm_type == CpCommType::A2a || (s.cp_comm_type == CpCommType::A2aP2p && cpA2a > 1))) {
+        // Hierarchical CP runs the all-to-alls over its a2a level only (cp_comm.h).
+        const hardware::GroupShape cpGroup { s.cp_comm_type == CpCommType::A2a ? s.cp : cpA2a, s.tp };
         const double qkvBytes = mla ? kBytes * tokens * (qWidth + kWidth + vWidth) : kBytes * tokens * (q + 2 * kv) / tp;
         const double outputBytes = mla ? kBytes * tokens * outputWidth : kBytes * tokens * q / tp;
         cpForward = hw.allToAllS(qkvBytes, cpGroup) + hw.allToAllS(outputBytes, cpGroup);
         cpBackward = cpForward;
-    } else if (s.cp > 1) {
-        // MLA exchanges the up-projected K (nope + rope) and V heads, not the latent.
-        const double chunkBytes = mla ? kBytes * tokens * (kWidth + vWidth) : 2 * kBytes * tokens * kv / tp;
+    }
+    if (s.cp > 1 && s.cp_comm_type == CpCommType::AllGather) {
+        // K and V gathered, dK and dV reduce-scattered in the tensors' 16-bit dtype, all exposed.
         const hardware::GroupShape cpGroup { s.cp, s.tp };
+        const CpRingExposure exposure = allGatherCpExposure(
+            hw.allGatherS(chunkBytes * s.cp, cpGroup), hw.reduceScatterS(chunkBytes * s.cp, cpGroup));
+        cpForward = exposure.forward_s;
+        cpBackward = exposure.backward_s;
+    } else if (ringSteps > 1) { // after hierarchical CP's all-to-alls
+        // MLA exchanges the up-projected K (nope + rope) and V heads, not the latent. Hierarchical
+        // CP's ring runs over the ranks cpA2a apart, each step the same bytes (a x the tokens,
+        // 1/a of the heads), a step 1/(cp/a) of the attention.
+        const hardware::GroupShape cpGroup { ringSteps, s.tp * cpA2a };
         // A step's send/recv runs at the ring's slowest hop: across nodes once the ring leaves
         // the NVLink domain (every GPU of the node in some ring at once: the node's NICs shared).
         const bool crossNode = hw.spansNodes(cpGroup);
         CpRingInput ring;
-        ring.cp = s.cp;
+        ring.cp = ringSteps;
         ring.framework = s.framework;
         ring.forward_attention_s = attention;
         ring.backward_attention_s = attentionBackward;
         ring.kv_step_s = hw.p2pS(chunkBytes, crossNode);
         ring.kv_dkv_step_s = hw.p2pS(2 * chunkBytes, crossNode);
-        ring.kv_all_gather_s = hw.allGatherS(chunkBytes * s.cp, cpGroup);
+        ring.kv_all_gather_s = hw.allGatherS(chunkBytes * ringSteps, cpGroup);
         ring.dkv_fp32_step_s = hw.p2pS(2 * chunkBytes, crossNode); // fp32: twice the 16-bit bytes
         const CpRingExposure exposure = ringCpExposure(ring);
-        cpForward = exposure.forward_s;
-        cpBackward = exposure.backward_s;
+        cpForward += exposure.forward_s;
+        cpBackward += exposure.backward_s;
     }
     // TP communication overlap (tp_comm_overlap, which needs sequence parallelism: Megatron-LM
     // arguments.py validate_args; torchtitan's AsyncTP rewrites the SequenceParallel plan's

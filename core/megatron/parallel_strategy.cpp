@@ -20,7 +20,9 @@ constexpr EnumNames<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::
 constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
     { Precision::Fp8, "fp8" } } };
 constexpr EnumNames<StateDtype, 2> kStateDtypeNames { { { StateDtype::Fp32, "fp32" }, { StateDtype::Bf16, "bf16" } } };
-constexpr EnumNames<CpCommType, 2> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" } } };
+// Megatron-Core transformer_config.py cp_comm_type (d98e8a64): "p2p", "all_gather", "a2a", "a2a+p2p".
+constexpr EnumNames<CpCommType, 4> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" },
+    { CpCommType::AllGather, "all_gather" }, { CpCommType::A2aP2p, "a2a+p2p" } } };
 constexpr EnumNames<MoeDispatcher, 3> kMoeDispatcherNames { { { MoeDispatcher::AllToAll, "alltoall" },
     { MoeDispatcher::AllGather, "allgather" }, { MoeDispatcher::Flex, "flex" } } };
 
@@ -71,7 +73,24 @@ std::string_view cpCommTypeName(CpCommType value)
 }
 std::optional<CpCommType> parseCpCommType(std::string_view name)
 {
+    if (name == "allgather") // Megatron-LM arguments.py --cp-comm-type help's spelling
+        return CpCommType::AllGather;
     return parseEnumName(kCpCommNames, name);
+}
+
+std::string_view cpCommSuffix(CpCommType value)
+{
+    switch (value) {
+    case CpCommType::P2p:
+        return "";
+    case CpCommType::A2a:
+        return "-a2a";
+    case CpCommType::AllGather:
+        return "-ag";
+    case CpCommType::A2aP2p:
+        return "-a2a+p2p";
+    }
+    return "";
 }
 
 std::string_view moeDispatcherName(MoeDispatcher value)
@@ -89,7 +108,7 @@ std::string ParallelStrategy::notation() const
     if (vpp > 1)
         text += " vpp" + str(vpp);
     if (cp > 1)
-        text += " cp" + str(cp) + (cp_comm_type == CpCommType::A2a ? "-a2a" : "");
+        text += " cp" + str(cp) + std::string(cpCommSuffix(cp_comm_type));
     if (ep > 1)
         text += " ep" + str(ep);
     if (etp > 1)

@@ -34,7 +34,9 @@ enum class StateDtype { Fp32, Bf16 };
 // Transformer Engine's attention).
 enum class CpCommType {
     P2p, // ring attention: K and V pass around the CP ring, overlapped with the attention blocks
-    A2a // DeepSpeed-Ulysses: all-to-alls trade the sequence split for a head split around attention
+    A2a, // DeepSpeed-Ulysses: all-to-alls trade the sequence split for a head split around attention
+    AllGather, // K and V all-gathered before attention, dK/dV reduce-scattered after (not overlapped)
+    A2aP2p // hierarchical: Ulysses inside the NVLink domain, the ring across it (cp_hierarchy.h)
 };
 
 // How a MoE layer moves tokens to their experts and back (Megatron-Core's --moe-token-dispatcher-type,
@@ -53,8 +55,11 @@ std::string_view precisionName(Precision value); // "bf16", "fp16", "fp8"
 std::optional<Precision> parsePrecision(std::string_view name);
 std::string_view stateDtypeName(StateDtype value); // "fp32", "bf16"
 std::optional<StateDtype> parseStateDtype(std::string_view name);
-std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a" (Megatron's spelling)
+std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a", "all_gather", "a2a+p2p" (Megatron's)
+// Also reads Megatron's --help spelling "allgather" (arguments.py) as all_gather.
 std::optional<CpCommType> parseCpCommType(std::string_view name);
+// The notation's suffix after "cpN": "" (p2p), "-a2a", "-ag", "-a2a+p2p".
+std::string_view cpCommSuffix(CpCommType value);
 std::string_view moeDispatcherName(MoeDispatcher value); // "alltoall", "allgather", "flex" (Megatron's)
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name);
 

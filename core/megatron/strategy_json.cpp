@@ -145,7 +145,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     s.pp = optionalInt(object, "pp", 1, limits::kMaxLayers); // a stage holds at least one layer
     s.cp = optionalInt(object, "cp", 1);
     s.cp_comm_type
-        = readChoice(object, "cp_comm_type", CpCommType::P2p, parseCpCommType, "\"p2p\" or \"a2a\" (Ulysses)");
+        = readChoice(object, "cp_comm_type", CpCommType::P2p, parseCpCommType,
+            "\"p2p\" (ring), \"a2a\" (Ulysses), \"all_gather\" or \"a2a+p2p\" (hierarchical)");
     s.ep = optionalInt(object, "ep", 1);
     s.etp = optionalInt(object, "etp", 1);
     const long long modelParallel = checkedProduct(

@@ -153,7 +153,7 @@ std::vector<std::string> fieldWords(const ParallelStrategy& s)
 {
     auto str = [](int v) { return std::to_string(v); };
     std::vector<std::string> words { "tp" + str(s.tp), "pp" + str(s.pp), "vpp" + str(s.vpp),
-        "cp" + str(s.cp) + (s.cp > 1 && s.cp_comm_type == CpCommType::A2a ? "-a2a" : ""), "ep" + str(s.ep),
+        "cp" + str(s.cp) + std::string(s.cp > 1 ? cpCommSuffix(s.cp_comm_type) : ""), "ep" + str(s.ep),
         "etp" + str(s.etp), "dp" + str(s.dp), s.sequence_parallel ? "sp" : "no-sp", "zero" + str(s.zero),
         "rc-" + std::string(recomputeName(s.recompute))
             + (s.recompute == Recompute::Selective && !s.recompute_modules.isDefault()

@@ -6,6 +6,9 @@
 #include <type_traits>
 
 #include "core/common/parallel_for.h"
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/cp_comm.h"
+#include "core/megatron/layer_cost.h"
 
 namespace stratex::megatron {
 
@@ -74,11 +77,43 @@ std::vector<int> chunkCountsFor(const ParallelStrategy& shape, int layers, int m
 }
 
 // CP exchange kinds: the ring always; Ulysses when asked and each TP rank's query and key/value
-// heads divide over the CP ranks (Transformer Engine's all-to-all attention requires it).
-std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, int tp, int cp, bool ulysses)
+// heads divide over the CP ranks (Transformer Engine's all-to-all attention requires it). With
+// Megatron-Core and Megatron-Bridge (Transformer Engine's attention: --cp-comm-type) the K/V
+// exchange may also be all_gather or, with Ulysses asked, the hierarchical a2a+p2p where its a2a
+// level is neither 1 nor cp (else it is the ring or Ulysses itself; cp_comm.h); torchtitan has
+// its ring only. Those three differ only in a layer's CP exchange and its kernels (the same
+// memory), which scale alike with the micro-batch: of them the search keeps the one whose layer
+// costs least at micro-batch 1 (docs/context-parallel.md), not three near-twins per shape.
+std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, const ParallelStrategy& shape,
+    bool ulysses, const hardware::HardwareModel& hw)
 {
+    const int tp = shape.tp;
+    const int cp = shape.cp;
     std::vector<CpCommType> out { CpCommType::P2p };
-    if (ulysses && cp > 1 && (model.num_heads / tp) % cp == 0 && (model.num_kv_heads / tp) % cp == 0)
+    if (cp <= 1)
+        return out;
+    const int heads = model.num_heads / tp;
+    const int kvHeads = model.num_kv_heads / tp;
+    if (shape.framework == Framework::MegatronCore || shape.framework == Framework::MegatronBridge) {
+        std::vector<CpCommType> kvExchanges { CpCommType::AllGather };
+        const int a2a = cpA2aGroupSize(cp, tp, hw.cluster().gpus_per_node, heads, kvHeads);
+        if (ulysses && a2a > 1 && a2a < cp)
+            kvExchanges.push_back(CpCommType::A2aP2p);
+        ParallelStrategy probe = shape;
+        probe.micro_batch_size = 1;
+        const LayerCost ring = layerCost(model, probe, hw, false, false);
+        double best = ring.forwardS() + ring.backwardS();
+        for (const CpCommType kind : kvExchanges) {
+            probe.cp_comm_type = kind;
+            const LayerCost cost = layerCost(model, probe, hw, false, false);
+            const double time = cost.forwardS() + cost.backwardS();
+            if (time < best) {
+                best = time;
+                out.front() = kind;
+            }
+        }
+    }
+    if (ulysses && heads % cp == 0 && kvHeads % cp == 0)
         out.push_back(CpCommType::A2a);
     return out;
 }
@@ -91,6 +126,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
     const StrategySpace& space = request.space;
     const long long world = static_cast<long long>(request.cluster.worldSize());
     const int gbs = request.global_batch_size;
+    const hardware::HardwareModel hw(request.cluster, request.efficiency); // for the CP exchange's choice
     m_zero_stages = space.zero_stages;
     // Recompute choices: selective is Megatron's default (core attention); a MoE model also tries
     // recomputing its norms and whole MoE layers, as Megatron's MoE recipes do for long sequences.
@@ -106,12 +142,20 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
         for (int cp : divisorsOf(world / tp, limitOr(space.max_cp, world))) {
             if (cp > 1 && model.seq_length % (2 * cp) != 0)
                 continue;
+            ParallelStrategy cpShape;
+            cpShape.tp = tp;
+            cpShape.cp = cp;
+            cpShape.sequence_parallel = tp > 1;
+            cpShape.precision = space.precision;
+            cpShape.framework = space.framework;
+            cpShape.flash_attention = space.flash_attention;
+            const std::vector<CpCommType> cpComms = cpCommTypesFor(model, cpShape, space.ulysses, hw);
             for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
                 const long long dp = world / tp / cp / pp;
                 if (gbs % dp != 0)
                     continue;
                 for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
-                    for (const CpCommType cpComm : cpCommTypesFor(model, tp, cp, space.ulysses)) {
+                    for (const CpCommType cpComm : cpComms) {
                         SpaceShape entry;
                         ParallelStrategy& shape = entry.shape;
                         shape.tp = tp;

@@ -279,8 +279,8 @@ std::vector<std::string> dumpListWords(const std::string& value)
     return words;
 }
 
-// --cp-comm-type, one entry per layer when they differ. Ring (p2p) and Ulysses (a2a) are
-// modelled; all-gather and hierarchical a2a+p2p are costed as the ring.
+// --cp-comm-type, one entry per layer when they differ. p2p, a2a, all_gather (or "allgather") and
+// a2a+p2p are each modelled (docs/context-parallel.md); per-layer mixes are costed as the ring.
 megatron::CpCommType cpCommTypeOfDump(const std::string& value, std::vector<std::string>& notes)
 {
     const std::vector<std::string> words = dumpListWords(value);

@@ -179,7 +179,7 @@ QVariant StratexPlanTableModel::data(const QModelIndex& index, int role) const
     case CpColumn:
         if (raw || s.cp == 1 || s.cp_comm_type == megatron::CpCommType::P2p)
             return s.cp;
-        return tr("%1 a2a").arg(s.cp);
+        return tr("%1 %2").arg(s.cp).arg(QString::fromStdString(std::string(megatron::cpCommTypeName(s.cp_comm_type))));
     case EpColumn:
         return s.ep;
     case EtpColumn:
@@ -226,7 +226,8 @@ QVariant StratexPlanTableModel::headerData(int section, Qt::Orientation orientat
         case VppColumn:
             return tr("Model chunks per pipeline rank (interleaved schedule)");
         case CpColumn:
-            return tr("Context parallelism: ring attention, or \u201ca2a\u201d for DeepSpeed-Ulysses all-to-all "
+            return tr("Context parallelism: ring attention, or its exchange when another: \u201ca2a\u201d "
+                      "(DeepSpeed-Ulysses all-to-all), \u201call_gather\u201d, \u201ca2a+p2p\u201d (hierarchical) "
                       "(Megatron's --cp-comm-type)");
         case EtpColumn:
             return tr("Tensor parallelism inside each expert");

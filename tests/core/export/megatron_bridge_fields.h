@@ -36,6 +36,7 @@ enum class PyType {
     OptStr, // Optional[str] / Optional[Literal[...]]
     OptStrList, // Optional[List[str]]
     IntOrIntList, // Union[int, List[int]]
+    OptIntList, // Optional[list[int]]
     Callable, // Callable[[torch.Tensor], torch.Tensor]
     AttnBackend, // megatron.core.transformer.enums.AttnBackend
     TorchDtype, // torch.dtype (torch.float32, torch.bfloat16, ...)
@@ -105,6 +106,9 @@ inline const std::vector<Field>& fields()
         { "model.moe_grouped_gemm", PyType::Bool, {} },
         // Optional[Union[str, List[str]]]: "p2p", "all_gather", "a2a", "a2a+p2p"
         { "model.cp_comm_type", PyType::OptStr, { "p2p", "all_gather", "a2a", "a2a+p2p" } },
+        // ModelParallelConfig: Optional[list[int]] = None (a2a level, then the ring's; checked as a
+        // list of ints or None; Megatron-LM d98e8a64 model_parallel_config.py)
+        { "model.hierarchical_context_parallel_sizes", PyType::OptIntList, {} },
         // MLATransformerConfig (transformer_config.py)
         { "model.multi_latent_attention", PyType::Bool, {} },
         { "model.q_lora_rank", PyType::OptInt, {} }, // int = 512; None: a full projection (multi_latent_attention.py)

@@ -105,7 +105,10 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--decoder-first-pipeline-num-layers", { Kind::Int, {} } },
         { "--decoder-last-pipeline-num-layers", { Kind::Int, {} } },
         { "--context-parallel-size", { Kind::Int, {} } },
-        { "--cp-comm-type", { Kind::Text, { "p2p", "a2a", "allgather", "a2a+p2p" } } },
+        // Transformer Engine's spellings (attn_forward_func_with_cp raises on any other; Megatron's
+        // --help says "allgather", which TE refuses): context_parallel.py, TE d0067d0.
+        { "--cp-comm-type", { Kind::Text, { "p2p", "a2a", "all_gather", "a2a+p2p" } } },
+        { "--hierarchical-context-parallel-sizes", { Kind::Words, {} } },
         { "--sequence-parallel", { Kind::Switch, {} } },
         { "--tp-comm-overlap", { Kind::Switch, {} } },
         // TransformerConfig.recompute_granularity / recompute_method: Literal choices
@@ -407,6 +410,23 @@ inline std::vector<std::string> megatronViolations(
     if (cp > 1 && args.contains("--cp-comm-type") && args.at("--cp-comm-type") == "a2a"
         && ((heads / tp) % cp != 0 || (groups / std::min(tp, groups)) % cp != 0))
         v.push_back("cp_comm_type a2a: heads per TP rank not divisible by cp");
+    // validate_args (arguments.py, d98e8a64): a2a+p2p needs --hierarchical-context-parallel-sizes,
+    // whose product is the CP size.
+    if (cp > 1 && args.contains("--cp-comm-type") && args.at("--cp-comm-type") == "a2a+p2p") {
+        long long product = 1;
+        std::string word;
+        if (args.contains("--hierarchical-context-parallel-sizes"))
+            for (const char c : args.at("--hierarchical-context-parallel-sizes") + " ") {
+                if (c != ' ') {
+                    word += c;
+                } else if (!word.empty()) {
+                    product *= std::stoll(word);
+                    word.clear();
+                }
+            }
+        if (!args.contains("--hierarchical-context-parallel-sizes") || product != cp)
+            v.push_back("cp_comm_type a2a+p2p: --hierarchical-context-parallel-sizes missing or not multiplying to cp");
+    }
     // validate_args: FSDP.
     if (args.contains("--use-megatron-fsdp")) {
         if (!args.contains("--ckpt-format") || args.at("--ckpt-format") != "fsdp_dtensor")

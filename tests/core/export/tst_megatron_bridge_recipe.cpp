@@ -117,6 +117,11 @@ bool fits(const test::bridge::Field& field, PyType type, const std::string& valu
     case PyType::IntOrIntList:
         ok = isInt || freq.match(v).hasMatch();
         break;
+    case PyType::OptIntList: {
+        static const QRegularExpression intList(QStringLiteral("^\\[[0-9]+(, [0-9]+)*\\]$"));
+        ok = isNone || intList.match(v).hasMatch();
+        break;
+    }
     case PyType::Callable:
         ok = value == "F.silu" || value == "F.gelu";
         break;
@@ -237,6 +242,11 @@ std::vector<Scenario> scenarios()
         { "CP Ulysses",
             planOf("llama2-7b", 0, 32768, "h100-80gb", 2, "tp=2 cp=4 cpcomm=a2a dp=2 sp=1 zero=1 gbs=16"),
             "model.cp_comm_type=\"a2a\";model.context_parallel_size=4;model.rotary_base=10000", "" },
+        { "CP hierarchical a2a+p2p (issue 22): a2a in the node, the ring across",
+            planOf("llama2-7b", 0, 65536, "h100-80gb", 2, "tp=2 cp=8 cpcomm=a2a+p2p dp=1 sp=1 zero=1 gbs=8"),
+            "model.cp_comm_type=\"a2a+p2p\";model.context_parallel_size=8;"
+            "model.hierarchical_context_parallel_sizes=[4, 2]",
+            "" },
         { "ZeRO-0: plain DDP", planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=1 pp=2 dp=8 zero=0 gbs=64"),
             "ddp.use_distributed_optimizer=False;optimizer.use_distributed_optimizer=False;"
             "ddp.overlap_param_gather=False;optimizer.overlap_param_gather=False;ddp.use_megatron_fsdp=False;"

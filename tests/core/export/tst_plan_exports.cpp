@@ -187,6 +187,18 @@ void TestPlanExports::megatron_data()
         << "--context-parallel-size 4;--cp-comm-type a2a;--use-distributed-optimizer"
         << "--cp-comm-type p2p"
         << "" << false;
+    // Issue 22: hierarchical CP needs its two levels (arguments.py); the a2a level is the node's 4
+    // CP ranks (tp 2), the ring's 2 cross nodes (cp_comm.h, cpA2aGroupSize).
+    QTest::newRow("hierarchical context parallelism")
+        << planOf("llama2-7b", 0, 65536, "h100-80gb", 2, "tp=2 cp=8 cpcomm=a2a+p2p dp=1 sp=1 zero=1 gbs=8")
+        << "--context-parallel-size 8;--cp-comm-type a2a+p2p;--hierarchical-context-parallel-sizes 4 2"
+        << "--cp-comm-type p2p"
+        << "" << false;
+    QTest::newRow("all-gather context parallelism")
+        << planOf("llama3-8b", 0, 32768, "h100-80gb", 2, "tp=2 cp=4 cpcomm=all_gather dp=2 sp=1 zero=1 gbs=16")
+        << "--context-parallel-size 4;--cp-comm-type all_gather"
+        << "--hierarchical-context-parallel-sizes"
+        << "" << false;
     QTest::newRow("ZeRO-2 as Megatron-FSDP optim_grads")
         << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=1 pp=2 dp=8 zero=2 gbs=64")
         << "--use-megatron-fsdp;--data-parallel-sharding-strategy optim_grads;--ckpt-format fsdp_dtensor"

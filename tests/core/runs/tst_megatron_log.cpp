@@ -160,23 +160,25 @@ private Q_SLOTS:
         QVERIFY(run.missing.empty());
     }
 
-    // Megatron prints --cp-comm-type as the list it parsed; ring (p2p) and Ulysses (a2a) are costed
-    // as such, the others as the ring with a note.
+    // Megatron prints --cp-comm-type as the list it parsed; each of the four types is costed as
+    // such (docs/context-parallel.md), a per-layer mix as the ring with a note.
     void readsTheContextParallelExchange_data()
     {
         QTest::addColumn<QString>("dumped");
-        QTest::addColumn<bool>("ulysses");
+        QTest::addColumn<QString>("type"); // cpCommTypeName of what is costed
         QTest::addColumn<QString>("note"); // part of a note, or "" for none
-        QTest::newRow("ring") << "['p2p']" << false << "";
-        QTest::newRow("ulysses") << "['a2a']" << true << "";
-        QTest::newRow("ulysses, one entry per layer") << "['a2a', 'a2a', 'a2a']" << true << "";
-        QTest::newRow("all-gather") << "['allgather']" << false << "costed as ring attention";
-        QTest::newRow("mixed per layer") << "['a2a', 'p2p']" << false << "costed as ring attention";
+        QTest::newRow("ring") << "['p2p']" << "p2p" << "";
+        QTest::newRow("ulysses") << "['a2a']" << "a2a" << "";
+        QTest::newRow("ulysses, one entry per layer") << "['a2a', 'a2a', 'a2a']" << "a2a" << "";
+        QTest::newRow("all-gather") << "['all_gather']" << "all_gather" << "";
+        QTest::newRow("all-gather, --help spelling") << "['allgather']" << "all_gather" << "";
+        QTest::newRow("hierarchical") << "['a2a+p2p']" << "a2a+p2p" << "";
+        QTest::newRow("mixed per layer") << "['a2a', 'p2p']" << "p2p" << "costed as ring attention";
     }
     void readsTheContextParallelExchange()
     {
         QFETCH(QString, dumped);
-        QFETCH(bool, ulysses);
+        QFETCH(QString, type);
         QFETCH(QString, note);
         QStringList lines = sampleLines();
         const int cp = lineOf(lines, QStringLiteral("  context_parallel_size ...")) - 1;
@@ -189,7 +191,7 @@ private Q_SLOTS:
         QVERIFY(run.strategy);
         QCOMPARE(run.strategy->cp, 2);
         QCOMPARE(run.strategy->dp, 2);
-        QCOMPARE(run.strategy->cp_comm_type == CpCommType::A2a, ulysses);
+        QCOMPARE(QString::fromStdString(std::string(cpCommTypeName(run.strategy->cp_comm_type))), type);
         QString notes;
         for (const std::string& text : run.notes)
             notes += QString::fromStdString(text) + QLatin1Char(';');
