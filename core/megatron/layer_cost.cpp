@@ -10,6 +10,7 @@
 #include "core/megatron/cp_comm.h"
 #include "core/megatron/cp_ring.h"
 #include "core/megatron/moe_dispatch.h"
+#include "core/megatron/moe_kernels.h"
 
 namespace stratex::megatron {
 
@@ -167,6 +168,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double routedActOutputBytes = 0; // the experts' activation outputs (fc2 inputs)
     double routedActBytes = 0; // what the experts' activation function moves
     double routedPairs = 0; // token-expert pairs this rank computes
+    double moeLoad = 1; // the busiest EP rank's routed pairs over the mean (moe_kernels.h)
+    double moeLocalExperts = 0;
     double sharedGemm = 0;
     double sharedActivation = 0;
     double sharedElementwise = 0;
@@ -179,23 +182,25 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double perExpert = routed * s.ep / moe.num_experts;
         const double localExperts = double(moe.num_experts) / s.ep;
         const double fe = moe.expert_ffn_hidden_size / etp;
-        // One grouped GEMM over the local experts (Transformer Engine's GroupedLinear, Megatron's
-        // --moe-grouped-gemm): their tiles share the waves.
-        mlpGemm += hardware::groupedGemmS(hw, perExpert, upWidth * fe, h, fp8, localExperts)
-            + hardware::groupedGemmS(hw, perExpert, h, fe, fp8, localExperts);
+        // The busiest EP rank's routed load sets the layer's pace (moe_kernels.h); the experts'
+        // GEMMs as TE's GroupedLinear launches them: one per expert over 4 streams.
+        moeLoad = routedLoadMaxOverMean(moeTokens * s.ep, moe.num_experts, moe.top_k, s.ep, moe.capacity_factor);
+        moeLocalExperts = localExperts;
+        mlpGemm += teGroupedLinearS(hw, perExpert * moeLoad, upWidth * fe, h, fp8, localExperts)
+            + teGroupedLinearS(hw, perExpert * moeLoad, h, fe, fp8, localExperts);
         mlpGemm += hw.gemmS(tokens * spShare, moe.num_experts, h); // router
         mlpActivation
             += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
         routedActOutputBytes = kBytes * routed * fe * gemmInputShare;
         routedActBytes = kBytes * routed * (upWidth + 1) * fe;
-        elementwise += routedActBytes + 2 * kBytes * routed * h; // act + permute
+        elementwise += moeLoad * (routedActBytes + 2 * kBytes * routed * h); // act + permute
         if (moe.shared_experts > 0) {
             const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;
             sharedGemm = hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
             sharedActivation = kBytes * tokens * (upWidth + gemmInputShare) * fs;
             sharedElementwise = kBytes * tokens * (upWidth + 1) * fs;
         }
-        epComm = moeDispatchPassS(model, s, hw, moeTokens);
+        epComm = moeLoad * moeDispatchPassS(model, s, hw, moeTokens);
     } else {
         const double f = model.ffn_hidden_size / tp;
         mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
@@ -313,6 +318,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const MoeLayerCompute parts { cost.forward_compute_s - expertsForward, expertsForward,
         cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
     const EpExposure ep = exposedEpComm(s, hw, epComm, parts);
+    // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
+    if (moeLayer && s.framework != Framework::Torchtitan)
+        cost.forward_compute_s += moeHostBoundForwardS(
+            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8);
     cost.forward_comm_s = tpForward + cpForward + ep.forward_s;
     cost.backward_comm_s = tpBackward + cpBackward + ep.backward_s;
     cost.tp_forward_comm_s = tpForward;

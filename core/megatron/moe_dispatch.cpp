@@ -30,6 +30,13 @@ double missProbability(double n, double m, int k)
 // the other SMs only.
 constexpr int kDeepEpSms = 20;
 
+// NCCL's all-to-all (grouped send/recv) runs one CTA per p2p channel, each on an SM:
+// p2pnChannels = pow2Up(min(nChannels, NCCL_MAX_P2P_NCHANNELS)) (src/graph/paths.cc
+// ncclTopoComputeP2pChannels, NVIDIA/nccl 5067397c). On Hopper DGX nodes NCCL's init logs show 16:
+// "16 coll channels, 0 nvls channels, 16 p2p channels" on 8 H800 (NVIDIA/nccl issue 892), 16
+// channels on 2 x 8 H100 (NVIDIA/nccl issue 1538). Taken for every GPU preset (not read for others).
+constexpr int kNcclP2pSms = 16;
+
 } // namespace
 
 double expectedDistinctGroups(int experts, int topK, int groups, int routerGroups, int routerGroupTopK)
@@ -110,12 +117,12 @@ EpExposure exposedEpComm(
     //   combine (backward)              | pre_dispatch (forward)
     //   dispatch (forward), dispatch (b) | mlp (backward, its dgrad and wgrad), mlp (forward)
     //   combine (forward)               | pre_dispatch (backward)
-    // Each step lasts the longer of the two. While DeepEP's kernels run (flex), the compute has
-    // the SMs they leave.
+    // Each step lasts the longer of the two. While DeepEP's kernels (flex) or NCCL's all-to-all
+    // run, the compute has the SMs they leave.
     const double a2a = 0.5 * passS; // one dispatch or one combine
     const int sms = hardware::presetSmCount(hw.cluster().gpu.name);
-    const double slow
-        = s.moe_token_dispatcher == MoeDispatcher::Flex && sms > kDeepEpSms ? double(sms) / (sms - kDeepEpSms) : 1.0;
+    const int commSms = s.moe_token_dispatcher == MoeDispatcher::Flex ? kDeepEpSms : kNcclP2pSms;
+    const double slow = sms > commSms ? double(sms) / (sms - commSms) : 1.0;
     const auto step = [&](double comm, double compute) {
         const double overlapped = std::min(comm, compute);
         return std::max(comm, compute + overlapped * (slow - 1)) - compute;

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/moe_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/hardware/kernel_shapes.h"
+
+namespace stratex::megatron {
+
+namespace {
+
+// Transformer Engine's compute streams for grouped GEMMs (common/util/multi_stream.cpp,
+// get_num_compute_streams: `static constexpr int num_compute_streams = 4`, d0067d0d).
+constexpr double kTeComputeStreams = 4;
+
+// Host time per PyTorch operation of an eager training step: Python, the autograd and ATen
+// dispatchers, the backend's launch: "~5-25 µs of CPU-side work per op" (J. Lin, "From PyTorch
+// op to kernel launch", GPU kernel serving lesson 18, jiahuanglin.xyz). Taken at the range's
+// middle; docs/moe.md, "Expert compute", says what moves with it.
+constexpr double kHostUsPerOp = 15;
+
+// Operations of one MoE layer's forward from the dispatcher's sync to the next layer's, without
+// the experts' GEMMs (Megatron-Core d98e8a64, no --moe-router-fusion / --moe-permute-fusion, the
+// defaults; counted by reading the code path, so approximate): permute (moe_utils.py permute, ~8),
+// the dispatch all-to-all of tokens and probabilities and sort_chunks_by_idxs (~8), the
+// activation with the routing probabilities (~4), the combine's sort, all-to-all and unpermute
+// (~10), the next layer's attention block with TE's fused modules (layernorm-linear, rotary,
+// core attention, projection, bias-dropout-add, pre-MLP norm: ~20), its router (gating GEMM,
+// fp32 cast, top-k, score function, routing map and probabilities, aux loss: ~25) and the
+// dispatcher's preprocess (token counts, splits, their all-gather over TP x EP, device-to-host
+// copies: ~15).
+constexpr int kMoeLayerHostOps = 90;
+
+// Abramowitz & Stegun 26.2.23: the upper-tail normal quantile for 0 < p <= 0.5, |error| < 4.5e-4.
+double upperTailQuantile(double p)
+{
+    const double t = std::sqrt(-2.0 * std::log(p));
+    return t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+}
+
+} // namespace
+
+double expectedMaxStandardNormal(int n)
+{
+    if (n <= 1)
+        return 0;
+    // Blom (1958): the expected i-th order statistic of n normals is about Phi^-1((i - 0.375) /
+    // (n + 0.25)); for the maximum the upper tail holds 0.625 / (n + 0.25).
+    return upperTailQuantile(0.625 / (n + 0.25));
+}
+
+double routedLoadMaxOverMean(double groupTokens, int experts, int topK, int ep, std::optional<double> capacityFactor)
+{
+    if (ep <= 1 || experts <= 1 || topK <= 0 || !(groupTokens > 0))
+        return 1;
+    const double e = experts;
+    const double k = std::min<double>(topK, experts);
+    const double local = e / ep; // experts on one rank
+    // One token's pairs on a rank: hypergeometric, k draws from e with `local` successes.
+    const double mean = k * local / e;
+    const double variance = k * (local / e) * (1 - local / e) * (e - k) / (e - 1);
+    const double rankMean = groupTokens * mean;
+    const double rankSigma = std::sqrt(groupTokens * variance);
+    double factor = 1 + rankSigma * expectedMaxStandardNormal(ep) / rankMean;
+    if (capacityFactor && *capacityFactor > 0)
+        factor = std::min(factor, *capacityFactor);
+    return factor;
+}
+
+double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, double k, bool fp8, double experts)
+{
+    if (!(experts > 0))
+        return 0;
+    // Up to 4 GEMMs at once share the SMs' waves; the launch's experts/4 rounds follow each other.
+    const double concurrent = std::min(experts, kTeComputeStreams);
+    return experts / concurrent * hardware::groupedGemmS(hw, m, n, k, fp8, concurrent);
+}
+
+int teGroupedLinearKernels(double experts, bool fp8)
+{
+    const int gemms = int(std::ceil(std::max(1.0, experts)));
+    return fp8 ? 2 * gemms : gemms;
+}
+
+int moeForwardHostOps(double localExperts, bool fp8)
+{
+    return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8);
+}
+
+double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8)
+{
+    const double hostS = moeForwardHostOps(localExperts, fp8) * kHostUsPerOp * 1e-6;
+    return std::max(0.0, hostS - gpuForwardS);
+}
+
+} // namespace stratex::megatron

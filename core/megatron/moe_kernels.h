@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The MoE layer's expert compute as Megatron-Core and Transformer Engine run it: the busiest EP
+// rank's routed load (routing statistics, capacity factor), the experts' GEMMs as TE's grouped
+// linear launches them (one cuBLAS GEMM per local expert over four streams), and the host time of
+// the layer's forward after the dispatcher's device-to-host sync. docs/moe.md, "Expert compute".
+
+#include <optional>
+
+#include "core/hardware/hardware_model.h"
+
+namespace stratex::megatron {
+
+// Expected maximum of n independent standard normal variables (Blom's approximation,
+// Phi^-1((n - 0.375) / (n + 0.25)); 0 for n <= 1).
+double expectedMaxStandardNormal(int n);
+
+// The busiest EP rank's routed token-expert pairs over the mean rank's, per micro-batch and layer,
+// for a router that picks each token's top-k uniformly at random without replacement: what
+// Megatron's --moe-router-force-load-balancing does (router.py: random normal logits,
+// moe_utils.py apply_random_logits), as every MoE reference record ran. `groupTokens`: the tokens
+// the EP group routes in one micro-batch (all its ranks). A rank's load is a sum of independent
+// per-token hypergeometric counts, normal at these sizes; the max over `ep` ranks is mean +
+// sigma x expectedMaxStandardNormal(ep). `capacityFactor` (Megatron --moe-expert-capacity-factor):
+// an expert keeps at most that multiple of the mean; dropped pairs are not computed
+// (token_dispatcher.py get_capacity), so the factor is at most capacityFactor. 1 without EP.
+double routedLoadMaxOverMean(
+    double groupTokens, int experts, int topK, int ep, std::optional<double> capacityFactor = std::nullopt);
+
+// Transformer Engine's GroupedLinear (Megatron --moe-grouped-gemm with TE, Hopper and Ampere): one
+// cuBLAS GEMM per local expert, issued round-robin on 4 compute streams
+// (transformer_engine/common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm,
+// common/util/multi_stream.cpp num_compute_streams = 4, TransformerEngine d0067d0d): at most 4
+// experts' GEMMs share the SMs at a time. Each of `experts` GEMMs is m x k by k x n. Seconds.
+double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, double k, bool fp8, double experts);
+
+// Kernels TE's grouped linear launches per pass of one projection: a GEMM per expert, and with
+// FP8 a quantization of each expert's input (transformer_engine/pytorch/module/grouped_linear.py).
+int teGroupedLinearKernels(double experts, bool fp8);
+
+// Host operations (PyTorch ops and launches) that Megatron-Core issues for one MoE layer's
+// forward after the token dispatcher's device-to-host sync of the token counts
+// (token_dispatcher.py _maybe_dtoh_and_synchronize, "before_ep_alltoall" / "before_finish";
+// DeepEP's normal dispatch waits on the CPU for the receive counts): the permutation, the
+// dispatch, the experts (teGroupedLinearKernels for fc1 and fc2, the activation), the combine and
+// unpermutation, and the next layer's attention block and router up to its own sync.
+int moeForwardHostOps(double localExperts, bool fp8);
+
+// After that sync the GPU's queue is empty: the layer's forward lasts at least the host's time to
+// issue its operations (Megatron-Core MoE README, "CPU Overhead Bottleneck": "gaps between GPU
+// kernels where CPU cannot launch kernels fast enough"; "Reduce kernel launches: decrease TP size
+// or increase micro-batch size"). Returns the forward time the GPU leaves uncovered: max(0, host
+// time - `gpuForwardS`), `gpuForwardS` the layer's forward compute and exposed communication.
+double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8);
+
+} // namespace stratex::megatron
