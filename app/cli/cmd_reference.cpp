@@ -372,8 +372,10 @@ int runReference(const QStringList& args)
                        "the datasheet guesses) and print them with the fit and hold-out error before and after: "
                        "how the defaults of the cost model are made."));
     parser.option(QStringLiteral("fit-parameters"), QStringLiteral("NAMES"),
-        QStringLiteral("With --fit or --cross-validate: the efficiencies to fit, comma-separated (default: those "
-                       "the presets were fitted with)."));
+        QStringLiteral("With --fit or --cross-validate: the candidate efficiencies, comma-separated (default: "
+                       "those the presets were fitted with; \"compute\" scales GEMM and attention efficiency "
+                       "together). Each family fits only the candidates its runs identify and keeps its prior "
+                       "(datasheet, or its parent family's fit) for the rest (docs/calibration.md)."));
     parser.flag(QStringLiteral("cross-validate"),
         QStringLiteral("Leave one source (publication) out at a time, fit the presets as --fit does on the fit runs "
                        "of the others, predict the left-out source's runs (hold-out records included, never fitted "
