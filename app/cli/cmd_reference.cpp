@@ -157,6 +157,19 @@ std::string memorySummaryText(
     return text;
 }
 
+// Which parameters a family's runs identified (runs::identifyParameters, docs/calibration.md).
+nlohmann::ordered_json identificationJson(const runs::FamilyIdentification& identification)
+{
+    nlohmann::ordered_json out = { { "family", identification.family }, { "prior", identification.prior },
+        { "runs", identification.runs } };
+    out["parameters"] = nlohmann::ordered_json::array();
+    for (const runs::ParameterDecision& d : identification.parameters)
+        out["parameters"].push_back({ { "name", d.name }, { "fitted", d.fitted },
+            { "informative_runs", d.informative_runs }, { "prior_sd_log", d.prior_sd },
+            { "posterior_sd_log", d.posterior_sd }, { "reason", d.reason } });
+    return out;
+}
+
 // --fit: the presets' efficiencies fitted on the "fit" runs, per GPU family, as efficiencyFor()
 // stores them (hardware_model.cpp), with the fit and hold-out error before and after.
 int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::CalibrationOptions& options, bool json)
@@ -167,7 +180,7 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
             if (fit.family == hardware::presetFamily(run.cluster.gpu.name))
                 return fit.result.fitted;
         }
-        return hardware::datasheetEfficiency(run.cluster.gpu);
+        return runs::familyPrior(hardware::presetFamily(run.cluster.gpu.name), run.cluster.gpu, fits);
     };
     std::vector<runs::ReferenceComparison> before;
     std::vector<runs::ReferenceComparison> after;
@@ -183,7 +196,8 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
             { { "family", fit.family }, { "gpus", fit.gpus }, { "runs", fit.result.before.size() },
                 { "parameters", fit.result.parameters }, { "iterations", fit.result.iterations },
                 { "cost_before", fit.result.cost_before }, { "cost_after", fit.result.cost_after },
-                { "efficiency", hardware::toJson(fit.result.fitted) }, { "at_bound", fit.result.at_bound } });
+                { "efficiency", hardware::toJson(fit.result.fitted) }, { "at_bound", fit.result.at_bound },
+                { "identification", identificationJson(fit.identification) } });
         text += fit.family + " (" + std::to_string(fit.result.before.size()) + " fit runs, "
             + std::to_string(fit.result.iterations) + " iterations):";
         for (const hardware::EfficiencyField& field : hardware::efficiencyFields())
@@ -195,6 +209,7 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
             text += "  at a bound: " + name + " " + fixed(fit.result.fitted.*field->member, 4) + " (range "
                 + fixed(field->minimum, 2) + " to " + fixed(field->maximum, 2) + ")\n";
         }
+        text += "  " + runs::identificationText(fit.identification);
     }
     const Summary fitBefore = summarise(before, true);
     const Summary fitAfter = summarise(after, true);
@@ -258,6 +273,13 @@ int printCrossValidation(
     if (json) {
         nlohmann::ordered_json out;
         out["folds"] = cv.folds.size();
+        out["fold_fits"] = nlohmann::ordered_json::array();
+        for (const runs::CrossValidationFold& fold : cv.folds) {
+            nlohmann::ordered_json families = nlohmann::ordered_json::array();
+            for (const runs::FamilyIdentification& f : fold.families)
+                families.push_back(identificationJson(f));
+            out["fold_fits"].push_back({ { "left_out", fold.left_out }, { "families", families } });
+        }
         out["time_s"] = seconds;
         out["threads"] = cv.threads;
         out["overall"] = errorGroupJson(cv.overall);
@@ -272,6 +294,8 @@ int printCrossValidation(
             nlohmann::ordered_json row = { { "id", r.id }, { "source", r.source }, { "family", r.family },
                 { "use", r.fit ? "fit" : "holdout" }, { "regimes", r.regimes },
                 { "measured_iteration_s", r.measured_iteration_s }, { "family_fitted", r.family_fitted } };
+            if (!r.family_fitted)
+                row["prior"] = r.prior;
             row["measured_time"] = r.measured_time;
             if (!r.costed) {
                 row["problem"] = r.problem;
@@ -298,7 +322,22 @@ int printCrossValidation(
                     : r.measured_time ? percent(r.throughput_error)
                                       : std::string("no time published (memory only)"))
             + (r.memory ? ", memory " + percent(r.memory->error) : "")
-            + (r.family_fitted ? "" : " (no other source fits " + r.family + ": datasheet efficiencies)") + "\n";
+            + (r.family_fitted ? "" : " (no other source fits " + r.family + ": its prior, " + r.prior + ")") + "\n";
+    }
+    // Per fold, per family: what its runs identified (fitted) and what kept the prior (inherited).
+    text += "fits per fold (fitted: the fold's runs identify it; inherited: it keeps the family's prior):\n";
+    for (const runs::CrossValidationFold& fold : cv.folds) {
+        std::string leftOut;
+        for (const std::string& source : fold.left_out)
+            leftOut += (leftOut.empty() ? "" : ", ") + source;
+        text += "  without " + (fold.left_out.size() == 1 ? leftOut : std::to_string(fold.left_out.size()) + " sources without fit runs") + ":\n";
+        for (const runs::FamilyIdentification& f : fold.families) {
+            text += "    " + f.family + " (" + std::to_string(f.runs) + " runs, prior " + f.prior + "):";
+            for (const runs::ParameterDecision& d : f.parameters)
+                text += " " + d.name + (d.fitted ? " fitted" : " inherited") + " (" + std::to_string(d.informative_runs)
+                    + " informative runs, posterior sd " + fixed(d.posterior_sd, 2) + "/" + fixed(d.prior_sd, 2) + ")";
+            text += "\n";
+        }
     }
     text += "Leave-one-source-out cross-validation: " + std::to_string(cv.folds.size()) + " fits, "
         + std::to_string(cv.overall.runs) + " runs, each predicted by a fit that never saw its source (" + fixed(seconds, 1)
@@ -333,8 +372,10 @@ int runReference(const QStringList& args)
                        "the datasheet guesses) and print them with the fit and hold-out error before and after: "
                        "how the defaults of the cost model are made."));
     parser.option(QStringLiteral("fit-parameters"), QStringLiteral("NAMES"),
-        QStringLiteral("With --fit or --cross-validate: the efficiencies to fit, comma-separated (default: those "
-                       "the presets were fitted with)."));
+        QStringLiteral("With --fit or --cross-validate: the candidate efficiencies, comma-separated (default: "
+                       "those the presets were fitted with; \"compute\" scales GEMM and attention efficiency "
+                       "together). Each family fits only the candidates its runs identify and keeps its prior "
+                       "(datasheet, or its parent family's fit) for the rest (docs/calibration.md)."));
     parser.flag(QStringLiteral("cross-validate"),
         QStringLiteral("Leave one source (publication) out at a time, fit the presets as --fit does on the fit runs "
                        "of the others, predict the left-out source's runs (hold-out records included, never fitted "

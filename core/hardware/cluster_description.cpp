@@ -76,8 +76,9 @@ const std::vector<GpuDescription>& gpuPresets()
         { "a100-80gb", 312, 80, 2039, 0.74, 155, 160, 25, 1.13 },
         { "h100-80gb", 989, 80, 3350, 0.62, 360, 370, 50, 1.15 },
         { "h800-80gb", 989, 80, 3350, 0.62, 180, 185, 50, 1.15 },
-        // torchtitan's Grand Teton H100s: 96 GB HBM2e, power-capped at 500 W (lower clocks).
-        { "h100-96gb", 989, 96, 3350, 0.55, 360, 370, 50, 1.15 },
+        // torchtitan's Grand Teton H100s: 96 GB HBM2e at 2.4 TB/s, power-capped at 500 W (lower
+        // clocks; pytorch/torchtitan:benchmarks/llama3_h100_202412_torchtitan.md @ 31a17bfd, "Hardware").
+        { "h100-96gb", 989, 96, 2400, 0.55, 360, 370, 50, 1.15 },
         // DGX B200: 180 GB usable HBM3e at 8 TB/s, NVLink 5, one 400 Gb/s NIC per GPU.
         { "b200-192gb", 2250, 180, 8000, 0.60, 700, 720, 50, 1.15 },
         { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10 },

@@ -26,55 +26,97 @@ bool isMemoryParameter(const hardware::EfficiencyField& field)
     return name == "memory_reserve_gb" || name == "activation_fragmentation";
 }
 
-// The fitted parameters as log values, with their bounds.
+// The pseudo-parameter "compute" (docs/calibration.md): one log multiplier on every tensor-core
+// rate of the start (GEMM and attention efficiency together), what a different clock or power cap
+// of the same silicon changes. Fitted with "attention", that one then carries attention's own
+// deviation on top of it.
+constexpr const char* kComputeScale = "compute";
+
+// The fitted parameters as log values, with their bounds. A field parameter's value is its log;
+// "compute"'s is the log of its multiplier on the start's gemm and attention (0 at the start).
 struct Parameters {
-    std::vector<const hardware::EfficiencyField*> fields;
+    std::vector<const hardware::EfficiencyField*> fields; // nullptr: the compute scale
     Eigen::VectorXd lower;
     Eigen::VectorXd upper;
     bool memory = false;
 
     hardware::Efficiency apply(hardware::Efficiency base, const Eigen::VectorXd& theta) const
     {
-        for (std::size_t j = 0; j < fields.size(); ++j)
-            base.*fields[j]->member = std::exp(theta[Eigen::Index(j)]);
+        const hardware::Efficiency start = base;
+        double scale = 1;
+        for (std::size_t j = 0; j < fields.size(); ++j) {
+            if (fields[j])
+                base.*fields[j]->member = std::exp(theta[Eigen::Index(j)]);
+            else
+                scale = std::exp(theta[Eigen::Index(j)]);
+        }
+        if (scale != 1) {
+            base.gemm = start.gemm * scale; // "gemm" is never fitted beside "compute"
+            base.attention *= scale;
+        }
         return base;
     }
     void project(Eigen::VectorXd& theta) const { theta = theta.cwiseMax(lower).cwiseMin(upper); }
 };
 
-Parameters parameters(const std::vector<std::string>& names)
+Parameters parameters(const std::vector<std::string>& names, const hardware::Efficiency& start)
 {
     Parameters p;
     for (const std::string& name : names) {
         const hardware::EfficiencyField* field = hardware::findEfficiencyField(name);
-        if (!field) {
+        if (!field && name != kComputeScale) {
             std::string known;
             for (const hardware::EfficiencyField& f : hardware::efficiencyFields())
                 known += (known.empty() ? "" : ", ") + std::string(f.name);
-            throw Error("calibrate: unknown parameter \"" + name + "\" (expected one of " + known + ")");
+            throw Error("calibrate: unknown parameter \"" + name + "\" (expected one of " + known + ", "
+                + kComputeScale + ")");
         }
         if (std::ranges::find(p.fields, field) != p.fields.end())
             throw Error("calibrate: parameter \"" + name + "\" is given twice");
         p.fields.push_back(field);
-        p.memory = p.memory || isMemoryParameter(*field);
+        p.memory = p.memory || (field && isMemoryParameter(*field));
     }
     if (p.fields.empty())
         throw Error("calibrate: no parameters to fit");
+    const bool scaled = std::ranges::find(p.fields, nullptr) != p.fields.end();
+    if (scaled && std::ranges::find(names, std::string("gemm")) != names.end())
+        throw Error(std::string("calibrate: \"gemm\" and \"") + kComputeScale
+            + "\" cannot be fitted together (the compute scale moves the GEMM efficiency)");
     const auto n = Eigen::Index(p.fields.size());
     p.lower.resize(n);
     p.upper.resize(n);
     for (Eigen::Index j = 0; j < n; ++j) {
-        p.lower[j] = std::log(p.fields[std::size_t(j)]->minimum);
-        p.upper[j] = std::log(p.fields[std::size_t(j)]->maximum);
+        const hardware::EfficiencyField* field = p.fields[std::size_t(j)];
+        if (field) {
+            p.lower[j] = std::log(field->minimum);
+            p.upper[j] = std::log(field->maximum);
+            continue;
+        }
+        // The scale keeps the start's GEMM and attention efficiency inside their ranges.
+        p.lower[j] = -1e9;
+        p.upper[j] = 1e9;
+        for (const char* scaledName : { "gemm", "attention" }) {
+            const hardware::EfficiencyField& f = *hardware::findEfficiencyField(scaledName);
+            const double value = start.*f.member;
+            if (value <= 0)
+                throw Error(std::string("calibrate: the compute scale needs a positive ") + scaledName + " to scale");
+            p.lower[j] = std::max(p.lower[j], std::log(f.minimum / value));
+            p.upper[j] = std::min(p.upper[j], std::log(f.maximum / value));
+        }
     }
     return p;
 }
 
-// Where a parameter starts in log space: its value, or (when 0, "off") the middle of its range.
+// Where a parameter starts in log space: its value, or (when 0, "off") the middle of its range;
+// the compute scale at 1.
 Eigen::VectorXd startTheta(const Parameters& p, const hardware::Efficiency& start)
 {
     Eigen::VectorXd theta(Eigen::Index(p.fields.size()));
     for (std::size_t j = 0; j < p.fields.size(); ++j) {
+        if (!p.fields[j]) {
+            theta[Eigen::Index(j)] = 0;
+            continue;
+        }
         const hardware::EfficiencyField& field = *p.fields[j];
         const double value = start.*field.member;
         theta[Eigen::Index(j)]
@@ -223,13 +265,14 @@ CalibrationResult calibrate(
 {
     if (runs.empty())
         throw Error("calibrate: no runs to fit");
-    const Parameters p = parameters(options.parameters.empty() ? defaultCalibrationParameters() : options.parameters);
+    const Parameters p
+        = parameters(options.parameters.empty() ? defaultCalibrationParameters() : options.parameters, start);
     const Problem problem(runs, p, start, options);
 
     CalibrationResult result;
     result.initial = start;
     for (const hardware::EfficiencyField* field : p.fields)
-        result.parameters.push_back(field->name);
+        result.parameters.push_back(field ? field->name : kComputeScale);
     result.before = errors(runs, start);
 
     Eigen::VectorXd theta = problem.theta0();
@@ -295,13 +338,47 @@ std::vector<std::string> parametersAtBound(const CalibrationResult& result)
     // Within 1 % of a bound: relative to the bound itself (the fit works in log space, where 1 %
     // is the same step at either end of a range).
     std::vector<std::string> out;
+    auto atBound = [&result](const hardware::EfficiencyField& field) {
+        const double value = result.fitted.*field.member;
+        return value <= field.minimum * 1.01 || value >= field.maximum * 0.99;
+    };
     for (const std::string& name : result.parameters) {
         const hardware::EfficiencyField* field = hardware::findEfficiencyField(name);
-        if (!field)
-            continue;
-        const double value = result.fitted.*field->member;
-        if (value <= field->minimum * 1.01 || value >= field->maximum * 0.99)
+        // The compute scale ends at a bound when either rate it moves does.
+        const bool bounded = field ? atBound(*field)
+                                   : name == kComputeScale
+                && (atBound(*hardware::findEfficiencyField("gemm"))
+                    || atBound(*hardware::findEfficiencyField("attention")));
+        if (bounded)
             out.push_back(name);
+    }
+    return out;
+}
+
+std::vector<std::vector<double>> timeSensitivities(
+    const std::vector<ReferenceRun>& runs, const hardware::Efficiency& start, const std::vector<std::string>& names)
+{
+    const Parameters p = parameters(names, start);
+    const Eigen::VectorXd theta0 = startTheta(p, start);
+    const std::vector<RunError> base = errors(runs, p.apply(start, theta0));
+    std::vector<std::vector<double>> out;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        if (runs[k].measured_time)
+            out.emplace_back(names.size(), 0.0);
+    }
+    for (std::size_t j = 0; j < names.size(); ++j) {
+        // 1 % in log, inward at the upper bound: wide enough to step over the model's small kinks.
+        const auto col = Eigen::Index(j);
+        const double h = theta0[col] + 0.01 > p.upper[col] ? -0.01 : 0.01;
+        Eigen::VectorXd shifted = theta0;
+        shifted[col] += h;
+        const std::vector<RunError> moved = errors(runs, p.apply(start, shifted));
+        std::size_t row = 0;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            if (!runs[k].measured_time)
+                continue;
+            out[row++][j] = std::log(moved[k].predicted_iteration_s / base[k].predicted_iteration_s) / h;
+        }
     }
     return out;
 }
@@ -351,11 +428,42 @@ std::vector<std::string> presetFitParameters(const std::string& family)
     // h100's dp_overlap ends at 1.0 (the same trade), so it keeps its datasheet guess too; two
     // B200 runs then end GEMM efficiency at 1.0, so B200 fits attention only.
     // docs/collectives.md, "The fitted network fraction".
+    // Candidates only: fitPresets() fits those the family's runs identify (docs/calibration.md);
+    // with two runs B200's attention keeps its datasheet guess. h100-96gb is the h100 die: its
+    // prior is h100's fit, and its runs fit a common scale on both tensor-core rates (the 500 W
+    // power cap's clocks) and attention's own deviation beyond it where they identify them.
     if (family == "b200-192gb")
         return { "attention" };
-    if (family == "h100" || family == "h100-96gb")
+    if (family == "h100")
         return { "gemm", "attention" };
+    if (family == "h100-96gb")
+        return { "compute", "attention" };
     return { "gemm", "attention", "network", "dp_overlap" };
+}
+
+hardware::Efficiency familyPrior(const std::string& family, const hardware::GpuDescription& gpu,
+    const std::vector<PresetFit>& fits, std::string* priorName)
+{
+    // Start from the datasheet-typical guesses, not from a previous fit: the result must not
+    // depend on what efficiencyFor() holds today.
+    hardware::Efficiency prior = hardware::datasheetEfficiency(gpu);
+    if (priorName)
+        *priorName = "datasheet";
+    const std::string parent = parentFamily(family);
+    for (const PresetFit& fit : fits) {
+        if (parent.empty() || fit.family != parent)
+            continue;
+        // The parent's fitted parameters, as efficiencyFor() would give them to the parent's GPU.
+        for (const std::string& name : fit.result.parameters) {
+            if (const hardware::EfficiencyField* field = hardware::findEfficiencyField(name))
+                prior.*field->member = fit.result.fitted.*field->member;
+            else // the compute scale moved both rates
+                prior.gemm = fit.result.fitted.gemm, prior.attention = fit.result.fitted.attention;
+        }
+        if (priorName)
+            *priorName = parent + " fit";
+    }
+    return prior;
 }
 
 std::vector<PresetFit> fitPresets(const std::vector<ReferenceRun>& runs, const CalibrationOptions& options)
@@ -367,22 +475,56 @@ std::vector<PresetFit> fitPresets(const std::vector<ReferenceRun>& runs, const C
         if (run.fit) // hold-out runs never enter the fit
             byFamily[hardware::presetFamily(run.cluster.gpu.name)].push_back(run);
     }
+    // Families without a parent first: a variant's prior is its parent's fit (docs/calibration.md).
+    std::vector<std::string> order;
+    for (const bool child : { false, true }) {
+        for (const auto& [family, familyRuns] : byFamily) {
+            if (parentFamily(family).empty() != child)
+                order.push_back(family);
+        }
+    }
     std::vector<PresetFit> fits;
-    for (const auto& [family, familyRuns] : byFamily) {
+    for (const std::string& family : order) {
+        const std::vector<ReferenceRun>& familyRuns = byFamily.at(family);
         PresetFit fit;
         fit.family = family;
         for (const ReferenceRun& run : familyRuns) {
             if (std::ranges::find(fit.gpus, run.cluster.gpu.name) == fit.gpus.end())
                 fit.gpus.push_back(run.cluster.gpu.name);
         }
-        // Start from the datasheet-typical guesses, not from a previous fit: the result must not
-        // depend on what efficiencyFor() holds today.
+        std::string priorName;
+        const hardware::Efficiency prior = familyPrior(family, familyRuns.front().cluster.gpu, fits, &priorName);
+        const bool inherits = priorName != "datasheet";
+        const double priorSd = inherits ? kFamilyPriorSdLog : kDatasheetPriorSdLog;
         CalibrationOptions familyOptions = options;
         if (familyOptions.parameters.empty())
             familyOptions.parameters = presetFitParameters(family);
-        fit.result = calibrate(familyRuns, hardware::datasheetEfficiency(familyRuns.front().cluster.gpu), familyOptions);
+        if (!inherits && std::ranges::find(familyOptions.parameters, std::string("compute"))
+                != familyOptions.parameters.end()) {
+            // Without a parent's fit the compute scale is the GEMM efficiency's own deviation.
+            std::ranges::replace(familyOptions.parameters, std::string("compute"), std::string("gemm"));
+        }
+        // Only what the family's runs identify is fitted; the rest keeps the prior.
+        fit.identification
+            = identifyParameters(family, familyRuns, prior, familyOptions.parameters, priorSd, priorName);
+        familyOptions.parameters = fit.identification.fitted();
+        // A variant is shrunk toward its parent's fit with the weight of its prior spread against
+        // one run's noise; a datasheet prior keeps the options' weak pull (a tie-breaker only).
+        if (inherits)
+            familyOptions.prior_weight = kModelNoiseLog / kFamilyPriorSdLog;
+        if (familyOptions.parameters.empty()) {
+            fit.result.initial = prior;
+            fit.result.fitted = prior;
+            fit.result.before = errors(familyRuns, prior);
+            fit.result.after = fit.result.before;
+            fit.result.converged = true;
+        } else {
+            fit.result = calibrate(familyRuns, prior, familyOptions);
+        }
         fits.push_back(std::move(fit));
     }
+    // In the families' names' order, as before.
+    std::ranges::sort(fits, {}, &PresetFit::family);
     return fits;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/hardware/hardware_model.h"
+#include "core/runs/family_prior.h"
 #include "core/runs/reference_run.h"
 
 namespace stratex::runs {
@@ -13,7 +14,9 @@ namespace stratex::runs {
 // Which efficiencies to fit and how.
 struct CalibrationOptions {
     // Short names of Efficiency fields (hardware::efficiencyFields(): "gemm", "hbm",
-    // "network", ...). Empty: defaultCalibrationParameters().
+    // "network", ...), or "compute": one scale on the start's GEMM and attention efficiency
+    // together (a clock or power cap of the same silicon; not with "gemm"). Empty:
+    // defaultCalibrationParameters().
     std::vector<std::string> parameters;
     int max_iterations = 60;
     // Weight of a run's log peak-memory residual against its log iteration-time residual. Memory
@@ -76,6 +79,13 @@ std::vector<std::string> parametersAtBound(const CalibrationResult& result);
 CalibrationResult calibrate(
     const std::vector<ReferenceRun>& runs, const hardware::Efficiency& start, const CalibrationOptions& options = {});
 
+// d log(predicted iteration time) / d log(parameter) at `start`, one row per run with a measured
+// time (in the runs' order), one column per name (as calibrate() takes them; "compute": its
+// scale), by a forward difference of 1 % (a share of the run's time: 0.4 when 40 % of it scales
+// with the parameter). Throws stratex::Error as calibrate() does.
+std::vector<std::vector<double>> timeSensitivities(
+    const std::vector<ReferenceRun>& runs, const hardware::Efficiency& start, const std::vector<std::string>& names);
+
 // Leave-one-out: for each run, calibrate on the others and predict it. Needs at least 3 runs.
 std::vector<RunError> leaveOneOut(
     const std::vector<ReferenceRun>& runs, const hardware::Efficiency& start, const CalibrationOptions& options = {});
@@ -86,14 +96,22 @@ RunError leftOutError(const std::vector<ReferenceRun>& runs, std::size_t index, 
 
 // The preset fit (`stratex-cli reference --fit`): the GPU presets' efficiencies fitted on the
 // "fit" runs only, one fit per GPU family (presets that share a chip share their efficiencies).
+// Each family starts from its prior (familyPrior()) and fits only what its runs identify
+// (identifyParameters(), docs/calibration.md); a family with none identified keeps its prior
+// (result.parameters empty, result.fitted the prior).
 struct PresetFit {
     std::string family; // "a100", "h100-80gb", ...
     std::vector<std::string> gpus; // presets of the family that have fit runs
+    FamilyIdentification identification; // which candidates were fitted, which inherited, why
     CalibrationResult result;
 };
 std::vector<PresetFit> fitPresets(const std::vector<ReferenceRun>& runs, const CalibrationOptions& options = {});
 // The parameters a family's preset is fitted with (what efficiencyFor() stores): those its fit
 // runs can tell apart. fitPresets() uses them unless the options name parameters.
 std::vector<std::string> presetFitParameters(const std::string& family);
+// A family's prior: the datasheet guesses of `gpu`, with its parent family's fitted parameters
+// (parentFamily(), when `fits` holds that family) copied over. `priorName` says which.
+hardware::Efficiency familyPrior(const std::string& family, const hardware::GpuDescription& gpu,
+    const std::vector<PresetFit>& fits, std::string* priorName = nullptr);
 
 } // namespace stratex::runs

@@ -120,6 +120,8 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
         }
         const std::vector<PresetFit> fits
             = training.empty() ? std::vector<PresetFit> {} : fitPresets(training, options);
+        for (const PresetFit& fit : fits)
+            fold.families.push_back(fit.identification);
         for (std::size_t i = 0; i < runs.size(); ++i) {
             const ReferenceRun& run = runs[i];
             if (foldOf.at(run.source) != std::size_t(f))
@@ -132,7 +134,8 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
             out.regimes = runRegimes(run);
             out.measured_iteration_s = run.measured_iteration_s;
             out.measured_time = run.measured_time;
-            hardware::Efficiency efficiency = hardware::datasheetEfficiency(run.cluster.gpu);
+            // No fit of its family in this fold: its prior (its parent family's fit, if any).
+            hardware::Efficiency efficiency = familyPrior(out.family, run.cluster.gpu, fits, &out.prior);
             for (const PresetFit& fit : fits) {
                 if (fit.family == out.family) {
                     efficiency = fit.result.fitted;

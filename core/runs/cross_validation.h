@@ -34,8 +34,10 @@ struct CrossValidatedRun {
     double predicted_iteration_s = 0;
     double throughput_error = 0; // predicted over measured throughput - 1 (> 0: too optimistic)
     // The other sources held fit runs of its GPU family: predicted with their fit. Otherwise with
-    // the datasheet-typical efficiencies (nothing else was measured on that family).
+    // the family's prior (runs::familyPrior: its parent family's fit, or the datasheet-typical
+    // efficiencies), named in `prior`.
     bool family_fitted = false;
+    std::string prior; // when !family_fitted: "datasheet" or "<parent> fit"
     bool costed = true; // false: the model cannot cost it (its problem in `problem`)
     std::string problem;
     // false: a memory-only record; it counts in no throughput error (its throughput_error is 0).
@@ -50,6 +52,8 @@ struct CrossValidatedRun {
 struct CrossValidationFold {
     std::vector<std::string> left_out; // sources predicted by this fit
     std::vector<std::string> trained_on; // ids of the runs fitted
+    // Per family fitted in this fold: its prior, and which parameters its runs identified.
+    std::vector<FamilyIdentification> families;
 };
 
 struct ErrorGroup {
