@@ -26,9 +26,9 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view name);
 std::string attentionKernelChoices(); // for messages
 
 // The kernel's efficiency on a GPU family (hardware::presetFamily): its rate over the GPU's dense
-// BF16 peak in the cost model's accounting (causal work, the backward 2.5x the forward), as
-// measured; nullopt for Flash (the fitted Efficiency::attention) and for a family it was not
-// measured on.
+// BF16 peak in the cost model's accounting (causal work; a forward rate, the backward at 2.89x
+// the forward's time, docs/kernels.md §4), as measured; nullopt for Flash (the fitted
+// Efficiency::attention) and for a family it was not measured on.
 std::optional<double> attentionKernelEfficiency(AttentionKernel kernel, std::string_view family);
 
 } // namespace stratex::hardware

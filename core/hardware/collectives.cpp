@@ -127,6 +127,7 @@ CollectiveModel::CollectiveModel(const ClusterDescription& cluster, const Effici
     m_nics = topology.nics_per_node > 0 ? topology.nics_per_node : m_gpusPerNode;
     const double scale = efficiency.network;
     m_intraBusGbPerS = gpu.intra_node_bus_gb_per_s * scale;
+    m_intraBusDatasheetGbPerS = gpu.intra_node_bus_gb_per_s;
     m_intraP2pGbPerS = gpu.intra_node_p2p_gb_per_s * scale;
     // The preset's network figure is each GPU's share of the node's NICs at line rate.
     m_nicGbPerS = gpu.network_gb_per_s_per_gpu * m_gpusPerNode / m_nics * kNetAchieved * scale;
@@ -147,6 +148,33 @@ GroupPlacement CollectiveModel::placement(GroupShape group) const
     p.ranks_per_node = stride >= m_domainGpus ? 1 : std::clamp(m_domainGpus / stride, 1, size);
     p.nodes = (size + p.ranks_per_node - 1) / p.ranks_per_node;
     return p;
+}
+
+int CollectiveModel::ringCtas(GroupShape group) const
+{
+    // NCCL launches one CTA per channel (src/enqueue.cc; MAXCHANNELS 64, src/include/device.h).
+    // Its channel count comes from the topology search (src/graph/search.cc, ncclTopoCompute;
+    // src/graph/connect.cc, ncclTopoPostset; NVIDIA/nccl 5067397):
+    // - inside an NVSwitch node the search finds rings at the first speed of its array that fits the
+    //   GPU's NVLink bandwidth (sm90: 60 GB/s of 18 x 20.6; sm80: 40 of 12 x 20): 6 rings;
+    //   ncclTopoDupChannels doubles them (bwIntra >= 50 on sm90, >= 25 before) and ncclTopoPostset
+    //   doubles again: 24 channels;
+    // - across nodes one ring leaves through each NIC at the NIC's speed (at most 48 GB/s on sm90):
+    //   8 rings on a DGX (4 NICs: 4, duplicated to 8 since fewer than 5), doubled by
+    //   ncclTopoPostset: 16 channels (sm90 adds "4 compute channels per search channel" only
+    //   below 16).
+    // A node without NVLink (PCIe: under 100 GB/s of bus bandwidth) gets one ring per direction,
+    // doubled: 4. NVLS collectives run their own 16-32 channels; the rings here are what FSDP's
+    // all-gathers and reduce-scatters use at its message sizes (computeTime: rings win NVLS for
+    // them inside a node).
+    constexpr int kNvlinkNodeCtas = 24;
+    constexpr int kMultiNodeCtas = 16;
+    constexpr int kPcieNodeCtas = 4;
+    if (group.size <= 1)
+        return 0;
+    if (placement(group).nodes > 1)
+        return kMultiNodeCtas;
+    return m_intraBusDatasheetGbPerS >= 100 ? kNvlinkNodeCtas : kPcieNodeCtas;
 }
 
 double CollectiveModel::interNodeGbPerS(GroupShape group) const

@@ -60,6 +60,10 @@ public:
     double splitAllToAllS(double nvlinkBytes, double networkBytes, GroupShape group) const;
 
     GroupPlacement placement(GroupShape group) const;
+    // The CTAs (one per channel, each resident on an SM for the whole call) NCCL runs a ring
+    // all-gather or reduce-scatter of `group` with (docs/collectives.md, "SMs taken by NCCL"):
+    // what the compute stream loses while the collective overlaps it.
+    int ringCtas(GroupShape group) const;
     // Bandwidth in GB/s the group's ranks of one node have across nodes: their NICs, shared with
     // the other groups of the node communicating at the same time.
     double interNodeGbPerS(GroupShape group) const;
@@ -69,6 +73,7 @@ private:
 
     unsigned long long m_id = 0; // tells the models apart in the per-thread memo
     double m_intraBusGbPerS = 0; // NCCL ring bus bandwidth inside an NVLink domain
+    double m_intraBusDatasheetGbPerS = 0; // the same before the fitted `network` fraction
     double m_intraP2pGbPerS = 0;
     double m_nicGbPerS = 0; // one NIC
     int m_nics = 1;

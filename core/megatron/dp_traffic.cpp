@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/dp_traffic.h"
 
+#include "core/hardware/kernel_shapes.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -51,7 +53,29 @@ GradientReduction gradientReduction(Framework framework, int zero, int pp)
     return r;
 }
 
+double ncclComputeSlowdown(const hardware::HardwareModel& hw, hardware::GroupShape group)
+{
+    // A CTA of NCCL's kernel stays resident for the whole collective (it polls its peers' flags),
+    // and a large GEMM's CTA needs most of an SM's shared memory, so the two do not share an SM:
+    // the compute's waves run on SMs - ctas while the collective runs (the rule moe_dispatch.cpp
+    // applies to DeepEP's SMs).
+    const int sms = hardware::presetSmCount(hw.cluster().gpu.name);
+    const int ctas = hw.collectives().ringCtas(group);
+    if (sms <= 0 || ctas <= 0 || ctas >= sms)
+        return 0;
+    return double(ctas) / double(sms - ctas);
+}
+
 DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
+    hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale)
+{
+    DpTraffic t = dpTrafficTimes(s, hw, denseDp, expertDp, denseParams, expertParams, layers, scale);
+    // The dense group's rings carry most of the bytes; an expert-only stage uses the expert group's.
+    t.compute_slowdown = ncclComputeSlowdown(hw, denseParams > 0 || expertParams <= 0 ? denseDp : expertDp);
+    return t;
+}
+
+DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale)
 {
     DpTraffic t;
@@ -172,6 +196,11 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
         }
         exposedS = gradExposed + gatherExposed;
     }
+    // The traffic that hides under the compute slows it: NCCL's CTAs take SMs from the overlapped
+    // kernels (DpTraffic::compute_slowdown), for as long as the two run together.
+    const double hiddenS = std::max(0.0, commS - exposedS);
+    const double computeS = m * (t.forward_s + t.backward_s);
+    exposedS += dp.compute_slowdown * std::min(hiddenS, computeS);
     return { exposedS, commS };
 }
 

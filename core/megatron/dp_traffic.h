@@ -41,7 +41,15 @@ struct DpTraffic {
     double first_bucket_s = 0; // the first parameter bucket's gather
     double gather_s = 0; // ZeRO 3: one layer's all-gather
     double reduce_s = 0; // ZeRO 3: one layer's reduce-scatter
+    // Extra compute time per second of DP traffic running under the compute: NCCL's CTAs hold
+    // SMs the compute stream's kernels lose (ctas / (SMs - ctas); docs/collectives.md, "SMs taken
+    // by NCCL"). 0 where the GPU's SM count is not known.
+    double compute_slowdown = 0;
 };
+
+// The compute stream's slowdown while a ring collective of `group` runs beside it:
+// ctas / (SMs - ctas), 0 without an SM count (dp_traffic.cpp).
+double ncclComputeSlowdown(const hardware::HardwareModel& hw, hardware::GroupShape group);
 
 // The collectives of one stage holding denseParams and expertParams (per GPU, before sharding)
 // in `layers` layers, over its dense and expert data-parallel groups, times `scale`.
@@ -66,10 +74,15 @@ struct DpExposure {
     double comm_s = 0; // all of the stage's DP traffic per iteration
 };
 
+// dpTraffic() without the compute slowdown: the collectives' times alone.
+DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
+    hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale);
+
 // How much of a stage's DP traffic is exposed, as each framework issues it (gradientReduction()):
 // FSDP's per-layer gathers and reduce-scatters (ZeRO 3), Megatron's bucketed reduction once per
 // iteration, or one reduction per micro-batch (docs/collectives.md, "Gradient reduction per
-// framework").
+// framework"), plus what the hidden traffic costs the compute it runs beside
+// (DpTraffic::compute_slowdown).
 DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const GradientReduction& reduction,
     double dpOverlap, const DpStageTiming& t);
 
