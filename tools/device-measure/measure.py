@@ -485,9 +485,11 @@ def memory_child(setting_json):
     return 0
 
 
-def measure_memory(cpu):
+def measure_memory(cpu, progress=None):
     rows = []
     for setting in memory_settings(cpu):
+        if progress:
+            progress(rows)  # what is measured so far survives a time limit
         env = dict(os.environ)
         env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True" if setting[4] else "expandable_segments:False"
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--memory-child", json.dumps(setting)],
@@ -544,14 +546,17 @@ def main():
             t0 = time.time()
             kernels[key] = fn()
             print("%s: %d rows in %.1f s" % (key, len(kernels[key]), time.time() - t0), flush=True)
-        write_json(os.path.join(args.out, "kernels.json"), kernels)
+            # written after every part, so that a device session cut short keeps what it measured
+            write_json(os.path.join(args.out, "kernels.json"), kernels)
         failures += check_rows([r for r in kernels["gemm"] if "error" not in r], ["m", "n", "k", "time_s", "tflops"])
         failures += check_rows(kernels["attention"], ["forward_s", "forward_backward_s"])
         failures += check_rows(kernels["train_step"], ["step_s", "parameters"])
     if args.only in (None, "memory"):
-        memory = {"provenance": provenance(torch, device), "runs": measure_memory(cpu)}
+        memory = {"provenance": provenance(torch, device), "runs": []}
+        memory_path = os.path.join(args.out, "memory.json")
+        memory["runs"] = measure_memory(cpu, lambda rows: write_json(memory_path, dict(memory, runs=rows)))
         print("memory: %d settings" % len(memory["runs"]), flush=True)
-        write_json(os.path.join(args.out, "memory.json"), memory)
+        write_json(memory_path, memory)
         failures += ["memory %s: %s" % (r["name"], r["error"][-200:]) for r in memory["runs"] if "error" in r]
     for failure in failures:
         print("check failed: " + failure, file=sys.stderr)
