@@ -9,6 +9,7 @@
 #include "core/hardware/kernel_shapes.h"
 #include "core/megatron/cp_comm.h"
 #include "core/megatron/cp_ring.h"
+#include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_dispatch.h"
 #include "core/megatron/moe_kernels.h"
 
@@ -219,7 +220,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
-    const int kernels = 22 + (moeLayer ? 12 : 0);
+    const int kernels = layerForwardKernels(moeLayer);
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (s.flash_attention ? kFlashBackwardOverForward : 2.5) * attention;
@@ -322,6 +323,13 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
             cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8);
+    // The host issues every kernel of an eager step and runs ahead of the GPU: a pass lasts at least
+    // its host time (host_overhead.h; the MoE forward's own host model above).
+    if (!moeLayer || s.framework == Framework::Torchtitan)
+        cost.forward_compute_s += hostBoundExtraS(
+            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, kernels + ringWork.forward_kernels);
+    cost.backward_compute_s += hostBoundExtraS(
+        cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s, 2 * kernels + ringWork.backward_kernels);
     cost.forward_comm_s = tpForward + cpForward + ep.forward_s;
     cost.backward_comm_s = tpBackward + cpBackward + ep.backward_s;
     cost.tp_forward_comm_s = tpForward;
