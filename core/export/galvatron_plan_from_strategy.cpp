@@ -78,6 +78,9 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
             paddle ? "unfused attention planned; written with flash attention (--use_flash_attention true: less "
                      "memory than planned)"
                    : "unfused attention planned; the runtime uses its own attention kernel");
+    if (!s.gradient_accumulation_fusion) // Megatron-Core's switch (te_dummy_wgrad.h): neither runtime has it
+        note("strategy.gradient_accumulation_fusion",
+            "gradient-accumulation fusion off planned; the runtime has no such setting (its own gradient handling)");
 
     galvatron::Plan& p = out.plan;
     p.gbsz = s.global_batch_size;

@@ -155,6 +155,13 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
         if (model.attentionWidth() != model.hidden_size) // TransformerConfig.kv_channels (--kv-channels)
             set(r, "model.kv_channels", str(model.headDim()));
     }
+    // TransformerConfig.hidden_dropout / attention_dropout default to 0.1 (transformer_config.py):
+    // written as Megatron-LM's arguments are (megatron_flags.cpp), what the layer model costed.
+    const double dropout = model.hidden_dropout.value_or(model.mlp == model::MlpKind::Gated ? 0.0 : 0.1);
+    if (dropout == 0)
+        set(r, "model.attention_dropout", "0.0");
+    if (dropout != 0.1)
+        set(r, "model.hidden_dropout", pythonFloat(dropout));
     set(r, "model.share_embeddings_and_output_weights", pyBool(model.tied_embeddings));
     // The padding rule: vocab_size rounded up to make_vocab_size_divisible_by x TP
     // (utils/vocab_utils.py calculate_padded_vocab_size), written padded with should_pad_vocab
@@ -287,6 +294,11 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     // the DDP config's (mixed_precision.py setup); Megatron-Core's OptimizerConfig takes torch dtypes.
     if (run.grad_reduce_in_bf16)
         set(r, "mixed_precision.grad_reduce_in_fp32", "False");
+    // ModelParallelConfig.gradient_accumulation_fusion (model_parallel_config.py): Bridge's
+    // GPTModelProvider defaults it to fusions.can_enable_gradient_accumulation_fusion(), True where
+    // Transformer Engine or APEX's fused_weight_gradient_mlp_cuda imports (utils/fusions.py @
+    // 067f987d): written always, so that the run keeps what the plan was costed with (te_dummy_wgrad.h).
+    set(r, "model.gradient_accumulation_fusion", pyBool(run.gradient_accumulation_fusion));
     if (run.bf16_optimizer_states) {
         set(r, "optimizer.use_precision_aware_optimizer", "True");
         set(r, "optimizer.exp_avg_dtype", "torch.bfloat16");

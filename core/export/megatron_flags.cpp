@@ -253,6 +253,17 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
         if (model.qkv_bias)
             add("--add-qkv-bias");
     }
+    // Dropout: Megatron's --hidden-dropout and --attention-dropout default to 0.1 (arguments.py
+    // _add_regularization_args before 639c08ab; TransformerConfig since), and the 1-byte masks are
+    // kept for backward. The layer model costs a gated model without them unless the model says
+    // otherwise (layer_cost.cpp), so the arguments say what was costed.
+    const double dropout = model.hidden_dropout.value_or(model.mlp == model::MlpKind::Gated ? 0.0 : 0.1);
+    if (dropout == 0) {
+        add("--attention-dropout", "0.0");
+        add("--hidden-dropout", "0.0");
+    } else if (dropout != 0.1) {
+        add("--hidden-dropout", decimal(dropout));
+    }
     if (model.moe) {
         const model::MoeDescription& moe = *model.moe;
         add("--num-experts", number(moe.num_experts));
@@ -384,6 +395,8 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
     // The state dtypes (docs/memory-model.md, "Megatron-Core"; arguments.py @ d98e8a64).
     if (run.grad_reduce_in_bf16)
         add("--grad-reduce-in-bf16");
+    if (!run.gradient_accumulation_fusion)
+        add("--no-gradient-accumulation-fusion");
     if (run.bf16_optimizer_states) {
         add("--use-precision-aware-optimizer");
         add("--exp-avg-dtype", "bf16");

@@ -119,6 +119,9 @@ struct MegatronRun {
     bool overlap_grad_reduce = false; // --overlap-grad-reduce
     bool overlap_param_gather = false; // --overlap-param-gather (needs ZeRO >= 1 and the above)
     bool grad_reduce_in_bf16 = false; // --grad-reduce-in-bf16: bf16 main gradients
+    // false: --no-gradient-accumulation-fusion (arguments.py @ d98e8a64, dest
+    // gradient_accumulation_fusion, on by default): what TE keeps then, te_dummy_wgrad.h.
+    bool gradient_accumulation_fusion = true;
     // --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (distributed optimizer)
     bool bf16_optimizer_states = false;
     MegatronPrecision precision = MegatronPrecision::Bf16;

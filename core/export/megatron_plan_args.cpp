@@ -136,6 +136,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.overlap_param_gather = r.overlap_grad_reduce && r.data_parallel_kind != MegatronDataParallel::Ddp;
     r.precision = precisionOf(e.precision);
     r.grad_reduce_in_bf16 = e.main_grads_dtype == megatron::StateDtype::Bf16;
+    r.gradient_accumulation_fusion = e.gradient_accumulation_fusion;
     r.bf16_optimizer_states = e.optimizer_state_dtype == megatron::StateDtype::Bf16;
     r.unfused_attention = !e.flash_attention;
 

@@ -186,6 +186,11 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
         note("strategy.precision", "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
     if (!s.flash_attention)
         note("strategy.flash_attention", "unfused attention planned: torchtitan runs SDPA (flash or memory-efficient kernels)");
+    // Megatron-Core's --no-gradient-accumulation-fusion (te_dummy_wgrad.h) has no torchtitan
+    // counterpart: FSDP2/DDP reduce autograd's own weight gradients, with no fp32 main_grad to fuse into.
+    if (!s.gradient_accumulation_fusion)
+        note("strategy.gradient_accumulation_fusion", "gradient-accumulation fusion off planned: torchtitan has no such "
+                        "setting (autograd's weight gradients, no fp32 main_grad); nothing written");
 
     std::string t;
     t += "# torchtitan job config for a Stratex plan, written by Stratex (torchtitan v0.2 TOML,\n";

@@ -281,6 +281,10 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     if (!s.flash_attention)
         notes.approximation("strategy.flash_attention",
             "unfused attention planned: torchtitan runs FlexAttention (fused, less activation memory)");
+    if (!s.gradient_accumulation_fusion) // Megatron-Core's switch (te_dummy_wgrad.h): no torchtitan counterpart
+        notes.approximation("strategy.gradient_accumulation_fusion",
+            "gradient-accumulation fusion off planned: torchtitan has no such setting (autograd's weight gradients, "
+            "no fp32 main_grad); nothing written");
     return job;
 }
 

@@ -12,6 +12,7 @@
 #include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_dispatch.h"
 #include "core/megatron/moe_kernels.h"
+#include "core/megatron/qk_norm_memory.h"
 
 namespace stratex::megatron {
 
@@ -102,7 +103,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
 {
     const bool fp8 = s.precision == Precision::Fp8;
     const bool gated = model.mlp == model::MlpKind::Gated;
-    const bool dropout = !gated; // GPT-3-style training uses dropout 0.1, Llama/Qwen-style none
+    // The run's --hidden-dropout when the model says it (open-sci-ref: SwiGLU with Megatron's default
+    // 0.1); else GPT-3-style training uses dropout 0.1, Llama/Qwen-style none.
+    const bool dropout = model.hidden_dropout ? *model.hidden_dropout > 0 : !gated;
     const double tp = s.tp;
     const double b = s.micro_batch_size;
     const double seq = double(model.seq_length) / s.cp; // tokens of a sequence on this CP rank
@@ -350,6 +353,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
             + mla->latent_bytes
         : kBytes * tokens * (2 * q + 2 * kv) / tp + 4.0 * tokens * model.num_heads / tp;
     cost.activation_bytes = replicated * spShare + splitAttention + mlpActivation;
+    cost.activation_bytes += qkNormActivationBytes(model, tokens, tp); // --qk-layernorm (qk_norm_memory.h)
     const bool attentionRecomputed
         = s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::CoreAttn);
     if (!s.flash_attention && !attentionRecomputed)

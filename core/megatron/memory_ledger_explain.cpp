@@ -119,9 +119,10 @@ std::vector<PeakPart> peakParts(const PeakExplanation& p)
         { "cuda_context", "CUDA context", p.cuda_context_mb, true },
         { "nccl", "NCCL buffers", p.nccl_mb, true },
     };
+    // The four terms of PipelineStageBuffers::total() (pipeline_input.h), each named.
     if (p.pipeline_buffers_mb > 0)
         parts.insert(parts.begin() + 7,
-            { "pipeline_buffers", "pipeline stage buffers (receive buffers, output chunks)", p.pipeline_buffers_mb, false });
+            { "pipeline_buffers", std::string(kPipelineBuffersLabel), p.pipeline_buffers_mb, false });
     if (p.other_reserve_mb > 0)
         parts.push_back({ "reserve", "calibrated reserve", p.other_reserve_mb, true });
     return parts;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/megatron/estimate.h"
@@ -26,6 +27,11 @@ struct PeakPart {
     bool device = false; // beyond the allocated tensors (allocator cache, CUDA context, NCCL, reserve)
 };
 std::vector<PeakPart> peakParts(const PeakExplanation& peak);
+// The "pipeline_buffers" part's label: what torch.distributed.pipelining's stage keeps for the
+// step (pipeline_input.h PipelineStageBuffers, each term of its total() named).
+inline constexpr std::string_view kPipelineBuffersLabel
+    = "pipeline stage buffers (received activations and output gradients, the last stage's output chunks, "
+      "earlier micro-batches' input gradients)";
 
 // "stage 3, forward of micro-batch 5 (chunk 0, with the logits and loss) at 1234.5 ms".
 std::string peakMomentText(const PeakExplanation& peak);

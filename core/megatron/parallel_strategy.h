@@ -94,6 +94,10 @@ struct ParallelStrategy {
     // Megatron-Core's weight-gradient GEMMs accumulate into the fp32 main_grad (default on;
     // --no-gradient-accumulation-fusion: off). What it keeps: te_dummy_wgrad.h.
     bool gradient_accumulation_fusion = true;
+    // The Transformer Engine release the run used, major * 100 + minor (2.3: 203); 0: not given, the
+    // current release (what a plan launched today runs); -1: none (Megatron's local layers). Only
+    // records set it (key "transformer_engine_version"); what depends on it: te_dummy_wgrad.h.
+    int te_version = 0;
     // MoE token dispatch (meaningful with ep > 1 on MoE models): the dispatcher, and Megatron-Core's
     // --overlap-moe-expert-parallel-comm, which runs one micro-batch's dispatch/combine all-to-alls
     // under another micro-batch's compute (combined 1F1B; docs/moe.md, "EP communication overlap").

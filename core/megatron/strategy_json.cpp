@@ -6,6 +6,7 @@
 
 #include "core/common/checked_math.h"
 #include "core/common/input_limits.h"
+#include "core/megatron/te_dummy_wgrad.h"
 
 namespace stratex::megatron {
 
@@ -44,7 +45,7 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
-    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion" };
+    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -128,6 +129,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["tp_comm_overlap"] = true;
     if (!s.gradient_accumulation_fusion) // likewise: written only when off
         json["gradient_accumulation_fusion"] = false;
+    if (s.te_version != 0) // likewise: written only when given
+        json["transformer_engine_version"] = teVersionName(s.te_version);
     if (s.moe_token_dispatcher != MoeDispatcher::AllToAll) // likewise: written when not the default
         json["moe_token_dispatcher_type"] = moeDispatcherName(s.moe_token_dispatcher);
     if (s.moe_ep_comm_overlap)
@@ -219,6 +222,12 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.tp_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> fusion = object.find("gradient_accumulation_fusion"))
         s.gradient_accumulation_fusion = fusion->boolean();
+    if (const std::optional<JsonView> te = object.find("transformer_engine_version")) {
+        const std::optional<int> version = te->isString() ? parseTeVersion(te->string()) : std::nullopt;
+        if (!version)
+            te->fail("a Transformer Engine release \"major.minor\" (\"2.3\", \"1.7.0\") or \"none\"");
+        s.te_version = *version;
+    }
     s.moe_token_dispatcher = readChoice(object, "moe_token_dispatcher_type", MoeDispatcher::AllToAll,
         parseMoeDispatcher, "\"alltoall\", \"allgather\" or \"flex\" (DeepEP/HybridEP)");
     if (const std::optional<JsonView> overlap = object.find("moe_ep_comm_overlap"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/te_dummy_wgrad.h"
 
+#include <charconv>
 #include <set>
 #include <utility>
 
@@ -39,8 +40,10 @@ double teDummyWgradBytes(
     std::set<std::pair<double, double>> shapes; // (rows, columns): one placeholder per distinct shape
     // --no-gradient-accumulation-fusion: every weight gradient is a real 16-bit tensor the DDP hook
     // adds to main_grad and frees (distributed_data_parallel.py _make_backward_post_hook); only the
-    // output layer's, computed first in the backward, coincides with the stage's peak.
-    if (s.gradient_accumulation_fusion && stageLayers > 0) {
+    // output layer's, computed first in the backward, coincides with the stage's peak. Transformer
+    // Engine before 2.3 (and Megatron's local layers) hands autograd a fresh placeholder per backward
+    // (teCachesDummyWgrads): freed the same way, so the same.
+    if (s.gradient_accumulation_fusion && teCachesDummyWgrads(s.te_version) && stageLayers > 0) {
         const double gate = model.mlp == model::MlpKind::Gated ? 2.0 : 1.0;
         shapes.insert({ (model.attentionWidth() + 2.0 * model.kvHiddenSize()) / t, h }); // linear_qkv
         shapes.insert({ h, model.attentionWidth() / t }); // linear_proj
@@ -66,6 +69,46 @@ double teDummyWgradBytes(
     for (const auto& [rows, columns] : shapes)
         elements += rows * columns;
     return bytes * elements;
+}
+
+// The release that began caching, read in NVIDIA/TransformerEngine's history (mirror at d0067d0d):
+// ba5dc5dd "Enable reuse of dummy wgrad tensor (#1651)", 2025-04-08, is in tag v2.3 (2025-04-28,
+// build_tools/VERSION.txt 2.3.0) and not in v2.2 nor v2.2.1. Before it, v2.2
+// transformer_engine/pytorch/module/linear.py backward:
+//   `wgrad = torch.empty(weight.main_grad.shape, dtype=weight.dtype, device=torch.cuda.current_device(),
+//   requires_grad=False)` under `if ctx.fuse_wgrad_accumulation and hasattr(weight, "grad_added_to_main_grad")`
+// (layernorm_linear.py and grouped_linear.py alike): a new tensor each backward, dropped once the
+// DDP hook has seen it. From v2.3 on, base.py get_dummy_wgrad keeps `_dummy_wgrads[(shape[0],
+// shape[1], dtype)]` (unchanged in v2.5, v2.8, v2.10, v2.14 and v2.18 but for the key's form).
+bool teCachesDummyWgrads(int teVersion)
+{
+    return teVersion == 0 || teVersion >= 203;
+}
+
+std::optional<int> parseTeVersion(std::string_view text)
+{
+    if (text == "none")
+        return -1;
+    int major = 0;
+    int minor = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, major);
+    if (ec != std::errc() || p == end || *p != '.' || major > 99)
+        return std::nullopt;
+    auto [q, ec2] = std::from_chars(p + 1, end, minor);
+    if (ec2 != std::errc() || q == p + 1 || minor > 99 || (q != end && *q != '.'))
+        return std::nullopt;
+    const int version = major * 100 + minor;
+    if (version <= 0)
+        return std::nullopt;
+    return version;
+}
+
+std::string teVersionName(int teVersion)
+{
+    if (teVersion < 0)
+        return "none";
+    return std::to_string(teVersion / 100) + "." + std::to_string(teVersion % 100);
 }
 
 } // namespace stratex::megatron

@@ -128,6 +128,10 @@ struct ModelDescription {
     std::optional<RopeScaling> rope_scaling;
     // Per-head RMSNorm on queries and keys before RoPE (Qwen 3, OLMo 2: Megatron's --qk-layernorm).
     bool qk_norm = false;
+    // Megatron's --hidden-dropout (default 0.1): the dropout after attention and after the MLP, whose
+    // 1-byte masks are kept for backward (layer_cost.cpp). Not given: 0.1 for a plain MLP (GPT-3
+    // style), 0 for a gated one (Llama style recipes set it to 0).
+    std::optional<double> hidden_dropout;
     std::optional<MlaDescription> mla;
     // The embedding and LM head hold vocab_size rounded up to a multiple of this times the TP
     // degree (Megatron's --make-vocab-size-divisible-by, default 128; build_tokenizer.py): the

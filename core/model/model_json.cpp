@@ -36,6 +36,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
     }
     if (model.qk_norm)
         json["qk_norm"] = true;
+    if (model.hidden_dropout)
+        json["hidden_dropout"] = *model.hidden_dropout;
     if (model.mla) {
         const MlaDescription& m = *model.mla;
         json["mla"] = { { "q_lora_rank", m.q_lora_rank }, { "kv_lora_rank", m.kv_lora_rank },
@@ -260,6 +262,13 @@ ModelDescription readModel(const JsonView& object)
         model.qk_norm = norm->boolean();
     else if (named)
         model.qk_norm = named->qk_norm;
+    if (const std::optional<JsonView> dropout = object.find("hidden_dropout")) {
+        model.hidden_dropout = dropout->number();
+        if (!(*model.hidden_dropout >= 0 && *model.hidden_dropout < 1))
+            dropout->fail("a dropout probability in [0, 1)");
+    } else if (named) {
+        model.hidden_dropout = named->hidden_dropout;
+    }
     if (const std::optional<JsonView> mla = object.find("mla")) {
         if (mla->raw().is_null())
             model.mla.reset();

@@ -178,6 +178,20 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
     } else {
         m.qk_norm = args.flag("qk_layernorm", false);
     }
+    // --hidden-dropout (default 0.1): kept where it changes what the layer model assumes (a plain
+    // MLP trains with dropout, a gated one without: layer_cost.cpp), so that a gated run with
+    // Megatron's default keeps its masks and an export's own value reads back as the plan's.
+    if (const std::optional<std::string> p = args.text("hidden_dropout"); p && *p != "None") {
+        double dropout = -1;
+        try {
+            dropout = std::stod(*p);
+        } catch (const std::exception&) {
+        }
+        if (!(dropout >= 0 && dropout < 1))
+            args.fail("hidden_dropout", "a dropout probability in [0, 1)", *p);
+        if ((dropout > 0) != (m.mlp != model::MlpKind::Gated))
+            m.hidden_dropout = dropout;
+    }
     m.vocab_padding_multiple = args.integer("make_vocab_size_divisible_by", 1, kMaxVocab, false).value_or(128);
     // --kv-channels other than hidden / heads (Qwen 3, Gemma): the head width the exports write.
     if (const std::optional<std::string> channels = args.text("kv_channels");
@@ -512,6 +526,8 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     if (!args.text("fp8") && !args.flag("fp16", false) && !args.flag("bf16", false))
         out.notes.push_back("neither bf16 nor fp16 set (fp32 training): costed as bf16");
     s.overlap_grad_reduce = args.flag("overlap_grad_reduce", false);
+    // --no-gradient-accumulation-fusion (arguments.py: store_false, dest gradient_accumulation_fusion).
+    s.gradient_accumulation_fusion = args.flag("gradient_accumulation_fusion", true);
     const std::string backend = args.text("attention_backend").value_or("AttnBackend.auto");
     s.flash_attention = backend != "AttnBackend.unfused" && backend != "AttnBackend.local"
         && args.text("transformer_impl").value_or("transformer_engine") != "local";

@@ -60,6 +60,7 @@ inline const std::vector<Field>& fields()
         { "model.context_parallel_size", PyType::Int, {} }, // int = 1
         { "model.expert_model_parallel_size", PyType::Int, {} }, // int = 1
         { "model.expert_tensor_parallel_size", PyType::OptInt, {} }, // Optional[int] = None
+        { "model.gradient_accumulation_fusion", PyType::Bool, {} }, // bool = False (GPTModelProvider: auto-detected)
         // TransformerConfig (transformer_config.py)
         { "model.num_layers", PyType::Int, {} },
         { "model.num_layers_in_first_pipeline_stage", PyType::OptInt, {} },
@@ -77,6 +78,8 @@ inline const std::vector<Field>& fields()
         { "model.activation_func", PyType::Callable, {} },
         { "model.normalization", PyType::Str, { "LayerNorm", "RMSNorm" } },
         { "model.qk_layernorm", PyType::Bool, {} },
+        { "model.hidden_dropout", PyType::Float, {} }, // float = 0.1
+        { "model.attention_dropout", PyType::Float, {} }, // float = 0.1
         { "model.attention_backend", PyType::AttnBackend, { "flash", "fused", "unfused", "local", "auto" } },
         { "model.recompute_granularity", PyType::OptStr, { "full", "selective" } },
         { "model.recompute_method", PyType::OptStr, { "uniform", "block" } },

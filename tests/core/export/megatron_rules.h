@@ -39,7 +39,8 @@ namespace stratex::test::megatron_rules {
 
 // ---- Megatron-LM's rules ----
 
-enum class Kind { Switch, Int, Float, Text, Words }; // Words: nargs='+', each word a choice
+// Words: nargs='+', each word a choice; Probability: type=float, a dropout probability in [0, 1).
+enum class Kind { Switch, Int, Float, Probability, Text, Words };
 struct FlagRule {
     Kind kind;
     std::vector<std::string> choices; // empty: any value of the kind
@@ -99,6 +100,9 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--moe-shared-expert-gate", { Kind::Switch, {} } },
         { "--kv-channels", { Kind::Int, {} } },
         { "--rotary-percent", { Kind::Float, {} } },
+        // _add_regularization_args (before 639c08ab) / TransformerConfig: type=float.
+        { "--attention-dropout", { Kind::Probability, {} } },
+        { "--hidden-dropout", { Kind::Probability, {} } },
         { "--tensor-model-parallel-size", { Kind::Int, {} } },
         { "--pipeline-model-parallel-size", { Kind::Int, {} } },
         { "--pipeline-model-parallel-layout", { Kind::Text, {} } },
@@ -133,6 +137,7 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--fp16", { Kind::Switch, {} } },
         // _add_mixed_precision_args: the main gradients' and the optimizer states' dtypes.
         { "--grad-reduce-in-bf16", { Kind::Switch, {} } },
+        { "--no-gradient-accumulation-fusion", { Kind::Switch, {} } }, // _add_training_args
         { "--use-precision-aware-optimizer", { Kind::Switch, {} } },
         { "--exp-avg-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },
         { "--exp-avg-sq-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },
@@ -325,6 +330,16 @@ inline std::vector<std::string> megatronViolations(
             try {
                 if (std::stod(value, &used) <= 0 || used != value.size())
                     v.push_back(flag + " needs a positive number, found '" + value + "'");
+            } catch (const std::exception&) {
+                v.push_back(flag + " needs a number, found '" + value + "'");
+            }
+        }
+        if (rule->second.kind == Kind::Probability) {
+            std::size_t used = 0;
+            try {
+                const double p = std::stod(value, &used);
+                if (p < 0 || p >= 1 || used != value.size())
+                    v.push_back(flag + " needs a probability in [0, 1), found '" + value + "'");
             } catch (const std::exception&) {
                 v.push_back(flag + " needs a number, found '" + value + "'");
             }

@@ -90,6 +90,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.flash_attention = n != 0;
         else if (key == "tpoverlap")
             s.tp_comm_overlap = n != 0;
+        else if (key == "fusion")
+            s.gradient_accumulation_fusion = n != 0;
         else if (key == "grads")
             s.main_grads_dtype = *megatron::parseStateDtype(value.toStdString());
         else if (key == "optim")
@@ -134,6 +136,8 @@ inline runs::ArgumentDump dumpOf(const MegatronArgumentList& list, int world, in
         std::replace(dest.begin(), dest.end(), '-', '_');
         if (flag == "--disable-bias-linear")
             values["add_bias_linear"] = "False";
+        else if (flag == "--no-gradient-accumulation-fusion") // store_false, dest gradient_accumulation_fusion
+            values["gradient_accumulation_fusion"] = "False";
         else if (flag == "--fp8-format")
             values["fp8"] = value;
         else if (flag == "--attention-backend")

@@ -129,6 +129,10 @@ void TestMegatronArgs::rulesCatchViolations_data()
                               << "";
     QTest::newRow("unknown flag") << base + QStringList { "--zero-stage", "3" } << ""
                                   << "unknown flag --zero-stage";
+    QTest::newRow("dropout 0 accepted") << base + QStringList { "--hidden-dropout", "0.0" } << ""
+                                        << "";
+    QTest::newRow("dropout of 1") << base + QStringList { "--attention-dropout", "1" } << ""
+                                  << "needs a probability";
     QTest::newRow("bad choice") << base + QStringList { "--normalization", "rmsnorm" } << ""
                                 << "is not a choice";
     QTest::newRow("heads vs tp") << base

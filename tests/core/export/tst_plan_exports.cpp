@@ -152,9 +152,10 @@ void TestPlanExports::megatron_data()
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
                "tp=8 pp=4 vpp=5 dp=2 sp=1 zero=1 recompute=selective mbs=1 gbs=128 schedule=interleaved")
         << "--num-virtual-stages-per-pipeline-rank 5;--use-distributed-optimizer;--overlap-grad-reduce;"
-           "--overlap-param-gather;--recompute-granularity selective;--sequence-parallel;--bf16"
+           "--overlap-param-gather;--recompute-granularity selective;--sequence-parallel;--bf16;"
+           "--hidden-dropout 0.0;--attention-dropout 0.0"
         << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size;"
-           "--grad-reduce-in-bf16;--use-precision-aware-optimizer"
+           "--grad-reduce-in-bf16;--use-precision-aware-optimizer;--no-gradient-accumulation-fusion"
         << "" << false;
     QTest::newRow("uneven ends divisible by vpp")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
@@ -242,6 +243,19 @@ void TestPlanExports::megatron_data()
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 grads=bf16 optim=bf16")
         << "--grad-reduce-in-bf16;--use-precision-aware-optimizer;--exp-avg-dtype bf16;--exp-avg-sq-dtype bf16;"
            "--use-distributed-optimizer"
+        << ""
+        << "" << false;
+    // Dropout as costed (layer_cost.cpp): a plain MLP with Megatron's default 0.1, nothing written
+    // (a gated model's 0.0 is in the first row).
+    QTest::newRow("GPT-3: dropout at Megatron's default")
+        << planOf("gpt3-13b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 zero=1 gbs=16")
+        << "--num-layers 40"
+        << "--hidden-dropout;--attention-dropout"
+        << "" << false;
+    // The strategy's gradient_accumulation_fusion (te_dummy_wgrad.h), written and read back.
+    QTest::newRow("gradient-accumulation fusion off")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 fusion=0")
+        << "--no-gradient-accumulation-fusion;--use-distributed-optimizer"
         << ""
         << "" << false;
     // TP communication overlap (issue 22): Megatron's switch beside sequence parallelism, read back.
@@ -517,6 +531,10 @@ void TestPlanExports::galvatronAndPaddle_data()
         << planOf("llama2-13b", 0, 0, "a100-80gb", 2, "tp=2 pp=4 dp=2 sp=1 zero=1 recompute=selective gbs=64 first=8")
         << ""
         << "selective recompute planned" << false;
+    QTest::newRow("gradient-accumulation fusion off: said")
+        << planOf("llama2-7b", 0, 0, "a100-80gb", 2, "tp=2 pp=2 dp=4 sp=1 zero=3 gbs=64 fusion=0")
+        << ""
+        << "gradient-accumulation fusion off planned" << false;
     QTest::newRow("virtual stages") << planOf(
         "llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=4 vpp=2 dp=1 gbs=8 schedule=interleaved")
                                     << "virtual pipeline stages (vpp 2)"

@@ -50,6 +50,10 @@ void TestTorchtitanPlanModule::planFile_data()
         << planOf("llama3.1-8b", 0, 0, "h100-80gb", 1, "tp=4 dp=2 sp=1 zero=3 gbs=16 tpoverlap=1")
         << "compile.enable=True;compile.enable_async_tensor_parallel=True;parallelism.tensor_parallel_degree=4"
         << "" << "" << "";
+    // Megatron-Core's --no-gradient-accumulation-fusion has no torchtitan counterpart: said.
+    QTest::newRow("gradient-accumulation fusion off: said")
+        << planOf("llama3.1-8b", 0, 0, "h100-80gb", 1, "tp=2 dp=4 sp=1 zero=3 gbs=16 fusion=0")
+        << "parallelism.tensor_parallel_degree=2" << "" << "gradient-accumulation fusion off planned" << "";
     QTest::newRow("CP ring: FSDP over CP, the flex load balancer")
         << planOf("llama3.1-8b", 0, 32768, "h100-80gb", 1, "tp=2 cp=2 dp=2 sp=1 zero=0 gbs=8")
         << "parallelism.context_parallel_degree=2;parallelism.context_parallel_load_balancer=\"ptrr\";"

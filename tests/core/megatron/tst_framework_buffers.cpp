@@ -10,7 +10,10 @@
 
 #include "core/megatron/deepspeed_memory.h"
 #include "core/megatron/framework.h"
+#include "core/megatron/strategy_json.h"
 #include "core/megatron/te_dummy_wgrad.h"
+#include "core/common/json_reader.h"
+#include "core/common/error.h"
 #include "core/model/model_presets.h"
 #include "core/runs/reference_run.h"
 #include "core/hardware/hardware_model.h"
@@ -129,18 +132,25 @@ private Q_SLOTS:
         QTest::addColumn<int>("zero");
         QTest::addColumn<bool>("fusion");
         QTest::addColumn<bool>("last");
+        QTest::addColumn<int>("te"); // ParallelStrategy::te_version
         QTest::addColumn<double>("bytes");
         const double layer = 3072.0 * 2048 + 2048.0 * 2048 + 16384.0 * 2048 + 2048.0 * 8192;
         const double output = 128256.0 * 2048;
-        QTest::newRow("megatron-bridge last stage") << "megatron-bridge" << 1 << 1 << true << true << 2 * (layer + output);
-        QTest::newRow("megatron-core tp 2") << "megatron-core" << 2 << 1 << true << true << (layer + output);
-        QTest::newRow("megatron-core not last stage") << "megatron-core" << 1 << 0 << true << false << 2 * layer;
+        QTest::newRow("megatron-bridge last stage") << "megatron-bridge" << 1 << 1 << true << true << 0 << 2 * (layer + output);
+        QTest::newRow("megatron-core tp 2") << "megatron-core" << 2 << 1 << true << true << 0 << (layer + output);
+        QTest::newRow("megatron-core not last stage") << "megatron-core" << 1 << 0 << true << false << 0 << 2 * layer;
         // --no-gradient-accumulation-fusion: the output layer's real 16-bit wgrad at the peak.
-        QTest::newRow("no fusion, last stage") << "megatron-core" << 1 << 1 << false << true << 2 * output;
-        QTest::newRow("no fusion, first stage") << "megatron-core" << 1 << 1 << false << false << 0.0;
-        QTest::newRow("megatron-fsdp") << "megatron-core" << 1 << 2 << true << true << 0.0;
-        QTest::newRow("torchtitan") << "torchtitan" << 1 << 3 << true << true << 0.0;
-        QTest::newRow("deepspeed") << "deepspeed" << 1 << 1 << true << true << 0.0;
+        QTest::newRow("no fusion, last stage") << "megatron-core" << 1 << 1 << false << true << 0 << 2 * output;
+        QTest::newRow("no fusion, first stage") << "megatron-core" << 1 << 1 << false << false << 0 << 0.0;
+        QTest::newRow("megatron-fsdp") << "megatron-core" << 1 << 2 << true << true << 0 << 0.0;
+        QTest::newRow("torchtitan") << "torchtitan" << 1 << 3 << true << true << 0 << 0.0;
+        QTest::newRow("deepspeed") << "deepspeed" << 1 << 1 << true << true << 0 << 0.0;
+        // Transformer Engine before 2.3 (ba5dc5dd, #1651): a fresh placeholder per backward, freed
+        // as a real wgrad is; only the output layer's at the peak. 2.3 on: cached, as unversioned.
+        QTest::newRow("TE 2.2, last stage") << "megatron-core" << 1 << 1 << true << true << 202 << 2 * output;
+        QTest::newRow("TE 1.7, first stage") << "megatron-core" << 1 << 1 << true << false << 107 << 0.0;
+        QTest::newRow("TE 2.3, last stage") << "megatron-core" << 1 << 1 << true << true << 203 << 2 * (layer + output);
+        QTest::newRow("local layers, last stage") << "megatron-core" << 1 << 0 << true << true << -1 << 2 * output;
     }
     void teDummyWgrad()
     {
@@ -149,13 +159,68 @@ private Q_SLOTS:
         QFETCH(int, zero);
         QFETCH(bool, fusion);
         QFETCH(bool, last);
+        QFETCH(int, te);
         QFETCH(double, bytes);
         ParallelStrategy s;
+        s.te_version = te;
         s.framework = *parseFramework(framework.toStdString());
         s.tp = tp;
         s.zero = zero;
         s.gradient_accumulation_fusion = fusion;
         QCOMPARE(teDummyWgradBytes(llama32_1b(), s, 16, last), bytes);
+    }
+
+    // A record's "transformer_engine_version": "major.minor[.patch...]" or "none".
+    void teVersionParse_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("version"); // 0: refused
+        QTest::addColumn<QString>("name"); // written back
+        QTest::newRow("2.3") << "2.3" << 203 << "2.3";
+        QTest::newRow("dev build") << "2.9.0.dev0+7e45be73" << 209 << "2.9";
+        QTest::newRow("1.7") << "1.7" << 107 << "1.7";
+        QTest::newRow("2.10") << "2.10" << 210 << "2.10";
+        QTest::newRow("none") << "none" << -1 << "none";
+        QTest::newRow("major only") << "2" << 0 << "";
+        QTest::newRow("letters") << "v2.3" << 0 << "";
+        QTest::newRow("trailing text") << "2.3x" << 0 << "";
+        QTest::newRow("zero") << "0.0" << 0 << "";
+        QTest::newRow("negative") << "-1.0" << 0 << "";
+        QTest::newRow("empty") << "" << 0 << "";
+    }
+    void teVersionParse()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, version);
+        QFETCH(QString, name);
+        const std::optional<int> parsed = parseTeVersion(text.toStdString());
+        QCOMPARE(parsed.value_or(0), version);
+        if (parsed)
+            QCOMPARE(QString::fromStdString(teVersionName(*parsed)), name);
+        QCOMPARE(teCachesDummyWgrads(version), version == 0 || version >= 203);
+    }
+
+    // In a strategy: written only when given, read back; a number instead of a string is an error
+    // at its key.
+    void teVersionInStrategyJson()
+    {
+        const model::ModelDescription model = llama32_1b();
+        ParallelStrategy s;
+        s.dp = 8;
+        s.global_batch_size = 8;
+        QVERIFY(!toJson(s).contains("transformer_engine_version"));
+        s.te_version = 202;
+        const JsonDocument document = JsonDocument::parse(toJson(s).dump(), "plan.json");
+        QCOMPARE(document.root()["transformer_engine_version"].string(), std::string("2.2"));
+        QCOMPARE(readStrategy(document.root(), model, 8), s);
+        const JsonDocument bad
+            = JsonDocument::parse(R"({"dp": 8, "global_batch_size": 8, "transformer_engine_version": 2.3})", "s.json");
+        try {
+            readStrategy(bad.root(), model, 8);
+            QFAIL("accepted");
+        } catch (const InputError& error) {
+            QCOMPARE(QString::fromStdString(error.keyPath()), QStringLiteral("/transformer_engine_version"));
+        }
     }
 
     // One placeholder per distinct (shape, dtype): a plain MLP as wide as the attention
@@ -182,6 +247,9 @@ private Q_SLOTS:
         QTest::newRow("mbridge-byoc-llama3.2-1b-8") << "mbridge-byoc-llama3.2-1b-8" << 0.06;
         QTest::newRow("msswift-megatron-qwen2-0.5b-2") << "msswift-megatron-qwen2-0.5b-2" << 0.04;
         QTest::newRow("megatronlm-zhnote-gpt2-345m-4-a800") << "megatronlm-zhnote-gpt2-345m-4-a800" << 0.03;
+        // open-sci-ref 1.7B: -9.1 % before its dropout masks, --qk-layernorm's saved Q and K copies
+        // (qk_norm_memory.h) and its Transformer Engine before 2.3 were in the record.
+        QTest::newRow("opensciref-1.7b-252-leonardo") << "opensciref-1.7b-252-leonardo" << 0.02;
         QTest::newRow("megatronlm-ci-gpt3-7b-tp1-pp4-vp8-8-h100")
             << "megatronlm-ci-gpt3-7b-tp1-pp4-vp8-8-h100" << 0.02;
     }

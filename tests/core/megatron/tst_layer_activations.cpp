@@ -138,6 +138,48 @@ private Q_SLOTS:
         QCOMPARE(cost.activation_bytes, sbh / tp * 26 + 2.0 * model.seq_length * (2 * q + 2 * kv) / tp + statistics);
     }
 
+    // What a layer keeps beyond the default: the hidden dropout's two 1-byte masks (2sbh, over t
+    // with SP) on a gated model trained with Megatron's default 0.1, and --qk-layernorm's copy of
+    // Q and K with an fp32 rstd per head and token (qk_norm_memory.cpp), over t. Llama-2-7B-like
+    // shape (h 4096, 32 heads, s 4096, micro-batch 1): by hand, 2sbh = 2 x 4096 x 4096.
+    void dropoutAndQkNorm_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<QString>("change"); // "dropout", "qk_norm", "dropout 0 on plain"
+        QTest::addColumn<double>("extra"); // bytes over the unchanged model
+        const double sbh = 4096.0 * 4096;
+        const double qk = 4096.0 * (2 * (4096.0 + 4096.0) + 4 * (32.0 + 32.0));
+        QTest::newRow("dropout, tp1") << 1 << false << "dropout" << 2 * sbh;
+        QTest::newRow("dropout, tp4 sp") << 4 << true << "dropout" << 2 * sbh / 4;
+        QTest::newRow("qk_norm, tp1") << 1 << false << "qk_norm" << qk;
+        QTest::newRow("qk_norm, tp4 sp") << 4 << true << "qk_norm" << qk / 4;
+        QTest::newRow("plain MLP without dropout") << 1 << false << "dropout 0 on plain" << -2 * sbh;
+    }
+    void dropoutAndQkNorm()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(QString, change);
+        QFETCH(double, extra);
+        model::ModelDescription model = model::modelPreset("llama2-7b");
+        model.seq_length = 4096;
+        if (change == "dropout 0 on plain")
+            model.mlp = model::MlpKind::Plain;
+        ParallelStrategy s;
+        s.tp = tp;
+        s.sequence_parallel = sp;
+        const LayerCost before = layerCost(model, s, a100s(1), false, false);
+        if (change == "dropout")
+            model.hidden_dropout = 0.1;
+        else if (change == "qk_norm")
+            model.qk_norm = true;
+        else
+            model.hidden_dropout = 0.0;
+        const LayerCost after = layerCost(model, s, a100s(1), false, false);
+        QCOMPARE(after.activation_bytes - before.activation_bytes, extra);
+    }
+
     // Megatron's --recompute-modules (transformer_config.py): "layernorm" drops the two norm
     // outputs (Korthikanti's 2·2sbh QKV and fc1 inputs, over t with SP) and "moe" a MoE layer's
     // whole MLP state (the permuted tokens, the experts' fc1 outputs and activations, the router

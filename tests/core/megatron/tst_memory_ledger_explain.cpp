@@ -95,6 +95,14 @@ private Q_SLOTS:
         // torchtitan's pipelining stage keeps its receive buffers and output chunks for the step
         // (pipeline_input.h): a part of their own; none under Megatron's schedules.
         QCOMPARE(peak.pipeline_buffers_mb > 0, s.framework == Framework::Torchtitan && s.pp > 1);
+        // Its label names every term pipelineStageBuffers counts, the input gradients included.
+        for (const PeakPart& part : peakParts(peak)) {
+            if (part.key != "pipeline_buffers")
+                continue;
+            QCOMPARE(part.mb, peak.pipeline_buffers_mb);
+            for (const char* term : { "received activations", "output gradients", "output chunks", "input gradients" })
+                QVERIFY2(part.label.find(term) != std::string::npos, part.label.c_str());
+        }
         double allocated = 0;
         double device = 0;
         for (const PeakPart& part : peakParts(peak)) {

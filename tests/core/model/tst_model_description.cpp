@@ -154,6 +154,18 @@ private Q_SLOTS:
         QCOMPARE(extra, bias ? double(model.num_layers) * (model.hidden_size + 2 * model.kvHiddenSize()) : 0.0);
     }
 
+    // "hidden_dropout": written only when given, read back (layer_cost.cpp's dropout masks).
+    void hiddenDropoutRoundTrip()
+    {
+        ModelDescription model = readModel(JsonDocument::parse(quoted("{'preset': 'llama2-7b'}"), "m.json").root());
+        QVERIFY(!model.hidden_dropout);
+        QVERIFY(!toJson(model).contains("hidden_dropout"));
+        model.hidden_dropout = 0.1;
+        const ModelDescription back = readModel(JsonDocument::parse(toJson(model).dump(), "m.json").root());
+        QCOMPARE(back.hidden_dropout, std::optional<double>(0.1));
+        QCOMPARE(back, model);
+    }
+
     void badModelsNameTheKey_data()
     {
         QTest::addColumn<QString>("json"); // single-quoted
@@ -183,6 +195,12 @@ private Q_SLOTS:
         QTest::newRow("qkv bias") << "{'preset': 'qwen2.5-7b', 'qkv_bias': 1}"
                                   << "/qkv_bias"
                                   << "true or false";
+        QTest::newRow("dropout of 1") << "{'preset': 'llama2-7b', 'hidden_dropout': 1}"
+                                      << "/hidden_dropout"
+                                      << "[0, 1)";
+        QTest::newRow("dropout as text") << "{'preset': 'llama2-7b', 'hidden_dropout': '0.1'}"
+                                         << "/hidden_dropout"
+                                         << "number";
         QTest::newRow("moe fields") << "{'preset': 'llama2-7b', 'moe': {'top_k': 2}}"
                                     << "/moe/num_experts"
                                     << "num_experts";

@@ -103,6 +103,10 @@ QString fieldsOf(const MeasuredRun& run, const QString& keys)
             value = QString::number(int(s.flash_attention));
         else if (key == "qkvbias")
             value = QString::number(int(run.model->qkv_bias));
+        else if (key == "dropout") // model.hidden_dropout, -1 when not kept (the MLP's default)
+            value = QString::number(run.model->hidden_dropout.value_or(-1));
+        else if (key == "fusion")
+            value = QString::number(int(s.gradient_accumulation_fusion));
         else
             qFatal("unknown key %s", qPrintable(key));
         out << key + QLatin1Char('=') + value;
@@ -286,6 +290,20 @@ private Q_SLOTS:
         QTest::newRow("Qwen 2.5: QKV bias without linear biases") << "add_qkv_bias=True;add_bias_linear=False"
                                                                   << "qkvbias=1"
                                                                   << "";
+        // --hidden-dropout, kept where it differs from the layer model's default for the MLP: a
+        // gated model with Megatron's default 0.1 keeps its masks (layer_cost.cpp).
+        QTest::newRow("gated with Megatron's default dropout") << "swiglu=True;hidden_dropout=0.1"
+                                                               << "dropout=0.1"
+                                                               << "";
+        QTest::newRow("gated without dropout") << "swiglu=True;hidden_dropout=0.0"
+                                               << "dropout=-1"
+                                               << "";
+        QTest::newRow("plain with dropout 0") << "swiglu=False;hidden_dropout=0.0"
+                                              << "dropout=0"
+                                              << "";
+        QTest::newRow("no gradient-accumulation fusion") << "gradient_accumulation_fusion=False"
+                                                         << "fusion=0"
+                                                         << "";
         QTest::newRow("linear biases everywhere (add_qkv_bias follows)") << "add_qkv_bias=True;add_bias_linear=True"
                                                                          << "qkvbias=0"
                                                                          << "";
