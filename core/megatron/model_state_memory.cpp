@@ -188,8 +188,9 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
 // backward_maybe_with_nosync for every micro-batch but the last) calls
 // FSDPParam.to_accumulated_grad_if_needed, which allocates the fp32
 // `unsharded_accumulated_grad = unsharded_param.grad.to(reduce_dtype)`; later micro-batches add into
-// it. Each model chunk is its own FSDP root (torchtitan's pipeline_llama.py fully_shards every chunk
-// separately), so an interleaved rank's chunks get theirs at their own first backward. Under
+// it. Each model chunk is its own FSDP root (torchtitan's train.py @ 9dec370 runs the parallelize
+// function, hence apply_fsdp's root fully_shard, on every one of its model_parts), so an
+// interleaved rank's chunks get theirs at their own first backward. Under
 // torch.distributed.pipelining's Interleaved1F1B a rank runs every backward of its later chunk
 // before the first of its earlier chunk (backward_stage_index walks the local stages in reverse,
 // schedules.py): on the last rank, the later chunk's forwards (with the logits) run while the
