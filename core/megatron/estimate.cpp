@@ -39,6 +39,9 @@ constexpr double kBytes = 2;
 struct SimulatedPipeline {
     double makespan_s = 0;
     std::vector<double> peak_mb_per_stage;
+    // Of each stage's peak: the step's gradients alive then, those the ledger adds at a chunk's
+    // first backward and changes at its last (StageState::step_gradients_mb; empty: none).
+    std::vector<double> first_backward_gradients_mb_per_stage;
 };
 
 SimulatedPipeline simulatePipeline(const PipelineSimulation& pipeline)
@@ -46,7 +49,7 @@ SimulatedPipeline simulatePipeline(const PipelineSimulation& pipeline)
     sim::SimulationOptions options;
     options.build_timeline = false;
     const sim::SimulationResult result = sim::simulate(pipeline.input, pipeline.schedule, options);
-    return { result.makespan_us * 1e-6, result.peak_memory_mb_per_device };
+    return { result.makespan_us * 1e-6, result.peak_memory_mb_per_device, result.peak_state_joined_mb_per_device };
 }
 
 // A lower bound of the simulated makespan: stage i starts when the first micro-batch's forward
@@ -140,6 +143,13 @@ struct StageState {
     double pipeline_buffers_mb = 0;
     double merged_output_mb = 0; // the step's merged output, after the peak (PipelineStageBuffers)
     double largest_loss_request_mb = 0; // torchtitanLargestLossRequestBytes, where merged_output_mb > 0
+    // Of state.gradients_mb: what the stage's chunks allocate at their first backward of a step
+    // and change at their last (firstBackwardGradientBytes, lastBackwardGradientBytes), per chunk
+    // in the rank's order; the ledger adds each then. step_gradients_mb: the part of
+    // state.gradients_mb the ledger does not hold from the start (unsharded and sharded).
+    std::vector<double> first_backward_gradients_mb;
+    std::vector<double> last_backward_gradients_mb;
+    double step_gradients_mb = 0;
 
     double allocatedMb() const { return state.totalMb() + workspace_mb + pipeline_buffers_mb; }
 };
@@ -161,6 +171,14 @@ std::vector<StageState> stageStates(const model::ModelDescription& model, const 
             stage.dense_params += c.dense_params;
             stage.expert_params += c.expert_params;
             stage.linear_params += c.linear_params;
+            const double chunkParams = c.dense_params + c.expert_params;
+            const double chunkShard = c.dense_params / denseShard + c.expert_params / expertShard;
+            const double first = firstBackwardGradientBytes(s, chunkParams) / kMb;
+            const double last = lastBackwardGradientBytes(s, chunkParams, chunkShard) / kMb;
+            stage.first_backward_gradients_mb.push_back(first);
+            stage.last_backward_gradients_mb.push_back(last);
+            // What is not there at the start: the unsharded gradients and the shards they become.
+            stage.step_gradients_mb += first + std::max(0.0, first + last);
             const std::size_t index = std::size_t(j * p + i);
             const PipelineStageBuffers buffers = pipelineStageBuffers(
                 s, costs.send_bytes, costs.output_bytes, index == 0, index + 1 == costs.chunks.size());
@@ -199,7 +217,22 @@ PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<
     PipelineSimulation pipeline = pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
     pipeline.input.model_state_mb_per_layer.assign(chunks.size(), 0.0);
     for (std::size_t i = 0; i < states.size() && i < chunks.size(); ++i)
-        pipeline.input.model_state_mb_per_layer[i] = states[i].allocatedMb();
+        pipeline.input.model_state_mb_per_layer[i] = states[i].allocatedMb() - states[i].step_gradients_mb;
+    // The gradients a chunk allocates at its first backward and reduce-scatters at its last
+    // (torchtitan's FSDP2 under PP): the ledger adds and changes them then, not from the start
+    // (firstBackwardGradientBytes, lastBackwardGradientBytes).
+    const std::size_t p = states.size();
+    for (std::size_t i = 0; i < p; ++i) {
+        const StageState& state = states[i];
+        if (state.step_gradients_mb <= 0)
+            continue;
+        for (std::size_t j = 0; j < state.first_backward_gradients_mb.size() && j * p + i < chunks.size(); ++j) {
+            pipeline.input.first_backward_state_mb_per_layer.resize(chunks.size(), 0.0);
+            pipeline.input.last_backward_state_mb_per_layer.resize(chunks.size(), 0.0);
+            pipeline.input.first_backward_state_mb_per_layer[j * p + i] = state.first_backward_gradients_mb[j];
+            pipeline.input.last_backward_state_mb_per_layer[j * p + i] = state.last_backward_gradients_mb[j];
+        }
+    }
     return pipeline;
 }
 
@@ -495,13 +528,22 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         const StageState& state = states[std::size_t(i)];
         mem.weights_mb = state.state.weights_mb;
         mem.gradients_mb = state.state.gradients_mb;
+        // The ledger's stage starts without the gradients its chunks allocate at their first
+        // backward; those alive at the peak count as gradients again.
+        double startMb = state.allocatedMb();
+        if (ledger && p > 1 && state.step_gradients_mb > 0) {
+            const std::vector<double>& joined = simulated.first_backward_gradients_mb_per_stage;
+            const double alive = std::size_t(i) < joined.size() ? joined[std::size_t(i)] : state.step_gradients_mb;
+            mem.gradients_mb += alive - state.step_gradients_mb;
+            startMb += alive - state.step_gradients_mb;
+        }
         mem.optimizer_mb = state.state.optimizer_mb;
         mem.workspace_mb = state.workspace_mb;
         const double logitsMb = i == p - 1 ? end.logits_bytes / kMb : 0.0;
         double activationPeakMb = 0; // saved activations + the running op's transient (+ logits)
         double inflight = 0;
         if (ledger) {
-            activationPeakMb = std::max(0.0, simulated.peak_mb_per_stage[std::size_t(i)] - state.allocatedMb());
+            activationPeakMb = std::max(0.0, simulated.peak_mb_per_stage[std::size_t(i)] - startMb);
             const double perMicrobatchMb = activationBytes / kMb;
             inflight = perMicrobatchMb > 0
                 ? std::max(0.0, activationPeakMb - logitsMb - transientBytes / kMb) / perMicrobatchMb

@@ -66,7 +66,8 @@ std::optional<PeakExplanation> explainPeak(const model::ModelDescription& model,
     // stage buffers (memoryPipeline puts them in the stage's starting memory).
     // (Below a kB it is the sums' rounding, not a buffer.)
     if (worst < pipeline.input.model_state_mb_per_layer.size()) {
-        const double beyond = pipeline.input.model_state_mb_per_layer[worst] - e.weights_mb - e.gradients_mb
+        // (+ the gradients joined at a first backward, which the estimate counts as gradients)
+        const double beyond = pipeline.input.model_state_mb_per_layer[worst] + moment.state_joined_mb - e.weights_mb - e.gradients_mb
             - e.optimizer_mb - e.workspace_mb;
         e.pipeline_buffers_mb = beyond > 1e-3 ? beyond : 0.0;
     }

@@ -156,6 +156,15 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
         m.weights_mb += m.gathered_mb;
     }
     m.staging_mb = torchtitanAllGatherPoolBytes(groups) / kMb;
+    if (s.pp > 1 && r.sharded_gradients) {
+        // The fp32 gradient shards are the reduce-scatter's output, allocated on FSDP's
+        // reduce-scatter stream (foreach_reduce: `reduce_output = reduce_scatter_input.new_empty(...)`
+        // inside `with stream(reduce_scatter_stream)`, _fsdp_collectives.py; sharded_param.grad is a
+        // view of it) at the chunk's last backward, and freed by the next step's zero_grad: the
+        // ledger adds them there (lastBackwardGradientBytes), but their blocks stay in that stream's
+        // pool, which the compute stream cannot reuse: reserved at its peak, not allocated.
+        m.staging_mb += 4 * shard / kMb;
+    }
     if (s.pp > 1) {
         // The unsharded weights and the accumulated fp32 gradients (counted above through
         // gradientReduction()) are allocated anew and freed every step: the last micro-batch's backward runs FSDP's
@@ -170,6 +179,43 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
 }
 
 } // namespace
+
+// torchtitan's unsharded gradients do not exist before a step's first backward: the previous
+// step's last backward freed them (post_backward sets each unsharded_accumulated_grad to None,
+// torch/distributed/_composable/fsdp/_fsdp_param_group.py, as read for torchtitan() above), and the
+// first backward of this step creates them: autograd writes the bf16 unsharded_param.grad, and
+// FSDPParamGroup.post_backward (with reduce_grads False, set by stage.py's
+// backward_maybe_with_nosync for every micro-batch but the last) calls
+// FSDPParam.to_accumulated_grad_if_needed, which allocates the fp32
+// `unsharded_accumulated_grad = unsharded_param.grad.to(reduce_dtype)`; later micro-batches add into
+// it. Each model chunk is its own FSDP root (torchtitan's train.py @ 9dec370 runs the parallelize
+// function, hence apply_fsdp's root fully_shard, on every one of its model_parts), so an
+// interleaved rank's chunks get theirs at their own first backward. Under
+// torch.distributed.pipelining's Interleaved1F1B a rank runs every backward of its later chunk
+// before the first of its earlier chunk (backward_stage_index walks the local stages in reverse,
+// schedules.py): on the last rank, the later chunk's forwards (with the logits) run while the
+// earlier chunk holds its warm-up activations but no gradients yet.
+double firstBackwardGradientBytes(const ParallelStrategy& s, double chunkParams)
+{
+    if (s.framework != Framework::Torchtitan || s.zero < 1 || s.pp <= 1)
+        return 0;
+    return gradientReduction(s.framework, s.zero, s.pp).full_gradients ? 4 * chunkParams : 0.0;
+}
+
+// At the chunk's last backward of the step, stage.py's backward_maybe_with_nosync runs FSDP's
+// post_backward with reduce_grads True: each unsharded_accumulated_grad goes to foreach_reduce and
+// is set to None (freed once copied into the reduce-scatter input), and the reduce-scatter output
+// becomes the fp32 sharded gradient (sharded_param.grad). That shard lives through the optimizer
+// step to the next step's `optimizers.zero_grad()`, which torchtitan's train.py @ 9dec370 calls
+// before the forward: during a step's forwards and backwards it does not exist.
+double lastBackwardGradientBytes(const ParallelStrategy& s, double chunkParams, double chunkShardParams)
+{
+    const double unsharded = firstBackwardGradientBytes(s, chunkParams);
+    if (unsharded <= 0)
+        return 0;
+    const GradientReduction r = gradientReduction(s.framework, s.zero, s.pp);
+    return (r.sharded_gradients ? 4 * chunkShardParams : 0.0) - unsharded;
+}
 
 ModelStateMemory modelStateMemory(
     const ParallelStrategy& s, double params, double shardParams, int layers, double float8Params)

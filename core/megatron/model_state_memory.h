@@ -33,6 +33,17 @@ struct ModelStateMemory {
 ModelStateMemory modelStateMemory(
     const ParallelStrategy& strategy, double params, double shardParams, int layers, double float8Params = 0);
 
+// The part of a stage's gradients (ModelStateMemory::gradients_mb) that is allocated at the
+// step's first backward of the model chunk holding `chunkParams` parameters (per GPU) and held
+// from then to the step's end, in bytes; 0 where the framework keeps its gradients for the whole
+// iteration. torchtitan's FSDP2 under PP: the fp32 unsharded accumulated gradients
+// (docs/memory-model.md, "torchtitan's pipeline stages", "first backward").
+// `chunkShardParams`: that chunk's share after the data-parallel sharding. Also the change at the
+// step's last backward of the chunk (lastBackwardGradientBytes: the unsharded gradients freed, the
+// reduce-scattered fp32 shards created, which live to the next step's zero_grad).
+double firstBackwardGradientBytes(const ParallelStrategy& strategy, double chunkParams);
+double lastBackwardGradientBytes(const ParallelStrategy& strategy, double chunkParams, double chunkShardParams);
+
 // Whether the framework's own launcher turns the caching allocator's expandable segments on
 // (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) for a run over `numNodes` nodes
 // (docs/memory-model.md, "Device memory").

@@ -31,6 +31,7 @@ struct PeakMoment {
     int chunk = 0;
     double start_us = 0;
     double model_state_mb = 0; // held from the start
+    double state_joined_mb = 0; // joined at a first backward before the peak (SimOp::state_delta_mb)
     std::vector<HeldActivations> held; // stored by earlier ops, not freed yet, in start order
     double transient_mb = 0; // the op's peak above what the device held when it started
 
@@ -41,7 +42,7 @@ struct PeakMoment {
             sum += h.mb;
         return sum;
     }
-    double peakMb() const { return model_state_mb + heldMb() + transient_mb; }
+    double peakMb() const { return model_state_mb + state_joined_mb + heldMb() + transient_mb; }
 };
 
 // Simulates `input` under `schedule` as simulate() does (no memory limit) and returns each

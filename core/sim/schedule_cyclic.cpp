@@ -30,6 +30,8 @@ public:
         run.start_order.assign(m_ops.size(), 0);
         m_current = graph.modelStateMbPerDevice();
         run.peak_mb_per_device = m_current;
+        m_joined.assign(m_current.size(), 0.0);
+        run.peak_state_joined_mb_per_device = m_joined;
     }
 
     CyclicRun run()
@@ -146,8 +148,12 @@ private:
     {
         const auto device = static_cast<std::size_t>(deviceOfExecutor(op.executor));
         SimRun& run = m_result.run;
-        run.peak_mb_per_device[device] = std::max(run.peak_mb_per_device[device], m_current[device] + op.peak_mb);
+        if (m_current[device] + op.peak_mb > run.peak_mb_per_device[device]) {
+            run.peak_mb_per_device[device] = m_current[device] + op.peak_mb;
+            run.peak_state_joined_mb_per_device[device] = m_joined[device];
+        }
         m_current[device] += op.stored_delta_mb;
+        m_joined[device] += op.state_delta_mb;
         const bool releases = op.kind == OpKind::Weight || (op.kind == OpKind::Backward && op.side < 0);
         if (op.kind == OpKind::Forward) {
             if (heldCount(device, op.position)++ == 0)
@@ -220,6 +226,7 @@ private:
     std::vector<int> m_held; // per (device, position): forwards minus releasing backwards
     std::vector<int> m_inflight; // per device: micro-batches holding activations
     std::vector<double> m_current;
+    std::vector<double> m_joined; // per device: SimOp::state_delta_mb of the ops accounted
     std::vector<std::int32_t> m_backward, m_forward, m_order, m_nextCycle;
     CyclicRun m_result;
     double m_cycleStart = 0;

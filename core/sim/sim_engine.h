@@ -25,6 +25,8 @@ struct SimRun {
     std::vector<double> start_us; // per op
     std::vector<std::uint32_t> start_order; // per op: global start sequence number
     std::vector<double> peak_mb_per_device; // includes the model state
+    // Per device: the state joined at a first backward (SimOp::state_delta_mb) held at the peak.
+    std::vector<double> peak_state_joined_mb_per_device;
 };
 
 // Memory (§3 "Memory accounting"): a device starts at its model state; each compute op raises

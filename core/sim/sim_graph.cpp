@@ -15,12 +15,19 @@ struct StageCost {
     double stored_mb = 0;
     double w_stored_mb = 0;
     double fw_peak_mb = 0; // max over its layers of (stored by the earlier layers + the layer's peak)
+    double first_backward_state_mb = 0; // SimulationInput::first_backward_state_mb_per_layer, summed
+    double last_backward_state_mb = 0; // SimulationInput::last_backward_state_mb_per_layer, summed
 };
 
-StageCost mergeStage(const MicrobatchSpec& mb, const PipelineStage& stage)
+StageCost mergeStage(const MicrobatchSpec& mb, const PipelineStage& stage, const SimulationInput& input)
 {
     StageCost cost;
     for (int layer = stage.first_layer; layer <= stage.last_layer; ++layer) {
+        const auto index = static_cast<std::size_t>(layer);
+        if (index < input.first_backward_state_mb_per_layer.size())
+            cost.first_backward_state_mb += input.first_backward_state_mb_per_layer[index];
+        if (index < input.last_backward_state_mb_per_layer.size())
+            cost.last_backward_state_mb += input.last_backward_state_mb_per_layer[index];
         const LayerCost& l = mb.layers[static_cast<std::size_t>(layer)];
         cost.fw_peak_mb = std::max(cost.fw_peak_mb, cost.stored_mb + l.peak_mb);
         cost.fw_us += l.fw_us;
@@ -56,7 +63,8 @@ SimGraph::SimGraph(const SimulationInput& input, const PipelineLayout& layout, b
     for (int j = 0; j < m_microbatches; ++j) {
         const MicrobatchSpec& mb = input.microbatches[static_cast<std::size_t>(j)];
         for (int k = 0; k < n; ++k)
-            costs[static_cast<std::size_t>(k)] = mergeStage(mb, layout.stages[static_cast<std::size_t>(k)]);
+            costs[static_cast<std::size_t>(k)]
+                = mergeStage(mb, layout.stages[static_cast<std::size_t>(k)], input);
 
         auto op = [&](int index) -> SimOp& { return m_ops[static_cast<std::size_t>(index)]; };
         auto link = [&](int from, int to) { op(from).next = to; };
@@ -94,6 +102,16 @@ SimGraph::SimGraph(const SimulationInput& input, const PipelineLayout& layout, b
                 w.stage = k;
                 w.flat_stage = 2 * n - 1 - k;
                 op(backwardOp(j, k)).side = weightOp(j, k);
+            }
+            // The first backward (position 0) allocates state that stays to the step's end, the
+            // last (position m - 1) changes it: on the weight-gradient op where the backward is
+            // split (the gradients are its output).
+            const double stateDelta = (j == 0 ? cost.first_backward_state_mb : 0.0)
+                + (j + 1 == m_microbatches ? cost.last_backward_state_mb : 0.0);
+            if (stateDelta != 0) {
+                SimOp& grads = op(m_split ? weightOp(j, k) : backwardOp(j, k));
+                grads.stored_delta_mb += stateDelta;
+                grads.state_delta_mb += stateDelta;
             }
 
             if (k + 1 < n) {

@@ -21,6 +21,9 @@ struct SimOp {
     double duration_us = 0;
     double peak_mb = 0; // compute: transient memory above the current level while it runs
     double stored_delta_mb = 0; // compute: memory kept (+) or freed (-) when it ends
+    // Compute: the part of stored_delta_mb that is model state joining the device for the rest of
+    // the step (SimulationInput::first_backward_state_mb_per_layer), not a micro-batch's activations.
+    double state_delta_mb = 0;
     std::int32_t executor = 0;
     std::int32_t next = -1; // chain successor
     std::int32_t side = -1; // W op hanging off a B op (ZB-H1)

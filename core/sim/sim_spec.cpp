@@ -83,6 +83,17 @@ std::string validateSimulationInput(const SimulationInput& input)
         if (!std::isfinite(state) || state < 0)
             return "model state must be a finite number >= 0";
     }
+    // The state joined at the first backward and changed at the last (signed there).
+    for (const auto* steps : { &input.first_backward_state_mb_per_layer, &input.last_backward_state_mb_per_layer }) {
+        if (!steps->empty() && steps->size() != layers) {
+            return "first/last_backward_state_mb_per_layer has " + std::to_string(steps->size())
+                + " values, the device assignment " + std::to_string(layers) + " layers";
+        }
+        for (double state : *steps) {
+            if (!std::isfinite(state))
+                return "first/last backward state must be finite";
+        }
+    }
     if (input.first_decoder_layer >= static_cast<int>(layers))
         return "first_decoder_layer " + std::to_string(input.first_decoder_layer) + " is past the last layer";
     return {};

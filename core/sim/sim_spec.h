@@ -63,6 +63,15 @@ struct SimulationInput {
     // Optimizer + parameter memory per layer (MB), counted on the layer's device from the start;
     // empty = 0. Put the embedding into the first layer's value.
     std::vector<double> model_state_mb_per_layer;
+    // Model state per layer (MB) that joins the layer's device when the backward of the
+    // micro-batch at position 0 (the first backward of every schedule) starts, and stays to the
+    // end: gradients a framework allocates at a step's first backward and frees after its last
+    // (torchtitan's FSDP2 under PP, docs/memory-model.md "torchtitan's pipeline stages"); empty = 0.
+    std::vector<double> first_backward_state_mb_per_layer;
+    // Model state per layer (MB, signed) that changes when the backward of the last micro-batch
+    // (position m - 1) starts: the framework frees or creates state there (torchtitan's FSDP2 under
+    // PP reduce-scatters the accumulated gradients into their shards); empty = 0.
+    std::vector<double> last_backward_state_mb_per_layer;
     // Encoder-decoder models: index of the first decoder layer (-1 for decoder-only). Decoder
     // layers pass two tensors (encoder output + decoder state) and the first decoder layer loads
     // the decoder input; only instruction lists (buffer counts) depend on it.

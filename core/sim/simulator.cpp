@@ -136,7 +136,8 @@ std::vector<PeakMoment> peakMoments(
             const std::pair<int, int> key { o.position, o.stage };
             if (!held.count(key))
                 firstSeen.push_back(key);
-            held[key] += o.stored_delta_mb;
+            held[key] += o.stored_delta_mb - o.state_delta_mb;
+            moment.state_joined_mb += o.state_delta_mb;
         }
         for (const auto& key : firstSeen) {
             const double mb = held[key];
@@ -227,6 +228,7 @@ SimulationResult simulate(const SimulationInput& input, ScheduleKind schedule, c
     result.failure = scheduled.failure;
     result.makespan_us = run.makespan_us;
     result.peak_memory_mb_per_device = run.peak_mb_per_device;
+    result.peak_state_joined_mb_per_device = run.peak_state_joined_mb_per_device;
     result.compute_ops_per_device.assign(static_cast<std::size_t>(graph.deviceCount()), 0);
     for (const SimOp& op : graph.ops()) {
         const int device = deviceOfExecutor(op.executor);

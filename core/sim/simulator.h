@@ -62,6 +62,9 @@ struct SimulationResult {
     std::string failure;
     double makespan_us = 0;
     std::vector<double> peak_memory_mb_per_device; // includes the model state
+    // Per device: the part of its peak that is state joined at a first backward
+    // (SimulationInput::first_backward_state_mb_per_layer), 0 without it.
+    std::vector<double> peak_state_joined_mb_per_device;
     std::vector<int> compute_ops_per_device; // F + B (+ W) ops each device ran
     int op_count = 0; // simulated ops, compute and comm (transfers between devices only)
     PipelineLayout layout; // the merged stages the simulation ran on

@@ -42,14 +42,21 @@ private Q_SLOTS:
         QTest::addColumn<int>("gbs");
         QTest::addColumn<QString>("schedule");
         QTest::addColumn<bool>("perturbed");
-        QTest::newRow("1F1B") << 4 << 1 << 16 << "1f1b" << false;
-        QTest::newRow("interleaved") << 4 << 2 << 16 << "interleaved" << false;
-        QTest::newRow("fewer micro-batches than stages") << 4 << 1 << 4 << "1f1b" << false;
-        QTest::newRow("ZB-H1") << 4 << 1 << 16 << "zb-h1" << false;
-        QTest::newRow("one stage") << 1 << 1 << 8 << "1f1b" << false;
-        QTest::newRow("1F1B, curve perturbed") << 4 << 1 << 16 << "1f1b" << true;
-        QTest::newRow("interleaved, curve perturbed") << 4 << 2 << 16 << "interleaved" << true;
-        QTest::newRow("fewer micro-batches, curve perturbed") << 4 << 1 << 4 << "1f1b" << true;
+        QTest::addColumn<QString>("framework");
+        QTest::newRow("1F1B") << 4 << 1 << 16 << "1f1b" << false << "megatron-core";
+        QTest::newRow("interleaved") << 4 << 2 << 16 << "interleaved" << false << "megatron-core";
+        QTest::newRow("fewer micro-batches than stages") << 4 << 1 << 4 << "1f1b" << false << "megatron-core";
+        QTest::newRow("ZB-H1") << 4 << 1 << 16 << "zb-h1" << false << "megatron-core";
+        QTest::newRow("one stage") << 1 << 1 << 8 << "1f1b" << false << "megatron-core";
+        // torchtitan's FSDP2 under PP: the step's gradients join at a chunk's first backward and
+        // change at its last (firstBackwardGradientBytes): the curve and the table still agree.
+        QTest::newRow("torchtitan 1F1B") << 4 << 1 << 16 << "1f1b" << false << "torchtitan";
+        QTest::newRow("torchtitan interleaved") << 4 << 2 << 16 << "interleaved" << false << "torchtitan";
+        QTest::newRow("torchtitan fewer micro-batches") << 4 << 1 << 2 << "1f1b" << false << "torchtitan";
+        QTest::newRow("1F1B, curve perturbed") << 4 << 1 << 16 << "1f1b" << true << "megatron-core";
+        QTest::newRow("interleaved, curve perturbed") << 4 << 2 << 16 << "interleaved" << true << "megatron-core";
+        QTest::newRow("fewer micro-batches, curve perturbed") << 4 << 1 << 4 << "1f1b" << true << "megatron-core";
+        QTest::newRow("torchtitan interleaved, curve perturbed") << 4 << 2 << 16 << "interleaved" << true << "torchtitan";
     }
     void ledgerIsTheTimelineCurve()
     {
@@ -58,9 +65,11 @@ private Q_SLOTS:
         QFETCH(int, gbs);
         QFETCH(QString, schedule);
         QFETCH(bool, perturbed);
+        QFETCH(QString, framework);
         const model::ModelDescription model = model::modelPreset("llama2-7b");
         const HardwareModel hw = h100s(1);
         ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
         s.tp = 2;
         s.pp = pp;
         s.vpp = vpp;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <QtTest>
 #include "core/hardware/device_memory.h"
+#include "core/megatron/chunk_costs.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/model_state_memory.h"
 #include "core/megatron/pipeline_input.h"
@@ -102,12 +103,14 @@ private Q_SLOTS:
     // runs min(n_microbatches, num_stages - stage_index) warm-up forwards before its first
     // backward (torch/distributed/pipelining/schedules.py; docs/memory-model.md, "torchtitan's
     // pipeline stages"), which the simulated 1F1B's ledger reproduces with the stage buffers and the
-    // received inputs' alias in place. 4 stages, 8 or 2 micro-batches.
+    // received inputs' alias in place. 4 stages, 8 micro-batches. (With 2 the peak of stages 0-2
+    // is the start of their last backward, with the step's unsharded gradients and one
+    // micro-batch: torchtitanStepGradientsAtPeak.)
     void torchtitanInFlightPerStage_data()
     {
         QTest::addColumn<int>("microbatches");
         QTest::addColumn<int>("stage");
-        for (const int m : { 8, 2 }) {
+        for (const int m : { 8 }) {
             for (int stage = 0; stage < 4; ++stage)
                 QTest::addRow("m %d, stage %d", m, stage) << m << stage;
         }
@@ -286,8 +289,9 @@ private Q_SLOTS:
         // float8 blocks gather one byte: 0.2 GB a block; the root stays bf16 and is the largest.
         QTest::newRow("reshard after forward, float8") << 3 << 1 << "fp8" << 0.4 + 0.4 << 0.4 + 0.2;
         // With PP nothing is resharded (weights held, no churn), but the all-gathers of the first
-        // micro-batch still go through the copy-in stream's pool.
-        QTest::newRow("pp, float8") << 2 << 4 << "fp8" << 0.0 << 0.4 + 0.2;
+        // micro-batch still go through the copy-in stream's pool, and the fp32 gradient shards
+        // (4 x 1e9 / 8 = 0.5 GB) through the reduce-scatter stream's (lastBackwardGradientBytes).
+        QTest::newRow("pp, float8") << 2 << 4 << "fp8" << 0.0 << 0.4 + 0.2 + 0.5;
         QTest::newRow("no fsdp") << 0 << 1 << "bf16" << 0.0 << 0.0;
     }
     void torchtitanFsdpGroups()
@@ -308,6 +312,107 @@ private Q_SLOTS:
         QVERIFY2(agree(m.staging_mb / 1e3, stagingGb), qPrintable(QString::number(m.staging_mb)));
         // The pool is reserved only: not in what the allocator hands out.
         QVERIFY(agree(m.totalMb(), m.weights_mb + m.gradients_mb + m.optimizer_mb));
+    }
+
+    // The step's gradients under FSDP2 with PP (model_state_memory.h firstBackwardGradientBytes,
+    // lastBackwardGradientBytes; docs/memory-model.md "torchtitan's pipeline stages"): a chunk's
+    // fp32 unsharded gradients exist from its first backward of the step (to_accumulated_grad_if_needed)
+    // to its last (post_backward hands them to the reduce-scatter), the fp32 shards from that last
+    // backward to the next step's zero_grad. 4 bytes per parameter, per chunk.
+    void torchtitanStepGradientBytes_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<double>("first");
+        QTest::addColumn<double>("last");
+        QTest::newRow("torchtitan PP, FSDP") << "torchtitan" << 4 << 2 << 400.0 << (50.0 - 400.0);
+        QTest::newRow("torchtitan PP, FSDP reshard after forward") << "torchtitan" << 4 << 3 << 400.0 << (50.0 - 400.0);
+        QTest::newRow("torchtitan without PP: reduced per backward") << "torchtitan" << 1 << 2 << 0.0 << 0.0;
+        QTest::newRow("torchtitan PP without FSDP") << "torchtitan" << 4 << 0 << 0.0 << 0.0;
+        QTest::newRow("megatron-core: buffers for the whole run") << "megatron-core" << 4 << 1 << 0.0 << 0.0;
+    }
+    void torchtitanStepGradientBytes()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, pp);
+        QFETCH(int, zero);
+        QFETCH(double, first);
+        QFETCH(double, last);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.pp = pp;
+        s.zero = zero;
+        QCOMPARE(firstBackwardGradientBytes(s, 100), first);
+        QCOMPARE(lastBackwardGradientBytes(s, 100, 12.5), last);
+    }
+
+    // The ledger adds those gradients at their moments: at the last stage's peak (a forward with
+    // the logits, after the first backward and before the last) a 1F1B rank holds its chunk's
+    // unsharded gradients and no shard; an interleaved last rank runs all backwards of its later
+    // chunk first (Interleaved1F1B), so its peak holds only the later chunk's. Megatron-Core keeps
+    // its gradient buffers for the whole run. The bundled torchtitan Llama 3.1 405B records' plan
+    // (torchtitan2412-llama31-405b-512-1f1b / -interleaved: TP 8, PP 8, FSDP 8, float8, full
+    // recompute, 8 micro-batches of 4 x 8192).
+    void torchtitanStepGradientsAtPeak_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<QList<int>>("aliveChunks"); // empty: the static model state
+        QTest::newRow("torchtitan 1F1B") << "torchtitan" << 1 << QList<int> { 7 };
+        QTest::newRow("torchtitan interleaved: the later chunk only") << "torchtitan" << 2 << QList<int> { 15 };
+        QTest::newRow("megatron-core 1F1B") << "megatron-core" << 1 << QList<int> {};
+    }
+    void torchtitanStepGradientsAtPeak()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, vpp);
+        QFETCH(QList<int>, aliveChunks);
+        const model::ModelDescription model = model::modelPreset("llama3-405b");
+        const HardwareModel hw = h100s(64);
+        ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.tp = 8;
+        s.pp = 8;
+        s.vpp = vpp;
+        s.dp = 8;
+        s.zero = 2;
+        s.precision = Precision::Fp8;
+        s.recompute = Recompute::Full;
+        s.sequence_parallel = true;
+        s.micro_batch_size = 4;
+        s.global_batch_size = 256;
+        s.first_stage_layers = 15;
+        s.last_stage_layers = 15;
+        if (vpp > 1)
+            s.schedule = PipelineSchedule::Interleaved;
+        const Estimate e = estimate(model, s, hw);
+        QVERIFY2(e.problems.empty(), e.problems.empty() ? "" : e.problems.front().c_str());
+        const StageMemory& last = e.stages.back().memory;
+        EstimateOptions unsimulated;
+        unsimulated.simulate_pipeline = false;
+        const double staticMb = estimate(model, s, hw, unsimulated).stages.back().memory.gradients_mb;
+        double expectedMb = staticMb;
+        if (!aliveChunks.isEmpty()) {
+            const std::vector<ChunkCost> chunks = chunkCosts(model, s, hw, stageLayerCounts(s, model.num_layers), TimeScales {});
+            // The LM head on the model's last chunk (as the estimate adds it).
+            const double head = double(model.vocab_size) * model.hidden_size / s.tp;
+            expectedMb = 0;
+            for (const int c : aliveChunks)
+                expectedMb += 4 * (chunks[std::size_t(c)].dense_params + (std::size_t(c) + 1 == chunks.size() ? head : 0.0)) / 1e6;
+            QVERIFY2(expectedMb < staticMb, qPrintable(QString::number(staticMb)));
+        }
+        QVERIFY2(agree(last.gradients_mb, expectedMb),
+            qPrintable(QString("%1 MB at the peak, expected %2").arg(last.gradients_mb).arg(expectedMb)));
+        // The explained peak (the ledger replayed) counts the same gradients and the same total.
+        EstimateOptions explain;
+        explain.explain_peak = true;
+        const Estimate explained = estimate(model, s, hw, explain);
+        QVERIFY(explained.peak.has_value());
+        const StageMemory& worst = explained.stages[std::size_t(explained.peak->stage)].memory;
+        QVERIFY(agree(explained.peak->gradients_mb, worst.gradients_mb));
+        QVERIFY2(agree(explained.peak->allocated_mb, worst.allocatedMb()),
+            qPrintable(QString("%1 explained, %2 estimated").arg(explained.peak->allocated_mb).arg(worst.allocatedMb())));
     }
 
     // The estimate puts the copy-in pool in the reserved peak, not the allocated one; and
