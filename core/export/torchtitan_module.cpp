@@ -281,6 +281,11 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     if (!s.flash_attention)
         notes.approximation("strategy.flash_attention",
             "unfused attention planned: torchtitan runs FlexAttention (fused, less activation memory)");
+    else if (s.attention_kernel == hardware::AttentionKernel::Cudnn || s.attention_kernel == hardware::AttentionKernel::Flash3
+        || s.attention_kernel == hardware::AttentionKernel::MptTriton)
+        notes.approximation("strategy.attention_kernel",
+            std::string(hardware::attentionKernelName(s.attention_kernel))
+                + ": torchtitan has no option for it; its SDPA runs flash first (cuDNN first on sm100; docs/kernels.md §6)");
     return job;
 }
 

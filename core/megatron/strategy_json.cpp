@@ -43,8 +43,8 @@ int optionalLayers(const JsonView& object, std::string_view key)
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
-    "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
-    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion" };
+    "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "attention_kernel",
+    "framework", "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -128,6 +128,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["tp_comm_overlap"] = true;
     if (!s.gradient_accumulation_fusion) // likewise: written only when off
         json["gradient_accumulation_fusion"] = false;
+    if (s.attention_kernel != hardware::AttentionKernel::Default) // likewise: the framework's default unwritten
+        json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     if (s.moe_token_dispatcher != MoeDispatcher::AllToAll) // likewise: written when not the default
         json["moe_token_dispatcher_type"] = moeDispatcherName(s.moe_token_dispatcher);
     if (s.moe_ep_comm_overlap)
@@ -225,6 +227,14 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.moe_ep_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
+    // The attention kernel (docs/kernels.md §6): "unfused" is flash_attention false; a fused kernel
+    // with flash_attention false contradicts it.
+    s.attention_kernel = readChoice(object, "attention_kernel", hardware::AttentionKernel::Default,
+        hardware::parseAttentionKernel, hardware::attentionKernelChoices());
+    if (s.attention_kernel == hardware::AttentionKernel::Unfused)
+        s.flash_attention = false;
+    else if (!s.flash_attention && s.attention_kernel != hardware::AttentionKernel::Default)
+        object["attention_kernel"].fail("\"unfused\" or no attention_kernel with flash_attention false");
     s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());
     s.main_grads_dtype = readChoice(object, "main_grads_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
     s.optimizer_state_dtype
