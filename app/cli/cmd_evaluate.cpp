@@ -141,7 +141,8 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("attention-kernel")) {
         const megatron::StrategySpace space = stratex.resolvedSpace();
         strategy.attention_kernel = space.attention_kernel;
-        strategy.flash_attention = space.flash_attention && space.attention_kernel != hardware::AttentionKernel::Unfused;
+        strategy.flash_attention
+            = space.flash_attention && space.attention_kernel != hardware::AttentionKernel::Unfused;
     }
     megatron::EstimateOptions options;
     options.memory_limit_mb = target.memory_limit_mb;

@@ -156,7 +156,8 @@ StrategySearchRequest resolveStratexSearch(const StratexInputs& inputs, std::vec
     // (like flash_attention); until then a named fused kernel is said, not silently dropped.
     if (warnings && request.space.attention_kernel != hardware::AttentionKernel::Default
         && request.space.attention_kernel != hardware::AttentionKernel::Unfused)
-        warnings->push_back("--attention-kernel " + std::string(hardware::attentionKernelName(request.space.attention_kernel))
+        warnings->push_back("--attention-kernel "
+            + std::string(hardware::attentionKernelName(request.space.attention_kernel))
             + ": the search costs its candidates with the framework's default kernel on the GPU (docs/kernels.md §6); "
               "evaluate a plan with --attention-kernel to cost it with this one");
     request.top = inputs.top;

@@ -38,14 +38,18 @@ private Q_SLOTS:
         QTest::newRow("h100 13b 16K-32K") << "h100" << h100 << 5120 << 40 << true << 16384 << 2985.0 << 32768 << 1976.0;
         QTest::newRow("h100 3b 4K-8K") << "h100" << h100 << 2560 << 32 << false << 4096 << 20964.0 << 8192 << 16578.0;
         QTest::newRow("h100 1b 8K-16K") << "h100" << h100 << 2048 << 24 << false << 8192 << 29157.0 << 16384 << 19649.0;
-        QTest::newRow("h100 1b 16K-32K") << "h100" << h100 << 2048 << 24 << false << 16384 << 19649.0 << 32768 << 12025.0;
-        QTest::newRow("h100 760m 8K-16K") << "h100" << h100 << 1536 << 24 << false << 8192 << 41825.0 << 16384 << 27815.0;
+        QTest::newRow("h100 1b 16K-32K") << "h100" << h100 << 2048 << 24 << false << 16384 << 19649.0 << 32768
+                                         << 12025.0;
+        QTest::newRow("h100 760m 8K-16K")
+            << "h100" << h100 << 1536 << 24 << false << 8192 << 41825.0 << 16384 << 27815.0;
         QTest::newRow("a100 7b 8K-16K") << "a100" << a100 << 4096 << 32 << true << 8192 << 3206.0 << 16384 << 2453.0;
         QTest::newRow("a100 7b 32K-64K") << "a100" << a100 << 4096 << 32 << true << 32768 << 1672.0 << 65536 << 1013.0;
         QTest::newRow("a100 13b 8K-16K") << "a100" << a100 << 5120 << 40 << true << 8192 << 1795.0 << 16384 << 1431.0;
         QTest::newRow("a100 3b 8K-16K") << "a100" << a100 << 2560 << 32 << false << 8192 << 7695.0 << 16384 << 5529.0;
-        QTest::newRow("a100 760m 8K-16K") << "a100" << a100 << 1536 << 24 << false << 8192 << 20933.0 << 16384 << 14274.0;
-        QTest::newRow("a100 350m 32K-64K") << "a100" << a100 << 1024 << 24 << false << 32768 << 13652.0 << 65536 << 7524.0;
+        QTest::newRow("a100 760m 8K-16K")
+            << "a100" << a100 << 1536 << 24 << false << 8192 << 20933.0 << 16384 << 14274.0;
+        QTest::newRow("a100 350m 32K-64K")
+            << "a100" << a100 << 1024 << 24 << false << 32768 << 13652.0 << 65536 << 7524.0;
     }
     void tritonRateIsTheSweepsRate()
     {
@@ -66,7 +70,8 @@ private Q_SLOTS:
         const std::optional<double> held = attentionKernelEfficiency(AttentionKernel::MptTriton, family.toStdString());
         QVERIFY(held.has_value());
         // Each pair within 10 % of the median the table holds.
-        QVERIFY2(std::abs(measured / *held - 1) <= 0.10, qPrintable(QString("measured %1, held %2").arg(measured).arg(*held)));
+        QVERIFY2(std::abs(measured / *held - 1) <= 0.10,
+            qPrintable(QString("measured %1, held %2").arg(measured).arg(*held)));
     }
 
     void names_data()
@@ -107,32 +112,39 @@ private Q_SLOTS:
         QTest::addColumn<double>("headDim");
         QTest::addColumn<double>("seq");
         QTest::addColumn<double>("expected");
-        const auto training = [](double f2f, double f2b, double kf, double kb) {
-            return (1 / f2f + 2.5 / f2b) / (1 / kf + 2.5 / kb);
-        };
+        const auto training
+            = [](double f2f, double f2b, double kf, double kb) { return (1 / f2f + 2.5 / f2b) / (1 / kf + 2.5 / kb); };
         const double cudnn16k = training(335, 322, 539, 516);
         const double cudnn512 = training(191, 214, 315, 305);
         const double flash3At16k = training(335, 322, 616, 561);
         const double cudnn4k = training(319, 310, 518, 499);
         const double cudnn8k = training(333, 318, 529, 518);
-        QTest::newRow("cudnn h100 d128 16K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 16384.0 << cudnn16k;
-        QTest::newRow("cudnn h100 d128 512") << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 512.0 << cudnn512;
-        QTest::newRow("cudnn h100 d128 128: held") << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 128.0 << cudnn512;
-        QTest::newRow("cudnn h100 d128 128K: held") << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 131072.0 << cudnn16k;
+        QTest::newRow("cudnn h100 d128 16K")
+            << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 16384.0 << cudnn16k;
+        QTest::newRow("cudnn h100 d128 512")
+            << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 512.0 << cudnn512;
+        QTest::newRow("cudnn h100 d128 128: held")
+            << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 128.0 << cudnn512;
+        QTest::newRow("cudnn h100 d128 128K: held")
+            << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 131072.0 << cudnn16k;
         // Between two points, linear in log2(seq): 4K-8K halfway at 4K x sqrt(2).
-        QTest::newRow("cudnn h100 d128 5.8K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 4096 * std::sqrt(2.0)
-                                              << (cudnn4k + cudnn8k) / 2;
-        QTest::newRow("flash3 h100 d128 16K") << int(AttentionKernel::Flash3) << "h100-80gb" << 128.0 << 16384.0 << flash3At16k;
+        QTest::newRow("cudnn h100 d128 5.8K")
+            << int(AttentionKernel::Cudnn) << "h100-80gb" << 128.0 << 4096 * std::sqrt(2.0) << (cudnn4k + cudnn8k) / 2;
+        QTest::newRow("flash3 h100 d128 16K")
+            << int(AttentionKernel::Flash3) << "h100-80gb" << 128.0 << 16384.0 << flash3At16k;
         QTest::newRow("cudnn h100 d64 16K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 64.0 << 16384.0
                                             << cudnn16k * (413.0 / 324) / (595.0 / 370);
         QTest::newRow("cudnn h100 d256 16K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 256.0 << 16384.0
                                              << cudnn16k * (509.0 / 298) / (595.0 / 370);
         QTest::newRow("cudnn h100-96gb") << int(AttentionKernel::Cudnn) << "h100-96gb" << 128.0 << 16384.0 << cudnn16k;
         QTest::newRow("cudnn h800") << int(AttentionKernel::Cudnn) << "h800-80gb" << 128.0 << 16384.0 << cudnn16k;
-        QTest::newRow("cudnn a100: not measured") << int(AttentionKernel::Cudnn) << "a100-80gb" << 128.0 << 16384.0 << 1.0;
-        QTest::newRow("cudnn b200: not measured") << int(AttentionKernel::Cudnn) << "b200-192gb" << 128.0 << 16384.0 << 1.0;
+        QTest::newRow("cudnn a100: not measured")
+            << int(AttentionKernel::Cudnn) << "a100-80gb" << 128.0 << 16384.0 << 1.0;
+        QTest::newRow("cudnn b200: not measured")
+            << int(AttentionKernel::Cudnn) << "b200-192gb" << 128.0 << 16384.0 << 1.0;
         QTest::newRow("flash2: the reference") << int(AttentionKernel::Flash2) << "h100-80gb" << 128.0 << 4096.0 << 1.0;
-        QTest::newRow("mpt-triton: its own rate") << int(AttentionKernel::MptTriton) << "h100-80gb" << 128.0 << 4096.0 << 1.0;
+        QTest::newRow("mpt-triton: its own rate")
+            << int(AttentionKernel::MptTriton) << "h100-80gb" << 128.0 << 4096.0 << 1.0;
     }
     void relativeRates()
     {

@@ -43,15 +43,33 @@ private Q_SLOTS:
         QTest::addColumn<QString>("framework");
         QTest::addColumn<QString>("gpu");
         QTest::addColumn<QString>("kernel");
-        QTest::newRow("megatron h100") << "megatron-core" << "h100-80gb" << "cudnn";
-        QTest::newRow("megatron h800") << "megatron-core" << "h800-80gb" << "cudnn";
-        QTest::newRow("megatron a100") << "megatron-core" << "a100-80gb" << "flash2";
-        QTest::newRow("megatron b200") << "megatron-core" << "b200-192gb" << "cudnn";
-        QTest::newRow("nemo h100") << "megatron-bridge" << "h100-80gb" << "cudnn";
-        QTest::newRow("torchtitan h100") << "torchtitan" << "h100-96gb" << "flash2";
-        QTest::newRow("torchtitan b200") << "torchtitan" << "b200-192gb" << "cudnn";
-        QTest::newRow("deepspeed h100") << "deepspeed" << "h100-80gb" << "flash2";
-        QTest::newRow("composer a100") << "composer" << "a100-40gb" << "flash2";
+        QTest::newRow("megatron h100") << "megatron-core"
+                                       << "h100-80gb"
+                                       << "cudnn";
+        QTest::newRow("megatron h800") << "megatron-core"
+                                       << "h800-80gb"
+                                       << "cudnn";
+        QTest::newRow("megatron a100") << "megatron-core"
+                                       << "a100-80gb"
+                                       << "flash2";
+        QTest::newRow("megatron b200") << "megatron-core"
+                                       << "b200-192gb"
+                                       << "cudnn";
+        QTest::newRow("nemo h100") << "megatron-bridge"
+                                   << "h100-80gb"
+                                   << "cudnn";
+        QTest::newRow("torchtitan h100") << "torchtitan"
+                                         << "h100-96gb"
+                                         << "flash2";
+        QTest::newRow("torchtitan b200") << "torchtitan"
+                                         << "b200-192gb"
+                                         << "cudnn";
+        QTest::newRow("deepspeed h100") << "deepspeed"
+                                        << "h100-80gb"
+                                        << "flash2";
+        QTest::newRow("composer a100") << "composer"
+                                       << "a100-40gb"
+                                       << "flash2";
     }
     void frameworkDefaults()
     {
@@ -60,8 +78,8 @@ private Q_SLOTS:
         QFETCH(QString, kernel);
         ParallelStrategy s;
         s.framework = *parseFramework(framework.toStdString());
-        QCOMPARE(QString::fromStdString(std::string(hardware::attentionKernelName(
-                     resolvedAttentionKernel(s, gpu.toStdString())))),
+        QCOMPARE(QString::fromStdString(
+                     std::string(hardware::attentionKernelName(resolvedAttentionKernel(s, gpu.toStdString())))),
             kernel);
         // The plan's own kernel wins; flash attention off is unfused whatever it names.
         s.attention_kernel = AttentionKernel::Flash3;
@@ -76,11 +94,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("gpu");
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<int>("order"); // -1 faster than flash2, 0 equal, +1 slower
-        QTest::newRow("cudnn h100") << "h100-80gb" << "cudnn" << -1;
-        QTest::newRow("flash3 h100") << "h100-80gb" << "flash3" << -1;
-        QTest::newRow("cudnn a100: no measurement") << "a100-80gb" << "cudnn" << 0;
-        QTest::newRow("mpt-triton h100") << "h100-80gb" << "mpt-triton" << 1;
-        QTest::newRow("unfused h100") << "h100-80gb" << "unfused" << 1;
+        QTest::newRow("cudnn h100") << "h100-80gb"
+                                    << "cudnn" << -1;
+        QTest::newRow("flash3 h100") << "h100-80gb"
+                                     << "flash3" << -1;
+        QTest::newRow("cudnn a100: no measurement") << "a100-80gb"
+                                                    << "cudnn" << 0;
+        QTest::newRow("mpt-triton h100") << "h100-80gb"
+                                         << "mpt-triton" << 1;
+        QTest::newRow("unfused h100") << "h100-80gb"
+                                      << "unfused" << 1;
     }
     void kernelChangesThePredictedTime()
     {
@@ -116,9 +139,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("other");
         QTest::addColumn<bool>("otherFaster");
-        QTest::newRow("nemo 24.07 llama3 8b") << "nemo2407-llama3-8b-8" << "cudnn" << "flash2" << false;
-        QTest::newRow("nemo long-seq 64K") << "nemo-longseq-llama2-7b-64" << "cudnn" << "flash2" << false;
-        QTest::newRow("torchtitan 8b cp8") << "torchtitan2412-llama31-8b-8-cp8-256k" << "flash2" << "cudnn" << true;
+        QTest::newRow("nemo 24.07 llama3 8b") << "nemo2407-llama3-8b-8"
+                                              << "cudnn"
+                                              << "flash2" << false;
+        QTest::newRow("nemo long-seq 64K") << "nemo-longseq-llama2-7b-64"
+                                           << "cudnn"
+                                           << "flash2" << false;
+        QTest::newRow("torchtitan 8b cp8") << "torchtitan2412-llama31-8b-8-cp8-256k"
+                                           << "flash2"
+                                           << "cudnn" << true;
     }
     void recordKernelChangesItsPrediction()
     {
@@ -127,7 +156,8 @@ private Q_SLOTS:
         QFETCH(QString, other);
         QFETCH(bool, otherFaster);
         const runs::ReferenceRun run = runs::readReferenceRun(kRuns / (record.toStdString() + ".json"));
-        QCOMPARE(QString::fromStdString(std::string(hardware::attentionKernelName(run.strategy.attention_kernel))), kernel);
+        QCOMPARE(
+            QString::fromStdString(std::string(hardware::attentionKernelName(run.strategy.attention_kernel))), kernel);
         const hardware::Efficiency efficiency = hardware::efficiencyFor(run.cluster);
         runs::ReferenceRun changed = run;
         changed.strategy.attention_kernel = *hardware::parseAttentionKernel(other.toStdString());
