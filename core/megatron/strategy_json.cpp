@@ -41,10 +41,11 @@ int optionalLayers(const JsonView& object, std::string_view key)
 // The keys a strategy holds (toJson below). A key that differs only in case ("TP": 8) is an error:
 // it was ignored and tp 1 assumed without a word (issue 26); any other is reported as ignored.
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
+    "attention_kernel", // docs/kernels.md §6
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
-    "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "attention_kernel",
-    "framework", "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion" };
+    "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
+    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -128,12 +129,12 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["tp_comm_overlap"] = true;
     if (!s.gradient_accumulation_fusion) // likewise: written only when off
         json["gradient_accumulation_fusion"] = false;
-    if (s.attention_kernel != hardware::AttentionKernel::Default) // likewise: the framework's default unwritten
-        json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     if (s.moe_token_dispatcher != MoeDispatcher::AllToAll) // likewise: written when not the default
         json["moe_token_dispatcher_type"] = moeDispatcherName(s.moe_token_dispatcher);
     if (s.moe_ep_comm_overlap)
         json["moe_ep_comm_overlap"] = true;
+    if (s.attention_kernel != hardware::AttentionKernel::Default) // likewise: the framework's default unwritten
+        json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     return json;
 }
 
