@@ -137,6 +137,13 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
         if (stratex.space.tp_comm_overlap && !problem.empty())
             printErr("note: --tp-comm-overlap 1 not applied to " + file + ": " + problem + "\n");
     }
+    // --attention-kernel given: the plan costed with that kernel (docs/kernels.md §6).
+    if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("attention-kernel")) {
+        const megatron::StrategySpace space = stratex.resolvedSpace();
+        strategy.attention_kernel = space.attention_kernel;
+        strategy.flash_attention
+            = space.flash_attention && space.attention_kernel != hardware::AttentionKernel::Unfused;
+    }
     megatron::EstimateOptions options;
     options.memory_limit_mb = target.memory_limit_mb;
     options.explain_peak = true;

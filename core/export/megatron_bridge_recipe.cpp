@@ -272,6 +272,9 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     if (run.unfused_attention) {
         set(r, "model.attention_backend", "AttnBackend.unfused"); // enums.py: the s x s scores materialised
         r.uses_attn_backend = true;
+    } else if (!run.attention_backend.empty()) { // AttnBackend.flash / .fused (docs/kernels.md §6)
+        set(r, "model.attention_backend", "AttnBackend." + run.attention_backend);
+        r.uses_attn_backend = true;
     }
 
     // TrainingConfig (training/config/training_config.py) and the dataset's sequence length.

@@ -425,6 +425,8 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
     }
     if (run.unfused_attention)
         add("--attention-backend", "unfused");
+    else if (!run.attention_backend.empty())
+        add("--attention-backend", run.attention_backend);
 }
 
 MegatronEnvironment megatronEnvironment(int tp, int cp, MegatronDataParallel kind)

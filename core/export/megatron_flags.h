@@ -126,6 +126,9 @@ struct MegatronRun {
     bool bf16_optimizer_states = false;
     MegatronPrecision precision = MegatronPrecision::Bf16;
     bool unfused_attention = false; // --attention-backend unfused: the s x s scores materialised
+    // --attention-backend flash (TE's flash-attn: FA3 where flash_attn_3 is installed on Hopper, else
+    // FA2) or fused (cuDNN) for a plan that names its kernel; empty: auto (docs/kernels.md §6).
+    std::string attention_backend;
 };
 
 // The run's flags, in this order: parallel degrees, layout, CP, EP, SP, recompute, batch, data

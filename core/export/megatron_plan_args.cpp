@@ -139,6 +139,29 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.gradient_accumulation_fusion = e.gradient_accumulation_fusion;
     r.bf16_optimizer_states = e.optimizer_state_dtype == megatron::StateDtype::Bf16;
     r.unfused_attention = !e.flash_attention;
+    // The plan's attention kernel (docs/kernels.md §6): Megatron's AttnBackend sets TE's
+    // NVTE_FLASH_ATTN / NVTE_FUSED_ATTN (megatron/core/extensions/transformer_engine.py).
+    if (e.flash_attention) {
+        switch (e.attention_kernel) {
+        case hardware::AttentionKernel::Flash2:
+        case hardware::AttentionKernel::Flash3:
+            r.attention_backend = "flash";
+            if (e.attention_kernel == hardware::AttentionKernel::Flash3)
+                approximate(m, "strategy.attention_kernel",
+                    "flash3: --attention-backend flash runs FA3 only where flash_attn_3 is installed (else FA2)");
+            break;
+        case hardware::AttentionKernel::Cudnn:
+            r.attention_backend = "fused";
+            break;
+        case hardware::AttentionKernel::MptTriton:
+            approximate(m, "strategy.attention_kernel",
+                "mpt-triton: Megatron has no flag for llm-foundry's Triton kernel; --attention-backend auto");
+            break;
+        case hardware::AttentionKernel::Default:
+        case hardware::AttentionKernel::Unfused:
+            break;
+        }
+    }
 
     for (const std::string& difference : addMegatronModelArguments(m.arguments, model))
         approximate(m, "model", difference);

@@ -184,6 +184,14 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
             "bf16 while the plan costs them in FP8");
     if (s.precision == megatron::Precision::Fp16)
         note("strategy.precision", "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+    // A fused kernel torchtitan cannot be told to use (docs/kernels.md §6): said, nothing written.
+    const hardware::AttentionKernel kernel = s.attention_kernel;
+    if (s.flash_attention
+        && (kernel == hardware::AttentionKernel::Cudnn || kernel == hardware::AttentionKernel::Flash3
+            || kernel == hardware::AttentionKernel::MptTriton))
+        note("strategy.attention_kernel",
+            std::string(hardware::attentionKernelName(kernel))
+                + ": torchtitan has no option for it; its SDPA runs flash first (cuDNN first on sm100)");
     if (!s.flash_attention)
         note("strategy.flash_attention", "unfused attention planned: torchtitan runs SDPA (flash or memory-efficient kernels)");
     // Megatron-Core's --no-gradient-accumulation-fusion (te_dummy_wgrad.h) has no torchtitan

@@ -278,6 +278,14 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     if (s.precision == megatron::Precision::Fp16)
         notes.approximation("strategy.precision",
             "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
+    // A fused kernel torchtitan cannot be told to use (docs/kernels.md §6): said, nothing written.
+    const hardware::AttentionKernel kernel = s.attention_kernel;
+    if (s.flash_attention
+        && (kernel == hardware::AttentionKernel::Cudnn || kernel == hardware::AttentionKernel::Flash3
+            || kernel == hardware::AttentionKernel::MptTriton))
+        notes.approximation("strategy.attention_kernel",
+            std::string(hardware::attentionKernelName(kernel))
+                + ": torchtitan has no option for it; its SDPA runs flash first (cuDNN first on sm100)");
     if (!s.flash_attention)
         notes.approximation("strategy.flash_attention",
             "unfused attention planned: torchtitan runs FlexAttention (fused, less activation memory)");

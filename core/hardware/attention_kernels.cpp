@@ -7,8 +7,9 @@ namespace stratex::hardware {
 
 namespace {
 
-constexpr EnumNames<AttentionKernel, 2> kKernelNames { { { AttentionKernel::Flash, "flash" },
-    { AttentionKernel::MptTriton, "mpt-triton" } } };
+constexpr EnumNames<AttentionKernel, 6> kKernelNames { { { AttentionKernel::Default, "default" },
+    { AttentionKernel::Flash2, "flash2" }, { AttentionKernel::Flash3, "flash3" }, { AttentionKernel::Cudnn, "cudnn" },
+    { AttentionKernel::MptTriton, "mpt-triton" }, { AttentionKernel::Unfused, "unfused" } } };
 
 } // namespace
 
@@ -19,18 +20,26 @@ std::string_view attentionKernelName(AttentionKernel kernel)
 
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view name)
 {
+    // "flash": the name before the kernels were told apart (records, plans); the presets were
+    // fitted for flash-attn 2 class kernels then, and Flash2 is the reference now (docs/kernels.md §6).
+    if (name == "flash")
+        return AttentionKernel::Flash2;
     return parseEnumName(kKernelNames, name);
 }
 
 std::string attentionKernelChoices()
 {
-    return "\"flash\" or \"mpt-triton\"";
+    return "\"default\", \"flash2\", \"flash3\", \"cudnn\", \"mpt-triton\" or \"unfused\"";
 }
 
 std::optional<double> attentionKernelEfficiency(AttentionKernel kernel, std::string_view family)
 {
     switch (kernel) {
-    case AttentionKernel::Flash:
+    case AttentionKernel::Default:
+    case AttentionKernel::Flash2:
+    case AttentionKernel::Flash3:
+    case AttentionKernel::Cudnn:
+    case AttentionKernel::Unfused:
         return std::nullopt;
     case AttentionKernel::MptTriton:
         // Measured by llm-foundry's own sequence-length sweeps (mosaicml/llm-foundry

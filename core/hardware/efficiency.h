@@ -16,7 +16,7 @@ struct Efficiency {
     double gemm = 0.8;
     double gemm_half_dim = 0;
     double hbm = 0.8; // fraction of HBM bandwidth memory-bound kernels reach
-    double attention = 0.55; // flash-attention forward, fraction of dense peak
+    double attention = 0.55; // flash2 (reference kernel, docs/kernels.md §6) forward, fraction of dense peak
     double kernel_overhead_us = 3; // per kernel: the launch gap on a stream (docs/kernels.md §4)
     double network = 1.0; // scale on the datasheet-derived collective bandwidths
     double collective_latency_us = 15; // per ring/tree step

@@ -7,6 +7,7 @@
 #include "core/model/mla_shapes.h"
 
 #include "core/hardware/kernel_shapes.h"
+#include "core/megatron/attention_kernel_choice.h"
 #include "core/megatron/cp_comm.h"
 #include "core/megatron/cp_ring.h"
 #include "core/megatron/host_overhead.h"
@@ -150,6 +151,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         // per step on the rank's chunk; Ulysses the same CTA count, heads/cp over all tokens).
         attention = hardware::flashAttentionS(hw, 4.0 * b * seq * model.seq_length * q / tp * 0.5 * attentionShare,
             b * model.num_heads / tp, seq, model.seq_length);
+        // The kernel the plan runs, at its published rate relative to flash-attn 2 (docs/kernels.md §6).
+        attention *= attentionKernelTimeFactor(s, hw, model::qkHeadDim(model), seq);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
         // b x heads x s x s scores (each read and written once).

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hardware/attention_kernels.h"
 #include "core/model/model_description.h"
 #include "core/megatron/framework.h"
 #include "core/megatron/recompute_modules.h"
@@ -106,6 +107,10 @@ struct ParallelStrategy {
     // Fused flash attention (Megatron with Transformer Engine, 2023 on). Without it the s x s
     // scores are materialised: softmax and dropout run at memory bandwidth and are kept for backward.
     bool flash_attention = true;
+    // The fused kernel that runs it (docs/kernels.md §6; strategy JSON "attention_kernel"): Default
+    // is the framework's default on the GPU (megatron::resolvedAttentionKernel). Unfused goes with
+    // flash_attention = false.
+    hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Default;
     // What the framework keeps per rank (docs/memory-model.md): gradient dtype, what is sharded.
     Framework framework = Framework::MegatronCore;
     // Megatron-Core's main gradients (the DDP grad buffer): fp32 (accumulate_allreduce_grads_in_fp32,

@@ -42,6 +42,7 @@ int optionalLayers(const JsonView& object, std::string_view key)
 // The keys a strategy holds (toJson below). A key that differs only in case ("TP": 8) is an error:
 // it was ignored and tp 1 assumed without a word (issue 26); any other is reported as ignored.
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
+    "attention_kernel", // docs/kernels.md §6
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
@@ -135,6 +136,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["moe_token_dispatcher_type"] = moeDispatcherName(s.moe_token_dispatcher);
     if (s.moe_ep_comm_overlap)
         json["moe_ep_comm_overlap"] = true;
+    if (s.attention_kernel != hardware::AttentionKernel::Default) // likewise: the framework's default unwritten
+        json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     return json;
 }
 
@@ -234,6 +237,14 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.moe_ep_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
+    // The attention kernel (docs/kernels.md §6): "unfused" is flash_attention false; a fused kernel
+    // with flash_attention false contradicts it.
+    s.attention_kernel = readChoice(object, "attention_kernel", hardware::AttentionKernel::Default,
+        hardware::parseAttentionKernel, hardware::attentionKernelChoices());
+    if (s.attention_kernel == hardware::AttentionKernel::Unfused)
+        s.flash_attention = false;
+    else if (!s.flash_attention && s.attention_kernel != hardware::AttentionKernel::Default)
+        object["attention_kernel"].fail("\"unfused\" or no attention_kernel with flash_attention false");
     s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());
     s.main_grads_dtype = readChoice(object, "main_grads_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
     s.optimizer_state_dtype

@@ -37,6 +37,8 @@ struct StrategySpace {
     Framework framework = Framework::MegatronCore; // every candidate's (what it keeps in memory)
     StateDtype main_grads_dtype = StateDtype::Fp32; // every candidate's
     StateDtype optimizer_state_dtype = StateDtype::Fp32;
+    // Every candidate's attention kernel (docs/kernels.md §6): the user's, not searched.
+    hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Default;
 };
 
 struct StrategySearchRequest {

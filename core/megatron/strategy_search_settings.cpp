@@ -120,6 +120,14 @@ std::vector<Setting<S>> rows()
         row(spec("flash-attention", space, "Flash attention", Switch, "0|1", 0, 1,
                 "Fused flash attention (off: the attention scores are materialised)."),
             &S::space, &StrategySpace::flash_attention),
+        row(choice(spec("attention-kernel", space, "Attention kernel", SettingKind::Choice, "", 0, 0,
+                       "The attention kernel the plans run, not searched (docs/kernels.md §6): default (the "
+                       "framework's on the GPU: cuDNN fused attention for Megatron / NeMo on Hopper, flash-attn 2 "
+                       "elsewhere and for torchtitan), flash2, flash3 (Hopper), cudnn, mpt-triton (llm-foundry's "
+                       "Triton kernel) or unfused (the scores materialised). Exports write Megatron's "
+                       "--attention-backend."),
+                { "default", "flash2", "flash3", "cudnn", "mpt-triton", "unfused" }),
+            &S::attention_kernel),
         row(spec("tp-comm-overlap", space, "TP comm overlap", Switch, "0|1", 0, 1,
                 "Pipeline the TP all-gathers and reduce-scatters with the GEMMs beside them on every plan whose "
                 "framework allows it: Megatron-Core --tp-comm-overlap and Megatron-Bridge tp_comm_overlap (TE "
@@ -167,6 +175,9 @@ StrategySpace StrategySearchSettings::resolvedSpace() const
     s.framework = parseFramework(framework).value_or(Framework::MegatronCore);
     s.main_grads_dtype = parseStateDtype(main_grads_dtype).value_or(StateDtype::Fp32);
     s.optimizer_state_dtype = parseStateDtype(optimizer_state_dtype).value_or(StateDtype::Fp32);
+    s.attention_kernel = hardware::parseAttentionKernel(attention_kernel).value_or(hardware::AttentionKernel::Default);
+    if (s.attention_kernel == hardware::AttentionKernel::Unfused)
+        s.flash_attention = false;
     return s;
 }
 

@@ -41,6 +41,9 @@ struct StrategySearchSettings {
     // Megatron-Core / Megatron-Bridge: the main gradients' and the optimizer states' dtype, fp32 or bf16.
     std::string main_grads_dtype = "fp32";
     std::string optimizer_state_dtype = "fp32";
+    // The attention kernel every plan runs (docs/kernels.md §6): not searched, the user's choice;
+    // "default" is the framework's default on the GPU.
+    std::string attention_kernel = "default";
     StrategySpace space;
 
     CostModelChoice costModel() const;

@@ -206,11 +206,18 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
         const std::optional<hardware::AttentionKernel> parsed = hardware::parseAttentionKernel(kernel->string());
         if (!parsed)
             kernel->fail(hardware::attentionKernelChoices());
-        if (*parsed != hardware::AttentionKernel::Flash
+        if (*parsed == hardware::AttentionKernel::MptTriton
             && !hardware::attentionKernelEfficiency(*parsed, hardware::presetFamily(run.cluster.gpu.name)))
             kernel->fail("an attention kernel measured on " + run.cluster.gpu.name + " (docs/kernels.md §6)");
+        if (*parsed != hardware::AttentionKernel::Unfused && !run.strategy.flash_attention)
+            kernel->fail("\"unfused\" with strategy.flash_attention false");
         run.attention_kernel = *parsed;
+        // The cost model reads the plan's kernel (layer_cost.cpp, docs/kernels.md §6).
+        run.strategy.attention_kernel = *parsed;
+        if (*parsed == hardware::AttentionKernel::Unfused)
+            run.strategy.flash_attention = false;
     }
+    run.attention_kernel = run.strategy.attention_kernel; // "attention_kernel" may sit in the strategy too
     return run;
 }
 

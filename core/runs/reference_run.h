@@ -51,9 +51,10 @@ struct ReferenceRun {
     std::optional<int> peak_memory_stage;
     bool framework_inferred = false; // the record has no "framework": from its source (strategy.framework)
     bool trained = true;
-    // The attention kernel the run used (record key "attention_kernel"; docs/kernels.md §6): an
-    // older kernel than the presets' flash attention is costed at its own measured rate.
-    hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Flash;
+    // The attention kernel the run used (record key "attention_kernel"; docs/kernels.md §6), also
+    // in strategy.attention_kernel: Default (the record is silent) is the framework's default on
+    // its GPU; mpt-triton is costed at its own measured rate, the others relative to flash2's.
+    hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Default;
     std::vector<std::string> assumptions; // defaults filled in where the record is silent
 };
 

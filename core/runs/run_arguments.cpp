@@ -533,6 +533,12 @@ std::optional<megatron::ParallelStrategy> readStrategy(
         && args.text("transformer_impl").value_or("transformer_engine") != "local";
     if (args.flag("use_flash_attn", false))
         s.flash_attention = true;
+    // AttnBackend.flash sets NVTE_FLASH_ATTN (flash-attn: FA2, or FA3 where installed), .fused
+    // NVTE_FUSED_ATTN (cuDNN); auto leaves TE's own choice (docs/kernels.md §6).
+    if (s.flash_attention && backend == "AttnBackend.flash")
+        s.attention_kernel = hardware::AttentionKernel::Flash2;
+    else if (s.flash_attention && backend == "AttnBackend.fused")
+        s.attention_kernel = hardware::AttentionKernel::Cudnn;
     if (args.flag("use_tp_pp_dp_mapping", false))
         out.rank_order = "tp-cp-ep-pp-dp";
     return s;

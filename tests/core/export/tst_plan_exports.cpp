@@ -239,6 +239,23 @@ void TestPlanExports::megatron_data()
         << "--fp8-format hybrid;--bf16;--attention-backend unfused;--recompute-num-layers 2"
         << "--overlap-grad-reduce;--fp16"
         << "FP8" << false;
+    // The plan's attention kernel as Megatron's AttnBackend (docs/kernels.md §6); the framework's
+    // default writes none (auto).
+    QTest::newRow("cuDNN attention: --attention-backend fused")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 gbs=32 kernel=cudnn")
+        << "--attention-backend fused"
+        << "--attention-backend flash"
+        << "" << false;
+    QTest::newRow("flash-attn 2: --attention-backend flash")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 gbs=32 kernel=flash2")
+        << "--attention-backend flash"
+        << "--attention-backend fused"
+        << "" << false;
+    QTest::newRow("default attention kernel: auto")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 gbs=32")
+        << ""
+        << "--attention-backend"
+        << "" << false;
     QTest::newRow("bf16 main gradients and optimizer states (Nemotron-4 340B's NeMo config)")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 grads=bf16 optim=bf16")
         << "--grad-reduce-in-bf16;--use-precision-aware-optimizer;--exp-avg-dtype bf16;--exp-avg-sq-dtype bf16;"

@@ -396,7 +396,8 @@ private Q_SLOTS:
         Efficiency kernel = fast;
         kernel.attention = *attentionKernelEfficiency(AttentionKernel::MptTriton, presetFamily(run.cluster.gpu.name));
         ReferenceRun asFlash = run;
-        asFlash.attention_kernel = AttentionKernel::Flash;
+        asFlash.attention_kernel = AttentionKernel::Flash2;
+        asFlash.strategy.attention_kernel = AttentionKernel::Flash2;
         QCOMPARE(compareWithRun(asFlash, kernel).predicted_iteration_s, a.predicted_iteration_s);
         QVERIFY(compareWithRun(asFlash, fast).predicted_iteration_s < a.predicted_iteration_s);
     }
