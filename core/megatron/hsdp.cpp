@@ -118,7 +118,7 @@ std::vector<int> hsdpShardChoices(const ParallelStrategy& shape, int gpusPerNode
         if (gpus <= 0 || gpus % perShard != 0)
             continue;
         const long long d = gpus / perShard;
-        if (d >= 1 && d < shape.dp && shape.dp % d == 0 && std::ranges::find(out, int(d)) == out.end())
+        if (d >= 1 && d * shape.cp > 1 && d < shape.dp && shape.dp % d == 0 && std::ranges::find(out, int(d)) == out.end())
             out.push_back(int(d));
     }
     std::ranges::sort(out);
