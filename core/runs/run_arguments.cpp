@@ -512,6 +512,15 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     if (!args.text("fp8") && !args.flag("fp16", false) && !args.flag("bf16", false))
         out.notes.push_back("neither bf16 nor fp16 set (fp32 training): costed as bf16");
     s.overlap_grad_reduce = args.flag("overlap_grad_reduce", false);
+    // --num-distributed-optimizer-instances (HSDP, docs/hsdp.md): dp / instances ranks shard.
+    if (const std::optional<int> instances
+        = args.integer("num_distributed_optimizer_instances", 1, limits::kMaxWorld, false);
+        instances && *instances > 1 && s.zero >= 1) {
+        if (s.dp % *instances != 0)
+            args.fail("num_distributed_optimizer_instances", "a divisor of the data-parallel size " + std::to_string(s.dp),
+                std::to_string(*instances));
+        s.dp_shard = s.dp / *instances;
+    }
     const std::string backend = args.text("attention_backend").value_or("AttnBackend.auto");
     s.flash_attention = backend != "AttnBackend.unfused" && backend != "AttnBackend.local"
         && args.text("transformer_impl").value_or("transformer_engine") != "local";
