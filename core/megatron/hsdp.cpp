@@ -42,6 +42,16 @@ HsdpGroups hsdpGroups(const ParallelStrategy& s)
     return g;
 }
 
+bool hsdpSplitsExperts(const ParallelStrategy& s, int ep, int etp)
+{
+    // parallel_state.py asserts expert_data_parallel_size % num_distributed_optimizer_instances == 0.
+    const long long experts = static_cast<long long>(ep) * etp;
+    if (experts <= 1)
+        return true;
+    const long long dense = static_cast<long long>(s.tp) * s.cp * s.dp;
+    return dense % experts == 0 && (dense / experts) % s.dpReplicas() == 0;
+}
+
 std::vector<std::string> hsdpProblems(const ParallelStrategy& s)
 {
     std::vector<std::string> problems;
@@ -59,10 +69,8 @@ std::vector<std::string> hsdpProblems(const ParallelStrategy& s)
         problems.push_back("dp_shard " + str(s.dp_shard) + " < dp " + str(s.dp) + ": "
             + std::string(frameworkName(s.framework))
             + " has no hybrid sharding the model covers (Megatron-Core, Megatron-Bridge and torchtitan do)");
-    // parallel_state.py asserts expert_data_parallel_size % num_distributed_optimizer_instances == 0.
-    const int edp = s.expertDp();
-    if (s.ep * s.etp > 1 && edp % s.dpReplicas() != 0)
-        problems.push_back("dp_shard " + str(s.dp_shard) + ": the expert data-parallel group (" + str(edp)
+    if (!hsdpSplitsExperts(s, s.ep, s.etp))
+        problems.push_back("dp_shard " + str(s.dp_shard) + ": the expert data-parallel group (" + str(s.expertDp())
             + ") does not divide into the dp / dp_shard = " + str(s.dpReplicas()) + " replicas");
     return problems;
 }

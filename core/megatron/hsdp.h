@@ -50,6 +50,10 @@ struct HsdpGroups {
 };
 HsdpGroups hsdpGroups(const ParallelStrategy& s);
 
+// Whether the expert data-parallel group of (ep, etp) splits into the strategy's dp / dp_shard
+// replicas (parallel_state.py asserts expert_data_parallel_size % instances == 0).
+bool hsdpSplitsExperts(const ParallelStrategy& s, int ep, int etp);
+
 // Why the strategy's dp_shard cannot run; empty when it can (or when it is not set).
 std::vector<std::string> hsdpProblems(const ParallelStrategy& s);
 

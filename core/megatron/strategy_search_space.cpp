@@ -201,8 +201,12 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                             : std::vector<int> {};
                         m_shapes.push_back(entry);
                         for (const int shard : shards) {
-                            m_shapes.push_back(entry);
-                            m_shapes.back().shape.dp_shard = shard;
+                            SpaceShape hybrid = entry;
+                            hybrid.shape.dp_shard = shard;
+                            std::erase_if(hybrid.experts,
+                                [&](const auto& e) { return !hsdpSplitsExperts(hybrid.shape, e.first, e.second); });
+                            if (!hybrid.experts.empty())
+                                m_shapes.push_back(std::move(hybrid));
                         }
                     }
             }
