@@ -11,8 +11,9 @@
 //   d98e8a64);
 // - torchtitan's data_parallel_replicate_degree x data_parallel_shard_degree, fully_shard over the
 //   ("dp_replicate", "fsdp") mesh (torchtitan/distributed/parallel_dims.py, pytorch/torchtitan
-//   b5bcd76c; FSDP2's foreach_reduce all-reduces the reduce-scattered shard over the replicate
-//   mesh dimension).
+//   b5bcd76c; FSDP2's foreach_reduce, torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py at
+//   pytorch/pytorch 8fc2039d, all-reduces the reduce-scattered shard over the replicate mesh
+//   dimension on its own stream, an overlap with the next reduce-scatter not credited here).
 // Internal to core/megatron.
 
 #include <string>
