@@ -62,6 +62,11 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
         dpType = galvatron::DpType::Zero3;
     else if (s.dp > 1 && s.zero >= 1)
         dpType = galvatron::DpType::Zero2;
+    if (s.zero >= 1 && s.dpReplicas() > 1) // HSDP (docs/hsdp.md): Galvatron's dp types shard over the whole group
+        note("strategy.dp_shard", "HSDP planned (shard over " + std::to_string(s.dpShard()) + " of " + std::to_string(s.dp)
+                + " data-parallel ranks, replicated " + std::to_string(s.dpReplicas())
+                + " times); written as sharded over all " + std::to_string(s.dp) + " (no hybrid sharding here: less memory, "
+                + "other traffic)");
     if (s.dp > 1 && s.zero == 1)
         note("strategy.zero", "ZeRO-1 planned; written as ZeRO-2 (no ZeRO-1 here; gradients are sharded too: less memory)");
     settings.default_dp_type = dpType == galvatron::DpType::Ddp ? galvatron::DpType::Ddp : galvatron::DpType::Zero2;

@@ -290,6 +290,8 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     const bool distributed = run.data_parallel_kind != MegatronDataParallel::Ddp;
     set(r, "ddp.use_distributed_optimizer", pyBool(distributed));
     set(r, "optimizer.use_distributed_optimizer", pyBool(distributed));
+    if (run.distributed_optimizer_instances > 1) // HSDP (docs/hsdp.md): DistributedDataParallelConfig's field
+        set(r, "ddp.num_distributed_optimizer_instances", str(run.distributed_optimizer_instances));
     set(r, "ddp.overlap_grad_reduce", pyBool(run.overlap_grad_reduce));
     set(r, "ddp.overlap_param_gather", pyBool(run.overlap_param_gather));
     set(r, "optimizer.overlap_param_gather", pyBool(run.overlap_param_gather));

@@ -388,6 +388,8 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--ckpt-format", "fsdp_dtensor");
         break;
     }
+    if (run.distributed_optimizer_instances > 1) // HSDP (docs/hsdp.md; arguments.py @ d98e8a64)
+        add("--num-distributed-optimizer-instances", number(run.distributed_optimizer_instances));
     if (run.overlap_grad_reduce)
         add("--overlap-grad-reduce");
     if (run.overlap_param_gather)

@@ -118,6 +118,9 @@ struct MegatronRun {
     MegatronDataParallel data_parallel_kind = MegatronDataParallel::Ddp;
     bool overlap_grad_reduce = false; // --overlap-grad-reduce
     bool overlap_param_gather = false; // --overlap-param-gather (needs ZeRO >= 1 and the above)
+    // --num-distributed-optimizer-instances: HSDP, the distributed optimizer (or Megatron-FSDP)
+    // sharded inside each of this many groups and all-reduced across them (docs/hsdp.md).
+    int distributed_optimizer_instances = 1;
     bool grad_reduce_in_bf16 = false; // --grad-reduce-in-bf16: bf16 main gradients
     // false: --no-gradient-accumulation-fusion (arguments.py @ d98e8a64, dest
     // gradient_accumulation_fusion, on by default): what TE keeps then, te_dummy_wgrad.h.

@@ -131,6 +131,8 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
         break;
     }
     r.overlap_grad_reduce = e.overlap_grad_reduce && e.dp * e.cp > 1;
+    if (e.zero >= 1) // HSDP: Megatron shards inside dp / dp_shard instances (docs/hsdp.md)
+        r.distributed_optimizer_instances = e.dpReplicas();
     // validate_args: --overlap-param-gather only with the distributed optimizer or Megatron-FSDP,
     // and only with --overlap-grad-reduce.
     r.overlap_param_gather = r.overlap_grad_reduce && r.data_parallel_kind != MegatronDataParallel::Ddp;

@@ -112,8 +112,8 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     int shard = 1;
     std::string reshard;
     if (s.zero >= 1 && s.dp * s.cp > 1) {
-        replicate = 1;
-        shard = s.dp;
+        replicate = s.dpReplicas(); // HSDP (dp_shard, docs/hsdp.md): the (dp_replicate, fsdp) mesh
+        shard = s.dpShard();
         reshard = s.zero == 3 ? "always" : "never";
         if (s.zero == 1)
             note("strategy.zero", "ZeRO-1: torchtitan's FSDP2 without resharding after forward shards gradients too "

@@ -174,8 +174,9 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     // after forward "always" is ZeRO-3, "never" ZeRO-2; ZeRO-0 is the replicate mesh (DDP).
     job.dp_replicate = s.dp;
     if (s.zero >= 1 && s.dp * s.cp > 1) {
-        job.dp_replicate = 1;
-        job.dp_shard = s.dp;
+        // HSDP (dp_shard, docs/hsdp.md): fully_shard over the (dp_replicate, fsdp) mesh.
+        job.dp_replicate = s.dpReplicas();
+        job.dp_shard = s.dpShard();
         job.fsdp_reshard_after_forward = s.zero == 3 ? "always" : "never";
         if (s.zero == 1)
             notes.approximation("strategy.zero",

@@ -37,6 +37,7 @@ ParallelStrategy layerCostKey(ParallelStrategy s)
     s.first_stage_layers = 0;
     s.last_stage_layers = 0;
     s.zero = 0;
+    s.dp_shard = 0;
     s.schedule = PipelineSchedule::OneFOneB;
     s.global_batch_size = 0;
     return s;

@@ -2,6 +2,7 @@
 #include "core/megatron/dp_traffic.h"
 
 #include "core/hardware/kernel_shapes.h"
+#include "core/megatron/hsdp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -78,6 +79,8 @@ DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw
 DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale)
 {
+    if (isHybridSharded(s)) // HSDP: shard-group collectives and the replicas' all-reduce (hsdp.h)
+        return hsdpTrafficTimes(s, hw, denseParams, expertParams, layers, scale);
     DpTraffic t;
     if (s.zero == 3) {
         const int L = std::max(1, layers);

@@ -9,6 +9,7 @@
 #include "core/hardware/device_memory.h"
 #include "core/megatron/chunk_costs.h"
 #include "core/megatron/dp_traffic.h"
+#include "core/megatron/hsdp.h"
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/model_state_memory.h"
@@ -160,8 +161,9 @@ std::vector<StageState> stageStates(const model::ModelDescription& model, const 
     const int p = s.pp;
     // Megatron's distributed optimizer shards over the data-parallel group with context
     // parallelism (dp x cp); experts over their expert-data-parallel group.
-    const double denseShard = s.zero >= 1 ? double(s.dp) * s.cp : 1.0;
-    const double expertShard = s.zero >= 1 ? double(s.expertDp()) : 1.0;
+    // dp_shard: HSDP shards inside a group of the data-parallel ranks (hsdp.h).
+    const double denseShard = denseShardDegree(s);
+    const double expertShard = expertShardDegree(s);
     const double workspaceMb = hardware::cublasWorkspaceMb(cluster.gpu.name);
     std::vector<StageState> states(static_cast<std::size_t>(p));
     for (int i = 0; i < p; ++i) {
@@ -267,6 +269,10 @@ std::vector<hardware::Communicator> planCommunicators(const model::ModelDescript
         groups.push_back({ "ep", s.ep * s.etp, false });
         groups.push_back({ "expert-dp", s.expertDp(), false });
     }
+    if (isHybridSharded(s)) { // HSDP's intra and inter partial data-parallel groups (hsdp.h)
+        groups.push_back({ "dp-shard", s.dpShard() * s.cp, false });
+        groups.push_back({ "dp-replicate", s.dpReplicas(), false });
+    }
     groups.push_back({ "pp", s.pp, true });
     return groups;
 }
@@ -277,6 +283,7 @@ std::vector<hardware::Communicator> planCommunicators(const model::ModelDescript
 ParallelStrategy chunkCostKey(ParallelStrategy s)
 {
     s.zero = 0;
+    s.dp_shard = 0;
     s.schedule = PipelineSchedule::OneFOneB;
     s.global_batch_size = 0;
     return s;
@@ -493,8 +500,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         busiestStageS = std::max(busiestStageS, m * (forwardS + backwardS));
 
         // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
-        const double denseShard = s.zero >= 1 ? double(denseDp.size) : 1.0;
-        const double expertShard = s.zero >= 1 ? double(expertDp.size) : 1.0;
+        const double denseShard = denseShardDegree(s); // HSDP: the shard group (hsdp.h)
+        const double expertShard = expertShardDegree(s);
         if (dpStages) {
             const auto found = std::ranges::find_if(*dpStages, [&](const EstimateMemo::Entries::DpEntry& e) {
                 return e.dense_params == denseParams && e.expert_params == expertParams && e.layers == stage.layers;

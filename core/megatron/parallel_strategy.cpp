@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <utility>
 
 #include "core/common/checked_math.h"
 #include "core/common/enum_names.h"
+#include "core/megatron/hsdp.h"
 
 namespace stratex::megatron {
 
@@ -124,6 +126,8 @@ std::string ParallelStrategy::notation() const
         text += " tp-overlap";
     if (zero > 0)
         text += " zero" + str(zero);
+    if (dpReplicas() > 1) // HSDP: shards over dp_shard ranks, replicated dp / dp_shard times
+        text += " hsdp" + str(dpShard());
     if (recompute != Recompute::None)
         text += " rc-" + std::string(recomputeName(recompute));
     if (recompute == Recompute::Selective && !recompute_modules.isDefault())
@@ -345,6 +349,8 @@ std::vector<std::string> strategyProblems(
     } else {
         require(s.ep == 1 && s.etp == 1, [&] { return "expert parallelism needs a MoE model"; });
     }
+    if (s.dp_shard != 0) // HSDP (hsdp.h): a shard group that divides dp, ZeRO, a framework that has it
+        std::ranges::move(hsdpProblems(s), std::back_inserter(problems));
     return problems;
 }
 

@@ -78,6 +78,11 @@ struct ParallelStrategy {
     int dp = 1;
     bool sequence_parallel = false; // Megatron SP: norms and dropout sharded over TP
     int zero = 0; // 0 DDP, 1 distributed optimizer, 2 + sharded gradients, 3 FSDP (sharded weights)
+    // HSDP (hybrid sharding, docs/hsdp.md): the data-parallel ranks that shard the ZeRO states
+    // (times cp), dividing dp; the dp / dp_shard groups of them replicate the shard and all-reduce
+    // it. 0 (the default) and dp: sharded over the whole data-parallel group. Megatron's
+    // --num-distributed-optimizer-instances dp / dp_shard, torchtitan's data_parallel_shard_degree.
+    int dp_shard = 0;
     Recompute recompute = Recompute::None;
     int recompute_num_layers = 0; // full recompute (uniform method): layers per checkpointed group; 0 = 1
     RecomputeModules recompute_modules; // selective recompute: what it rebuilds (default core_attn)
@@ -127,6 +132,9 @@ struct ParallelStrategy {
     // Data-parallel ranks of an expert's weights: the dense (tp x cp x dp) ranks regrouped as
     // etp x ep x edp (Megatron's MoE parallel folding).
     int expertDp() const { return tp * cp * dp / (ep * etp); }
+    // HSDP (dp_shard): the data-parallel ranks of one shard group, and the replicas of it.
+    int dpShard() const { return dp_shard > 0 && dp_shard < dp && dp % dp_shard == 0 ? dp_shard : dp; }
+    int dpReplicas() const { return dp / dpShard(); }
 
     // "tp8 pp16 vpp2 cp1 dp64 ...", for messages and tables.
     std::string notation() const;

@@ -5,6 +5,7 @@
 
 #include "core/common/number_format.h"
 #include "core/hardware/hardware_model.h"
+#include "core/megatron/hsdp.h"
 
 namespace stratex::megatron {
 
@@ -43,6 +44,8 @@ void addToCoverage(EvidenceCoverage& c, const model::ModelDescription& model, co
     raise(c.max_ep, s.ep);
     if (s.zero >= 0 && s.zero < int(c.max_dp_by_zero.size()))
         raise(c.max_dp_by_zero[std::size_t(s.zero)], s.dp);
+    if (isHybridSharded(s))
+        raise(c.max_hsdp_replicas, s.dpReplicas());
     widen(c.min_world, c.max_world, cluster.worldSize(), first);
     const double params = model::countParameters(model).total / 1e9;
     c.min_params_b = first ? params : std::min(c.min_params_b, params);
@@ -93,6 +96,8 @@ bool EvidenceCheck::extrapolated(const ParallelStrategy& s) const
         return true;
     if (s.tp > c.max_tp || s.pp > c.max_pp || s.cp > c.max_cp || (m_moe && s.ep > c.max_ep))
         return true;
+    if (isHybridSharded(s) && s.dpReplicas() > c.max_hsdp_replicas)
+        return true;
     return s.dp > 1 && s.zero >= 0 && s.zero < int(c.max_dp_by_zero.size())
         && s.dp > c.max_dp_by_zero[std::size_t(s.zero)];
 }
@@ -118,6 +123,11 @@ PlanEvidence EvidenceCheck::evidence(const ParallelStrategy& s) const
                 out.notes.push_back(zeroName(s.zero) + " across " + groupedCount(s.dp) + " ranks: no reference run uses "
                     + zeroName(s.zero) + (covered > 0 ? " beyond " + groupedCount(covered) + " ranks" : std::string()));
         }
+        if (isHybridSharded(s) && s.dpReplicas() > c.max_hsdp_replicas)
+            out.notes.push_back("HSDP (" + zeroName(s.zero) + " sharded over " + groupedCount(s.dpShard()) + " of "
+                + groupedCount(s.dp) + " data-parallel ranks, " + groupedCount(s.dpReplicas())
+                + " replicas): no reference run uses HSDP"
+                + (c.max_hsdp_replicas > 0 ? " beyond " + groupedCount(c.max_hsdp_replicas) + " replicas" : std::string()));
     }
     out.notes.insert(out.notes.end(), m_sharedNotes.begin(), m_sharedNotes.end());
     out.extrapolated = !out.notes.empty();

@@ -26,6 +26,9 @@ struct EvidenceCoverage {
     int max_cp = 0;
     int max_ep = 0;
     std::array<int, 4> max_dp_by_zero {}; // 0: no run uses that ZeRO stage
+    // HSDP (dp_shard, docs/hsdp.md): the most replicas of a shard group a run used; 0: no run
+    // shards inside a group and replicates across groups.
+    int max_hsdp_replicas = 0;
     int min_world = 0;
     int max_world = 0;
     double min_params_b = 0; // total parameters, billions

@@ -46,7 +46,7 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
-    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version" };
+    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version", "dp_shard" };
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -138,6 +138,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["moe_ep_comm_overlap"] = true;
     if (s.attention_kernel != hardware::AttentionKernel::Default) // likewise: the framework's default unwritten
         json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
+    if (s.dpReplicas() > 1) // HSDP (docs/hsdp.md): written only when the shard group is smaller than dp
+        json["dp_shard"] = s.dpShard();
     return json;
 }
 
@@ -180,6 +182,15 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.zero = s.dp * s.cp > 1 ? 1 : 0;
         if (s.zero == 1)
             assume(assumptions, "distributed optimizer (zero 1)");
+    }
+    if (const std::optional<JsonView> shard = object.find("dp_shard")) {
+        // HSDP (docs/hsdp.md): the data-parallel ranks of one shard group; dp (or 0) is plain ZeRO.
+        const std::int64_t ranks = shard->integer();
+        if (ranks < 0 || ranks > s.dp || (ranks > 0 && s.dp % ranks != 0))
+            shard->fail("0 or a divisor of dp " + std::to_string(s.dp) + " (the shard group's data-parallel ranks)");
+        if (ranks > 0 && ranks < s.dp && s.zero < 1)
+            shard->fail("dp (" + std::to_string(s.dp) + ") or 0 with zero 0: hybrid sharding needs zero >= 1");
+        s.dp_shard = ranks == s.dp ? 0 : int(ranks);
     }
     s.recompute
         = readChoice(object, "recompute", Recompute::None, parseRecompute, "\"none\", \"selective\" or \"full\"");

@@ -161,7 +161,8 @@ std::vector<std::string> fieldWords(const ParallelStrategy& s)
                     : ""),
         "mbs" + str(s.micro_batch_size), "gbs" + str(s.global_batch_size),
         "layout " + str(s.first_stage_layers) + "/" + str(s.last_stage_layers),
-        std::string(pipelineScheduleName(s.schedule)), std::string(precisionName(s.precision)) };
+        std::string(pipelineScheduleName(s.schedule)), std::string(precisionName(s.precision)),
+        s.dpReplicas() > 1 ? "hsdp" + str(s.dpShard()) : "no-hsdp" }; // HSDP (hsdp.h)
     return words;
 }
 

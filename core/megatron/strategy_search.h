@@ -26,6 +26,9 @@ struct StrategySpace {
     bool interleaved = true;
     bool zb_h1 = true;
     bool ulysses = true; // with cp > 1 also Megatron's --cp-comm-type a2a where the heads divide
+    // With ZeRO >= 1 also shard inside a node or NVLink domain and replicate across them (HSDP,
+    // hsdp.h), where the framework has it.
+    bool hsdp = true;
     std::vector<int> zero_stages { 0, 1, 2, 3 };
     std::vector<Recompute> recomputes { Recompute::None, Recompute::Selective, Recompute::Full };
     Precision precision = Precision::Bf16;

@@ -117,6 +117,11 @@ std::vector<Setting<S>> rows()
                 "With context parallelism also try DeepSpeed-Ulysses all-to-all attention (Megatron's "
                 "--cp-comm-type a2a) where each TP rank's heads divide by the CP degree."),
             &S::space, &StrategySpace::ulysses),
+        row(spec("hsdp", space, "HSDP", Switch, "0|1", 0, 1,
+                "With ZeRO >= 1 also shard inside a node (or NVLink domain) and replicate across nodes: HSDP, "
+                "Megatron's --num-distributed-optimizer-instances, torchtitan's data_parallel_replicate_degree "
+                "(docs/hsdp.md). Megatron-Core, Megatron-Bridge and torchtitan."),
+            &S::space, &StrategySpace::hsdp),
         row(spec("flash-attention", space, "Flash attention", Switch, "0|1", 0, 1,
                 "Fused flash attention (off: the attention scores are materialised)."),
             &S::space, &StrategySpace::flash_attention),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/strategy_search_space.h"
+#include "core/megatron/hsdp.h"
 
 #include <algorithm>
 #include <memory>
@@ -194,7 +195,19 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                             }
                         }
                         entry.micro_batch_sizes = divisorsOf(gbs / dp, space.max_micro_batch_size);
-                        m_shapes.push_back(std::move(entry));
+                        // HSDP (hsdp.h): the same shape sharded inside a node / NVLink domain, ZeRO >= 1 only.
+                        const std::vector<int> shards = space.hsdp && frameworkHasHsdp(space.framework)
+                            ? hsdpShardChoices(shape, request.cluster.gpus_per_node, request.cluster.nodeTopology().nvlink_domain_gpus)
+                            : std::vector<int> {};
+                        m_shapes.push_back(entry);
+                        for (const int shard : shards) {
+                            SpaceShape hybrid = entry;
+                            hybrid.shape.dp_shard = shard;
+                            std::erase_if(hybrid.experts,
+                                [&](const auto& e) { return !hsdpSplitsExperts(hybrid.shape, e.first, e.second); });
+                            if (!hybrid.experts.empty())
+                                m_shapes.push_back(std::move(hybrid));
+                        }
                     }
             }
         }
@@ -211,7 +224,7 @@ std::size_t SearchSpace::validZeroStages(const SpaceShape& shape) const
 {
     std::size_t zeros = 0;
     for (int zero : m_zero_stages) {
-        if (!(zero > 0 && shape.shape.dp * shape.shape.cp == 1))
+        if (!(zero > 0 && shape.shape.dp * shape.shape.cp == 1) && !(zero == 0 && shape.shape.dp_shard > 0))
             ++zeros;
     }
     return zeros;

@@ -52,8 +52,8 @@ public:
                     s.ep = ep;
                     s.etp = etp;
                     for (int zero : m_zero_stages) {
-                        if (zero > 0 && s.dp * s.cp == 1)
-                            continue;
+                        if ((zero > 0 && s.dp * s.cp == 1) || (zero == 0 && s.dp_shard > 0))
+                            continue; // nothing to shard; HSDP shapes (hsdp.h) shard
                         s.zero = zero;
                         for (const auto& [recompute, modules] : m_recomputes) {
                             s.recompute = recompute;
@@ -103,7 +103,7 @@ public:
                 s.etp = shape.experts[e].second;
                 std::size_t index = bases[q] + e * perExpert;
                 for (int zero : m_zero_stages) {
-                    if (zero > 0 && s.dp * s.cp == 1)
+                    if ((zero > 0 && s.dp * s.cp == 1) || (zero == 0 && s.dp_shard > 0))
                         continue;
                     s.zero = zero;
                     for (const auto& [recompute, modules] : m_recomputes) {

@@ -528,6 +528,15 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     s.overlap_grad_reduce = args.flag("overlap_grad_reduce", false);
     // --no-gradient-accumulation-fusion (arguments.py: store_false, dest gradient_accumulation_fusion).
     s.gradient_accumulation_fusion = args.flag("gradient_accumulation_fusion", true);
+    // --num-distributed-optimizer-instances (HSDP, docs/hsdp.md): dp / instances ranks shard.
+    if (const std::optional<int> instances
+        = args.integer("num_distributed_optimizer_instances", 1, limits::kMaxWorld, false);
+        instances && *instances > 1 && s.zero >= 1) {
+        if (s.dp % *instances != 0)
+            args.fail("num_distributed_optimizer_instances", "a divisor of the data-parallel size " + std::to_string(s.dp),
+                std::to_string(*instances));
+        s.dp_shard = s.dp / *instances;
+    }
     const std::string backend = args.text("attention_backend").value_or("AttnBackend.auto");
     s.flash_attention = backend != "AttnBackend.unfused" && backend != "AttnBackend.local"
         && args.text("transformer_impl").value_or("transformer_engine") != "local";

@@ -25,10 +25,10 @@ std::string asCode(const EvidenceCoverage& c)
     char buffer[1024];
     std::snprintf(buffer, sizeof buffer,
         "runs %d, max_tp %d, max_pp %d, max_cp %d, max_ep %d, max_dp_by_zero { %d, %d, %d, %d }, world %d-%d, "
-        "params %.17g-%.17g B, seq %d-%d, dense %d, moe %d, families { %s }",
+        "params %.17g-%.17g B, seq %d-%d, dense %d, moe %d, families { %s }, max_hsdp_replicas %d",
         c.runs, c.max_tp, c.max_pp, c.max_cp, c.max_ep, c.max_dp_by_zero[0], c.max_dp_by_zero[1], c.max_dp_by_zero[2],
         c.max_dp_by_zero[3], c.min_world, c.max_world, c.min_params_b, c.max_params_b, c.min_seq_length,
-        c.max_seq_length, int(c.dense), int(c.moe), families.c_str());
+        c.max_seq_length, int(c.dense), int(c.moe), families.c_str(), c.max_hsdp_replicas);
     return buffer;
 }
 
