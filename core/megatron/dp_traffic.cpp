@@ -125,6 +125,9 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
     const int m = t.m;
     double exposedS = 0;
     double commS = 0;
+    // The share of the hidden traffic that runs beside compute kernels (below): 1 where the
+    // traffic hides under the backwards themselves, less where it also runs through idle slots.
+    double besideComputeShare = 1.0;
     if (s.zero == 3) {
         // FSDP2 / Megatron-FSDP: one unit per layer, all-gathered before its forward with a
         // prefetch depth of 1 (the next layer's gather runs under this layer's compute), and
@@ -193,6 +196,15 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
             const double edges = (s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s)
                 + (reduction.gather_every_microbatch ? dp.first_bucket_s : 0.0);
             gradExposed = std::max(edges, perIteration - hide * window);
+            // The window holds the stage's backwards, its forwards after the warm-up and idle
+            // pipeline slots (the bubble, the wait for the stages after it); traffic spread over
+            // it meets compute kernels only in the compute's share of the window, and NCCL's CTAs
+            // take no SMs from kernels that are not running (the slowdown below, time-weighted).
+            const double warmupForwardS = std::min(m * t.forward_s, (warmupChunks + 1) * fChunk);
+            const double computeInWindowS = m * t.backward_s + (m * t.forward_s - warmupForwardS)
+                + (reduction.gather_every_microbatch ? std::min(warmupForwardS, firstBackwardS) : 0.0);
+            if (window > 0)
+                besideComputeShare = std::clamp(computeInWindowS / window, 0.0, 1.0);
             if (reduction.gather_every_microbatch)
                 gatherExposed = 0;
             commS = perIteration + (reduction.gather_every_microbatch ? 0.0 : dp.gather_total_s);
@@ -200,10 +212,11 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
         exposedS = gradExposed + gatherExposed;
     }
     // The traffic that hides under the compute slows it: NCCL's CTAs take SMs from the overlapped
-    // kernels (DpTraffic::compute_slowdown), for as long as the two run together.
+    // kernels (DpTraffic::compute_slowdown), for as long as the two run together: the hidden
+    // traffic's share beside compute kernels, at most the stage's compute.
     const double hiddenS = std::max(0.0, commS - exposedS);
     const double computeS = m * (t.forward_s + t.backward_s);
-    exposedS += dp.compute_slowdown * std::min(hiddenS, computeS);
+    exposedS += dp.compute_slowdown * std::min(besideComputeShare * hiddenS, computeS);
     return { exposedS, commS };
 }
 

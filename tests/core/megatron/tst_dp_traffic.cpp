@@ -267,6 +267,51 @@ private Q_SLOTS:
         else
             QCOMPARE(with.exposed_s, without.exposed_s);
     }
+    // Reduced in every micro-batch's backward (Megatron-FSDP, ZeRO 2), the traffic spreads over a
+    // window that also holds idle pipeline slots; only its share beside compute kernels slows them.
+    // Last of 4 1F1B stages, 8 micro-batches of 10 ms forward and 20 ms backward, a 330 ms pipeline
+    // (90 ms bubble): first backward after 4 forwards (40 ms), window 290 ms holding 160 ms of
+    // backwards and 70 ms of later forwards; 240 ms of reduce-scatters, 7.5 ms (the last bucket)
+    // exposed, 232.5 ms hidden, 230 / 290 of it beside compute.
+    void hiddenTrafficSlowsOnlyTheComputeBesideIt_data()
+    {
+        QTest::addColumn<double>("pipelineMs");
+        QTest::addColumn<double>("besideComputeShare");
+        QTest::newRow("bubble") << 330.0 << 230.0 / 290;
+        // No bubble: window 200 ms (60 ms of the traffic exposed), all of it compute (230 ms).
+        QTest::newRow("no bubble") << 240.0 << 1.0;
+    }
+    void hiddenTrafficSlowsOnlyTheComputeBesideIt()
+    {
+        QFETCH(double, pipelineMs);
+        QFETCH(double, besideComputeShare);
+        megatron::ParallelStrategy s;
+        s.dp = 64;
+        s.pp = 4;
+        s.zero = 2;
+        s.overlap_grad_reduce = true;
+        megatron::DpTraffic dp;
+        dp.grad_s = 0.030;
+        dp.last_bucket_s = dp.grad_s / 4;
+        megatron::DpStageTiming t;
+        t.stage_index = 3;
+        t.p = 4;
+        t.v = 1;
+        t.m = 8;
+        t.layers = 8;
+        t.forward_s = 0.010;
+        t.backward_s = 0.020;
+        t.pipeline_s = pipelineMs / 1e3;
+        const megatron::GradientReduction r = megatron::gradientReduction(s.framework, s.zero, s.pp);
+        QVERIFY(r.every_microbatch);
+        const megatron::DpExposure without = megatron::dpExposure(s, dp, r, 0.9, t);
+        dp.compute_slowdown = 16.0 / 116;
+        const megatron::DpExposure with = megatron::dpExposure(s, dp, r, 0.9, t);
+        const double hidden = without.comm_s - without.exposed_s;
+        const double expected = without.exposed_s + dp.compute_slowdown * besideComputeShare * hidden;
+        QVERIFY2(std::abs(with.exposed_s - expected) < 1e-12,
+            qPrintable(QString("exposed %1 ms, expected %2 ms").arg(with.exposed_s * 1e3).arg(expected * 1e3)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDpTraffic)
