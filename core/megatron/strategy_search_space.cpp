@@ -150,6 +150,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
             cpShape.precision = space.precision;
             cpShape.framework = space.framework;
             cpShape.flash_attention = space.flash_attention;
+            cpShape.attention_kernel = space.attention_kernel; // docs/kernels.md §6
             const std::vector<CpCommType> cpComms = cpCommTypesFor(model, cpShape, space.ulysses, hw);
             for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
                 const long long dp = world / tp / cp / pp;
@@ -173,6 +174,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                         shape.main_grads_dtype = space.main_grads_dtype;
                         shape.optimizer_state_dtype = space.optimizer_state_dtype;
                         shape.flash_attention = space.flash_attention;
+                        shape.attention_kernel = space.attention_kernel;
                         // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
                         shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
                         entry.schedules = { { PipelineSchedule::OneFOneB, 1 } };

@@ -152,14 +152,6 @@ StrategySearchRequest resolveStratexSearch(const StratexInputs& inputs, std::vec
         throw Error("the stratex cost model searches one global batch: give it (--global-batch-size N, the Global "
                     "batch field), or --cost-model galvatron to search Galvatron's batch range");
     request.space = inputs.stratex.resolvedSpace();
-    // The candidates take StrategySpace::attention_kernel where strategy_search_space.cpp copies it
-    // (like flash_attention); until then a named fused kernel is said, not silently dropped.
-    if (warnings && request.space.attention_kernel != hardware::AttentionKernel::Default
-        && request.space.attention_kernel != hardware::AttentionKernel::Unfused)
-        warnings->push_back("--attention-kernel "
-            + std::string(hardware::attentionKernelName(request.space.attention_kernel))
-            + ": the search costs its candidates with the framework's default kernel on the GPU (docs/kernels.md §6); "
-              "evaluate a plan with --attention-kernel to cost it with this one");
     request.top = inputs.top;
     request.threads = inputs.threads;
     request.coverage = bundledCoverage(); // evidence on every plan (docs/evidence.md)

@@ -11,6 +11,9 @@
 #include "core/megatron/attention_kernel_choice.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/strategy_json.h"
+#include "core/megatron/strategy_search.h"
+#include "core/common/progress.h"
+#include "core/hardware/hardware_model.h"
 #include "core/model/model_presets.h"
 #include "core/runs/reference_run.h"
 
@@ -169,6 +172,50 @@ private Q_SLOTS:
 
     // Strategy JSON: written only away from the default, read back, the old name read, bad values
     // named by key.
+    // The search costs its candidates with the kernel it is given (StrategySpace::attention_kernel,
+    // copied into every candidate by strategy_search_space.cpp): every plan it returns names that
+    // kernel, and a faster kernel gives a faster best plan on the same space.
+    void searchCostsTheNamedKernel_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<bool>("fasterThanFlash2");
+        QTest::newRow("flash3") << "flash3" << true;
+        QTest::newRow("cudnn") << "cudnn" << true;
+        QTest::newRow("flash2") << "flash2" << false;
+    }
+    void searchCostsTheNamedKernel()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(bool, fasterThanFlash2);
+        auto run = [](hardware::AttentionKernel k) {
+            StrategySearchRequest r;
+            r.model = model::modelPreset("llama3-8b");
+            r.cluster.gpu = hardware::gpuPreset("h100-80gb");
+            r.cluster.num_nodes = 1;
+            r.cluster.gpus_per_node = 8;
+            r.efficiency = hardware::efficiencyFor(r.cluster.gpu);
+            r.global_batch_size = 64;
+            r.threads = 1;
+            r.top = 3;
+            r.space.attention_kernel = k;
+            NullProgress progress;
+            return searchStrategies(r, progress);
+        };
+        const hardware::AttentionKernel named = *hardware::parseAttentionKernel(kernel.toStdString());
+        const StrategySearchResult found = run(named);
+        const StrategySearchResult reference = run(hardware::AttentionKernel::Flash2);
+        QVERIFY(!found.best.empty() && !reference.best.empty());
+        for (const Estimate& plan : found.best)
+            QCOMPARE(plan.strategy.attention_kernel, named);
+        if (fasterThanFlash2)
+            QVERIFY2(found.best.front().iteration_ms < reference.best.front().iteration_ms,
+                qPrintable(QString("%1 ms against flash2's %2 ms")
+                               .arg(found.best.front().iteration_ms)
+                               .arg(reference.best.front().iteration_ms)));
+        else
+            QCOMPARE(found.best.front().iteration_ms, reference.best.front().iteration_ms);
+    }
+
     void strategyJson_data()
     {
         QTest::addColumn<QString>("kernel");
