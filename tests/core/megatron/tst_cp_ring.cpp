@@ -129,21 +129,24 @@ private Q_SLOTS:
 
     // Issue 22's ring-CP twins: Llama 3 70B at 8K on 8 nodes of H100, TP 4. Each ring step pays
     // a send/recv at the ring's slowest hop; once the ring leaves the node (cp 4 x tp 4 > 8 GPUs)
-    // that is InfiniBand, and at 8K / cp tokens a step's attention no longer covers it. The layer's
-    // exposed CP time is (cp - 1) steps of what the step's attention leaves (cp_ring.h).
+    // that is InfiniBand, and from 1K tokens a step (cp 8) the step's attention no longer covers it.
+    // The layer's exposed CP time is (cp - 1) steps of what the step's attention leaves (cp_ring.h).
     void ringCpPaysItsSlowestHop_data()
     {
         QTest::addColumn<int>("cp");
         QTest::addColumn<bool>("crossNode");
-        QTest::newRow("cp 2 in the node") << 2 << false;
-        QTest::newRow("cp 4 across nodes") << 4 << true;
-        QTest::newRow("cp 8 across nodes") << 8 << true;
-        QTest::newRow("cp 16 across nodes") << 16 << true;
+        QTest::addColumn<bool>("exposed"); // with flash-attn 2's fitted H100 rate (0.253 of peak)
+        QTest::newRow("cp 2 in the node") << 2 << false << false;
+        // 2K tokens a step: flash2's attention still covers one InfiniBand K/V step
+        QTest::newRow("cp 4 across nodes") << 4 << true << false;
+        QTest::newRow("cp 8 across nodes") << 8 << true << true;
+        QTest::newRow("cp 16 across nodes") << 16 << true << true;
     }
     void ringCpPaysItsSlowestHop()
     {
         QFETCH(int, cp);
         QFETCH(bool, crossNode);
+        QFETCH(bool, exposed);
         const model::ModelDescription model = model::modelPreset("llama3-70b");
         ParallelStrategy s;
         s.tp = 4;
@@ -163,8 +166,7 @@ private Q_SLOTS:
         const double expected = (cp - 1) * std::max(0.0, hw.p2pS(chunk, crossNode) - forwardAttention / cp);
         QVERIFY2(std::abs(cost.cp_forward_comm_s - expected) <= 1e-15 + 1e-9 * expected,
             qPrintable(QString("%1 s exposed, expected %2 s").arg(cost.cp_forward_comm_s).arg(expected)));
-        if (crossNode)
-            QVERIFY2(cost.cp_forward_comm_s > 0, "an InfiniBand ring step at 8K / cp tokens is not hidden");
+        QCOMPARE(cost.cp_forward_comm_s > 0, exposed); // an InfiniBand step at 1K tokens or fewer is not hidden
     }
 
     // Issue 22's in-node twins: cp 2 with micro-batch 1 and cp 4 with micro-batch 2 give a rank
