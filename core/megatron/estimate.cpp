@@ -166,8 +166,14 @@ std::vector<StageState> stageStates(const model::ModelDescription& model, const 
     const double expertShard = expertShardDegree(s);
     const double workspaceMb = hardware::cublasWorkspaceMb(cluster.gpu.name);
     std::vector<StageState> states(static_cast<std::size_t>(p));
+    // TE's placeholders depend on the stage only through (has layers, is last): three values, not p
+    // (the search's hot path; computed at first use).
+    const double unset = -1; // bytes are never negative
+    double teDummyMb[2][2] = { { unset, unset }, { unset, unset } };
     for (int i = 0; i < p; ++i) {
         StageState& stage = states[std::size_t(i)];
+        stage.first_backward_gradients_mb.reserve(std::size_t(s.vpp));
+        stage.last_backward_gradients_mb.reserve(std::size_t(s.vpp));
         for (int j = 0; j < s.vpp; ++j) {
             const ChunkCost& c = costs.chunks[std::size_t(j * p + i)];
             stage.dense_params += c.dense_params;
@@ -193,7 +199,10 @@ std::vector<StageState> stageStates(const model::ModelDescription& model, const 
         stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
             stageLayers[std::size_t(i)], stage.linear_params);
         // + Transformer Engine's cached placeholder weight gradients (te_dummy_wgrad.h).
-        stage.state.gradients_mb += teDummyWgradBytes(model, s, stageLayers[std::size_t(i)], i == p - 1) / kMb;
+        double& teDummy = teDummyMb[stageLayers[std::size_t(i)] > 0 ? 1 : 0][i == p - 1 ? 1 : 0];
+        if (teDummy < 0)
+            teDummy = teDummyWgradBytes(model, s, stageLayers[std::size_t(i)], i == p - 1) / kMb;
+        stage.state.gradients_mb += teDummy;
         stage.workspace_mb = workspaceMb;
     }
     return states;

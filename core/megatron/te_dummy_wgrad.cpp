@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/te_dummy_wgrad.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
-#include <set>
 #include <utility>
 
 namespace stratex::megatron {
@@ -37,7 +38,16 @@ double teDummyWgradBytes(
     const double bytes = 2; // the parameters' 16-bit dtype (fp8 runs keep bf16 parameters)
     const double h = model.hidden_size;
     const double t = s.tp;
-    std::set<std::pair<double, double>> shapes; // (rows, columns): one placeholder per distinct shape
+    // (rows, columns): one placeholder per distinct shape. At most 9 shapes, on the search's hot path
+    // (every candidate's stages): a fixed array, sorted and deduplicated as a std::set would be, so
+    // the sum runs in the same order (the same bytes out) without an allocation.
+    std::array<std::pair<double, double>, 9> shapeList {};
+    std::size_t shapeCount = 0;
+    struct {
+        std::array<std::pair<double, double>, 9>& list;
+        std::size_t& count;
+        void insert(std::pair<double, double> shape) { list[count++] = shape; }
+    } shapes { shapeList, shapeCount };
     // --no-gradient-accumulation-fusion: every weight gradient is a real 16-bit tensor the DDP hook
     // adds to main_grad and frees (distributed_data_parallel.py _make_backward_post_hook); only the
     // output layer's, computed first in the backward, coincides with the stage's peak. Transformer
@@ -65,9 +75,11 @@ double teDummyWgradBytes(
     }
     if (lastStage)
         shapes.insert({ double(model.paddedVocabSize(s.tp)) / t, h }); // output_layer
+    std::sort(shapeList.begin(), shapeList.begin() + shapeCount);
+    const auto last = std::unique(shapeList.begin(), shapeList.begin() + shapeCount);
     double elements = 0;
-    for (const auto& [rows, columns] : shapes)
-        elements += rows * columns;
+    for (auto it = shapeList.begin(); it != last; ++it)
+        elements += it->first * it->second;
     return bytes * elements;
 }
 
