@@ -13,9 +13,9 @@
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/model_state_memory.h"
+#include "core/megatron/pipeline_costs.h"
 #include "core/megatron/pipeline_input.h"
-#include "core/megatron/te_dummy_wgrad.h"
-#include "core/megatron/torchtitan_activations.h"
+#include "core/megatron/stage_memory.h"
 #include "core/model/mla_shapes.h"
 #include "core/sim/simulator.h"
 
@@ -92,177 +92,6 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
     return std::min(s.pp - stage, m);
 }
 
-// The model chunks with the embedding on the first and the LM head on the last, and what a
-// micro-batch sends between stages: the inputs of the pipeline's simulation and of the memory.
-struct PipelineCosts {
-    std::vector<ChunkCost> chunks;
-    EndCosts end;
-    double p2p_bytes = 0;
-    // The same activation unscaled: what a chunk's output holds when its framework keeps it
-    // (heldStageOutputBytes, docs/memory-model.md "Pipeline stage outputs").
-    double send_bytes = 0;
-    double output_bytes = 0; // the last chunk's output: 16-bit logits of the local vocabulary shard
-    bool cross_node = false;
-};
-
-PipelineCosts pipelineCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
-    const std::vector<int>& stageLayers, const TimeScales& scales = {}, LayerCostMemo* layerMemo = nullptr)
-{
-    PipelineCosts costs;
-    std::vector<ChunkCost>& chunks = costs.chunks;
-    chunks = chunkCosts(model, s, hw, stageLayers, scales, layerMemo);
-    const EndCosts& end = costs.end = endCosts(model, s, hw);
-    chunks.front().forward_s += scales.compute * end.embedding_forward_s;
-    chunks.front().backward_s += scales.compute * end.embedding_backward_s;
-    chunks.back().forward_s += scales.compute * end.head_forward_s;
-    chunks.back().backward_s += scales.compute * end.head_backward_s;
-    const double h = model.hidden_size;
-    const double embeddingParams = double(model.vocab_size) * h / s.tp;
-    chunks.front().dense_params += embeddingParams;
-    chunks.back().dense_params += embeddingParams; // the LM head (a copy when tied and pp > 1)
-    if (s.pp == 1 && model.tied_embeddings)
-        chunks.back().dense_params -= embeddingParams;
-
-    const hardware::ClusterDescription& cluster = hw.cluster();
-    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
-    costs.send_bytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
-    costs.p2p_bytes = scales.pp * costs.send_bytes;
-    costs.output_bytes = kBytes * tokens * model.vocab_size / s.tp;
-    costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
-    return costs;
-}
-
-// What one GPU of a stage holds for the whole iteration.
-struct StageState {
-    double dense_params = 0; // per GPU, before ZeRO sharding
-    double expert_params = 0;
-    double shard_params = 0; // after the data-parallel sharding of the optimizer (ZeRO >= 1)
-    double linear_params = 0; // dense layers' linear weights (float8 all-gathered under torchtitan fp8)
-    ModelStateMemory state;
-    double workspace_mb = 0;
-    // The pipelining stage objects' buffers kept for the step (pipelineStageBuffers).
-    double pipeline_buffers_mb = 0;
-    double merged_output_mb = 0; // the step's merged output, after the peak (PipelineStageBuffers)
-    double largest_loss_request_mb = 0; // torchtitanLargestLossRequestBytes, where merged_output_mb > 0
-    // Of state.gradients_mb: what the stage's chunks allocate at their first backward of a step
-    // and change at their last (firstBackwardGradientBytes, lastBackwardGradientBytes), per chunk
-    // in the rank's order; the ledger adds each then. step_gradients_mb: the part of
-    // state.gradients_mb the ledger does not hold from the start (unsharded and sharded).
-    std::vector<double> first_backward_gradients_mb;
-    std::vector<double> last_backward_gradients_mb;
-    double step_gradients_mb = 0;
-
-    double allocatedMb() const { return state.totalMb() + workspace_mb + pipeline_buffers_mb; }
-};
-
-std::vector<StageState> stageStates(const model::ModelDescription& model, const PipelineCosts& costs,
-    const ParallelStrategy& s, const std::vector<int>& stageLayers, const hardware::ClusterDescription& cluster)
-{
-    const int p = s.pp;
-    // Megatron's distributed optimizer shards over the data-parallel group with context
-    // parallelism (dp x cp); experts over their expert-data-parallel group.
-    // dp_shard: HSDP shards inside a group of the data-parallel ranks (hsdp.h).
-    const double denseShard = denseShardDegree(s);
-    const double expertShard = expertShardDegree(s);
-    const double workspaceMb = hardware::cublasWorkspaceMb(cluster.gpu.name);
-    std::vector<StageState> states(static_cast<std::size_t>(p));
-    // TE's placeholders depend on the stage only through (has layers, is last): three values, not p
-    // (the search's hot path; computed at first use).
-    const double unset = -1; // bytes are never negative
-    double teDummyMb[2][2] = { { unset, unset }, { unset, unset } };
-    for (int i = 0; i < p; ++i) {
-        StageState& stage = states[std::size_t(i)];
-        stage.first_backward_gradients_mb.reserve(std::size_t(s.vpp));
-        stage.last_backward_gradients_mb.reserve(std::size_t(s.vpp));
-        for (int j = 0; j < s.vpp; ++j) {
-            const ChunkCost& c = costs.chunks[std::size_t(j * p + i)];
-            stage.dense_params += c.dense_params;
-            stage.expert_params += c.expert_params;
-            stage.linear_params += c.linear_params;
-            const double chunkParams = c.dense_params + c.expert_params;
-            const double chunkShard = c.dense_params / denseShard + c.expert_params / expertShard;
-            const double first = firstBackwardGradientBytes(s, chunkParams) / kMb;
-            const double last = lastBackwardGradientBytes(s, chunkParams, chunkShard) / kMb;
-            stage.first_backward_gradients_mb.push_back(first);
-            stage.last_backward_gradients_mb.push_back(last);
-            // What is not there at the start: the unsharded gradients and the shards they become.
-            stage.step_gradients_mb += first + std::max(0.0, first + last);
-            const std::size_t index = std::size_t(j * p + i);
-            const PipelineStageBuffers buffers = pipelineStageBuffers(
-                s, costs.send_bytes, costs.output_bytes, index == 0, index + 1 == costs.chunks.size());
-            stage.pipeline_buffers_mb += buffers.total() / kMb;
-            stage.merged_output_mb += buffers.merged_output_bytes / kMb;
-            if (buffers.merged_output_bytes > 0)
-                stage.largest_loss_request_mb = torchtitanLargestLossRequestBytes(costs.output_bytes) / kMb;
-        }
-        stage.shard_params = stage.dense_params / denseShard + stage.expert_params / expertShard;
-        stage.state = modelStateMemory(s, stage.dense_params + stage.expert_params, stage.shard_params,
-            stageLayers[std::size_t(i)], stage.linear_params);
-        // + Transformer Engine's cached placeholder weight gradients (te_dummy_wgrad.h).
-        double& teDummy = teDummyMb[stageLayers[std::size_t(i)] > 0 ? 1 : 0][i == p - 1 ? 1 : 0];
-        if (teDummy < 0)
-            teDummy = teDummyWgradBytes(model, s, stageLayers[std::size_t(i)], i == p - 1) / kMb;
-        stage.state.gradients_mb += teDummy;
-        stage.workspace_mb = workspaceMb;
-    }
-    return states;
-}
-
-// The pipeline with its memory: each chunk stores its saved activations at its forward and frees
-// them at its backward; while it runs, the chunk's own activations, its transient (the recomputed
-// group of full recompute, a layer's attention/MLP intermediates) and, on the last chunk, the
-// logits and loss buffers sit on top of what the stage already holds; each stage starts with its
-// model state (on its first chunk).
-PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<StageState>& states,
-    const ParallelStrategy& s, const hardware::HardwareModel& hw)
-{
-    std::vector<PipelineChunk> chunks;
-    for (std::size_t c = 0; c < costs.chunks.size(); ++c) {
-        const ChunkCost& cost = costs.chunks[c];
-        const bool last = c + 1 == costs.chunks.size();
-        const double logits = last ? costs.end.logits_bytes : 0.0;
-        const double kept = cost.activation_bytes + heldStageOutputBytes(s, costs.send_bytes, last)
-            - receivedInputAliasBytes(s, costs.send_bytes, c == 0);
-        chunks.push_back({ cost.forward_s, cost.backward_s, kept / kMb, (kept + cost.transient_bytes + logits) / kMb });
-    }
-    PipelineSimulation pipeline = pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);
-    pipeline.input.model_state_mb_per_layer.assign(chunks.size(), 0.0);
-    for (std::size_t i = 0; i < states.size() && i < chunks.size(); ++i)
-        pipeline.input.model_state_mb_per_layer[i] = states[i].allocatedMb() - states[i].step_gradients_mb;
-    // The gradients a chunk allocates at its first backward and reduce-scatters at its last
-    // (torchtitan's FSDP2 under PP): the ledger adds and changes them then, not from the start
-    // (firstBackwardGradientBytes, lastBackwardGradientBytes).
-    const std::size_t p = states.size();
-    for (std::size_t i = 0; i < p; ++i) {
-        const StageState& state = states[i];
-        if (state.step_gradients_mb <= 0)
-            continue;
-        for (std::size_t j = 0; j < state.first_backward_gradients_mb.size() && j * p + i < chunks.size(); ++j) {
-            pipeline.input.first_backward_state_mb_per_layer.resize(chunks.size(), 0.0);
-            pipeline.input.last_backward_state_mb_per_layer.resize(chunks.size(), 0.0);
-            pipeline.input.first_backward_state_mb_per_layer[j * p + i] = state.first_backward_gradients_mb[j];
-            pipeline.input.last_backward_state_mb_per_layer[j * p + i] = state.last_backward_gradients_mb[j];
-        }
-    }
-    return pipeline;
-}
-
-// The ledger of a one-stage pipeline without simulating it: each micro-batch's chunks run forward
-// in order and then backward, so the peak is the highest chunk op over the activations stored by
-// the chunks before it (the same stored and peak figures memoryPipeline() gives the simulator).
-double singleStageActivationPeakMb(const PipelineCosts& costs)
-{
-    double stored = 0;
-    double peak = 0;
-    for (std::size_t c = 0; c < costs.chunks.size(); ++c) {
-        const ChunkCost& cost = costs.chunks[c];
-        const double logits = c + 1 == costs.chunks.size() ? costs.end.logits_bytes : 0.0;
-        peak = std::max(peak, stored + (cost.activation_bytes + cost.transient_bytes + logits) / kMb);
-        stored += cost.activation_bytes / kMb;
-    }
-    return peak;
-}
-
 // The NCCL communicators a rank of this plan uses (Megatron's process groups, created with
 // parallel_state.initialize_model_parallel; NCCL connects a group's buffers on its first
 // collective): TP, CP, data parallel with CP (gradients, distributed optimizer), expert and
@@ -270,7 +99,7 @@ double singleStageActivationPeakMb(const PipelineCosts& costs)
 std::vector<hardware::Communicator> planCommunicators(const model::ModelDescription& model, const ParallelStrategy& s)
 {
     std::vector<hardware::Communicator> groups;
-    groups.reserve(6); // one allocation per candidate of a search (issue 22: speed)
+    groups.reserve(8); // one allocation per candidate of a search (issue 22: speed)
     groups.push_back({ "tp", s.tp, false });
     groups.push_back({ "cp", s.cp, false });
     groups.push_back({ "dp", s.dp * s.cp, false });
