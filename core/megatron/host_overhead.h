@@ -16,7 +16,7 @@ namespace stratex::megatron {
 // sat idle part of the step (8 of the 20 shapes), took 19-29 µs of host time per kernel the
 // profiler counted (median 23; the GPU-bound shapes' hosts took 21-31). Published range for the same
 // quantity: "~5-25 µs of CPU-side work per op" (J. Lin, "From PyTorch op to kernel launch", GPU
-// kernel serving lesson 18, jiahuanglin.xyz), the range moe_kernels.cpp's kHostUsPerOp takes.
+// kernel serving lesson 18, jiahuanglin.xyz). moe_kernels.cpp's host-bound MoE forward uses it too.
 inline constexpr double kEagerHostUsPerKernel = 23;
 
 // GPU kernels of one transformer layer's forward as the cost model counts them (its backward

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/moe_kernels.h"
+#include "core/megatron/host_overhead.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,11 +15,9 @@ namespace {
 // get_num_compute_streams: `static constexpr int num_compute_streams = 4`, d0067d0d).
 constexpr double kTeComputeStreams = 4;
 
-// Host time per PyTorch operation of an eager training step: Python, the autograd and ATen
-// dispatchers, the backend's launch: "~5-25 µs of CPU-side work per op" (J. Lin, "From PyTorch
-// op to kernel launch", GPU kernel serving lesson 18, jiahuanglin.xyz). Taken at the range's
-// middle; docs/moe.md, "Expert compute", says what moves with it.
-constexpr double kHostUsPerOp = 15;
+// Host time per operation: the eager step's host time per GPU kernel, measured on an H200
+// (kEagerHostUsPerKernel, host_overhead.h; docs/kernels.md §7). One definition for the dense layers'
+// host floor and this one; the operations counted below each launch about one kernel.
 
 // Operations of one MoE layer's forward from the dispatcher's sync to the next layer's, without
 // the experts' GEMMs (Megatron-Core d98e8a64, no --moe-router-fusion / --moe-permute-fusion, the
@@ -90,7 +89,7 @@ int moeForwardHostOps(double localExperts, bool fp8)
 
 double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8)
 {
-    const double hostS = moeForwardHostOps(localExperts, fp8) * kHostUsPerOp * 1e-6;
+    const double hostS = moeForwardHostOps(localExperts, fp8) * kEagerHostUsPerKernel * 1e-6;
     return std::max(0.0, hostS - gpuForwardS);
 }
 

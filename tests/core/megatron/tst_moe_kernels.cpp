@@ -14,6 +14,7 @@
 
 #include "core/hardware/kernel_shapes.h"
 #include "core/megatron/layer_cost.h"
+#include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_kernels.h"
 #include "core/model/model_presets.h"
 #include "support/h100_cluster.h"
@@ -167,6 +168,8 @@ private Q_SLOTS:
             // The uncovered time plus the GPU's is the host's: proportional to the operations.
             const double hostS = gpuS + exposed;
             const double perOp = hostS / moeForwardHostOps(experts, fp8);
+            // One definition of the host's time per launched operation (host_overhead.h).
+            QVERIFY(std::abs(perOp - kEagerHostUsPerKernel * 1e-6) < 1e-12);
             QCOMPARE(moeHostBoundForwardS(0, experts, fp8), perOp * moeForwardHostOps(experts, fp8));
             QVERIFY(moeForwardHostOps(experts, true) > moeForwardHostOps(experts, false));
         }
