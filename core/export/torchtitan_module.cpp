@@ -270,6 +270,10 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
             notes.approximation("strategy.recompute_modules",
                 "moe_act recompute: torchtitan's grouped experts have no activation module to checkpoint (more "
                 "memory than planned)");
+        if (m.has(RecomputeModule::MlaUpProj))
+            notes.approximation("strategy.recompute_modules",
+                "mla_up_proj recompute: torchtitan's MLA attention has no up-projection module to checkpoint (more "
+                "memory than planned)");
         if (job.ac.modules.empty())
             job.ac.kind = TorchtitanAc::Kind::None;
     }

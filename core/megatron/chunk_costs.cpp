@@ -28,9 +28,13 @@ double layerWeightsPerGpu(const model::ModelDescription& model, const model::Par
     return dense + count.shared_mlp / s.tp + count.router;
 }
 
-// The fields layerCost() reads, the others at their defaults (see LayerCostMemo).
+// The fields layerCost() reads, the others at their defaults (see LayerCostMemo). With the EP
+// overlap the layer reads the pipeline too (moe_dispatch.h exposedEpComm: its paired passes and
+// the chunk's layers).
 ParallelStrategy layerCostKey(ParallelStrategy s)
 {
+    if (s.moe_ep_comm_overlap)
+        return s;
     s.pp = 1;
     s.vpp = 1;
     s.dp = 1;
@@ -53,7 +57,7 @@ std::size_t layerCostSlot(const ParallelStrategy& key, std::size_t entries)
              std::uint64_t(key.attention_kernel) })
         h = (h ^ field) * 0x100000001B3ull + 0x9E3779B97F4A7C15ull;
     for (const RecomputeModule module : { RecomputeModule::CoreAttn, RecomputeModule::Layernorm, RecomputeModule::Mlp,
-             RecomputeModule::Moe, RecomputeModule::MoeAct, RecomputeModule::SharedExperts })
+             RecomputeModule::Moe, RecomputeModule::MoeAct, RecomputeModule::SharedExperts, RecomputeModule::MlaUpProj })
         h = (h ^ std::uint64_t(key.recompute_modules.has(module))) * 0x100000001B3ull;
     h ^= h >> 31;
     return std::size_t(h % entries);

@@ -36,6 +36,8 @@ struct MlaAttention {
     double v_width = 0; // heads/tp x v; the attention output too
     double latent_bytes = 0; // kept for backward by the latents' norms and up projections
     double memory_bytes = 0; // the two latent norms and RoPE on the rope parts
+    double up_proj_s = 0; // linear_q_up_proj and linear_kv_up_proj: what "mla_up_proj" recomputes
+    double rope_bytes = 0; // RoPE on q_pe and the shared k_pe (part of memory_bytes)
 };
 
 MlaAttention mlaAttention(const model::ModelDescription& model, const ParallelStrategy& s,
@@ -51,13 +53,15 @@ MlaAttention mlaAttention(const model::ModelDescription& model, const ParallelSt
     a.k_width = headsHere * qk;
     a.v_width = headsHere * mla.v_head_dim;
     const double ownTokens = tokens * spShare; // the duplicated down projections' tokens
+    const double qUp = mla.q_lora_rank > 0 ? hw.gemmS(tokens, a.q_width, mla.q_lora_rank, fp8) : 0.0;
     if (mla.q_lora_rank > 0)
-        a.gemm_s += hw.gemmS(ownTokens, mla.q_lora_rank, h, fp8) + hw.gemmS(tokens, a.q_width, mla.q_lora_rank, fp8);
+        a.gemm_s += hw.gemmS(ownTokens, mla.q_lora_rank, h, fp8) + qUp;
     else
         a.gemm_s += hw.gemmS(tokens, a.q_width, h, fp8); // linear_q_proj, column-parallel
-    a.gemm_s += hw.gemmS(ownTokens, mla.kv_lora_rank + mla.qk_rope_head_dim, h, fp8)
-        + hw.gemmS(tokens, headsHere * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, fp8)
+    const double kvUp = hw.gemmS(tokens, headsHere * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, fp8);
+    a.gemm_s += hw.gemmS(ownTokens, mla.kv_lora_rank + mla.qk_rope_head_dim, h, fp8) + kvUp
         + hw.gemmS(tokens, h, a.v_width, fp8);
+    a.up_proj_s = qUp + kvUp;
     a.core_flops_share = (qk + mla.v_head_dim) / (2.0 * model.headDim());
     // Kept for backward: each latent's norm input (q_layernorm, kv_layernorm) and its up
     // projection's input (the normalised latent; FP8: its 1-byte cast), on the rank's own tokens.
@@ -65,8 +69,9 @@ MlaAttention mlaAttention(const model::ModelDescription& model, const ParallelSt
     // attention's own (the caller's splitAttention).
     const double latents = mla.kv_lora_rank + (mla.q_lora_rank > 0 ? mla.q_lora_rank : 0);
     a.latent_bytes = kBytes * ownTokens * latents * (1 + gemmInputShare);
+    a.rope_bytes = 2 * kBytes * tokens * (headsHere + 1) * mla.qk_rope_head_dim; // RoPE on q_pe and the shared k_pe
     a.memory_bytes = 2 * kBytes * ownTokens * latents // the norms: read + write
-        + 2 * kBytes * tokens * (headsHere + 1) * mla.qk_rope_head_dim; // RoPE on q_pe and the shared k_pe
+        + a.rope_bytes;
     return a;
 }
 
@@ -98,6 +103,11 @@ constexpr double kFlashBackwardSpeedRatio = 0.865;
 constexpr double kFlashBackwardOverForward = kFlashBackwardFlopsRatio / kFlashBackwardSpeedRatio;
 
 } // namespace
+
+int layernormRecomputeNorms(bool mla, bool moeLayer)
+{
+    return (mla ? 1 : 0) + (moeLayer ? 1 : 0);
+}
 
 LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw,
     bool moeLayer, bool recomputed)
@@ -324,7 +334,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         = moeLayer ? mlpGemm + hw.memoryBoundS(routedActBytes + 2 * kBytes * routedPairs * h) : 0.0;
     const MoeLayerCompute parts { cost.forward_compute_s - expertsForward, expertsForward,
         cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
-    const EpExposure ep = exposedEpComm(s, hw, epComm, parts);
+    // A model chunk's layers (the whole model without a pipeline) pair up in the combined 1F1B.
+    const int chunkLayers = std::max(1, model.num_layers / std::max(1, s.pp * s.vpp));
+    const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers);
     // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
@@ -374,8 +386,22 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         if (recomputes(RecomputeModule::CoreAttn))
             again += attention;
         if (recomputes(RecomputeModule::Layernorm)) {
-            dropped += 2 * hidden * gemmInputShare * spShare; // the QKV and fc1 inputs
-            again += hw.memoryBoundS(2 * 2 * hidden * spShare) + hw.kernelOverheadS(2);
+            // Only a norm that is its own module: Megatron-Core's Transformer Engine layer spec
+            // (gpt_layer_specs.py, d98e8a64) fuses the input norm into linear_qkv
+            // (TELayerNormColumnParallelLinear) except before MLA's down projections, and the
+            // pre-MLP norm into a dense MLP's fc1; a MoE layer keeps its pre-MLP norm (the router's
+            // and the dispatcher's input). transformer_layer.py recomputes a norm only when it is
+            // not an IdentityOp. Each dropped norm output is what the next GEMM keeps.
+            const int norms = layernormRecomputeNorms(mla.has_value(), moeLayer);
+            dropped += norms * hidden * gemmInputShare * spShare;
+            again += hw.memoryBoundS(norms * 2 * hidden * spShare) + hw.kernelOverheadS(norms);
+        }
+        if (mla && recomputes(RecomputeModule::MlaUpProj)) {
+            // "mla_up_proj" (multi_latent_attention.py, d98e8a64: qkv_up_checkpoint, a
+            // CheckpointWithoutOutput around the up projections and RoPE): Q, K and V are dropped
+            // once the core attention has run and rebuilt from the latents in its backward.
+            dropped += kBytes * tokens * (qWidth + kWidth + vWidth);
+            again += mla->up_proj_s + hw.memoryBoundS(mla->rope_bytes) + hw.kernelOverheadS(4);
         }
         const bool wholeMlp = moeLayer ? recomputes(RecomputeModule::Moe) : recomputes(RecomputeModule::Mlp);
         if (wholeMlp) {

@@ -42,6 +42,12 @@ struct LayerCost {
     }
 };
 
+// The norms Megatron's "layernorm" recompute module rebuilds in one layer: those that are their
+// own modules in Megatron-Core's Transformer Engine layer spec (gpt_layer_specs.py, d98e8a64) —
+// the input norm before MLA's down projections (otherwise fused into linear_qkv) and a MoE layer's
+// pre-MLP norm (a dense MLP fuses it into fc1). 0, 1 or 2.
+int layernormRecomputeNorms(bool mla, bool moeLayer);
+
 // Per-operation costs of a decoder layer (dense or MoE MLP) under the strategy's TP, SP, CP,
 // EP/ETP and precision. Activation bytes follow Korthikanti et al. 2022 ("Reducing Activation
 // Recomputation in Large Transformer Models", §4) term by term, generalised to grouped-query

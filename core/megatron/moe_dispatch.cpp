@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "core/hardware/kernel_shapes.h"
 
@@ -98,8 +100,85 @@ double moeDispatchPassS(const model::ModelDescription& model, const ParallelStra
     return 0;
 }
 
+double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double computeSlowdown)
+{
+    // Two CUDA streams, each running its operations in issue order; an operation starts when its
+    // stream is free and the operations it consumes have finished. Per layer pair, in
+    // TransformerLayerSchedulePlan.run's issue order (model_chunk_schedule_plan.py, d98e8a64):
+    //   communication: combine (b), dispatch (f), dispatch (b), combine (f)
+    //   compute:       pre_dispatch (f), mlp dgrad (b), mlp wgrad (b; --delay-wgrad-compute's
+    //                  backward_dw), mlp (f), pre_dispatch (b)
+    // combine (b) takes the gradient pre_dispatch (b) of the previous pair produced; pre_dispatch
+    // (f) the output of the previous pair's combine (f); the mlp (b) the combine (b)'s output;
+    // dispatch (f) the router's output; dispatch (b) the dgrad's; mlp (f) the dispatched tokens;
+    // combine (f) the mlp (f)'s output; pre_dispatch (b) the dispatch (b)'s. While a dispatch or
+    // combine runs, the compute has the SMs it leaves: it progresses `computeSlowdown` times slower.
+    enum Comm { CombineB, DispatchF, DispatchB, CombineF, CommOps };
+    enum Comp { PreF, MlpDgrad, MlpWgrad, MlpF, PreB, CompOps };
+    const int n = std::max(1, layers);
+    const double commLength[CommOps] = { pass.a2a_s, pass.a2a_s, pass.a2a_s, pass.a2a_s };
+    const double compLength[CompOps]
+        = { pass.pre_dispatch_forward_s, pass.mlp_dgrad_s, pass.mlp_wgrad_s, pass.mlp_forward_s, pass.pre_dispatch_backward_s };
+    std::vector<double> commDone(std::size_t(n) * CommOps, -1);
+    std::vector<double> compDone(std::size_t(n) * CompOps, -1);
+    const auto finished = [](const std::vector<double>& done, int index) { return index < 0 || done[std::size_t(index)] >= 0; };
+    // What each operation waits for on the other stream (-1: nothing).
+    const auto commReady = [&](int i) {
+        const int layer = i / CommOps;
+        switch (i % CommOps) {
+        case CombineB: return finished(compDone, layer > 0 ? (layer - 1) * CompOps + PreB : -1);
+        case DispatchF: return finished(compDone, layer * CompOps + PreF);
+        case DispatchB: return finished(compDone, layer * CompOps + MlpDgrad);
+        default: return finished(compDone, layer * CompOps + MlpF);
+        }
+    };
+    const auto compReady = [&](int i) {
+        const int layer = i / CompOps;
+        switch (i % CompOps) {
+        case PreF: return finished(commDone, layer > 0 ? (layer - 1) * CommOps + CombineF : -1);
+        case MlpDgrad: return finished(commDone, layer * CommOps + CombineB);
+        case MlpWgrad: return true;
+        case MlpF: return finished(commDone, layer * CommOps + DispatchF);
+        default: return finished(commDone, layer * CommOps + DispatchB);
+        }
+    };
+    int comm = 0;
+    int comp = 0;
+    double commLeft = commLength[0];
+    double compLeft = compLength[0];
+    double now = 0;
+    const int commEnd = n * CommOps;
+    const int compEnd = n * CompOps;
+    while (comm < commEnd || comp < compEnd) {
+        const bool commRuns = comm < commEnd && commReady(comm);
+        const bool compRuns = comp < compEnd && compReady(comp);
+        if (!commRuns && !compRuns)
+            break; // cannot happen: every wait is on an earlier operation of the other stream
+        const double compRate = compRuns ? (commRuns && commLeft > 0 ? 1 / computeSlowdown : 1.0) : 0.0;
+        const double commStep = commRuns ? commLeft : std::numeric_limits<double>::infinity();
+        const double compStep = compRuns ? compLeft / compRate : std::numeric_limits<double>::infinity();
+        const double step = std::min(commStep, compStep);
+        now += step;
+        if (commRuns)
+            commLeft = commStep <= compStep ? 0.0 : commLeft - step;
+        if (compRuns)
+            compLeft = compStep <= commStep ? 0.0 : compLeft - step * compRate;
+        if (commRuns && commLeft <= 0) {
+            commDone[std::size_t(comm)] = now;
+            if (++comm < commEnd)
+                commLeft = commLength[comm % CommOps];
+        }
+        if (compRuns && compLeft <= 0) {
+            compDone[std::size_t(comp)] = now;
+            if (++comp < compEnd)
+                compLeft = compLength[comp % CompOps];
+        }
+    }
+    return now;
+}
+
 EpExposure exposedEpComm(
-    const ParallelStrategy& s, const hardware::HardwareModel& hw, double passS, const MoeLayerCompute& c)
+    const ParallelStrategy& s, const hardware::HardwareModel& hw, double passS, const MoeLayerCompute& c, int chunkLayers)
 {
     if (!s.moe_ep_comm_overlap || !(passS > 0))
         return { passS, passS };
@@ -111,24 +190,23 @@ EpExposure exposedEpComm(
     const double chunkPasses = double(std::max(1, s.microbatches())) * std::max(1, s.vpp);
     const double alone = s.pp > 1 ? (s.pp - 1) + double(s.vpp - 1) * s.pp : 1.0;
     const double paired = std::clamp(1 - alone / chunkPasses, 0.0, 1.0);
-    // One forward and one backward of a layer, as TransformerLayerSchedulePlan.run pairs them
-    // (megatron/core/models/common/model_chunk_schedule_plan.py, d98e8a64), the communication
-    // stream beside the compute stream in three steps:
-    //   combine (backward)              | pre_dispatch (forward)
-    //   dispatch (forward), dispatch (b) | mlp (backward, its dgrad and wgrad), mlp (forward)
-    //   combine (forward)               | pre_dispatch (backward)
-    // Each step lasts the longer of the two. While DeepEP's kernels (flex) or NCCL's all-to-all
-    // run, the compute has the SMs they leave.
-    const double a2a = 0.5 * passS; // one dispatch or one combine
+    // A paired chunk runs its layers' forwards beside another micro-batch's backwards of the same
+    // layers (combined1f1bChunkS): what the chunk takes beyond its compute is exposed. DeepEP's
+    // kernels (flex) or NCCL's all-to-all hold SMs while they run.
     const int sms = hardware::presetSmCount(hw.cluster().gpu.name);
     const int commSms = s.moe_token_dispatcher == MoeDispatcher::Flex ? kDeepEpSms : kNcclP2pSms;
     const double slow = sms > commSms ? double(sms) / (sms - commSms) : 1.0;
-    const auto step = [&](double comm, double compute) {
-        const double overlapped = std::min(comm, compute);
-        return std::max(comm, compute + overlapped * (slow - 1)) - compute;
-    };
-    const double pairExposed = step(a2a, c.pre_dispatch_forward_s) + step(2 * a2a, c.mlp_backward_s + c.mlp_forward_s)
-        + step(a2a, c.pre_dispatch_backward_s);
+    CombinedLayerPass pass;
+    pass.a2a_s = 0.5 * passS; // one dispatch or one combine
+    pass.pre_dispatch_forward_s = c.pre_dispatch_forward_s;
+    pass.pre_dispatch_backward_s = c.pre_dispatch_backward_s;
+    pass.mlp_forward_s = c.mlp_forward_s;
+    // The experts' backward: half data gradients, half weight gradients (twice the forward's GEMMs).
+    pass.mlp_dgrad_s = 0.5 * c.mlp_backward_s;
+    pass.mlp_wgrad_s = 0.5 * c.mlp_backward_s;
+    const int layers = std::max(1, chunkLayers);
+    const double compute = c.pre_dispatch_forward_s + c.mlp_forward_s + c.pre_dispatch_backward_s + c.mlp_backward_s;
+    const double pairExposed = std::max(0.0, combined1f1bChunkS(pass, layers, slow) / layers - compute);
     const double perPass = paired * 0.5 * pairExposed + (1 - paired) * passS;
     return { perPass, perPass };
 }

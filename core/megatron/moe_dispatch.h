@@ -36,12 +36,29 @@ struct MoeLayerCompute {
     double mlp_backward_s = 0;
 };
 
-// --overlap-moe-expert-parallel-comm (Megatron-Core combined 1F1B): one micro-batch's forward of a
-// layer runs beside another's backward of a layer, each dispatch/combine beside the other's
-// compute; the pipeline's warm-up forwards and cool-down backwards have no partner. Without the
-// flag all of `passS` (dispatch + combine) is exposed in both passes. docs/moe.md, "EP
+// One layer pair of the combined 1F1B schedule: a micro-batch's forward of a MoE layer beside
+// another's backward of it (seconds, on one rank).
+struct CombinedLayerPass {
+    double a2a_s = 0; // one dispatch or one combine
+    double pre_dispatch_forward_s = 0;
+    double mlp_dgrad_s = 0;
+    double mlp_wgrad_s = 0; // --delay-wgrad-compute: issued after the forward's dispatch
+    double mlp_forward_s = 0;
+    double pre_dispatch_backward_s = 0;
+};
+
+// The time of `layers` such pairs in a row (one model chunk's combined pass), the communication
+// stream beside the compute stream with the data dependencies of TransformerLayerSchedulePlan.run
+// (megatron/core/models/common/model_chunk_schedule_plan.py, d98e8a64); the compute runs
+// `computeSlowdown` times slower while a dispatch or combine holds its SMs. docs/moe.md, "EP
 // communication overlap".
+double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double computeSlowdown);
+
+// --overlap-moe-expert-parallel-comm (Megatron-Core combined 1F1B): one micro-batch's forward of a
+// chunk's `chunkLayers` layers runs beside another's backward of them (combined1f1bChunkS); the
+// pipeline's warm-up forwards and cool-down backwards have no partner. Without the flag all of
+// `passS` (dispatch + combine) is exposed in both passes. docs/moe.md, "EP communication overlap".
 EpExposure exposedEpComm(const ParallelStrategy& strategy, const hardware::HardwareModel& hardware, double passS,
-    const MoeLayerCompute& compute);
+    const MoeLayerCompute& compute, int chunkLayers = 1);
 
 } // namespace stratex::megatron

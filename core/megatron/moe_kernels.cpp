@@ -15,10 +15,6 @@ namespace {
 // get_num_compute_streams: `static constexpr int num_compute_streams = 4`, d0067d0d).
 constexpr double kTeComputeStreams = 4;
 
-// Host time per operation: the eager step's host time per GPU kernel, measured on an H200
-// (kEagerHostUsPerKernel, host_overhead.h; docs/kernels.md §7). One definition for the dense layers'
-// host floor and this one; the operations counted below each launch about one kernel.
-
 // Operations of one MoE layer's forward from the dispatcher's sync to the next layer's, without
 // the experts' GEMMs (Megatron-Core d98e8a64, no --moe-router-fusion / --moe-permute-fusion, the
 // defaults; counted by reading the code path, so approximate): permute (moe_utils.py permute, ~8),
@@ -89,8 +85,10 @@ int moeForwardHostOps(double localExperts, bool fp8)
 
 double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8)
 {
-    const double hostS = moeForwardHostOps(localExperts, fp8) * kEagerHostUsPerKernel * 1e-6;
-    return std::max(0.0, hostS - gpuForwardS);
+    // The eager step's host time per operation (host_overhead.h, measured on an H200; docs/kernels.md
+    // §7): one definition for the dense layers' host floor and this one; each operation counted in
+    // moeForwardHostOps launches about one kernel.
+    return hostBoundExtraS(gpuForwardS, moeForwardHostOps(localExperts, fp8));
 }
 
 } // namespace stratex::megatron

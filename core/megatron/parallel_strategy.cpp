@@ -267,6 +267,11 @@ std::vector<std::string> strategyProblems(
         const std::string overlap = tpCommOverlapProblem(s);
         require(overlap.empty(), [&] { return overlap; });
     }
+    // transformer_config.py __post_init__ (d98e8a64): "mla_up_proj in recompute_modules is only
+    // supported with multi_latent_attention".
+    require(s.recompute != Recompute::Selective || !s.recompute_modules.has(RecomputeModule::MlaUpProj)
+            || model.mla.has_value(),
+        [&] { return "recompute module mla_up_proj needs multi-latent attention (the model has none)"; });
     if (s.moe_ep_comm_overlap) {
         // Megatron-Core transformer_config.py __post_init__ (d98e8a64), overlap_moe_expert_parallel_comm:
         // expert parallelism, the alltoall or flex dispatcher, no full recompute and no "moe" recompute

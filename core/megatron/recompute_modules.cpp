@@ -7,9 +7,10 @@ namespace stratex::megatron {
 
 namespace {
 
-constexpr EnumNames<RecomputeModule, 6> kModuleNames { { { RecomputeModule::CoreAttn, "core_attn" },
+constexpr EnumNames<RecomputeModule, 7> kModuleNames { { { RecomputeModule::CoreAttn, "core_attn" },
     { RecomputeModule::Layernorm, "layernorm" }, { RecomputeModule::Mlp, "mlp" }, { RecomputeModule::Moe, "moe" },
-    { RecomputeModule::MoeAct, "moe_act" }, { RecomputeModule::SharedExperts, "shared_experts" } } };
+    { RecomputeModule::MoeAct, "moe_act" }, { RecomputeModule::SharedExperts, "shared_experts" },
+    { RecomputeModule::MlaUpProj, "mla_up_proj" } } };
 
 } // namespace
 

@@ -11,8 +11,9 @@ namespace stratex::megatron {
 
 // The parts of a layer Megatron-LM's selective recompute rebuilds in the backward pass
 // (--recompute-modules, megatron/core/transformer/transformer_config.py). "core_attn", "mlp",
-// "moe" and "shared_experts" checkpoint the module (only its input is kept); "layernorm" and
-// "moe_act" discard the output and recompute it from the input the next GEMM needs anyway.
+// "moe" and "shared_experts" checkpoint the module (only its input is kept); "layernorm",
+// "moe_act" and "mla_up_proj" discard the output and recompute it from the input the next GEMM
+// needs anyway.
 enum class RecomputeModule : unsigned {
     CoreAttn = 1u << 0,
     Layernorm = 1u << 1,
@@ -20,6 +21,7 @@ enum class RecomputeModule : unsigned {
     Moe = 1u << 3, // the whole MoE layer, expert all-to-alls included
     MoeAct = 1u << 4, // the experts' activation function
     SharedExperts = 1u << 5,
+    MlaUpProj = 1u << 6, // MLA's Q/KV up projections and RoPE (multi_latent_attention.py)
 };
 
 // A set of modules; Megatron's default is {core_attn}.
@@ -45,7 +47,8 @@ public:
     constexpr bool isDefault() const { return m_bits == unsigned(RecomputeModule::CoreAttn); }
     constexpr bool empty() const { return m_bits == 0; }
 
-    // Megatron's names in its order: "core_attn", "layernorm", "mlp", "moe", "moe_act", "shared_experts".
+    // Megatron's names in its order: "core_attn", "layernorm", "mlp", "moe", "moe_act", "shared_experts",
+    // "mla_up_proj".
     std::vector<std::string_view> names() const;
     std::string joined(std::string_view separator) const; // "layernorm moe"
 

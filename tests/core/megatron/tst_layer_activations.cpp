@@ -180,8 +180,9 @@ private Q_SLOTS:
         QCOMPARE(after.activation_bytes - before.activation_bytes, extra);
     }
 
-    // Megatron's --recompute-modules (transformer_config.py): "layernorm" drops the two norm
-    // outputs (Korthikanti's 2·2sbh QKV and fc1 inputs, over t with SP) and "moe" a MoE layer's
+    // Megatron's --recompute-modules (transformer_config.py): "layernorm" drops the pre-MLP norm's
+    // output (the router's input: Korthikanti's 2sbh fc1 input, over t with SP; the input norm is
+    // fused into linear_qkv, gpt_layer_specs.py) and "moe" a MoE layer's
     // whole MLP state (the permuted tokens, the experts' fc1 outputs and activations, the router
     // probabilities); each recomputed module's forward runs again in the backward.
     void recomputeModulesTradeTimeForMemory_data()
@@ -216,7 +217,7 @@ private Q_SLOTS:
         const bool wholeMoe = names.contains("moe");
         double dropped = 0;
         if (names.contains("layernorm"))
-            dropped += 2 * 2 * tokens * h / s.tp;
+            dropped += 2 * tokens * h / s.tp;
         if (wholeMoe) // permuted fc1 inputs, fc2 inputs, gated fc1 outputs (2 bytes), fp32 router probabilities
             dropped += 2 * routed * (h + fe + 2 * fe) + 4 * tokens / s.tp * model.moe->num_experts;
         if (names.contains("moe_act") && !wholeMoe)
@@ -230,6 +231,47 @@ private Q_SLOTS:
         // A recomputed MoE layer runs its expert all-to-alls again.
         QCOMPARE(cost.recompute_ep_comm_s > 0, wholeMoe);
         QCOMPARE(cost.forward_compute_s, none.forward_compute_s);
+    }
+
+    // "layernorm" rebuilds only norms that are their own modules in Megatron-Core's TE layer spec
+    // (gpt_layer_specs.py, d98e8a64): MLA's input norm (before its unfused down projections) and a
+    // MoE layer's pre-MLP norm; a dense GQA layer fuses both into linear_qkv and fc1. "mla_up_proj"
+    // (multi_latent_attention.py) drops Q, K and V (heads/t x (192 + 192 + 128) per token for
+    // DeepSeek-V3) and runs the two up projections again.
+    void normsAndUpProjectionsFollowTheLayerSpec_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("module");
+        QTest::addColumn<bool>("moeLayer");
+        QTest::addColumn<double>("droppedPerToken"); // bytes per token at tp 2 without SP
+        QTest::newRow("dense GQA layernorm") << "mixtral-8x7b" << "layernorm" << false << 0.0;
+        QTest::newRow("MoE GQA layernorm") << "mixtral-8x7b" << "layernorm" << true << 2.0 * 4096;
+        QTest::newRow("dense MLA layernorm") << "deepseek-v3-style" << "layernorm" << false << 2.0 * 7168;
+        QTest::newRow("MoE MLA layernorm") << "deepseek-v3-style" << "layernorm" << true << 2 * 2.0 * 7168;
+        QTest::newRow("MLA up projections") << "deepseek-v3-style" << "mla_up_proj" << true
+                                            << 2.0 * 64 * (192 + 192 + 128);
+        QTest::newRow("GQA has no up projections") << "mixtral-8x7b" << "mla_up_proj" << true << 0.0;
+    }
+    void normsAndUpProjectionsFollowTheLayerSpec()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, module);
+        QFETCH(bool, moeLayer);
+        QFETCH(double, droppedPerToken);
+        const model::ModelDescription model = model::modelPreset(preset.toStdString());
+        ParallelStrategy s;
+        s.tp = 2;
+        s.ep = 2;
+        s.recompute = Recompute::Selective;
+        s.recompute_modules = RecomputeModules::of({});
+        const HardwareModel hw = a100s(1);
+        const LayerCost none = layerCost(model, s, hw, moeLayer, false);
+        s.recompute_modules = RecomputeModules::of({ *parseRecomputeModule(module.toStdString()) });
+        const LayerCost cost = layerCost(model, s, hw, moeLayer, false);
+        const double dropped = droppedPerToken * model.seq_length;
+        QVERIFY2(std::abs(none.activation_bytes - cost.activation_bytes - dropped) <= 1e-9 * (1 + dropped),
+            qPrintable(QString("dropped %1 bytes, expected %2").arg(none.activation_bytes - cost.activation_bytes).arg(dropped)));
+        QCOMPARE(cost.recompute_s > 0, dropped > 0);
     }
 };
 

@@ -132,26 +132,77 @@ private Q_SLOTS:
         QVERIFY2(ratio >= minRatio && ratio <= maxRatio, qPrintable(QString::number(ratio)));
     }
 
-    // Combined 1F1B (model_chunk_schedule_plan.py): combine (b) | pre_dispatch (f); dispatch (f) +
-    // dispatch (b) | mlp (b) + mlp (f); combine (f) | pre_dispatch (b). Each step lasts its longer
-    // side; DeepEP's 20 of the H100's 132 SMs slow the compute they run beside. Warm-up and
-    // cool-down passes (pp 1: the first forward, the last backward) have no partner.
+    // Combined 1F1B (model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run): two streams in
+    // issue order, communication combine (b), dispatch (f), dispatch (b), combine (f); compute
+    // pre_dispatch (f), mlp dgrad (b), mlp wgrad (b), mlp (f), pre_dispatch (b); each operation
+    // waits for the one whose output it takes. The critical paths below are worked by hand.
+    void combinedScheduleFollowsDependencies_data()
+    {
+        QTest::addColumn<double>("a2a"); // one dispatch or combine
+        QTest::addColumn<double>("preF");
+        QTest::addColumn<double>("dgrad");
+        QTest::addColumn<double>("wgrad");
+        QTest::addColumn<double>("mlpF");
+        QTest::addColumn<double>("preB");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<double>("slowdown");
+        QTest::addColumn<double>("chunkS");
+        // Compute 9 s hides all 4 s of communication.
+        QTest::newRow("hidden") << 1.0 << 2.0 << 1.0 << 1.0 << 1.0 << 4.0 << 1 << 1.0 << 9.0;
+        // a2a 3: combine (b) 0-3, dispatch (f) 3-6 (after pre_dispatch (f) 0-2), dispatch (b) 6-9,
+        // combine (f) 9-12; mlp (f) 6-7; pre_dispatch (b) 9-13.
+        QTest::newRow("long all-to-alls") << 3.0 << 2.0 << 1.0 << 1.0 << 1.0 << 4.0 << 1 << 1.0 << 13.0;
+        // dispatch (b) waits for the 3 s dgrad (1-4): 4-5, then combine (f) 5-6; a rigid three-step
+        // split would hide it under the dgrad (5.5 s).
+        QTest::newRow("dispatch waits for dgrad") << 1.0 << 0.5 << 3.0 << 0.0 << 0.5 << 0.5 << 1 << 1.0 << 6.0;
+        // Two layers: the second's combine (b) waits for the first's pre_dispatch (b) (ends 9).
+        QTest::newRow("two layers") << 1.0 << 2.0 << 1.0 << 1.0 << 1.0 << 4.0 << 2 << 1.0 << 18.0;
+        // Half speed beside the combine (b): pre_dispatch (f) 0.5 s of work by 1, the rest alone
+        // (ends 2.5); then dispatch (f) 2.5-3.5, dispatch (b) 3.5-4.5, combine (f) 4.5-5.5.
+        QTest::newRow("slowed compute") << 1.0 << 2.0 << 0.0 << 0.0 << 0.0 << 0.0 << 1 << 2.0 << 5.5;
+    }
+    void combinedScheduleFollowsDependencies()
+    {
+        QFETCH(double, a2a);
+        QFETCH(double, preF);
+        QFETCH(double, dgrad);
+        QFETCH(double, wgrad);
+        QFETCH(double, mlpF);
+        QFETCH(double, preB);
+        QFETCH(int, layers);
+        QFETCH(double, slowdown);
+        QFETCH(double, chunkS);
+        CombinedLayerPass pass;
+        pass.a2a_s = a2a;
+        pass.pre_dispatch_forward_s = preF;
+        pass.mlp_dgrad_s = dgrad;
+        pass.mlp_wgrad_s = wgrad;
+        pass.mlp_forward_s = mlpF;
+        pass.pre_dispatch_backward_s = preB;
+        const double got = combined1f1bChunkS(pass, layers, slowdown);
+        QVERIFY2(std::abs(got - chunkS) < 1e-9, qPrintable(QString::number(got)));
+    }
+
+    // The layer's exposure: what a paired forward + backward takes beyond its compute, halved per
+    // pass; DeepEP's 20 (flex) or NCCL's 16 (alltoall) of the H100's 132 SMs slow the compute that
+    // runs beside them, each second of communication costing 20/132 or 16/132 s of compute. Warm-up
+    // and cool-down passes (pp 1: the first forward, the last backward) have no partner.
     void overlapLeavesWhatComputeCannotCover_data()
     {
         QTest::addColumn<bool>("overlap");
         QTest::addColumn<QString>("dispatcher");
         QTest::addColumn<double>("passS"); // dispatch + combine of one pass
         QTest::addColumn<double>("pairExposed"); // per forward + backward pair, when paired
-        // Compute (s): pre_dispatch forward 2, mlp forward 1, pre_dispatch backward 4, mlp backward 2.
+        // Compute (s): pre_dispatch forward 2, mlp forward 1, pre_dispatch backward 4, mlp backward 2
+        // (dgrad 1, wgrad 1).
         QTest::newRow("off") << false << "alltoall" << 4.0 << 8.0;
-        // alltoall: the compute beside NCCL's all-to-all (16 p2p channels' SMs) takes 132/116 as
-        // long: all 1 + 2 + 1 s of the communication hidden, 4 x 16/116 s of slowdown exposed.
-        QTest::newRow("hidden") << true << "alltoall" << 2.0 << 4.0 * 16 / 116;
-        // a2a 3: combine 3 vs 2 -> 1; dispatches 6 vs 3 -> 3; combine 3 vs 4 -> 3 x 16/116 (the
-        // slowed compute outlasts the combine).
-        QTest::newRow("partly hidden") << true << "alltoall" << 6.0 << 4.0 + 3.0 * 16 / 116;
-        // flex: the compute beside DeepEP's kernels takes 132/112 as long: 1 + 2 + 1 s of it.
-        QTest::newRow("deepep sms") << true << "flex" << 2.0 << 4.0 * 20 / 112;
+        // All four 1 s all-to-alls hidden, each beside compute: 4 x 16/132 s of slowdown exposed.
+        QTest::newRow("hidden") << true << "alltoall" << 2.0 << 4.0 * 16 / 132;
+        // a2a 3 ("long all-to-alls" above): 4 s exposed, and pre_dispatch (b) slowed beside the
+        // 3 s combine (f).
+        QTest::newRow("partly hidden") << true << "alltoall" << 6.0 << 4.0 + 3.0 * 16 / 132;
+        // flex: DeepEP's 20 SMs.
+        QTest::newRow("deepep sms") << true << "flex" << 2.0 << 4.0 * 20 / 132;
     }
     void overlapLeavesWhatComputeCannotCover()
     {
