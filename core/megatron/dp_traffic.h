@@ -66,7 +66,9 @@ struct DpStageTiming {
     int layers = 1;
     double forward_s = 0; // the stage's forward of one micro-batch, all its chunks
     double backward_s = 0;
-    double pipeline_s = 0; // the simulated pipeline's makespan
+    // The simulated pipeline's makespan. Not read by dpExposure() since the frameworks' waits are
+    // modelled (docs/collectives.md, "What the schedule hides"): no traffic runs through idle slots.
+    double pipeline_s = 0;
 };
 
 struct DpExposure {
@@ -78,10 +80,11 @@ struct DpExposure {
 DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale);
 
-// How much of a stage's DP traffic is exposed, as each framework issues it (gradientReduction()):
-// FSDP's per-layer gathers and reduce-scatters (ZeRO 3), Megatron's bucketed reduction once per
-// iteration, or one reduction per micro-batch (docs/collectives.md, "Gradient reduction per
-// framework"), plus what the hidden traffic costs the compute it runs beside
+// How much of a stage's DP traffic is exposed, as each framework issues it (gradientReduction())
+// and waits for it (docs/collectives.md, "What the schedule hides"): FSDP's per-layer gathers and
+// reduce-scatters (ZeRO 3), Megatron's bucketed reduction once per iteration, each model chunk's
+// from its last backward on under the rest of the schedule, or one reduction per chunk backward,
+// waited for at that backward's end; plus what the hidden traffic costs the compute it runs beside
 // (DpTraffic::compute_slowdown).
 DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const GradientReduction& reduction,
     double dpOverlap, const DpStageTiming& t);
