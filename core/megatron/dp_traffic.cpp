@@ -25,6 +25,11 @@ GradientReduction gradientReduction(Framework framework, int zero, int pp)
         // still resharded after each backward, so it is gathered again before the next forward.
         r.every_microbatch = pp == 1;
         r.gather_every_microbatch = pp == 1 && zero >= 1;
+        // Each pipeline stage module is its own FSDP root: the last micro-batch's backward of a
+        // model chunk ends in _root_post_backward_final_callback, which makes the compute stream
+        // wait for that chunk's reduce-scatters (is_last_backward; torch/distributed/fsdp/
+        // _fully_shard/_fsdp_state.py, pytorch/pytorch 01c9f4fc).
+        r.chunk_waits = pp > 1;
         r.sharded_gradients = zero >= 1;
         r.full_gradients = zero == 0 || pp > 1;
         return r;
@@ -175,6 +180,16 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
             return exposed;
         };
         double gradExposed = queueExposed(dp.grad_s, t.backward_s / v, dp.last_bucket_s);
+        if (reduction.chunk_waits && v > 1) {
+            // FSDP2 under pipelining (GradientReduction::chunk_waits): the end of each chunk's
+            // last backward waits for its reduce-scatters, so each chunk's traffic hides under
+            // that backward only; the last chunk to complete also under stage i's flush.
+            const double chunkGradS = dp.grad_s / v;
+            const double chunkBackwardS = t.backward_s / v;
+            const double edge = s.overlap_grad_reduce ? std::min(dp.last_bucket_s, chunkGradS) : chunkGradS;
+            gradExposed = (v - 1) * std::max(edge, chunkGradS - hide * chunkBackwardS)
+                + std::max(edge, chunkGradS - hide * (1 + i) * chunkBackwardS);
+        }
         double gatherExposed
             = dp.gather_total_s <= 0 ? 0.0 : queueExposed(dp.gather_total_s, t.forward_s / v, dp.first_bucket_s);
         commS = dp.grad_s + dp.gather_total_s;

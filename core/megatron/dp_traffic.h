@@ -27,6 +27,10 @@ struct GradientReduction {
     // shard of the gradients, or both (FSDP2 under torch.distributed.pipelining).
     bool full_gradients = true;
     bool sharded_gradients = false;
+    // Reduced once, but each model chunk's reducing backward waits for its own reduction at its
+    // end (FSDP2's root post-backward callback under torch.distributed.pipelining): a chunk's
+    // traffic hides under its own last backward, not under the other chunks' (dpExposure()).
+    bool chunk_waits = false;
 
     int reductions(int microbatches) const { return every_microbatch ? microbatches : 1; }
 };

@@ -277,6 +277,7 @@ private Q_SLOTS:
     // pipeline's length.
     void reductionHidesUnderTheSchedule_data()
     {
+        QTest::addColumn<QString>("framework");
         QTest::addColumn<int>("zero");
         QTest::addColumn<int>("stage");
         QTest::addColumn<int>("chunks");
@@ -287,24 +288,31 @@ private Q_SLOTS:
         QTest::addColumn<double>("exposedMs");
         QTest::addColumn<double>("commMs");
         // p 4, m 8. 1F1B, first stage: only the last backward hides it (30 - 20).
-        QTest::newRow("ddp 1f1b first stage") << 1 << 0 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 10.0 << 30.0;
+        QTest::newRow("ddp 1f1b first stage") << "megatron-core" << 1 << 0 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 10.0 << 30.0;
         // Last stage: 1 + 3 backwards (the flush) hide all but the last bucket.
-        QTest::newRow("ddp 1f1b last stage") << 1 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 7.5 << 30.0;
+        QTest::newRow("ddp 1f1b last stage") << "megatron-core" << 1 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 7.5 << 30.0;
         // Two chunks of 10 ms backward and 15 ms traffic: chunk 0's traffic has only its own last
         // backward (15 - 10); both chunks' 30 ms have 4 + 1 backwards (50 ms).
-        QTest::newRow("ddp interleaved, the last chunk") << 1 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 5.0 << 30.0;
+        QTest::newRow("ddp interleaved, the last chunk") << "megatron-core" << 1 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 5.0 << 30.0;
         // 120 ms: both chunks bind, 120 - 50.
-        QTest::newRow("ddp interleaved, beyond the cooldown") << 1 << 0 << 2 << 20.0 << 120.0 << 15.0 << 330.0 << 70.0 << 120.0;
+        QTest::newRow("ddp interleaved, beyond the cooldown") << "megatron-core" << 1 << 0 << 2 << 20.0 << 120.0 << 15.0 << 330.0 << 70.0 << 120.0;
         // Every backward hides its own 15 ms but its last bucket: 8 x 3.75.
-        QTest::newRow("fsdp 1f1b hidden") << 2 << 3 << 1 << 20.0 << 15.0 << 3.75 << 330.0 << 30.0 << 120.0;
+        QTest::newRow("fsdp 1f1b hidden") << "megatron-core" << 2 << 3 << 1 << 20.0 << 15.0 << 3.75 << 330.0 << 30.0 << 120.0;
         // 30 ms against a 20 ms backward: 8 x 10, with or without idle slots in the pipeline.
-        QTest::newRow("fsdp 1f1b longer than its backward") << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 80.0 << 240.0;
-        QTest::newRow("fsdp 1f1b, no bubble") << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 240.0 << 80.0 << 240.0;
+        QTest::newRow("fsdp 1f1b longer than its backward") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 80.0 << 240.0;
+        QTest::newRow("fsdp 1f1b, no bubble") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 240.0 << 80.0 << 240.0;
         // Two chunks: 16 chunk backwards of 10 ms, each with 15 ms: 16 x 5.
-        QTest::newRow("fsdp interleaved") << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 80.0 << 240.0;
+        QTest::newRow("fsdp interleaved") << "megatron-core" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 80.0 << 240.0;
+        // torchtitan under PP reduces once, but each chunk's last backward waits for its own
+        // reduce-scatters (FSDP2's root callback): 15 - 10 for each of the two chunks (5 before,
+        // queued under the other chunk's backwards as Megatron's DDP).
+        QTest::newRow("fsdp2 pipelining, chunks wait") << "torchtitan" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 10.0 << 30.0;
+        // Last stage: the last chunk also under the 3-step flush (its last bucket left).
+        QTest::newRow("fsdp2 pipelining, last stage") << "torchtitan" << 2 << 3 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 8.75 << 30.0;
     }
     void reductionHidesUnderTheSchedule()
     {
+        QFETCH(QString, framework);
         QFETCH(int, zero);
         QFETCH(int, stage);
         QFETCH(int, chunks);
@@ -315,6 +323,7 @@ private Q_SLOTS:
         QFETCH(double, exposedMs);
         QFETCH(double, commMs);
         megatron::ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
         s.dp = 64;
         s.pp = 4;
         s.vpp = chunks;
@@ -333,7 +342,8 @@ private Q_SLOTS:
         t.backward_s = backwardMs / 1e3;
         t.pipeline_s = pipelineMs / 1e3;
         const megatron::GradientReduction r = megatron::gradientReduction(s.framework, s.zero, s.pp);
-        QCOMPARE(r.every_microbatch, zero == 2);
+        QCOMPARE(r.every_microbatch, zero == 2 && framework == "megatron-core");
+        QCOMPARE(r.chunk_waits, framework == "torchtitan");
         const megatron::DpExposure e = megatron::dpExposure(s, dp, r, 1.0, t);
         QVERIFY2(std::abs(e.exposed_s * 1e3 - exposedMs) < 1e-9,
             qPrintable(QString("exposed %1 ms, expected %2 ms").arg(e.exposed_s * 1e3).arg(exposedMs)));
