@@ -25,6 +25,11 @@ GradientReduction gradientReduction(Framework framework, int zero, int pp)
         // still resharded after each backward, so it is gathered again before the next forward.
         r.every_microbatch = pp == 1;
         r.gather_every_microbatch = pp == 1 && zero >= 1;
+        // Each pipeline stage module is its own FSDP root: the last micro-batch's backward of a
+        // model chunk ends in _root_post_backward_final_callback, which makes the compute stream
+        // wait for that chunk's reduce-scatters (is_last_backward; torch/distributed/fsdp/
+        // _fully_shard/_fsdp_state.py, pytorch/pytorch 01c9f4fc).
+        r.chunk_waits = pp > 1;
         r.sharded_gradients = zero >= 1;
         r.full_gradients = zero == 0 || pp > 1;
         return r;
@@ -125,9 +130,6 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
     const int m = t.m;
     double exposedS = 0;
     double commS = 0;
-    // The share of the hidden traffic that runs beside compute kernels (below): 1 where the
-    // traffic hides under the backwards themselves, less where it also runs through idle slots.
-    double besideComputeShare = 1.0;
     if (s.zero == 3) {
         // FSDP2 / Megatron-FSDP: one unit per layer, all-gathered before its forward with a
         // prefetch depth of 1 (the next layer's gather runs under this layer's compute), and
@@ -151,72 +153,82 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
             + (m - reductions) * backwardExposed(0.0);
         commS = L * (m * (dp.gather_s + backwardGather) + reductions * dp.reduce_s);
     } else {
-        // Megatron's DDP (--overlap-grad-reduce, --overlap-param-gather): gradients are
-        // reduced once per iteration in buckets, each launched when the last micro-batch's
-        // backward has produced it, so the rest of that backward hides the traffic and the
-        // last bucket is always exposed; the parameter all-gathers of the distributed
-        // optimizer run bucket by bucket under the next forward, the first exposed.
+        // Megatron's DDP and distributed optimizer (--overlap-grad-reduce, --overlap-param-gather):
+        // one reduction per iteration. Megatron's interleaved schedule lifts no_sync for a model
+        // chunk at that chunk's last micro-batch (schedules.py, backward_step_helper_preprocess:
+        // is_last_microbatch_for_model_chunk -> enable_grad_sync), each bucket's reduce is
+        // launched on the communication stream as its gradients are ready
+        // (param_and_grad_buffer.py, register_grad_ready -> start_grad_sync, async_op) and only
+        // finalize_model_grads waits (finish_grad_sync), before the optimizer: a chunk's traffic
+        // hides under the rest of the schedule, the later chunks' backwards included
+        // (NVIDIA/Megatron-LM d98e8a64). In the cooldown the backwards run in groups of g = min(m, p)
+        // micro-batches per chunk, chunk v - 1 first (get_model_chunk_id), so the last k chunks
+        // to complete start their last backward (k - 1)·g + 1 chunk steps before the stage's end,
+        // and stage i ends i chunk steps before stage 0 (the pipeline flush). The chunks queue on
+        // one stream (FIFO): whatever of the last k chunks' traffic does not fit in that time is
+        // exposed, the worst k binding; at least the last bucket. The parameter gathers mirror it
+        // in the first forwards (chunk k's first forward comes k·g steps in, stage i i steps late).
         // Without overlap everything waits for the end of the backward.
-        // The window: a model chunk's gradients are final after its last backward, and under
-        // interleaving the last backwards of chunks v-1 .. 1 come (v - 1)·p chunk steps before
-        // the last one (Megatron's interleaved 1F1B cooldown, schedules.py); stage i also ends
-        // i chunk steps before stage 0 (the pipeline flush). The parameter gathers mirror it in
-        // the first forwards: chunk j's first forward comes j·p steps into the warm-up, and
-        // stage i starts i steps late.
         const double hide = s.overlap_grad_reduce ? dpOverlap : 0.0;
-        const double windowChunks = std::min(double(m) * v, double((v - 1) * p + v + i));
-        double gradExposed = std::max(
-            s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s, dp.grad_s - hide * windowChunks * t.backward_s / v);
-        double gatherExposed = dp.gather_total_s <= 0
-            ? 0.0
-            : std::max(s.overlap_grad_reduce ? dp.first_bucket_s : dp.gather_total_s,
-                dp.gather_total_s - hide * windowChunks * t.forward_s / v);
+        const int g = std::max(1, std::min(m, p));
+        auto queueExposed = [&](double traffic, double chunkComputeS, double edge) {
+            double exposed = s.overlap_grad_reduce ? edge : traffic;
+            for (int k = 1; k <= v; ++k) {
+                const double windowChunks = std::min(double(m) * v, double((k - 1) * g + 1 + i));
+                exposed = std::max(exposed, traffic * k / v - hide * windowChunks * chunkComputeS);
+            }
+            return exposed;
+        };
+        double gradExposed = queueExposed(dp.grad_s, t.backward_s / v, dp.last_bucket_s);
+        if (reduction.chunk_waits && v > 1) {
+            // FSDP2 under pipelining (GradientReduction::chunk_waits): the end of each chunk's
+            // last backward waits for its reduce-scatters, so each chunk's traffic hides under
+            // that backward only; the last chunk to complete also under stage i's flush.
+            const double chunkGradS = dp.grad_s / v;
+            const double chunkBackwardS = t.backward_s / v;
+            const double edge = s.overlap_grad_reduce ? std::min(dp.last_bucket_s, chunkGradS) : chunkGradS;
+            gradExposed = (v - 1) * std::max(edge, chunkGradS - hide * chunkBackwardS)
+                + std::max(edge, chunkGradS - hide * (1 + i) * chunkBackwardS);
+        }
+        double gatherExposed
+            = dp.gather_total_s <= 0 ? 0.0 : queueExposed(dp.gather_total_s, t.forward_s / v, dp.first_bucket_s);
         commS = dp.grad_s + dp.gather_total_s;
         if (reduction.every_microbatch && m > 1) {
             // Megatron-FSDP, DeepSpeed ZeRO 2, FSDP outside pipelining (gradientReduction()):
-            // every micro-batch's backward launches its buckets' reduce-scatters, m per
-            // iteration, on one communication stream that also carries the gathers when they
-            // too come every micro-batch. That stream works independently of the compute
-            // stream, through the stage's idle pipeline slots too, from the stage's first
-            // backward to the end of the pipeline; whatever does not fit in that window, and
-            // the last micro-batch's last bucket, waits at the end of the iteration. The first
-            // backward of stage i comes after its warm-up forwards (Megatron's schedules.py:
-            // p - i - 1 for 1F1B, (p - i - 1)·2 + (v - 1)·p chunks interleaved), then one
-            // more forward, behind the i stages before it, and once the first micro-batch's
-            // backward has crossed the p - 1 - i stages after it. Gathered every micro-batch,
-            // the weights are prefetched under the forwards from the start.
-            const double fChunk = t.forward_s / v;
-            const double bChunk = t.backward_s / v;
-            const int warmupChunks = std::min(m * v, v > 1 ? (p - i - 1) * 2 + (v - 1) * p : p - i - 1);
-            const double firstBackwardS = (i + warmupChunks + 1) * fChunk + (p - 1 - i) * bChunk;
-            const double window = std::max(m * t.backward_s, t.pipeline_s - firstBackwardS)
-                + (reduction.gather_every_microbatch ? std::min(firstBackwardS, m * t.forward_s) : 0.0);
-            const double gathers = reduction.gather_every_microbatch ? m * dp.gather_total_s : 0.0;
-            const double perIteration = m * dp.grad_s + gathers;
-            const double edges = (s.overlap_grad_reduce ? dp.last_bucket_s : dp.grad_s)
-                + (reduction.gather_every_microbatch ? dp.first_bucket_s : 0.0);
-            gradExposed = std::max(edges, perIteration - hide * window);
-            // The window holds the stage's backwards, its forwards after the warm-up and idle
-            // pipeline slots (the bubble, the wait for the stages after it); traffic spread over
-            // it meets compute kernels only in the compute's share of the window, and NCCL's CTAs
-            // take no SMs from kernels that are not running (the slowdown below, time-weighted).
-            const double warmupForwardS = std::min(m * t.forward_s, (warmupChunks + 1) * fChunk);
-            const double computeInWindowS = m * t.backward_s + (m * t.forward_s - warmupForwardS)
-                + (reduction.gather_every_microbatch ? std::min(warmupForwardS, firstBackwardS) : 0.0);
-            if (window > 0)
-                besideComputeShare = std::clamp(computeInWindowS / window, 0.0, 1.0);
-            if (reduction.gather_every_microbatch)
-                gatherExposed = 0;
-            commS = perIteration + (reduction.gather_every_microbatch ? 0.0 : dp.gather_total_s);
+            // every backward of a model chunk launches its buckets' reduce-scatters on a side
+            // stream as its gradients are ready, and the end of that backward waits for them
+            // on the compute stream, so they hide under that backward only, never under the
+            // later micro-batches or the pipeline's idle slots:
+            // - Megatron-FSDP: _root_post_backward -> GradReducePipeline.reset() ->
+            //   wait_for_previous_grad_reduce(0), event.wait() for every queued bucket
+            //   (megatron_fsdp.py, param_and_grad_buffer.py, NVIDIA/Megatron-LM d98e8a64);
+            // - FSDP2: _root_post_backward_final_callback waits for the last reduce-scatter's
+            //   events when is_last_backward (the default: every backward syncs)
+            //   (torch/distributed/fsdp/_fully_shard/_fsdp_state.py, pytorch/pytorch 01c9f4fc);
+            // - DeepSpeed ZeRO 2 (overlap_comm): independent_gradient_partition_epilogue after
+            //   every backward synchronizes the device (deepspeed/runtime/zero/stage_1_and_2.py,
+            //   deepspeedai/DeepSpeed 02aa38c3).
+            // Per chunk backward: its traffic (the stage's over v) less what that backward hides,
+            // at least its last bucket; m·v of them. Gathered every micro-batch (FSDP2 reshards
+            // after the backward), the weights are prefetched under the next forward, the
+            // first bucket exposed.
+            const double chunkGradS = dp.grad_s / v;
+            const double edge = s.overlap_grad_reduce ? std::min(dp.last_bucket_s, chunkGradS) : chunkGradS;
+            gradExposed = double(m) * v * std::max(edge, chunkGradS - hide * t.backward_s / v);
+            if (reduction.gather_every_microbatch) {
+                const double gatherEdge = s.overlap_grad_reduce ? dp.first_bucket_s : dp.gather_total_s;
+                gatherExposed = m * std::max(gatherEdge, dp.gather_total_s - hide * t.forward_s);
+            }
+            commS = m * dp.grad_s + (reduction.gather_every_microbatch ? m : 1) * dp.gather_total_s;
         }
         exposedS = gradExposed + gatherExposed;
     }
     // The traffic that hides under the compute slows it: NCCL's CTAs take SMs from the overlapped
     // kernels (DpTraffic::compute_slowdown), for as long as the two run together: the hidden
-    // traffic's share beside compute kernels, at most the stage's compute.
+    // traffic, at most the stage's compute (every rule above hides it under compute kernels).
     const double hiddenS = std::max(0.0, commS - exposedS);
     const double computeS = m * (t.forward_s + t.backward_s);
-    exposedS += dp.compute_slowdown * std::min(besideComputeShare * hiddenS, computeS);
+    exposedS += dp.compute_slowdown * std::min(hiddenS, computeS);
     return { exposedS, commS };
 }
 

@@ -27,6 +27,10 @@ struct GradientReduction {
     // shard of the gradients, or both (FSDP2 under torch.distributed.pipelining).
     bool full_gradients = true;
     bool sharded_gradients = false;
+    // Reduced once, but each model chunk's reducing backward waits for its own reduction at its
+    // end (FSDP2's root post-backward callback under torch.distributed.pipelining): a chunk's
+    // traffic hides under its own last backward, not under the other chunks' (dpExposure()).
+    bool chunk_waits = false;
 
     int reductions(int microbatches) const { return every_microbatch ? microbatches : 1; }
 };
@@ -66,7 +70,9 @@ struct DpStageTiming {
     int layers = 1;
     double forward_s = 0; // the stage's forward of one micro-batch, all its chunks
     double backward_s = 0;
-    double pipeline_s = 0; // the simulated pipeline's makespan
+    // The simulated pipeline's makespan. Not read by dpExposure() since the frameworks' waits are
+    // modelled (docs/collectives.md, "What the schedule hides"): no traffic runs through idle slots.
+    double pipeline_s = 0;
 };
 
 struct DpExposure {
@@ -78,10 +84,11 @@ struct DpExposure {
 DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale);
 
-// How much of a stage's DP traffic is exposed, as each framework issues it (gradientReduction()):
-// FSDP's per-layer gathers and reduce-scatters (ZeRO 3), Megatron's bucketed reduction once per
-// iteration, or one reduction per micro-batch (docs/collectives.md, "Gradient reduction per
-// framework"), plus what the hidden traffic costs the compute it runs beside
+// How much of a stage's DP traffic is exposed, as each framework issues it (gradientReduction())
+// and waits for it (docs/collectives.md, "What the schedule hides"): FSDP's per-layer gathers and
+// reduce-scatters (ZeRO 3), Megatron's bucketed reduction once per iteration, each model chunk's
+// from its last backward on under the rest of the schedule, or one reduction per chunk backward,
+// waited for at that backward's end; plus what the hidden traffic costs the compute it runs beside
 // (DpTraffic::compute_slowdown).
 DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const GradientReduction& reduction,
     double dpOverlap, const DpStageTiming& t);

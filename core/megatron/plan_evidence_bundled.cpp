@@ -16,7 +16,7 @@ const EvidenceCoverage& bundledCoverage()
         c.max_pp = 64;
         c.max_cp = 32;
         c.max_ep = 64;
-        c.max_dp_by_zero = { 32, 96, 512, 512 };
+        c.max_dp_by_zero = { 32, 128, 512, 512 };
         c.min_world = 8;
         c.max_world = 16384;
         c.min_params_b = 0.125228544;

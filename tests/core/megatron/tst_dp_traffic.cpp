@@ -267,50 +267,87 @@ private Q_SLOTS:
         else
             QCOMPARE(with.exposed_s, without.exposed_s);
     }
-    // Reduced in every micro-batch's backward (Megatron-FSDP, ZeRO 2), the traffic spreads over a
-    // window that also holds idle pipeline slots; only its share beside compute kernels slows them.
-    // Last of 4 1F1B stages, 8 micro-batches of 10 ms forward and 20 ms backward, a 330 ms pipeline
-    // (90 ms bubble): first backward after 4 forwards (40 ms), window 290 ms holding 160 ms of
-    // backwards and 70 ms of later forwards; 240 ms of reduce-scatters, 7.5 ms (the last bucket)
-    // exposed, 232.5 ms hidden, 230 / 290 of it beside compute.
-    void hiddenTrafficSlowsOnlyTheComputeBesideIt_data()
+    // What of the gradient reduction the schedule hides (dpExposure, docs/collectives.md "What the
+    // schedule hides"), derived by hand per row; no SM slowdown, dp_overlap 1. Megatron's DDP and
+    // distributed optimizer reduce each model chunk once, from its last backward on, on a stream
+    // only finalize_model_grads waits for: the last k chunks' traffic against their
+    // (k - 1)·g + 1 + i chunk backwards (g = min(m, p), i the stage's flush), the worst k binding.
+    // Megatron-FSDP (and FSDP2, DeepSpeed ZeRO 2) reduce in every chunk's backward and wait for it
+    // at that backward's end: m·v times what one chunk backward does not hide, whatever the
+    // pipeline's length.
+    void reductionHidesUnderTheSchedule_data()
     {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("chunks");
+        QTest::addColumn<double>("backwardMs"); // the stage's, per micro-batch, all chunks
+        QTest::addColumn<double>("gradMs"); // all of the stage's buckets, one reduction
+        QTest::addColumn<double>("lastBucketMs");
         QTest::addColumn<double>("pipelineMs");
-        QTest::addColumn<double>("besideComputeShare");
-        QTest::newRow("bubble") << 330.0 << 230.0 / 290;
-        // No bubble: window 200 ms (60 ms of the traffic exposed), all of it compute (230 ms).
-        QTest::newRow("no bubble") << 240.0 << 1.0;
+        QTest::addColumn<double>("exposedMs");
+        QTest::addColumn<double>("commMs");
+        // p 4, m 8. 1F1B, first stage: only the last backward hides it (30 - 20).
+        QTest::newRow("ddp 1f1b first stage") << "megatron-core" << 1 << 0 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 10.0 << 30.0;
+        // Last stage: 1 + 3 backwards (the flush) hide all but the last bucket.
+        QTest::newRow("ddp 1f1b last stage") << "megatron-core" << 1 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 7.5 << 30.0;
+        // Two chunks of 10 ms backward and 15 ms traffic: chunk 0's traffic has only its own last
+        // backward (15 - 10); both chunks' 30 ms have 4 + 1 backwards (50 ms).
+        QTest::newRow("ddp interleaved, the last chunk") << "megatron-core" << 1 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 5.0 << 30.0;
+        // 120 ms: both chunks bind, 120 - 50.
+        QTest::newRow("ddp interleaved, beyond the cooldown") << "megatron-core" << 1 << 0 << 2 << 20.0 << 120.0 << 15.0 << 330.0 << 70.0 << 120.0;
+        // Every backward hides its own 15 ms but its last bucket: 8 x 3.75.
+        QTest::newRow("fsdp 1f1b hidden") << "megatron-core" << 2 << 3 << 1 << 20.0 << 15.0 << 3.75 << 330.0 << 30.0 << 120.0;
+        // 30 ms against a 20 ms backward: 8 x 10, with or without idle slots in the pipeline.
+        QTest::newRow("fsdp 1f1b longer than its backward") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 80.0 << 240.0;
+        QTest::newRow("fsdp 1f1b, no bubble") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 240.0 << 80.0 << 240.0;
+        // Two chunks: 16 chunk backwards of 10 ms, each with 15 ms: 16 x 5.
+        QTest::newRow("fsdp interleaved") << "megatron-core" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 80.0 << 240.0;
+        // torchtitan under PP reduces once, but each chunk's last backward waits for its own
+        // reduce-scatters (FSDP2's root callback): 15 - 10 for each of the two chunks (5 before,
+        // queued under the other chunk's backwards as Megatron's DDP).
+        QTest::newRow("fsdp2 pipelining, chunks wait") << "torchtitan" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 10.0 << 30.0;
+        // Last stage: the last chunk also under the 3-step flush (its last bucket left).
+        QTest::newRow("fsdp2 pipelining, last stage") << "torchtitan" << 2 << 3 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 8.75 << 30.0;
     }
-    void hiddenTrafficSlowsOnlyTheComputeBesideIt()
+    void reductionHidesUnderTheSchedule()
     {
+        QFETCH(QString, framework);
+        QFETCH(int, zero);
+        QFETCH(int, stage);
+        QFETCH(int, chunks);
+        QFETCH(double, backwardMs);
+        QFETCH(double, gradMs);
+        QFETCH(double, lastBucketMs);
         QFETCH(double, pipelineMs);
-        QFETCH(double, besideComputeShare);
+        QFETCH(double, exposedMs);
+        QFETCH(double, commMs);
         megatron::ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
         s.dp = 64;
         s.pp = 4;
-        s.zero = 2;
+        s.vpp = chunks;
+        s.zero = zero;
         s.overlap_grad_reduce = true;
         megatron::DpTraffic dp;
-        dp.grad_s = 0.030;
-        dp.last_bucket_s = dp.grad_s / 4;
+        dp.grad_s = gradMs / 1e3;
+        dp.last_bucket_s = lastBucketMs / 1e3;
         megatron::DpStageTiming t;
-        t.stage_index = 3;
+        t.stage_index = stage;
         t.p = 4;
-        t.v = 1;
+        t.v = chunks;
         t.m = 8;
         t.layers = 8;
-        t.forward_s = 0.010;
-        t.backward_s = 0.020;
+        t.forward_s = backwardMs / 2e3;
+        t.backward_s = backwardMs / 1e3;
         t.pipeline_s = pipelineMs / 1e3;
         const megatron::GradientReduction r = megatron::gradientReduction(s.framework, s.zero, s.pp);
-        QVERIFY(r.every_microbatch);
-        const megatron::DpExposure without = megatron::dpExposure(s, dp, r, 0.9, t);
-        dp.compute_slowdown = 16.0 / 116;
-        const megatron::DpExposure with = megatron::dpExposure(s, dp, r, 0.9, t);
-        const double hidden = without.comm_s - without.exposed_s;
-        const double expected = without.exposed_s + dp.compute_slowdown * besideComputeShare * hidden;
-        QVERIFY2(std::abs(with.exposed_s - expected) < 1e-12,
-            qPrintable(QString("exposed %1 ms, expected %2 ms").arg(with.exposed_s * 1e3).arg(expected * 1e3)));
+        QCOMPARE(r.every_microbatch, zero == 2 && framework == "megatron-core");
+        QCOMPARE(r.chunk_waits, framework == "torchtitan");
+        const megatron::DpExposure e = megatron::dpExposure(s, dp, r, 1.0, t);
+        QVERIFY2(std::abs(e.exposed_s * 1e3 - exposedMs) < 1e-9,
+            qPrintable(QString("exposed %1 ms, expected %2 ms").arg(e.exposed_s * 1e3).arg(exposedMs)));
+        QVERIFY2(std::abs(e.comm_s * 1e3 - commMs) < 1e-9, qPrintable(QString::number(e.comm_s * 1e3)));
     }
 };
 
