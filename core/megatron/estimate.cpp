@@ -317,7 +317,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             activationPeakMb = (inflight * activationBytes + transientBytes) / kMb + logitsMb;
         }
         stage.memory_from_ledger = ledger;
-        stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
+        if (keepStages) // only the kept stages show it
+            stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
         mem.logits_mb = logitsMb;
         // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
