@@ -63,7 +63,11 @@ std::size_t layerCostSlot(const ParallelStrategy& key, std::size_t entries)
     return std::size_t(h % entries);
 }
 
-constexpr std::size_t kLayerCostEntries = 1024;
+// Slots of the direct-mapped memo: a DeepSeek-V3-style search on 16384 GPUs meets tens of
+// thousands of layer-cost keys (tp x cp and its exchange x ep, etp x micro-batch x recompute), and
+// 1024 slots evicted most of them between the pipeline shapes that share them (perf: the layer
+// costs 9 % of that search with 1024 slots, 2 % with 8192; about 5 MB per search worker).
+constexpr std::size_t kLayerCostEntries = 8192;
 
 } // namespace
 
@@ -146,6 +150,31 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
         denseKeptWhole = layerCost(model, whole, hw, false, false);
         titan = torchtitanBlockActivations(model, s);
     }
+    // What one layer adds to its chunk, per kind (dense or MoE, recomputed or not under full
+    // recompute): the same values each layer of the kind adds, costed once per call, not per
+    // layer (issue 22: speed); the chunk still adds them layer by layer, so its sums are the
+    // same to the bit.
+    const bool full = s.recompute == Recompute::Full;
+    struct LayerKind {
+        const LayerCost* cost = nullptr;
+        double forward_s = 0;
+        double backward_s = 0;
+        double dense_params = 0; // layerWeightsPerGpu
+        double expert_params = 0; // what layerWeightsPerGpu adds to the chunk's experts
+        double linear_params = 0;
+    };
+    const auto kindOf = [&](bool isMoe) {
+        LayerKind kind;
+        kind.cost = isMoe ? (full ? &moeRecomputed : &moe) : (full ? &denseRecomputed : &dense);
+        kind.forward_s = kind.cost->forwardS(scales);
+        kind.backward_s = kind.cost->backwardS(scales);
+        kind.dense_params = layerWeightsPerGpu(model, count, s, isMoe, kind.expert_params);
+        if (!isMoe)
+            kind.linear_params = (count.attention - replicatedAttention + count.dense_mlp) / s.tp + replicatedAttention;
+        return kind;
+    };
+    const LayerKind denseKind = kindOf(false);
+    const LayerKind moeKind = model.moe ? kindOf(true) : LayerKind {};
     std::vector<ChunkCost> chunks(std::size_t(p * v));
     int layer = 0;
     for (int j = 0; j < v; ++j) {
@@ -156,14 +185,14 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
             // Full recompute, Megatron's uniform method: every layer is recomputed, in groups of
             // recompute_num_layers; a group keeps its input and rebuilds its layers' activations
             // during its backward.
-            const bool full = s.recompute == Recompute::Full;
             const int group = std::max(1, s.recompute_num_layers);
             double groupBytes = 0;
             for (int k = 0; k < chunk.layers; ++k, ++layer) {
                 const bool isMoe = model.isMoeLayer(layer);
-                const LayerCost& c = isMoe ? (full ? moeRecomputed : moe) : (full ? denseRecomputed : dense);
-                chunk.forward_s += c.forwardS(scales);
-                chunk.backward_s += c.backwardS(scales);
+                const LayerKind& kind = isMoe ? moeKind : denseKind;
+                const LayerCost& c = *kind.cost;
+                chunk.forward_s += kind.forward_s;
+                chunk.backward_s += kind.backward_s;
                 if (full) {
                     if (k % group == 0) {
                         chunk.activation_bytes += c.input_bytes;
@@ -188,10 +217,11 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     chunk.activation_bytes += c.activation_bytes;
                     chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
                 }
-                chunk.dense_params += layerWeightsPerGpu(model, count, s, isMoe, chunk.expert_params);
-                if (!isMoe)
-                    chunk.linear_params += (count.attention - replicatedAttention + count.dense_mlp) / s.tp
-                        + replicatedAttention;
+                chunk.dense_params += kind.dense_params;
+                if (isMoe)
+                    chunk.expert_params += kind.expert_params;
+                else
+                    chunk.linear_params += kind.linear_params;
             }
             // torchtitan's ring attention: its backward's gathered K, V and fp32 accumulators on top
             // of the block being rebuilt (torchtitanRingAttentionBytes).

@@ -9,6 +9,7 @@
 #include "core/hardware/device_memory.h"
 #include "core/megatron/chunk_costs.h"
 #include "core/megatron/dp_traffic.h"
+#include "core/megatron/estimate_memo.h"
 #include "core/megatron/hsdp.h"
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/memory_ledger_explain.h"
@@ -51,31 +52,6 @@ SimulatedPipeline simulatePipeline(const PipelineSimulation& pipeline)
     options.build_timeline = false;
     const sim::SimulationResult result = sim::simulate(pipeline.input, pipeline.schedule, options);
     return { result.makespan_us * 1e-6, result.peak_memory_mb_per_device, result.peak_state_joined_mb_per_device };
-}
-
-// A lower bound of the simulated makespan: stage i starts when the first micro-batch's forward
-// of the first model chunk has crossed stages 0..i-1, then does all its own work, and after its
-// last op the last micro-batch's backward of the first chunk still has to cross stages i-1..0
-// (with ZB-H1 the weight-gradient halves may fill that tail, so it is left out).
-double pipelineLowerBoundS(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s)
-{
-    const int p = s.pp;
-    const int m = s.microbatches();
-    double head = 0;
-    double tail = 0;
-    double bound = 0;
-    for (int i = 0; i < p; ++i) {
-        double work = 0;
-        for (int j = 0; j < s.vpp; ++j) {
-            const ChunkCost& c = chunks[std::size_t(j * p + i)];
-            work += c.forward_s + c.backward_s;
-        }
-        const double tailHere = s.schedule == PipelineSchedule::ZbH1 ? 0.0 : tail;
-        bound = std::max(bound, head + m * work + tailHere);
-        head += chunks[std::size_t(i)].forward_s;
-        tail += chunks[std::size_t(i)].backward_s;
-    }
-    return bound;
 }
 
 // Activations at the peak, in micro-batches of a whole stage: 1F1B warms up p - i of them;
@@ -151,86 +127,29 @@ std::vector<hardware::Communicator> planCommunicators(const model::ModelDescript
     return groups;
 }
 
-// The fields the pipeline's chunk costs read: everything but the ZeRO stage, the schedule (its
-// chunk count vpp stays) and the global batch. (A change that makes chunkCosts() or endCosts()
-// read one of these must take it out of here.)
-ParallelStrategy chunkCostKey(ParallelStrategy s)
+// The device memory beside the tensors that does not follow a stage's churn (deviceMemory() with
+// none): the same for every stage of a plan.
+hardware::DeviceMemory fixedDeviceMemory(
+    const model::ModelDescription& model, const ParallelStrategy& s, const hardware::ClusterDescription& cluster)
 {
-    s.zero = 0;
-    s.dp_shard = 0;
-    s.schedule = PipelineSchedule::OneFOneB;
-    s.global_batch_size = 0;
-    return s;
+    hardware::DeviceMemoryInput device;
+    device.gpu_name = cluster.gpu.name;
+    device.communicators = planCommunicators(model, s);
+    return hardware::deviceMemory(device);
 }
 
-} // namespace
-
-struct EstimateMemo::Entries {
-    struct Entry {
-        ParallelStrategy key;
-        std::vector<int> stage_layers;
-        PipelineCosts costs;
-    };
-    std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
-    LayerCostMemo layers; // for the misses: candidates that differ in the pipeline's shape too
-    // The data-parallel traffic of the last candidate's stages, for the next candidates that
-    // differ only in recompute (the search's innermost loop), which dpTraffic() does not read: the
-    // strategy without its recompute fields, the scale, and per stage its inputs and traffic.
-    struct DpEntry {
-        double dense_params = 0;
-        double expert_params = 0;
-        int layers = 0;
-        DpTraffic traffic;
-    };
-    ParallelStrategy dp_key;
-    double dp_scale = 0;
-    bool dp_valid = false;
-    std::vector<DpEntry> dp_stages;
-    std::size_t used = 0;
-    std::size_t next = 0;
-};
-
-EstimateMemo::EstimateMemo()
-    : entries(std::make_unique<Entries>())
+// The same kept with the memo's chunk costs: planCommunicators() reads, beyond the chunk costs'
+// key, whether ZeRO shards (isHybridSharded: zero >= 1) and dp_shard.
+const hardware::DeviceMemory& memoFixedDevice(EstimateMemo::Entries::Entry& entry, const model::ModelDescription& model,
+    const ParallelStrategy& s, const hardware::ClusterDescription& cluster)
 {
-}
-
-EstimateMemo::~EstimateMemo() = default;
-
-namespace {
-
-const EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model::ModelDescription& model,
-    const ParallelStrategy& s, const hardware::HardwareModel& hw, const TimeScales& scales)
-{
-    ParallelStrategy key = chunkCostKey(s);
-    for (std::size_t k = 0; k < memo.used; ++k) {
-        if (memo.ring[k].key == key)
-            return memo.ring[k];
+    EstimateMemo::Entries::Entry::FixedDevice& fixed = entry.fixed_device[s.zero >= 1 ? 1 : 0];
+    if (!fixed.valid || fixed.dp_shard != s.dp_shard) {
+        fixed.memory = fixedDeviceMemory(model, s, cluster);
+        fixed.dp_shard = s.dp_shard;
+        fixed.valid = true;
     }
-    EstimateMemo::Entries::Entry& entry = memo.ring[memo.next];
-    memo.next = (memo.next + 1) % memo.ring.size();
-    memo.used = std::min(memo.ring.size(), memo.used + 1);
-    entry.key = std::move(key);
-    entry.stage_layers = stageLayerCounts(s, model.num_layers);
-    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales, &memo.layers);
-    return entry;
-}
-
-// The memo's data-parallel traffic for `s`, emptied when `s` differs from the last candidate in
-// more than its recompute fields.
-std::vector<EstimateMemo::Entries::DpEntry>& dpMemo(EstimateMemo::Entries& memo, const ParallelStrategy& s, double scale)
-{
-    ParallelStrategy key = s;
-    key.recompute = Recompute::None;
-    key.recompute_modules = RecomputeModules();
-    key.recompute_num_layers = 0;
-    if (!memo.dp_valid || !(memo.dp_key == key) || memo.dp_scale != scale) {
-        memo.dp_key = key;
-        memo.dp_scale = scale;
-        memo.dp_valid = true;
-        memo.dp_stages.clear();
-    }
-    return memo.dp_stages;
+    return fixed.memory;
 }
 
 } // namespace
@@ -289,11 +208,12 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const std::vector<int>* layersUsed = &ownLayers;
     const PipelineCosts* costsUsed = &ownCosts;
     std::vector<EstimateMemo::Entries::DpEntry>* dpStages = nullptr;
+    EstimateMemo::Entries::Entry* entry = nullptr;
     if (options.memo) {
         dpStages = &dpMemo(*options.memo->entries, s, options.scales.dp);
-        const EstimateMemo::Entries::Entry& entry = memoEntry(*options.memo->entries, model, s, hw, options.scales);
-        layersUsed = &entry.stage_layers;
-        costsUsed = &entry.costs;
+        entry = &memoEntry(*options.memo->entries, model, s, hw, options.scales);
+        layersUsed = &entry->stage_layers;
+        costsUsed = &entry->costs;
     } else {
         ownLayers = stageLayerCounts(s, model.num_layers);
         ownCosts = pipelineCosts(model, s, hw, ownLayers, options.scales);
@@ -302,10 +222,16 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const PipelineCosts& costs = *costsUsed;
     const std::vector<ChunkCost>& chunks = costs.chunks;
     const EndCosts& end = costs.end;
+    // Each stage's sums over its chunks, kept with the memo's chunk costs.
+    std::vector<StageChunkSums> ownSums;
+    const std::vector<StageChunkSums>& stageSums = entry ? entry->stage_sums : (ownSums = stageChunkSums(costs, s));
     // One simulation gives the makespan and each stage's memory ledger (docs/memory-model.md).
     // The simulator's input (micro-batches x chunks) is built only when simulated: the search's
     // first pass bounds ~10^5 candidates and must not allocate it for each (issue 22: speed).
-    const std::vector<StageState> states = stageStates(model, costs, s, stageLayers, cluster);
+    std::vector<StageState> ownStates;
+    const std::vector<StageState>& states = options.memo
+        ? memoStageStates(*options.memo->entries, model, costs, s, stageLayers, cluster)
+        : (ownStates = stageStates(model, costs, s, stageLayers, cluster));
     SimulatedPipeline simulated;
     bool ledger = true;
     if (p == 1) {
@@ -317,7 +243,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     } else if (options.simulate_pipeline) {
         simulated = simulatePipeline(memoryPipeline(costs, states, s, hw));
     } else {
-        simulated.makespan_s = pipelineLowerBoundS(chunks, s);
+        simulated.makespan_s = entry ? memoLowerBoundS(*entry, s)
+                                     : pipelineLowerBoundS(chunks, p, v, m, s.schedule == PipelineSchedule::ZbH1);
         ledger = false;
     }
     const double pipelineS = simulated.makespan_s;
@@ -327,14 +254,14 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const hardware::GroupShape expertDp { s.expertDp(), s.ep * s.etp };
     double worstTailS = 0;
     double busiestStageS = 0;
-    // The same for every stage: the communicators a rank holds.
-    hardware::DeviceMemoryInput device;
-    device.gpu_name = cluster.gpu.name;
-    device.communicators = planCommunicators(model, s);
-    device.fragmentation = eff.activation_fragmentation;
     // torchtitan's one-node launcher turns expandable segments on, its multi-node one does not
     // (framework.h); Megatron-Core leaves the allocator's default.
-    device.expandable_segments = launcherExpandableSegments(s.framework, cluster.num_nodes);
+    const bool expandableSegments = launcherExpandableSegments(s.framework, cluster.num_nodes);
+    // The same for every stage: the CUDA context, the buffers of the communicators a rank holds
+    // and the cuBLAS workspace; only the allocator cache follows each stage's churn.
+    hardware::DeviceMemory ownFixedDevice;
+    const hardware::DeviceMemory& fixedDevice = entry ? memoFixedDevice(*entry, model, s, cluster)
+                                                      : (ownFixedDevice = fixedDeviceMemory(model, s, cluster));
     // Stages with the same parameters and layers have the same data-parallel traffic (the middle
     // stages of most pipelines): cost it once.
     struct DpKey {
@@ -346,36 +273,26 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const GradientReduction reduction = gradientReduction(s.framework, s.zero, s.pp);
     // The search's first pass reads no stage: keep none (a copy per stage per candidate).
     const bool keepStages = options.full_report || options.explain_peak;
+    const double denseShard = denseShardDegree(s); // HSDP: the shard group (hsdp.h)
+    const double expertShard = expertShardDegree(s);
     if (keepStages)
         result.stages.reserve(std::size_t(p));
     for (int i = 0; i < p; ++i) {
         StageEstimate stage;
         stage.stage = i;
         stage.layers = stageLayers[std::size_t(i)];
-        double denseParams = 0;
-        double expertParams = 0;
-        double activationBytes = 0;
-        double transientBytes = 0;
-        double forwardS = 0;
-        double backwardS = 0;
-        for (int j = 0; j < v; ++j) {
-            const ChunkCost& c = chunks[std::size_t(j * p + i)];
-            denseParams += c.dense_params;
-            expertParams += c.expert_params;
-            activationBytes += c.activation_bytes
-                + heldStageOutputBytes(s, costs.send_bytes, std::size_t(j * p + i) + 1 == chunks.size())
-                - receivedInputAliasBytes(s, costs.send_bytes, j * p + i == 0);
-            transientBytes = std::max(transientBytes, c.transient_bytes);
-            forwardS += c.forward_s;
-            backwardS += c.backward_s;
-        }
+        const StageChunkSums& sums = stageSums[std::size_t(i)];
+        const double denseParams = sums.dense_params;
+        const double expertParams = sums.expert_params;
+        const double activationBytes = sums.activation_bytes;
+        const double transientBytes = sums.transient_bytes;
+        const double forwardS = sums.forward_s;
+        const double backwardS = sums.backward_s;
         stage.forward_ms = forwardS * 1e3;
         stage.backward_ms = backwardS * 1e3;
         busiestStageS = std::max(busiestStageS, m * (forwardS + backwardS));
 
         // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
-        const double denseShard = denseShardDegree(s); // HSDP: the shard group (hsdp.h)
-        const double expertShard = expertShardDegree(s);
         if (dpStages) {
             const auto found = std::ranges::find_if(*dpStages, [&](const EstimateMemo::Entries::DpEntry& e) {
                 return e.dense_params == denseParams && e.expert_params == expertParams && e.layers == stage.layers;
@@ -441,16 +358,19 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             }
         }
         stage.memory_from_ledger = ledger;
-        stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
+        if (keepStages) // only the kept stages show it
+            stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
         mem.logits_mb = logitsMb;
         // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
-        device.churn_mb = activationPeakMb + state.state.gathered_mb + state.state.freed_each_step_mb;
-        const hardware::DeviceMemory overhead = hardware::deviceMemory(device);
+        // What deviceMemory() gives with this churn (device_memory.h).
+        hardware::DeviceMemory overhead = fixedDevice;
+        overhead.allocator_cache_mb = hardware::allocatorCacheMb(activationPeakMb + state.state.gathered_mb
+                + state.state.freed_each_step_mb, eff.activation_fragmentation, expandableSegments);
         // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak; + the
         // segment the pipeline step's merged output needs after the peak (lateAllocationSegmentMb).
         const double lateSegmentMb = hardware::lateAllocationSegmentMb(state.merged_output_mb,
-            state.largest_loss_request_mb, state.state.optimizer_mb, device.expandable_segments);
+            state.largest_loss_request_mb, state.state.optimizer_mb, expandableSegments);
         mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb + lateSegmentMb;
         mem.cuda_context_mb = overhead.cuda_context_mb;
         mem.nccl_mb = overhead.nccl_mb;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/pipeline_costs.h"
 
+#include <algorithm>
+
+#include "core/megatron/pipeline_input.h"
+
 namespace stratex::megatron {
 
 namespace {
@@ -32,6 +36,49 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
     costs.output_bytes = kBytes * tokens * model.vocab_size / s.tp;
     costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
     return costs;
+}
+
+std::vector<StageChunkSums> stageChunkSums(const PipelineCosts& costs, const ParallelStrategy& s)
+{
+    const int p = s.pp;
+    const std::vector<ChunkCost>& chunks = costs.chunks;
+    std::vector<StageChunkSums> stages(static_cast<std::size_t>(p));
+    for (int i = 0; i < p; ++i) {
+        StageChunkSums& sums = stages[std::size_t(i)];
+        for (int j = 0; j < s.vpp; ++j) {
+            const ChunkCost& c = chunks[std::size_t(j * p + i)];
+            sums.dense_params += c.dense_params;
+            sums.expert_params += c.expert_params;
+            sums.activation_bytes += c.activation_bytes
+                + heldStageOutputBytes(s, costs.send_bytes, std::size_t(j * p + i) + 1 == chunks.size())
+                - receivedInputAliasBytes(s, costs.send_bytes, j * p + i == 0);
+            sums.transient_bytes = std::max(sums.transient_bytes, c.transient_bytes);
+            sums.forward_s += c.forward_s;
+            sums.backward_s += c.backward_s;
+        }
+    }
+    return stages;
+}
+
+double pipelineLowerBoundS(const std::vector<ChunkCost>& chunks, int pp, int vpp, int microbatches, bool zbH1)
+{
+    const int p = pp;
+    const int m = microbatches;
+    double head = 0;
+    double tail = 0;
+    double bound = 0;
+    for (int i = 0; i < p; ++i) {
+        double work = 0;
+        for (int j = 0; j < vpp; ++j) {
+            const ChunkCost& c = chunks[std::size_t(j * p + i)];
+            work += c.forward_s + c.backward_s;
+        }
+        const double tailHere = zbH1 ? 0.0 : tail;
+        bound = std::max(bound, head + m * work + tailHere);
+        head += chunks[std::size_t(i)].forward_s;
+        tail += chunks[std::size_t(i)].backward_s;
+    }
+    return bound;
 }
 
 } // namespace stratex::megatron

@@ -2,6 +2,7 @@
 #include "core/megatron/stage_memory.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/hardware/device_memory.h"
 #include "core/megatron/hsdp.h"
@@ -17,6 +18,14 @@ constexpr double kMb = 1e6;
 std::vector<StageState> stageStates(const model::ModelDescription& model, const PipelineCosts& costs,
     const ParallelStrategy& s, const std::vector<int>& stageLayers, const hardware::ClusterDescription& cluster)
 {
+    std::vector<StageState> states;
+    stageStates(model, costs, s, stageLayers, cluster, states);
+    return states;
+}
+
+void stageStates(const model::ModelDescription& model, const PipelineCosts& costs, const ParallelStrategy& s,
+    const std::vector<int>& stageLayers, const hardware::ClusterDescription& cluster, std::vector<StageState>& states)
+{
     const int p = s.pp;
     // Megatron's distributed optimizer shards over the data-parallel group with context
     // parallelism (dp x cp); experts over their expert-data-parallel group.
@@ -24,13 +33,21 @@ std::vector<StageState> stageStates(const model::ModelDescription& model, const 
     const double denseShard = denseShardDegree(s);
     const double expertShard = expertShardDegree(s);
     const double workspaceMb = hardware::cublasWorkspaceMb(cluster.gpu.name);
-    std::vector<StageState> states(static_cast<std::size_t>(p));
+    states.resize(static_cast<std::size_t>(p));
     // TE's placeholders depend on the stage only through (has layers, is last): three values, not p
     // (the search's hot path; computed at first use).
     const double unset = -1; // bytes are never negative
     double teDummyMb[2][2] = { { unset, unset }, { unset, unset } };
     for (int i = 0; i < p; ++i) {
         StageState& stage = states[std::size_t(i)];
+        // A fresh stage that keeps its lists' storage.
+        std::vector<double> firstBackward = std::move(stage.first_backward_gradients_mb);
+        std::vector<double> lastBackward = std::move(stage.last_backward_gradients_mb);
+        firstBackward.clear();
+        lastBackward.clear();
+        stage = StageState {};
+        stage.first_backward_gradients_mb = std::move(firstBackward);
+        stage.last_backward_gradients_mb = std::move(lastBackward);
         stage.first_backward_gradients_mb.reserve(std::size_t(s.vpp));
         stage.last_backward_gradients_mb.reserve(std::size_t(s.vpp));
         for (int j = 0; j < s.vpp; ++j) {
@@ -64,7 +81,6 @@ std::vector<StageState> stageStates(const model::ModelDescription& model, const 
         stage.state.gradients_mb += teDummy;
         stage.workspace_mb = workspaceMb;
     }
-    return states;
 }
 
 // The pipeline with its memory: each chunk stores its saved activations at its forward and frees

@@ -70,7 +70,7 @@ void BM_StrategySearchMixtral8x22b_1024(benchmark::State& state)
 BENCHMARK(BM_StrategySearchMixtral8x22b_1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // DeepSeek-V3-style (671B MoE, 256 experts, MLA) on 16384 H100, 4K sequences, 4096 per batch
-// (16M tokens): issue 22's second speed target, about 2.2 M candidates, under 2 s on 2 cores; one
+// (16M tokens): issue 22's second speed target, about 2.34 M candidates, under 2 s on 2 cores; one
 // thread too, whose time is the search's CPU time (a shared machine's wall clock is not).
 // tests/benchmarks/search_output_check.sh checks that a faster search gives the same plans.
 void BM_StrategySearchDeepSeekV3_16384(benchmark::State& state)

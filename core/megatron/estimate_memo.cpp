@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/estimate_memo.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+namespace stratex::megatron {
+
+namespace {
+
+// The fields the pipeline's chunk costs read: everything but the ZeRO stage, HSDP's shard group,
+// the schedule (its chunk count vpp stays) and the global batch. (A change that makes chunkCosts()
+// or endCosts() read one of these must take it out of here.)
+ParallelStrategy chunkCostKey(ParallelStrategy s)
+{
+    s.zero = 0;
+    s.dp_shard = 0;
+    s.schedule = PipelineSchedule::OneFOneB;
+    s.global_batch_size = 0;
+    return s;
+}
+
+// The strategy without the fields stageStates() and dpTraffic() do not read: recompute's.
+ParallelStrategy withoutRecompute(ParallelStrategy s)
+{
+    s.recompute = Recompute::None;
+    s.recompute_modules = RecomputeModules();
+    s.recompute_num_layers = 0;
+    return s;
+}
+
+// What stageStates() reads of the chunk costs, flat.
+void stageStateInputs(const PipelineCosts& costs, std::vector<double>& out)
+{
+    out.clear();
+    out.push_back(costs.send_bytes);
+    out.push_back(costs.output_bytes);
+    for (const ChunkCost& c : costs.chunks) {
+        out.push_back(c.dense_params);
+        out.push_back(c.expert_params);
+        out.push_back(c.linear_params);
+    }
+}
+
+bool sameStageStateInputs(const PipelineCosts& costs, const std::vector<double>& inputs)
+{
+    if (inputs.size() != 2 + 3 * costs.chunks.size() || inputs[0] != costs.send_bytes || inputs[1] != costs.output_bytes)
+        return false;
+    std::size_t k = 2;
+    for (const ChunkCost& c : costs.chunks) {
+        if (inputs[k] != c.dense_params || inputs[k + 1] != c.expert_params || inputs[k + 2] != c.linear_params)
+            return false;
+        k += 3;
+    }
+    return true;
+}
+
+} // namespace
+
+EstimateMemo::EstimateMemo()
+    : entries(std::make_unique<Entries>())
+{
+}
+
+EstimateMemo::~EstimateMemo() = default;
+
+EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model::ModelDescription& model,
+    const ParallelStrategy& s, const hardware::HardwareModel& hw, const TimeScales& scales)
+{
+    ParallelStrategy key = chunkCostKey(s);
+    for (std::size_t k = 0; k < memo.used; ++k) {
+        if (memo.ring[k].key == key)
+            return memo.ring[k];
+    }
+    EstimateMemo::Entries::Entry& entry = memo.ring[memo.next];
+    memo.next = (memo.next + 1) % memo.ring.size();
+    memo.used = std::min(memo.ring.size(), memo.used + 1);
+    entry.key = std::move(key);
+    entry.stage_layers = stageLayerCounts(s, model.num_layers);
+    entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales, &memo.layers);
+    entry.stage_sums = stageChunkSums(entry.costs, s);
+    entry.bound_microbatches = -1;
+    entry.bound_valid = {};
+    entry.fixed_device = {};
+    return entry;
+}
+
+double memoLowerBoundS(EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s)
+{
+    const int m = s.microbatches();
+    if (entry.bound_microbatches != m) {
+        entry.bound_microbatches = m;
+        entry.bound_valid = {};
+    }
+    const bool zbH1 = s.schedule == PipelineSchedule::ZbH1;
+    double& bound = entry.bound_s[zbH1 ? 1 : 0];
+    if (!entry.bound_valid[zbH1 ? 1 : 0]) {
+        bound = pipelineLowerBoundS(entry.costs.chunks, s.pp, s.vpp, m, zbH1);
+        entry.bound_valid[zbH1 ? 1 : 0] = true;
+    }
+    return bound;
+}
+
+std::vector<EstimateMemo::Entries::DpEntry>& dpMemo(EstimateMemo::Entries& memo, const ParallelStrategy& s, double scale)
+{
+    ParallelStrategy key = withoutRecompute(s);
+    if (!memo.dp_valid || !(memo.dp_key == key) || memo.dp_scale != scale) {
+        memo.dp_key = key;
+        memo.dp_scale = scale;
+        memo.dp_valid = true;
+        memo.dp_stages.clear();
+    }
+    return memo.dp_stages;
+}
+
+const std::vector<StageState>& memoStageStates(EstimateMemo::Entries& memo, const model::ModelDescription& model,
+    const PipelineCosts& costs, const ParallelStrategy& s, const std::vector<int>& stageLayers,
+    const hardware::ClusterDescription& cluster)
+{
+    EstimateMemo::Entries::States& cached = memo.states;
+    ParallelStrategy key = withoutRecompute(s);
+    if (cached.valid && cached.key == key && cached.stage_layers == stageLayers && sameStageStateInputs(costs, cached.inputs))
+        return cached.states;
+    cached.valid = true;
+    cached.key = std::move(key);
+    cached.stage_layers = stageLayers;
+    stageStateInputs(costs, cached.inputs);
+    stageStates(model, costs, s, stageLayers, cluster, cached.states);
+    return cached.states;
+}
+
+} // namespace stratex::megatron

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The search's memo (core/megatron/estimate_memo.h, docs/search-speed.md): each candidate costed
+// through one memo, in the order a search meets them, gives the same bits as costed alone. Each
+// row changes, one candidate after the other, the fields the memo's entries are keyed by or leave
+// out of a key: ZeRO, HSDP's dp_shard, the schedule, the global batch, recompute, the micro-batch
+// size and the framework.
+#include <QtTest>
+
+#include <vector>
+
+#include "core/hardware/cluster_description.h"
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/estimate.h"
+#include "core/model/model_presets.h"
+
+using namespace stratex;
+using namespace stratex::megatron;
+
+using Candidates = std::vector<ParallelStrategy>;
+Q_DECLARE_METATYPE(Candidates)
+
+namespace {
+
+ParallelStrategy base(int tp, int pp, int dp, int gbs)
+{
+    ParallelStrategy s;
+    s.tp = tp;
+    s.pp = pp;
+    s.dp = dp;
+    s.sequence_parallel = tp > 1;
+    s.global_batch_size = gbs;
+    s.zero = 1;
+    return s;
+}
+
+// `s` with one field changed, for the rows below.
+template <class F> ParallelStrategy with(ParallelStrategy s, F change)
+{
+    change(s);
+    return s;
+}
+
+// Every figure the search's first pass reads, equal to the bit.
+bool sameBits(const Estimate& a, const Estimate& b)
+{
+    return a.problems == b.problems && a.fits == b.fits && a.iteration_ms == b.iteration_ms
+        && a.pipeline_ms == b.pipeline_ms && a.optimizer_ms == b.optimizer_ms && a.dp_exposed_ms == b.dp_exposed_ms
+        && a.peak_memory_mb == b.peak_memory_mb && a.allocated_peak_mb == b.allocated_peak_mb
+        && a.device_peak_mb == b.device_peak_mb;
+}
+
+} // namespace
+
+class TestEstimateMemo : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void sameAsWithoutMemo_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<Candidates>("candidates");
+
+        // Mixtral 8x7B on 32 GPUs: tp 2, pp 2, dp 8.
+        const ParallelStrategy moe = base(2, 2, 8, 64);
+        QTest::newRow("zero stages") << "mixtral-8x7b" << 4
+                                     << Candidates { with(moe, [](auto& s) { s.zero = 0; }), moe,
+                                            with(moe, [](auto& s) { s.zero = 2; }), with(moe, [](auto& s) { s.zero = 3; }) };
+        // HSDP: the plan's communicators gain two groups (the device memory's key).
+        QTest::newRow("dp_shard") << "mixtral-8x7b" << 4
+                                  << Candidates { moe, with(moe, [](auto& s) { s.dp_shard = 4; }),
+                                         with(moe, [](auto& s) { s.dp_shard = 2; }), moe,
+                                         with(moe, [](auto& s) { s.zero = 3; s.dp_shard = 4; }) };
+        // ZB-H1 leaves the lower bound's tail out (its key).
+        const ParallelStrategy llama = base(4, 4, 2, 64);
+        QTest::newRow("schedule") << "llama3-8b" << 4
+                                  << Candidates { llama, with(llama, [](auto& s) { s.schedule = PipelineSchedule::ZbH1; }),
+                                         llama, with(llama, [](auto& s) { s.schedule = PipelineSchedule::ZbH1; }) };
+        // The micro-batch count (the lower bound's key) follows the global batch.
+        QTest::newRow("global batch") << "llama3-8b" << 4
+                                      << Candidates { llama, with(llama, [](auto& s) { s.global_batch_size = 128; }),
+                                             with(llama, [](auto& s) { s.global_batch_size = 16; }), llama };
+        // The stages' states serve candidates that differ only in recompute.
+        QTest::newRow("recompute") << "mixtral-8x7b" << 4
+                                   << Candidates { moe, with(moe, [](auto& s) { s.recompute = Recompute::Selective; }),
+                                          with(moe, [](auto& s) { s.recompute = Recompute::Full; s.recompute_num_layers = 1; }),
+                                          with(moe, [](auto& s) { s.recompute = Recompute::Full; s.zero = 2; }) };
+        QTest::newRow("micro-batch size") << "llama3-8b" << 4
+                                          << Candidates { llama, with(llama, [](auto& s) { s.micro_batch_size = 2; }),
+                                                 with(llama, [](auto& s) { s.micro_batch_size = 4; s.zero = 3; }), llama };
+        // torchtitan's pipelining buffers grow with the micro-batch count.
+        const ParallelStrategy titan = with(llama, [](auto& s) { s.framework = Framework::Torchtitan; });
+        QTest::newRow("torchtitan") << "llama3-8b" << 4
+                                    << Candidates { titan, with(titan, [](auto& s) { s.global_batch_size = 128; }),
+                                           with(titan, [](auto& s) { s.zero = 3; }), titan };
+    }
+
+    void sameAsWithoutMemo()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, nodes);
+        QFETCH(Candidates, candidates);
+        const model::ModelDescription m = model::modelPreset(model.toStdString());
+        hardware::ClusterDescription cluster;
+        cluster.gpu = hardware::gpuPreset("h100-80gb");
+        cluster.num_nodes = nodes;
+        cluster.gpus_per_node = 8;
+        const hardware::HardwareModel hw(cluster, hardware::efficiencyFor(cluster.gpu));
+        EstimateOptions alone; // the search's first pass
+        alone.simulate_pipeline = false;
+        alone.full_report = false;
+        EstimateMemo memo;
+        EstimateOptions memoised = alone;
+        memoised.memo = &memo;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const ParallelStrategy& s = candidates[i];
+            const Estimate expected = estimate(m, s, hw, alone);
+            QVERIFY2(expected.problems.empty(), qPrintable(QString::fromStdString(s.notation())));
+            const Estimate got = estimate(m, s, hw, memoised);
+            QVERIFY2(sameBits(got, expected),
+                qPrintable(QStringLiteral("candidate %1 (%2): %3 ms, %4 MB through the memo; %5 ms, %6 MB alone")
+                        .arg(i)
+                        .arg(QString::fromStdString(s.notation()))
+                        .arg(got.iteration_ms, 0, 'g', 17)
+                        .arg(got.peak_memory_mb, 0, 'g', 17)
+                        .arg(expected.iteration_ms, 0, 'g', 17)
+                        .arg(expected.peak_memory_mb, 0, 'g', 17)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEstimateMemo)
+#include "tst_estimate_memo.moc"
