@@ -55,7 +55,8 @@ SimulatedPipeline simulatePipeline(const PipelineSimulation& pipeline)
 }
 
 // Activations at the peak, in micro-batches of a whole stage: 1F1B warms up p - i of them;
-// interleaving (its count; the bound adds the chunks themselves, interleavedWarmupActivation) warms up (p - i - 1)·2 + (v - 1)·p + 1 chunks (Megatron's schedules.py).
+// interleaving warms up (p - i - 1)·2 + (v - 1)·p + 1 chunks (Megatron's schedules.py), whose
+// own sizes interleavedWarmupActivation adds for the bound.
 double inflightMicrobatches(const ParallelStrategy& s, int stage)
 {
     const int m = s.microbatches();
