@@ -20,7 +20,11 @@ struct Efficiency {
     double kernel_overhead_us = 3; // per kernel: the launch gap on a stream (docs/kernels.md §4)
     double network = 1.0; // scale on the datasheet-derived collective bandwidths
     double collective_latency_us = 15; // per ring/tree step
-    double fp8_speedup = 1.5; // FP8 GEMMs over BF16 ones, end to end (casts, scaling included)
+    // FP8 GEMM kernels' full-wave rate over BF16's on the same tiles: the datasheet's 2x (H100/H200
+    // SXM 1979 against 989 dense TFLOP/s) is the ceiling; the H200's cuBLAS kernels measured 1.85x
+    // (median of the GEMMs of 0.5 ms and more, resources/device-measurements/h200-2026-11-28). Shape
+    // and the input's quantization come on top (kernel_shapes.h, fp8_gemm.h; docs/kernels.md).
+    double fp8_speedup = 1.85;
     double dp_overlap = 0.9; // share of the compute that hides data-parallel traffic
     double iteration_overhead_ms = 20; // per iteration: loss, logging, synchronisation
     // Device memory beyond the modelled parts (CUDA context, NCCL buffers and the allocator cache

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "core/hardware/fp8_gemm.h"
 #include "core/hardware/hardware_model.h"
 
 namespace stratex::hardware {
@@ -171,22 +172,41 @@ GemmTiling cachedGemmTiling(double m, double n, double k, int sms, double groups
 
 } // namespace
 
-double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups)
+double gemmKernelS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups)
 {
     if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
         return 0;
     const GpuDescription& gpu = hw.cluster().gpu;
     const Efficiency& e = hw.efficiency();
     const double hbmBytesPerS = gpu.hbm_gb_per_s * 1e9 * e.hbm;
+    // FP8 on the same output tiles and waves as BF16 (cuBLAS's sm90 FP8 kernels tile C alike; a
+    // k-step is 128 one-byte elements deep instead of 64 two-byte ones), at fp8_speedup times the
+    // BF16 full-wave rate: the datasheet's FP8 tensor-core peak is 2x BF16's on Hopper and
+    // Blackwell, the H200's measured large GEMMs reach 1.85x (docs/kernels.md §8).
+    // A tile's fixed cost is a time: in k-elements it is fp8_speedup times longer at FP8's rate.
+    const double rateScale = fp8 ? e.fp8_speedup : 1.0;
+    const double fullWaveFlops = gpu.peak_tflops * 1e12 * e.gemm * rateScale;
     // One extra fp32 partial of split-K, written and read back (8 bytes an element), in
     // multiply-adds of the whole GPU at the full-wave rate.
-    const double macsPerByte = gpu.peak_tflops * 1e12 / 2 * e.gemm / hbmBytesPerS;
+    const double macsPerByte = fullWaveFlops / 2 / hbmBytesPerS;
     const GemmTiling tiling
-        = cachedGemmTiling(m, n, k, presetSmCount(gpu.name), groups, e.gemm_half_dim, 8 * macsPerByte);
-    const double peak = gpu.peak_tflops * 1e12 * e.gemm * tiling.efficiency * (fp8 ? e.fp8_speedup : 1.0);
+        = cachedGemmTiling(m, n, k, presetSmCount(gpu.name), groups, e.gemm_half_dim * rateScale, 8 * macsPerByte);
+    // Operands in their own width (FP8: one byte), the output in 16 bits either way.
     const double elementBytes = fp8 ? 1.0 : 2.0;
     const double bytes = groups * (elementBytes * (m * k + k * n) + 2.0 * m * n);
-    return groups * 2.0 * m * n * k / peak + bytes / hbmBytesPerS;
+    return groups * 2.0 * m * n * k / (fullWaveFlops * tiling.efficiency) + bytes / hbmBytesPerS;
+}
+
+double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups)
+{
+    const double kernel = gemmKernelS(hw, m, n, k, fp8, groups);
+    if (!fp8 || kernel <= 0)
+        return kernel;
+    // Each group's 16-bit input quantized before its GEMM (TE's GroupedLinear quantizes the
+    // experts' inputs one split at a time under per-tensor scaling: split_quantize, UNFUSED,
+    // transformer_engine/pytorch/csrc/extensions/cast.cpp @ d0067d0d). The weights' casts are
+    // cached across a step's micro-batches (is_first_microbatch) and not counted.
+    return kernel + groups * fp8QuantizeS(hw, m * k, kAssumedFp8Scaling);
 }
 
 double flashAttentionS(

@@ -51,9 +51,14 @@ GemmTiling gemmTiling(
 // (1 + 128/keys more work than the exact triangle). `smCount` 0: 1.
 double flashAttentionOccupancy(double batchHeads, double queries, double keys, bool causal, int smCount);
 
-// `groups` GEMMs of m x k by k x n in one grouped launch (MoE experts, a batched bmm), in
-// seconds: compute at Efficiency::gemm x gemmTiling's efficiency on the GPU's SMs, plus the
-// operands' memory traffic. HardwareModel::gemmS is this with one group.
+// The GEMM kernel alone: `groups` GEMMs of m x k by k x n in one grouped launch (MoE experts, a
+// batched bmm), in seconds: compute at Efficiency::gemm x gemmTiling's efficiency on the GPU's
+// SMs (FP8: x Efficiency::fp8_speedup, its operands one byte), plus the operands' memory traffic.
+// What torch.matmul and torch._scaled_mm time on the device (tst_device_kernels).
+double gemmKernelS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups);
+
+// A GEMM as a training framework runs it: the kernel, and under FP8 each group's input quantized
+// first (fp8_gemm.h, the assumed recipe). HardwareModel::gemmS is this with one group.
 double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups);
 
 // Flash attention of `forwardFlops` (forward; layer_cost.cpp derives the backward) at the attention efficiency
