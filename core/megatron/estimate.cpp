@@ -298,7 +298,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     device.fragmentation = eff.activation_fragmentation;
     // torchtitan's one-node launcher turns expandable segments on, its multi-node one does not
     // (framework.h); Megatron-Core leaves the allocator's default.
-    device.expandable_segments = launcherExpandableSegments(s.framework, cluster.num_nodes);
+    device.expandable_segments
+        = options.expandable_segments.value_or(launcherExpandableSegments(s.framework, cluster.num_nodes));
     // Stages with the same parameters and layers have the same data-parallel traffic (the middle
     // stages of most pipelines): cost it once.
     struct DpKey {
