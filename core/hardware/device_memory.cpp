@@ -27,14 +27,32 @@ constexpr int kRingChannels = 16;
 constexpr int kP2pChannelsPerPeer = 2;
 constexpr int kP2pPeers = 2;
 
+// Measured on one H200 (resources/device-measurements/h200-2026-11-28/memory.json; the rows are
+// named in docs/device-measurements.md, "Memory", and held by tests/core/hardware/
+// tst_device_memory_h200.cpp). cudaContextMb() and ncclProcessMb() say what each is.
+constexpr double kCudaContextBytes = 804061184;
+constexpr double kNcclProcessBytes = 70 * kMiB;
+// With expandable segments: reserved minus allocated over the step's churn (the allocated peak less
+// the fp32 parameters and AdamW's moments, the only tensors alive through the step), the mean of the
+// three plain rows: mbs2-expandable 0.90 %, mbs4-expandable 1.35 %, seq4096-mbs1-expandable 1.10 %.
+// (Without them the same gives 6.54, 7.87 and 6.02 %: Efficiency::activation_fragmentation 1.07.)
+constexpr double kExpandableShare = 0.0112;
+
 } // namespace
 
 double cudaContextMb()
 {
-    // "The first CUDA operation will create the CUDA context which uses around 400MB if CUDA >= 11.7
-    // is used and lazy module loading enabled (default in PyTorch)": ptrblck, pytorch/pytorch#109888
-    // (2023-09-23). One figure for every GPU family: no per-family measurement is held.
-    return 400 * kMiB / kMb;
+    // Measured (docs/device-measurements.md, "Memory"): what the device holds beyond the caching
+    // allocator's reserved peak in a PyTorch training process on one H200 (PyTorch 2.11, CUDA 13.0,
+    // lazy module loading): device_used_after - max_memory_reserved in resources/device-measurements/
+    // h200-2026-11-28/memory.json, 804 061 184 bytes to the byte in all eight rows that open no
+    // NCCL communicator (mbs2, mbs4, mbs2-recompute, seq4096-mbs1, each with expandable segments
+    // off and on). Of it, 552 402 944 bytes (527 MiB, device_used_before) are there right after CUDA
+    // initialisation: the context itself; the other 240 MiB are the kernel modules the step loads
+    // lazily (cuBLAS, SDPA's flash kernels, PyTorch's own). The earlier figure, ~400 MiB for the
+    // context alone (ptrblck, pytorch/pytorch#109888), left the modules out. One figure for every
+    // GPU family: no other family is measured.
+    return kCudaContextBytes / kMb;
 }
 
 double cublasWorkspaceMb(const std::string& gpuName)
@@ -55,19 +73,29 @@ double ncclCommunicatorMb(const Communicator& communicator)
     return connections * kConnectionBytes / kMb;
 }
 
+double ncclProcessMb()
+{
+    return kNcclProcessBytes / kMb;
+}
+
 double allocatorCacheMb(double churnMb, double fragmentation, bool expandableSegments)
 {
     // PyTorch c10/cuda/CUDACachingAllocator.cpp: requests round up to 512 B (kMinBlockSize); a
     // request under 1 MiB takes a block of a 2 MiB segment (kSmallBuffer), under 10 MiB a 20 MiB
     // segment (kLargeBuffer), larger ones their size rounded to 2 MiB (kRoundLarge). Freed blocks
-    // stay cached and are split for later requests; with tensors of varied sizes the segments hold
-    // free remainders no later request fits, so reserved grows past allocated by a share of what
-    // is allocated and freed during the step (`fragmentation` - 1, a fitted factor). With
-    // expandable_segments one segment per stream grows by 2 MiB pages and a free range is
-    // reused for any size: only the page rounding of the peak remains (<= 2 MiB).
+    // stay cached and are split for later requests (best fit); with tensors of varied sizes the
+    // segments hold free remainders no later request fits, so reserved grows past allocated by a
+    // share of what is allocated and freed during the step (`fragmentation` - 1, Efficiency's
+    // activation_fragmentation, measured: docs/device-measurements.md, "Memory"; mostly the first
+    // step's AdamW moments, created after the backward in the blocks it freed, which the next
+    // step's same-sized requests then find split: docs/memory-model.md, "A replay of the caching
+    // allocator"). With expandable_segments one segment per stream grows by pages (2 MiB in the
+    // small pool, 20 MiB in the large: Note [Expandable Segments] there) and a free range is reused
+    // for any request that fits it; the page rounding and the free ranges a larger request skips
+    // (it maps new pages at the end) remain: kExpandableShare of the churn, measured.
     const double churn = std::max(0.0, churnMb);
     if (expandableSegments)
-        return std::min(churn, 2 * kMiB / kMb);
+        return churn * kExpandableShare;
     return churn * std::max(0.0, fragmentation - 1);
 }
 
@@ -84,8 +112,14 @@ DeviceMemory deviceMemory(const DeviceMemoryInput& input)
     DeviceMemory memory;
     memory.cublas_workspace_mb = cublasWorkspaceMb(input.gpu_name);
     memory.cuda_context_mb = cudaContextMb();
-    for (const Communicator& communicator : input.communicators)
+    bool joinsGroup = false;
+    for (const Communicator& communicator : input.communicators) {
         memory.nccl_mb += ncclCommunicatorMb(communicator);
+        joinsGroup = joinsGroup || communicator.size > 1;
+    }
+    // NCCL's fixed part, once per process that opens a communicator (ncclProcessMb).
+    if (joinsGroup)
+        memory.nccl_mb += ncclProcessMb();
     memory.allocator_cache_mb = allocatorCacheMb(input.churn_mb, input.fragmentation, input.expandable_segments);
     return memory;
 }

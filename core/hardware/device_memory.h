@@ -12,6 +12,10 @@ namespace stratex::hardware {
 //   allocated  what torch.cuda.max_memory_allocated reports: tensors, cuBLAS workspaces
 //   reserved   allocated + what the caching allocator keeps cached (max_memory_reserved)
 //   device     reserved + CUDA context + NCCL communicator buffers (nvidia-smi)
+//
+// The CUDA context, NCCL's fixed part and the allocator's shares are measured on one H200
+// (resources/device-measurements/h200-2026-11-28/memory.json; docs/device-measurements.md,
+// "Memory"); tests/core/hardware/tst_device_memory_h200.cpp holds them to every row.
 
 // One NCCL communicator a rank belongs to: a collective group (TP, CP, DP, EP ...) or the
 // pipeline's point-to-point neighbours.
@@ -28,8 +32,8 @@ struct DeviceMemoryInput {
     // weights, logits): what the caching allocator's free blocks fragment.
     double churn_mb = 0;
     // The reserved-over-allocated factor on the churn without expandable segments (Efficiency's
-    // activation_fragmentation: 1.1 = 10 % of the churn stays cached in blocks too small or split).
-    double fragmentation = 1.1;
+    // activation_fragmentation: 1.07 = 7 % of the churn stays cached in blocks too small or split).
+    double fragmentation = 1.07;
     bool expandable_segments = false; // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
 };
 
@@ -37,19 +41,26 @@ struct DeviceMemory {
     double cublas_workspace_mb = 0; // allocated through the caching allocator: part of "allocated"
     double allocator_cache_mb = 0; // reserved - allocated at the peak
     double cuda_context_mb = 0;
-    double nccl_mb = 0; // all communicators' buffers
+    double nccl_mb = 0; // all communicators' buffers and NCCL's fixed part (ncclProcessMb)
 
     // Beyond the allocated peak (tensors + workspace): what "device" adds to it.
     double outsideAllocatedMb() const { return allocator_cache_mb + cuda_context_mb + nccl_mb; }
 };
 
-// The CUDA context of a PyTorch process with lazy module loading (CUDA >= 11.7, PyTorch's default).
+// The CUDA context of a PyTorch training process with lazy module loading (CUDA >= 11.7,
+// PyTorch's default), with the kernel modules a training step loads: measured, 804 MB.
 double cudaContextMb();
 // PyTorch's default cuBLAS workspace for one handle and stream on this GPU.
 double cublasWorkspaceMb(const std::string& gpuName);
 // Buffers of one NCCL communicator on one rank (0 for a group of one).
 double ncclCommunicatorMb(const Communicator& communicator);
-// Reserved minus allocated at the peak for `churnMb` of short-lived allocations.
+// What a process that opens NCCL holds beside the connection buffers: NCCL's device code, loaded
+// at the first collective, and the communicator's own structures. Measured with one communicator
+// of one rank (FSDP2 on one GPU: 70 MiB over the same run without it); deviceMemory() counts it
+// once per rank that joins a group of more than one.
+double ncclProcessMb();
+// Reserved minus allocated at the peak for `churnMb` of short-lived allocations: (fragmentation - 1)
+// of it without expandable segments, a measured smaller share with them.
 double allocatorCacheMb(double churnMb, double fragmentation, bool expandableSegments);
 
 // The reserved memory a request made after the step's peak adds (docs/memory-model.md, "Device

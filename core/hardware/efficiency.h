@@ -33,7 +33,7 @@ struct Efficiency {
     double memory_reserve_gb = 0;
     // Reserved over allocated on what is allocated and freed during a step (activations, gathered
     // weights) without expandable segments: the caching allocator's fragmentation.
-    double activation_fragmentation = 1.1;
+    double activation_fragmentation = 1.07;
 
     bool operator==(const Efficiency&) const = default;
 };

@@ -257,7 +257,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     double busiestStageS = 0;
     // torchtitan's one-node launcher turns expandable segments on, its multi-node one does not
     // (framework.h); Megatron-Core leaves the allocator's default.
-    const bool expandableSegments = launcherExpandableSegments(s.framework, cluster.num_nodes);
+    const bool expandableSegments
+        = options.expandable_segments.value_or(launcherExpandableSegments(s.framework, cluster.num_nodes));
     // The same for every stage: the CUDA context, the buffers of the communicators a rank holds
     // and the cuBLAS workspace; only the allocator cache follows each stage's churn.
     hardware::DeviceMemory ownFixedDevice;

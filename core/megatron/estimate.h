@@ -117,6 +117,9 @@ struct EstimateOptions {
     // Explain the worst rank's peak (Estimate::peak): simulates the pipeline once more with the
     // peak's moment recorded; off for searches' candidates.
     bool explain_peak = false;
+    // PYTORCH_CUDA_ALLOC_CONF's expandable_segments as the run set it; unset: what the framework's
+    // launcher sets (launcherExpandableSegments, model_state_memory.h).
+    std::optional<bool> expandable_segments;
 };
 
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator

@@ -77,9 +77,19 @@ private Q_SLOTS:
         QCOMPARE(cublasWorkspaceMb(gpu.toStdString()), cublasMb);
         QCOMPARE(ncclCommunicatorMb({ "tp", 1, false }), 0.0);
         QVERIFY(ncclCommunicatorMb({ "tp", 8, false }) > ncclCommunicatorMb({ "pp", 8, true }));
-        // Expandable segments keep at most one 2 MiB page of slack; without them a share of the churn.
+        // A share of the churn: fragmentation - 1 without expandable segments, the measured 1.12 %
+        // with them (tst_device_memory_h200 holds both to the H200 rows).
         QCOMPARE(allocatorCacheMb(10000, 1.1, false), 1000.0);
-        QVERIFY(allocatorCacheMb(10000, 1.1, true) <= 2 * 1.048576);
+        QVERIFY(std::abs(allocatorCacheMb(10000, 1.1, true) - 112.0) < 1e-9);
+        // NCCL's fixed part once per rank that joins a group of more than one, not per group.
+        DeviceMemoryInput alone;
+        alone.communicators = { { "tp", 1, false }, { "dp", 1, false } };
+        QCOMPARE(deviceMemory(alone).nccl_mb, 0.0);
+        DeviceMemoryInput joined;
+        joined.communicators = { { "tp", 8, false }, { "dp", 4, false } };
+        QVERIFY(std::abs(deviceMemory(joined).nccl_mb - ncclProcessMb() - ncclCommunicatorMb({ "tp", 8, false })
+                    - ncclCommunicatorMb({ "dp", 4, false }))
+            < 1e-9);
     }
 
     // A request made after the peak (device_memory.h lateAllocationSegmentMb; CUDACachingAllocator
