@@ -110,7 +110,7 @@ int runCompareRun(const QStringList& args)
                        "Repeatable."));
     parser.option(QStringLiteral("gpu"), QStringLiteral("PRESET"),
         QStringLiteral("The GPU model (a100-40gb, a100-80gb, h100-80gb, h800-80gb, h100-96gb, b200-192gb, "
-                       "l40s-48gb): logs do not say it; a trace's device name is used when this is not given."));
+                       "l40s-48gb, v100-32gb, v100-16gb): logs do not say it; a trace's device name is used when this is not given."));
     parser.option(QStringLiteral("gpus-per-node"), QStringLiteral("N"),
         QStringLiteral("GPUs per node: logs and traces do not say it."));
     parser.option(QStringLiteral("warmup"), QStringLiteral("N"),

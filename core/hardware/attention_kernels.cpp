@@ -64,4 +64,31 @@ std::optional<double> attentionKernelEfficiency(AttentionKernel kernel, std::str
     return std::nullopt;
 }
 
+bool isVoltaGpu(std::string_view gpuName)
+{
+    return gpuName.substr(0, 4) == "v100";
+}
+
+bool attentionKernelRunsOn(AttentionKernel kernel, std::string_view gpuName)
+{
+    // Dao-AILab/flash-attention README (v2.x): FlashAttention-2 supports Ampere, Ada and Hopper
+    // GPUs; FlashAttention-3 is Hopper's. Transformer Engine's get_attention_backend
+    // (transformer_engine/pytorch/attention/dot_product_attention/utils.py, "Filter: Compute
+    // capability"): below (8, 0) "Disabling FlashAttention as it requires compute capability
+    // sm80+" and "Disabling FusedAttention as it requires compute capability sm80+", leaving
+    // UnfusedDotProductAttention. Only Volta is refused here (the other presets are sm80+; FA3 on
+    // Ampere is left to the plan's author).
+    switch (kernel) {
+    case AttentionKernel::Flash2:
+    case AttentionKernel::Cudnn:
+    case AttentionKernel::Flash3:
+        return !isVoltaGpu(gpuName);
+    case AttentionKernel::Default:
+    case AttentionKernel::MptTriton:
+    case AttentionKernel::Unfused:
+        return true;
+    }
+    return true;
+}
+
 } // namespace stratex::hardware

@@ -40,4 +40,14 @@ std::string attentionKernelChoices(); // for messages
 // otherwise.
 std::optional<double> attentionKernelEfficiency(AttentionKernel kernel, std::string_view family);
 
+// Whether `gpuName` is a Volta (sm70) preset (v100-32gb, v100-16gb): no BF16 tensor cores and no
+// fused flash-attention kernel (attentionKernelRunsOn).
+bool isVoltaGpu(std::string_view gpuName);
+
+// Whether `kernel` runs on the GPU `gpuName` (docs/kernels.md §6). Flash2 and Cudnn need Ampere
+// (sm80) or newer, Flash3 Hopper (sm90): none runs on Volta, where frameworks fall back to the
+// unfused path (false there). Default, Unfused and MptTriton (refused by the records' own check
+// where it has no measured rate) are true everywhere.
+bool attentionKernelRunsOn(AttentionKernel kernel, std::string_view gpuName);
+
 } // namespace stratex::hardware

@@ -82,6 +82,15 @@ const std::vector<GpuDescription>& gpuPresets()
         // DGX B200: 180 GB usable HBM3e at 8 TB/s, NVLink 5, one 400 Gb/s NIC per GPU.
         { "b200-192gb", 2250, 180, 8000, 0.60, 700, 720, 50, 1.15 },
         { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10 },
+        // Tesla V100 SXM2 (Volta, sm70; NVIDIA Tesla V100 GPU datasheet, 2018, "SXM2" column): 125
+        // TFLOPS of FP16 tensor-core peak (no BF16: ParallelStrategy precision bf16 is refused on it,
+        // gpu_support.h), 32 or 16 GB HBM2 at 900 GB/s, NVLink 2 at 300 GB/s (both directions).
+        // DGX-2 (16 V100 on NVSwitch, 8 x 100 Gb/s EDR InfiniBand) and DGX-1V (8 V100, 4 x EDR)
+        // both give a GPU 6.25 GB/s of network. The NCCL bus bandwidths are ASSUMED, not measured:
+        // the A100 presets' fraction of their NVLink (155 of 300 GB/s per direction) on V100's
+        // 150 GB/s per direction. overlap_slowdown as the A100's. docs/kernels.md §1.
+        { "v100-32gb", 125, 32, 900, 0.74, 77.5, 80, 6.25, 1.13 },
+        { "v100-16gb", 125, 16, 900, 0.74, 77.5, 80, 6.25, 1.13 },
     };
     return presets;
 }

@@ -20,6 +20,15 @@ Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
     if (gpu.name.rfind("a100", 0) == 0) {
         e.gemm = 0.869;
         e.attention = 0.60;
+    } else if (gpu.name.rfind("v100", 0) == 0) {
+        // V100 (no run of its own is fitted: a datasheet prior, as B200's): cuBLAS FP16 GEMM of
+        // 8192^3 on a V100 PCIe, ~101 of its 112 TFLOP/s, "~90% of the peak theoretical"
+        // (NVIDIA developer forums, "Understanding IPC and issue slot utilization when using
+        // Tensor Cores", 2019, volta_h884gemm_128x128); the SXM2 part is the same GV100 at higher
+        // clocks. Attention: no flash kernel runs on Volta (attentionKernelRunsOn): the unfused
+        // path is costed as batched GEMMs and memory traffic, and the flash rate stays unused.
+        e.gemm = 0.90;
+        e.attention = 0.45;
     } else {
         e.gemm = 0.803;
         e.attention = 0.45;
@@ -34,6 +43,8 @@ std::string presetFamily(const std::string& gpuName)
     // clocks: its own family.
     if (gpuName.rfind("a100", 0) == 0)
         return "a100";
+    if (gpuName.rfind("v100", 0) == 0) // SXM2 32 GB and 16 GB: one GV100 chip
+        return "v100";
     if (gpuName == "h100-80gb" || gpuName == "h800-80gb")
         return "h100";
     return gpuName;

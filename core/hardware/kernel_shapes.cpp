@@ -55,7 +55,8 @@ int presetSmCount(const std::string& gpuName)
     // SXM5 is that die with fewer NVLink lanes; torchtitan's 96 GB H100: assumed the SXM5 part's
     // (its page names none). B200: 2 dies x 74 enabled SMs (Chips and Cheese, "Nvidia's B200:
     // Keeping the CUDA Juggernaut Rolling", 2025). L40S: NVIDIA L40S datasheet, 568 tensor cores,
-    // 4 per SM. Kept beside the shape rules rather than in GpuDescription so that cluster files and
+    // 4 per SM. V100 SXM2: NVIDIA Tesla V100 GPU Architecture whitepaper (2017), 80 SMs of the
+    // GV100's 84. Kept beside the shape rules rather than in GpuDescription so that cluster files and
     // the presets' figures stay as they are; a GPU of another name has none.
     struct Entry {
         const char* name;
@@ -69,6 +70,8 @@ int presetSmCount(const std::string& gpuName)
         { "h100-96gb", 132 },
         { "b200-192gb", 148 },
         { "l40s-48gb", 142 },
+        { "v100-32gb", 80 },
+        { "v100-16gb", 80 },
     };
     for (const Entry& entry : kSms) {
         if (gpuName == entry.name)

@@ -13,7 +13,7 @@ namespace stratex::hardware {
 class HardwareModel;
 
 // Streaming multiprocessors of a GPU preset (datasheets; docs/kernels.md §1), by the preset's name:
-// a100-* 108, h100-80gb / h800-80gb / h100-96gb 132, b200-192gb 148, l40s-48gb 142. 0 for any
+// a100-* 108, h100-80gb / h800-80gb / h100-96gb 132, b200-192gb 148, l40s-48gb 142, v100-* 80. 0 for any
 // other name (a GPU described in a cluster file): unknown, no quantization.
 int presetSmCount(const std::string& gpuName);
 

@@ -13,6 +13,10 @@ hardware::AttentionKernel frameworkDefaultAttentionKernel(Framework framework, c
 {
     const bool blackwell = gpuName.rfind("b200", 0) == 0 || gpuName.rfind("b300", 0) == 0
         || gpuName.rfind("gb200", 0) == 0 || gpuName.rfind("gb300", 0) == 0;
+    // Volta (sm70) runs no flash or cuDNN fused kernel (hardware::attentionKernelRunsOn): TE falls
+    // back to UnfusedDotProductAttention, Hugging Face models to their eager attention.
+    if (hardware::isVoltaGpu(gpuName))
+        return AttentionKernel::Unfused;
     switch (framework) {
     case Framework::MegatronCore:
     case Framework::MegatronBridge:

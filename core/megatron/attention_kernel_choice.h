@@ -30,10 +30,12 @@ namespace stratex::megatron {
 //   2.6.0.dev20241204).
 // - DeepSpeed, Composer: flash-attn 2 (HF / llm-foundry `attn_impl: flash`); unfused when the
 //   strategy says flash_attention = false.
+// - On Volta (v100-*) every framework: Unfused (no flash or cuDNN fused kernel below sm80). torch
+//   SDPA's memory-efficient kernel, which does run there, is not modelled.
 hardware::AttentionKernel frameworkDefaultAttentionKernel(Framework framework, const std::string& gpuName);
 
 // The kernel `s` runs on `gpuName`: its own, or the framework's default; Unfused when
-// s.flash_attention is off.
+// s.flash_attention is off. The cost model branches on this, not on s.flash_attention alone.
 hardware::AttentionKernel resolvedAttentionKernel(const ParallelStrategy& s, const std::string& gpuName);
 
 // The time factor on the reference (Flash2) attention time of one fused kernel call with

@@ -10,6 +10,7 @@
 #include "core/megatron/chunk_costs.h"
 #include "core/megatron/dp_traffic.h"
 #include "core/megatron/estimate_memo.h"
+#include "core/megatron/gpu_support.h"
 #include "core/megatron/hsdp.h"
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/memory_ledger_explain.h"
@@ -191,6 +192,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     result.strategy = s;
     const hardware::ClusterDescription& cluster = hw.cluster();
     result.problems = strategyProblems(s, model, static_cast<long long>(cluster.worldSize()));
+    for (std::string& problem : gpuSupportProblems(s, cluster.gpu.name)) // Volta: fp16, no flash (gpu_support.h)
+        result.problems.push_back(std::move(problem));
     // A GPU's memory size is binary: an "80 GB" A100 or H100 has 80 GiB (nvidia-smi: 81920 and
     // 81559 MiB), which is what the CUDA allocator can hand out beside the context.
     result.memory_limit_mb = options.memory_limit_mb > 0 ? options.memory_limit_mb : hardware::gibToMb(cluster.gpu.memory_gb);

@@ -14,6 +14,7 @@
 #include "core/megatron/moe_dispatch.h"
 #include "core/megatron/moe_kernels.h"
 #include "core/megatron/qk_norm_memory.h"
+#include "core/megatron/unfused_attention_memory.h"
 
 namespace stratex::megatron {
 
@@ -154,7 +155,12 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     }
     double attention = 0;
     double scoreBytes = 0; // the materialised attention scores without flash attention
-    if (s.flash_attention) {
+    // The kernel the plan runs on this GPU, not the flag alone: on Volta every framework falls
+    // back to the unfused path (attention_kernel_choice.h).
+    const bool fusedAttention = resolvedAttentionKernel(s, hw.cluster().gpu.name) != hardware::AttentionKernel::Unfused;
+    // The dropout on the attention probabilities (model.attention_dropout; OPT's is 0).
+    const bool attentionDropout = model.attentionDropout();
+    if (fusedAttention) {
         // causal: half the square; MLA: QK^T over nope + rope, PV over v (Megatron-LM training.py
         // num_floating_point_operations, standard_self_attn_core_term, d98e8a64).
         // The kernel's grid: b x heads/tp x blocks of the rank's seq queries (ring CP launches one
@@ -172,7 +178,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double bmm = hardware::groupedGemmS(hw, seq, model.seq_length, model::qkHeadDim(model), fp8, b * heads)
             + hardware::groupedGemmS(hw, seq, model::vHeadDim(model), model.seq_length, fp8, b * heads);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
-        attention = bmm + hw.memoryBoundS(2 * scoreBytes * (dropout ? 2.5 : 1));
+        attention = bmm + hw.memoryBoundS(2 * scoreBytes * (attentionDropout ? 2.5 : 1));
     }
 
     // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
@@ -239,7 +245,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const int kernels = layerForwardKernels(moeLayer);
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
-    const double attentionBackward = (s.flash_attention ? kFlashBackwardOverForward : 2.5) * attention;
+    const double attentionBackward = (fusedAttention ? kFlashBackwardOverForward : 2.5) * attention;
     // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
     // All-gather and hierarchical CP: cp_comm.h (docs/context-parallel.md).
     const int cpA2a = s.cp > 1 && s.cp_comm_type == CpCommType::A2aP2p
@@ -371,8 +377,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     cost.activation_bytes += qkNormActivationBytes(model, tokens, tp); // --qk-layernorm (qk_norm_memory.h)
     const bool attentionRecomputed
         = s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::CoreAttn);
-    if (!s.flash_attention && !attentionRecomputed)
-        cost.activation_bytes += scoreBytes * (dropout ? 2.5 : 1); // Korthikanti's 5as/h term
+    // The scores' kept tensors as the framework's attention code keeps them (Korthikanti's 5as/h
+    // term for Megatron's; Hugging Face's eager attention for DeepSpeed: unfused_attention_memory.h).
+    if (!fusedAttention && !attentionRecomputed)
+        cost.activation_bytes += scoreBytes / kBytes * unfusedAttentionBytesPerScore(s.framework, attentionDropout);
     cost.input_bytes = hidden * spShare;
 
     if (recomputed && s.recompute == Recompute::Full) {

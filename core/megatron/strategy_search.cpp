@@ -12,6 +12,7 @@
 
 #include "core/common/error.h"
 #include "core/common/parallel_for.h"
+#include "core/megatron/gpu_support.h"
 #include "core/megatron/strategy_search_space.h"
 
 namespace stratex::megatron {
@@ -199,6 +200,16 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
         throw Error("the global batch size must be at least 1");
     if (request.top < 1)
         throw Error("at least one plan must be kept");
+    {
+        // Every candidate takes the space's precision and kernel: a GPU without them (Volta: no
+        // bf16, no flash) would refuse them all; say why once (gpu_support.h).
+        ParallelStrategy probe;
+        probe.precision = request.space.precision;
+        probe.flash_attention = request.space.flash_attention;
+        probe.attention_kernel = request.space.attention_kernel;
+        if (const std::vector<std::string> why = gpuSupportProblems(probe, request.cluster.gpu.name); !why.empty())
+            throw Error("search: " + why.front());
+    }
     const hardware::HardwareModel hw(request.cluster, request.efficiency);
     const int threads = effectiveThreads(request.threads);
     StrategySearchResult result;

@@ -132,6 +132,17 @@ struct ModelDescription {
     // 1-byte masks are kept for backward (layer_cost.cpp). Not given: 0.1 for a plain MLP (GPT-3
     // style), 0 for a gated one (Llama style recipes set it to 0).
     std::optional<double> hidden_dropout;
+    // The dropout on the attention probabilities (Megatron's --attention-dropout, default 0.1; HF
+    // "attention_dropout", 0.0 in every OPT config): with it the probabilities' 1-byte mask and
+    // the dropped copy are kept for backward (unfused_attention_memory.h). Not given: as
+    // hidden_dropout's rule (attentionDropout()).
+    std::optional<double> attention_dropout;
+    bool attentionDropout() const
+    {
+        if (attention_dropout)
+            return *attention_dropout > 0;
+        return hidden_dropout ? *hidden_dropout > 0 : mlp != MlpKind::Gated;
+    }
     std::optional<MlaDescription> mla;
     // The embedding and LM head hold vocab_size rounded up to a multiple of this times the TP
     // degree (Megatron's --make-vocab-size-divisible-by, default 128; build_tokenizer.py): the

@@ -38,6 +38,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         json["qk_norm"] = true;
     if (model.hidden_dropout)
         json["hidden_dropout"] = *model.hidden_dropout;
+    if (model.attention_dropout)
+        json["attention_dropout"] = *model.attention_dropout;
     if (model.mla) {
         const MlaDescription& m = *model.mla;
         json["mla"] = { { "q_lora_rank", m.q_lora_rank }, { "kv_lora_rank", m.kv_lora_rank },
@@ -268,6 +270,13 @@ ModelDescription readModel(const JsonView& object)
             dropout->fail("a dropout probability in [0, 1)");
     } else if (named) {
         model.hidden_dropout = named->hidden_dropout;
+    }
+    if (const std::optional<JsonView> dropout = object.find("attention_dropout")) {
+        model.attention_dropout = dropout->number();
+        if (!(*model.attention_dropout >= 0 && *model.attention_dropout < 1))
+            dropout->fail("a dropout probability in [0, 1)");
+    } else if (named) {
+        model.attention_dropout = named->attention_dropout;
     }
     if (const std::optional<JsonView> mla = object.find("mla")) {
         if (mla->raw().is_null())

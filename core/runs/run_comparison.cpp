@@ -99,6 +99,9 @@ std::string gpuPresetForDeviceName(std::string_view name)
         return "b200-192gb";
     if (has("L40S"))
         return "l40s-48gb";
+    // "Tesla V100-SXM2-32GB" / "Tesla V100-SXM2-16GB"; the PCIe card (112 TFLOPS) has no preset.
+    if (has("V100") && has("SXM2"))
+        return has("16GB") ? "v100-16gb" : "v100-32gb";
     return "";
 }
 

@@ -10,6 +10,11 @@
 
 #include "core/hardware/attention_kernel_rates.h"
 #include "core/hardware/attention_kernels.h"
+#include "core/hardware/cluster_description.h"
+#include "core/hardware/hardware_model.h"
+#include "core/hardware/kernel_shapes.h"
+#include "core/megatron/attention_kernel_choice.h"
+#include "core/megatron/gpu_support.h"
 
 using namespace stratex::hardware;
 
@@ -240,6 +245,115 @@ private Q_SLOTS:
         QFETCH(QString, family);
         QFETCH(bool, measured);
         QCOMPARE(attentionKernelEfficiency(AttentionKernel(kernel), family.toStdString()).has_value(), measured);
+    }
+
+    // Volta (sm70) runs no flash-attention or cuDNN fused kernel (flash-attn 2: Ampere, Ada,
+    // Hopper; TE get_attention_backend: "requires compute capability sm80+"): the kernels are
+    // refused there, every framework's default falls back to unfused, and elsewhere nothing changes.
+    void kernelsRunOnTheirGpus_data()
+    {
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<bool>("runs");
+        QTest::newRow("flash2 v100") << int(AttentionKernel::Flash2) << "v100-32gb" << false;
+        QTest::newRow("flash3 v100") << int(AttentionKernel::Flash3) << "v100-32gb" << false;
+        QTest::newRow("cudnn v100-16gb") << int(AttentionKernel::Cudnn) << "v100-16gb" << false;
+        QTest::newRow("unfused v100") << int(AttentionKernel::Unfused) << "v100-32gb" << true;
+        QTest::newRow("default v100") << int(AttentionKernel::Default) << "v100-32gb" << true;
+        QTest::newRow("flash2 a100") << int(AttentionKernel::Flash2) << "a100-40gb" << true;
+        QTest::newRow("cudnn h100") << int(AttentionKernel::Cudnn) << "h100-80gb" << true;
+    }
+    void kernelsRunOnTheirGpus()
+    {
+        QFETCH(int, kernel);
+        QFETCH(QString, gpu);
+        QFETCH(bool, runs);
+        QCOMPARE(attentionKernelRunsOn(AttentionKernel(kernel), gpu.toStdString()), runs);
+    }
+
+    void defaultKernelOnVoltaIsUnfused_data()
+    {
+        using stratex::megatron::Framework;
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("deepspeed v100") << int(Framework::DeepSpeed) << "v100-32gb" << int(AttentionKernel::Unfused);
+        QTest::newRow("megatron v100") << int(Framework::MegatronCore) << "v100-16gb" << int(AttentionKernel::Unfused);
+        QTest::newRow("torchtitan v100") << int(Framework::Torchtitan) << "v100-32gb" << int(AttentionKernel::Unfused);
+        QTest::newRow("deepspeed a100") << int(Framework::DeepSpeed) << "a100-40gb" << int(AttentionKernel::Flash2);
+        QTest::newRow("megatron h100") << int(Framework::MegatronCore) << "h100-80gb" << int(AttentionKernel::Cudnn);
+    }
+    void defaultKernelOnVoltaIsUnfused()
+    {
+        QFETCH(int, framework);
+        QFETCH(QString, gpu);
+        QFETCH(int, expected);
+        stratex::megatron::ParallelStrategy s;
+        s.framework = stratex::megatron::Framework(framework);
+        QCOMPARE(int(stratex::megatron::resolvedAttentionKernel(s, gpu.toStdString())), expected);
+    }
+
+    // What a strategy asks of Volta that it lacks: BF16 and FP8 (FP16 tensor cores only) and an
+    // explicit flash or cuDNN kernel; each refused with a message that names the GPU and the way out.
+    void voltaRefusesWhatItLacks_data()
+    {
+        using stratex::megatron::Precision;
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<QString>("problem"); // a part of the one message, or "" for none
+        QTest::newRow("bf16 v100") << "v100-32gb" << int(Precision::Bf16) << int(AttentionKernel::Default)
+                                   << "precision bf16 on v100-32gb: Volta (sm70) has FP16 tensor cores only";
+        QTest::newRow("fp8 v100-16gb") << "v100-16gb" << int(Precision::Fp8) << int(AttentionKernel::Default)
+                                       << "use precision fp16";
+        QTest::newRow("fp16 flash2 v100") << "v100-32gb" << int(Precision::Fp16) << int(AttentionKernel::Flash2)
+                                          << "attention kernel flash2 on v100-32gb";
+        QTest::newRow("fp16 default v100") << "v100-32gb" << int(Precision::Fp16) << int(AttentionKernel::Default) << "";
+        QTest::newRow("fp16 unfused v100") << "v100-32gb" << int(Precision::Fp16) << int(AttentionKernel::Unfused) << "";
+        QTest::newRow("bf16 flash2 a100") << "a100-40gb" << int(Precision::Bf16) << int(AttentionKernel::Flash2) << "";
+    }
+    void voltaRefusesWhatItLacks()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(int, precision);
+        QFETCH(int, kernel);
+        QFETCH(QString, problem);
+        stratex::megatron::ParallelStrategy s;
+        s.precision = stratex::megatron::Precision(precision);
+        s.attention_kernel = AttentionKernel(kernel);
+        s.flash_attention = AttentionKernel(kernel) != AttentionKernel::Unfused;
+        const std::vector<std::string> problems = stratex::megatron::gpuSupportProblems(s, gpu.toStdString());
+        if (problem.isEmpty()) {
+            QVERIFY(problems.empty());
+            return;
+        }
+        QCOMPARE(int(problems.size()), 1);
+        QVERIFY2(problems.front().find(problem.toStdString()) != std::string::npos, problems.front().c_str());
+    }
+
+    // The V100 SXM2 presets against NVIDIA's Tesla V100 datasheet (125 TFLOPS FP16 tensor, HBM2
+    // 900 GB/s, 32 or 16 GB) and the Volta whitepaper (80 SMs); one family, whose prior is its
+    // datasheet (cuBLAS FP16 GEMM at ~90 % of peak).
+    void voltaPresets_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("memoryGb");
+        QTest::newRow("v100-32gb") << "v100-32gb" << 32.0;
+        QTest::newRow("v100-16gb") << "v100-16gb" << 16.0;
+    }
+    void voltaPresets()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(double, memoryGb);
+        const GpuDescription preset = gpuPreset(gpu.toStdString());
+        QCOMPARE(preset.peak_tflops, 125.0);
+        QCOMPARE(preset.memory_gb, memoryGb);
+        QCOMPARE(preset.hbm_gb_per_s, 900.0);
+        QCOMPARE(presetSmCount(preset.name), 80);
+        QCOMPARE(presetFamily(preset.name), std::string("v100"));
+        QCOMPARE(datasheetEfficiency(preset).gemm, 0.90);
+        QCOMPARE(efficiencyFor(preset).gemm, 0.90); // no fitted run: the prior
+        QVERIFY(!defaultTopology(preset).nvlink_sharp);
     }
 };
 

@@ -273,6 +273,86 @@ private Q_SLOTS:
             qPrintable(QString("dropped %1 bytes, expected %2").arg(none.activation_bytes - cost.activation_bytes).arg(dropped)));
         QCOMPARE(cost.recompute_s > 0, dropped > 0);
     }
+
+    // Unfused attention's kept scores as each framework's attention code keeps them
+    // (unfused_attention_memory.cpp, docs/memory-model.md "Unfused attention as each framework keeps
+    // it"): Megatron's fused scale-mask-softmax, Korthikanti's 2 bytes per score (5 with the
+    // attention dropout's mask and dropped copy); DeepSpeed's Hugging Face eager attention of 2023,
+    // the fp16 masked scores torch.max keeps, the fp32 softmax output and the fp16 probabilities:
+    // 8 (9 with dropout). OPT-1.3B as DeepSpeed-Chat ran it (h 2048, 32 heads, s 512, micro-batch
+    // 8, tp 1): b·a·s^2 = 8 x 32 x 512^2 = 67,108,864 scores. Unfused minus flash = the scores'
+    // bytes (the per-head softmax statistics are counted on both paths).
+    void unfusedScoresAsTheFrameworkKeepsThem_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<double>("attentionDropout");
+        QTest::addColumn<double>("bytesPerScore");
+        QTest::newRow("megatron, no attention dropout") << int(Framework::MegatronCore) << 0.0 << 2.0;
+        QTest::newRow("megatron, attention dropout 0.1") << int(Framework::MegatronCore) << 0.1 << 5.0;
+        QTest::newRow("deepspeed (HF eager), OPT's 0.0") << int(Framework::DeepSpeed) << 0.0 << 8.0;
+        QTest::newRow("deepspeed (HF eager), dropout 0.1") << int(Framework::DeepSpeed) << 0.1 << 9.0;
+    }
+    void unfusedScoresAsTheFrameworkKeepsThem()
+    {
+        QFETCH(int, framework);
+        QFETCH(double, attentionDropout);
+        QFETCH(double, bytesPerScore);
+        const model::ModelDescription model = opt13b(attentionDropout);
+        ParallelStrategy s;
+        s.micro_batch_size = 8;
+        s.framework = Framework(framework);
+        s.precision = Precision::Fp16;
+        const LayerCost flash = layerCost(model, s, a100s(1), false, false);
+        s.flash_attention = false;
+        const LayerCost unfused = layerCost(model, s, a100s(1), false, false);
+        const double scores = 8.0 * 32 * 512 * 512;
+        QCOMPARE(unfused.activation_bytes - flash.activation_bytes, bytesPerScore * scores);
+    }
+
+    // On Volta no flash kernel runs (attention_kernels.h attentionKernelRunsOn): a strategy that asks
+    // for the default kernel with flash_attention on is costed as the unfused path it falls back to,
+    // in time and memory; on an A100 it is not.
+    void voltaFallsBackToUnfused_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<bool>("sameAsUnfused");
+        QTest::newRow("v100-32gb") << "v100-32gb" << true;
+        QTest::newRow("v100-16gb") << "v100-16gb" << true;
+        QTest::newRow("a100-40gb") << "a100-40gb" << false;
+    }
+    void voltaFallsBackToUnfused()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(bool, sameAsUnfused);
+        const model::ModelDescription model = opt13b(0.0);
+        const hardware::HardwareModel hw = test::gpus(gpu.toStdString().c_str(), 1);
+        ParallelStrategy s;
+        s.micro_batch_size = 8;
+        s.framework = Framework::DeepSpeed;
+        s.precision = Precision::Fp16;
+        const LayerCost asked = layerCost(model, s, hw, false, false);
+        s.flash_attention = false;
+        const LayerCost unfused = layerCost(model, s, hw, false, false);
+        QCOMPARE(asked.activation_bytes == unfused.activation_bytes, sameAsUnfused);
+        QCOMPARE(asked.forward_compute_s == unfused.forward_compute_s, sameAsUnfused);
+    }
+
+private:
+    // facebook/opt-1.3b's config.json: 24 layers, hidden 2048, ffn 8192, 32 heads, dropout 0.1,
+    // at DeepSpeed-Chat's 512 tokens.
+    static model::ModelDescription opt13b(double attentionDropout)
+    {
+        model::ModelDescription model = gpt175b();
+        model.num_layers = 24;
+        model.hidden_size = 2048;
+        model.ffn_hidden_size = 8192;
+        model.num_heads = 32;
+        model.num_kv_heads = 32;
+        model.seq_length = 512;
+        model.hidden_dropout = 0.1;
+        model.attention_dropout = attentionDropout;
+        return model;
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLayerActivations)
