@@ -128,6 +128,10 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     std::vector<std::string> assumptions;
     megatron::ParallelStrategy strategy
         = plan.strategy(target.model, static_cast<long long>(target.cluster.worldSize()), &assumptions);
+    // --compile given: the plan costed with its blocks compiled or eager (docs/kernels.md, "Eager and
+    // compiled blocks"); before --tp-comm-overlap, which torchtitan's AsyncTP ties to compile.
+    if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("compile"))
+        strategy.compile = stratex.resolvedSpace().compile;
     // --tp-comm-overlap given: the plan costed with TP communication overlap on or off, where its
     // framework and layout allow it, as the search sets it (megatron::tpCommOverlapProblem).
     if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("tp-comm-overlap")) {

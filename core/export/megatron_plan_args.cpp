@@ -168,6 +168,18 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     for (const std::string& difference : addMegatronModelArguments(m.arguments, model))
         approximate(m, "model", difference);
     addMegatronRunArguments(m.arguments, r, model.moe.has_value());
+    // torch.compile (docs/kernels.md, "Eager and compiled blocks"): Megatron-LM has no switch for it; its own fused
+    // kernels run the norms and the activation fused by default (TE's LayerNormLinear, --bias-swiglu-fusion,
+    // --rope-fusion, --bias-dropout-fusion: arguments.py store_false flags at d98e8a64), as costed.
+    if (e.compile == megatron::Compile::On)
+        m.comments.push_back(
+            "compile on: Megatron-LM has no torch.compile switch; its fused kernels (TE LayerNormLinear, "
+            "bias-SwiGLU, RoPE and bias-dropout-add fusions, on by default) fuse the same ops");
+    else if (e.compile == megatron::Compile::Off)
+        approximate(m, "strategy.compile",
+            "compile off: Megatron-LM runs its fused kernels anyway (TE LayerNormLinear; bias-SwiGLU, RoPE and "
+            "bias-dropout-add fusions on by default, off only with --no-bias-swiglu-fusion --no-rope-fusion "
+            "--no-bias-dropout-fusion); costed fused");
     m.environment = megatronEnvironment(r.tensor_parallel, r.context_parallel, r.data_parallel_kind);
     if (isMegatronFsdp(r.data_parallel_kind) && (r.tensor_parallel > 1 || r.context_parallel > 1))
         m.comments.push_back("Megatron-FSDP with TP or CP: Megatron warns that before Blackwell TP/CP want "

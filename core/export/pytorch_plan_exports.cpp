@@ -276,7 +276,9 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
     t += "mode = " + tomlString(acMode) + "\n";
     if (!acOption.empty())
         t += "selective_ac_option = " + tomlString(acOption) + "\n";
-    if (asyncTp) // components keeps its default, ["model", "loss"]: the model is compiled
+    // --compile.enable: the plan's compile on (docs/kernels.md, "Eager and compiled blocks") or AsyncTP's; components
+    // keeps its default, ["model", "loss"]: the model is compiled.
+    if (asyncTp || s.compile == megatron::Compile::On)
         t += "\n[compile]\nenable = true\n";
     config.text = t;
     return config;

@@ -189,6 +189,7 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     job.tp = s.tp;
     job.sequence_parallel = s.tp == 1 || s.sequence_parallel;
     job.async_tp = s.tp_comm_overlap && s.tp > 1; // the plan's TP overlap: torchtitan's AsyncTP
+    job.compile = s.compile == megatron::Compile::On || job.async_tp; // docs/kernels.md
     job.cp = s.cp;
     // Language models attend with FlexAttention (config_utils.get_attention_config), whose CP load
     // balancer is "ptrr" (context_parallel/api.py; torchtitan_recipes/tests/models.py sets it so).
@@ -549,9 +550,10 @@ std::string torchtitanModuleText(const TorchtitanJob& job)
             t += "        " + pyStringList(part) + ",\n";
         t += "    ]\n";
     }
+    if (job.compile || job.async_tp) // --compile.enable (docs/kernels.md, "Eager and compiled blocks")
+        set("compile.enable", "True");
     if (job.async_tp) {
         // torchtitan_recipes/tests/h100.py llama3_debugmodel_tp2_asynctp_compile: AsyncTP with compile.
-        set("compile.enable", "True");
         set("compile.enable_async_tensor_parallel", "True");
     }
     switch (job.ac.kind) {

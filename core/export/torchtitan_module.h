@@ -72,6 +72,10 @@ struct TorchtitanJob {
     // collectives with the GEMMs and refuses to start without compile.enable and "model" among the
     // compiled components (the default ["model", "loss"]); written with compile.enable.
     bool async_tp = false;
+    // compile.enable (torchtitan config/configs.py CompileConfig, default False; components keep
+    // their default ["model", "loss"]): the plan's compile on (docs/kernels.md, "Eager and compiled
+    // blocks"), or AsyncTP's.
+    bool compile = false;
     int cp = 1;
     std::string cp_load_balancer = "headtail";
     int ep = 1;

@@ -10,6 +10,7 @@
 #include "core/megatron/attention_kernel_choice.h"
 #include "core/megatron/cp_comm.h"
 #include "core/megatron/cp_ring.h"
+#include "core/megatron/elementwise_passes.h"
 #include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_dispatch.h"
 #include "core/megatron/moe_kernels.h"
@@ -183,6 +184,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
 
     // MLP: dense, or routed experts (+ shared experts) on the tokens this rank's experts receive.
     // Each part's forward time and kept bytes are held apart for selective recompute's modules.
+    // The norms' and the activation's passes over HBM: fused, or eager PyTorch's separate kernels
+    // (elementwise_passes.h; docs/kernels.md, "Eager and compiled blocks").
+    const ElementwisePasses passes = elementwisePasses(
+        model, elementwiseForm(s.framework, s.compile, s.tp_comm_overlap && s.sequence_parallel && s.tp > 1));
     const double upWidth = gated ? 2.0 : 1.0;
     double mlpActivation = 0; // bytes kept by the MLP beyond its input
     double elementwise = 0; // bytes the activation function moves
@@ -215,34 +220,34 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         mlpActivation
             += kBytes * routed * ((h + fe) * gemmInputShare + upWidth * fe) + 4.0 * moeTokens * moe.num_experts;
         routedActOutputBytes = kBytes * routed * fe * gemmInputShare;
-        routedActBytes = kBytes * routed * (upWidth + 1) * fe;
+        routedActBytes = kBytes * routed * passes.activation * fe;
         elementwise += moeLoad * (routedActBytes + 2 * kBytes * routed * h); // act + permute
         if (moe.shared_experts > 0) {
             const double fs = double(moe.shared_experts) * moe.shared_expert_ffn_hidden_size / tp;
             sharedGemm = hw.gemmS(tokens, upWidth * fs, h, fp8) + hw.gemmS(tokens, h, fs, fp8);
             sharedActivation = kBytes * tokens * (upWidth + gemmInputShare) * fs;
-            sharedElementwise = kBytes * tokens * (upWidth + 1) * fs;
+            sharedElementwise = kBytes * tokens * passes.activation * fs;
         }
         epComm = moeLoad * moeDispatchPassS(model, s, hw, moeTokens);
     } else {
         const double f = model.ffn_hidden_size / tp;
         mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
         mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * f; // activation input + fc2 input
-        elementwise += kBytes * tokens * (upWidth + 1) * f;
+        elementwise += kBytes * tokens * passes.activation * f;
     }
     gemm += mlpGemm + sharedGemm;
     mlpActivation += sharedActivation;
     elementwise += sharedElementwise;
 
-    // Memory-bound ops: two norms (read + write), two residual adds (2 reads + write), rotary on q
-    // and k, dropout (read, write, mask).
+    // Memory-bound ops: two norms (fused: read + write; eager composite RMSNorm: 18 passes), two
+    // residual adds (2 reads + write), rotary on q and k, dropout (read, write, mask).
     const double hidden = kBytes * tokens * h;
-    double memoryBytes = (2 * 2 + 2 * 3 + (dropout ? 2 * 2.5 : 0)) * hidden * spShare + elementwise;
+    double memoryBytes = (2 * passes.norm + 2 * 3 + (dropout ? 2 * 2.5 : 0)) * hidden * spShare + elementwise;
     if (mla)
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
-    const int kernels = layerForwardKernels(moeLayer);
+    const int kernels = layerForwardKernels(moeLayer) + passes.extra_forward_kernels;
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (fusedAttention ? kFlashBackwardOverForward : 2.5) * attention;

@@ -213,6 +213,10 @@ std::string tpCommOverlapProblem(const ParallelStrategy& s)
         return "TP communication overlap needs tp > 1";
     if (!s.sequence_parallel)
         return "TP communication overlap needs sequence parallelism";
+    // torchtitan config/configs.py CompileConfig.__post_init__ (b5bcd76c): "Async TP requires 'model'
+    // in --compile.components and --compile.enable".
+    if (s.framework == Framework::Torchtitan && s.compile == Compile::Off)
+        return "torchtitan's AsyncTP needs torch.compile (compile off)";
     return {};
 }
 

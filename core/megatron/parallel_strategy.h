@@ -8,6 +8,7 @@
 
 #include "core/hardware/attention_kernels.h"
 #include "core/model/model_description.h"
+#include "core/megatron/elementwise_passes.h"
 #include "core/megatron/framework.h"
 #include "core/megatron/recompute_modules.h"
 
@@ -116,6 +117,10 @@ struct ParallelStrategy {
     // is the framework's default on the GPU (megatron::resolvedAttentionKernel). Unfused goes with
     // flash_attention = false.
     hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Default;
+    // torch.compile of the transformer blocks (strategy JSON "compile"; docs/kernels.md, "Eager and
+    // compiled blocks"): whether the layer's norms and activation run fused or as eager PyTorch's
+    // separate kernels (elementwiseForm). Default is the framework's default.
+    Compile compile = Compile::Default;
     // What the framework keeps per rank (docs/memory-model.md): gradient dtype, what is sharded.
     Framework framework = Framework::MegatronCore;
     // Megatron-Core's main gradients (the DDP grad buffer): fp32 (accumulate_allreduce_grads_in_fp32,
@@ -159,7 +164,8 @@ int chunkLayerCount(int stageLayers, int stage, int chunk, int vpp);
 // (tp_comm_overlap); empty when it can. Megatron-LM (arguments.py validate_args @ d98e8a64) and
 // Megatron-Bridge (training/comm_overlap.py) need sequence parallelism, which needs tp > 1;
 // torchtitan's AsyncTP needs a TP mesh (distributed/compile.py _maybe_enable_async_tp) and
-// torch.compile of the model (config/configs.py CompileConfig), which its exports turn on with it;
+// torch.compile of the model (config/configs.py CompileConfig), which its exports turn on with it
+// (a plan with compile off cannot have it);
 // DeepSpeed has no such switch. strategyProblems refuses a strategy with tp_comm_overlap where
 // this is not empty; the search sets tp_comm_overlap only where it is empty.
 std::string tpCommOverlapProblem(const ParallelStrategy& strategy);

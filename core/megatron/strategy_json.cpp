@@ -43,6 +43,7 @@ int optionalLayers(const JsonView& object, std::string_view key)
 // it was ignored and tp 1 assumed without a word (issue 26); any other is reported as ignored.
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "attention_kernel", // docs/kernels.md §6
+    "compile", // docs/kernels.md, "Eager and compiled blocks"
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
@@ -138,6 +139,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["moe_ep_comm_overlap"] = true;
     if (s.attention_kernel != hardware::AttentionKernel::Default) // likewise: the framework's default unwritten
         json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
+    if (s.compile != Compile::Default) // likewise: the framework's default unwritten (docs/kernels.md)
+        json["compile"] = s.compile == Compile::On;
     if (s.dpReplicas() > 1) // HSDP (docs/hsdp.md): written only when the shard group is smaller than dp
         json["dp_shard"] = s.dpShard();
     return json;
@@ -248,6 +251,10 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.moe_ep_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> flash = object.find("flash_attention"))
         s.flash_attention = flash->boolean();
+    // torch.compile of the blocks (docs/kernels.md, "Eager and compiled blocks"): true or false; absent, the
+    // framework's default.
+    if (const std::optional<JsonView> compile = object.find("compile"))
+        s.compile = compile->boolean() ? Compile::On : Compile::Off;
     // The attention kernel (docs/kernels.md §6): "unfused" is flash_attention false; a fused kernel
     // with flash_attention false contradicts it.
     s.attention_kernel = readChoice(object, "attention_kernel", hardware::AttentionKernel::Default,

@@ -42,6 +42,9 @@ struct StrategySpace {
     StateDtype optimizer_state_dtype = StateDtype::Fp32;
     // Every candidate's attention kernel (docs/kernels.md §6): the user's, not searched.
     hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Default;
+    // Every candidate's torch.compile choice (docs/kernels.md, "Eager and compiled blocks"): the
+    // user's, not searched.
+    Compile compile = Compile::Default;
 };
 
 struct StrategySearchRequest {

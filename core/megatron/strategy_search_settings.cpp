@@ -133,6 +133,15 @@ std::vector<Setting<S>> rows()
                        "--attention-backend."),
                 { "default", "flash2", "flash3", "cudnn", "mpt-triton", "unfused" }),
             &S::attention_kernel),
+        row(choice(spec("compile", space, "torch.compile", SettingKind::Choice, "", 0, 0,
+                       "torch.compile of the transformer blocks in every plan, not searched (docs/kernels.md, "
+                       "\"Eager and compiled blocks\"): default (the framework's: torchtitan, DeepSpeed and "
+                       "Composer eager, torchtitan compiled with AsyncTP; Megatron-Core and Megatron-Bridge run "
+                       "their own fused kernels either way), on or off. Eager runs an RMSNorm as eight kernels and "
+                       "SwiGLU's silu and multiply apart, each a pass over HBM. The torchtitan export writes "
+                       "compile.enable."),
+                { "default", "on", "off" }),
+            &S::compile),
         row(spec("tp-comm-overlap", space, "TP comm overlap", Switch, "0|1", 0, 1,
                 "Pipeline the TP all-gathers and reduce-scatters with the GEMMs beside them on every plan whose "
                 "framework allows it: Megatron-Core --tp-comm-overlap and Megatron-Bridge tp_comm_overlap (TE "
@@ -183,6 +192,7 @@ StrategySpace StrategySearchSettings::resolvedSpace() const
     s.attention_kernel = hardware::parseAttentionKernel(attention_kernel).value_or(hardware::AttentionKernel::Default);
     if (s.attention_kernel == hardware::AttentionKernel::Unfused)
         s.flash_attention = false;
+    s.compile = parseCompile(compile).value_or(Compile::Default);
     return s;
 }
 

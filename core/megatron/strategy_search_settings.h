@@ -44,6 +44,9 @@ struct StrategySearchSettings {
     // The attention kernel every plan runs (docs/kernels.md §6): not searched, the user's choice;
     // "default" is the framework's default on the GPU.
     std::string attention_kernel = "default";
+    // torch.compile of the blocks in every plan (docs/kernels.md, "Eager and compiled blocks"):
+    // "default" (the framework's), "on" or "off"; not searched.
+    std::string compile = "default";
     StrategySpace space;
 
     CostModelChoice costModel() const;

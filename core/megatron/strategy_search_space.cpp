@@ -175,6 +175,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                         shape.optimizer_state_dtype = space.optimizer_state_dtype;
                         shape.flash_attention = space.flash_attention;
                         shape.attention_kernel = space.attention_kernel;
+                        shape.compile = space.compile; // before AsyncTP's check (docs/kernels.md)
                         // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
                         shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
                         entry.schedules = { { PipelineSchedule::OneFOneB, 1 } };

@@ -90,6 +90,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.flash_attention = n != 0;
         else if (key == "kernel")
             s.attention_kernel = *hardware::parseAttentionKernel(value.toStdString());
+        else if (key == "compile")
+            s.compile = *megatron::parseCompile(value.toStdString());
         else if (key == "tpoverlap")
             s.tp_comm_overlap = n != 0;
         else if (key == "fusion")
