@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include <QtTest>
 
@@ -34,6 +35,16 @@ StrategySearchRequest request(const char* model, const char* gpu, int nodes, int
     r.global_batch_size = globalBatch;
     r.threads = 1;
     return r;
+}
+
+// A candidate as the search's first pass bounds it (no pipeline simulation) and as the second
+// pass simulates it.
+std::pair<Estimate, Estimate> boundAndSimulated(const StrategySearchRequest& r, const ParallelStrategy& s)
+{
+    const HardwareModel hw(r.cluster, r.efficiency);
+    EstimateOptions bounding;
+    bounding.simulate_pipeline = false;
+    return { estimate(r.model, s, hw, bounding), estimate(r.model, s, hw) };
 }
 
 bool sameOrder(const Estimate& a, const Estimate& b)
@@ -85,11 +96,7 @@ private Q_SLOTS:
         s.global_batch_size = 64;
         s.first_stage_layers = first;
         s.last_stage_layers = last;
-        const HardwareModel hw(r.cluster, r.efficiency);
-        EstimateOptions bounding;
-        bounding.simulate_pipeline = false;
-        const Estimate bound = estimate(r.model, s, hw, bounding);
-        const Estimate exact = estimate(r.model, s, hw);
+        const auto [bound, exact] = boundAndSimulated(r, s);
         QVERIFY2(exact.problems.empty(), exact.problems.empty() ? "" : exact.problems.front().c_str());
         QVERIFY2(bound.pipeline_ms <= exact.pipeline_ms * (1 + 1e-12),
             qPrintable(QString("bound %1 ms > simulated %2 ms").arg(bound.pipeline_ms).arg(exact.pipeline_ms)));
@@ -155,11 +162,7 @@ private Q_SLOTS:
         s.zero = 1;
         s.recompute = Recompute::Full;
         s.recompute_num_layers = 1;
-        const HardwareModel hw(r.cluster, r.efficiency);
-        EstimateOptions bounding;
-        bounding.simulate_pipeline = false;
-        const Estimate bound = estimate(r.model, s, hw, bounding);
-        const Estimate exact = estimate(r.model, s, hw);
+        const auto [bound, exact] = boundAndSimulated(r, s);
         QVERIFY2(exact.problems.empty(), exact.problems.empty() ? "" : exact.problems.front().c_str());
         QVERIFY2(bound.peak_memory_mb <= exact.peak_memory_mb * (1 + 1e-12),
             qPrintable(QString("bound %1 MB > ledger %2 MB").arg(bound.peak_memory_mb).arg(exact.peak_memory_mb)));
