@@ -23,6 +23,47 @@ std::string billions(double value) { return fixed(value, value < 10 ? 1 : 0); }
 
 std::string zeroName(int zero) { return zero == 0 ? std::string("plain DDP (ZeRO-0)") : "ZeRO-" + std::to_string(zero); }
 
+std::size_t index(CpCommType value) { return std::size_t(value); }
+std::size_t index(PipelineSchedule value) { return std::size_t(value); }
+
+std::string cpExchangeName(CpCommType value)
+{
+    switch (value) {
+    case CpCommType::P2p:
+        return "the p2p ring";
+    case CpCommType::A2a:
+        return "a2a (Ulysses)";
+    case CpCommType::AllGather:
+        return "all_gather";
+    case CpCommType::A2aP2p:
+        return "a2a+p2p (hierarchical)";
+    }
+    return "?";
+}
+
+std::string scheduleTitle(PipelineSchedule value)
+{
+    switch (value) {
+    case PipelineSchedule::OneFOneB:
+        return "1F1B";
+    case PipelineSchedule::Interleaved:
+        return "interleaved 1F1B";
+    case PipelineSchedule::ZbH1:
+        return "ZB-H1";
+    }
+    return "?";
+}
+
+bool cpExchangeOutside(const EvidenceCoverage& c, const ParallelStrategy& s)
+{
+    return s.cp > 1 && s.cp > c.max_cp_by_comm[index(s.cp_comm_type)];
+}
+
+bool scheduleOutside(const EvidenceCoverage& c, const ParallelStrategy& s)
+{
+    return s.pp > 1 && !c.schedules[index(s.schedule)];
+}
+
 } // namespace
 
 std::string groupedCount(long long value)
@@ -42,6 +83,10 @@ void addToCoverage(EvidenceCoverage& c, const model::ModelDescription& model, co
     raise(c.max_pp, s.pp);
     raise(c.max_cp, s.cp);
     raise(c.max_ep, s.ep);
+    if (s.cp > 1)
+        raise(c.max_cp_by_comm[index(s.cp_comm_type)], s.cp);
+    if (s.pp > 1)
+        c.schedules[index(s.schedule)] = true;
     if (s.zero >= 0 && s.zero < int(c.max_dp_by_zero.size()))
         raise(c.max_dp_by_zero[std::size_t(s.zero)], s.dp);
     if (isHybridSharded(s))
@@ -98,6 +143,8 @@ bool EvidenceCheck::extrapolated(const ParallelStrategy& s) const
         return true;
     if (isHybridSharded(s) && s.dpReplicas() > c.max_hsdp_replicas)
         return true;
+    if (cpExchangeOutside(c, s) || scheduleOutside(c, s))
+        return true;
     return s.dp > 1 && s.zero >= 0 && s.zero < int(c.max_dp_by_zero.size())
         && s.dp > c.max_dp_by_zero[std::size_t(s.zero)];
 }
@@ -115,6 +162,14 @@ PlanEvidence EvidenceCheck::evidence(const ParallelStrategy& s) const
         degree("TP", s.tp, c.max_tp);
         degree("PP", s.pp, c.max_pp);
         degree("CP", s.cp, c.max_cp);
+        if (s.cp <= c.max_cp && cpExchangeOutside(c, s)) {
+            const int covered = c.max_cp_by_comm[index(s.cp_comm_type)];
+            out.notes.push_back("CP " + groupedCount(s.cp) + " over " + cpExchangeName(s.cp_comm_type)
+                + ": no reference run exchanges context that way"
+                + (covered > 0 ? " beyond CP " + groupedCount(covered) : std::string()));
+        }
+        if (scheduleOutside(c, s))
+            out.notes.push_back("the " + scheduleTitle(s.schedule) + " schedule: no reference run uses it");
         if (m_moe)
             degree("EP", s.ep, c.max_ep);
         if (s.dp > 1 && s.zero >= 0 && s.zero < int(c.max_dp_by_zero.size())) {

@@ -26,6 +26,13 @@ struct EvidenceCoverage {
     int max_cp = 0;
     int max_ep = 0;
     std::array<int, 4> max_dp_by_zero {}; // 0: no run uses that ZeRO stage
+    // The largest CP degree per exchange (indexed by CpCommType: p2p ring, a2a Ulysses, all_gather,
+    // a2a+p2p hierarchical); 0: no run exchanges that way. Each exchange is its own mechanism in the
+    // model (core/megatron/cp_comm.h): a degree measured with the ring says nothing of Ulysses.
+    std::array<int, 4> max_cp_by_comm {};
+    // The pipeline schedules measured with pp > 1 (indexed by PipelineSchedule: 1F1B, interleaved,
+    // ZB-H1): the bubble and the in-flight memory are the schedule's own.
+    std::array<bool, 3> schedules {};
     // HSDP (dp_shard, docs/hsdp.md): the most replicas of a shard group a run used; 0: no run
     // shards inside a group and replicates across groups.
     int max_hsdp_replicas = 0;

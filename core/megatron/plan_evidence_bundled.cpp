@@ -26,6 +26,8 @@ const EvidenceCoverage& bundledCoverage()
         c.dense = true;
         c.moe = true;
         c.gpu_families = { "a100", "b200-192gb", "h100", "h100-96gb" };
+        c.max_cp_by_comm = { 32, 0, 16, 0 }; // p2p, a2a, all_gather, a2a+p2p
+        c.schedules = { true, true, false }; // 1F1B, interleaved, ZB-H1
         return c;
     }();
     return coverage;

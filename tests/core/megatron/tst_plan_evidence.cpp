@@ -25,10 +25,13 @@ std::string asCode(const EvidenceCoverage& c)
     char buffer[1024];
     std::snprintf(buffer, sizeof buffer,
         "runs %d, max_tp %d, max_pp %d, max_cp %d, max_ep %d, max_dp_by_zero { %d, %d, %d, %d }, world %d-%d, "
-        "params %.17g-%.17g B, seq %d-%d, dense %d, moe %d, families { %s }, max_hsdp_replicas %d",
+        "params %.17g-%.17g B, seq %d-%d, dense %d, moe %d, families { %s }, max_hsdp_replicas %d, "
+        "max_cp_by_comm { %d, %d, %d, %d }, schedules { %d, %d, %d }",
         c.runs, c.max_tp, c.max_pp, c.max_cp, c.max_ep, c.max_dp_by_zero[0], c.max_dp_by_zero[1], c.max_dp_by_zero[2],
         c.max_dp_by_zero[3], c.min_world, c.max_world, c.min_params_b, c.max_params_b, c.min_seq_length,
-        c.max_seq_length, int(c.dense), int(c.moe), families.c_str(), c.max_hsdp_replicas);
+        c.max_seq_length, int(c.dense), int(c.moe), families.c_str(), c.max_hsdp_replicas, c.max_cp_by_comm[0],
+        c.max_cp_by_comm[1], c.max_cp_by_comm[2], c.max_cp_by_comm[3], int(c.schedules[0]), int(c.schedules[1]),
+        int(c.schedules[2]));
     return buffer;
 }
 
@@ -51,6 +54,8 @@ EvidenceCoverage smallCoverage()
     c.dense = true;
     c.moe = false;
     c.gpu_families = { "a100", "h100" };
+    c.max_cp_by_comm = { 4, 2, 0, 0 }; // p2p to 4, a2a to 2, never all_gather or hierarchical
+    c.schedules = { true, true, false }; // 1F1B and interleaved, never ZB-H1
     return c;
 }
 
@@ -95,19 +100,35 @@ private Q_SLOTS:
         QTest::addColumn<int>("pp");
         QTest::addColumn<int>("cp");
         QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("cpComm");
+        QTest::addColumn<QString>("schedule");
         QTest::addColumn<QStringList>("notes");
         // Issue 22's example: the Llama 3 405B pick on 16,384 GPUs.
         QTest::newRow("zero3 over 1,024 ranks")
-            << "llama3-405b" << "h100-80gb" << 1024 << 4 << 1 << 2 << 3
+            << "llama3-405b" << "h100-80gb" << 1024 << 4 << 1 << 2 << 3 << "p2p" << "1f1b"
             << QStringList { "ZeRO-3 across 1,024 ranks: no reference run uses ZeRO-3 beyond 128 ranks",
                    "8,192 GPUs: reference runs span 8-4,096 GPUs" };
-        QTest::newRow("covered") << "llama2-70b" << "h100-80gb" << 8 << 8 << 2 << 1 << 1 << QStringList {};
+        QTest::newRow("covered") << "llama2-70b" << "h100-80gb" << 8 << 8 << 2 << 1 << 1 << "p2p" << "interleaved"
+                                 << QStringList {};
+        QTest::newRow("a2a within its degree") << "llama2-70b" << "h100-80gb" << 8 << 4 << 2 << 2 << 1 << "a2a"
+                                               << "1f1b" << QStringList {};
+        // The Llama 3 405B pick of session 16: CP 4 by the hierarchical exchange, which no run measured.
+        QTest::newRow("hierarchical CP never measured")
+            << "llama2-70b" << "h100-80gb" << 8 << 4 << 1 << 4 << 1 << "a2a+p2p" << "1f1b"
+            << QStringList { "CP 4 over a2a+p2p (hierarchical): no reference run exchanges context that way" };
+        QTest::newRow("a2a beyond its degree")
+            << "llama2-70b" << "h100-80gb" << 8 << 2 << 2 << 4 << 1 << "a2a" << "1f1b"
+            << QStringList { "CP 4 over a2a (Ulysses): no reference run exchanges context that way beyond CP 2" };
+        QTest::newRow("ZB-H1 never measured") << "llama2-70b" << "h100-80gb" << 8 << 8 << 4 << 1 << 1 << "p2p" << "zb-h1"
+                                              << QStringList { "the ZB-H1 schedule: no reference run uses it" };
+        QTest::newRow("schedule irrelevant without a pipeline")
+            << "llama2-70b" << "h100-80gb" << 8 << 8 << 1 << 1 << 1 << "p2p" << "zb-h1" << QStringList {};
         QTest::newRow("tp16, plain DDP beyond")
-            << "llama2-70b" << "a100-80gb" << 256 << 16 << 1 << 1 << 0
+            << "llama2-70b" << "a100-80gb" << 256 << 16 << 1 << 1 << 0 << "p2p" << "1f1b"
             << QStringList { "TP 16: no reference run uses TP beyond 8",
                    "plain DDP (ZeRO-0) across 128 ranks: no reference run uses plain DDP (ZeRO-0) beyond 64 ranks" };
         QTest::newRow("MoE, unknown GPU family, cp")
-            << "mixtral-8x7b" << "b200-192gb" << 4 << 1 << 1 << 8 << 1
+            << "mixtral-8x7b" << "b200-192gb" << 4 << 1 << 1 << 8 << 1 << "a2a+p2p" << "1f1b"
             << QStringList { "CP 8: no reference run uses CP beyond 4", "a MoE model: no reference run is MoE",
                    "GPU b200-192gb: no reference run on the b200-192gb family" };
     }
@@ -121,6 +142,8 @@ private Q_SLOTS:
         QFETCH(int, pp);
         QFETCH(int, cp);
         QFETCH(int, zero);
+        QFETCH(QString, cpComm);
+        QFETCH(QString, schedule);
         QFETCH(QStringList, notes);
         const hardware::ClusterDescription c = cluster(gpu.toUtf8().constData(), nodes);
         ParallelStrategy s;
@@ -129,6 +152,10 @@ private Q_SLOTS:
         s.cp = cp;
         s.dp = c.worldSize() / (tp * pp * cp);
         s.zero = zero;
+        s.cp_comm_type = parseCpCommType(cpComm.toStdString()).value();
+        s.schedule = parsePipelineSchedule(schedule.toStdString()).value();
+        if (s.schedule == PipelineSchedule::Interleaved)
+            s.vpp = 2;
         const PlanEvidence e = planEvidence(smallCoverage(), model::modelPreset(model.toStdString()), c, s);
         QStringList found;
         for (const std::string& note : e.notes)
