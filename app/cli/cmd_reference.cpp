@@ -11,6 +11,7 @@
 #include "core/common/error.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
+#include "app/cli/reference_claims.h"
 #include "core/common/json_output.h"
 #include "core/runs/calibration.h"
 #include "core/runs/cross_validation.h"
@@ -380,6 +381,13 @@ int runReference(const QStringList& args)
         QStringLiteral("Leave one source (publication) out at a time, fit the presets as --fit does on the fit runs "
                        "of the others, predict the left-out source's runs (hold-out records included, never fitted "
                        "on), and print the mean absolute throughput error per source, GPU family and regime."));
+    parser.flag(QStringLiteral("search-claims"),
+        QStringLiteral("Search each measured run on at least --min-gpus GPUs (its model, cluster, global batch and "
+                       "its team's stated precision, framework, attention kernel, compile and TP overlap) and print "
+                       "the pick and how much faster than the measured run it claims to be, beside the run's own "
+                       "layout's error (issue 22: a pick over expert-tuned runs should claim at most +15 %)."));
+    parser.option(QStringLiteral("min-gpus"), QStringLiteral("N"),
+        QStringLiteral("With --search-claims: the runs searched have at least N GPUs (default 512)."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.workBudgetOption(); // --fit and --cross-validate (core/runs/calibration_work.h)
     parser.parse(args);
@@ -392,6 +400,11 @@ int runReference(const QStringList& args)
         throw InputError(dir.toStdString(), "", "a folder of run records (*.json)", "no *.json file");
     if (parser.isSet(QStringLiteral("cross-validate")))
         return printCrossValidation(runs, presetFitOptions(parser), parser.isSet(QStringLiteral("json")));
+    if (parser.isSet(QStringLiteral("search-claims"))) {
+        runs::SearchClaimOptions options;
+        options.min_gpus = parser.intValue(QStringLiteral("min-gpus"), options.min_gpus);
+        return printSearchClaims(runs, options, parser.isSet(QStringLiteral("json")));
+    }
     if (parser.isSet(QStringLiteral("fit")))
         return printPresetFit(runs, presetFitOptions(parser), parser.isSet(QStringLiteral("json")));
     std::vector<runs::ReferenceComparison> comparisons;

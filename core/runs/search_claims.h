@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What the search claims over expert-tuned runs (issue 22, "Done when": on expert-tuned flagship
+// runs, the searched pick claims at most +15 % over the measured run, and the experts' own layout
+// is predicted within 10 %). For each measured run: the search on the run's model, cluster, global
+// batch and the choices its team stated (precision, framework, attention kernel, compile, TP
+// overlap, gradient and optimizer dtypes), its pick, and how much faster than the measured time the
+// pick is predicted to be. docs/evidence.md §5.
+
+#include <optional>
+#include <vector>
+
+#include "core/common/progress.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/plan_evidence.h"
+#include "core/megatron/strategy_search.h"
+#include "core/runs/reference_run.h"
+
+namespace stratex::runs {
+
+struct SearchClaimOptions {
+    int min_gpus = 512; // the runs that count as flagship: at least this many GPUs
+    int threads = 0; // per search; 0: all hardware threads
+};
+
+struct SearchClaim {
+    const ReferenceRun* run = nullptr;
+    double measured_s = 0;
+    double expert_predicted_s = 0; // the run's own layout, as `reference` costs it
+    double expert_error = 0; // predicted / measured throughput - 1 on the run's own layout
+    std::optional<megatron::Estimate> pick; // empty: nothing fits
+    megatron::PlanEvidence pick_evidence;
+    // measured_s / pick time - 1: how much faster than the experts the search says it is (> 0);
+    // 0 without a pick.
+    double claim = 0;
+};
+
+// The space a run's search covers: the search's own dimensions, with the choices the run's team
+// stated held to the run's (they are not what a search decides).
+megatron::StrategySpace claimSpace(const ReferenceRun& run);
+
+// One claim per run with a measured time, on at least options.min_gpus GPUs, that the model can
+// cost, in the runs' order. Throws Cancelled when asked to stop.
+std::vector<SearchClaim> searchClaims(
+    const std::vector<ReferenceRun>& runs, const SearchClaimOptions& options, ProgressSink& progress);
+
+} // namespace stratex::runs
