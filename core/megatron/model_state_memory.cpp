@@ -8,6 +8,20 @@
 
 namespace stratex::megatron {
 
+// pytorch/torchtitan @ 9dec370, torchtitan/float8.py Float8Handler.__init__:
+// `enable_fsdp_float8_all_gather = parallel_dims.dp_shard_enabled and
+// float8_config.enable_fsdp_float8_all_gather`, and parallel_dims.py's dp_shard_enabled is
+// `dp_shard > 1`: the data-parallel shard degree alone, without CP. FSDP still shards over
+// dp_shard x cp (parallelize_llama.py applies fully_shard on the "dp_shard_cp" mesh whenever
+// dp_shard or cp is enabled), but with dp_shard 1 (torchtitan's "FSDP 1, CP 8" rows) the
+// Float8Linear weights are all-gathered in bf16 (MixedPrecisionPolicy param_dtype) and cast to
+// float8 in each forward: their unsharded copies are 2 bytes, not 1 (docs/memory-model.md,
+// "torchtitan (`torchtitan`), FSDP2").
+bool torchtitanFloat8AllGather(const ParallelStrategy& s)
+{
+    return s.framework == Framework::Torchtitan && s.precision == Precision::Fp8 && s.zero >= 1 && s.dpShard() > 1;
+}
+
 namespace {
 
 constexpr double kMb = 1e6;
@@ -82,7 +96,7 @@ TorchtitanGroups torchtitanGroups(const ParallelStrategy& s, double params, doub
     const double linear = std::clamp(linearParams, 0.0, params);
     TorchtitanGroups g;
     g.root_bytes = 2 * (params - linear);
-    g.layer_bytes = (s.precision == Precision::Fp8 ? 1.0 : 2.0) * linear / std::max(1, layers);
+    g.layer_bytes = (torchtitanFloat8AllGather(s) ? 1.0 : 2.0) * linear / std::max(1, layers);
     return g;
 }
 
@@ -133,8 +147,9 @@ double torchtitanAllGatherPoolBytes(const TorchtitanGroups& g)
 // bf16 (torchtitan converts every nn.Linear but "output").
 ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double shard, int layers, double float8Params)
 {
-    // Bytes of one unsharded copy of the stage's parameters, per parameter.
-    const double fp8 = s.precision == Precision::Fp8 ? std::clamp(float8Params, 0.0, params) : 0.0;
+    // Bytes of one unsharded copy of the stage's parameters, per parameter (float8 linears only
+    // where FSDP gathers them in float8: torchtitanFloat8AllGather()).
+    const double fp8 = torchtitanFloat8AllGather(s) ? std::clamp(float8Params, 0.0, params) : 0.0;
     const double unshardedBytes = params > 0 ? (2 * (params - fp8) + fp8) / params : 2.0;
     ModelStateMemory m;
     const bool fsdp = s.zero >= 1;

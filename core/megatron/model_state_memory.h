@@ -44,6 +44,11 @@ ModelStateMemory modelStateMemory(
 double firstBackwardGradientBytes(const ParallelStrategy& strategy, double chunkParams);
 double lastBackwardGradientBytes(const ParallelStrategy& strategy, double chunkParams, double chunkShardParams);
 
+// Whether torchtitan all-gathers the transformer blocks' Float8Linear weights in float8 (one byte
+// per unsharded parameter) rather than bf16: precision fp8 under FSDP with a data-parallel shard
+// degree (dpShard(), without CP) above 1 (torchtitan/float8.py @ 9dec370; docs/memory-model.md).
+bool torchtitanFloat8AllGather(const ParallelStrategy& s);
+
 // Whether the framework's own launcher turns the caching allocator's expandable segments on
 // (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) for a run over `numNodes` nodes
 // (docs/memory-model.md, "Device memory").

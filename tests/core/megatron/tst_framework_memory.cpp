@@ -57,6 +57,7 @@ private Q_SLOTS:
         s.framework = *parseFramework(framework.toStdString());
         s.pp = pp;
         s.zero = 2;
+        s.dp = 8; // d = 8: FSDP's float8 all-gather needs a shard degree above 1 (torchtitanFloat8AllGather)
         s.precision = precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
         const double params = 1e9;
         const ModelStateMemory m = modelStateMemory(s, params, params / 8, 4, params);

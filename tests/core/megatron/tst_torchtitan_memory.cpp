@@ -248,26 +248,44 @@ private Q_SLOTS:
 
     // Float8 with FSDP's float8 all-gather: the unsharded copies of the transformer layers' linear
     // weights are one byte, the rest (embeddings, norms, output) two; the fp32 shards are unchanged.
+    // torchtitan turns the float8 all-gather on only with a data-parallel shard degree above 1
+    // (torchtitan/float8.py @ 9dec370: enable_fsdp_float8_all_gather = dp_shard_enabled and ...):
+    // its "FSDP 1, CP 8" rows shard over CP alone and all-gather those weights in bf16.
     void torchtitanFloat8Weights_data()
     {
         QTest::addColumn<QString>("precision");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<bool>("float8AllGather");
         QTest::addColumn<double>("weightsGb");
-        // 1e9 parameters over d = 8 with PP (held across micro-batches), 0.8e9 of them float8 linears.
-        QTest::newRow("bf16") << "bf16" << 0.5 + 2.0;
-        QTest::newRow("fp8") << "fp8" << 0.5 + 0.8 + 2 * 0.2;
+        // 1e9 parameters over d = dp x cp = 8 with PP (held across micro-batches), 0.8e9 of them
+        // float8 linears.
+        QTest::newRow("bf16") << "bf16" << 8 << 1 << false << 0.5 + 2.0;
+        QTest::newRow("fp8, dp 8") << "fp8" << 8 << 1 << true << 0.5 + 0.8 + 2 * 0.2;
+        QTest::newRow("fp8, dp 2 x cp 4") << "fp8" << 2 << 4 << true << 0.5 + 0.8 + 2 * 0.2;
+        QTest::newRow("fp8, dp 1 x cp 8: bf16 all-gather") << "fp8" << 1 << 8 << false << 0.5 + 2.0;
     }
     void torchtitanFloat8Weights()
     {
         QFETCH(QString, precision);
+        QFETCH(int, dp);
+        QFETCH(int, cp);
+        QFETCH(bool, float8AllGather);
         QFETCH(double, weightsGb);
         ParallelStrategy s;
         s.framework = Framework::Torchtitan;
         s.zero = 2;
         s.pp = 4;
+        s.dp = dp;
+        s.cp = cp;
         s.precision = *parsePrecision(precision.toStdString());
+        QCOMPARE(torchtitanFloat8AllGather(s), float8AllGather);
         const ModelStateMemory m = modelStateMemory(s, 1e9, 1e9 / 8, 4, 0.8e9);
-        QCOMPARE(m.weights_mb / 1e3, weightsGb);
+        QVERIFY2(agree(m.weights_mb / 1e3, weightsGb), qPrintable(QString::number(m.weights_mb)));
         QCOMPARE(m.gradients_mb / 1e3, 0.5 + 4.0);
+        // The all-gather pool holds the blocks in their all-gather dtype (root 0.4 GB + a block),
+        // and the fp32 gradient shards of the reduce-scatter stream (0.5 GB).
+        QVERIFY2(agree(m.staging_mb / 1e3, 0.4 + (float8AllGather ? 0.2 : 0.4) + 0.5), qPrintable(QString::number(m.staging_mb)));
     }
 
     // torchtitan's FSDP2 groups (model_state_memory.cpp, docs/memory-model.md "torchtitan"): the
@@ -305,6 +323,7 @@ private Q_SLOTS:
         s.framework = Framework::Torchtitan;
         s.zero = zero;
         s.pp = pp;
+        s.dp = 8;
         s.precision = *parsePrecision(precision.toStdString());
         const double shard = zero >= 1 ? 1e9 / 8 : 1e9;
         const ModelStateMemory m = modelStateMemory(s, 1e9, shard, 4, 0.8e9);
