@@ -76,12 +76,8 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
 // of chunk t / p), with the transient of the last of them. Chunks of a stage differ (uneven
 // first and last layouts, the stage output a chunk keeps), so the warm-up count times the stage's
 // mean chunk overstated the ledger by up to 9 % and the search's first pass dropped candidates
-// the simulation fits (issue 22: the search must be right where it goes).
-struct WarmupActivation {
-    double activation_bytes = 0;
-    double transient_bytes = 0;
-};
-
+// the simulation fits (issue 22: the search must be right where it goes). (WarmupActivation:
+// estimate_memo.h, whose entries keep it per stage.)
 WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s,
     int stage, double sendBytes)
 {
@@ -357,7 +353,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             inflight = inflightMicrobatches(s, i);
             activationPeakMb = (inflight * activationBytes + transientBytes) / kMb + logitsMb;
             if (v > 1) {
-                const WarmupActivation warm = interleavedWarmupActivation(chunks, s, i, costs.send_bytes);
+                const auto compute = [&] { return interleavedWarmupActivation(chunks, s, i, costs.send_bytes); };
+                const WarmupActivation warm = entry ? memoWarmupActivation(*entry, s, i, compute) : compute();
                 inflight = activationBytes > 0 ? warm.activation_bytes / activationBytes : 0.0;
                 activationPeakMb = (warm.activation_bytes + warm.transient_bytes) / kMb + logitsMb;
             }

@@ -83,6 +83,7 @@ EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model
     entry.bound_microbatches = -1;
     entry.bound_valid = {};
     entry.fixed_device = {};
+    entry.warmup_microbatches = -1;
     return entry;
 }
 

@@ -22,6 +22,14 @@
 
 namespace stratex::megatron {
 
+// An interleaved stage's activations before its first backward and the transient of the last of
+// those forwards (estimate.cpp interleavedWarmupActivation): the search's first pass reads it for
+// each stage of each interleaved candidate.
+struct WarmupActivation {
+    double activation_bytes = 0;
+    double transient_bytes = 0;
+};
+
 struct EstimateMemo::Entries {
     // The pipeline's chunk costs and what follows from them alone, for the candidates that differ
     // only in the ZeRO stage, HSDP's shard group, the schedule (its chunk count vpp stays) and the
@@ -45,6 +53,12 @@ struct EstimateMemo::Entries {
             hardware::DeviceMemory memory;
         };
         std::array<FixedDevice, 2> fixed_device;
+        // Each stage's interleaved warm-up activation (memoWarmupActivation), which reads the
+        // chunks, pp, vpp, the framework and the micro-batch count: for warmup_microbatches. It
+        // was a third of the first pass's time, costed again for each ZeRO stage (issue 22 item 8).
+        int warmup_microbatches = -1;
+        std::vector<WarmupActivation> warmup;
+        std::vector<bool> warmup_valid;
     };
     std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
     std::size_t used = 0;
@@ -82,6 +96,26 @@ EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model
 
 // pipelineLowerBoundS of `s` over `entry`'s chunks.
 double memoLowerBoundS(EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s);
+
+// The interleaved warm-up activation of `s`'s stage `stage` over `entry`'s chunks: compute() on
+// the entry's first use for that stage and micro-batch count, the kept value after (the same
+// inputs, so the same bytes).
+template <class F>
+WarmupActivation memoWarmupActivation(EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s, int stage, F&& compute)
+{
+    const int m = s.microbatches();
+    if (entry.warmup_microbatches != m || entry.warmup.size() != std::size_t(s.pp)) {
+        entry.warmup_microbatches = m;
+        entry.warmup.assign(std::size_t(s.pp), {});
+        entry.warmup_valid.assign(std::size_t(s.pp), false);
+    }
+    const std::size_t i = std::size_t(stage);
+    if (!entry.warmup_valid[i]) {
+        entry.warmup[i] = compute();
+        entry.warmup_valid[i] = true;
+    }
+    return entry.warmup[i];
+}
 
 // The memo's data-parallel traffic for `s`, emptied when `s` differs from the last candidate in
 // more than its recompute fields.
