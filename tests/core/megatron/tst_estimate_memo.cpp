@@ -3,7 +3,7 @@
 // through one memo, in the order a search meets them, gives the same bits as costed alone. Each
 // row changes, one candidate after the other, the fields the memo's entries are keyed by or leave
 // out of a key: ZeRO, HSDP's dp_shard, the schedule, the global batch (also for the interleaved
-// warm-up), recompute, the micro-batch size and the framework.
+// warm-up, which is also kept across entries), recompute, the micro-batch size and the framework.
 #include <QtTest>
 
 #include <vector>
@@ -100,6 +100,18 @@ private Q_SLOTS:
                    with(interleaved, [](auto& s) { s.global_batch_size = 8; }),
                    with(interleaved, [](auto& s) { s.global_batch_size = 8; s.zero = 3; }), interleaved,
                    with(interleaved, [](auto& s) { s.recompute = Recompute::Full; s.recompute_num_layers = 1; }) };
+        // Warm-up sets are also kept by what they read, across entries: expert layouts whose
+        // chunks hold the same activations share one, a recompute choice does not.
+        const ParallelStrategy moeInterleaved = with(moe, [](auto& s) {
+            s.schedule = PipelineSchedule::Interleaved;
+            s.vpp = 2;
+        });
+        QTest::newRow("warm-up across entries")
+            << "mixtral-8x7b" << 4
+            << Candidates { moeInterleaved, with(moeInterleaved, [](auto& s) { s.ep = 2; }),
+                   with(moeInterleaved, [](auto& s) { s.ep = 4; s.zero = 2; }),
+                   with(moeInterleaved, [](auto& s) { s.ep = 2; s.recompute = Recompute::Full; s.recompute_num_layers = 1; }),
+                   with(moeInterleaved, [](auto& s) { s.global_batch_size = 32; }), moeInterleaved };
         // torchtitan's pipelining buffers grow with the micro-batch count.
         const ParallelStrategy titan = with(llama, [](auto& s) { s.framework = Framework::Torchtitan; });
         QTest::newRow("torchtitan") << "llama3-8b" << 4
