@@ -76,12 +76,8 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
 // of chunk t / p), with the transient of the last of them. Chunks of a stage differ (uneven
 // first and last layouts, the stage output a chunk keeps), so the warm-up count times the stage's
 // mean chunk overstated the ledger by up to 9 % and the search's first pass dropped candidates
-// the simulation fits (issue 22: the search must be right where it goes).
-struct WarmupActivation {
-    double activation_bytes = 0;
-    double transient_bytes = 0;
-};
-
+// the simulation fits (issue 22: the search must be right where it goes). (WarmupActivation:
+// estimate_memo.h, whose entries keep it per stage.)
 WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s,
     int stage, double sendBytes)
 {
@@ -92,16 +88,30 @@ WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunk
     const int total = groups * p * v;
     int warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, (m / p) * p * v);
     const int forwards = warmup == 0 ? total : std::min(total, warmup + 1);
+    // The stage output a chunk keeps and the input it aliases read only whether it is the last
+    // or the first chunk, and the slot's (group, chunk, rank) follow t without dividing: the
+    // search's first pass runs this loop for each stage of each memo entry (issue 22 item 8).
+    const double heldBytes[2] = { heldStageOutputBytes(s, sendBytes, false), heldStageOutputBytes(s, sendBytes, true) };
+    const double aliasBytes[2] = { receivedInputAliasBytes(s, sendBytes, false), receivedInputAliasBytes(s, sendBytes, true) };
     WarmupActivation w;
+    int group = 0; // t / (p·v)
+    int chunk = 0; // (t mod p·v) / p
+    int rank = 0; // t mod p
     for (int t = 0; t < forwards; ++t) {
-        const int within = t % (p * v);
-        if ((t / (p * v)) * p + within % p >= m)
-            continue; // a slot past the last micro-batch: the schedule skips it
-        const std::size_t index = std::size_t((within / p) * p + stage);
-        const ChunkCost& c = chunks[index];
-        w.activation_bytes += c.activation_bytes + heldStageOutputBytes(s, sendBytes, index + 1 == chunks.size())
-            - receivedInputAliasBytes(s, sendBytes, index == 0);
-        w.transient_bytes = c.transient_bytes;
+        if (group * p + rank < m) { // else a slot past the last micro-batch: the schedule skips it
+            const std::size_t index = std::size_t(chunk * p + stage);
+            const ChunkCost& c = chunks[index];
+            w.activation_bytes += c.activation_bytes + heldBytes[index + 1 == chunks.size() ? 1 : 0]
+                - aliasBytes[index == 0 ? 1 : 0];
+            w.transient_bytes = c.transient_bytes;
+        }
+        if (++rank == p) {
+            rank = 0;
+            if (++chunk == v) {
+                chunk = 0;
+                ++group;
+            }
+        }
     }
     return w;
 }
@@ -357,7 +367,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             inflight = inflightMicrobatches(s, i);
             activationPeakMb = (inflight * activationBytes + transientBytes) / kMb + logitsMb;
             if (v > 1) {
-                const WarmupActivation warm = interleavedWarmupActivation(chunks, s, i, costs.send_bytes);
+                const auto compute = [&](int k) { return interleavedWarmupActivation(chunks, s, k, costs.send_bytes); };
+                const WarmupActivation warm
+                    = entry ? memoWarmupActivation(*options.memo->entries, *entry, s, i, compute) : compute(i);
                 inflight = activationBytes > 0 ? warm.activation_bytes / activationBytes : 0.0;
                 activationPeakMb = (warm.activation_bytes + warm.transient_bytes) / kMb + logitsMb;
             }

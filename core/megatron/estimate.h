@@ -86,12 +86,16 @@ struct Estimate {
 // MoE-aware, no recompute): the numerator of MFU.
 double modelFlopsPerIteration(const model::ModelDescription& model, long long globalBatch);
 
-// What the estimates of one search share (each worker keeps its own): the per-chunk costs, which
-// depend on neither the ZeRO stage nor the schedule beyond its chunk count, are costed once for
-// the candidates that differ only there; the layer costs, once for those that differ only in the
-// pipeline's shape, data parallelism, ZeRO stage or schedule (chunk_costs.h); the data-parallel
-// traffic, once for those that differ only in recompute (issue 22: speed). Valid for one model,
-// one hardware model and one set of time scales: a search makes one per worker.
+// What the estimates of one search share (each worker keeps one for its whole first pass;
+// estimate_memo.h holds the entries, docs/search-speed.md "What keeps it fast"): the last 8 chunk
+// costs, each with its stages' sums, the pipeline's lower bound, the device memory beside the
+// tensors and each stage's interleaved warm-up activation, for candidates that differ only in the
+// ZeRO stage, HSDP's dp_shard, the schedule (its chunk count stays) or the global batch; the layer
+// costs (chunk_costs.h LayerCostMemo), for those that differ only in the pipeline's shape, data
+// parallelism, ZeRO stage, dp_shard, schedule or global batch; the stages' states and the
+// data-parallel traffic, for those that differ only in recompute (issue 22: speed). Each value is
+// keyed by every input it reads, so an estimate through the memo has the same bits as one without
+// (tst_estimate_memo). Valid for one model, one hardware model and one set of time scales.
 class EstimateMemo {
 public:
     EstimateMemo();

@@ -83,6 +83,8 @@ EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model
     entry.bound_microbatches = -1;
     entry.bound_valid = {};
     entry.fixed_device = {};
+    entry.warmup_microbatches = -1;
+    entry.warmup.clear();
     return entry;
 }
 
@@ -100,6 +102,48 @@ double memoLowerBoundS(EstimateMemo::Entries::Entry& entry, const ParallelStrate
         entry.bound_valid[zbH1 ? 1 : 0] = true;
     }
     return bound;
+}
+
+bool findWarmupSet(EstimateMemo::Entries& memo, EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s)
+{
+    const int m = s.microbatches();
+    if (entry.warmup_microbatches == m && entry.warmup.size() == std::size_t(s.pp))
+        return true;
+    entry.warmup_microbatches = m;
+    // Everything interleavedWarmupActivation (estimate.cpp) reads: the schedule's shape, the
+    // stage output a chunk keeps and the input it aliases (pipeline_input.h; by their values),
+    // and each chunk's activation and transient.
+    const double sendBytes = entry.costs.send_bytes;
+    std::vector<double>& key = memo.warmup_key;
+    key.clear();
+    key.push_back(s.pp);
+    key.push_back(s.vpp);
+    key.push_back(m);
+    key.push_back(heldStageOutputBytes(s, sendBytes, false));
+    key.push_back(heldStageOutputBytes(s, sendBytes, true));
+    key.push_back(receivedInputAliasBytes(s, sendBytes, false));
+    key.push_back(receivedInputAliasBytes(s, sendBytes, true));
+    for (const ChunkCost& c : entry.costs.chunks) {
+        key.push_back(c.activation_bytes);
+        key.push_back(c.transient_bytes);
+    }
+    for (std::size_t k = 0; k < memo.warmup_used; ++k) {
+        const EstimateMemo::Entries::WarmupSet& set = memo.warmup_sets[k];
+        if (set.key == key) {
+            entry.warmup = set.stages;
+            return true;
+        }
+    }
+    return false;
+}
+
+void keepWarmupSet(EstimateMemo::Entries& memo, const EstimateMemo::Entries::Entry& entry)
+{
+    EstimateMemo::Entries::WarmupSet& set = memo.warmup_sets[memo.warmup_next];
+    memo.warmup_next = (memo.warmup_next + 1) % memo.warmup_sets.size();
+    memo.warmup_used = std::min(memo.warmup_sets.size(), memo.warmup_used + 1);
+    set.key = memo.warmup_key;
+    set.stages = entry.warmup;
 }
 
 std::vector<EstimateMemo::Entries::DpEntry>& dpMemo(EstimateMemo::Entries& memo, const ParallelStrategy& s, double scale)

@@ -16,11 +16,20 @@
 #include "core/megatron/estimate.h"
 #include "core/megatron/parallel_strategy.h"
 #include "core/megatron/pipeline_costs.h"
+#include "core/megatron/pipeline_input.h"
 #include "core/megatron/stage_memory.h"
 #include "core/megatron/time_scales.h"
 #include "core/model/model_description.h"
 
 namespace stratex::megatron {
+
+// An interleaved stage's activations before its first backward and the transient of the last of
+// those forwards (estimate.cpp interleavedWarmupActivation): the search's first pass reads it for
+// each stage of each interleaved candidate.
+struct WarmupActivation {
+    double activation_bytes = 0;
+    double transient_bytes = 0;
+};
 
 struct EstimateMemo::Entries {
     // The pipeline's chunk costs and what follows from them alone, for the candidates that differ
@@ -45,10 +54,27 @@ struct EstimateMemo::Entries {
             hardware::DeviceMemory memory;
         };
         std::array<FixedDevice, 2> fixed_device;
+        // Each stage's interleaved warm-up activation (memoWarmupActivation), which reads the
+        // chunks, pp, vpp, the framework and the micro-batch count: for warmup_microbatches. It
+        // was a third of the first pass's time, costed again for each ZeRO stage (issue 22 item 8).
+        int warmup_microbatches = -1;
+        std::vector<WarmupActivation> warmup; // per stage; empty: not yet
     };
     std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages
     std::size_t used = 0;
     std::size_t next = 0;
+    // The last warm-up sets by what they read (warmupKey: pp, vpp, the micro-batch count, the
+    // stage output kept and the input aliased, each chunk's activation and transient), for
+    // entries whose chunks hold the same activations: the expert layouts of one micro-batch size
+    // and schedule, which the search visits one after the other.
+    struct WarmupSet {
+        std::vector<double> key;
+        std::vector<WarmupActivation> stages;
+    };
+    std::array<WarmupSet, 16> warmup_sets;
+    std::size_t warmup_used = 0;
+    std::size_t warmup_next = 0;
+    std::vector<double> warmup_key; // the key being looked up
     LayerCostMemo layers; // for the misses: candidates that differ in the pipeline's shape too
     // The data-parallel traffic of the last candidate's stages, for the next candidates that
     // differ only in recompute (the search's innermost loop), which dpTraffic() does not read: the
@@ -82,6 +108,28 @@ EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model
 
 // pipelineLowerBoundS of `s` over `entry`'s chunks.
 double memoLowerBoundS(EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s);
+
+// Whether `entry` holds its stages' warm-up sets for `s`, else whether a kept set with the same
+// inputs was copied into it (memoWarmupActivation's parts).
+bool findWarmupSet(EstimateMemo::Entries& memo, EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s);
+// Keeps `entry`'s freshly costed warm-up set under the key findWarmupSet() looked up.
+void keepWarmupSet(EstimateMemo::Entries& memo, const EstimateMemo::Entries::Entry& entry);
+
+// The interleaved warm-up activation of `s`'s stage `stage` over `entry`'s chunks: on the entry's
+// first use for a micro-batch count, a kept set with the same inputs or compute(i) for every
+// stage i (estimate() reads them all), then the entry's. The same inputs, so the same bytes.
+template <class F>
+WarmupActivation memoWarmupActivation(EstimateMemo::Entries& memo, EstimateMemo::Entries::Entry& entry,
+    const ParallelStrategy& s, int stage, F&& compute)
+{
+    if (!findWarmupSet(memo, entry, s)) {
+        entry.warmup.resize(std::size_t(s.pp));
+        for (int i = 0; i < s.pp; ++i)
+            entry.warmup[std::size_t(i)] = compute(i);
+        keepWarmupSet(memo, entry);
+    }
+    return entry.warmup[std::size_t(stage)];
+}
 
 // The memo's data-parallel traffic for `s`, emptied when `s` differs from the last candidate in
 // more than its recompute fields.

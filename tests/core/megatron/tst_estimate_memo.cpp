@@ -2,8 +2,8 @@
 // The search's memo (core/megatron/estimate_memo.h, docs/search-speed.md): each candidate costed
 // through one memo, in the order a search meets them, gives the same bits as costed alone. Each
 // row changes, one candidate after the other, the fields the memo's entries are keyed by or leave
-// out of a key: ZeRO, HSDP's dp_shard, the schedule, the global batch, recompute, the micro-batch
-// size and the framework.
+// out of a key: ZeRO, HSDP's dp_shard, the schedule, the global batch (also for the interleaved
+// warm-up, which is also kept across entries), recompute, the micro-batch size and the framework.
 #include <QtTest>
 
 #include <vector>
@@ -88,6 +88,30 @@ private Q_SLOTS:
         QTest::newRow("micro-batch size") << "llama3-8b" << 4
                                           << Candidates { llama, with(llama, [](auto& s) { s.micro_batch_size = 2; }),
                                                  with(llama, [](auto& s) { s.micro_batch_size = 4; s.zero = 3; }), llama };
+        // The interleaved warm-up (kept per entry and stage) reads the micro-batch count: 8
+        // sequences over dp 2 x mbs 1 warm up fewer chunks than 64, with the same entry.
+        const ParallelStrategy interleaved = with(llama, [](auto& s) {
+            s.schedule = PipelineSchedule::Interleaved;
+            s.vpp = 2;
+        });
+        QTest::newRow("interleaved warm-up")
+            << "llama3-8b" << 4
+            << Candidates { interleaved, with(interleaved, [](auto& s) { s.zero = 2; }),
+                   with(interleaved, [](auto& s) { s.global_batch_size = 8; }),
+                   with(interleaved, [](auto& s) { s.global_batch_size = 8; s.zero = 3; }), interleaved,
+                   with(interleaved, [](auto& s) { s.recompute = Recompute::Full; s.recompute_num_layers = 1; }) };
+        // Warm-up sets are also kept by what they read, across entries: expert layouts whose
+        // chunks hold the same activations share one, a recompute choice does not.
+        const ParallelStrategy moeInterleaved = with(moe, [](auto& s) {
+            s.schedule = PipelineSchedule::Interleaved;
+            s.vpp = 2;
+        });
+        QTest::newRow("warm-up across entries")
+            << "mixtral-8x7b" << 4
+            << Candidates { moeInterleaved, with(moeInterleaved, [](auto& s) { s.ep = 2; }),
+                   with(moeInterleaved, [](auto& s) { s.ep = 4; s.zero = 2; }),
+                   with(moeInterleaved, [](auto& s) { s.ep = 2; s.recompute = Recompute::Full; s.recompute_num_layers = 1; }),
+                   with(moeInterleaved, [](auto& s) { s.global_batch_size = 32; }), moeInterleaved };
         // torchtitan's pipelining buffers grow with the micro-batch count.
         const ParallelStrategy titan = with(llama, [](auto& s) { s.framework = Framework::Torchtitan; });
         QTest::newRow("torchtitan") << "llama3-8b" << 4
