@@ -185,10 +185,13 @@ EpExposure exposedEpComm(
     // The pipeline's chunk passes that have a partner: Megatron's interleaved schedule runs
     // (pp - rank - 1) x 2 + (vpp - 1) x pp warm-up forwards on rank `rank` (schedules.py
     // get_pp_rank_microbatches, microbatch_group_size_per_vp_stage = pp), pp - 1 + (vpp - 1) x pp
-    // over the ranks on average, and as many cool-down backwards; without a pipeline (pp 1) the
-    // first forward and the last backward are alone.
+    // over the ranks on average, and as many cool-down backwards; with the overlap one more of each
+    // ("we schedule one extra micro-batch forward step before the 1f1b stages", schedules.py
+    // get_pp_rank_microbatches, `if overlap_moe_expert_parallel_comm: num_warmup_microbatches + 1`,
+    // d98e8a64; Megatron's overlap needs a virtual pipeline when pp > 1). Without a pipeline (pp 1)
+    // the first forward and the last backward are alone.
     const double chunkPasses = double(std::max(1, s.microbatches())) * std::max(1, s.vpp);
-    const double alone = s.pp > 1 ? (s.pp - 1) + double(s.vpp - 1) * s.pp : 1.0;
+    const double alone = s.pp > 1 ? (s.pp - 1) + double(s.vpp - 1) * s.pp + 1 : 1.0;
     const double paired = std::clamp(1 - alone / chunkPasses, 0.0, 1.0);
     // A paired chunk runs its layers' forwards beside another micro-batch's backwards of the same
     // layers (combined1f1bChunkS): what the chunk takes beyond its compute is exposed. DeepEP's

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/hardware/fp8_gemm.h"
 #include "core/hardware/kernel_shapes.h"
 
 namespace stratex::megatron {
@@ -75,7 +76,18 @@ double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, d
 int teGroupedLinearKernels(double experts, bool fp8)
 {
     const int gemms = int(std::ceil(std::max(1.0, experts)));
-    return fp8 ? 2 * gemms : gemms;
+    if (!fp8)
+        return gemms;
+    // Each expert's input quantized on its own before its GEMM: GroupedLinear's tex.split_quantize
+    // falls back to one quantizer call per split for every recipe but delayed scaling
+    // (cast.cpp multi_tensor_quantize_impl: "Currently only have fused kernel for FP8 delayed
+    // scaling"; TransformerEngine f4debf66, March 2026, the records' containers; the grouped
+    // current-scaling quantize came with PR #3114, June 2026). Under the assumed current scaling a
+    // quantizer call is three kernels (amax, scale, cast: fp8_gemm.h), so 4 kernels an expert;
+    // delayed scaling's one multi-tensor cast serves all experts.
+    const hardware::Fp8Quantization q = hardware::fp8Quantization(hardware::kAssumedFp8Scaling);
+    return hardware::kAssumedFp8Scaling == hardware::Fp8Scaling::Delayed ? gemms + q.kernels
+                                                                          : gemms * (1 + q.kernels);
 }
 
 int moeForwardHostOps(double localExperts, bool fp8)

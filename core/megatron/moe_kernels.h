@@ -35,8 +35,10 @@ double routedLoadMaxOverMean(
 // experts' GEMMs share the SMs at a time. Each of `experts` GEMMs is m x k by k x n. Seconds.
 double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, double k, bool fp8, double experts);
 
-// Kernels TE's grouped linear launches per pass of one projection: a GEMM per expert, and with
-// FP8 a quantization of each expert's input (transformer_engine/pytorch/module/grouped_linear.py).
+// Kernels TE's grouped linear launches per forward of one projection: a GEMM per expert, and with
+// FP8 each expert's input quantized apart (transformer_engine/pytorch/module/grouped_linear.py
+// tex.split_quantize): under current scaling amax, scale and cast, 4 kernels an expert
+// (docs/moe.md, "The host-bound forward").
 int teGroupedLinearKernels(double experts, bool fp8);
 
 // Host operations (PyTorch ops and launches) that Megatron-Core issues for one MoE layer's

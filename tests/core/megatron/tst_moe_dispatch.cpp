@@ -223,6 +223,45 @@ private Q_SLOTS:
         QCOMPARE(exposed.backward_s, exposed.forward_s);
     }
 
+    // The passes that have a partner: Megatron's interleaved schedule runs (pp - rank - 1) x 2 +
+    // (vpp - 1) x pp warm-up forwards on a rank, pp - 1 + (vpp - 1) x pp on average, and with the
+    // overlap one more (schedules.py get_pp_rank_microbatches, d98e8a64); as many cool-down
+    // backwards. pp 1: the first forward and the last backward.
+    void pipelineLeavesWarmUpPassesAlone_data()
+    {
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<double>("alone"); // chunk passes of each kind without a partner
+        QTest::newRow("pp 1") << 1 << 1 << 100 << 1.0;
+        // 3 + 4 + 1 of 8 x 2 chunk passes.
+        QTest::newRow("pp 4 vpp 2") << 4 << 2 << 8 << 8.0;
+        // The zoo's EP 32 rows: 7 + 24 + 1 of 128 x 4.
+        QTest::newRow("pp 8 vpp 4") << 8 << 4 << 128 << 32.0;
+    }
+    void pipelineLeavesWarmUpPassesAlone()
+    {
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(int, microbatches);
+        QFETCH(double, alone);
+        ParallelStrategy s;
+        s.ep = 8;
+        s.dp = 8;
+        s.pp = pp;
+        s.vpp = vpp;
+        s.global_batch_size = microbatches * 8;
+        s.moe_ep_comm_overlap = true;
+        const double passS = 2.0;
+        const double pairExposed = 4.0 * 16 / 132; // "hidden" above: all four all-to-alls covered
+        const double chunkPasses = double(microbatches) * vpp;
+        const double paired = 1 - alone / chunkPasses;
+        const EpExposure exposed = exposedEpComm(s, h100s(1), passS, MoeLayerCompute { 2.0, 1.0, 4.0, 2.0 });
+        const double expected = paired * 0.5 * pairExposed + (1 - paired) * passS;
+        QVERIFY2(std::abs(exposed.forward_s - expected) < 1e-9,
+            qPrintable(QString("%1 against %2").arg(exposed.forward_s).arg(expected)));
+    }
+
     // The layer honours the strategy's flags: the zoo's two EP 32 rows differ only in the
     // overlap, and the dispatcher changes what crosses the NICs.
     void layerCostHonoursTheFlags_data()

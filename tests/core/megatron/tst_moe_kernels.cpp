@@ -146,6 +146,27 @@ private Q_SLOTS:
     }
 
     // After the sync the forward lasts at least the host's issue time.
+    // TE's grouped linear per projection and forward: a GEMM per expert; with FP8 under current
+    // scaling each expert's input quantized apart, amax + scale + cast (cast.cpp
+    // multi_tensor_quantize_impl, quantizer.cpp Float8CurrentScalingQuantizer::quantize_impl).
+    void groupedLinearKernelsPerExpert_data()
+    {
+        QTest::addColumn<double>("experts");
+        QTest::addColumn<bool>("fp8");
+        QTest::addColumn<int>("kernels");
+        QTest::newRow("bf16, 16 experts") << 16.0 << false << 16;
+        QTest::newRow("fp8, 8 experts") << 8.0 << true << 32;
+        QTest::newRow("fp8, 1 expert") << 1.0 << true << 4;
+        QTest::newRow("fp8, half an expert") << 0.5 << true << 4;
+    }
+    void groupedLinearKernelsPerExpert()
+    {
+        QFETCH(double, experts);
+        QFETCH(bool, fp8);
+        QFETCH(int, kernels);
+        QCOMPARE(teGroupedLinearKernels(experts, fp8), kernels);
+    }
+
     void hostBoundForward_data()
     {
         QTest::addColumn<double>("gpuS");
