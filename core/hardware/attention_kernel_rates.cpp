@@ -66,7 +66,43 @@ double ratioAt(std::size_t i, AttentionKernel kernel, double log2HeadDim)
     return at128 * rHead / r128;
 }
 
+// A kernel's causal forward and its forward without the mask at head dim 128, point i.
+double causalForward(std::size_t i, AttentionKernel kernel)
+{
+    return kernel == AttentionKernel::Flash2 ? kForwardCausal128[i].flash2_tflops
+                                             : kernelTflops(kForwardCausal128[i], kernel);
+}
+double fullForward(std::size_t i, AttentionKernel kernel)
+{
+    return kernel == AttentionKernel::Flash2 ? kForward128[i].flash2_tflops : kernelTflops(kForward128[i], kernel);
+}
+double backward(std::size_t i, AttentionKernel kernel)
+{
+    return kernel == AttentionKernel::Flash2 ? kBackward128[i].flash2_tflops : kernelTflops(kBackward128[i], kernel);
+}
+
+// Training time of one causal FLOP over one unmasked FLOP at point i (the backward's rate is the
+// paper's one, unmasked, for both: it shows no causal backward).
+double maskRatioAt(std::size_t i, AttentionKernel kernel)
+{
+    const double b = backward(i, kernel);
+    return (1 / causalForward(i, kernel) + kBackwardFlopsOverForward / b)
+        / (1 / fullForward(i, kernel) + kBackwardFlopsOverForward / b);
+}
+
 } // namespace
+
+double attentionUnmaskedSpeedup(AttentionKernel kernel, std::string_view gpuName, double seqLength)
+{
+    if (kernel != AttentionKernel::Flash2 && kernel != AttentionKernel::Cudnn && kernel != AttentionKernel::Flash3)
+        return 1;
+    if (!isHopperGpu(gpuName) || seqLength <= 0)
+        return 1;
+    const double x = std::clamp(std::log2(seqLength), 9.0, 14.0) - 9;
+    const std::size_t i = std::min<std::size_t>(std::size_t(x), kPoints - 2);
+    const double t = x - double(i);
+    return maskRatioAt(i, kernel) * (1 - t) + maskRatioAt(i + 1, kernel) * t;
+}
 
 bool isHopperGpu(std::string_view gpuName)
 {

@@ -26,6 +26,16 @@ struct AttentionKernelPoint {
 // (non-Hopper: assumed equal to Flash2, docs/kernels.md §6).
 double attentionKernelRelativeRate(AttentionKernel kernel, std::string_view gpuName, double headDim, double seqLength);
 
+// How much faster a kernel runs a FLOP of attention without the causal mask than a causal one,
+// forward + backward (1/f_causal + 2.5/b) / (1/f_full + 2.5/b), at a call of `seqLength` queries:
+// the FlashAttention-3 paper's forward panels with and without the mask at head dim 128 (its
+// backward panel is unmasked only: the same b for both). The causal kernel skips the masked
+// blocks but runs the diagonal ones whole and its CTAs are unequal; at short calls that costs
+// most (FA2 191 against 309 TFLOP/s at 512, 335 against 370 at 16K). Flash2, Cudnn and Flash3
+// on Hopper; 1 otherwise (no measurement). Ring context parallelism runs all but one of its steps
+// unmasked (megatron::attentionKernelTimeFactor, docs/kernels.md §6).
+double attentionUnmaskedSpeedup(AttentionKernel kernel, std::string_view gpuName, double seqLength);
+
 // Whether `gpuName` is a Hopper (sm90) preset: the GPUs the relative rates were measured on.
 bool isHopperGpu(std::string_view gpuName);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/hardware/attention_kernel_rates.h"
 #include "core/hardware/kernel_shapes.h"
 
 namespace stratex::hardware {
@@ -16,7 +17,7 @@ Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
     // the "Maximum Achievable Matmul FLOPS" table of
     // stas00/ml-engineering:compute/accelerator/README.md @ b9e29720: A100 SXM 271.2 of 312
     // TFLOP/s (86.9 %), H100 SXM 794.5 of 989 (80.3 %), both torch 2.6-2.7 / CUDA 12.6; other GPUs
-    // take the H100 figure (none published there). Flash attention 2 about 60 % / 45 % of peak.
+    // take the H100 figure (none published there). Flash attention 2 about 60 % of peak on the A100.
     if (gpu.name.rfind("a100", 0) == 0) {
         e.gemm = 0.869;
         e.attention = 0.60;
@@ -31,7 +32,11 @@ Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
         e.attention = 0.45;
     } else {
         e.gemm = 0.803;
-        e.attention = 0.45;
+        // Attention (flash-attn 2's causal forward, the reference kernel, docs/kernels.md §6): on
+        // Hopper its published rate at the long end, 335 of 989.5 TFLOP/s at 16K tokens, head dim
+        // 128, H100 SXM5 (FlashAttention-3 paper, arXiv 2407.08608, Fig. 5; this project's H200
+        // measured SDPA's flash backend at 319, resources/attention-kernels/). Elsewhere a guess.
+        e.attention = isHopperGpu(gpu.name) ? 0.339 : 0.45;
     }
     return e;
 }

@@ -38,10 +38,16 @@ hardware::AttentionKernel frameworkDefaultAttentionKernel(Framework framework, c
 // s.flash_attention is off. The cost model branches on this, not on s.flash_attention alone.
 hardware::AttentionKernel resolvedAttentionKernel(const ParallelStrategy& s, const std::string& gpuName);
 
-// The time factor on the reference (Flash2) attention time of one fused kernel call with
-// `queries` queries a sequence at `headDim`: 1 / hardware::attentionKernelRelativeRate, or for
-// MptTriton the fitted reference rate over its own measured one (attentionKernelEfficiency).
-double attentionKernelTimeFactor(
-    const ParallelStrategy& s, const hardware::HardwareModel& hw, double headDim, double queries);
+// The share of a rank's attention work that ring context parallelism of `ringSteps` steps runs
+// without the causal mask: (steps - 1) / steps (TE's and PyTorch's load-balanced rings run only
+// the diagonal step causal; docs/kernels.md §6, "Ring steps"); 0 without a ring.
+double ringUnmaskedShare(int ringSteps);
+
+// The time factor on the reference (Flash2, causal) attention time of one rank's fused attention
+// with `queries` queries a sequence at `headDim`: 1 / hardware::attentionKernelRelativeRate, and
+// under a ring of `ringSteps` steps its unmasked share at hardware::attentionUnmaskedSpeedup; or
+// for MptTriton the fitted reference rate over its own measured one (attentionKernelEfficiency).
+double attentionKernelTimeFactor(const ParallelStrategy& s, const hardware::HardwareModel& hw, double headDim,
+    double queries, int ringSteps = 1);
 
 } // namespace stratex::megatron

@@ -154,6 +154,11 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         outputWidth = mla->v_width;
         attentionShare = mla->core_flops_share;
     }
+    // Ring CP's steps (cp_ring.h); hierarchical CP's ring over its a2a groups (cp_comm.h).
+    const int cpA2a = s.cp > 1 && s.cp_comm_type == CpCommType::A2aP2p
+        ? cpA2aGroupSize(s.cp, s.tp, hw.cluster().gpus_per_node, model.num_heads / s.tp, model.num_kv_heads / s.tp)
+        : 1;
+    const int ringSteps = s.cp_comm_type == CpCommType::P2p ? s.cp : s.cp_comm_type == CpCommType::A2aP2p ? s.cp / cpA2a : 1;
     double attention = 0;
     double scoreBytes = 0; // the materialised attention scores without flash attention
     // The kernel the plan runs on this GPU, not the flag alone: on Volta every framework falls
@@ -169,7 +174,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         attention = hardware::flashAttentionS(hw, 4.0 * b * seq * model.seq_length * q / tp * 0.5 * attentionShare,
             b * model.num_heads / tp, seq, model.seq_length);
         // The kernel the plan runs, at its published rate relative to flash-attn 2 (docs/kernels.md §6).
-        attention *= attentionKernelTimeFactor(s, hw, model::qkHeadDim(model), seq);
+        // A ring runs all but its diagonal step without the causal mask (attention_kernel_choice.h).
+        attention *= attentionKernelTimeFactor(s, hw, model::qkHeadDim(model), seq, ringSteps);
     } else {
         // Two batched GEMMs over the full square, then scale-mask-softmax and dropout on the
         // b x heads x s x s scores (each read and written once).
@@ -253,10 +259,6 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double attentionBackward = (fusedAttention ? kFlashBackwardOverForward : 2.5) * attention;
     // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
     // All-gather and hierarchical CP: cp_comm.h (docs/context-parallel.md).
-    const int cpA2a = s.cp > 1 && s.cp_comm_type == CpCommType::A2aP2p
-        ? cpA2aGroupSize(s.cp, s.tp, hw.cluster().gpus_per_node, model.num_heads / s.tp, model.num_kv_heads / s.tp)
-        : 1;
-    const int ringSteps = s.cp_comm_type == CpCommType::P2p ? s.cp : s.cp_comm_type == CpCommType::A2aP2p ? s.cp / cpA2a : 1;
     // K and V of the rank's s/cp tokens: the ring's chunk, what all-gather CP gathers cp of.
     const double chunkBytes = mla ? kBytes * tokens * (kWidth + vWidth) : 2 * kBytes * tokens * kv / tp;
     const CpRingWork ringWork = s.cp > 1 && s.cp_comm_type == CpCommType::AllGather ? allGatherCpWork(chunkBytes * s.cp)

@@ -166,6 +166,42 @@ private Q_SLOTS:
         const double rate = attentionKernelRelativeRate(AttentionKernel(kernel), gpu.toStdString(), headDim, seq);
         QVERIFY2(std::abs(rate - expected) < 1e-9, qPrintable(QString("rate %1, expected %2").arg(rate).arg(expected)));
     }
+    // A FLOP without the causal mask against a causal one, forward + backward, recomputed by hand
+    // from the FlashAttention-3 paper's d128 bars (attention_kernel_rates.cpp: causal forward,
+    // unmasked forward, unmasked backward): (1/f_causal + 2.5/b) / (1/f_full + 2.5/b). Ring CP runs
+    // all but one step unmasked (docs/kernels.md §6, "Ring steps").
+    void unmaskedSpeedup_data()
+    {
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("seq");
+        QTest::addColumn<double>("expected");
+        const auto ratio = [](double causal, double full, double b) { return (1 / causal + 2.5 / b) / (1 / full + 2.5 / b); };
+        QTest::newRow("flash2 h100 512") << int(AttentionKernel::Flash2) << "h100-80gb" << 512.0 << ratio(191, 309, 214);
+        QTest::newRow("flash2 h100 16K") << int(AttentionKernel::Flash2) << "h100-80gb" << 16384.0 << ratio(335, 370, 322);
+        QTest::newRow("cudnn h100 2K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 2048.0 << ratio(484, 617, 465);
+        QTest::newRow("cudnn h100 16K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 16384.0 << ratio(539, 595, 516);
+        QTest::newRow("cudnn h100 1M: held") << int(AttentionKernel::Cudnn) << "h100-80gb" << 1048576.0
+                                             << ratio(539, 595, 516);
+        QTest::newRow("flash3 h200 8K") << int(AttentionKernel::Flash3) << "h200-141gb" << 8192.0 << ratio(602, 646, 559);
+        // Halfway between 4K and 8K in log2: the mean of the two points.
+        QTest::newRow("cudnn h100 5.8K") << int(AttentionKernel::Cudnn) << "h100-80gb" << 4096 * std::sqrt(2.0)
+                                         << (ratio(518, 609, 499) + ratio(529, 600, 518)) / 2;
+        QTest::newRow("cudnn a100: not measured") << int(AttentionKernel::Cudnn) << "a100-80gb" << 16384.0 << 1.0;
+        QTest::newRow("mpt-triton: its own rate") << int(AttentionKernel::MptTriton) << "h100-80gb" << 16384.0 << 1.0;
+    }
+    void unmaskedSpeedup()
+    {
+        QFETCH(int, kernel);
+        QFETCH(QString, gpu);
+        QFETCH(double, seq);
+        QFETCH(double, expected);
+        const double speedup = attentionUnmaskedSpeedup(AttentionKernel(kernel), gpu.toStdString(), seq);
+        QVERIFY2(std::abs(speedup - expected) < 1e-9,
+            qPrintable(QString("speedup %1, expected %2").arg(speedup).arg(expected)));
+        QVERIFY(speedup >= 1);
+    }
+
     // Measured on the device machine (resources/attention-kernels/sdpa-h200-torch2.11.json: H200,
     // torch 2.11, cuDNN 9.19): SDPA's flash backend runs at the paper's FA2 rate (causal forward,
     // head dim 128) within 10 %, and today's cuDNN is at least as fast over flash2 as the 2024 cuDNN

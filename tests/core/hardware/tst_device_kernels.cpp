@@ -126,10 +126,11 @@ Errors errors(const std::vector<double>& relative)
 
 // SDPA's causal forward as the model costs cuDNN's kernel: flash attention's occupancy at the h100
 // family's fitted flash2 efficiency, over cuDNN's relative rate (docs/kernels.md §6).
-double attentionModelS(double batchHeads, double seq, double headDim)
+double attentionModelS(double batchHeads, double seq, double headDim, bool fitted = true)
 {
-    // The family's fitted flash2 rate: the datasheet's 0.45 is a guess the fit replaces.
-    const HardwareModel hw = h200(Efficiency().fp8_speedup, true);
+    // The family's fitted flash2 rate, or the kernel-level one: the datasheet prior, flash-attn 2's
+    // published rate on Hopper (hardware_model.cpp; docs/kernels.md §6).
+    const HardwareModel hw = h200(Efficiency().fp8_speedup, fitted);
     const double flops = 4.0 * batchHeads * seq * seq * headDim / 2;
     return flashAttentionS(hw, flops, batchHeads, seq, seq)
         / attentionKernelRelativeRate(AttentionKernel::Cudnn, "h100-80gb", headDim, seq);
@@ -434,6 +435,25 @@ private Q_SLOTS:
         QFETCH(double, measuredS);
         const double error = attentionModelS(batchHeads, seq, headDim) / measuredS - 1;
         QVERIFY2(error >= 0.10 && error <= 0.60,
+            qPrintable(QString("measured %1 µs, model %2 %").arg(measuredS * 1e6).arg(100 * error)));
+    }
+
+    // The same rows against the kernel-level model: flash-attn 2's published rate (the Hopper
+    // datasheet prior, 0.339 of peak: FA3 paper FA2 causal 16K d128) times the 2024 cuDNN's
+    // published rate over it (attention_kernel_rates.cpp). cuDNN 9.19 (2026) is faster than the
+    // paper's 2024 cuDNN (633 against 539 TFLOP/s at 16K, resources/attention-kernels/), so the
+    // model is slower by what the newer library gained: held at -10 % (the smallest grids, 64
+    // heads x batch at 2K-4K, run 5-8 % slower than the model) to +25 % too slow per row.
+    void attentionKernelLevel_data() { attention_data(); }
+    void attentionKernelLevel()
+    {
+        QFETCH(double, batchHeads);
+        QFETCH(double, seq);
+        QFETCH(double, headDim);
+        QFETCH(double, measuredS);
+        const double error = attentionModelS(batchHeads, seq, headDim, false) / measuredS - 1;
+        qInfo("kernel-level model %+.1f %%", 100 * error);
+        QVERIFY2(error >= -0.10 && error <= 0.25,
             qPrintable(QString("measured %1 µs, model %2 %").arg(measuredS * 1e6).arg(100 * error)));
     }
 

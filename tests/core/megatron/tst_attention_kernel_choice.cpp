@@ -134,6 +134,41 @@ private Q_SLOTS:
                 qPrintable(QString("flash2 %1 ms, %2 %3 ms").arg(reference).arg(kernel).arg(other)));
     }
 
+    // Ring CP (TE's AttnFuncWithCPAndKVP2P, PyTorch's load-balanced ring) runs step 0 causal and the
+    // other cp - 1 steps without the mask: that share of the rank's work at the kernel's unmasked
+    // rate (hardware::attentionUnmaskedSpeedup); all-to-all and all-gather CP and no CP stay causal.
+    void ringRunsUnmaskedSteps_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("ringSteps");
+        QTest::addColumn<double>("share");
+        QTest::newRow("no ring") << "h100-80gb" << "cudnn" << 1 << 0.0;
+        QTest::newRow("cudnn ring 2") << "h100-80gb" << "cudnn" << 2 << 0.5;
+        QTest::newRow("cudnn ring 8") << "h100-80gb" << "cudnn" << 8 << 7.0 / 8;
+        QTest::newRow("flash2 ring 32") << "h100-80gb" << "flash2" << 32 << 31.0 / 32;
+        QTest::newRow("cudnn ring 4 a100: no measurement") << "a100-80gb" << "cudnn" << 4 << 0.75;
+    }
+    void ringRunsUnmaskedSteps()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(QString, kernel);
+        QFETCH(int, ringSteps);
+        QFETCH(double, share);
+        QCOMPARE(ringUnmaskedShare(ringSteps), share);
+        const hardware::HardwareModel hw = cluster(gpu.toStdString().c_str(), 1);
+        ParallelStrategy s;
+        s.attention_kernel = *hardware::parseAttentionKernel(kernel.toStdString());
+        const double queries = 4096;
+        const double causal = attentionKernelTimeFactor(s, hw, 128, queries, 1);
+        const double ring = attentionKernelTimeFactor(s, hw, 128, queries, ringSteps);
+        const double speedup = hardware::attentionUnmaskedSpeedup(s.attention_kernel, gpu.toStdString(), queries);
+        QVERIFY2(std::abs(ring / causal - ((1 - share) + share / speedup)) < 1e-12,
+            qPrintable(QString("ring %1, causal %2").arg(ring).arg(causal)));
+        if (share > 0 && gpu.startsWith("h100"))
+            QVERIFY(ring < causal);
+    }
+
     // A record's kernel is what its run is costed with: the NeMo record (cudnn) costed as flash2 is slower,
     // the torchtitan one (flash2) costed as cudnn faster.
     void recordKernelChangesItsPrediction_data()
