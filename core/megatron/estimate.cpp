@@ -82,8 +82,8 @@ struct WarmupActivation {
 };
 
 // One (micro-batch, chunk) forward's activations as the ledger keeps them (memoryPipeline).
-double keptActivationBytes(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, std::size_t index,
-    double sendBytes)
+double keptActivationBytes(
+    const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, std::size_t index, double sendBytes)
 {
     return chunks[index].activation_bytes + heldStageOutputBytes(s, sendBytes, index + 1 == chunks.size())
         - receivedInputAliasBytes(s, sendBytes, index == 0);
@@ -93,8 +93,8 @@ double keptActivationBytes(const std::vector<ChunkCost>& chunks, const ParallelS
 // "Micro-batch group N"): Megatron-Core's get_schedule_table (schedules.py @ d98e8a64) runs the
 // micro-batches in groups of N, each group through every chunk in turn, the last group holding
 // the rest; get_pp_rank_microbatches warms up (p - i - 1)·2 + (v - 1)·N of them.
-WarmupActivation groupedWarmupActivation(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s,
-    int stage, double sendBytes)
+WarmupActivation groupedWarmupActivation(
+    const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, int stage, double sendBytes)
 {
     const int p = s.pp;
     const int v = s.vpp;

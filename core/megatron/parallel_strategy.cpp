@@ -342,14 +342,15 @@ std::vector<std::string> strategyProblems(
         const int m = s.microbatches();
         if (s.microbatch_group_size == 0) {
             require(!megatron || s.pp <= 1 || (m >= s.pp && m % s.pp == 0), [&] {
-                return "the interleaved schedule needs the micro-batches (global_batch_size / (micro_batch_size x dp) = "
+                return "the interleaved schedule needs the micro-batches (global_batch_size / "
+                       "(micro_batch_size x dp) = "
                     + str(m) + ") to be a multiple of pp " + str(s.pp);
             });
         } else {
             const int n = s.microbatch_group_size;
             require(n >= s.pp && n <= m, [&] {
-                return "microbatch_group_size " + str(n) + " must lie in [pp " + str(s.pp) + ", micro-batches "
-                    + str(m) + "] (Megatron-Core's range for the interleaved schedule)";
+                return "microbatch_group_size " + str(n) + " must lie in [pp " + str(s.pp) + ", micro-batches " + str(m)
+                    + "] (Megatron-Core's range for the interleaved schedule)";
             });
             const int last = n > 0 ? m % n : 0;
             require(last == 0 || last >= s.pp, [&] {

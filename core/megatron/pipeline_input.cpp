@@ -84,7 +84,8 @@ sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
         return sim::ScheduleKind::ZbH1;
     if (s.vpp <= 1)
         return sim::ScheduleKind::OneFOneB;
-    return s.microbatchGroupSize() == s.pp ? sim::ScheduleKind::Interleaved1F1B : sim::ScheduleKind::FlexibleInterleaved;
+    return s.microbatchGroupSize() == s.pp ? sim::ScheduleKind::Interleaved1F1B
+                                           : sim::ScheduleKind::FlexibleInterleaved;
 }
 
 sim::SimulationOptions pipelineSimulationOptions(const ParallelStrategy& s)

@@ -47,8 +47,8 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
-    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version", "dp_shard",
-    "microbatch_group_size" }; // docs/memory-model.md, "Micro-batch group N"
+    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version",
+    "dp_shard", "microbatch_group_size" }; // docs/memory-model.md, "Micro-batch group N"
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -249,8 +249,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
             group->fail("an integer in [pp " + std::to_string(s.pp) + ", micro-batches " + std::to_string(m)
                 + "] (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage)");
         if (m % n != 0 && m % n < s.pp)
-            group->fail("a group size whose last group (micro-batches " + std::to_string(m) + " mod N) is 0 or at least pp "
-                + std::to_string(s.pp));
+            group->fail("a group size whose last group (micro-batches " + std::to_string(m)
+                + " mod N) is 0 or at least pp " + std::to_string(s.pp));
         s.microbatch_group_size = n == s.pp ? 0 : n;
     }
     s.precision = readChoice(object, "precision", Precision::Bf16, parsePrecision, "\"bf16\", \"fp16\" or \"fp8\"");

@@ -520,7 +520,8 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     // --microbatch-group-size-per-virtual-pipeline-stage (dest: ModelParallelConfig's field name,
     // megatron/training/argument_utils.py @ d98e8a64); None: pp (docs/memory-model.md).
     if (args.text("microbatch_group_size_per_vp_stage").value_or("None") != "None") {
-        const std::optional<int> group = args.integer("microbatch_group_size_per_vp_stage", 1, limits::kMaxBatch, false);
+        const std::optional<int> group
+            = args.integer("microbatch_group_size_per_vp_stage", 1, limits::kMaxBatch, false);
         if (group && s.vpp > 1 && *group != s.pp)
             s.microbatch_group_size = *group;
     }

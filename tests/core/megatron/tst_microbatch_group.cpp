@@ -13,6 +13,7 @@
 #include "core/megatron/pipeline_input.h"
 #include "core/megatron/strategy_json.h"
 #include "core/model/model_presets.h"
+
 #include "support/cost_model_fixtures.h"
 
 using namespace stratex;
