@@ -148,6 +148,13 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
         strategy.flash_attention
             = space.flash_attention && space.attention_kernel != hardware::AttentionKernel::Unfused;
     }
+    // --microbatch-group-size given: the plan costed with that interleaved micro-batch group N
+    // (docs/memory-model.md, "Micro-batch group N"); Megatron-Core's range is checked with the
+    // strategy's other rules (estimate.problems). pp is the default and reads as unset.
+    if (parser.isSet(QStringLiteral("microbatch-group-size"))) {
+        const int n = parser.intValue(QStringLiteral("microbatch-group-size"), 0);
+        strategy.microbatch_group_size = n == strategy.pp ? 0 : n;
+    }
     megatron::EstimateOptions options;
     options.memory_limit_mb = target.memory_limit_mb;
     options.explain_peak = true;
@@ -193,6 +200,11 @@ int runEvaluate(const QStringList& args)
     addSearchSettingsOptions(parser);
     addModelOptions(parser);
     addStratexOptions(parser);
+    parser.option(QStringLiteral("microbatch-group-size"), QStringLiteral("N"),
+        QStringLiteral("A stratex plan file with the interleaved schedule: cost it with N contiguous micro-batches per "
+                       "model chunk (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage, Llama 3's "
+                       "flexible N; pp <= N <= micro-batches, a last group of 0 or at least pp). Default: the plan's "
+                       "microbatch_group_size, else pp."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.inputLimitOption();
     parser.parse(args);

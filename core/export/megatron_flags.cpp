@@ -331,6 +331,8 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--pipeline-model-parallel-layout", division.layout);
     else if (run.virtual_stages > 1)
         add("--num-virtual-stages-per-pipeline-rank", number(run.virtual_stages));
+    if (run.microbatch_group_size > 0) // N, when not Megatron's default pp (docs/memory-model.md)
+        add("--microbatch-group-size-per-virtual-pipeline-stage", number(run.microbatch_group_size));
     if (division.first_stage_layers > 0)
         add("--decoder-first-pipeline-num-layers", number(division.first_stage_layers));
     if (division.last_stage_layers > 0)

@@ -91,6 +91,9 @@ struct MegatronRun {
     // --num-layers-per-virtual-pipeline-stage, which validate_args refuses beside the first/last
     // stage counts), unless `division` is a layout, whose chunk count says it.
     int virtual_stages = 1;
+    // --microbatch-group-size-per-virtual-pipeline-stage (Megatron-Core's N, model_parallel_config.py
+    // @ d98e8a64): written only when given and not pp, its default; 0: not written.
+    int microbatch_group_size = 0;
     MegatronPipelineLayout division;
     int context_parallel = 1;
     std::string cp_comm_type = "p2p"; // with context_parallel > 1: p2p, a2a, all_gather, a2a+p2p

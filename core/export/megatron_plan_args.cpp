@@ -85,6 +85,8 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.tensor_parallel = e.tp;
     r.pipeline_parallel = e.pp;
     r.virtual_stages = e.vpp;
+    if (e.vpp > 1 && e.microbatch_group_size > 0 && e.microbatch_group_size != e.pp)
+        r.microbatch_group_size = e.microbatch_group_size;
     r.division = megatronPipelineLayout(megatron::chunkLayerCounts(e, model.num_layers), e.pp);
     r.context_parallel = e.cp;
     r.cp_comm_type = std::string(megatron::cpCommTypeName(e.cp_comm_type)); // Megatron's --cp-comm-type spelling

@@ -49,9 +49,7 @@ struct SimulatedPipeline {
 
 SimulatedPipeline simulatePipeline(const PipelineSimulation& pipeline)
 {
-    sim::SimulationOptions options;
-    options.build_timeline = false;
-    const sim::SimulationResult result = sim::simulate(pipeline.input, pipeline.schedule, options);
+    const sim::SimulationResult result = sim::simulate(pipeline.input, pipeline.schedule, pipeline.options);
     return { result.makespan_us * 1e-6, result.peak_memory_mb_per_device, result.peak_state_joined_mb_per_device };
 }
 
@@ -64,7 +62,8 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
     if (s.pp == 1)
         return 1;
     if (s.vpp > 1) {
-        const int chunks = std::min(m * s.vpp, (s.pp - stage - 1) * 2 + (s.vpp - 1) * s.pp + 1);
+        // (v - 1)·N with the micro-batch group N (pp by default): get_pp_rank_microbatches.
+        const int chunks = std::min(m * s.vpp, (s.pp - stage - 1) * 2 + (s.vpp - 1) * s.microbatchGroupSize() + 1);
         return double(chunks) / s.vpp;
     }
     return std::min(s.pp - stage, m);
@@ -78,12 +77,51 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
 // mean chunk overstated the ledger by up to 9 % and the search's first pass dropped candidates
 // the simulation fits (issue 22: the search must be right where it goes). (WarmupActivation:
 // estimate_memo.h, whose entries keep it per stage.)
+
+// One (micro-batch, chunk) forward's activations as the ledger keeps them (memoryPipeline).
+double keptActivationBytes(
+    const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, std::size_t index, double sendBytes)
+{
+    return chunks[index].activation_bytes + heldStageOutputBytes(s, sendBytes, index + 1 == chunks.size())
+        - receivedInputAliasBytes(s, sendBytes, index == 0);
+}
+
+// interleavedWarmupActivation with a micro-batch group N other than pp (docs/memory-model.md,
+// "Micro-batch group N"): Megatron-Core's get_schedule_table (schedules.py @ d98e8a64) runs the
+// micro-batches in groups of N, each group through every chunk in turn, the last group holding
+// the rest; get_pp_rank_microbatches warms up (p - i - 1)·2 + (v - 1)·N of them.
+WarmupActivation groupedWarmupActivation(
+    const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, int stage, double sendBytes)
+{
+    const int p = s.pp;
+    const int v = s.vpp;
+    const int m = s.microbatches();
+    const int n = s.microbatchGroupSize();
+    const int total = m * v;
+    const int forwards = std::min(total, (p - stage - 1) * 2 + (v - 1) * n + 1);
+    WarmupActivation w;
+    int t = 0;
+    for (int first = 0; first < m && t < forwards; first += n) {
+        const int size = first + n >= m ? m - first : n;
+        for (int chunk = 0; chunk < v && t < forwards; ++chunk) {
+            const std::size_t index = std::size_t(chunk * p + stage);
+            for (int k = 0; k < size && t < forwards; ++k, ++t) {
+                w.activation_bytes += keptActivationBytes(chunks, s, index, sendBytes);
+                w.transient_bytes = chunks[index].transient_bytes;
+            }
+        }
+    }
+    return w;
+}
+
 WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunks, const ParallelStrategy& s,
     int stage, double sendBytes)
 {
     const int p = s.pp;
     const int v = s.vpp;
     const int m = s.microbatches();
+    if (s.microbatch_group_size > 0)
+        return groupedWarmupActivation(chunks, s, stage, sendBytes);
     const int groups = (m + p - 1) / p;
     const int total = groups * p * v;
     int warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, (m / p) * p * v);

@@ -107,9 +107,11 @@ double memoLowerBoundS(EstimateMemo::Entries::Entry& entry, const ParallelStrate
 bool findWarmupSet(EstimateMemo::Entries& memo, EstimateMemo::Entries::Entry& entry, const ParallelStrategy& s)
 {
     const int m = s.microbatches();
-    if (entry.warmup_microbatches == m && entry.warmup.size() == std::size_t(s.pp))
+    const int n = s.microbatchGroupSize(); // the micro-batch group N (groupedWarmupActivation)
+    if (entry.warmup_microbatches == m && entry.warmup_group == n && entry.warmup.size() == std::size_t(s.pp))
         return true;
     entry.warmup_microbatches = m;
+    entry.warmup_group = n;
     // Everything interleavedWarmupActivation (estimate.cpp) reads: the schedule's shape, the
     // stage output a chunk keeps and the input it aliases (pipeline_input.h; by their values),
     // and each chunk's activation and transient.
@@ -119,6 +121,7 @@ bool findWarmupSet(EstimateMemo::Entries& memo, EstimateMemo::Entries::Entry& en
     key.push_back(s.pp);
     key.push_back(s.vpp);
     key.push_back(m);
+    key.push_back(n);
     key.push_back(heldStageOutputBytes(s, sendBytes, false));
     key.push_back(heldStageOutputBytes(s, sendBytes, true));
     key.push_back(receivedInputAliasBytes(s, sendBytes, false));

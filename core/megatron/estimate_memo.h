@@ -58,6 +58,7 @@ struct EstimateMemo::Entries {
         // chunks, pp, vpp, the framework and the micro-batch count: for warmup_microbatches. It
         // was a third of the first pass's time, costed again for each ZeRO stage (issue 22 item 8).
         int warmup_microbatches = -1;
+        int warmup_group = -1; // the micro-batch group N it was costed for (microbatchGroupSize)
         std::vector<WarmupActivation> warmup; // per stage; empty: not yet
     };
     std::array<Entry, 8> ring; // the search's innermost loops: recompute choices x ZeRO stages

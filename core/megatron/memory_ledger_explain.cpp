@@ -46,7 +46,8 @@ std::optional<PeakExplanation> explainPeak(const model::ModelDescription& model,
             worst = i;
     }
     const PipelineSimulation pipeline = pipelineSimulation(model, s, hw);
-    const std::vector<sim::PeakMoment> moments = sim::simulatePeakMoments(pipeline.input, pipeline.schedule);
+    const std::vector<sim::PeakMoment> moments
+        = sim::simulatePeakMoments(pipeline.input, pipeline.schedule, pipeline.options.microbatch_group_size);
     if (worst >= moments.size() || !moments[worst].found)
         return std::nullopt;
     const sim::PeakMoment& moment = moments[worst];

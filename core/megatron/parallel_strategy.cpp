@@ -109,6 +109,8 @@ std::string ParallelStrategy::notation() const
     std::string text = "tp" + str(tp) + " pp" + str(pp);
     if (vpp > 1)
         text += " vpp" + str(vpp);
+    if (microbatch_group_size > 0 && microbatch_group_size != pp) // N when not Megatron's default
+        text += " n" + str(microbatch_group_size);
     if (cp > 1)
         text += " cp" + str(cp) + std::string(cpCommSuffix(cp_comm_type));
     if (ep > 1)
@@ -338,11 +340,32 @@ std::vector<std::string> strategyProblems(
         // N = pp both say: M a multiple of pp (the rule of older versions, stated outright).
         const bool megatron = s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
         const int m = s.microbatches();
-        require(!megatron || s.pp <= 1 || (m >= s.pp && m % s.pp == 0), [&] {
-            return "the interleaved schedule needs the micro-batches (global_batch_size / (micro_batch_size x dp) = "
-                + str(m) + ") to be a multiple of pp " + str(s.pp);
-        });
+        if (s.microbatch_group_size == 0) {
+            require(!megatron || s.pp <= 1 || (m >= s.pp && m % s.pp == 0), [&] {
+                return "the interleaved schedule needs the micro-batches (global_batch_size / "
+                       "(micro_batch_size x dp) = "
+                    + str(m) + ") to be a multiple of pp " + str(s.pp);
+            });
+        } else {
+            const int n = s.microbatch_group_size;
+            require(n >= s.pp && n <= m, [&] {
+                return "microbatch_group_size " + str(n) + " must lie in [pp " + str(s.pp) + ", micro-batches " + str(m)
+                    + "] (Megatron-Core's range for the interleaved schedule)";
+            });
+            const int last = n > 0 ? m % n : 0;
+            require(last == 0 || last >= s.pp, [&] {
+                return "microbatch_group_size " + str(n) + " leaves a last group of " + str(last)
+                    + " micro-batches; Megatron-Core needs 0 or at least pp " + str(s.pp);
+            });
+        }
     }
+    require(s.microbatch_group_size == 0 || s.vpp > 1, [&] {
+        return "microbatch_group_size " + str(s.microbatch_group_size) + " needs the interleaved schedule (vpp > 1)";
+    });
+    require(s.microbatch_group_size == 0 || s.framework != Framework::Torchtitan, [&] {
+        return std::string("microbatch_group_size is Megatron-Core's interleaved schedule; torchtitan's "
+                           "schedules have no such setting");
+    });
     require(s.schedule != PipelineSchedule::Interleaved || s.vpp > 1 || s.pp == 1,
         [&] { return "the interleaved schedule needs vpp > 1"; });
     if (s.recompute == Recompute::Full && s.recompute_num_layers > 0)

@@ -130,10 +130,19 @@ struct ParallelStrategy {
     // (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: bf16 moments and
     // the master weights' 16-bit remainders; NeMo's Apex distributed_fused_adam with dtype bf16).
     StateDtype optimizer_state_dtype = StateDtype::Fp32;
+    // The interleaved schedule's micro-batch group N: the contiguous micro-batches each model chunk
+    // runs before the next chunk (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage,
+    // megatron/core/model_parallel_config.py @ d98e8a64; Llama 3's "flexible N", Dubey et al. 2024
+    // §3.3.2 and Figure 6). 0: pp, Megatron's default (depth-first). Meaningful with vpp > 1 only;
+    // docs/memory-model.md, "Micro-batch group N".
+    int microbatch_group_size = 0;
 
     int world() const { return tp * pp * cp * dp; }
     // Micro-batches per iteration on each pipeline: gbs / (mbs x dp).
     int microbatches() const { return global_batch_size / (micro_batch_size * dp); }
+    // N of the interleaved schedule: microbatch_group_size, or pp when it is 0 (Megatron's default,
+    // model_parallel_config.py __post_init__ @ d98e8a64).
+    int microbatchGroupSize() const { return microbatch_group_size > 0 ? microbatch_group_size : pp; }
     // Data-parallel ranks of an expert's weights: the dense (tp x cp x dp) ranks regrouped as
     // etp x ep x edp (Megatron's MoE parallel folding).
     int expertDp() const { return tp * cp * dp / (ep * etp); }

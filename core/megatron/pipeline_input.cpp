@@ -80,9 +80,21 @@ double receivedInputAliasBytes(const ParallelStrategy& s, double sendBytes, bool
 
 sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
 {
-    return s.schedule == PipelineSchedule::ZbH1 ? sim::ScheduleKind::ZbH1
-        : s.vpp > 1                              ? sim::ScheduleKind::Interleaved1F1B
-                                                 : sim::ScheduleKind::OneFOneB;
+    if (s.schedule == PipelineSchedule::ZbH1)
+        return sim::ScheduleKind::ZbH1;
+    if (s.vpp <= 1)
+        return sim::ScheduleKind::OneFOneB;
+    return s.microbatchGroupSize() == s.pp ? sim::ScheduleKind::Interleaved1F1B
+                                           : sim::ScheduleKind::FlexibleInterleaved;
+}
+
+sim::SimulationOptions pipelineSimulationOptions(const ParallelStrategy& s)
+{
+    sim::SimulationOptions options;
+    options.build_timeline = false;
+    if (pipelineScheduleKind(s) == sim::ScheduleKind::FlexibleInterleaved)
+        options.microbatch_group_size = s.microbatchGroupSize();
+    return options;
 }
 
 PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& s,
@@ -91,6 +103,7 @@ PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chu
     const int p = std::max(1, s.pp);
     PipelineSimulation result;
     result.schedule = pipelineScheduleKind(s);
+    result.options = pipelineSimulationOptions(s);
     sim::SimulationInput& input = result.input;
     const int count = int(chunks.size());
     input.device_assignment.resize(std::size_t(count));

@@ -6,6 +6,7 @@
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/parallel_strategy.h"
 #include "core/sim/schedule_kind.h"
+#include "core/sim/simulator.h"
 #include "core/sim/sim_spec.h"
 
 namespace stratex::megatron {
@@ -30,10 +31,17 @@ struct PipelineChunk {
 struct PipelineSimulation {
     sim::SimulationInput input;
     sim::ScheduleKind schedule = sim::ScheduleKind::OneFOneB;
+    sim::SimulationOptions options; // the micro-batch group N (pipelineSimulationOptions)
 };
 
-// ZB-H1 for its schedule, interleaved 1F1B with virtual stages, else 1F1B.
+// ZB-H1 for its schedule, interleaved 1F1B with virtual stages, else 1F1B; with virtual stages and
+// a micro-batch group N other than pp (ParallelStrategy::microbatch_group_size), flexible-interleaved,
+// the interleaved order in groups of N (Megatron-Core's get_schedule_table, schedules.py @ d98e8a64;
+// docs/memory-model.md, "Micro-batch group N"). N = pp keeps Interleaved1F1B: the same order, and
+// the bytes of every plan that does not name N.
 sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& strategy);
+// The simulator's options for `strategy`'s schedule: N for flexible-interleaved; no timeline.
+sim::SimulationOptions pipelineSimulationOptions(const ParallelStrategy& strategy);
 
 // Whether `framework`'s pipeline schedule keeps the data of a model chunk's output (the activation
 // it sends to the next stage) from the chunk's forward until the chunk's backward

@@ -47,7 +47,8 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
-    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version", "dp_shard" };
+    "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version",
+    "dp_shard", "microbatch_group_size" }; // docs/memory-model.md, "Micro-batch group N"
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -141,6 +142,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     if (s.compile != Compile::Default) // likewise: the framework's default unwritten (docs/kernels.md)
         json["compile"] = s.compile == Compile::On;
+    if (s.microbatch_group_size > 0) // the interleaved group N: written only when given (0: pp)
+        json["microbatch_group_size"] = s.microbatch_group_size;
     if (s.dpReplicas() > 1) // HSDP (docs/hsdp.md): written only when the shard group is smaller than dp
         json["dp_shard"] = s.dpShard();
     return json;
@@ -232,6 +235,24 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     }
     if (s.vpp == 1 && s.schedule == PipelineSchedule::Interleaved)
         s.schedule = PipelineSchedule::OneFOneB;
+    // The interleaved schedule's micro-batch group N (docs/memory-model.md, "Micro-batch group N"):
+    // Megatron-Core's range [pp, micro-batches] with a last group of 0 or at least pp
+    // (schedules.py forward_backward_pipelining_with_interleaving @ d98e8a64). pp is the default and
+    // is kept unwritten (0), so plans that do not name N keep their bytes.
+    if (const std::optional<JsonView> group = object.find("microbatch_group_size")) {
+        const int n = group->positiveInt();
+        const int m = s.microbatches();
+        if (s.vpp <= 1)
+            group->fail("no microbatch_group_size without the interleaved schedule (vpp > 1); found vpp "
+                + std::to_string(s.vpp));
+        if (n < s.pp || n > m)
+            group->fail("an integer in [pp " + std::to_string(s.pp) + ", micro-batches " + std::to_string(m)
+                + "] (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage)");
+        if (m % n != 0 && m % n < s.pp)
+            group->fail("a group size whose last group (micro-batches " + std::to_string(m)
+                + " mod N) is 0 or at least pp " + std::to_string(s.pp));
+        s.microbatch_group_size = n == s.pp ? 0 : n;
+    }
     s.precision = readChoice(object, "precision", Precision::Bf16, parsePrecision, "\"bf16\", \"fp16\" or \"fp8\"");
     if (const std::optional<JsonView> overlap = object.find("overlap_grad_reduce"))
         s.overlap_grad_reduce = overlap->boolean();

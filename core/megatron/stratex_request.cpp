@@ -191,7 +191,11 @@ sim::Timeline stratexPlanTimeline(
     // The estimate's own ledger: model state per stage and activations per op, so the curve's
     // maximum on each stage is the plan's allocated peak there.
     const PipelineSimulation pipeline = pipelineSimulation(model, plan.strategy, hw);
-    return sim::simulate(pipeline.input, pipeline.schedule).timeline;
+    return sim::simulate(pipeline.input, pipeline.schedule, [&] {
+        sim::SimulationOptions options = pipeline.options;
+        options.build_timeline = true;
+        return options;
+    }()).timeline;
 }
 
 } // namespace stratex::megatron

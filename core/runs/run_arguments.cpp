@@ -517,6 +517,14 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     if (const std::optional<std::string> layout = args.text("pipeline_model_parallel_layout"); layout && model)
         readLayout(*layout, s, model->num_layers, out.notes);
     s.schedule = s.vpp > 1 ? megatron::PipelineSchedule::Interleaved : megatron::PipelineSchedule::OneFOneB;
+    // --microbatch-group-size-per-virtual-pipeline-stage (dest: ModelParallelConfig's field name,
+    // megatron/training/argument_utils.py @ d98e8a64); None: pp (docs/memory-model.md).
+    if (args.text("microbatch_group_size_per_vp_stage").value_or("None") != "None") {
+        const std::optional<int> group
+            = args.integer("microbatch_group_size_per_vp_stage", 1, limits::kMaxBatch, false);
+        if (group && s.vpp > 1 && *group != s.pp)
+            s.microbatch_group_size = *group;
+    }
     if (args.text("fp8"))
         s.precision = megatron::Precision::Fp8;
     else if (args.flag("fp16", false))

@@ -51,7 +51,9 @@ sim::Timeline predictedPipeline(const RunComparison& c)
     const sim::ScheduleKind kind = megatron::pipelineScheduleKind(s); // the one mapping, as the stratex model simulates
     if (p == 1 && v == 1)
         return sim::simulate(input, sim::ScheduleKind::OneFOneB).timeline;
-    return sim::simulate(input, kind).timeline;
+    sim::SimulationOptions options = megatron::pipelineSimulationOptions(s); // N of the group
+    options.build_timeline = true;
+    return sim::simulate(input, kind, options).timeline;
 }
 
 // A lane of the Gantt takes ops that do not overlap; a trace's streams do. Later starts are cut

@@ -152,6 +152,41 @@ private Q_SLOTS:
         QCOMPARE(evidence.value("notes").toArray().isEmpty(), !extrapolated);
     }
 
+    // --microbatch-group-size costs the plan with that interleaved micro-batch group N
+    // (docs/memory-model.md, "Micro-batch group N"), within Megatron-Core's [pp, M].
+    void evaluatesMicrobatchGroup_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<int>("group"); // the costed strategy's microbatch_group_size; -1: not written
+        QTest::addColumn<QString>("error");
+        QTest::newRow("plan's own (pp)") << QStringList {} << 0 << -1 << "";
+        QTest::newRow("8") << QStringList { "--microbatch-group-size", "8" } << 0 << 8 << "";
+        QTest::newRow("pp given") << QStringList { "--microbatch-group-size", "4" } << 0 << -1 << "";
+        QTest::newRow("below pp") << QStringList { "--microbatch-group-size", "2" } << 1 << 2
+                                  << "must lie in [pp 4, micro-batches 16]";
+    }
+    void evaluatesMicrobatchGroup()
+    {
+        QFETCH(QStringList, flags);
+        QFETCH(int, exitCode);
+        QFETCH(int, group);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        const QString plan = writeFile(dir, "plan.json",
+            "{'format': 'stratex-plan', 'version': 1, 'strategy': {'tp': 2, 'pp': 4, 'vpp': 2, 'dp': 2, "
+            "'schedule': 'interleaved', 'global_batch_size': 32}}");
+        const CliResult r = runCli(QStringList { "evaluate", "--strategy", plan, "--json", "--model", "llama3-8b",
+                                       "--gpu", "h100-80gb", "--num-nodes", "2" }
+            + flags);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(error.toUtf8()), r.err.constData());
+        const QJsonObject strategy = r.json().object().value("strategy").toObject();
+        QCOMPARE(strategy.contains("microbatch_group_size"), group > 0);
+        if (group > 0)
+            QCOMPARE(strategy.value("microbatch_group_size").toInt(), group);
+    }
+
     // The worst rank's peak explained (issue 23 item 6): JSON "peak_moment" whose parts sum to the
     // plan's device peak and whose allocated parts sum to its allocated peak; the text's "Peak:"
     // row with the moment and one row per part.

@@ -143,6 +143,7 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--exp-avg-sq-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },
         // _add_distributed_args: virtual stages (three ways, at most one), DDP overlap.
         { "--num-virtual-stages-per-pipeline-rank", { Kind::Int, {} } },
+        { "--microbatch-group-size-per-virtual-pipeline-stage", { Kind::Int, {} } },
         { "--num-layers-per-virtual-pipeline-stage", { Kind::Int, {} } },
         { "--overlap-grad-reduce", { Kind::Switch, {} } },
         { "--overlap-param-gather", { Kind::Switch, {} } },
@@ -570,10 +571,19 @@ inline std::vector<std::string> megatronViolations(
     // schedules.py forward_backward_pipelining_with_interleaving: micro-batches come in groups of
     // microbatch_group_size_per_vp_stage (default pp) per chunk; fewer than pp, or a last group
     // smaller than pp, raise.
+    // model_parallel_config.py: the group is pp unless --microbatch-group-size-per-virtual-pipeline-stage
+    // sets it; schedules.py: it must lie in [pp, M] and leave a last group of 0 or at least pp.
     const int microbatches = intOf(args, "--global-batch-size", mbs * dp) / (mbs * dp);
-    if (vpp > 1 && (microbatches < pp || microbatches % pp != 0))
+    const bool groupGiven = args.contains("--microbatch-group-size-per-virtual-pipeline-stage");
+    const int group = intOf(args, "--microbatch-group-size-per-virtual-pipeline-stage", pp);
+    if (vpp > 1 && !groupGiven && (microbatches < pp || microbatches % pp != 0))
         v.push_back("interleaved schedule with " + std::to_string(microbatches)
             + " micro-batches, not a multiple of pp " + std::to_string(pp));
+    if (vpp > 1 && groupGiven && (group < pp || group > microbatches))
+        v.push_back("micro-batch group " + std::to_string(group) + " outside [PP=" + std::to_string(pp) + ", M="
+            + std::to_string(microbatches) + "]");
+    if (vpp > 1 && groupGiven && group > 0 && microbatches % group != 0 && microbatches % group < pp)
+        v.push_back("the remainder of M divided by N is " + std::to_string(microbatches % group));
     return v;
 }
 

@@ -52,6 +52,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.vpp = n;
         else if (key == "cp")
             s.cp = n;
+        else if (key == "n") // the interleaved micro-batch group N
+            s.microbatch_group_size = n;
         else if (key == "modules") {
             s.recompute_modules = megatron::RecomputeModules::of({});
             for (const QString& name : value.split(','))
@@ -138,7 +140,9 @@ inline runs::ArgumentDump dumpOf(const MegatronArgumentList& list, int world, in
     for (const auto& [flag, value] : list) {
         std::string dest = flag.substr(2);
         std::replace(dest.begin(), dest.end(), '-', '_');
-        if (flag == "--disable-bias-linear")
+        if (flag == "--microbatch-group-size-per-virtual-pipeline-stage") // dest: the config field's name
+            values["microbatch_group_size_per_vp_stage"] = value;
+        else if (flag == "--disable-bias-linear")
             values["add_bias_linear"] = "False";
         else if (flag == "--no-gradient-accumulation-fusion") // store_false, dest gradient_accumulation_fusion
             values["gradient_accumulation_fusion"] = "False";
@@ -208,6 +212,8 @@ inline bool sameRun(ParallelStrategy a, ParallelStrategy b, int layers)
         a.overlap_grad_reduce = b.overlap_grad_reduce = false;
     if (a.ep == 1 && b.ep == 1)
         a.etp = b.etp; // no expert parallelism: the expert TP degree is moot
+    a.microbatch_group_size = a.vpp > 1 ? a.microbatchGroupSize() : 0; // N = pp given or not: the same run
+    b.microbatch_group_size = b.vpp > 1 ? b.microbatchGroupSize() : 0;
     return a == b;
 }
 

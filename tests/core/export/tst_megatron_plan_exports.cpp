@@ -158,6 +158,19 @@ void TestMegatronPlanExports::megatron_data()
         << "--pipeline-model-parallel-layout Et*9|t*11|t*11|t*9|t*10|t*11|t*11|t*8L"
         << "--num-virtual-stages-per-pipeline-rank;--decoder-first-pipeline-num-layers"
         << "" << false;
+    // The micro-batch group N (docs/memory-model.md, "Micro-batch group N"): written when not pp,
+    // Megatron's default (model_parallel_config.py @ d98e8a64).
+    QTest::newRow("micro-batch group 8 over pp 4")
+        << planOf(
+               "llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 vpp=5 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved n=8")
+        << "--num-virtual-stages-per-pipeline-rank 5;--microbatch-group-size-per-virtual-pipeline-stage 8"
+        << ""
+        << "" << false;
+    QTest::newRow("micro-batch group pp is not written") << planOf(
+        "llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 vpp=5 dp=2 sp=1 zero=1 gbs=64 schedule=interleaved n=4")
+                                                         << "--num-virtual-stages-per-pipeline-rank 5"
+                                                         << "--microbatch-group-size-per-virtual-pipeline-stage"
+                                                         << "" << false;
     QTest::newRow("remainder on the last stage, no vpp")
         << planOf("llama2-13b", 30, 4096, "a100-80gb", 1, "tp=2 pp=4 dp=1 sp=1 gbs=16 last=9")
         << "--decoder-last-pipeline-num-layers 9"

@@ -64,6 +64,24 @@ private Q_SLOTS:
                                                       << "to be a multiple of pp 8";
         QTest::newRow("1F1B, 60 micro-batches") << "gbs=60"
                                                 << "";
+        // The micro-batch group N (--microbatch-group-size-per-virtual-pipeline-stage): in [pp, M]
+        // with a last group of 0 or at least pp (schedules.py @ d98e8a64); M = 64 here, pp 8.
+        QTest::newRow("group 16 of 64") << "vpp=2 gbs=64 n=16"
+                                        << "";
+        QTest::newRow("group 24 of 64, last group 16") << "vpp=2 gbs=64 n=24"
+                                                       << "";
+        QTest::newRow("group 28 of 64, last group 8") << "vpp=2 gbs=64 n=28"
+                                                      << "";
+        QTest::newRow("group 30 of 64, last group 4") << "vpp=2 gbs=64 n=30"
+                                                      << "leaves a last group of 4";
+        QTest::newRow("group 4 below pp 8") << "vpp=2 gbs=64 n=4"
+                                            << "must lie in [pp 8, micro-batches 64]";
+        QTest::newRow("group 72 above M") << "vpp=2 gbs=64 n=72"
+                                          << "must lie in [pp 8, micro-batches 64]";
+        QTest::newRow("group 60 lifts M's multiple-of-pp rule") << "vpp=2 gbs=60 n=60"
+                                                               << "";
+        QTest::newRow("group without interleaving") << "gbs=64 n=16"
+                                                    << "needs the interleaved schedule (vpp > 1)";
     }
     void megatronRules()
     {
@@ -92,7 +110,11 @@ private Q_SLOTS:
         } else if (change.startsWith("vpp=2 gbs=")) {
             s.vpp = 2;
             s.schedule = PipelineSchedule::Interleaved;
-            s.global_batch_size = change.section('=', 2).toInt();
+            s.global_batch_size = change.section(' ', 1, 1).section('=', 1).toInt();
+            if (change.contains(" n="))
+                s.microbatch_group_size = change.section('=', 3).toInt();
+        } else if (change == "gbs=64 n=16") {
+            s.microbatch_group_size = 16;
         } else if (change == "gbs=60") {
             s.global_batch_size = 60;
         } else if (change == "ends") {

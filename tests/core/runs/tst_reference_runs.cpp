@@ -66,8 +66,11 @@ private Q_SLOTS:
                     ++fitTrainedButOom;
                 continue;
             }
-            // The Llama 3 405B records' unsharded fp32 gradients (issue 22, their notes): Meta's
-            // schedule and deallocations are not in the ledger.
+            // The Llama 3 405B records' unsharded fp32 gradients (issue 22, their notes) and Megatron's
+            // warm-up: their micro-batch group N (microbatch_group_size 16) is the only, or the
+            // smallest, N in Megatron-Core's range and does not lower the peak; the stage outputs
+            // Meta frees are freed in the ledger; Meta's own warm-up counts are not published or
+            // modelled (docs/memory-model.md, "Micro-batch group N"; issue 23 open).
             if (c.predicted_oom && c.run->trained && c.run->id.rfind("llama3-2024-405b-", 0) != 0)
                 ++trainedButOom;
             if (c.run->measured_time) // the 29 timed hold-out runs; memory-only records have no time
