@@ -189,6 +189,9 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
     add("--max-position-embeddings", number(model.seq_length));
     if (model.mlp == model::MlpKind::Gated)
         add("--swiglu");
+    else if (model.activation == model::MlpActivation::Relu) // arguments.py @ d98e8a64: --swiglu, --squared-relu, --quick-geglu
+        differences.push_back("ReLU MLP: Megatron-LM has no ReLU flag (its activations: GeLU by default, --swiglu, "
+                              "--squared-relu, --quick-geglu); written as GeLU");
     add("--normalization", model.norm == model::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm");
     add("--position-embedding-type", model.position == model::PositionEmbedding::Rope ? "rope" : "learned_absolute");
     if (model.position == model::PositionEmbedding::Rope) {

@@ -7,7 +7,10 @@
 #include "core/common/error.h"
 #include "core/export/plan_file_checks.h"
 #include "core/export/shell_quote.h"
+#include "core/hardware/attention_kernels.h"
+#include "core/megatron/attention_kernel_choice.h"
 #include "core/megatron/cp_comm.h"
+#include "core/megatron/gpu_support.h"
 
 namespace stratex::exporting {
 
@@ -46,11 +49,60 @@ void approximate(MegatronPlanArgs& m, std::string field, const std::string& text
     addExportNote(m.notes, ExportNoteKind::Approximation, std::move(field), "Megatron-LM: " + text);
 }
 
+// What Megatron-LM runs on a GPU without the plan's precision or attention kernel
+// (megatron::gpuSupportProblems, docs/kernels.md §10): the export writes that, and says so.
+// - Volta (sm70) has FP16 tensor cores only: --fp16, whose loss scaling is dynamic unless
+//   --loss-scale is given (arguments.py _add_mixed_precision_args: "If None, dynamic loss scaling
+//   is used", --initial-loss-scale 2**32; NVIDIA/Megatron-LM d98e8a64).
+// - Ampere (sm80) has no FP8 tensor cores (Transformer Engine's _compute_fp8_support refuses FP8
+//   below 8.9): --bf16.
+// - Below sm80 Transformer Engine disables FlashAttention and FusedAttention (get_attention_backend)
+//   and runs UnfusedDotProductAttention: --attention-backend unfused (AttnBackend.unfused,
+//   megatron/core/transformer/enums.py; `local` needs --spec local, arguments.py @ d98e8a64).
+void exportWhatTheGpuRuns(MegatronPlanArgs& m, megatron::ParallelStrategy& e, const std::string& gpu)
+{
+    const std::string planned(megatron::precisionName(e.precision));
+    if (hardware::isVoltaGpu(gpu) && e.precision != megatron::Precision::Fp16) {
+        e.precision = megatron::Precision::Fp16;
+        approximate(m, "strategy.precision",
+            planned + " on " + gpu + ": Volta (sm70) has FP16 tensor cores only; written --fp16 with Megatron's "
+                "dynamic loss scaling (no --loss-scale; --initial-loss-scale 2^32 by default)");
+    } else if (e.precision == megatron::Precision::Fp8 && !megatron::gpuRunsFp8(gpu)) {
+        e.precision = megatron::Precision::Bf16;
+        approximate(m, "strategy.precision",
+            "fp8 on " + gpu + ": no FP8 tensor cores (Transformer Engine runs FP8 from compute capability 8.9); "
+                "written --bf16");
+    }
+    if (!e.flash_attention)
+        return;
+    if (!hardware::attentionKernelRunsOn(e.attention_kernel, gpu)) {
+        approximate(m, "strategy.attention_kernel",
+            std::string(hardware::attentionKernelName(e.attention_kernel)) + " on " + gpu
+                + ": no flash-attention or cuDNN fused kernel runs below sm80 (Transformer Engine falls back to "
+                  "UnfusedDotProductAttention); written --attention-backend unfused");
+        e.flash_attention = false;
+        e.attention_kernel = hardware::AttentionKernel::Default;
+    } else if (megatron::resolvedAttentionKernel(e, gpu) == hardware::AttentionKernel::Unfused) {
+        // The default kernel on Volta: costed unfused already (attention_kernel_choice.h), so the
+        // exported strategy (unfused) costs the same; said explicitly.
+        m.comments.push_back("attention on " + gpu
+            + ": Transformer Engine runs no flash-attention or cuDNN fused kernel below sm80; written "
+              "--attention-backend unfused (as costed)");
+        e.flash_attention = false;
+    }
+}
+
 } // namespace
 
 // "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)".
 std::string megatronPredictionText(const megatron::Estimate& e)
 {
+    if (!e.problems.empty()) { // not costed: what Megatron or the GPU refuses (e.g. bf16 on a V100)
+        std::string why;
+        for (const std::string& problem : e.problems)
+            why += (why.empty() ? "" : "; ") + problem;
+        return "not costed (" + why + ")";
+    }
     std::string memory;
     for (const megatron::StageEstimate& stage : e.stages)
         memory += (memory.empty() ? "" : ", ") + str(std::llround(stage.memory.totalMb()));
@@ -80,6 +132,8 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
         e.zero = 0;
         approximate(m, "strategy.zero", "ZeRO-" + str(s.zero) + " with one data-parallel rank: nothing to shard, plain DDP");
     }
+
+    exportWhatTheGpuRuns(m, e, plan.cluster.gpu.name);
 
     MegatronRun& r = m.run;
     r.tensor_parallel = e.tp;

@@ -41,7 +41,7 @@ struct MegatronPlanArgs {
 MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware::HardwareModel* hardware);
 
 // "4.404 s/iteration, memory per stage [48496, 47478] MB of 81559 MB (fits)": a prediction in the
-// exports' comments and notes.
+// exports' comments and notes; "not costed (the problems)" for a strategy estimate() refuses.
 std::string megatronPredictionText(const megatron::Estimate& estimate);
 
 // A bash script: the plan, the predictions (iteration time, memory per stage), the comments, then

@@ -13,6 +13,7 @@
 #include "core/megatron/elementwise_passes.h"
 #include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_dispatch.h"
+#include "core/megatron/mlp_activation_memory.h"
 #include "core/megatron/moe_kernels.h"
 #include "core/megatron/qk_norm_memory.h"
 #include "core/megatron/unfused_attention_memory.h"
@@ -238,7 +239,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     } else {
         const double f = model.ffn_hidden_size / tp;
         mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
-        mlpActivation += kBytes * tokens * (upWidth + gemmInputShare) * f; // activation input + fc2 input
+        // The activation's input and fc2's input; ReLU keeps one tensor for both (mlp_activation_memory.h).
+        mlpActivation += kBytes * tokens * mlpKeptWidths(model, gemmInputShare) * f;
         elementwise += kBytes * tokens * passes.activation * f;
     }
     gemm += mlpGemm + sharedGemm;

@@ -202,7 +202,7 @@ void readGptNeox(Reading& r)
     // files name them partial_rotary_factor and rope_theta.
     m.rotary_percent = rotaryFraction(k, "rotary_pct", 0.25);
     m.rotary_base = k.number("rope_theta", k.number("rotary_emb_base", 10000));
-    requireGelu(k, "hidden_act", "GPT-NeoX's MLP");
+    m.activation = readPlainActivation(k, "hidden_act", "GPT-NeoX's MLP");
     if (k.flag("use_parallel_residual", true))
         r.note("GPT-NeoX's parallel attention and MLP (use_parallel_residual) are costed one after the other");
     readRopeScaling(r);
@@ -216,7 +216,7 @@ void readGpt2(Reading& r)
     readPlainShape(r, { "n_layer", "n_embd", "n_inner", "n_head", "vocab_size", "n_positions", 4 });
     m.position = PositionEmbedding::Learned;
     m.tied_embeddings = k.flag("tie_word_embeddings", true);
-    requireGelu(k, "activation_function", "GPT-2's MLP");
+    m.activation = readPlainActivation(k, "activation_function", "GPT-2's MLP");
 }
 
 } // namespace

@@ -61,12 +61,14 @@ void requireSilu(const Keys& k)
         act->fail("\"silu\" (a SwiGLU MLP)");
 }
 
-// `key`, when given, names a GeLU ("gelu", "gelu_new", "gelu_pytorch_tanh", ...): the plain MLP of
-// GPT-2 and GPT-NeoX (`mlp` names it in the error).
-void requireGelu(const Keys& k, std::string_view key, std::string_view mlp)
+MlpActivation readPlainActivation(const Keys& k, std::string_view key, std::string_view mlp)
 {
-    if (const std::optional<JsonView> act = k.find(key); act && act->string().rfind("gelu", 0) != 0)
-        act->fail("a GeLU (" + std::string(mlp) + ")");
+    const std::optional<JsonView> act = k.find(key);
+    if (!act || act->string().rfind("gelu", 0) == 0)
+        return MlpActivation::Gelu;
+    if (act->string() == "relu")
+        return MlpActivation::Relu;
+    act->fail("a GeLU or \"relu\" (" + std::string(mlp) + ")");
 }
 
 // "attention_bias" true is refused: `why` says which biases the description lacks.

@@ -18,9 +18,10 @@ void readLlamaShape(Reading& r, bool tiedByDefault);
 // The SiLU-gated MLP (SwiGLU) every Llama-like family uses; another activation is an error.
 void requireSilu(const Keys& k);
 
-// `key`, when given, names a GeLU ("gelu", "gelu_new", "gelu_pytorch_tanh", ...): the plain MLP of
-// GPT-2 and GPT-NeoX (`mlp` names it in the error).
-void requireGelu(const Keys& k, std::string_view key, std::string_view mlp);
+// The plain MLP's activation from `key` (GPT-2 "activation_function", GPT-NeoX "hidden_act"): a
+// GeLU ("gelu", "gelu_new", "gelu_pytorch_tanh", ...) or "relu" (ModelDescription::activation);
+// absent: GeLU. Anything else is refused (`mlp` names the MLP in the error).
+MlpActivation readPlainActivation(const Keys& k, std::string_view key, std::string_view mlp);
 
 // "attention_bias" true is refused: `why` says which biases the description lacks.
 void refuseAttentionBias(const Keys& k, std::string_view why);

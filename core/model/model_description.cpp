@@ -12,6 +12,8 @@ namespace stratex::model {
 namespace {
 
 constexpr EnumNames<MlpKind, 2> kMlpNames { { { MlpKind::Gated, "gated" }, { MlpKind::Plain, "plain" } } };
+constexpr EnumNames<MlpActivation, 2> kActivationNames { { { MlpActivation::Gelu, "gelu" },
+    { MlpActivation::Relu, "relu" } } };
 constexpr EnumNames<NormKind, 2> kNormNames { { { NormKind::RmsNorm, "rmsnorm" },
     { NormKind::LayerNorm, "layernorm" } } };
 constexpr EnumNames<PositionEmbedding, 2> kPositionNames { { { PositionEmbedding::Rope, "rope" },
@@ -40,6 +42,14 @@ std::string_view mlpKindName(MlpKind kind)
 std::optional<MlpKind> parseMlpKind(std::string_view name)
 {
     return parseEnumName(kMlpNames, name);
+}
+std::string_view mlpActivationName(MlpActivation activation)
+{
+    return enumName(kActivationNames, activation);
+}
+std::optional<MlpActivation> parseMlpActivation(std::string_view name)
+{
+    return parseEnumName(kActivationNames, name);
 }
 std::string_view normKindName(NormKind kind)
 {
@@ -82,6 +92,8 @@ void ModelDescription::validate() const
         throw Error("model: num_heads " + std::to_string(num_heads) + " is not divisible by num_kv_heads "
             + std::to_string(num_kv_heads));
     requirePositive("vocab_padding_multiple", vocab_padding_multiple);
+    if (activation == MlpActivation::Relu && mlp != MlpKind::Plain)
+        throw Error("model: activation relu needs mlp plain (a gated MLP is SwiGLU), found mlp gated");
     if (!(rotary_base > 0))
         throw Error("model: rotary_base must be positive, found " + std::to_string(rotary_base));
     if (rope_scaling) {

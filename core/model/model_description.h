@@ -12,6 +12,12 @@ enum class MlpKind {
     Plain // GeLU (GPT-3): two h x ffn matrices
 };
 
+// The activation function of a plain (two-matrix) MLP (HF "activation_function" / "hidden_act"):
+// GeLU (GPT-2, GPT-3, GPT-NeoX) or ReLU (OPT). It sets what autograd keeps for backward (PyTorch
+// derivatives.yaml: gelu's backward reads `self`, its input; relu's `result`, its output, the very
+// tensor fc2 keeps: docs/memory-model.md, "The MLP's activation function"). A gated MLP is SwiGLU.
+enum class MlpActivation { Gelu, Relu };
+
 enum class NormKind { RmsNorm, LayerNorm };
 
 enum class PositionEmbedding {
@@ -21,6 +27,8 @@ enum class PositionEmbedding {
 
 std::string_view mlpKindName(MlpKind kind); // "gated", "plain"
 std::optional<MlpKind> parseMlpKind(std::string_view name);
+std::string_view mlpActivationName(MlpActivation activation); // "gelu", "relu"
+std::optional<MlpActivation> parseMlpActivation(std::string_view name);
 std::string_view normKindName(NormKind kind); // "rmsnorm", "layernorm"
 std::optional<NormKind> parseNormKind(std::string_view name);
 std::string_view positionEmbeddingName(PositionEmbedding kind); // "rope", "learned"
@@ -115,6 +123,7 @@ struct ModelDescription {
     int vocab_size = 0;
     int seq_length = 0;
     MlpKind mlp = MlpKind::Gated;
+    MlpActivation activation = MlpActivation::Gelu; // the plain MLP's; relu only with mlp plain
     NormKind norm = NormKind::RmsNorm;
     PositionEmbedding position = PositionEmbedding::Rope;
     bool tied_embeddings = false;

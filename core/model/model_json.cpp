@@ -34,6 +34,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         json["rope_scaling"] = { { "factor", r.factor }, { "low_freq_factor", r.low_freq_factor },
             { "high_freq_factor", r.high_freq_factor }, { "original_max_positions", r.original_max_positions } };
     }
+    if (model.activation != MlpActivation::Gelu)
+        json["activation"] = mlpActivationName(model.activation);
     if (model.qk_norm)
         json["qk_norm"] = true;
     if (model.hidden_dropout)
@@ -260,6 +262,10 @@ ModelDescription readModel(const JsonView& object)
     } else if (named) {
         model.rope_scaling = named->rope_scaling;
     }
+    if (object.has("activation"))
+        readEnum(object, "activation", model.activation, parseMlpActivation, "\"gelu\" or \"relu\"");
+    else if (named)
+        model.activation = named->activation;
     if (const std::optional<JsonView> norm = object.find("qk_norm"))
         model.qk_norm = norm->boolean();
     else if (named)

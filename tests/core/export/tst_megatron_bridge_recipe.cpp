@@ -295,6 +295,14 @@ std::vector<Scenario> scenarios()
             "comm_overlap=CommOverlapConfig(tp_comm_overlap=True);model.sequence_parallel=True", "" },
         { "FP16", planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=2 dp=2 precision=fp16 gbs=16"),
             "model.tensor_model_parallel_size=2", "" },
+        // What the GPU runs (docs/kernels.md §10): Volta has no BF16 and no flash or cuDNN fused
+        // attention, Ampere no FP8; the recipe writes what Bridge runs there and says so.
+        { "V100: bf16 and flash2 planned, fp16 and unfused written",
+            planOf("llama2-7b", 8, 4096, "v100-32gb", 1, "tp=2 pp=2 dp=2 gbs=16 kernel=flash2"),
+            "model.attention_backend=AttnBackend.unfused",
+            "Megatron-Bridge: bf16 on v100-32gb: Volta (sm70) has FP16 tensor cores only" },
+        { "A100: fp8 planned, bf16 written", planOf("llama2-7b", 0, 0, "a100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16 precision=fp8"),
+            "model.tensor_model_parallel_size=2", "Megatron-Bridge: fp8 on a100-80gb: no FP8 tensor cores" },
         { "ZeRO with one data-parallel rank, QKV bias",
             planOf("qwen2.5-7b", 0, 0, "h100-80gb", 1, "tp=4 pp=2 dp=1 sp=1 zero=1 gbs=16"),
             "model.add_qkv_bias=True;model.add_bias_linear=False;model.num_query_groups=4;"

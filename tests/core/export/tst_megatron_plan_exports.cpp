@@ -285,6 +285,37 @@ void TestMegatronPlanExports::megatron_data()
         << "--add-qkv-bias;--disable-bias-linear;--num-query-groups 4"
         << "--use-distributed-optimizer;--overlap-param-gather"
         << "nothing to shard" << true;
+    // What the GPU runs (docs/kernels.md §10; gpu_support.h): Volta has FP16 tensor cores only and
+    // no flash or cuDNN fused attention, Ampere no FP8. The export writes what Megatron runs there.
+    QTest::newRow("V100: bf16 planned, --fp16 and unfused written")
+        << planOf("llama2-7b", 8, 4096, "v100-32gb", 1, "tp=2 pp=2 dp=2 gbs=16")
+        << "--fp16;--attention-backend unfused"
+        << "--bf16;--use-flash-attn;--loss-scale;--fp8-format"
+        << "bf16 on v100-32gb: Volta (sm70) has FP16 tensor cores only; written --fp16 with Megatron's dynamic loss "
+           "scaling;attention on v100-32gb: Transformer Engine runs no flash-attention or cuDNN fused kernel"
+        << true;
+    QTest::newRow("V100: fp16 and flash2 planned, unfused written")
+        << planOf("llama2-7b", 8, 4096, "v100-32gb", 1, "tp=2 pp=2 dp=2 gbs=16 precision=fp16 kernel=flash2")
+        << "--fp16;--attention-backend unfused"
+        << "--bf16;--use-flash-attn"
+        << "flash2 on v100-32gb: no flash-attention or cuDNN fused kernel runs below sm80" << true;
+    QTest::newRow("V100: fp16, unfused planned: as planned")
+        << planOf("llama2-7b", 8, 4096, "v100-32gb", 1, "tp=2 pp=2 dp=2 gbs=16 precision=fp16 flash=0")
+        << "--fp16;--attention-backend unfused"
+        << "--bf16;--use-flash-attn"
+        << "" << false;
+    QTest::newRow("A100: fp8 planned, --bf16 written")
+        << planOf("llama2-7b", 8, 4096, "a100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16 precision=fp8")
+        << "--bf16"
+        << "--fp8-format;--fp16;--attention-backend"
+        << "fp8 on a100-80gb: no FP8 tensor cores (Transformer Engine runs FP8 from compute capability 8.9); "
+           "written --bf16"
+        << true;
+    QTest::newRow("H100: fp8 as planned")
+        << planOf("llama2-7b", 8, 4096, "h100-80gb", 1, "tp=2 pp=2 dp=2 gbs=16 precision=fp8")
+        << "--bf16;--fp8-format hybrid"
+        << "--fp16;--attention-backend"
+        << "" << false;
 }
 
 void TestMegatronPlanExports::megatron()

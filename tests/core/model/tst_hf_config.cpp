@@ -325,6 +325,41 @@ private Q_SLOTS:
         }
     }
 
+    // The plain MLP's activation (ModelDescription::activation): GPT-2's "activation_function" and
+    // GPT-NeoX's "hidden_act" name a GeLU or ReLU; anything else is refused at its key.
+    void plainActivation_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("activation"); // "gelu", "relu", or "" for refused
+        const QString gpt2 = QStringLiteral(R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 256, "n_head": 4,
+            "vocab_size": 1000, "n_positions": 512 %1})");
+        const QString neox = QStringLiteral(R"({"model_type": "gpt_neox", "num_hidden_layers": 2, "hidden_size": 256,
+            "intermediate_size": 1024, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 512 %1})");
+        QTest::newRow("gpt2 gelu_new") << gpt2.arg(QStringLiteral(R"(, "activation_function": "gelu_new")")) << "gelu";
+        QTest::newRow("gpt2 none") << gpt2.arg(QString()) << "gelu";
+        QTest::newRow("gpt2 relu") << gpt2.arg(QStringLiteral(R"(, "activation_function": "relu")")) << "relu";
+        QTest::newRow("neox relu") << neox.arg(QStringLiteral(R"(, "hidden_act": "relu")")) << "relu";
+        QTest::newRow("neox gelu") << neox.arg(QStringLiteral(R"(, "hidden_act": "gelu")")) << "gelu";
+        QTest::newRow("gpt2 silu") << gpt2.arg(QStringLiteral(R"(, "activation_function": "silu")")) << "";
+    }
+    void plainActivation()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, activation);
+        if (activation.isEmpty()) {
+            try {
+                readText(text.toStdString());
+                QFAIL("no error");
+            } catch (const InputError& error) {
+                QCOMPARE(QString::fromStdString(error.keyPath()), QStringLiteral("/activation_function"));
+                QVERIFY2(QString::fromStdString(error.expected()).contains("a GeLU or \"relu\""), error.what());
+            }
+            return;
+        }
+        const ModelDescription m = readText(text.toStdString()).model;
+        QCOMPARE(QString::fromStdString(std::string(mlpActivationName(m.activation))), activation);
+    }
+
     void nameAndNotes()
     {
         const HfModel neox = readHfConfigFile(kDir / "gpt-neox-redpajama-incite-3b-v1.json");

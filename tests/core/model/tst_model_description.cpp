@@ -166,6 +166,20 @@ private Q_SLOTS:
         QCOMPARE(back, model);
     }
 
+    // "activation": the plain MLP's function (ReLU: OPT); written only when not GeLU, read back,
+    // taken from the preset when left out.
+    void activationRoundTrip()
+    {
+        ModelDescription model = readModel(JsonDocument::parse(quoted("{'preset': 'gpt3-13b'}"), "m.json").root());
+        QVERIFY(model.activation == MlpActivation::Gelu);
+        QVERIFY(!toJson(model).contains("activation"));
+        model.activation = MlpActivation::Relu;
+        QCOMPARE(QString::fromStdString(toJson(model).at("activation").get<std::string>()), QString("relu"));
+        const ModelDescription back = readModel(JsonDocument::parse(toJson(model).dump(), "m.json").root());
+        QVERIFY(back.activation == MlpActivation::Relu);
+        QCOMPARE(back, model);
+    }
+
     void badModelsNameTheKey_data()
     {
         QTest::addColumn<QString>("json"); // single-quoted
@@ -201,6 +215,12 @@ private Q_SLOTS:
         QTest::newRow("dropout as text") << "{'preset': 'llama2-7b', 'hidden_dropout': '0.1'}"
                                          << "/hidden_dropout"
                                          << "number";
+        QTest::newRow("unknown activation") << "{'preset': 'gpt3-13b', 'activation': 'swish'}"
+                                            << "/activation"
+                                            << "\"gelu\" or \"relu\"";
+        QTest::newRow("relu with a gated MLP") << "{'preset': 'llama2-7b', 'activation': 'relu'}"
+                                               << "/"
+                                               << "activation relu needs mlp plain";
         QTest::newRow("moe fields") << "{'preset': 'llama2-7b', 'moe': {'top_k': 2}}"
                                     << "/moe/num_experts"
                                     << "num_experts";
