@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/framework_support.h"
 
+#include <algorithm>
 #include <string>
 
 namespace stratex::megatron {
@@ -37,6 +38,19 @@ void torchtitanProblems(const ParallelStrategy& s, std::vector<std::string>& out
     if (s.cp > 1 && s.cp_comm_type != CpCommType::P2p)
         out.push_back(refusal(s, "cp_comm_type", std::string(cpCommTypeName(s.cp_comm_type)),
             "its context parallelism is torch's ring attention (distributed/context_parallel/api.py)", "p2p only"));
+    // torch.distributed.pipelining's ScheduleInterleaved1F1B (pytorch/pytorch 00722e64,
+    // torch/distributed/pipelining/schedules.py), which torchtitan's Interleaved1F1B builds: rounds =
+    // max(1, M // pp), and "Interleaved 1F1B requires the number of microbatches to be a multiple of
+    // the number of rounds" (ValueError at construction).
+    if (s.pp > 1 && s.vpp > 1 && s.schedule == PipelineSchedule::Interleaved && s.micro_batch_size > 0 && s.dp > 0) {
+        const int m = s.microbatches();
+        const int rounds = std::max(1, m / s.pp);
+        if (m % rounds != 0)
+            out.push_back(refusal(s, "micro-batches", std::to_string(m) + " with pp " + std::to_string(s.pp),
+                "torch's ScheduleInterleaved1F1B needs them a multiple of max(1, micro-batches / pp) = "
+                    + std::to_string(rounds) + " (torch/distributed/pipelining/schedules.py)",
+                "the interleaved schedule with micro-batches divisible by that"));
+    }
     // Expert tensor parallelism was removed (pytorch/torchtitan#3167, c4b409af): experts are sharded
     // over ep and efsdp = dp_shard x cp x tp / ep (parallel_dims.py).
     if (s.ep > 1 && s.etp > 1)

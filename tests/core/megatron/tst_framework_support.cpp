@@ -95,6 +95,15 @@ private Q_SLOTS:
                                            "attention (distributed/context_parallel/api.py); it runs p2p only";
         QTest::newRow("torchtitan interleaved zb") << "torchtitan"
                                                    << "pp=4,dp=4,vpp=2,interleaved" << noMessage;
+        // 16 micro-batches: 4 rounds of 4, accepted; 18 on pp 4: 4 rounds, 18 % 4 != 0.
+        QTest::newRow("torchtitan interleaved 18 micro-batches")
+            << "torchtitan"
+            << "pp=4,dp=4,vpp=2,interleaved,gbs=72"
+            << "torchtitan: micro-batches 18 with pp 4: torch's ScheduleInterleaved1F1B needs them a multiple of "
+               "max(1, micro-batches / pp) = 4 (torch/distributed/pipelining/schedules.py); it runs the interleaved "
+               "schedule with micro-batches divisible by that";
+        QTest::newRow("torchtitan interleaved 3 micro-batches") << "torchtitan"
+                                                                << "pp=4,dp=4,vpp=2,interleaved,gbs=12" << QString();
         QTest::newRow("torchtitan zb-h1") << "torchtitan"
                                           << "pp=4,dp=4,zbh1" << noMessage;
         // Composer @ 64051888, llm-foundry @ 8c8dd48f.
@@ -156,6 +165,8 @@ private Q_SLOTS:
                 s.cp = v;
             else if (kv[0] == "dp")
                 s.dp = v;
+            else if (kv[0] == "gbs")
+                s.global_batch_size = v;
             else if (kv[0] == "vpp")
                 s.vpp = v;
             else if (kv[0] == "interleaved")
