@@ -9,6 +9,7 @@
 
 #include "core/common/checked_math.h"
 #include "core/common/enum_names.h"
+#include "core/megatron/framework_support.h"
 #include "core/megatron/hsdp.h"
 
 namespace stratex::megatron {
@@ -383,6 +384,7 @@ std::vector<std::string> strategyProblems(
     }
     if (s.dp_shard != 0) // HSDP (hsdp.h): a shard group that divides dp, ZeRO, a framework that has it
         std::ranges::move(hsdpProblems(s), std::back_inserter(problems));
+    std::ranges::move(frameworkProblems(s), std::back_inserter(problems)); // docs/frameworks.md
     return problems;
 }
 

@@ -113,7 +113,10 @@ private Q_SLOTS:
                    with(moeInterleaved, [](auto& s) { s.ep = 2; s.recompute = Recompute::Full; s.recompute_num_layers = 1; }),
                    with(moeInterleaved, [](auto& s) { s.global_batch_size = 32; }), moeInterleaved };
         // torchtitan's pipelining buffers grow with the micro-batch count.
-        const ParallelStrategy titan = with(llama, [](auto& s) { s.framework = Framework::Torchtitan; });
+        const ParallelStrategy titan = with(llama, [](auto& s) {
+            s.framework = Framework::Torchtitan;
+            s.zero = 2; // torchtitan has no ZeRO-1 (docs/frameworks.md)
+        });
         QTest::newRow("torchtitan") << "llama3-8b" << 4
                                     << Candidates { titan, with(titan, [](auto& s) { s.global_batch_size = 128; }),
                                            with(titan, [](auto& s) { s.zero = 3; }), titan };

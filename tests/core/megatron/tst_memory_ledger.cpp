@@ -74,7 +74,7 @@ private Q_SLOTS:
         s.pp = pp;
         s.vpp = vpp;
         s.dp = std::max(1, 8 / (s.tp * s.pp));
-        s.zero = 1;
+        s.zero = s.framework == Framework::Torchtitan ? 2 : 1; // torchtitan has no ZeRO-1 (docs/frameworks.md)
         s.sequence_parallel = true;
         s.micro_batch_size = 1;
         s.global_batch_size = gbs * s.dp; // gbs micro-batches per pipeline
@@ -160,7 +160,7 @@ private Q_SLOTS:
         s.vpp = vpp;
         s.schedule = vpp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
         s.dp = 8 / (s.tp * s.pp);
-        s.zero = 1;
+        s.zero = 2; // the same for both frameworks: torchtitan has no ZeRO-1 (docs/frameworks.md)
         s.sequence_parallel = true;
         s.global_batch_size = 8 * s.dp; // 8 micro-batches per pipeline
         EstimateOptions options;
