@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/cli/cli_command.h"
+#include "core/megatron/framework_support.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/search_options.h"
@@ -175,7 +176,8 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
             + estimateText(estimate) + peakText(estimate) + evidenceLine(evidence) + "\n");
     }
     if (!estimate.problems.empty())
-        throw Error(file + ": Megatron-LM would refuse this strategy: " + estimate.problems.front());
+        throw Error(file + ": " + std::string(megatron::frameworkProject(estimate.strategy.framework))
+            + " would refuse this strategy: " + estimate.problems.front());
     return kExitOk;
 }
 

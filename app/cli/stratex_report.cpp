@@ -2,6 +2,7 @@
 #include "app/cli/stratex_report.h"
 
 #include "core/common/number_format.h"
+#include "core/megatron/framework_support.h"
 
 namespace stratex::cli {
 
@@ -18,7 +19,7 @@ std::string estimateText(const megatron::Estimate& e)
         + std::string(megatron::pipelineScheduleName(e.strategy.schedule)) + ", "
         + std::string(megatron::precisionName(e.strategy.precision)) + "\n";
     if (!e.problems.empty()) {
-        text += "Megatron-LM would refuse it:\n";
+        text += std::string(megatron::frameworkProject(e.strategy.framework)) + " would refuse it:\n";
         for (const std::string& problem : e.problems)
             text += "  " + problem + "\n";
         return text;

@@ -11,6 +11,7 @@
 #include "core/common/number_format.h"
 #include "core/model/model_json.h"
 #include "core/megatron/estimate_json.h"
+#include "core/megatron/framework_support.h"
 #include "core/megatron/plan_file.h"
 #include "core/megatron/stratex_request.h"
 #include "core/hardware/cluster_json.h"
@@ -77,7 +78,8 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
             + std::to_string(globalBatchSize) + " x " + std::to_string(target.model.seq_length) + " tokens, "
             + fixed(target.memory_limit_mb, 0) + " MB per GPU\n";
         text += "Searched " + std::to_string(result.stats.enumerated) + " strategies: "
-            + std::to_string(result.stats.refused) + " refused by Megatron's rules, "
+            + std::to_string(result.stats.refused) + " refused by "
+            + std::string(megatron::frameworkProject(request.space.framework)) + "'s rules, "
             + std::to_string(result.stats.over_memory) + " over memory, " + std::to_string(result.stats.bounded)
             + " bounded, " + std::to_string(result.stats.simulated) + " simulated, in " + fixed(seconds, 3) + " s on "
             + std::to_string(threads) + " thread(s)\n";

@@ -107,6 +107,23 @@ void deepSpeedProblems(const ParallelStrategy& s, std::vector<std::string>& out)
 
 } // namespace
 
+std::string_view frameworkProject(Framework framework)
+{
+    switch (framework) {
+    case Framework::MegatronCore:
+        return "Megatron-LM";
+    case Framework::MegatronBridge:
+        return "Megatron-Bridge";
+    case Framework::Torchtitan:
+        return "torchtitan";
+    case Framework::DeepSpeed:
+        return "DeepSpeed";
+    case Framework::Composer:
+        return "Composer";
+    }
+    return "Megatron-LM";
+}
+
 std::vector<std::string> frameworkProblems(const ParallelStrategy& s)
 {
     std::vector<std::string> out;

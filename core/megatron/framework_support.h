@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/megatron/parallel_strategy.h"
@@ -16,5 +17,10 @@ namespace stratex::megatron {
 // and what the framework allows. strategyProblems (and so the search, evaluate, the exports and the
 // GUI) reports these with Megatron's rules.
 std::vector<std::string> frameworkProblems(const ParallelStrategy& strategy);
+
+// The project whose rules a refused strategy breaks, as messages name it: "Megatron-LM" (Megatron-Core),
+// "Megatron-Bridge", "torchtitan", "DeepSpeed", "Composer" (strategyProblems holds Megatron's rules
+// for every framework, and the framework's own beside them).
+std::string_view frameworkProject(Framework framework);
 
 } // namespace stratex::megatron

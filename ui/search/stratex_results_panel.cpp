@@ -18,6 +18,7 @@
 
 #include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
+#include "core/megatron/framework_support.h"
 #include "core/megatron/memory_ledger_explain.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
@@ -213,7 +214,12 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
         stats = tr("The plan file %1, costed with the stratex cost model: %2.").arg(outcome.source, target);
     } else {
         const megatron::StrategySearchStats& s = result.stats;
-        stats = tr("Stratex cost model: %1. %2 strategies searched: %3 refused by Megatron's rules, %4 over memory, "
+        // Every candidate of a search runs one framework: the refusals are its project's rules and
+        // Megatron's (framework_support.h), named as the command line names them.
+        const megatron::Framework framework = !result.best.empty() ? result.best.front().strategy.framework
+            : result.least_memory                                  ? result.least_memory->strategy.framework
+                                                                   : megatron::Framework::MegatronCore;
+        stats = tr("Stratex cost model: %1. %2 strategies searched: %3 refused by %9's rules, %4 over memory, "
                    "%5 bounded, %6 simulated, in %7 s on %8 threads.")
                     .arg(target)
                     .arg(s.enumerated)
@@ -222,7 +228,8 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                     .arg(s.bounded)
                     .arg(s.simulated)
                     .arg(c.toString(outcome.search_time_s, 'f', 3))
-                    .arg(outcome.threads);
+                    .arg(outcome.threads)
+                    .arg(QString::fromUtf8(megatron::frameworkProject(framework)));
     }
     stats += tr("\nEstimates from the model's shape and the GPU's datasheet (README: Two cost models, and how far to "
                 "trust them).");
