@@ -10,6 +10,7 @@
 #include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
 #include "core/common/json_output.h"
+#include "core/common/number_format.h"
 
 namespace stratex::cli {
 
@@ -22,12 +23,7 @@ std::string percent(double fraction)
     return buffer;
 }
 
-std::string seconds(double value)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.3f s", value);
-    return buffer;
-}
+std::string seconds(double value) { return fixed(value, 3) + " s"; }
 
 // The bars: a pick claims at most this much over the measured run, and the experts' own
 // layout is predicted within the second.

@@ -26,34 +26,6 @@ std::string zeroName(int zero) { return zero == 0 ? std::string("plain DDP (ZeRO
 std::size_t index(CpCommType value) { return std::size_t(value); }
 std::size_t index(PipelineSchedule value) { return std::size_t(value); }
 
-std::string cpExchangeName(CpCommType value)
-{
-    switch (value) {
-    case CpCommType::P2p:
-        return "the p2p ring";
-    case CpCommType::A2a:
-        return "a2a (Ulysses)";
-    case CpCommType::AllGather:
-        return "all_gather";
-    case CpCommType::A2aP2p:
-        return "a2a+p2p (hierarchical)";
-    }
-    return "?";
-}
-
-std::string scheduleTitle(PipelineSchedule value)
-{
-    switch (value) {
-    case PipelineSchedule::OneFOneB:
-        return "1F1B";
-    case PipelineSchedule::Interleaved:
-        return "interleaved 1F1B";
-    case PipelineSchedule::ZbH1:
-        return "ZB-H1";
-    }
-    return "?";
-}
-
 bool cpExchangeOutside(const EvidenceCoverage& c, const ParallelStrategy& s)
 {
     return s.cp > 1 && s.cp > c.max_cp_by_comm[index(s.cp_comm_type)];
@@ -164,12 +136,12 @@ PlanEvidence EvidenceCheck::evidence(const ParallelStrategy& s) const
         degree("CP", s.cp, c.max_cp);
         if (s.cp <= c.max_cp && cpExchangeOutside(c, s)) {
             const int covered = c.max_cp_by_comm[index(s.cp_comm_type)];
-            out.notes.push_back("CP " + groupedCount(s.cp) + " over " + cpExchangeName(s.cp_comm_type)
+            out.notes.push_back("CP " + groupedCount(s.cp) + " over " + std::string(cpCommTypeName(s.cp_comm_type))
                 + ": no reference run exchanges context that way"
                 + (covered > 0 ? " beyond CP " + groupedCount(covered) : std::string()));
         }
         if (scheduleOutside(c, s))
-            out.notes.push_back("the " + scheduleTitle(s.schedule) + " schedule: no reference run uses it");
+            out.notes.push_back("the " + std::string(pipelineScheduleName(s.schedule)) + " schedule: no reference run uses it");
         if (m_moe)
             degree("EP", s.ep, c.max_ep);
         if (s.dp > 1 && s.zero >= 0 && s.zero < int(c.max_dp_by_zero.size())) {

@@ -15,6 +15,8 @@
 #include "core/megatron/strategy_search.h"
 #include "core/model/model_presets.h"
 
+#include "tests/support/h100_cluster.h"
+
 using namespace stratex;
 using namespace stratex::megatron;
 
@@ -42,14 +44,7 @@ ParallelStrategy base(Framework framework)
     return s;
 }
 
-hardware::ClusterDescription h100(int nodes)
-{
-    hardware::ClusterDescription c;
-    c.gpu = hardware::gpuPreset("h100-80gb");
-    c.num_nodes = nodes;
-    c.gpus_per_node = 8;
-    return c;
-}
+hardware::ClusterDescription h100(int nodes) { return test::h100Cluster(nodes); }
 
 } // namespace
 

@@ -115,12 +115,12 @@ private Q_SLOTS:
         // The Llama 3 405B pick of session 16: CP 4 by the hierarchical exchange, which no run measured.
         QTest::newRow("hierarchical CP never measured")
             << "llama2-70b" << "h100-80gb" << 8 << 4 << 1 << 4 << 1 << "a2a+p2p" << "1f1b"
-            << QStringList { "CP 4 over a2a+p2p (hierarchical): no reference run exchanges context that way" };
+            << QStringList { "CP 4 over a2a+p2p: no reference run exchanges context that way" };
         QTest::newRow("a2a beyond its degree")
             << "llama2-70b" << "h100-80gb" << 8 << 2 << 2 << 4 << 1 << "a2a" << "1f1b"
-            << QStringList { "CP 4 over a2a (Ulysses): no reference run exchanges context that way beyond CP 2" };
+            << QStringList { "CP 4 over a2a: no reference run exchanges context that way beyond CP 2" };
         QTest::newRow("ZB-H1 never measured") << "llama2-70b" << "h100-80gb" << 8 << 8 << 4 << 1 << 1 << "p2p" << "zb-h1"
-                                              << QStringList { "the ZB-H1 schedule: no reference run uses it" };
+                                              << QStringList { "the zb-h1 schedule: no reference run uses it" };
         QTest::newRow("schedule irrelevant without a pipeline")
             << "llama2-70b" << "h100-80gb" << 8 << 8 << 1 << 1 << 1 << "p2p" << "zb-h1" << QStringList {};
         QTest::newRow("tp16, plain DDP beyond")
