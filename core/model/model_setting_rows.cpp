@@ -53,8 +53,8 @@ int ModelDescription::*intMember(std::string_view flag)
 const std::vector<std::string_view>& modelFlags()
 {
     static const std::vector<std::string_view> flags { "model", "name", "num-layers", "hidden-size", "ffn-hidden-size",
-        "num-heads", "num-kv-heads", "vocab-size", "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings",
-        "qkv-bias" };
+        "num-heads", "num-kv-heads", "vocab-size", "seq-length", "mlp", "activation", "norm", "position-embedding",
+        "tied-embeddings", "qkv-bias" };
     return flags;
 }
 
@@ -86,6 +86,10 @@ SettingSpec modelSettingSpec(std::string_view flag)
     if (flag == "mlp")
         return choice(flag, "MLP", { mlpKindName(MlpKind::Gated), mlpKindName(MlpKind::Plain) },
             "SwiGLU (three matrices) or GeLU (two) MLP.");
+    if (flag == "activation")
+        return choice(flag, "Activation", { mlpActivationName(MlpActivation::Gelu), mlpActivationName(MlpActivation::Relu) },
+            "The plain MLP's activation: GeLU (GPT-3) or ReLU (OPT), which keeps one MLP tensor for its backward instead "
+            "of two (docs/memory-model.md); a gated MLP is SwiGLU and takes gelu.");
     if (flag == "norm")
         return choice(flag, "Normalization", { normKindName(NormKind::RmsNorm), normKindName(NormKind::LayerNorm) },
             "RMSNorm (Llama, Qwen) or LayerNorm (GPT-3).");
@@ -122,6 +126,8 @@ SettingValue modelFieldValue(const ModelDescription& model, std::string_view fla
         return model.name;
     if (flag == "mlp")
         return std::string(mlpKindName(model.mlp));
+    if (flag == "activation")
+        return std::string(mlpActivationName(model.activation));
     if (flag == "norm")
         return std::string(normKindName(model.norm));
     if (flag == "position-embedding")
@@ -139,6 +145,8 @@ void setModelField(ModelDescription& model, std::string_view flag, const Setting
         model.name = std::get<std::string>(value);
     } else if (flag == "mlp") {
         model.mlp = parseMlpKind(std::get<std::string>(value)).value_or(model.mlp);
+    } else if (flag == "activation") {
+        model.activation = parseMlpActivation(std::get<std::string>(value)).value_or(model.activation);
     } else if (flag == "norm") {
         model.norm = parseNormKind(std::get<std::string>(value)).value_or(model.norm);
     } else if (flag == "position-embedding") {

@@ -18,12 +18,12 @@
 namespace stratex::model {
 
 // "model", "name", "num-layers", "hidden-size", "ffn-hidden-size", "num-heads", "num-kv-heads",
-// "vocab-size", "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings", "qkv-bias",
+// "vocab-size", "seq-length", "mlp", "activation", "norm", "position-embedding", "tied-embeddings", "qkv-bias",
 // in that (help) order.
 const std::vector<std::string_view>& modelFlags();
 // The flags beyond the shape the search reads: what only a launch script needs.
-inline constexpr std::string_view kArchitectureFlags[] = { "model", "ffn-hidden-size", "num-kv-heads", "mlp", "norm",
-    "position-embedding", "tied-embeddings", "qkv-bias" };
+inline constexpr std::string_view kArchitectureFlags[] = { "model", "ffn-hidden-size", "num-kv-heads", "mlp",
+    "activation", "norm", "position-embedding", "tied-embeddings", "qkv-bias" };
 
 // The spec of one of modelFlags() (group "Model"): its label, kind, range, choices and help.
 // Throws std::logic_error for another flag.

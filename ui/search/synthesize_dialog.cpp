@@ -40,10 +40,20 @@ using namespace hardware;
 
 namespace {
 
-// Every field of the model the estimate uses (the preset is the combo box above them), then the
-// cluster; the command line offers every row.
-constexpr std::string_view kModelRows[] = { "name", "num-layers", "hidden-size", "ffn-hidden-size", "num-heads",
-    "num-kv-heads", "vocab-size", "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings", "qkv-bias" };
+// Every field of the model (model::modelFlags() but the preset, which is the combo box above them),
+// then the cluster; the command line offers every row.
+const std::vector<std::string_view>& modelRows()
+{
+    static const std::vector<std::string_view> rows = [] {
+        std::vector<std::string_view> flags;
+        for (std::string_view flag : model::modelFlags()) {
+            if (flag != "model")
+                flags.push_back(flag);
+        }
+        return flags;
+    }();
+    return rows;
+}
 constexpr std::string_view kClusterRows[] = { "gpu", "num-nodes", "num-gpus-per-node", "mixed-precision" };
 
 const QString kCustomPrefix = QStringLiteral("custom: ");
@@ -117,7 +127,7 @@ SynthesizeDialog::SynthesizeDialog(QWidget* parent)
     const auto& table = synthesisSettingTable();
     std::vector<settings::SettingSpec> specs;
     std::vector<settings::SettingValue> defaults;
-    for (std::string_view flag : kModelRows) {
+    for (std::string_view flag : modelRows()) {
         specs.push_back(table.at(flag).spec);
         defaults.push_back(table.at(flag).get(SynthesisSettings {}));
     }
@@ -250,7 +260,7 @@ void SynthesizeDialog::showModel(const model::ModelDescription& model)
     SynthesisSettings values = m_form->read(synthesisSettingTable(), SynthesisSettings {}, nullptr);
     values.model = model;
     values.model_preset = model.name;
-    for (std::string_view flag : kModelRows)
+    for (std::string_view flag : modelRows())
         m_form->setValue(flag, synthesisSettingTable().at(flag).get(values));
     m_experts->setValue(model.moe ? model.moe->num_experts : 0);
     m_topK->setMaximum(std::max(1, model.moe ? model.moe->num_experts : 1));

@@ -47,10 +47,7 @@ std::vector<Setting<S>> rows()
     SettingSpec gpuSpec = spec("gpu", gpu, "GPU", SettingKind::Choice, "", 0, 0, "GPU and interconnect datasheet.");
     gpuSpec.choices = gpuPresetNames();
 
-    std::vector<Setting<S>> rows = model::modelSettingRows(&S::model_preset, &S::model,
-        { "model", "name", "num-layers", "hidden-size", "ffn-hidden-size", "num-heads", "num-kv-heads", "vocab-size",
-            "seq-length", "mlp", "norm", "position-embedding", "tied-embeddings", "qkv-bias" },
-        kPreset);
+    std::vector<Setting<S>> rows = model::modelSettingRows(&S::model_preset, &S::model, model::modelFlags(), kPreset);
     std::vector<Setting<S>> hardware {
         { gpuSpec, [](const S& s) { return SettingValue(s.gpu_preset); },
             [](S& s, const SettingValue& value) {

@@ -233,6 +233,12 @@ void TestStrategyFile::modelRules_data()
                "--tied-embeddings", "1" }
         << QStringList {} << R"({"norm":"layernorm","position_embedding":"learned","tied_embeddings":true})" << true
         << 0;
+    QTest::newRow("a ReLU MLP (OPT)")
+        << ""
+        << QStringList { "--num-layers", "4", "--hidden-size", "1024", "--num-heads", "16", "--num-kv-heads", "16",
+               "--ffn-hidden-size", "4096", "--vocab-size", "50272", "--seq-length", "2048", "--mlp", "plain",
+               "--activation", "relu", "--tied-embeddings", "1" }
+        << QStringList {} << R"({"mlp":"plain","activation":"relu"})" << true << 0;
 }
 
 void TestStrategyFile::modelRules()
