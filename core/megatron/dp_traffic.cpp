@@ -125,7 +125,6 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
     double dpOverlap, const DpStageTiming& t)
 {
     const int i = t.stage_index;
-    const int p = t.p;
     const int v = t.v;
     const int m = t.m;
     double exposedS = 0;
@@ -161,8 +160,9 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
         // (param_and_grad_buffer.py, register_grad_ready -> start_grad_sync, async_op) and only
         // finalize_model_grads waits (finish_grad_sync), before the optimizer: a chunk's traffic
         // hides under the rest of the schedule, the later chunks' backwards included
-        // (NVIDIA/Megatron-LM d98e8a64). In the cooldown the backwards run in groups of g = min(m, p)
-        // micro-batches per chunk, chunk v - 1 first (get_model_chunk_id), so the last k chunks
+        // (NVIDIA/Megatron-LM d98e8a64). In the cooldown the backwards run in groups of g = min(m, N)
+        // micro-batches per chunk, N the micro-batch group (microbatch_group_size_per_vp_stage, p by
+        // default; get_schedule_table), chunk v - 1 first (get_model_chunk_id), so the last k chunks
         // to complete start their last backward (k - 1)·g + 1 chunk steps before the stage's end,
         // and stage i ends i chunk steps before stage 0 (the pipeline flush). The chunks queue on
         // one stream (FIFO): whatever of the last k chunks' traffic does not fit in that time is
@@ -170,7 +170,7 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
         // in the first forwards (chunk k's first forward comes k·g steps in, stage i i steps late).
         // Without overlap everything waits for the end of the backward.
         const double hide = s.overlap_grad_reduce ? dpOverlap : 0.0;
-        const int g = std::max(1, std::min(m, p));
+        const int g = std::max(1, std::min(m, s.microbatchGroupSize()));
         auto queueExposed = [&](double traffic, double chunkComputeS, double edge) {
             double exposed = s.overlap_grad_reduce ? edge : traffic;
             for (int k = 1; k <= v; ++k) {

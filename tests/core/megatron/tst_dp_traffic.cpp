@@ -271,7 +271,8 @@ private Q_SLOTS:
     // schedule hides"), derived by hand per row; no SM slowdown, dp_overlap 1. Megatron's DDP and
     // distributed optimizer reduce each model chunk once, from its last backward on, on a stream
     // only finalize_model_grads waits for: the last k chunks' traffic against their
-    // (k - 1)·g + 1 + i chunk backwards (g = min(m, p), i the stage's flush), the worst k binding.
+    // (k - 1)·g + 1 + i chunk backwards (g = min(m, N), N the micro-batch group, p by default; i the
+    // stage's flush), the worst k binding.
     // Megatron-FSDP (and FSDP2, DeepSpeed ZeRO 2) reduce in every chunk's backward and wait for it
     // at that backward's end: m·v times what one chunk backward does not hide, whatever the
     // pipeline's length.
@@ -287,28 +288,32 @@ private Q_SLOTS:
         QTest::addColumn<double>("pipelineMs");
         QTest::addColumn<double>("exposedMs");
         QTest::addColumn<double>("commMs");
+        QTest::addColumn<int>("group"); // microbatch_group_size N, 0 for Megatron's default (p)
         // p 4, m 8. 1F1B, first stage: only the last backward hides it (30 - 20).
-        QTest::newRow("ddp 1f1b first stage") << "megatron-core" << 1 << 0 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 10.0 << 30.0;
+        QTest::newRow("ddp 1f1b first stage") << "megatron-core" << 1 << 0 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 10.0 << 30.0 << 0;
         // Last stage: 1 + 3 backwards (the flush) hide all but the last bucket.
-        QTest::newRow("ddp 1f1b last stage") << "megatron-core" << 1 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 7.5 << 30.0;
+        QTest::newRow("ddp 1f1b last stage") << "megatron-core" << 1 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 7.5 << 30.0 << 0;
         // Two chunks of 10 ms backward and 15 ms traffic: chunk 0's traffic has only its own last
         // backward (15 - 10); both chunks' 30 ms have 4 + 1 backwards (50 ms).
-        QTest::newRow("ddp interleaved, the last chunk") << "megatron-core" << 1 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 5.0 << 30.0;
+        QTest::newRow("ddp interleaved, the last chunk") << "megatron-core" << 1 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 5.0 << 30.0 << 0;
         // 120 ms: both chunks bind, 120 - 50.
-        QTest::newRow("ddp interleaved, beyond the cooldown") << "megatron-core" << 1 << 0 << 2 << 20.0 << 120.0 << 15.0 << 330.0 << 70.0 << 120.0;
+        QTest::newRow("ddp interleaved, beyond the cooldown") << "megatron-core" << 1 << 0 << 2 << 20.0 << 120.0 << 15.0 << 330.0 << 70.0 << 120.0 << 0;
+        // Micro-batch groups of N = 8: the last chunk's backwards come 8 + 1 chunk steps before the
+        // end: 120 - 90 for both chunks, so chunk 1 alone binds, 60 - 10.
+        QTest::newRow("ddp interleaved, beyond the cooldown, group 8") << "megatron-core" << 1 << 0 << 2 << 20.0 << 120.0 << 15.0 << 330.0 << 50.0 << 120.0 << 8;
         // Every backward hides its own 15 ms but its last bucket: 8 x 3.75.
-        QTest::newRow("fsdp 1f1b hidden") << "megatron-core" << 2 << 3 << 1 << 20.0 << 15.0 << 3.75 << 330.0 << 30.0 << 120.0;
+        QTest::newRow("fsdp 1f1b hidden") << "megatron-core" << 2 << 3 << 1 << 20.0 << 15.0 << 3.75 << 330.0 << 30.0 << 120.0 << 0;
         // 30 ms against a 20 ms backward: 8 x 10, with or without idle slots in the pipeline.
-        QTest::newRow("fsdp 1f1b longer than its backward") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 80.0 << 240.0;
-        QTest::newRow("fsdp 1f1b, no bubble") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 240.0 << 80.0 << 240.0;
+        QTest::newRow("fsdp 1f1b longer than its backward") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 330.0 << 80.0 << 240.0 << 0;
+        QTest::newRow("fsdp 1f1b, no bubble") << "megatron-core" << 2 << 3 << 1 << 20.0 << 30.0 << 7.5 << 240.0 << 80.0 << 240.0 << 0;
         // Two chunks: 16 chunk backwards of 10 ms, each with 15 ms: 16 x 5.
-        QTest::newRow("fsdp interleaved") << "megatron-core" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 80.0 << 240.0;
+        QTest::newRow("fsdp interleaved") << "megatron-core" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 80.0 << 240.0 << 0;
         // torchtitan under PP reduces once, but each chunk's last backward waits for its own
         // reduce-scatters (FSDP2's root callback): 15 - 10 for each of the two chunks (5 before,
         // queued under the other chunk's backwards as Megatron's DDP).
-        QTest::newRow("fsdp2 pipelining, chunks wait") << "torchtitan" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 10.0 << 30.0;
+        QTest::newRow("fsdp2 pipelining, chunks wait") << "torchtitan" << 2 << 0 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 10.0 << 30.0 << 0;
         // Last stage: the last chunk also under the 3-step flush (its last bucket left).
-        QTest::newRow("fsdp2 pipelining, last stage") << "torchtitan" << 2 << 3 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 8.75 << 30.0;
+        QTest::newRow("fsdp2 pipelining, last stage") << "torchtitan" << 2 << 3 << 2 << 20.0 << 30.0 << 3.75 << 330.0 << 8.75 << 30.0 << 0;
     }
     void reductionHidesUnderTheSchedule()
     {
@@ -322,12 +327,14 @@ private Q_SLOTS:
         QFETCH(double, pipelineMs);
         QFETCH(double, exposedMs);
         QFETCH(double, commMs);
+        QFETCH(int, group);
         megatron::ParallelStrategy s;
         s.framework = *parseFramework(framework.toStdString());
         s.dp = 64;
         s.pp = 4;
         s.vpp = chunks;
         s.zero = zero;
+        s.microbatch_group_size = group;
         s.overlap_grad_reduce = true;
         megatron::DpTraffic dp;
         dp.grad_s = gradMs / 1e3;
