@@ -11,13 +11,13 @@ const EvidenceCoverage& bundledCoverage()
 {
     static const EvidenceCoverage coverage = [] {
         EvidenceCoverage c;
-        c.runs = 128;
+        c.runs = 137;
         c.max_tp = 8;
         c.max_pp = 64;
         c.max_cp = 32;
         c.max_ep = 64;
         c.max_dp_by_zero = { 32, 128, 512, 512 };
-        c.min_world = 8;
+        c.min_world = 2;
         c.max_world = 16384;
         c.min_params_b = 0.125228544;
         c.max_params_b = 1008.0092672;

@@ -148,6 +148,37 @@ private Q_SLOTS:
         QVERIFY2(c.predicted_oom, qPrintable(QString("device peak %1 GiB").arg(c.estimate.device_peak_mb / 1073.741824)));
     }
 
+    // NeMo's long-sequence B200 table (docs/kernels.md §6): its current '# of GPUs' column repeats the
+    // sequence length in K (8-1024) while TP x PP x DP x CP is a quarter of it; the records take the
+    // product, which the table's first version (NVIDIA/NeMo 14d427f5) lists. A run on fewer GPUs than
+    // a node is one node of that many (gpus_per_node 2 and 4).
+    void longSequenceB200GpuCount_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<int>("seqLength");
+        QTest::newRow("8K on 2") << "nemo-longseq-llama3-8b-b200-2" << 2 << 2 << 8192;
+        QTest::newRow("16K on 4") << "nemo-longseq-llama3-8b-b200-4" << 4 << 4 << 16384;
+        QTest::newRow("32K on 8") << "nemo-longseq-llama3-8b-b200-8" << 8 << 8 << 32768;
+        QTest::newRow("1M on 256") << "nemo-longseq-llama3-8b-b200-256" << 256 << 8 << 1048576;
+    }
+    void longSequenceB200GpuCount()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, gpus);
+        QFETCH(int, gpusPerNode);
+        QFETCH(int, seqLength);
+        const ReferenceRun run = readReferenceRun(kRuns / (id.toStdString() + ".json"));
+        const megatron::ParallelStrategy& s = run.strategy;
+        QCOMPARE(run.cluster.worldSize(), gpus);
+        QCOMPARE(s.tp * s.pp * s.dp * s.cp, gpus);
+        QCOMPARE(run.cluster.gpus_per_node, gpusPerNode);
+        QCOMPARE(int(run.model.seq_length), seqLength);
+        QVERIFY(run.trained);
+        QVERIFY(!compareWithRun(run, efficiencyFor(run.cluster)).predicted_oom);
+    }
+
     // Issue 23: Nemotron-4 340B trained with NeMo 24.07's bf16 gradients and bf16 optimizer
     // states (its launcher config, the record's notes); with those dtypes it fits (96.1 GB on the
     // device with fp32 ones, over the H100's 80 GiB).
