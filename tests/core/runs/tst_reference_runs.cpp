@@ -180,7 +180,8 @@ private Q_SLOTS:
     // torch.distributed.pipelining's stage buffers (per-micro-batch receive buffers, the last
     // stage's output_chunks) and the ring attention's gathered K, V and fp32 accumulators under CP;
     // 7.0 % before the churn of the unsharded weights and fp32 gradients FSDP2 frees every step
-    // under PP; now 6.2 %. It may not grow.
+    // under PP; now 6.2 %. It may not grow. 18 records since issue 23 added the Llama 3 8B log of
+    // torchtitan#1287 (-2.6 %).
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -193,7 +194,7 @@ private Q_SLOTS:
             QVERIFY2(s.mean_absolute_error <= 0.063,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
-        QCOMPARE(records, 17);
+        QCOMPARE(records, 18);
     }
 
     // Issue 23: each torchtitan memory record within 10 % of the reserved peak torchtitan logs
@@ -215,7 +216,8 @@ private Q_SLOTS:
                  "torchtitan2412-llama31-8b-8-cp4-128k", "torchtitan2412-llama31-8b-8-cp8-256k",
                  "torchtitan2412-llama31-8b-8-fsdp-compile-fp8", "torchtitan2412-llama31-8b-8-fsdp-compile",
                  "torchtitan2412-llama31-8b-8-fsdp", "torchtitan2412-llama31-405b-512-interleaved",
-                 "torchtitan2412-llama31-405b-512-cp2-64k", "torchtitan2412-llama31-405b-512-cp4-128k" })
+                 "torchtitan2412-llama31-405b-512-cp2-64k", "torchtitan2412-llama31-405b-512-cp4-128k",
+                 "torchtitanpr1287-llama3-8b-8-fsdp" })
             QTest::newRow(id) << QString(id) << 0.10;
         QTest::newRow("405b 1f1b (known gap)") << "torchtitan2412-llama31-405b-512-1f1b" << 0.188;
         QTest::newRow("405b cp1 (known gap)") << "torchtitan2412-llama31-405b-512-cp1-32k" << 0.111;
