@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/hardware/fp8_gemm.h"
 
+#include <algorithm>
+
 #include "core/hardware/hardware_model.h"
 
 namespace stratex::hardware {
@@ -27,6 +29,42 @@ double fp8QuantizeS(const HardwareModel& hw, double elements, Fp8Scaling scaling
         return 0;
     const Fp8Quantization q = fp8Quantization(scaling);
     return hw.memoryBoundS(q.bytes_per_element * elements) + hw.kernelOverheadS(q.kernels);
+}
+
+Fp8CastCost teFp8CastS(
+    const HardwareModel& hw, double localElements, Fp8Scaling scaling, Fp8CastSource source, int gatherRanks)
+{
+    Fp8CastCost cost;
+    if (!(localElements > 0))
+        return cost;
+    const bool gathered = gatherRanks > 1;
+    const bool fused = source == Fp8CastSource::FusedProducer;
+    // Row-wise cast on this rank's part; without a gather the same kernel writes the column-wise
+    // byte (cast-transpose). Delayed scaling fused into its producer: the producer writes FP8 in
+    // place of its 16-bit output, no cast of its own (its column-wise copy is a transpose below).
+    double castBytes = 0;
+    int castKernels = 0;
+    if (scaling == Fp8Scaling::Delayed) {
+        if (!fused) {
+            castBytes = 2.0 + 1.0;
+            castKernels = 1;
+        }
+    } else {
+        castBytes = (fused ? 2.0 : 2.0 + 2.0) + 1.0; // the amax pass only when no producer recorded it
+        castKernels = fused ? 2 : 3;
+    }
+    const bool columnwiseInCast = !gathered && castKernels > 0;
+    if (columnwiseInCast)
+        castBytes += 1.0;
+    cost.rowwise_s
+        = castKernels > 0 ? hw.memoryBoundS(castBytes * localElements) + hw.kernelOverheadS(castKernels) : 0.0;
+    if (scaling == Fp8Scaling::Current && gathered)
+        cost.rowwise_s += hw.allReduceS(4.0, GroupShape { gatherRanks, 1 });
+    if (!columnwiseInCast) {
+        const double elements = localElements * std::max(1, gatherRanks);
+        cost.columnwise_s = hw.memoryBoundS(2.0 * elements) + hw.kernelOverheadS(1);
+    }
+    return cost;
 }
 
 } // namespace stratex::hardware

@@ -43,4 +43,35 @@ double fp8QuantizeS(const HardwareModel& hw, double elements, Fp8Scaling scaling
 // and launches 2 kernels fewer.
 inline constexpr Fp8Scaling kAssumedFp8Scaling = Fp8Scaling::Current;
 
+// Where the 16-bit tensor a Transformer Engine module quantizes comes from (docs/kernels.md §8,
+// "Which casts TE runs"):
+// - Standalone: a tensor TE receives as it is (the attention output linear_proj quantizes, an
+//   incoming gradient): the recipe's full quantization (fp8Quantization).
+// - FusedProducer: TE's own norm or activation kernel wrote it (LayerNormLinear's norm,
+//   LayerNormMLP's activation and its backward dact). Delayed scaling: that kernel writes FP8
+//   itself (TE 1.8 layernorm_fwd_fp8 / activation with the fp8 meta; 2.9 normalization.cpp and
+//   activation.cpp Impl::FULLY_FUSED), nothing more to cast. Current scaling: the kernel writes 16
+//   bits and records the amax on the way (Impl::FUSED_NORM_AMAX_FP8, FUSED_ACTIVATION_AMAX_FP8),
+//   then quantize_with_amax runs the scale and the cast: no amax pass (read 2 + write 1 + 1
+//   bytes, 2 kernels). NVIDIA/TransformerEngine v2.9 70f53666, 7d576ed2 (v1.8~19, NeMo 24.07).
+enum class Fp8CastSource { Standalone, FusedProducer };
+
+// One tensor's FP8 casts as TE runs them before a GEMM, in seconds: the row-wise copy the GEMM
+// reads (`rowwise_s`, when the tensor is quantized) and the column-wise (transposed) copy the other
+// backward GEMM reads on Hopper (`columnwise_s`). `localElements`: the tensor on this rank before
+// any all-gather; `gatherRanks` > 1: sequence parallelism gathers it over that many TP ranks after
+// the cast, and TE gathers the row-wise FP8 data only ("Float8CurrentScalingQuantizer supports only
+// rowwise all-gather", tensor/float8_tensor.py; TE 1.8 gathers the uint8 ln_out), so the
+// column-wise copy is a transpose of the gathered tensor (read 1 + write 1 byte an element, one
+// kernel) instead of a byte written by the cast. Current scaling with a gather reduces the amax
+// over the TP group first (one fp32 all-reduce: with_amax_reduction, module/linear.py and
+// layernorm_linear.py _customize_quantizers_float8_current_scaling, v2.9).
+struct Fp8CastCost {
+    double rowwise_s = 0;
+    double columnwise_s = 0;
+    double totalS() const { return rowwise_s + columnwise_s; }
+};
+Fp8CastCost teFp8CastS(
+    const HardwareModel& hw, double localElements, Fp8Scaling scaling, Fp8CastSource source, int gatherRanks);
+
 } // namespace stratex::hardware

@@ -16,6 +16,7 @@
 #include "core/megatron/mlp_activation_memory.h"
 #include "core/megatron/moe_kernels.h"
 #include "core/megatron/qk_norm_memory.h"
+#include "core/megatron/te_fp8_casts.h"
 #include "core/megatron/unfused_attention_memory.h"
 
 namespace stratex::megatron {
@@ -137,8 +138,15 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double gemmInputShare = fp8 ? 0.5 : 1.0;
 
     LayerCost cost;
+    // Under FP8 Transformer Engine's modules (Megatron-Core, Megatron-Bridge) cast where TE does:
+    // fused into the norms and activations, the output gradients once for both backward GEMMs
+    // (te_fp8_casts.h; docs/kernels.md §8). The dense GEMMs are then the kernels alone.
+    const bool teFp8 = fp8 && runsTeFp8Linears(s.framework);
+    const auto denseGemmS = [&](double m, double n, double k) {
+        return teFp8 ? hardware::gemmKernelS(hw, m, n, k, true, 1) : hw.gemmS(m, n, k, fp8);
+    };
     // Attention block: QKV projection, flash attention (causal: half the s^2 work), output projection.
-    double gemm = hw.gemmS(tokens, (q + 2 * kv) / tp, h, fp8) + hw.gemmS(tokens, h, q / tp, fp8);
+    double gemm = denseGemmS(tokens, (q + 2 * kv) / tp, h) + denseGemmS(tokens, h, q / tp);
     // MLA's per-token widths on this rank: Q, K, V (the attention output is V's).
     double qWidth = 0;
     double kWidth = 0;
@@ -183,8 +191,10 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         // Each is one batched launch over the b x heads/tp matrices (torch.baddbmm / bmm): their
         // tiles share the waves.
         const double heads = model.num_heads / tp;
-        const double bmm = hardware::groupedGemmS(hw, seq, model.seq_length, model::qkHeadDim(model), fp8, b * heads)
-            + hardware::groupedGemmS(hw, seq, model::vHeadDim(model), model.seq_length, fp8, b * heads);
+        // In 16 bits under FP8 too: FP8 covers the linear layers; Megatron's and TE's unfused
+        // attention run torch.baddbmm / bmm on the 16-bit Q, K, V (docs/kernels.md §8).
+        const double bmm = hardware::groupedGemmS(hw, seq, model.seq_length, model::qkHeadDim(model), false, b * heads)
+            + hardware::groupedGemmS(hw, seq, model::vHeadDim(model), model.seq_length, false, b * heads);
         scoreBytes = kBytes * b * heads * seq * model.seq_length;
         attention = bmm + hw.memoryBoundS(2 * scoreBytes * (attentionDropout ? 2.5 : 1));
     }
@@ -238,7 +248,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         epComm = moeLoad * moeDispatchPassS(model, s, hw, moeTokens);
     } else {
         const double f = model.ffn_hidden_size / tp;
-        mlpGemm += hw.gemmS(tokens, upWidth * f, h, fp8) + hw.gemmS(tokens, h, f, fp8);
+        mlpGemm += denseGemmS(tokens, upWidth * f, h) + denseGemmS(tokens, h, f);
         // The activation's input and fc2's input; ReLU keeps one tensor for both (mlp_activation_memory.h).
         mlpActivation += kBytes * tokens * mlpKeptWidths(model, gemmInputShare) * f;
         elementwise += kBytes * tokens * passes.activation * f;
@@ -267,17 +277,43 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         : ringSteps > 1 ? ringCpWork(ringSteps, s.framework, tokens * cpA2a, (mla ? qWidth : q / tp) / cpA2a,
                               (mla ? 0.5 * (kWidth + vWidth) : kv / tp) / cpA2a)
                         : CpRingWork {};
-    cost.forward_compute_s = gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)
+    DenseLayerFp8Casts fp8Casts; // TE's casts (te_fp8_casts.h); MLA keeps groupedGemmS's per-GEMM charge
+    if (teFp8 && !mla) {
+        DenseLayerFp8Shape castShape;
+        castShape.tokens = tokens;
+        castShape.hidden = h;
+        castShape.qkv_width = (q + 2 * kv) / tp;
+        castShape.proj_input_width = q / tp;
+        castShape.fc1_width = upWidth * model.ffn_hidden_size / tp;
+        castShape.fc2_input_width = model.ffn_hidden_size / tp;
+        castShape.tp = s.tp;
+        castShape.sequence_parallel = s.sequence_parallel;
+        castShape.dense_mlp = !moeLayer;
+        fp8Casts = denseLayerFp8Casts(hw, castShape);
+    }
+    cost.forward_compute_s = fp8Casts.forwardS() + gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)
         + hw.kernelOverheadS(kernels + ringWork.forward_kernels);
-    cost.backward_compute_s = 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes)
+    cost.backward_compute_s = fp8Casts.backward_s + 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes)
         + hw.memoryBoundS(ringWork.backward_bytes) + hw.kernelOverheadS(2 * kernels + ringWork.backward_kernels);
 
     // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
     // reduce-scatters of the same bytes (Megatron, no TP communication overlap).
     double tpComm = 0;
     const hardware::GroupShape tpGroup { s.tp, 1 };
+    // Under Transformer Engine's FP8 a gather moves the FP8 cast, one byte an element: QKV's and
+    // fc1's inputs are quantized before their forward gather, linear_proj's and fc2's output
+    // gradients before their backward one (TE v2.9 layernorm_linear.py gather_along_first_dim with
+    // the quantizer, base.py grad_output_preprocess "FP8 with all-gather"; TE 1.8 7d576ed2 gathers
+    // the uint8 ln_out and the cast grad_output_c). The reduce-scatters stay 16-bit. A MoE layer's
+    // MLP side is the token dispatcher's, in 16 bits; MLA's down projections are not gathered.
+    const double attentionGather = teFp8 && !mla ? 0.5 : 1.0;
+    const double mlpGather = teFp8 && !moeLayer ? 0.5 : 1.0;
+    const auto gatherS = [&] {
+        const double attentionS = hw.allGatherS(hidden * attentionGather, tpGroup);
+        return mlpGather == attentionGather ? attentionS : 0.5 * (attentionS + hw.allGatherS(hidden * mlpGather, tpGroup));
+    };
     if (s.tp > 1)
-        tpComm = s.sequence_parallel ? 2 * (hw.allGatherS(hidden, tpGroup) + hw.reduceScatterS(hidden, tpGroup))
+        tpComm = s.sequence_parallel ? 2 * (gatherS() + hw.reduceScatterS(hidden, tpGroup))
                                      : 2 * hw.allReduceS(hidden, tpGroup);
     // Context parallelism. Ring (p2p): every rank receives the other ranks' K and V step by step,
     // each transfer under one step of the attention, the backward's dK and dV going round as well
@@ -423,7 +459,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const bool wholeMlp = moeLayer ? recomputes(RecomputeModule::Moe) : recomputes(RecomputeModule::Mlp);
         if (wholeMlp) {
             dropped += mlpActivation;
-            again += mlpGemm + sharedGemm + hw.memoryBoundS(elementwise) + hw.kernelOverheadS(moeLayer ? 16 : 4);
+            again += mlpGemm + sharedGemm + fp8Casts.forward_mlp_s + hw.memoryBoundS(elementwise) + hw.kernelOverheadS(moeLayer ? 16 : 4);
             cost.recompute_ep_comm_s = epComm;
         } else if (moeLayer) {
             if (recomputes(RecomputeModule::MoeAct)) {
