@@ -351,7 +351,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
     // A model chunk's layers (the whole model without a pipeline) pair up in the combined 1F1B.
     const int chunkLayers = std::max(1, model.num_layers / std::max(1, s.pp * s.vpp));
-    const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers);
+    // The host issues the pair's nodes and waits in the forward's dispatch (moe_dispatch.h).
+    const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers,
+        moeLayer ? combinedHostIssue(moeLocalExperts, fp8) : CombinedHostIssue {});
     // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
