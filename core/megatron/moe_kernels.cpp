@@ -104,6 +104,20 @@ int moeForwardHostOps(double localExperts, bool fp8)
     return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8);
 }
 
+int teGroupedLinearBackwardKernels(double experts, bool fp8)
+{
+    // A data- and a weight-gradient GEMM per expert (grouped_linear.py _GroupedLinear.backward:
+    // general_grouped_gemm for dgrad, then for wgrad); under FP8 the output gradient quantized per
+    // expert as the forward's input was (tex.split_quantize), the inputs kept from the forward.
+    const int gemms = int(std::ceil(std::max(1.0, experts)));
+    return 2 * gemms + (teGroupedLinearKernels(experts, fp8) - gemms);
+}
+
+int moeBackwardHostOps(double localExperts, bool fp8)
+{
+    return 2 * kMoeLayerHostOps + 2 * teGroupedLinearBackwardKernels(localExperts, fp8);
+}
+
 MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8)
 {
     MoeForwardNodeOps ops = kMoeNodeHostOps;
