@@ -387,7 +387,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
     // A model chunk's layers (the whole model without a pipeline) pair up in the combined 1F1B.
     const int chunkLayers = std::max(1, model.num_layers / std::max(1, s.pp * s.vpp));
-    const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers);
+    // The host issues the pair's nodes and waits in the forward's dispatch (moe_dispatch.h).
+    const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers,
+        moeLayer ? combinedHostIssue(moeLocalExperts, fp8) : CombinedHostIssue {});
     // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
@@ -397,8 +399,14 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (!moeLayer || s.framework == Framework::Torchtitan)
         cost.forward_compute_s += hostBoundExtraS(
             cost.forward_compute_s + tpForward + cpForward + ep.forward_s, kernels + ringWork.forward_kernels);
+    // A Megatron MoE layer's backward issues twice its forward's operations (host_overhead.h), the
+    // experts' included: TE's GroupedLinear backward launches a data- and a weight-gradient GEMM per
+    // local expert (moe_kernels.h moeBackwardHostOps).
+    const int backwardHostOps = moeLayer && s.framework != Framework::Torchtitan
+        ? moeBackwardHostOps(moeLocalExperts, fp8)
+        : 2 * kernels;
     cost.backward_compute_s += hostBoundExtraS(
-        cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s, 2 * kernels + ringWork.backward_kernels);
+        cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s, backwardHostOps + ringWork.backward_kernels);
     cost.forward_comm_s = tpForward + cpForward + ep.forward_s;
     cost.backward_comm_s = tpBackward + cpBackward + ep.backward_s;
     cost.tp_forward_comm_s = tpForward;

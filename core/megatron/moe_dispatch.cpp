@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <vector>
 
 #include "core/hardware/kernel_shapes.h"
+#include "core/megatron/host_overhead.h"
+#include "core/megatron/moe_kernels.h"
 
 namespace stratex::megatron {
 
@@ -100,6 +103,27 @@ double moeDispatchPassS(const model::ModelDescription& model, const ParallelStra
     return 0;
 }
 
+CombinedHostIssue combinedHostIssue(double localExperts, bool fp8)
+{
+    // Each node's operations at the eager step's host time per operation (host_overhead.h,
+    // measured on an H200); a backward node issues twice its forward's (host_overhead.h's
+    // layerForwardKernels convention), the experts' split evenly between the data gradients and
+    // --delay-wgrad-compute's weight gradients.
+    const MoeForwardNodeOps ops = moeForwardNodeHostOps(localExperts, fp8);
+    const double perOp = kEagerHostUsPerKernel * 1e-6;
+    CombinedHostIssue h;
+    h.pre_dispatch_forward_s = ops.pre_dispatch * perOp;
+    h.dispatch_forward_s = ops.dispatch * perOp;
+    h.mlp_forward_s = ops.mlp * perOp;
+    h.combine_forward_s = ops.combine * perOp;
+    h.combine_backward_s = 2 * ops.combine * perOp;
+    h.mlp_dgrad_s = ops.mlp * perOp;
+    h.mlp_wgrad_s = ops.mlp * perOp;
+    h.dispatch_backward_s = 2 * ops.dispatch * perOp;
+    h.pre_dispatch_backward_s = 2 * ops.pre_dispatch * perOp;
+    return h;
+}
+
 double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double computeSlowdown)
 {
     // Two CUDA streams, each running its operations in issue order; an operation starts when its
@@ -113,15 +137,57 @@ double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double comp
     // dispatch (f) the router's output; dispatch (b) the dgrad's; mlp (f) the dispatched tokens;
     // combine (f) the mlp (f)'s output; pre_dispatch (b) the dispatch (b)'s. While a dispatch or
     // combine runs, the compute has the SMs it leaves: it progresses `computeSlowdown` times slower.
+    //
+    // The host issues the nine nodes one after another in run()'s order: combine (b), pre_dispatch
+    // (f), mlp dgrad, dispatch (f), mlp wgrad, dispatch (b), mlp (f), combine (f), pre_dispatch (b).
+    // A node starts no earlier than the host has issued it, and the forward's dispatch holds the
+    // host until it starts: DeepEP's dispatch waits on the CPU for the receive counts (Megatron
+    // fused_a2a.py FusedDispatch.forward, "the CPU will wait for GPU's signal to arrive", d98e8a64),
+    // the alltoall dispatcher synchronises on the counts' device-to-host copy in token_dispatch
+    // ("before_ep_alltoall", token_dispatcher.py). The wgrad, the backward's dispatch, the
+    // forward's experts and combine and pre_dispatch (b) are issued only after that.
     enum Comm { CombineB, DispatchF, DispatchB, CombineF, CommOps };
     enum Comp { PreF, MlpDgrad, MlpWgrad, MlpF, PreB, CompOps };
     const int n = std::max(1, layers);
     const double commLength[CommOps] = { pass.a2a_s, pass.a2a_s, pass.a2a_s, pass.a2a_s };
     const double compLength[CompOps]
         = { pass.pre_dispatch_forward_s, pass.mlp_dgrad_s, pass.mlp_wgrad_s, pass.mlp_forward_s, pass.pre_dispatch_backward_s };
+    // The host's issue order: (is a communication node, its index in its stream's pair, host time).
+    struct Issue {
+        bool comm;
+        int op;
+        double host_s;
+    };
+    const CombinedHostIssue& h = pass.host;
+    const Issue issueOrder[] = { { true, CombineB, h.combine_backward_s }, { false, PreF, h.pre_dispatch_forward_s },
+        { false, MlpDgrad, h.mlp_dgrad_s }, { true, DispatchF, h.dispatch_forward_s }, { false, MlpWgrad, h.mlp_wgrad_s },
+        { true, DispatchB, h.dispatch_backward_s }, { false, MlpF, h.mlp_forward_s }, { true, CombineF, h.combine_forward_s },
+        { false, PreB, h.pre_dispatch_backward_s } };
+    constexpr int kIssuesPerLayer = int(std::size(issueOrder));
     std::vector<double> commDone(std::size_t(n) * CommOps, -1);
     std::vector<double> compDone(std::size_t(n) * CompOps, -1);
+    std::vector<double> commIssued(std::size_t(n) * CommOps, -1);
+    std::vector<double> compIssued(std::size_t(n) * CompOps, -1);
+    std::vector<double> commStarted(std::size_t(n) * CommOps, -1);
     const auto finished = [](const std::vector<double>& done, int index) { return index < 0 || done[std::size_t(index)] >= 0; };
+    // The host: the next node it issues, and when it is free to.
+    int hostNext = 0;
+    double hostTime = 0;
+    const auto advanceHost = [&] {
+        while (hostNext < n * kIssuesPerLayer) {
+            const int layer = hostNext / kIssuesPerLayer;
+            const Issue& issue = issueOrder[hostNext % kIssuesPerLayer];
+            if (hostNext % kIssuesPerLayer > 3) { // after this layer's forward dispatch
+                const double started = commStarted[std::size_t(layer * CommOps + DispatchF)];
+                if (started < 0)
+                    return; // the host waits in the dispatch
+                hostTime = std::max(hostTime, started);
+            }
+            hostTime += issue.host_s;
+            (issue.comm ? commIssued : compIssued)[std::size_t(layer * (issue.comm ? int(CommOps) : int(CompOps)) + issue.op)] = hostTime;
+            ++hostNext;
+        }
+    };
     // What each operation waits for on the other stream (-1: nothing).
     const auto commReady = [&](int i) {
         const int layer = i / CommOps;
@@ -142,6 +208,12 @@ double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double comp
         default: return finished(commDone, layer * CommOps + DispatchB);
         }
     };
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    // When the host has issued node `i` of a stream (kNever while the host has not reached it).
+    const auto issuedAt = [](const std::vector<double>& issued, int i) {
+        const double t = issued[std::size_t(i)];
+        return t < 0 ? kNever : t;
+    };
     int comm = 0;
     int comp = 0;
     double commLeft = commLength[0];
@@ -150,19 +222,37 @@ double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double comp
     const int commEnd = n * CommOps;
     const int compEnd = n * CompOps;
     while (comm < commEnd || comp < compEnd) {
-        const bool commRuns = comm < commEnd && commReady(comm);
-        const bool compRuns = comp < compEnd && compReady(comp);
-        if (!commRuns && !compRuns)
-            break; // cannot happen: every wait is on an earlier operation of the other stream
+        advanceHost();
+        const double commIssue = comm < commEnd ? issuedAt(commIssued, comm) : kNever;
+        const double compIssue = comp < compEnd ? issuedAt(compIssued, comp) : kNever;
+        const bool commRuns = comm < commEnd && commIssue <= now && commReady(comm);
+        const bool compRuns = comp < compEnd && compIssue <= now && compReady(comp);
+        if (commRuns && commStarted[std::size_t(comm)] < 0) {
+            commStarted[std::size_t(comm)] = now;
+            if (comm % CommOps == DispatchF)
+                continue; // the host resumes: it may issue nodes that start now
+        }
+        // The next node the host issues that a stream is waiting for.
+        double issueStep = kNever;
+        if (comm < commEnd && commIssue > now && commReady(comm))
+            issueStep = std::min(issueStep, commIssue - now);
+        if (comp < compEnd && compIssue > now && compReady(comp))
+            issueStep = std::min(issueStep, compIssue - now);
+        if (!commRuns && !compRuns) {
+            if (issueStep == kNever)
+                break; // cannot happen: every wait is on an earlier operation or on the host
+            now += issueStep;
+            continue;
+        }
         const double compRate = compRuns ? (commRuns && commLeft > 0 ? 1 / computeSlowdown : 1.0) : 0.0;
-        const double commStep = commRuns ? commLeft : std::numeric_limits<double>::infinity();
-        const double compStep = compRuns ? compLeft / compRate : std::numeric_limits<double>::infinity();
-        const double step = std::min(commStep, compStep);
+        const double commStep = commRuns ? commLeft : kNever;
+        const double compStep = compRuns ? compLeft / compRate : kNever;
+        const double step = std::min({ commStep, compStep, issueStep });
         now += step;
         if (commRuns)
-            commLeft = commStep <= compStep ? 0.0 : commLeft - step;
+            commLeft = step == commStep ? 0.0 : commLeft - step;
         if (compRuns)
-            compLeft = compStep <= commStep ? 0.0 : compLeft - step * compRate;
+            compLeft = step == compStep ? 0.0 : compLeft - step * compRate;
         if (commRuns && commLeft <= 0) {
             commDone[std::size_t(comm)] = now;
             if (++comm < commEnd)
@@ -177,8 +267,8 @@ double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double comp
     return now;
 }
 
-EpExposure exposedEpComm(
-    const ParallelStrategy& s, const hardware::HardwareModel& hw, double passS, const MoeLayerCompute& c, int chunkLayers)
+EpExposure exposedEpComm(const ParallelStrategy& s, const hardware::HardwareModel& hw, double passS,
+    const MoeLayerCompute& c, int chunkLayers, const CombinedHostIssue& host)
 {
     if (!s.moe_ep_comm_overlap || !(passS > 0))
         return { passS, passS };
@@ -207,6 +297,7 @@ EpExposure exposedEpComm(
     // The experts' backward: half data gradients, half weight gradients (twice the forward's GEMMs).
     pass.mlp_dgrad_s = 0.5 * c.mlp_backward_s;
     pass.mlp_wgrad_s = 0.5 * c.mlp_backward_s;
+    pass.host = host;
     const int layers = std::max(1, chunkLayers);
     const double compute = c.pre_dispatch_forward_s + c.mlp_forward_s + c.pre_dispatch_backward_s + c.mlp_backward_s;
     const double pairExposed = std::max(0.0, combined1f1bChunkS(pass, layers, slow) / layers - compute);

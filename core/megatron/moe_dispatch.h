@@ -36,6 +36,23 @@ struct MoeLayerCompute {
     double mlp_backward_s = 0;
 };
 
+// The host's time to issue each schedule node of a layer pair (seconds): the Python, autograd and
+// launch work of the node's operations. The host issues the nodes in TransformerLayerSchedulePlan
+// .run's order and a node's kernels cannot start before it has issued them; in the forward's
+// dispatch it waits until the GPU has produced the token counts (docs/moe.md, "The host inside the
+// combined 1F1B"). All zero: a host that is never behind.
+struct CombinedHostIssue {
+    double pre_dispatch_forward_s = 0;
+    double dispatch_forward_s = 0;
+    double mlp_forward_s = 0;
+    double combine_forward_s = 0;
+    double combine_backward_s = 0;
+    double mlp_dgrad_s = 0;
+    double mlp_wgrad_s = 0;
+    double dispatch_backward_s = 0;
+    double pre_dispatch_backward_s = 0;
+};
+
 // One layer pair of the combined 1F1B schedule: a micro-batch's forward of a MoE layer beside
 // another's backward of it (seconds, on one rank).
 struct CombinedLayerPass {
@@ -45,20 +62,30 @@ struct CombinedLayerPass {
     double mlp_wgrad_s = 0; // --delay-wgrad-compute: issued after the forward's dispatch
     double mlp_forward_s = 0;
     double pre_dispatch_backward_s = 0;
+    CombinedHostIssue host;
 };
+
+// The host's issue time of each node of one MoE layer pair in the combined 1F1B: Megatron-Core's
+// operations per node (moe_kernels.h moeForwardNodeHostOps; backward nodes twice their forward's,
+// host_overhead.h) at the eager step's host time per operation (kEagerHostUsPerKernel).
+CombinedHostIssue combinedHostIssue(double localExperts, bool fp8);
 
 // The time of `layers` such pairs in a row (one model chunk's combined pass), the communication
 // stream beside the compute stream with the data dependencies of TransformerLayerSchedulePlan.run
 // (megatron/core/models/common/model_chunk_schedule_plan.py, d98e8a64); the compute runs
-// `computeSlowdown` times slower while a dispatch or combine holds its SMs. docs/moe.md, "EP
-// communication overlap".
+// `computeSlowdown` times slower while a dispatch or combine holds its SMs; no node starts before
+// the host has issued it (pass.host), and the host waits in each forward dispatch until it starts
+// (fused_a2a.py FusedDispatch.forward: "the CPU will wait for GPU's signal to arrive";
+// token_dispatcher.py's "before_ep_alltoall" sync for alltoall). docs/moe.md, "EP communication
+// overlap".
 double combined1f1bChunkS(const CombinedLayerPass& pass, int layers, double computeSlowdown);
 
 // --overlap-moe-expert-parallel-comm (Megatron-Core combined 1F1B): one micro-batch's forward of a
 // chunk's `chunkLayers` layers runs beside another's backward of them (combined1f1bChunkS); the
 // pipeline's warm-up forwards and cool-down backwards have no partner. Without the flag all of
-// `passS` (dispatch + combine) is exposed in both passes. docs/moe.md, "EP communication overlap".
+// `passS` (dispatch + combine) is exposed in both passes. `host`: the host's issue time of each
+// node (combinedHostIssue). docs/moe.md, "EP communication overlap".
 EpExposure exposedEpComm(const ParallelStrategy& strategy, const hardware::HardwareModel& hardware, double passS,
-    const MoeLayerCompute& compute, int chunkLayers = 1);
+    const MoeLayerCompute& compute, int chunkLayers = 1, const CombinedHostIssue& host = {});
 
 } // namespace stratex::megatron

@@ -28,6 +28,15 @@ constexpr double kTeComputeStreams = 4;
 // copies: ~15).
 constexpr int kMoeLayerHostOps = 90;
 
+// kMoeLayerHostOps by the schedule node that runs them (fine_grained_callables.py and
+// moe_layer.py, d98e8a64; the same approximate count): pre_dispatch = attention block 20 + router
+// 25 + preprocess 15 + permutation 1 8; dispatch = the all-to-alls of tokens and probabilities 4;
+// mlp = dispatch_postprocess's sort 4 + activation 4 + combine_preprocess's sort 3 (+ the experts'
+// GEMMs); combine = its all-to-all 3 + unpermutation 4.
+constexpr MoeForwardNodeOps kMoeNodeHostOps { 68, 4, 11, 7 };
+static_assert(kMoeNodeHostOps.pre_dispatch + kMoeNodeHostOps.dispatch + kMoeNodeHostOps.mlp + kMoeNodeHostOps.combine
+    == kMoeLayerHostOps);
+
 // Abramowitz & Stegun 26.2.23: the upper-tail normal quantile for 0 < p <= 0.5, |error| < 4.5e-4.
 double upperTailQuantile(double p)
 {
@@ -93,6 +102,27 @@ int teGroupedLinearKernels(double experts, bool fp8)
 int moeForwardHostOps(double localExperts, bool fp8)
 {
     return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8);
+}
+
+int teGroupedLinearBackwardKernels(double experts, bool fp8)
+{
+    // A data- and a weight-gradient GEMM per expert (grouped_linear.py _GroupedLinear.backward:
+    // general_grouped_gemm for dgrad, then for wgrad); under FP8 the output gradient quantized per
+    // expert as the forward's input was (tex.split_quantize), the inputs kept from the forward.
+    const int gemms = int(std::ceil(std::max(1.0, experts)));
+    return 2 * gemms + (teGroupedLinearKernels(experts, fp8) - gemms);
+}
+
+int moeBackwardHostOps(double localExperts, bool fp8)
+{
+    return 2 * kMoeLayerHostOps + 2 * teGroupedLinearBackwardKernels(localExperts, fp8);
+}
+
+MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8)
+{
+    MoeForwardNodeOps ops = kMoeNodeHostOps;
+    ops.mlp += 2 * teGroupedLinearKernels(localExperts, fp8); // fc1 and fc2
+    return ops;
 }
 
 double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8)

@@ -49,6 +49,33 @@ int teGroupedLinearKernels(double experts, bool fp8);
 // unpermutation, and the next layer's attention block and router up to its own sync.
 int moeForwardHostOps(double localExperts, bool fp8);
 
+// Kernels TE's grouped linear launches per backward of one projection: a data- and a
+// weight-gradient GEMM per expert (transformer_engine/pytorch/module/grouped_linear.py
+// _GroupedLinear.backward, general_grouped_gemm for dgrad and for wgrad, TransformerEngine
+// d0067d0d) and, with FP8, the output gradient quantized per expert as the forward's input was.
+int teGroupedLinearBackwardKernels(double experts, bool fp8);
+
+// Host operations of the same layer's backward: the forward's operations outside the experts
+// twice (host_overhead.h's convention for a backward) and the experts' backward kernels of fc1 and
+// fc2 (teGroupedLinearBackwardKernels). No sync in the backward: the host runs ahead while it can,
+// so only a layer whose host time exceeds its GPU time waits on it (hostBoundExtraS).
+// docs/moe.md, "The host-bound backward".
+int moeBackwardHostOps(double localExperts, bool fp8);
+
+// The same operations by the combined 1F1B's schedule node that issues them
+// (megatron/core/models/gpt/fine_grained_callables.py, d98e8a64): pre_dispatch (the attention
+// block, the router and the dispatcher's preprocess: permutation 1 and the counts' device-to-host
+// copies), dispatch (the token and probability all-to-alls), mlp (dispatch_postprocess's sort, the
+// experts, combine_preprocess's sort) and combine (the all-to-all and combine_postprocess's
+// unpermutation). They add up to moeForwardHostOps.
+struct MoeForwardNodeOps {
+    int pre_dispatch = 0;
+    int dispatch = 0;
+    int mlp = 0;
+    int combine = 0;
+};
+MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8);
+
 // After that sync the GPU's queue is empty: the layer's forward lasts at least the host's time to
 // issue its operations (Megatron-Core MoE README, "CPU Overhead Bottleneck": "gaps between GPU
 // kernels where CPU cannot launch kernels fast enough"; "Reduce kernel launches: decrease TP size

@@ -12,7 +12,9 @@
 #include "core/export/megatron_flags.h"
 #include "core/hardware/kernel_shapes.h"
 #include "core/megatron/layer_cost.h"
+#include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_dispatch.h"
+#include "core/megatron/moe_kernels.h"
 #include "core/megatron/strategy_json.h"
 #include "core/model/model_presets.h"
 #include "support/h100_cluster.h"
@@ -181,6 +183,67 @@ private Q_SLOTS:
         pass.pre_dispatch_backward_s = preB;
         const double got = combined1f1bChunkS(pass, layers, slowdown);
         QVERIFY2(std::abs(got - chunkS) < 1e-9, qPrintable(QString::number(got)));
+    }
+
+    // The host inside the combined 1F1B: it issues the pair's nine nodes in run()'s order, a node
+    // starts no earlier than issued, and the forward's dispatch holds the host until it starts
+    // (fused_a2a.py: "the CPU will wait for GPU's signal to arrive"). Compute (s): pre_dispatch
+    // forward 2, dgrad 1, wgrad 1, mlp forward 1, pre_dispatch backward 4; all-to-alls 1; one layer.
+    // Without host time the pair takes 9 s (the "hidden" row above).
+    void hostIssueHoldsThePair_data()
+    {
+        QTest::addColumn<double>("preFHost");
+        QTest::addColumn<double>("preBHost");
+        QTest::addColumn<double>("chunkS");
+        QTest::newRow("host never behind") << 0.0 << 0.0 << 9.0;
+        // pre_dispatch (b) issued 3 s after the dispatch (f) starts (2): 5-9, as without the host.
+        QTest::newRow("host time under the compute") << 0.0 << 3.0 << 9.0;
+        // The host waits in dispatch (f) until it starts at 2, then takes 5 s to issue pre_dispatch
+        // (b): it runs 7-11. A host that did not wait would have issued it at 5 (9 s).
+        QTest::newRow("host waits in the forward dispatch") << 0.0 << 5.0 << 11.0;
+        // pre_dispatch (f) issued at 1: 1-3; dgrad 3-4, dispatch (f) 3-4, wgrad 4-5, dispatch (b)
+        // 4-5, mlp (f) 5-6, combine (f) 6-7, pre_dispatch (b) 6-10.
+        QTest::newRow("late forward issue") << 1.0 << 0.0 << 10.0;
+    }
+    void hostIssueHoldsThePair()
+    {
+        QFETCH(double, preFHost);
+        QFETCH(double, preBHost);
+        QFETCH(double, chunkS);
+        CombinedLayerPass pass;
+        pass.a2a_s = 1;
+        pass.pre_dispatch_forward_s = 2;
+        pass.mlp_dgrad_s = 1;
+        pass.mlp_wgrad_s = 1;
+        pass.mlp_forward_s = 1;
+        pass.pre_dispatch_backward_s = 4;
+        pass.host.pre_dispatch_forward_s = preFHost;
+        pass.host.pre_dispatch_backward_s = preBHost;
+        const double got = combined1f1bChunkS(pass, 1, 1.0);
+        QVERIFY2(std::abs(got - chunkS) < 1e-9, qPrintable(QString::number(got)));
+    }
+
+    // The nodes' host times add up to the layer's forward operations once and its backward's twice
+    // (moe_kernels.h moeForwardHostOps, host_overhead.h), at the eager host time per operation.
+    void hostIssueCountsTheLayersOperations_data()
+    {
+        QTest::addColumn<double>("localExperts");
+        QTest::addColumn<bool>("fp8");
+        QTest::newRow("4 experts bf16 (EP 32 of 128)") << 4.0 << false;
+        QTest::newRow("16 experts bf16 (EP 8 of 128)") << 16.0 << false;
+        QTest::newRow("8 experts fp8") << 8.0 << true;
+    }
+    void hostIssueCountsTheLayersOperations()
+    {
+        QFETCH(double, localExperts);
+        QFETCH(bool, fp8);
+        const CombinedHostIssue h = combinedHostIssue(localExperts, fp8);
+        const double forward = h.pre_dispatch_forward_s + h.dispatch_forward_s + h.mlp_forward_s + h.combine_forward_s;
+        const double backward = h.combine_backward_s + h.mlp_dgrad_s + h.mlp_wgrad_s + h.dispatch_backward_s
+            + h.pre_dispatch_backward_s;
+        const double ops = moeForwardHostOps(localExperts, fp8);
+        QVERIFY2(std::abs(forward - eagerHostS(int(ops))) < 1e-12, qPrintable(QString::number(forward)));
+        QVERIFY2(std::abs(backward - 2 * eagerHostS(int(ops))) < 1e-12, qPrintable(QString::number(backward)));
     }
 
     // The layer's exposure: what a paired forward + backward takes beyond its compute, halved per

@@ -167,6 +167,56 @@ private Q_SLOTS:
         QCOMPARE(teGroupedLinearKernels(experts, fp8), kernels);
     }
 
+    // TE's GroupedLinear backward: a dgrad and a wgrad GEMM per expert (grouped_linear.py
+    // _GroupedLinear.backward), under FP8 current scaling the output gradient quantized per expert
+    // (amax + scale + cast). The MoE layer's backward host operations: the 90 outside the experts
+    // twice, plus fc1's and fc2's backward kernels.
+    void groupedLinearBackwardKernels_data()
+    {
+        QTest::addColumn<double>("experts");
+        QTest::addColumn<bool>("fp8");
+        QTest::addColumn<int>("kernels");
+        QTest::addColumn<int>("layerOps");
+        QTest::newRow("bf16, 16 experts (EP 8 of 128)") << 16.0 << false << 32 << 180 + 64;
+        QTest::newRow("bf16, 4 experts (EP 32 of 128)") << 4.0 << false << 8 << 180 + 16;
+        QTest::newRow("fp8, 8 experts") << 8.0 << true << 40 << 180 + 80;
+    }
+    void groupedLinearBackwardKernels()
+    {
+        QFETCH(double, experts);
+        QFETCH(bool, fp8);
+        QFETCH(int, kernels);
+        QFETCH(int, layerOps);
+        QCOMPARE(teGroupedLinearBackwardKernels(experts, fp8), kernels);
+        QCOMPARE(moeBackwardHostOps(experts, fp8), layerOps);
+    }
+
+    // In a layer: the backward has no sync, but a layer whose backward issues more than the GPU
+    // runs lasts its host time (the zoo's TP 4 / EP 8 row: 1,024 tokens per rank, 16 local
+    // experts). Torchtitan's backward keeps the dense layer's count.
+    void layerBackwardIsHostBoundAtFewTokens()
+    {
+        model::ModelDescription model = model::modelPreset("mixtral-8x7b"); // Qwen3-235B's experts:
+        model.moe->num_experts = 128;
+        model.moe->top_k = 8;
+        model.moe->expert_ffn_hidden_size = 1536;
+        model.seq_length = 4096;
+        ParallelStrategy s;
+        s.tp = 4;
+        s.sequence_parallel = true;
+        s.ep = 8;
+        s.dp = 8;
+        s.global_batch_size = 64;
+        const hardware::HardwareModel hw = test::h100s(4);
+        const LayerCost megatron = layerCost(model, s, hw, true, false);
+        const double hostS = eagerHostS(moeBackwardHostOps(double(model.moe->num_experts) / s.ep, false));
+        QVERIFY2(megatron.backwardS() >= hostS * (1 - 1e-12),
+            qPrintable(QString("backward %1 s, host %2 s").arg(megatron.backwardS()).arg(hostS)));
+        s.framework = Framework::Torchtitan;
+        const LayerCost titan = layerCost(model, s, hw, true, false);
+        QVERIFY(titan.backwardS() < megatron.backwardS());
+    }
+
     void hostBoundForward_data()
     {
         QTest::addColumn<double>("gpuS");
