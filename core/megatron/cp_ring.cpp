@@ -27,6 +27,17 @@ CpRingExposure ringCpExposure(const CpRingInput& in)
     // _attention.py, "Round-robin Load Balance").
     const double forwardStep = in.forward_attention_s / steps;
     const double backwardStep = in.backward_attention_s / steps;
+    if (in.framework == Framework::Torchtitan && in.compiled) {
+        // Traced, each functional collective returns wait_tensor(result) at once
+        // (torch/distributed/_functional_collectives.py _maybe_wrap_tensor: "if _are_we_tracing():
+        // return wait_tensor(self)"), and Inductor moves no wait unless reorder_for_compute_comm_overlap
+        // is set (torch/_inductor/config.py, default False). So the K/V all-gather of the forward and
+        // of the backward, and each of the cp fp32 dK/dV rotations (exchange_buffers after every
+        // step), run before the next kernel: nothing hides under attention.
+        out.forward_s = in.kv_all_gather_s;
+        out.backward_s = in.kv_all_gather_s + steps * in.dkv_fp32_step_s;
+        return out;
+    }
     if (in.framework == Framework::Torchtitan) {
         // PyTorch _templated_ring_attention with the default rotate method ALL_GATHER (torchtitan
         // 2024-12: context_parallel_rotate_method "allgather"): one all-gather of every rank's K/V,
@@ -48,6 +59,16 @@ CpRingExposure ringCpExposure(const CpRingInput& in)
     // after its step's kernel, so each hides under one backward step.
     out.backward_s = 2 * exposed(in.kv_step_s, backwardStep) + (steps - 2) * exposed(in.kv_dkv_step_s, backwardStep);
     return out;
+}
+
+double ringKvWidth(Framework framework, double qWidth, double kvWidth)
+{
+    // torchtitan 9dec370 torchtitan/models/llama/model.py Attention.forward: keys = repeat_kv(xk,
+    // self.n_rep), values = repeat_kv(xv, self.n_rep), then F.scaled_dot_product_attention, which
+    // context_parallel replaces (torch/distributed/tensor/experimental/_attention.py
+    // _distribute_function): its ring concatenates, all-gathers and rotates those K/V and their
+    // gradients. Transformer Engine's AttnFuncWithCPAndKVP2P sends k and v as given, kv heads only.
+    return framework == Framework::Torchtitan ? qWidth : kvWidth;
 }
 
 CpRingWork ringCpWork(int cp, Framework framework, double tokens, double qWidth, double kvWidth)

@@ -19,6 +19,10 @@ struct CpRingInput {
     double kv_dkv_step_s = 0; // a K/V chunk and a dK/dV chunk of the same dtype in one batched send
     double kv_all_gather_s = 0; // every rank's K/V chunk gathered at once (PyTorch's ALL_GATHER rotater)
     double dkv_fp32_step_s = 0; // one dK/dV chunk in fp32 to the neighbour (PyTorch's dkv rotater)
+    // torchtitan with the transformer blocks under torch.compile (elementwiseForm's Fused): the
+    // ring is traced, and a traced functional collective is waited for where it is issued
+    // (docs/context-parallel.md, "torchtitan's ring under torch.compile").
+    bool compiled = false;
 };
 
 struct CpRingExposure {
@@ -36,6 +40,14 @@ struct CpRingWork {
     double forward_bytes = 0; // memory-bound traffic of the merges
     double backward_bytes = 0;
 };
+
+// The width of the K (= V) a ring step carries, per token, given the layer's query width qWidth
+// (heads x head_dim) and its key/value width kvWidth (GQA: kv heads x head_dim). Transformer
+// Engine's ring sends K and V with their own kv heads; torchtitan calls SDPA on K and V after
+// repeat_kv, and PyTorch's context_parallel rings what SDPA receives: every query head's copy
+// (torchtitan 9dec370 torchtitan/models/llama/model.py; docs/context-parallel.md, "torchtitan's
+// ring carries repeated K/V").
+double ringKvWidth(Framework framework, double qWidth, double kvWidth);
 
 // tokens: the rank's s/cp tokens of the micro-batch; qWidth, kvWidth: the rank's query (= output)
 // and key (= value) widths.

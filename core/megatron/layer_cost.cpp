@@ -272,10 +272,12 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // Ring CP's steps: their own kernels and the merges of their partial results (cp_ring.h).
     // All-gather and hierarchical CP: cp_comm.h (docs/context-parallel.md).
     // K and V of the rank's s/cp tokens: the ring's chunk, what all-gather CP gathers cp of.
-    const double chunkBytes = mla ? kBytes * tokens * (kWidth + vWidth) : 2 * kBytes * tokens * kv / tp;
+    // torchtitan's ring carries K/V after repeat_kv, every query head's (cp_ring.h, ringKvWidth).
+    const double ringKv = ringKvWidth(s.framework, q, kv);
+    const double chunkBytes = mla ? kBytes * tokens * (kWidth + vWidth) : 2 * kBytes * tokens * ringKv / tp;
     const CpRingWork ringWork = s.cp > 1 && s.cp_comm_type == CpCommType::AllGather ? allGatherCpWork(chunkBytes * s.cp)
         : ringSteps > 1 ? ringCpWork(ringSteps, s.framework, tokens * cpA2a, (mla ? qWidth : q / tp) / cpA2a,
-                              (mla ? 0.5 * (kWidth + vWidth) : kv / tp) / cpA2a)
+                              (mla ? 0.5 * (kWidth + vWidth) : ringKv / tp) / cpA2a)
                         : CpRingWork {};
     DenseLayerFp8Casts fp8Casts; // TE's casts (te_fp8_casts.h); MLA keeps groupedGemmS's per-GEMM charge
     if (teFp8 && !mla) {
@@ -351,6 +353,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         CpRingInput ring;
         ring.cp = ringSteps;
         ring.framework = s.framework;
+        ring.compiled = s.framework == Framework::Torchtitan
+            && elementwiseForm(s.framework, s.compile, s.tp_comm_overlap && s.sequence_parallel && s.tp > 1)
+                == ElementwiseForm::Fused;
         ring.forward_attention_s = attention;
         ring.backward_attention_s = attentionBackward;
         ring.kv_step_s = hw.p2pS(chunkBytes, crossNode);

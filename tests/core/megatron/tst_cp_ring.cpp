@@ -84,6 +84,7 @@ private Q_SLOTS:
     void ringCpHidesEachTransferUnderOneStep_data()
     {
         QTest::addColumn<bool>("torchtitan");
+        QTest::addColumn<bool>("compiled"); // torchtitan's blocks under torch.compile
         QTest::addColumn<int>("cp");
         QTest::addColumn<double>("forwardAttention");
         QTest::addColumn<double>("backwardAttention");
@@ -91,19 +92,27 @@ private Q_SLOTS:
         QTest::addColumn<double>("pairStep"); // TE: K/V + dK/dV; torchtitan: fp32 dK/dV
         QTest::addColumn<double>("forward");
         QTest::addColumn<double>("backward");
-        QTest::newRow("te, attention covers every step") << false << 4 << 8.0 << 20.0 << 1.0 << 2.0 << 0.0 << 0.0;
+        QTest::newRow("te, attention covers every step") << false << false << 4 << 8.0 << 20.0 << 1.0 << 2.0 << 0.0 << 0.0;
         // forward 3 x (1 - 0.5); backward: first and last 1 - 1 = 0, two middle steps 2 - 1
-        QTest::newRow("te, transfers longer than steps") << false << 4 << 2.0 << 4.0 << 1.0 << 2.0 << 1.5 << 2.0;
-        QTest::newRow("te, cp 2: one transfer a pass") << false << 2 << 1.0 << 2.0 << 1.5 << 3.0 << 1.0 << 1.0;
+        QTest::newRow("te, transfers longer than steps") << false << false << 4 << 2.0 << 4.0 << 1.0 << 2.0 << 1.5 << 2.0;
+        QTest::newRow("te, cp 2: one transfer a pass") << false << false << 2 << 1.0 << 2.0 << 1.5 << 3.0 << 1.0 << 1.0;
         // all-gather 3 under step 0's 2: 1; backward: 3 under 5, dK/dV 1 under 5 three times, the last 1
-        QTest::newRow("torchtitan, the last dK/dV exposed") << true << 4 << 8.0 << 20.0 << 3.0 << 1.0 << 1.0 << 1.0;
+        QTest::newRow("torchtitan, the last dK/dV exposed") << true << false << 4 << 8.0 << 20.0 << 3.0 << 1.0 << 1.0 << 1.0;
         // 3 - 0.5; backward 3 - 1, 3 x (2 - 1), + 2
-        QTest::newRow("torchtitan, transfers longer than steps") << true << 4 << 2.0 << 4.0 << 3.0 << 2.0 << 2.5 << 7.0;
-        QTest::newRow("no ring at cp 1") << false << 1 << 2.0 << 4.0 << 3.0 << 2.0 << 0.0 << 0.0;
+        QTest::newRow("torchtitan, transfers longer than steps") << true << false << 4 << 2.0 << 4.0 << 3.0 << 2.0 << 2.5 << 7.0;
+        // Traced under torch.compile every functional collective is waited for where it is issued
+        // (docs/context-parallel.md): the all-gather 3 each pass, and all 4 dK/dV rotations of 1,
+        // however long the steps they could have hidden under.
+        QTest::newRow("torchtitan compiled, nothing hidden") << true << true << 4 << 8.0 << 20.0 << 3.0 << 1.0 << 3.0 << 7.0;
+        QTest::newRow("torchtitan compiled, cp 2") << true << true << 2 << 2.0 << 4.0 << 0.5 << 0.25 << 0.5 << 1.0;
+        // Transformer Engine's ring is its own CUDA code, not traced: compile does not apply
+        QTest::newRow("te ignores compiled") << false << true << 4 << 8.0 << 20.0 << 1.0 << 2.0 << 0.0 << 0.0;
+        QTest::newRow("no ring at cp 1") << false << false << 1 << 2.0 << 4.0 << 3.0 << 2.0 << 0.0 << 0.0;
     }
     void ringCpHidesEachTransferUnderOneStep()
     {
         QFETCH(bool, torchtitan);
+        QFETCH(bool, compiled);
         QFETCH(int, cp);
         QFETCH(double, forwardAttention);
         QFETCH(double, backwardAttention);
@@ -114,6 +123,7 @@ private Q_SLOTS:
         CpRingInput in;
         in.cp = cp;
         in.framework = torchtitan ? Framework::Torchtitan : Framework::MegatronCore;
+        in.compiled = compiled;
         in.forward_attention_s = forwardAttention;
         in.backward_attention_s = backwardAttention;
         if (torchtitan) {
@@ -126,6 +136,64 @@ private Q_SLOTS:
         const CpRingExposure out = ringCpExposure(in);
         QVERIFY2(std::abs(out.forward_s - forward) < 1e-12, qPrintable(QString("forward %1").arg(out.forward_s)));
         QVERIFY2(std::abs(out.backward_s - backward) < 1e-12, qPrintable(QString("backward %1").arg(out.backward_s)));
+    }
+
+    // torchtitan's ring in a layer (docs/context-parallel.md, "torchtitan's ring"): the K/V it
+    // all-gathers are SDPA's, after repeat_kv (every query head's: 8x the kv heads' bytes for
+    // Llama 3 70B's 64 heads over 8), and with the blocks compiled the all-gather is exposed
+    // whole; eager, it hides under the first step. Transformer Engine sends the kv heads only.
+    void torchtitanRingCarriesRepeatedKv_data()
+    {
+        QTest::addColumn<int>("framework"); // Framework
+        QTest::addColumn<int>("compile"); // Compile
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<double>("widthOverKv"); // the ring's K width over the model's kv width
+        QTest::addColumn<bool>("wholeAllGather"); // torchtitan: all-gather exposed, not less step 0
+        QTest::newRow("torchtitan compiled, cp 4")
+            << int(Framework::Torchtitan) << int(Compile::On) << 4 << 8.0 << true;
+        QTest::newRow("torchtitan compiled, cp 8")
+            << int(Framework::Torchtitan) << int(Compile::On) << 8 << 8.0 << true;
+        QTest::newRow("torchtitan eager, cp 8")
+            << int(Framework::Torchtitan) << int(Compile::Off) << 8 << 8.0 << false;
+        QTest::newRow("transformer engine, cp 8")
+            << int(Framework::MegatronCore) << int(Compile::On) << 8 << 1.0 << false;
+    }
+    void torchtitanRingCarriesRepeatedKv()
+    {
+        QFETCH(int, framework);
+        QFETCH(int, compile);
+        QFETCH(int, cp);
+        QFETCH(double, widthOverKv);
+        QFETCH(bool, wholeAllGather);
+        const model::ModelDescription model = model::modelPreset("llama3-70b");
+        QCOMPARE(double(model.attentionWidth()) / model.kvHiddenSize(), 8.0);
+        ParallelStrategy s;
+        s.framework = Framework(framework);
+        s.compile = Compile(compile);
+        s.tp = 8;
+        s.sequence_parallel = true;
+        s.cp = cp;
+        s.attention_kernel = hardware::AttentionKernel::Flash2;
+        const HardwareModel hw = gpus("h100-80gb", 8);
+        const LayerCost cost = layerCost(model, s, hw, false, false);
+        const double tokens = double(model.seq_length) / cp;
+        const double width = ringKvWidth(s.framework, model.attentionWidth(), model.kvHiddenSize());
+        QCOMPARE(width / model.kvHiddenSize(), widthOverKv);
+        const double chunk = 2.0 * 2 * tokens * width / s.tp; // K and V, bf16, on one TP rank
+        const hardware::GroupShape group { cp, s.tp };
+        const double allGather = hw.allGatherS(chunk * cp, group);
+        if (s.framework == Framework::Torchtitan && wholeAllGather) {
+            QVERIFY2(std::abs(cost.cp_forward_comm_s - allGather) <= 1e-9 * allGather,
+                qPrintable(QString("%1 s exposed, expected the whole all-gather %2 s")
+                               .arg(cost.cp_forward_comm_s)
+                               .arg(allGather)));
+            QVERIFY(cost.cp_backward_comm_s > cost.cp_forward_comm_s); // and the dK/dV rotations
+        } else if (s.framework == Framework::Torchtitan) {
+            QVERIFY2(cost.cp_forward_comm_s < allGather, qPrintable(QString("%1 s").arg(cost.cp_forward_comm_s)));
+        } else {
+            const double step = hw.p2pS(chunk, hw.spansNodes(group));
+            QVERIFY(cost.cp_forward_comm_s <= (cp - 1) * step * (1 + 1e-9));
+        }
     }
 
     // Issue 22's ring-CP twins: Llama 3 70B at 8K on 8 nodes of H100, TP 4. Each ring step pays
