@@ -169,18 +169,21 @@ private Q_SLOTS:
             QVERIFY(ring < causal);
     }
 
-    // A record's kernel is what its run is costed with: the NeMo 24.07 record (cudnn) costed as flash2 is
-    // slower, the NeMo long-sequence (flash2: its launcher's NVTE_FUSED_ATTN=0, docs/kernels.md §6) and
-    // torchtitan (flash2) ones costed as cudnn faster.
+    // A record's kernel is what its run is costed with: the Megatron-Bridge record (cudnn) costed as
+    // flash2 is slower, the NeMo 24.07 and long-sequence ones (flash2: their launcher's NVTE_FUSED_ATTN=0,
+    // docs/kernels.md §6) and torchtitan (flash2) ones costed as cudnn faster.
     void recordKernelChangesItsPrediction_data()
     {
         QTest::addColumn<QString>("record");
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("other");
         QTest::addColumn<bool>("otherFaster");
+        QTest::newRow("bridge 25.11 llama3 70b") << "mbridge2511-llama3-70b-64"
+                                                 << "cudnn"
+                                                 << "flash2" << false;
         QTest::newRow("nemo 24.07 llama3 8b") << "nemo2407-llama3-8b-8"
-                                              << "cudnn"
-                                              << "flash2" << false;
+                                              << "flash2"
+                                              << "cudnn" << true;
         QTest::newRow("nemo long-seq 64K") << "nemo-longseq-llama2-7b-64"
                                            << "flash2"
                                            << "cudnn" << true;
