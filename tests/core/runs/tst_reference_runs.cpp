@@ -84,6 +84,34 @@ private Q_SLOTS:
         QVERIFY2(fitTrainedButOom == 0, qPrintable(QString("%1 trained fit runs predicted OOM").arg(fitTrainedButOom)));
     }
 
+    // A record's data-parallel traffic, as its framework issues it (dp_traffic.h: per-layer gathers
+    // and per-backward reduce-scatters under FSDP, one reduction per step otherwise), must fit in
+    // its measured step: a layout that needs more time on the wire than the whole step cannot be
+    // what ran. The Megatron MoE zoo's FSDP row as its table's TP column said (TP 2, DP 128, GA 4)
+    // needed 20.8 s of expert-group traffic for a 17.6 s step; its launch line runs TP 1, GA 2
+    // (the record's notes, docs/moe.md "The FSDP row's layout"). The other rows are the records
+    // with the most traffic per step.
+    void dataParallelTrafficFitsInTheStep_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("MoE zoo FSDP, EP 8") << "moezoo-qwen3-235b-256-ep8-fsdp";
+        QTest::newRow("Megatron-LM 32B on 384") << "megatronlm2024-32b-384";
+        QTest::newRow("NeMo Mixtral 8x7B on B200") << "nemo2502-mixtral-8x7b-64-b200";
+    }
+    void dataParallelTrafficFitsInTheStep()
+    {
+        QFETCH(QString, id);
+        const ReferenceRun run = readReferenceRun(kRuns / (id.toStdString() + ".json"));
+        QVERIFY(run.measured_time);
+        const ReferenceComparison c = compareWithRun(run, efficiencyFor(run.cluster));
+        double trafficMs = 0;
+        for (const StageEstimate& stage : c.estimate.stages)
+            trafficMs = std::max(trafficMs, stage.dp_comm_ms);
+        QVERIFY(trafficMs > 0);
+        QVERIFY2(trafficMs < run.measured_iteration_s * 1e3,
+            qPrintable(QString("%1 ms of DP traffic in a %2 ms step").arg(trafficMs).arg(run.measured_iteration_s * 1e3)));
+    }
+
     // A record says which memory number it publishes; without the keys, torchtitan's records are
     // torchtitan runs (inferred from the source) whose log prints max_memory_reserved, and the
     // prediction compared is the same kind.
