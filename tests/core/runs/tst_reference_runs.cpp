@@ -228,6 +228,23 @@ private Q_SLOTS:
         QVERIFY2(!c.predicted_oom, qPrintable(QString("device peak %1 GiB").arg(c.estimate.device_peak_mb / 1073.741824)));
     }
 
+    // Records whose recipe reduces the gradients in bf16 with fp32 optimizer states: Megatron-Bridge's
+    // gpt-oss perf script (set_gpt_oss_common_configs: ddp.grad_reduce_in_fp32 = False, r0.4.1).
+    void mainGradientDtypeOfARecord_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("grads");
+        QTest::newRow("gpt-oss-120b") << "mbridge260401-gpt-oss-120b-64.json" << "bf16";
+    }
+    void mainGradientDtypeOfARecord()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, grads);
+        const ReferenceRun run = readReferenceRun(kRuns / file.toStdString());
+        QCOMPARE(QString::fromUtf8(stateDtypeName(run.strategy.main_grads_dtype)), grads);
+        QCOMPARE(QString::fromUtf8(stateDtypeName(run.strategy.optimizer_state_dtype)), QString("fp32"));
+    }
+
     // Issue 23: the torchtitan records' memory error under their framework, against the reserved
     // peak torchtitan logs. Before the framework semantics, the ledger and the device model the
     // mean absolute error over the 17 records was 37.3 % (the peak compared as one number); 26.3 %
