@@ -84,6 +84,34 @@ private Q_SLOTS:
         QVERIFY2(fitTrainedButOom == 0, qPrintable(QString("%1 trained fit runs predicted OOM").arg(fitTrainedButOom)));
     }
 
+    // A record's data-parallel traffic, as its framework issues it (dp_traffic.h: per-layer gathers
+    // and per-backward reduce-scatters under FSDP, one reduction per step otherwise), must fit in
+    // its measured step: a layout that needs more time on the wire than the whole step cannot be
+    // what ran. The Megatron MoE zoo's FSDP row as its table's TP column said (TP 2, DP 128, GA 4)
+    // needed 20.8 s of expert-group traffic for a 17.6 s step; its launch line runs TP 1, GA 2
+    // (the record's notes, docs/moe.md "The FSDP row's layout"). The other rows are the records
+    // with the most traffic per step.
+    void dataParallelTrafficFitsInTheStep_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("MoE zoo FSDP, EP 8") << "moezoo-qwen3-235b-256-ep8-fsdp";
+        QTest::newRow("Megatron-LM 32B on 384") << "megatronlm2024-32b-384";
+        QTest::newRow("NeMo Mixtral 8x7B on B200") << "nemo2502-mixtral-8x7b-64-b200";
+    }
+    void dataParallelTrafficFitsInTheStep()
+    {
+        QFETCH(QString, id);
+        const ReferenceRun run = readReferenceRun(kRuns / (id.toStdString() + ".json"));
+        QVERIFY(run.measured_time);
+        const ReferenceComparison c = compareWithRun(run, efficiencyFor(run.cluster));
+        double trafficMs = 0;
+        for (const StageEstimate& stage : c.estimate.stages)
+            trafficMs = std::max(trafficMs, stage.dp_comm_ms);
+        QVERIFY(trafficMs > 0);
+        QVERIFY2(trafficMs < run.measured_iteration_s * 1e3,
+            qPrintable(QString("%1 ms of DP traffic in a %2 ms step").arg(trafficMs).arg(run.measured_iteration_s * 1e3)));
+    }
+
     // A record says which memory number it publishes; without the keys, torchtitan's records are
     // torchtitan runs (inferred from the source) whose log prints max_memory_reserved, and the
     // prediction compared is the same kind.
@@ -198,6 +226,23 @@ private Q_SLOTS:
         QVERIFY(run.trained);
         const ReferenceComparison c = compareWithRun(run, efficiencyFor(run.cluster));
         QVERIFY2(!c.predicted_oom, qPrintable(QString("device peak %1 GiB").arg(c.estimate.device_peak_mb / 1073.741824)));
+    }
+
+    // Records whose recipe reduces the gradients in bf16 with fp32 optimizer states: Megatron-Bridge's
+    // gpt-oss perf script (set_gpt_oss_common_configs: ddp.grad_reduce_in_fp32 = False, r0.4.1).
+    void mainGradientDtypeOfARecord_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("grads");
+        QTest::newRow("gpt-oss-120b") << "mbridge260401-gpt-oss-120b-64.json" << "bf16";
+    }
+    void mainGradientDtypeOfARecord()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, grads);
+        const ReferenceRun run = readReferenceRun(kRuns / file.toStdString());
+        QCOMPARE(QString::fromUtf8(stateDtypeName(run.strategy.main_grads_dtype)), grads);
+        QCOMPARE(QString::fromUtf8(stateDtypeName(run.strategy.optimizer_state_dtype)), QString("fp32"));
     }
 
     // Issue 23: the torchtitan records' memory error under their framework, against the reserved
