@@ -81,9 +81,25 @@ DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw
     return t;
 }
 
+namespace {
+
+// Bytes a gradient element is reduced in: Megatron-Core's grad buffer dtype (the main gradients,
+// model_state_memory.cpp): fp32 by default, bf16 under --grad-reduce-in-bf16 (Megatron-Bridge's
+// ddp.grad_reduce_in_fp32 = False), whose buffer both DDP's / the distributed optimizer's
+// reduce-scatter and Megatron-FSDP's run in (param_and_grad_buffer.py, NVIDIA/Megatron-LM d98e8a64).
+// The other frameworks reduce in fp32 here (torchtitan's mixed_precision_reduce "float32").
+double gradientReduceBytes(const ParallelStrategy& s)
+{
+    const bool megatron = s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
+    return megatron && s.main_grads_dtype == StateDtype::Bf16 ? 2.0 : 4.0;
+}
+
+} // namespace
+
 DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale)
 {
+    const double gradBytes = gradientReduceBytes(s);
     if (isHybridSharded(s)) // HSDP: shard-group collectives and the replicas' all-reduce (hsdp.h)
         return hsdpTrafficTimes(s, hw, denseParams, expertParams, layers, scale);
     DpTraffic t;
@@ -92,7 +108,8 @@ DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareMode
         t.gather_s
             = scale * (hw.allGatherS(2 * denseParams / L, denseDp) + hw.allGatherS(2 * expertParams / L, expertDp));
         t.reduce_s = scale
-            * (hw.reduceScatterS(4 * denseParams / L, denseDp) + hw.reduceScatterS(4 * expertParams / L, expertDp));
+            * (hw.reduceScatterS(gradBytes * denseParams / L, denseDp)
+                + hw.reduceScatterS(gradBytes * expertParams / L, expertDp));
         return t;
     }
     // Megatron-Core's default bucket: max(40,000,000, 1,000,000 x DP size) parameters
@@ -108,8 +125,8 @@ DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareMode
     auto reduce = [&](double bytes, hardware::GroupShape group) {
         return s.zero == 0 ? hw.allReduceS(bytes, group) : hw.reduceScatterS(bytes, group);
     };
-    const double denseGrad = denseBuckets * reduce(4 * denseParams / denseBuckets, denseDp);
-    const double expertGrad = expertBuckets * reduce(4 * expertParams / expertBuckets, expertDp);
+    const double denseGrad = denseBuckets * reduce(gradBytes * denseParams / denseBuckets, denseDp);
+    const double expertGrad = expertBuckets * reduce(gradBytes * expertParams / expertBuckets, expertDp);
     t.grad_s = scale * (denseGrad + expertGrad);
     t.last_bucket_s = scale * (expertParams > 0 ? expertGrad / expertBuckets : denseGrad / denseBuckets);
     if (s.zero >= 1) {

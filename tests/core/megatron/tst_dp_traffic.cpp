@@ -200,6 +200,48 @@ private Q_SLOTS:
             qPrintable(QString::number(megatron::ncclComputeSlowdown(hw, group))));
     }
 
+    // The gradients are reduced in the grad buffer's dtype: Megatron-Core / Megatron-Bridge with bf16
+    // main gradients (--grad-reduce-in-bf16) move 2 bytes a parameter, half of fp32's, through the
+    // same reduce-scatter (equal bytes per bucket or layer, so the time halves only up to the
+    // collectives' latency); the other frameworks reduce in fp32 whatever the setting.
+    void gradientsReduceInTheBufferDtype_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<bool>("halves");
+        QTest::newRow("megatron-core distributed optimizer") << "megatron-core" << 1 << true;
+        QTest::newRow("megatron-bridge ddp") << "megatron-bridge" << 0 << true;
+        QTest::newRow("megatron-fsdp") << "megatron-core" << 3 << true;
+        QTest::newRow("torchtitan fsdp2") << "torchtitan" << 3 << false;
+    }
+    void gradientsReduceInTheBufferDtype()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, zero);
+        QFETCH(bool, halves);
+        const hardware::HardwareModel hw = cluster("h100-80gb", 4);
+        megatron::ParallelStrategy s;
+        s.framework = *parseFramework(framework.toStdString());
+        s.dp = 32;
+        s.zero = zero;
+        s.overlap_grad_reduce = true;
+        const hardware::GroupShape dp { 32, 1 };
+        const double params = 8e9;
+        const megatron::DpTraffic fp32 = megatron::dpTrafficTimes(s, hw, dp, dp, params, 0, 32, 1.0);
+        s.main_grads_dtype = megatron::StateDtype::Bf16;
+        const megatron::DpTraffic bf16 = megatron::dpTrafficTimes(s, hw, dp, dp, params, 0, 32, 1.0);
+        const double before = zero == 3 ? fp32.reduce_s : fp32.grad_s;
+        const double after = zero == 3 ? bf16.reduce_s : bf16.grad_s;
+        QVERIFY(before > 0);
+        if (halves) {
+            QVERIFY2(after < 0.6 * before && after >= 0.5 * before, qPrintable(QString("%1 -> %2").arg(before).arg(after)));
+        } else {
+            QCOMPARE(after, before);
+        }
+        QCOMPARE(bf16.gather_s, fp32.gather_s);
+        QCOMPARE(bf16.gather_total_s, fp32.gather_total_s);
+    }
+
     // The hidden traffic slows the compute it runs beside by compute_slowdown, for as long as the
     // two overlap: exposure grows by slowdown x min(hidden traffic, compute), and not at all when
     // nothing is hidden (no overlap) or the GPU's SMs are unknown (slowdown 0).
