@@ -155,7 +155,7 @@ int printMeasuredRankings(const std::vector<runs::ReferenceRun>& runs, const run
                     + " over the measured best" + (r.search->evidence.extrapolated ? " (extrapolated)" : "") + "\n"
                                    : "  search on the measured best's setting: no plan fits\n";
     }
-    text += std::to_string(totals.groups) + " settings ranked: the measured best predicted first in "
+    text += std::to_string(totals.groups) + (totals.groups == 1 ? " setting" : " settings") + " ranked: the measured best predicted first in "
         + std::to_string(totals.best_first) + ", within " + fixed(options.tolerance * 100, 0) + " % of the predicted best in "
         + std::to_string(totals.best_within_tolerance) + "; " + std::to_string(totals.concordant) + " of "
         + std::to_string(totals.pairs) + " pairs ordered as measured (" + fixed(totals.pairwise_agreement * 100, 0)
