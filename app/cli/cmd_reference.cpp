@@ -390,7 +390,7 @@ int runReference(const QStringList& args)
     parser.option(QStringLiteral("min-gpus"), QStringLiteral("N"),
         QStringLiteral("With --search-claims: the runs searched have at least N GPUs (default 512)."));
     parser.flag(QStringLiteral("rankings"),
-        QStringLiteral("Group the measured runs by setting (source, framework, model shape, GPU, GPU count, global "
+        QStringLiteral("Group the measured runs by setting (source and release, framework, model shape, GPU, GPU count, global "
                        "batch in tokens) and print, per setting with two or more runs, the runs in measured and "
                        "predicted order and whether the measured best is predicted first or within 1 % of the "
                        "predicted best (issue 22; docs/evidence.md, \"Ranking of measured layouts\")."));

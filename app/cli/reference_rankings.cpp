@@ -44,7 +44,7 @@ std::string settingTitle(const runs::MeasuredRanking& r)
     return r.model_name + ", " + std::to_string(k.gpus) + " x " + k.gpu + ", seq " + std::to_string(r.seq_length) + ", "
         + std::to_string(k.global_batch_tokens) + " tokens per batch, "
         + std::string(megatron::frameworkName(k.framework))
-        + (k.precision ? ", " + std::string(megatron::precisionName(*k.precision)) : "") + " (" + k.source + ")";
+        + (k.precision ? ", " + std::string(megatron::precisionName(*k.precision)) : "") + " (" + k.release + ")";
 }
 
 std::string verdict(const runs::MeasuredRanking& r, double tolerance)
@@ -70,7 +70,7 @@ nlohmann::ordered_json rankingJson(const runs::MeasuredRanking& r)
     const runs::SettingKey& k = r.setting;
     nlohmann::ordered_json out = { { "model", r.model_name }, { "gpu", k.gpu }, { "gpus", k.gpus },
         { "seq_length", r.seq_length }, { "global_batch_tokens", k.global_batch_tokens },
-        { "framework", megatron::frameworkName(k.framework) }, { "source", k.source } };
+        { "framework", megatron::frameworkName(k.framework) }, { "release", k.release } };
     if (k.precision)
         out["precision"] = megatron::precisionName(*k.precision);
     out["runs"] = nlohmann::ordered_json::array();
@@ -135,7 +135,7 @@ int printMeasuredRankings(const std::vector<runs::ReferenceRun>& runs, const run
         printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
-    std::string text = "Ranking of measured layouts: the measured runs of one setting (source, framework, model shape, "
+    std::string text = "Ranking of measured layouts: the measured runs of one setting (source and release, framework, model shape, "
                        "GPU, GPU count, global batch in tokens"
         + std::string(options.precision_is_setting ? ", precision" : "")
         + "), each predicted as `reference` predicts it; rank measured / predicted:\n";

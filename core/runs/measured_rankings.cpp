@@ -13,7 +13,7 @@ namespace stratex::runs {
 SettingKey settingKey(const ReferenceRun& run, const RankingOptions& options)
 {
     SettingKey key;
-    key.source = run.source;
+    key.release = run.release;
     key.framework = run.strategy.framework;
     key.te_version = run.strategy.te_version;
     key.model = run.model;

@@ -21,9 +21,11 @@
 namespace stratex::runs {
 
 // What two measured runs share to be "the same setting": the problem a user brings to the search.
-// - source: the publication. One publication measures with one software release on one machine
-//   room; runs of different releases (torchtitan 2024-12 and 2025-06, NeMo 24.07 and 25.02) are
-//   not compared, as a release's own speed-ups are not a layout's.
+// - release: the publication and its title (ReferenceRun::release). One publication measures with
+//   one software release on one machine room; runs of different releases (torchtitan 2024-12 and
+//   2025-06, NeMo 24.07 and Megatron-Bridge 25.11, the Megatron-Bridge archive's 25.11 and 26.04
+//   containers, which share one page) are not compared, as a release's own speed-ups are not a
+//   layout's.
 // - framework and te_version: the software itself (Transformer Engine release where a record
 //   states it), for the same reason.
 // - model: the whole shape (ModelDescription, its name cleared), sequence length included.
@@ -33,7 +35,7 @@ namespace stratex::runs {
 //   the user makes, like the layout, torch.compile, the attention kernel, TP overlap, recompute
 //   and the MoE dispatcher, which all vary inside a setting: they are what the ranking is about.
 struct SettingKey {
-    std::string source;
+    std::string release;
     megatron::Framework framework = megatron::Framework::MegatronCore;
     int te_version = 0;
     model::ModelDescription model;

@@ -138,7 +138,7 @@ private Q_SLOTS:
         QTest::newRow("precision, a choice") << "precision" << false << true;
         QTest::newRow("precision, part of the setting") << "precision" << true << false;
         QTest::newRow("model name only") << "name" << false << true;
-        QTest::newRow("source") << "source" << false << false;
+        QTest::newRow("release") << "release" << false << false;
         QTest::newRow("framework") << "framework" << false << false;
         QTest::newRow("TE release") << "te" << false << false;
         QTest::newRow("layers") << "layers" << false << false;
@@ -164,8 +164,8 @@ private Q_SLOTS:
             other.strategy.precision = megatron::Precision::Fp8;
         } else if (change == "name") {
             other.model.name = "another-name";
-        } else if (change == "source") {
-            other.source = "https://example.org/another-release";
+        } else if (change == "release") {
+            other.release = other.source + " | another release";
         } else if (change == "framework") {
             other.strategy.framework = megatron::Framework::MegatronCore;
         } else if (change == "te") {
@@ -182,6 +182,22 @@ private Q_SLOTS:
         runs::RankingOptions options;
         options.precision_is_setting = precisionIsSetting;
         QCOMPARE(runs::settingKey(other, options) == runs::settingKey(base, options), same);
+    }
+
+    // The Megatron-Bridge archive is one page (one source, one cross-validation fold) whose NeMo
+    // containers are releases: their runs are never one setting.
+    void containersAreReleases()
+    {
+        const std::vector<runs::ReferenceRun> all = runs::readReferenceRuns(kRuns);
+        const runs::ReferenceRun& older = bundled(all, "mbridge2511-llama3-70b-64");
+        const runs::ReferenceRun& newer = bundled(all, "mbridge260401-llama3-70b-64");
+        QCOMPARE(older.source, newer.source);
+        QVERIFY(older.release != newer.release);
+        runs::ReferenceRun sameBatch = newer;
+        sameBatch.strategy.global_batch_size = older.strategy.global_batch_size;
+        QVERIFY(!(runs::settingKey(sameBatch, {}) == runs::settingKey(older, {})));
+        sameBatch.release = older.release;
+        QVERIFY(runs::settingKey(sameBatch, {}) == runs::settingKey(older, {}));
     }
 
     // The bundled records form these settings (by ids): the groups the criterion is read on.
