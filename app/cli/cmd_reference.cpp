@@ -12,6 +12,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/cli_parser.h"
 #include "app/cli/reference_claims.h"
+#include "app/cli/reference_rankings.h"
 #include "core/common/json_output.h"
 #include "core/runs/calibration.h"
 #include "core/runs/cross_validation.h"
@@ -388,6 +389,17 @@ int runReference(const QStringList& args)
                        "layout's error (issue 22: a pick over expert-tuned runs should claim at most +15 %)."));
     parser.option(QStringLiteral("min-gpus"), QStringLiteral("N"),
         QStringLiteral("With --search-claims: the runs searched have at least N GPUs (default 512)."));
+    parser.flag(QStringLiteral("rankings"),
+        QStringLiteral("Group the measured runs by setting (source and release, framework, model shape, GPU, GPU count, global "
+                       "batch in tokens) and print, per setting with two or more runs, the runs in measured and "
+                       "predicted order and whether the measured best is predicted first or within 1 % of the "
+                       "predicted best (issue 22; docs/evidence.md, \"Ranking of measured layouts\")."));
+    parser.flag(QStringLiteral("same-precision"),
+        QStringLiteral("With --rankings: precision is part of the setting (default: bf16 or fp8 is a choice ranked "
+                       "like the layout)."));
+    parser.flag(QStringLiteral("rankings-search"),
+        QStringLiteral("With --rankings: also search each setting of its measured best (as --search-claims does) "
+                       "and print the pick against the measured best."));
     parser.flag(QStringLiteral("json"), QStringLiteral("Print JSON instead of text."));
     parser.workBudgetOption(); // --fit and --cross-validate (core/runs/calibration_work.h)
     parser.parse(args);
@@ -404,6 +416,12 @@ int runReference(const QStringList& args)
         runs::SearchClaimOptions options;
         options.min_gpus = parser.intValue(QStringLiteral("min-gpus"), options.min_gpus);
         return printSearchClaims(runs, options, parser.isSet(QStringLiteral("json")));
+    }
+    if (parser.isSet(QStringLiteral("rankings"))) {
+        runs::RankingOptions options;
+        options.precision_is_setting = parser.isSet(QStringLiteral("same-precision"));
+        options.search = parser.isSet(QStringLiteral("rankings-search"));
+        return printMeasuredRankings(runs, options, parser.isSet(QStringLiteral("json")));
     }
     if (parser.isSet(QStringLiteral("fit")))
         return printPresetFit(runs, presetFitOptions(parser), parser.isSet(QStringLiteral("json")));

@@ -97,6 +97,13 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
         else if (const std::optional<JsonView> title = source->find("title"))
             run.source = title->string();
     }
+    run.release = run.source;
+    if (const std::optional<JsonView> source = root.find("source")) {
+        const std::optional<JsonView> url = source->find("url");
+        const std::optional<JsonView> title = source->find("title");
+        if (url && title)
+            run.release = url->string() + " | " + title->string();
+    }
     const JsonView use = root["use"];
     if (use.string() != "fit" && use.string() != "holdout")
         use.fail("\"fit\" or \"holdout\"");

@@ -32,6 +32,10 @@ struct ReferenceRun {
     // The publication the record comes from, what cross-validation leaves out as one: the record's
     // source.url, else its source.title, else its id (a run without a source is its own).
     std::string source;
+    // The software release the record was measured with, as far as the record tells it: its
+    // source.url and source.title together (the Megatron-Bridge archive is one page whose rows of
+    // one NeMo container share a title), else source. What measured_rankings.h compares runs within.
+    std::string release;
     bool fit = false; // "use": "fit"; otherwise a hold-out run, never fitted on
     bool verified = true;
     model::ModelDescription model;

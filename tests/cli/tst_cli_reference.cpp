@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `stratex-cli reference` as a process (issue 23): every record that publishes peak memory is
 // compared, the memory error is summarised per framework and per kind of number in text and JSON,
-// and a memory-only record (no time) is compared on memory without a throughput error.
+// and a memory-only record (no time) is compared on memory without a throughput error; --rankings
+// groups the measured runs by setting.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -82,6 +83,44 @@ private Q_SLOTS:
             QCOMPARE(r.contains("throughput_error"), r.value("measured_time").toBool());
             QCOMPARE(r.contains("measured_iteration_s"), r.value("measured_time").toBool());
         }
+    }
+
+    // --rankings (issue 22): the settings with two or more measured runs, in text and JSON; with
+    // --same-precision the FP8 run is a setting of its own.
+    void rankings_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QStringList>("members"); // the one ranked setting's runs, fastest predicted first
+        QTest::addColumn<QString>("line");
+        QTest::newRow("precision a choice") << QStringList {}
+                                            << QStringList { "torchtitan2412-llama31-8b-8-fsdp-compile-fp8",
+                                                   "torchtitan2412-llama31-8b-8-fsdp-compile",
+                                                   "torchtitan2412-llama31-8b-8-fsdp" }
+                                            << "1 setting ranked: the measured best predicted first in 1,";
+        QTest::newRow("precision part of the setting")
+            << QStringList { "--same-precision" }
+            << QStringList { "torchtitan2412-llama31-8b-8-fsdp-compile", "torchtitan2412-llama31-8b-8-fsdp" }
+            << "llama3.1-8b, 8 x h100-96gb, seq 8192, 131072 tokens per batch, torchtitan, bf16 (";
+    }
+    void rankings()
+    {
+        QFETCH(QStringList, flags);
+        QFETCH(QStringList, members);
+        QFETCH(QString, line);
+        QTemporaryDir dir;
+        QVERIFY(copyRecords(dir, { "torchtitan2412-llama31-8b-8-fsdp", "torchtitan2412-llama31-8b-8-fsdp-compile",
+                                     "torchtitan2412-llama31-8b-8-fsdp-compile-fp8", "nemo2407-llama2-7b-8" }));
+        const CliResult text = runCli(QStringList { "reference", "--runs", dir.path(), "--rankings" } + flags);
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(QString::fromUtf8(text.out).contains(line), qPrintable(line + " not in:\n" + text.out));
+        const CliResult json = runCli(QStringList { "reference", "--runs", dir.path(), "--rankings", "--json" } + flags);
+        QCOMPARE(json.exitCode, 0);
+        const QJsonArray groups = json.json().object().value("groups").toArray();
+        QCOMPARE(groups.size(), 1);
+        QStringList predicted;
+        for (const QJsonValue& id : groups.first().toObject().value("predicted_order").toArray())
+            predicted << id.toString();
+        QCOMPARE(predicted, members);
     }
 
     // --cross-validate reports memory per framework too, in text and JSON.
