@@ -404,6 +404,8 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--grad-reduce-in-bf16");
     if (!run.gradient_accumulation_fusion)
         add("--no-gradient-accumulation-fusion");
+    if (run.cross_entropy_loss_fusion) // docs/memory-model.md, "Fused cross-entropy loss"
+        add("--cross-entropy-loss-fusion");
     if (run.bf16_optimizer_states) {
         add("--use-precision-aware-optimizer");
         add("--exp-avg-dtype", "bf16");

@@ -128,6 +128,10 @@ struct MegatronRun {
     // false: --no-gradient-accumulation-fusion (arguments.py @ d98e8a64, dest
     // gradient_accumulation_fusion, on by default): what TE keeps then, te_dummy_wgrad.h.
     bool gradient_accumulation_fusion = true;
+    // --cross-entropy-loss-fusion (ModelParallelConfig.cross_entropy_loss_fusion @ d98e8a64, off by
+    // default; the native fused loss, cross_entropy_fusion_impl's default, which arguments.py keeps
+    // as the only one it accepts): one more fp32 logits copy, docs/memory-model.md.
+    bool cross_entropy_loss_fusion = false;
     // --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (distributed optimizer)
     bool bf16_optimizer_states = false;
     MegatronPrecision precision = MegatronPrecision::Bf16;

@@ -195,6 +195,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.precision = precisionOf(e.precision);
     r.grad_reduce_in_bf16 = e.main_grads_dtype == megatron::StateDtype::Bf16;
     r.gradient_accumulation_fusion = e.gradient_accumulation_fusion;
+    r.cross_entropy_loss_fusion = e.cross_entropy_loss_fusion;
     r.bf16_optimizer_states = e.optimizer_state_dtype == megatron::StateDtype::Bf16;
     r.unfused_attention = !e.flash_attention;
     // The plan's attention kernel (docs/kernels.md §6): Megatron's AttnBackend sets TE's

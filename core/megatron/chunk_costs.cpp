@@ -115,6 +115,15 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
     end.head_forward_s = head + hw.memoryBoundS(lossBytes * 0.6 + 2 * hidden) + gather + hw.kernelOverheadS(8);
     end.head_backward_s = 2 * head + hw.memoryBoundS(lossBytes * 0.4 + 2 * hidden) + gather + hw.kernelOverheadS(8);
     end.logits_bytes = tokens * vocabShard * (kBytes + 4); // 16-bit logits + their fp32 copy
+    if (s.cross_entropy_loss_fusion && (s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge))
+        // Megatron-Core's fused loss (megatron/core/fusions/fused_cross_entropy.py @ d98e8a64) runs
+        // the unfused loss's in-place steps (tensor_parallel/cross_entropy.py: -=, exp(out=), div_,
+        // and the gradient's -= and mul_) in jit_fuser functions, torch.compile from PyTorch 2.2
+        // (megatron/core/jit.py), whose functionalisation writes them to a new fp32 buffer while the
+        // input copy is still referenced: one more fp32 copy of the local logits at the loss
+        // (docs/memory-model.md, "Fused cross-entropy loss"; measured: Megatron-LM's CI twins
+        // tp2-pp2 and tp2-pp2-cefusion differ by 0.382 GiB, 4 x 1024 x 50432 / 2 x 4 B).
+        end.logits_bytes += tokens * vocabShard * 4;
     if (s.framework == Framework::Torchtitan)
         // Its loss_fn's fp32 peak, and the output layer's saved input: torchtitan's ColwiseParallel
         // output layer (parallelize_llama.py @ 9dec370, input_layouts Shard(1)) all-gathers the

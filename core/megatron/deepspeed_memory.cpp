@@ -56,6 +56,7 @@ ModelStateMemory deepSpeedModelState(
         m.gathered_mb = kBytes16 * gathered / kMb;
         m.weights_mb = kBytes16 * shard / kMb + m.gathered_mb;
         m.gradients_mb = (kBytes16 * shard + bucket) / kMb;
+        m.step_transient_mb = deepSpeedStepTransientBytes(s.zero, shard, config) / kMb;
         return m;
     }
     m.weights_mb = kBytes16 * params / kMb;
@@ -66,6 +67,24 @@ ModelStateMemory deepSpeedModelState(
         : kBytes16 * params + (config.contiguous_gradients ? kBytes16 * shard : 0.0);
     m.gradients_mb = (grads + bucket) / kMb;
     return m;
+}
+
+// Stage 3's optimizer step, deepspeed/runtime/zero/stage3.py @ edaa7221: step() (line 2604)
+// partitions every gathered parameter (_partition_all_parameters) and then updates one sub-group at
+// a time; _prepare_sub_group -> _prepare_fp32_grad_for_sub_group (line 2398) makes
+// `self.flatten(self.averaged_gradients[sub_group_id]).to(fp32)`: a 16-bit flat copy of the
+// sub-group's gradients (views of grad_partitions_flat_buffer, which stays) and then its fp32 copy,
+// both alive at once, 2 + 4 bytes per element; the 16-bit copy is freed, the fp32 one is the fp32
+// partition's .grad through the Adam step and released with the sub-group. _create_fp16_sub_groups
+// (line 1160) closes a sub-group once its partition elements reach sub_group_size, or takes the
+// whole group when it is smaller: the first sub-group holds min(sub_group_size, partition) elements
+// (plus at most one parameter's partition, not counted). The IPG bucket is allocated once at
+// initialisation (line 732) and stays, in the model state.
+double deepSpeedStepTransientBytes(int stage, double shard, const DeepSpeedZeroConfig& config)
+{
+    if (stage != 3)
+        return 0;
+    return (kBytes16 + 4) * std::min(config.sub_group_elements, shard);
 }
 
 double deepSpeedReduceBucketBytes(int stage, const DeepSpeedZeroConfig& config)

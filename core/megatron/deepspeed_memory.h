@@ -19,6 +19,7 @@ struct DeepSpeedZeroConfig {
     std::optional<bool> overlap_comm;
     bool overlapCommFor(int stage) const { return overlap_comm.value_or(stage == 3); }
     double max_live_parameters = 1e9; // stage3_max_live_parameters: Field(pp_int(1e9))
+    double sub_group_elements = 1e9; // sub_group_size: Field(pp_int(1e9)) (config.py line 175)
 };
 
 // Weights, gradients and optimizer states of one rank under DeepSpeed ZeRO 0-3 with 16-bit
@@ -26,6 +27,12 @@ struct DeepSpeedZeroConfig {
 // parameters, `shard`: its share over the data-parallel group, `layers`: its transformer layers.
 ModelStateMemory deepSpeedModelState(const ParallelStrategy& strategy, double params, double shard, int layers,
     const DeepSpeedZeroConfig& config = {});
+
+// What ZeRO-3's optimizer step allocates beyond the model state, in bytes, for a rank whose
+// partition holds `shard` elements: a 16-bit flat copy and an fp32 copy of one sub-group's
+// gradients, 6 bytes per element over min(sub_group_size, shard) (deepspeed_memory.cpp). 0 at
+// stages 0-2 (their fp32 gradient partition is not counted: docs/memory-model.md, "DeepSpeed").
+double deepSpeedStepTransientBytes(int stage, double shard, const DeepSpeedZeroConfig& config = {});
 
 // The bytes of the reduce (IPG) bucket buffers alive during the backward at `stage`.
 double deepSpeedReduceBucketBytes(int stage, const DeepSpeedZeroConfig& config = {});

@@ -418,6 +418,17 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.logits_mb = logitsMb;
         // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
         mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
+        // The optimizer step's peak, when it is higher than the backward's (model_state_memory.h
+        // step_transient_mb: DeepSpeed ZeRO-3's sub-group gradient copies, deepspeed_memory.cpp):
+        // then the activations and logits are freed and the gathered weights released, and the
+        // breakdown shows that moment, the copies with the gradients.
+        const double stepExtraMb = state.state.step_transient_mb - state.state.gathered_mb;
+        if (stepExtraMb > mem.activations_mb - state.pipeline_buffers_mb + mem.logits_mb) {
+            mem.weights_mb -= state.state.gathered_mb;
+            mem.gradients_mb += state.state.step_transient_mb;
+            mem.activations_mb = state.pipeline_buffers_mb;
+            mem.logits_mb = 0;
+        }
         // What deviceMemory() gives with this churn (device_memory.h).
         hardware::DeviceMemory overhead = fixedDevice;
         overhead.allocator_cache_mb = hardware::allocatorCacheMb(activationPeakMb + state.state.gathered_mb

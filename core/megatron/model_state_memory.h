@@ -21,6 +21,11 @@ struct ModelStateMemory {
     // unsharded weights and fp32 accumulated gradients): the caching allocator's churn, as the
     // activations are (docs/memory-model.md, "torchtitan's pipeline stages").
     double freed_each_step_mb = 0;
+    // Not part of totalMb(): what the optimizer step allocates beyond the state, after the backward
+    // has freed the activations and the logits and released the gathered weights (gathered_mb).
+    // DeepSpeed ZeRO-3's per-sub-group gradient copies (deepSpeedStepTransientBytes); the stage's
+    // allocated peak is the larger of the backward's and the step's (estimate.cpp).
+    double step_transient_mb = 0;
 
     double totalMb() const { return weights_mb + gradients_mb + optimizer_mb; }
 };

@@ -101,6 +101,12 @@ struct ParallelStrategy {
     // Megatron-Core's weight-gradient GEMMs accumulate into the fp32 main_grad (default on;
     // --no-gradient-accumulation-fusion: off). What it keeps: te_dummy_wgrad.h.
     bool gradient_accumulation_fusion = true;
+    // Megatron-Core's fused vocab-parallel cross entropy (--cross-entropy-loss-fusion, default off;
+    // Megatron-Bridge's cross_entropy_loss_fusion with cross_entropy_fusion_impl "native"): the same
+    // steps as the unfused loss in torch.compile'd functions, which keep one more fp32 copy of the
+    // local logits at the loss (docs/memory-model.md, "Fused cross-entropy loss"). Megatron-Core
+    // and Megatron-Bridge only; strategy JSON "cross_entropy_loss_fusion".
+    bool cross_entropy_loss_fusion = false;
     // The Transformer Engine release the run used, major * 100 + minor (2.3: 203); 0: not given, the
     // current release (what a plan launched today runs); -1: none (Megatron's local layers). Only
     // records set it (key "transformer_engine_version"); what depends on it: te_dummy_wgrad.h.

@@ -48,6 +48,7 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
     "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version",
+    "cross_entropy_loss_fusion", // docs/memory-model.md, "Fused cross-entropy loss"
     "dp_shard", "microbatch_group_size" }; // docs/memory-model.md, "Micro-batch group N"
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
@@ -132,6 +133,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["tp_comm_overlap"] = true;
     if (!s.gradient_accumulation_fusion) // likewise: written only when off
         json["gradient_accumulation_fusion"] = false;
+    if (s.cross_entropy_loss_fusion) // likewise: written only when on (Megatron's default is off)
+        json["cross_entropy_loss_fusion"] = true;
     if (s.te_version != 0) // likewise: written only when given
         json["transformer_engine_version"] = teVersionName(s.te_version);
     if (s.moe_token_dispatcher != MoeDispatcher::AllToAll) // likewise: written when not the default
@@ -285,6 +288,16 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     else if (!s.flash_attention && s.attention_kernel != hardware::AttentionKernel::Default)
         object["attention_kernel"].fail("\"unfused\" or no attention_kernel with flash_attention false");
     s.framework = readChoice(object, "framework", Framework::MegatronCore, parseFramework, frameworkChoices());
+    // Megatron-Core's fused cross entropy (docs/memory-model.md, "Fused cross-entropy loss"): a
+    // Megatron-Core and Megatron-Bridge switch (model_parallel_config.py cross_entropy_loss_fusion @
+    // d98e8a64); torchtitan, DeepSpeed and Composer run their own loss.
+    if (const std::optional<JsonView> fusion = object.find("cross_entropy_loss_fusion")) {
+        s.cross_entropy_loss_fusion = fusion->boolean();
+        if (s.cross_entropy_loss_fusion && s.framework != Framework::MegatronCore
+            && s.framework != Framework::MegatronBridge)
+            fusion->fail("false or no cross_entropy_loss_fusion with framework \"" + std::string(frameworkName(s.framework))
+                + "\" (Megatron-Core's and Megatron-Bridge's switch only)");
+    }
     s.main_grads_dtype = readChoice(object, "main_grads_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
     s.optimizer_state_dtype
         = readChoice(object, "optimizer_state_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");

@@ -185,6 +185,12 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
         run.strategy.framework = inferFramework(run.id, root);
         run.framework_inferred = true;
     }
+    // The record's framework may come after its strategy (readStrategy checks the strategy's own
+    // "framework"): the fused loss is Megatron-Core's and Megatron-Bridge's switch only.
+    if (run.strategy.cross_entropy_loss_fusion && run.strategy.framework != megatron::Framework::MegatronCore
+        && run.strategy.framework != megatron::Framework::MegatronBridge)
+        root["strategy"]["cross_entropy_loss_fusion"].fail("false or no cross_entropy_loss_fusion with framework \""
+            + std::string(megatron::frameworkName(run.strategy.framework)) + "\" (Megatron-Core's and Megatron-Bridge's switch only)");
     if (const std::optional<JsonView> memory = measured.find("peak_memory_gb"))
         run.peak_memory_gib = measuredWithin(*memory, limits::kMaxGpuMemoryGb, "GB");
     if (const std::optional<JsonView> kind = measured.find("peak_memory_kind")) {

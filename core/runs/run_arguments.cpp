@@ -536,6 +536,13 @@ std::optional<megatron::ParallelStrategy> readStrategy(
     s.overlap_grad_reduce = args.flag("overlap_grad_reduce", false);
     // --no-gradient-accumulation-fusion (arguments.py: store_false, dest gradient_accumulation_fusion).
     s.gradient_accumulation_fusion = args.flag("gradient_accumulation_fusion", true);
+    // --cross-entropy-loss-fusion (ModelParallelConfig, off by default): the native fused loss keeps
+    // one more fp32 logits copy (docs/memory-model.md, "Fused cross-entropy loss"). Transformer
+    // Engine's implementation (cross_entropy_fusion_impl te) is not modelled: read as unfused.
+    const std::optional<std::string> ceImpl = args.text("cross_entropy_fusion_impl");
+    s.cross_entropy_loss_fusion = args.flag("cross_entropy_loss_fusion", false) && (!ceImpl || *ceImpl == "native");
+    if (args.flag("cross_entropy_loss_fusion", false) && !s.cross_entropy_loss_fusion)
+        out.notes.push_back("cross_entropy_fusion_impl " + *ceImpl + " (Transformer Engine's loss): costed as the unfused loss");
     // --num-distributed-optimizer-instances (HSDP, docs/hsdp.md): dp / instances ranks shard.
     if (const std::optional<int> instances
         = args.integer("num_distributed_optimizer_instances", 1, limits::kMaxWorld, false);

@@ -138,6 +138,7 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         // _add_mixed_precision_args: the main gradients' and the optimizer states' dtypes.
         { "--grad-reduce-in-bf16", { Kind::Switch, {} } },
         { "--no-gradient-accumulation-fusion", { Kind::Switch, {} } }, // _add_training_args
+        { "--cross-entropy-loss-fusion", { Kind::Switch, {} } }, // ModelParallelConfig field
         { "--use-precision-aware-optimizer", { Kind::Switch, {} } },
         { "--exp-avg-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },
         { "--exp-avg-sq-dtype", { Kind::Text, { "fp32", "fp16", "bf16", "fp8" } } },

@@ -98,6 +98,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.tp_comm_overlap = n != 0;
         else if (key == "fusion")
             s.gradient_accumulation_fusion = n != 0;
+        else if (key == "cefusion") // --cross-entropy-loss-fusion
+            s.cross_entropy_loss_fusion = n != 0;
         else if (key == "grads")
             s.main_grads_dtype = *megatron::parseStateDtype(value.toStdString());
         else if (key == "optim")

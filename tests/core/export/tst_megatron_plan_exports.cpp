@@ -141,7 +141,8 @@ void TestMegatronPlanExports::megatron_data()
            "--overlap-param-gather;--recompute-granularity selective;--sequence-parallel;--bf16;"
            "--hidden-dropout 0.0;--attention-dropout 0.0"
         << "--recompute-method;--pipeline-model-parallel-layout;--use-megatron-fsdp;--context-parallel-size;"
-           "--grad-reduce-in-bf16;--use-precision-aware-optimizer;--no-gradient-accumulation-fusion"
+           "--grad-reduce-in-bf16;--use-precision-aware-optimizer;--no-gradient-accumulation-fusion;"
+           "--cross-entropy-loss-fusion"
         << "" << false;
     QTest::newRow("uneven ends divisible by vpp")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8,
@@ -272,6 +273,13 @@ void TestMegatronPlanExports::megatron_data()
     QTest::newRow("gradient-accumulation fusion off")
         << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 fusion=0")
         << "--no-gradient-accumulation-fusion;--use-distributed-optimizer"
+        << ""
+        << "" << false;
+    // The fused cross-entropy loss (docs/memory-model.md, "Fused cross-entropy loss"), written and
+    // read back; off (Megatron's default) it is not written (the rows above).
+    QTest::newRow("fused cross-entropy loss")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 cefusion=1")
+        << "--cross-entropy-loss-fusion;--use-distributed-optimizer"
         << ""
         << "" << false;
     // TP communication overlap (issue 22): Megatron's switch beside sequence parallelism, read back.
