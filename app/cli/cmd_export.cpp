@@ -43,6 +43,20 @@ void requirePlanFileOptions(const CliParser& parser, const QStringList& args)
     }
 }
 
+// Both kinds of strategy file end here: the export's notes as warnings, then the file to --out or
+// to stdout (ended by a newline).
+int writeExportedFile(const CliParser& parser, const exporting::ExportedFile& file)
+{
+    for (const exporting::ExportNote& note : file.notes)
+        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
+    if (parser.isSet(QStringLiteral("out")))
+        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
+            file.executable ? FileMode::Executable : FileMode::Regular);
+    else
+        printOut(file.text.back() == '\n' ? file.text : file.text + "\n");
+    return kExitOk;
+}
+
 // A Stratex plan file (search --cost-model stratex): exported as it is.
 int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::ExportFormat format,
     exporting::TorchtitanVersion torchtitan)
@@ -58,14 +72,7 @@ int exportPlanFile(const CliParser& parser, const QStringList& args, exporting::
     } else {
         file = exporting::exportPlanFile(format, plan);
     }
-    for (const exporting::ExportNote& note : file.notes)
-        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
-    if (parser.isSet(QStringLiteral("out")))
-        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
-            file.executable ? FileMode::Executable : FileMode::Regular);
-    else
-        printOut(file.text.back() == '\n' ? file.text : file.text + "\n");
-    return kExitOk;
+    return writeExportedFile(parser, file);
 }
 
 int runExport(const QStringList& args)
@@ -156,14 +163,7 @@ int runExport(const QStringList& args)
     } else {
         file = exporting::exportPlan(format, plan, run.settings, context);
     }
-    for (const exporting::ExportNote& note : file.notes)
-        printErr("warning: " + exporting::exportNoteLine(note) + "\n");
-    if (parser.isSet(QStringLiteral("out")))
-        writeFileAtomically(parser.value(QStringLiteral("out")).toStdString(), file.text,
-            file.executable ? FileMode::Executable : FileMode::Regular);
-    else
-        printOut(file.text.back() == '\n' ? file.text : file.text + "\n");
-    return kExitOk;
+    return writeExportedFile(parser, file);
 }
 
 const RegisterCommand registration({ QStringLiteral("export"),

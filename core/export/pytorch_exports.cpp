@@ -180,15 +180,20 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const galvatron::Plan& pl
     return ranks;
 }
 
-std::string pipelineScheduleCsv(const galvatron::Plan& plan)
+std::string pipelineScheduleCsv(const std::vector<std::vector<PipelineAction>>& ranks)
 {
     std::string csv;
-    for (const std::vector<PipelineAction>& rank : pipelineOrder(plan)) {
+    for (const std::vector<PipelineAction>& rank : ranks) {
         for (std::size_t i = 0; i < rank.size(); ++i)
             csv += (i ? "," : "") + rank[i].text();
         csv += "\r\n"; // csv.writer's default line terminator
     }
     return csv;
+}
+
+std::string pipelineScheduleCsv(const galvatron::Plan& plan)
+{
+    return pipelineScheduleCsv(pipelineOrder(plan));
 }
 
 TorchtitanConfig torchtitanConfig(

@@ -34,6 +34,9 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const galvatron::Plan& pl
 // read in their default "compute_only" format: one row per pipeline rank, one action per cell
 // (what torchtitan's parallelism.pipeline_parallel_schedule_csv points at).
 std::string pipelineScheduleCsv(const galvatron::Plan& plan);
+// The same CSV for any per-rank action lists (both plan types' pipelineOrder): one row per rank,
+// actions comma-separated, rows ended by "\r\n" (csv.writer's default line terminator).
+std::string pipelineScheduleCsv(const std::vector<std::vector<PipelineAction>>& ranks);
 
 // A torchtitan job config (torchtitan v0.2's TOML, torchtitan/config/job_config.py; torchtitan main
 // has moved to Python configs): [parallelism] degrees, schedule, micro-batch size and the exact

@@ -82,13 +82,7 @@ std::vector<std::vector<PipelineAction>> pipelineOrder(const megatron::ParallelS
 
 std::string pipelineScheduleCsv(const megatron::ParallelStrategy& strategy)
 {
-    std::string csv;
-    for (const std::vector<PipelineAction>& rank : pipelineOrder(strategy)) {
-        for (std::size_t i = 0; i < rank.size(); ++i)
-            csv += (i ? "," : "") + rank[i].text();
-        csv += "\r\n"; // csv.writer's default line terminator
-    }
-    return csv;
+    return pipelineScheduleCsv(pipelineOrder(strategy));
 }
 
 TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)

@@ -78,14 +78,6 @@ double inflightMicrobatches(const ParallelStrategy& s, int stage)
 // the simulation fits (issue 22: the search must be right where it goes). (WarmupActivation:
 // estimate_memo.h, whose entries keep it per stage.)
 
-// One (micro-batch, chunk) forward's activations as the ledger keeps them (memoryPipeline).
-double keptActivationBytes(
-    const std::vector<ChunkCost>& chunks, const ParallelStrategy& s, std::size_t index, double sendBytes)
-{
-    return chunks[index].activation_bytes + heldStageOutputBytes(s, sendBytes, index + 1 == chunks.size())
-        - receivedInputAliasBytes(s, sendBytes, index == 0);
-}
-
 // interleavedWarmupActivation with a micro-batch group N other than pp (docs/memory-model.md,
 // "Micro-batch group N"): Megatron-Core's get_schedule_table (schedules.py @ d98e8a64) runs the
 // micro-batches in groups of N, each group through every chunk in turn, the last group holding
@@ -99,6 +91,7 @@ WarmupActivation groupedWarmupActivation(
     const int n = s.microbatchGroupSize();
     const int total = m * v;
     const int forwards = std::min(total, (p - stage - 1) * 2 + (v - 1) * n + 1);
+    const KeptActivation kept(s, sendBytes);
     WarmupActivation w;
     int t = 0;
     for (int first = 0; first < m && t < forwards; first += n) {
@@ -106,7 +99,7 @@ WarmupActivation groupedWarmupActivation(
         for (int chunk = 0; chunk < v && t < forwards; ++chunk) {
             const std::size_t index = std::size_t(chunk * p + stage);
             for (int k = 0; k < size && t < forwards; ++k, ++t) {
-                w.activation_bytes += keptActivationBytes(chunks, s, index, sendBytes);
+                w.activation_bytes += kept.bytes(chunks[index].activation_bytes, index, chunks.size());
                 w.transient_bytes = chunks[index].transient_bytes;
             }
         }
@@ -126,11 +119,10 @@ WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunk
     const int total = groups * p * v;
     int warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, (m / p) * p * v);
     const int forwards = warmup == 0 ? total : std::min(total, warmup + 1);
-    // The stage output a chunk keeps and the input it aliases read only whether it is the last
-    // or the first chunk, and the slot's (group, chunk, rank) follow t without dividing: the
-    // search's first pass runs this loop for each stage of each memo entry (issue 22 item 8).
-    const double heldBytes[2] = { heldStageOutputBytes(s, sendBytes, false), heldStageOutputBytes(s, sendBytes, true) };
-    const double aliasBytes[2] = { receivedInputAliasBytes(s, sendBytes, false), receivedInputAliasBytes(s, sendBytes, true) };
+    // The slot's (group, chunk, rank) follow t without dividing, and the kept bytes are worked out
+    // once (KeptActivation): the search's first pass runs this loop for each stage of each memo
+    // entry (issue 22 item 8).
+    const KeptActivation kept(s, sendBytes);
     WarmupActivation w;
     int group = 0; // t / (p·v)
     int chunk = 0; // (t mod p·v) / p
@@ -139,8 +131,7 @@ WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunk
         if (group * p + rank < m) { // else a slot past the last micro-batch: the schedule skips it
             const std::size_t index = std::size_t(chunk * p + stage);
             const ChunkCost& c = chunks[index];
-            w.activation_bytes += c.activation_bytes + heldBytes[index + 1 == chunks.size() ? 1 : 0]
-                - aliasBytes[index == 0 ? 1 : 0];
+            w.activation_bytes += kept.bytes(c.activation_bytes, index, chunks.size());
             w.transient_bytes = c.transient_bytes;
         }
         if (++rank == p) {

@@ -43,15 +43,14 @@ std::vector<StageChunkSums> stageChunkSums(const PipelineCosts& costs, const Par
     const int p = s.pp;
     const std::vector<ChunkCost>& chunks = costs.chunks;
     std::vector<StageChunkSums> stages(static_cast<std::size_t>(p));
+    const KeptActivation kept(s, costs.send_bytes);
     for (int i = 0; i < p; ++i) {
         StageChunkSums& sums = stages[std::size_t(i)];
         for (int j = 0; j < s.vpp; ++j) {
             const ChunkCost& c = chunks[std::size_t(j * p + i)];
             sums.dense_params += c.dense_params;
             sums.expert_params += c.expert_params;
-            sums.activation_bytes += c.activation_bytes
-                + heldStageOutputBytes(s, costs.send_bytes, std::size_t(j * p + i) + 1 == chunks.size())
-                - receivedInputAliasBytes(s, costs.send_bytes, j * p + i == 0);
+            sums.activation_bytes += kept.bytes(c.activation_bytes, std::size_t(j * p + i), chunks.size());
             sums.transient_bytes = std::max(sums.transient_bytes, c.transient_bytes);
             sums.forward_s += c.forward_s;
             sums.backward_s += c.backward_s;

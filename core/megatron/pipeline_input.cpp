@@ -78,6 +78,12 @@ double receivedInputAliasBytes(const ParallelStrategy& s, double sendBytes, bool
     return runsTorchPipelining(s) && !firstChunk ? sendBytes : 0.0;
 }
 
+KeptActivation::KeptActivation(const ParallelStrategy& s, double sendBytes)
+    : m_heldBytes { heldStageOutputBytes(s, sendBytes, false), heldStageOutputBytes(s, sendBytes, true) }
+    , m_aliasBytes { receivedInputAliasBytes(s, sendBytes, false), receivedInputAliasBytes(s, sendBytes, true) }
+{
+}
+
 sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
 {
     if (s.schedule == PipelineSchedule::ZbH1)

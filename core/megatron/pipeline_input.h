@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "core/hardware/hardware_model.h"
@@ -91,6 +92,26 @@ PipelineStageBuffers pipelineStageBuffers(
 // flight holds no copy of it beyond the buffer counted in pipelineStageBuffers: `sendBytes` to
 // take off its saved activations, on every chunk but the model's first; 0 where no buffer is kept.
 double receivedInputAliasBytes(const ParallelStrategy& strategy, double sendBytes, bool firstChunk);
+
+// What a (micro-batch, chunk) forward keeps as the ledger counts it (memoryPipeline,
+// stage_memory.cpp): the chunk's saved activations, plus the stage output it holds
+// (heldStageOutputBytes), less the received input they alias (receivedInputAliasBytes). Both read
+// only whether the chunk is the model's first or last, so they are worked out once here, not per
+// chunk: the search's first pass runs the warm-up bound (estimate.cpp) for each stage of each
+// memo entry (issue 22 item 8).
+class KeptActivation {
+public:
+    KeptActivation(const ParallelStrategy& strategy, double sendBytes);
+    // `activationBytes`: chunk `chunk`'s (ChunkCost::activation_bytes) of `chunkCount` chunks.
+    double bytes(double activationBytes, std::size_t chunk, std::size_t chunkCount) const
+    {
+        return activationBytes + m_heldBytes[chunk + 1 == chunkCount ? 1 : 0] - m_aliasBytes[chunk == 0 ? 1 : 0];
+    }
+
+private:
+    double m_heldBytes[2]; // [last chunk]
+    double m_aliasBytes[2]; // [first chunk]
+};
 
 // `p2pBytes`: the activation a micro-batch sends from one stage to the next; `crossNode`: the
 // stages are on different nodes.

@@ -92,12 +92,12 @@ PipelineSimulation memoryPipeline(const PipelineCosts& costs, const std::vector<
     const ParallelStrategy& s, const hardware::HardwareModel& hw)
 {
     std::vector<PipelineChunk> chunks;
+    const KeptActivation keptActivation(s, costs.send_bytes);
     for (std::size_t c = 0; c < costs.chunks.size(); ++c) {
         const ChunkCost& cost = costs.chunks[c];
         const bool last = c + 1 == costs.chunks.size();
         const double logits = last ? costs.end.logits_bytes : 0.0;
-        const double kept = cost.activation_bytes + heldStageOutputBytes(s, costs.send_bytes, last)
-            - receivedInputAliasBytes(s, costs.send_bytes, c == 0);
+        const double kept = keptActivation.bytes(cost.activation_bytes, c, costs.chunks.size());
         chunks.push_back({ cost.forward_s, cost.backward_s, kept / kMb, (kept + cost.transient_bytes + logits) / kMb });
     }
     PipelineSimulation pipeline = pipelineSimulationInput(chunks, s, hw, costs.p2p_bytes, costs.cross_node);

@@ -35,6 +35,27 @@ void validate(const std::vector<Sample>& samples, const LayerCostModel& model, c
 
 } // namespace
 
+PricedChunkShape pricedChunkShape(const LayerCostModel& model, const MicroBatchBuildConfig& config)
+{
+    if (model.isEncoderDecoder() && config.num_stages == 1)
+        return { std::max(1, config.layers_per_stage / 2), 2 };
+    return { config.layers_per_stage, config.chunks_per_device };
+}
+
+double modelStateMb(const LayerCostModel& model, const MicroBatchBuildConfig& config, RecomputeType type)
+{
+    const OptimizerStateConfig optimizer { config.zero_stage, config.dp_size };
+    return bottleneckModelStateMb(model.parameterSizes(config.tp, type), config.layers_per_stage,
+        config.chunks_per_device, optimizer, model.isEncoderDecoder());
+}
+
+ActivationLimits microBatchActivationLimits(
+    const LayerCostModel& model, const MicroBatchBuildConfig& config, RecomputeType type)
+{
+    return activationLimits(
+        config.device_memory_mb, modelStateMb(model, config, type), config.num_stages, config.per_mb_memory_fraction);
+}
+
 MicroBatchBuildResult buildMicroBatches(const std::vector<Sample>& samples, const LayerCostModel& model,
     const MicroBatchBuildConfig& config, ProgressSink& progress)
 {
@@ -44,37 +65,27 @@ MicroBatchBuildResult buildMicroBatches(const std::vector<Sample>& samples, cons
 
     MicroBatchDpConfig dp;
     dp.num_stages = config.num_stages;
-    dp.chunks_per_device = config.chunks_per_device;
-    dp.layers_per_stage = config.layers_per_stage;
+    const PricedChunkShape shape = pricedChunkShape(model, config);
+    dp.chunks_per_device = shape.chunks_per_device;
+    dp.layers_per_stage = shape.layers_per_stage;
     dp.dp_size = config.dp_size;
     dp.tp = config.tp;
     dp.round_seqlen_multiple = config.round_seqlen_multiple;
     dp.decoder_additional_tokens = config.decoder_additional_tokens;
     dp.min_tmax_interval_ms = config.min_tmax_interval_ms;
-    // An encoder-decoder model on a single stage holds encoder and decoder on one device: DynaPipe
-    // prices it as two chunks of half the layers.
-    if (model.isEncoderDecoder() && config.num_stages == 1) {
-        dp.chunks_per_device = 2;
-        dp.layers_per_stage = std::max(1, config.layers_per_stage / 2);
-    }
 
     std::vector<RecomputeType> types;
     for (RecomputeType type : config.recompute_order) {
         if (model.supports(config.tp, type))
             types.push_back(type);
     }
-    const OptimizerStateConfig optimizer { config.zero_stage, config.dp_size };
     const int attempts = 2 * static_cast<int>(types.size());
     int attempt = 0;
     for (const bool preferred : { true, false }) {
         for (RecomputeType type : types) {
             SubProgress step(progress, double(attempt) / attempts, double(attempt + 1) / attempts);
             ++attempt;
-            const ModelParameterSizes params = model.parameterSizes(config.tp, type);
-            const double state = bottleneckModelStateMb(
-                params, config.layers_per_stage, config.chunks_per_device, optimizer, model.isEncoderDecoder());
-            const ActivationLimits limits
-                = activationLimits(config.device_memory_mb, state, config.num_stages, config.per_mb_memory_fraction);
+            const ActivationLimits limits = microBatchActivationLimits(model, config, type);
             if (!(limits.available_mb > 0))
                 continue;
             dp.recompute = type;
@@ -96,8 +107,7 @@ MicroBatchBuildResult buildMicroBatches(const std::vector<Sample>& samples, cons
             break;
     }
     if (!result.feasible) {
-        const double state = bottleneckModelStateMb(model.parameterSizes(config.tp, types.front()),
-            config.layers_per_stage, config.chunks_per_device, optimizer, model.isEncoderDecoder());
+        const double state = modelStateMb(model, config, types.front());
         result.infeasible_reason = state >= config.device_memory_mb
             ? "the model state alone (" + std::to_string(static_cast<long long>(state)) + " MB) does not fit in "
                 + std::to_string(static_cast<long long>(config.device_memory_mb)) + " MB"

@@ -48,6 +48,22 @@ struct MicroBatchBuildResult {
     int dp_runs = 0;
 };
 
+// The chunk shape the micro-batch DP prices runs at: the config's, except that an encoder-decoder
+// model on a single stage holds encoder and decoder on one device, which DynaPipe prices as two
+// chunks of half the layers. (buildMicroBatches prices with it; estimateMicroBatchingWork bounds
+// the same runs.)
+struct PricedChunkShape {
+    int layers_per_stage = 1;
+    int chunks_per_device = 1;
+};
+PricedChunkShape pricedChunkShape(const LayerCostModel& model, const MicroBatchBuildConfig& config);
+
+// The bottleneck stage's model state under one recompute type (planner_memory.h), and the
+// activation limits that leaves a micro-batch on the config's device.
+double modelStateMb(const LayerCostModel& model, const MicroBatchBuildConfig& config, RecomputeType type);
+ActivationLimits microBatchActivationLimits(
+    const LayerCostModel& model, const MicroBatchBuildConfig& config, RecomputeType type);
+
 MicroBatchBuildResult buildMicroBatches(const std::vector<Sample>& samples, const LayerCostModel& model,
     const MicroBatchBuildConfig& config, ProgressSink& progress);
 

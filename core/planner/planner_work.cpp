@@ -56,27 +56,19 @@ WorkEstimate estimateMicroBatchingWork(
         shortest.seqlen = std::min(shortest.seqlen, sample.seqlen);
         shortest.decoder_seqlen = std::min(shortest.decoder_seqlen, sample.decoder_seqlen);
     }
-    // As buildMicroBatches prices runs: an encoder-decoder model on one stage is two chunks of half
-    // the layers.
+    // Runs priced as buildMicroBatches prices them (pricedChunkShape), under the same limits.
+    const PricedChunkShape priced = pricedChunkShape(model, config);
     SegmentShapeConfig shape;
     shape.tp = config.tp;
-    shape.layers_per_stage = config.layers_per_stage;
-    shape.chunks_per_device = config.chunks_per_device;
+    shape.layers_per_stage = priced.layers_per_stage;
+    shape.chunks_per_device = priced.chunks_per_device;
     shape.round_seqlen_multiple = config.round_seqlen_multiple;
     shape.decoder_additional_tokens = config.decoder_additional_tokens;
-    if (model.isEncoderDecoder() && config.num_stages == 1) {
-        shape.chunks_per_device = 2;
-        shape.layers_per_stage = std::max(1, config.layers_per_stage / 2);
-    }
-    const OptimizerStateConfig optimizer { config.zero_stage, config.dp_size };
     long long longest = 0; // K: the longest run any DP run may price
     for (RecomputeType type : config.recompute_order) {
         if (!model.supports(config.tp, type))
             continue;
-        const double state = bottleneckModelStateMb(model.parameterSizes(config.tp, type), config.layers_per_stage,
-            config.chunks_per_device, optimizer, model.isEncoderDecoder());
-        const ActivationLimits limits
-            = activationLimits(config.device_memory_mb, state, config.num_stages, config.per_mb_memory_fraction);
+        const ActivationLimits limits = microBatchActivationLimits(model, config, type);
         if (!(limits.available_mb > 0))
             continue;
         shape.recompute = type;

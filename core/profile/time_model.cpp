@@ -161,6 +161,26 @@ std::pair<std::vector<double>, std::vector<double>> sequencePoints(
     return { x, y };
 }
 
+// What a sequence-mode fit failed on, for its error: the sequence lengths found.
+std::string sequenceLengthsFound(const std::vector<double>& x)
+{
+    std::vector<int> seqs(x.begin(), x.end());
+    return x.empty() ? "none" : "sequence lengths " + joinNumbers(seqs);
+}
+
+// A sequence-mode model: the fit's value `ms` at the run's sequence length, with the points
+// (x, y) it was fitted to; `fit` names the fit ("quadratic", "linear").
+TimeModel sequenceModel(
+    double ms, const std::string& fit, const std::vector<double>& x, const std::vector<double>& y, int seqLength)
+{
+    TimeModel model = TimeModel::constant(ms,
+        "sequence: " + fit + " fit over " + std::to_string(x.size()) + " sequence lengths, at "
+            + std::to_string(seqLength));
+    for (std::size_t i = 0; i < x.size(); ++i)
+        model.points.emplace_back(x[i], y[i]);
+    return model;
+}
+
 TimeModels resolveSequence(const ComputationProfile& profile, int seqLength, int layerType)
 {
     TimeModels models;
@@ -169,30 +189,17 @@ TimeModels resolveSequence(const ComputationProfile& profile, int seqLength, int
 
     const auto [lx, ly] = sequencePoints(profile, prefix);
     const QuadraticFitResult layerFit = fitQuadratic(lx, ly);
-    if (!layerFit.ok) {
-        std::vector<int> seqs(lx.begin(), lx.end());
+    if (!layerFit.ok)
         failKey(profile, prefix + "bsz1_seq*", "at least 3 sequence lengths at bsz 1 for time-profile-mode sequence",
-            lx.empty() ? "none" : "sequence lengths " + joinNumbers(seqs));
-    }
-    models.layer = TimeModel::constant(layerFit.fit.at(s),
-        "sequence: quadratic fit over " + std::to_string(lx.size()) + " sequence lengths, at "
-            + std::to_string(seqLength));
-    for (std::size_t i = 0; i < lx.size(); ++i)
-        models.layer.points.emplace_back(lx[i], ly[i]);
+            sequenceLengthsFound(lx));
+    models.layer = sequenceModel(layerFit.fit.at(s), "quadratic", lx, ly, seqLength);
 
     const auto [ox, oy] = sequencePoints(profile, kOtherPrefix);
     const LinearFitResult otherFit = fitLine(ox, oy);
-    if (!otherFit.ok) {
-        std::vector<int> seqs(ox.begin(), ox.end());
+    if (!otherFit.ok)
         failKey(profile, std::string(kOtherPrefix) + "*bsz1_seq*",
-            "at least 2 sequence lengths at bsz 1 for time-profile-mode sequence",
-            ox.empty() ? "none" : "sequence lengths " + joinNumbers(seqs));
-    }
-    models.other = TimeModel::constant(otherFit.fit.at(s),
-        "sequence: linear fit over " + std::to_string(ox.size()) + " sequence lengths, at "
-            + std::to_string(seqLength));
-    for (std::size_t i = 0; i < ox.size(); ++i)
-        models.other.points.emplace_back(ox[i], oy[i]);
+            "at least 2 sequence lengths at bsz 1 for time-profile-mode sequence", sequenceLengthsFound(ox));
+    models.other = sequenceModel(otherFit.fit.at(s), "linear", ox, oy, seqLength);
     return models;
 }
 

@@ -28,10 +28,7 @@ public:
         SimRun& run = m_result.run;
         run.start_us.assign(m_ops.size(), 0.0);
         run.start_order.assign(m_ops.size(), 0);
-        m_current = graph.modelStateMbPerDevice();
-        run.peak_mb_per_device = m_current;
-        m_joined.assign(m_current.size(), 0.0);
-        run.peak_state_joined_mb_per_device = m_joined;
+        m_memory.start(graph, run);
     }
 
     CyclicRun run()
@@ -125,7 +122,7 @@ private:
             return true; // not a new micro-batch on this device
         // DynaPipe checks current + peak; the level after the op is bounded too, so the limit
         // also holds for layers that store more than their forward peak.
-        const double highest = m_current[device] + std::max(op.peak_mb, op.stored_delta_mb);
+        const double highest = m_memory.currentMb(device) + std::max(op.peak_mb, op.stored_delta_mb);
         if (m_options.memory_limit_mb > 0 && highest > m_options.memory_limit_mb + kMemoryToleranceMb)
             return false;
         if (m_options.max_inflight_microbatches > 0 && m_inflight[device] >= m_options.max_inflight_microbatches)
@@ -147,13 +144,7 @@ private:
     void account(const SimOp& op)
     {
         const auto device = static_cast<std::size_t>(deviceOfExecutor(op.executor));
-        SimRun& run = m_result.run;
-        if (m_current[device] + op.peak_mb > run.peak_mb_per_device[device]) {
-            run.peak_mb_per_device[device] = m_current[device] + op.peak_mb;
-            run.peak_state_joined_mb_per_device[device] = m_joined[device];
-        }
-        m_current[device] += op.stored_delta_mb;
-        m_joined[device] += op.state_delta_mb;
+        m_memory.account(device, op, m_result.run);
         const bool releases = op.kind == OpKind::Weight || (op.kind == OpKind::Backward && op.side < 0);
         if (op.kind == OpKind::Forward) {
             if (heldCount(device, op.position)++ == 0)
@@ -225,8 +216,7 @@ private:
     std::vector<double> m_readyUs; // fast-forwarded comm ops: when their data is there
     std::vector<int> m_held; // per (device, position): forwards minus releasing backwards
     std::vector<int> m_inflight; // per device: micro-batches holding activations
-    std::vector<double> m_current;
-    std::vector<double> m_joined; // per device: SimOp::state_delta_mb of the ops accounted
+    DeviceMemory m_memory; // of the ops accounted
     std::vector<std::int32_t> m_backward, m_forward, m_order, m_nextCycle;
     CyclicRun m_result;
     double m_cycleStart = 0;

@@ -46,10 +46,7 @@ public:
             m_executors[e].fixed = e < orders.size() && !orders[e].empty();
         m_run.start_us.assign(m_ops.size(), 0.0);
         m_run.start_order.assign(m_ops.size(), 0);
-        m_current = graph.modelStateMbPerDevice();
-        m_run.peak_mb_per_device = m_current;
-        m_joined.assign(m_current.size(), 0.0);
-        m_run.peak_state_joined_mb_per_device = m_joined;
+        m_memory.start(graph, m_run);
         m_events.reserve(static_cast<std::size_t>(2 * graph.executorCount()) + 8);
     }
 
@@ -152,15 +149,8 @@ private:
         m_run.start_order[static_cast<std::size_t>(op)] = m_startSequence++;
         const double end = m_now + o.duration_us;
         m_run.makespan_us = std::max(m_run.makespan_us, end);
-        if (!o.isComm()) {
-            const auto device = static_cast<std::size_t>(deviceOfExecutor(o.executor));
-            if (m_current[device] + o.peak_mb > m_run.peak_mb_per_device[device]) {
-                m_run.peak_mb_per_device[device] = m_current[device] + o.peak_mb;
-                m_run.peak_state_joined_mb_per_device[device] = m_joined[device];
-            }
-            m_current[device] += o.stored_delta_mb;
-            m_joined[device] += o.state_delta_mb;
-        }
+        if (!o.isComm())
+            m_memory.account(static_cast<std::size_t>(deviceOfExecutor(o.executor)), o, m_run);
         m_events.push_back({ end, m_eventSequence++, op });
         std::push_heap(m_events.begin(), m_events.end(), LaterEvent {});
     }
@@ -172,8 +162,7 @@ private:
     std::vector<char> m_ready;
     std::vector<int> m_dirty;
     std::vector<Event> m_events;
-    std::vector<double> m_current;
-    std::vector<double> m_joined; // per device: SimOp::state_delta_mb of the ops started
+    DeviceMemory m_memory; // of the ops started
     SimRun m_run;
     double m_now = 0;
     std::uint32_t m_eventSequence = 0;

@@ -33,4 +33,35 @@ struct SimRun {
 // the device's peak to current + the op's peak, then adds its stored delta.
 SimRun runEventDriven(const SimGraph& graph, const ExecutorOrders& orders);
 
+// That accounting, one rule for both passes (the event-driven engine and the cyclic schedule,
+// schedule_cyclic.h): each device's current memory and the state joined so far
+// (SimOp::state_delta_mb), with the run's peaks and the joined state held at each peak.
+class DeviceMemory {
+public:
+    // Every device at its model state; the run's peaks start there, with nothing joined.
+    void start(const SimGraph& graph, SimRun& run)
+    {
+        m_current = graph.modelStateMbPerDevice();
+        run.peak_mb_per_device = m_current;
+        m_joined.assign(m_current.size(), 0.0);
+        run.peak_state_joined_mb_per_device = m_joined;
+    }
+    double currentMb(std::size_t device) const { return m_current[device]; }
+    // A compute op on the device: the peak rises to current + the op's peak, then the op's
+    // stored and joined deltas are added.
+    void account(std::size_t device, const SimOp& op, SimRun& run)
+    {
+        if (m_current[device] + op.peak_mb > run.peak_mb_per_device[device]) {
+            run.peak_mb_per_device[device] = m_current[device] + op.peak_mb;
+            run.peak_state_joined_mb_per_device[device] = m_joined[device];
+        }
+        m_current[device] += op.stored_delta_mb;
+        m_joined[device] += op.state_delta_mb;
+    }
+
+private:
+    std::vector<double> m_current;
+    std::vector<double> m_joined;
+};
+
 } // namespace stratex::sim::detail

@@ -276,20 +276,26 @@ QString GalvatronResultsPanel::defaultExportName(ExportKind kind) const
     return m_controller->defaultExportName(kind);
 }
 
+std::optional<exporting::ExportContext> GalvatronResultsPanel::exportFallback(QString* error) const
+{
+    if (!m_exportModel->confirmed() || !m_controller->outcome())
+        return exporting::ExportContext();
+    try {
+        return m_exportModel->context(m_controller->outcome()->settings);
+    } catch (const Error& failure) {
+        if (error)
+            *error = QString::fromUtf8(failure.what());
+        return std::nullopt;
+    }
+}
+
 bool GalvatronResultsPanel::exportPlan(
     ExportKind kind, const QString& path, QString* error, QStringList* warnings) const
 {
-    exporting::ExportContext fallback;
-    if (m_exportModel->confirmed() && m_controller->outcome()) {
-        try {
-            fallback = m_exportModel->context(m_controller->outcome()->settings);
-        } catch (const Error& failure) {
-            if (error)
-                *error = QString::fromUtf8(failure.what());
-            return false;
-        }
-    }
-    const bool written = m_controller->exportSelectedPlan(kind, path, error, warnings, &fallback);
+    std::optional<exporting::ExportContext> fallback = exportFallback(error);
+    if (!fallback)
+        return false;
+    const bool written = m_controller->exportSelectedPlan(kind, path, error, warnings, &*fallback);
     if (!written && error && !m_exportModel->confirmed() && exporting::exportNeedsModel(kind))
         *error += tr(" Or give them in Export > Model and GPU for Exports….");
     return written;
@@ -303,17 +309,10 @@ bool GalvatronResultsPanel::exportNeedsModelDialog(ExportKind kind) const
 
 std::optional<controllers::PlanExport> GalvatronResultsPanel::planExport(ExportKind target, QString* error) const
 {
-    exporting::ExportContext fallback;
-    if (m_exportModel->confirmed() && m_controller->outcome()) {
-        try {
-            fallback = m_exportModel->context(m_controller->outcome()->settings);
-        } catch (const Error& failure) {
-            if (error)
-                *error = QString::fromUtf8(failure.what());
-            return std::nullopt;
-        }
-    }
-    std::optional<controllers::PlanExport> out = m_controller->exportedSelectedPlan(target, error, &fallback);
+    std::optional<exporting::ExportContext> fallback = exportFallback(error);
+    if (!fallback)
+        return std::nullopt;
+    std::optional<controllers::PlanExport> out = m_controller->exportedSelectedPlan(target, error, &*fallback);
     if (!out && error && m_controller->selectedEvaluation() && !m_exportModel->confirmed()
         && exporting::exportNeedsModel(target))
         *error += tr(" Or give them in Export > Model and GPU for Exports….");

@@ -81,6 +81,9 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
 
 private:
+    // The model and GPU of Model and GPU for Exports once confirmed (for measured profiles, which
+    // say neither), else an empty context; nullopt with `error` when the dialog's values do not make one.
+    std::optional<exporting::ExportContext> exportFallback(QString* error) const;
     void showBestSoFar(const galvatron::Plan& plan, int reserveMb);
     void showOutcome(const controllers::SearchOutcome& outcome);
     void showPlanSet();
