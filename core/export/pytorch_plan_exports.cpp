@@ -208,8 +208,8 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
         + "\n";
     if (!notes.empty())
         t += "# Not expressible in torchtitan as planned, or to know:\n";
-    for (const std::string& note : notes)
-        t += "#   " + commentLine(note) + "\n";
+    for (const std::string& text : notes)
+        t += "#   " + commentLine(text) + "\n";
     t += "\n[job]\n";
     t += "description = " + tomlString("Stratex plan for " + model.name) + "\n";
     t += torchtitanModelSection(model, float8);
