@@ -407,9 +407,12 @@ private Q_SLOTS:
 
     // SDPA with the causal mask, forward, head dim 128, 2K tokens and more (shorter calls ramp up
     // and carry the launch): torch 2.11 ran cuDNN's kernel (570-614 TFLOP/s at 8K-16K; its flash
-    // backend reaches ~320, resources/attention-kernels/sdpa-h200-torch2.11.json). The model's
-    // cudnn rate is the 2024 cuDNN's (docs/kernels.md §6), so it is slower than cuDNN 9.19: pinned
-    // at 10-60 % too slow per row (the attention model is not this suite's to change).
+    // backend reaches ~320, resources/attention-kernels/sdpa-h200-torch2.11.json). The model: the
+    // h100 preset's fitted flash-attn 2 rate (0.3726 of peak since session 18, when the NeMo records
+    // were found to have run flash-attn 2, docs/kernels.md §6) times cuDNN's published rate over
+    // flash-attn 2. Fitted on end-to-end training runs only, it reproduces these kernels within
+    // -17 % (2K, the model faster) to +5 %, median -2 %; at the presets before (attention 0.2544)
+    // every row was 10-60 % too slow.
     void attention_data()
     {
         QTest::addColumn<double>("batchHeads");
@@ -434,7 +437,7 @@ private Q_SLOTS:
         QFETCH(double, headDim);
         QFETCH(double, measuredS);
         const double error = attentionModelS(batchHeads, seq, headDim) / measuredS - 1;
-        QVERIFY2(error >= 0.10 && error <= 0.60,
+        QVERIFY2(error >= -0.20 && error <= 0.10,
             qPrintable(QString("measured %1 µs, model %2 %").arg(measuredS * 1e6).arg(100 * error)));
     }
 
