@@ -243,6 +243,11 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
             set(r, "model.overlap_moe_expert_parallel_comm", "True");
     }
     set(r, "model.sequence_parallel", pyBool(run.sequence_parallel));
+    // Written either way: Megatron-Bridge's GPTModelProvider turns the fused loss on by default
+    // (src/megatron/bridge/models/gpt_provider.py @ 067f987d, cross_entropy_loss_fusion = True),
+    // Megatron-Core off; the plan's memory counts the fused loss's second fp32 logits copy only when
+    // it says so (docs/memory-model.md, "Fused cross-entropy loss").
+    set(r, "model.cross_entropy_loss_fusion", pyBool(run.cross_entropy_loss_fusion));
     if (run.tp_comm_overlap && run.sequence_parallel) {
         // training/comm_overlap.py CommOverlapConfig (ConfigContainer.comm_overlap, None in
         // _pretrain_common): Bridge's recipes turn TP overlap on this way (recipes/llama/h100/llama3.py).

@@ -61,6 +61,8 @@ inline const std::vector<Field>& fields()
         { "model.expert_model_parallel_size", PyType::Int, {} }, // int = 1
         { "model.expert_tensor_parallel_size", PyType::OptInt, {} }, // Optional[int] = None
         { "model.gradient_accumulation_fusion", PyType::Bool, {} }, // bool = False (GPTModelProvider: auto-detected)
+        // bool = False in ModelParallelConfig; GPTModelProvider (gpt_provider.py @ 067f987d): True
+        { "model.cross_entropy_loss_fusion", PyType::Bool, {} },
         // TransformerConfig (transformer_config.py)
         { "model.num_layers", PyType::Int, {} },
         { "model.num_layers_in_first_pipeline_stage", PyType::OptInt, {} },

@@ -290,6 +290,13 @@ std::vector<Scenario> scenarios()
         { "gradient-accumulation fusion off",
             planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 fusion=0"),
             "model.gradient_accumulation_fusion=False", "" },
+        // Bridge's GPTModelProvider fuses the loss by default, Megatron-Core does not: written both ways.
+        { "fused cross-entropy loss on",
+            planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 cefusion=1"),
+            "model.cross_entropy_loss_fusion=True", "" },
+        { "fused cross-entropy loss off (the plan's default)",
+            planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64"),
+            "model.cross_entropy_loss_fusion=False", "" },
         { "TP communication overlap: CommOverlapConfig",
             planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 tpoverlap=1"),
             "comm_overlap=CommOverlapConfig(tp_comm_overlap=True);model.sequence_parallel=True", "" },
