@@ -419,6 +419,7 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
             mem.gradients_mb += state.state.step_transient_mb;
             mem.activations_mb = state.pipeline_buffers_mb;
             mem.logits_mb = 0;
+            mem.optimizer_step_peak = true;
         }
         // What deviceMemory() gives with this churn (device_memory.h).
         hardware::DeviceMemory overhead = fixedDevice;

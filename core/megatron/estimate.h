@@ -30,6 +30,9 @@ struct StageMemory {
     double nccl_mb = 0; // NCCL communicator buffers of the groups the plan creates
     // allocator_cache_mb + cuda_context_mb + nccl_mb: what the device shows beyond the tensors.
     double reserve_mb = 0;
+    // The parts are the optimizer step's moment, not the backward's: DeepSpeed ZeRO-3's sub-group
+    // gradient copies above the backward's peak (estimate.cpp; the peak's explanation says so).
+    bool optimizer_step_peak = false;
 
     double allocatedMb() const
     {

@@ -45,6 +45,29 @@ std::optional<PeakExplanation> explainPeak(const model::ModelDescription& model,
         if (estimate.stages[i].memory.totalMb() > estimate.stages[worst].memory.totalMb())
             worst = i;
     }
+    const StageMemory& worstMem = estimate.stages[worst].memory;
+    if (worstMem.optimizer_step_peak) {
+        // The optimizer step is the peak (StageMemory::optimizer_step_peak): after the last
+        // backward, no activation or logits alive, the gathered layers released; the breakdown's
+        // parts are that moment's, the step's gradient copies with the gradients.
+        PeakExplanation e;
+        e.stage = int(worst);
+        e.op = std::string(kOptimizerStepOp);
+        e.time_ms = estimate.pipeline_ms;
+        e.weights_mb = worstMem.weights_mb;
+        e.gradients_mb = worstMem.gradients_mb;
+        e.optimizer_mb = worstMem.optimizer_mb;
+        e.workspace_mb = worstMem.workspace_mb;
+        e.pipeline_buffers_mb = worstMem.activations_mb > 1e-3 ? worstMem.activations_mb : 0.0;
+        e.allocator_cache_mb = worstMem.allocator_cache_mb;
+        e.cuda_context_mb = worstMem.cuda_context_mb;
+        e.nccl_mb = worstMem.nccl_mb;
+        e.other_reserve_mb = std::max(0.0,
+            worstMem.reserve_mb - worstMem.allocator_cache_mb - worstMem.cuda_context_mb - worstMem.nccl_mb);
+        e.allocated_mb = e.weights_mb + e.gradients_mb + e.optimizer_mb + e.workspace_mb + e.pipeline_buffers_mb;
+        e.device_mb = e.allocated_mb + e.allocator_cache_mb + e.cuda_context_mb + e.nccl_mb + e.other_reserve_mb;
+        return e;
+    }
     const PipelineSimulation pipeline = pipelineSimulation(model, s, hw);
     const std::vector<sim::PeakMoment> moments
         = sim::simulatePeakMoments(pipeline.input, pipeline.schedule, pipeline.options.microbatch_group_size);
@@ -134,6 +157,9 @@ std::string peakMomentText(const PeakExplanation& p)
 {
     char time[32];
     std::snprintf(time, sizeof time, "%.1f", p.time_ms);
+    if (p.op == kOptimizerStepOp)
+        return "stage " + std::to_string(p.stage) + ", the optimizer step after the last backward (its gradient copies) at "
+            + time + " ms";
     return "stage " + std::to_string(p.stage) + ", " + p.op + " of micro-batch " + std::to_string(p.microbatch)
         + " (chunk " + std::to_string(p.chunk) + (p.last_chunk ? ", with the logits and loss" : "") + ") at " + time
         + " ms";

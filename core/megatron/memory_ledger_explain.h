@@ -33,7 +33,11 @@ inline constexpr std::string_view kPipelineBuffersLabel
     = "pipeline stage buffers (received activations and output gradients, the last stage's output chunks, "
       "earlier micro-batches' input gradients)";
 
-// "stage 3, forward of micro-batch 5 (chunk 0, with the logits and loss) at 1234.5 ms".
+// PeakExplanation::op when the optimizer step is the peak (StageMemory::optimizer_step_peak).
+inline constexpr std::string_view kOptimizerStepOp = "optimizer step";
+
+// "stage 3, forward of micro-batch 5 (chunk 0, with the logits and loss) at 1234.5 ms", or the
+// optimizer step's moment.
 std::string peakMomentText(const PeakExplanation& peak);
 
 } // namespace stratex::megatron

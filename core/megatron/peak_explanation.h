@@ -21,7 +21,7 @@ struct PeakHeldActivations {
 // MB = 1e6 bytes.
 struct PeakExplanation {
     int stage = 0; // the pipeline stage (rank) with the highest device peak
-    std::string op; // "forward", "backward" or "weight gradient" (ZB-H1's W)
+    std::string op; // "forward", "backward", "weight gradient" (ZB-H1's W) or "optimizer step"
     int microbatch = 0; // the micro-batch the op runs
     int chunk = 0; // its model chunk on the rank
     bool last_chunk = false; // the model's last chunk: the op computes the logits and the loss

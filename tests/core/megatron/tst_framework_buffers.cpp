@@ -12,6 +12,7 @@
 #include "core/megatron/deepspeed_memory.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/framework.h"
+#include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/strategy_json.h"
 #include "core/megatron/te_dummy_wgrad.h"
 #include "core/common/json_reader.h"
@@ -159,7 +160,9 @@ private Q_SLOTS:
         s.micro_batch_size = mbs;
         s.global_batch_size = mbs * s.dp;
         const hardware::HardwareModel hw(run.cluster, hardware::efficiencyFor(run.cluster));
-        const Estimate e = estimate(run.model, s, hw);
+        EstimateOptions options;
+        options.explain_peak = true;
+        const Estimate e = estimate(run.model, s, hw, options);
         QVERIFY(e.problems.empty());
         const StageMemory& mem = e.stages.front().memory;
         // The rank's partition from its Adam states (12 bytes per element), and DeepSpeed's
@@ -169,7 +172,15 @@ private Q_SLOTS:
         const double stepMb = deepSpeedStepTransientBytes(3, shard) / 1e6;
         QVERIFY(stepMb > 0);
         QCOMPARE(mem.activations_mb == 0 && mem.logits_mb == 0, stepPeak);
+        QCOMPARE(mem.optimizer_step_peak, stepPeak);
+        // The peak's explanation names the same moment and adds up to the same allocated peak.
+        QVERIFY(e.peak);
+        QCOMPARE(e.peak->op == kOptimizerStepOp, stepPeak);
+        QVERIFY2(std::abs(e.peak->allocated_mb - mem.allocatedMb()) < 1e-6 * mem.allocatedMb() || !stepPeak,
+            qPrintable(QString("%1 against %2").arg(e.peak->allocated_mb).arg(mem.allocatedMb())));
         if (stepPeak) {
+            QCOMPARE(e.peak->held_mb, 0.0);
+            QVERIFY(QString::fromStdString(peakMomentText(*e.peak)).contains("optimizer step"));
             QCOMPARE(mem.weights_mb, 2 * shard / 1e6); // the gathered layers released
             QCOMPARE(mem.gradients_mb, 2 * shard / 1e6 + bucketMb + stepMb);
         } else {
