@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_command.h"
@@ -15,13 +14,6 @@
 namespace stratex::cli {
 
 namespace {
-
-std::string percent(double fraction)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f %%", fraction * 100);
-    return buffer;
-}
 
 std::string seconds(double value) { return fixed(value, 3) + " s"; }
 
@@ -81,17 +73,17 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
     for (const runs::SearchClaim& c : claims) {
         text += c.run->id + ": " + std::to_string(c.run->cluster.worldSize()) + " x " + c.run->cluster.gpu.name
             + ", measured " + seconds(c.measured_s) + " with " + c.run->strategy.notation() + ", that layout predicted "
-            + seconds(c.expert_predicted_s) + " (throughput error " + percent(c.expert_error) + ")\n";
+            + seconds(c.expert_predicted_s) + " (throughput error " + signedPercent(c.expert_error) + ")\n";
         if (!c.pick) {
             text += "  no plan fits\n";
             continue;
         }
         text += "  pick " + c.pick->strategy.notation() + ": " + seconds(c.pick->iteration_ms / 1e3) + ", claims "
-            + percent(c.claim) + (c.claim > kClaimBar ? " (over +15 %)" : "")
+            + signedPercent(c.claim) + (c.claim > kClaimBar ? " (over +15 %)" : "")
             + (c.pick_evidence.extrapolated ? ", extrapolated" : "") + "\n";
     }
     text += std::to_string(claims.size()) + " runs: " + std::to_string(overBar) + " picks claim over +15 %"
-        + (largestId.empty() ? std::string() : " (largest " + percent(largest) + ", " + largestId + ")") + "; "
+        + (largestId.empty() ? std::string() : " (largest " + signedPercent(largest) + ", " + largestId + ")") + "; "
         + std::to_string(expertWithin) + " of the runs' own layouts predicted within 10 %\n";
     printOut(text);
     return kExitOk;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/reference_rankings.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_command.h"
@@ -13,13 +12,6 @@
 namespace stratex::cli {
 
 namespace {
-
-std::string percent(double fraction)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f %%", fraction * 100);
-    return buffer;
-}
 
 std::string seconds(double value) { return fixed(value, 3) + " s"; }
 
@@ -53,9 +45,9 @@ std::string verdict(const runs::MeasuredRanking& r, double tolerance)
         return "fewer than two runs can be costed: no ranking";
     const std::string bar = fixed(tolerance * 100, 0) + " %";
     std::string text = r.best_predicted_first ? "measured best predicted first"
-        : "measured best predicted " + percent(r.predicted_gap) + " behind the predicted best ("
+        : "measured best predicted " + signedPercent(r.predicted_gap) + " behind the predicted best ("
             + (r.best_within_tolerance ? "within " : "over ") + bar + "); the predicted best measured "
-            + percent(r.measured_loss) + " slower";
+            + signedPercent(r.measured_loss) + " slower";
     if (r.measured_best_ties > 1)
         text += "; " + std::to_string(r.measured_best_ties) + " runs tie at the fastest measured time, the verdict takes "
             + r.runs[std::size_t(r.measured_best)].run->id + ", the one predicted fastest";
@@ -151,7 +143,7 @@ int printMeasuredRankings(const std::vector<runs::ReferenceRun>& runs, const run
         text += "  " + verdict(r, options.tolerance) + "\n";
         if (r.search)
             text += r.search->pick ? "  search on the measured best's setting picks " + r.search->pick->strategy.notation()
-                    + ": " + seconds(r.search->pick->iteration_ms / 1e3) + ", claims " + percent(r.search->claim)
+                    + ": " + seconds(r.search->pick->iteration_ms / 1e3) + ", claims " + signedPercent(r.search->claim)
                     + " over the measured best" + (r.search->evidence.extrapolated ? " (extrapolated)" : "") + "\n"
                                    : "  search on the measured best's setting: no plan fits\n";
     }

@@ -12,4 +12,11 @@ std::string fixed(double value, int decimals)
     return buffer;
 }
 
+std::string signedPercent(double fraction)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%+.1f %%", fraction * 100);
+    return buffer;
+}
+
 } // namespace stratex

@@ -9,4 +9,8 @@ namespace stratex {
 // numbers in core and the CLI, so their texts agree.
 std::string fixed(double value, int decimals);
 
+// A fraction as a signed percentage with one decimal: 0.123 -> "+12.3 %" (the reports' errors and
+// claims, predicted / measured - 1).
+std::string signedPercent(double fraction);
+
 } // namespace stratex

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "core/common/number_format.h"
 #include "core/megatron/pipeline_input.h"
 #include "core/sim/simulator.h"
 
@@ -110,13 +110,6 @@ sim::DeviceTimeline measuredDevice(const RankTrace& trace, int device, double me
     return lane;
 }
 
-std::string percent(double fraction)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f %%", fraction * 100);
-    return buffer;
-}
-
 } // namespace
 
 ComparisonTimeline comparisonTimeline(const RunComparison& c)
@@ -162,7 +155,7 @@ ComparisonTimeline comparisonTimeline(const RunComparison& c)
             const double measured = *sc.forward_ms.measured + *sc.backward_ms.measured + sc.dp_comm_ms.measured.value_or(0);
             const double busy = *sc.forward_ms.predicted + *sc.backward_ms.predicted + sc.dp_comm_ms.predicted.value_or(0);
             if (measured > 0)
-                label += " " + percent(busy / measured - 1);
+                label += " " + signedPercent(busy / measured - 1);
         }
         out.labels.push_back(label);
     }
