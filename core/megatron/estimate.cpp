@@ -113,7 +113,9 @@ WarmupActivation interleavedWarmupActivation(const std::vector<ChunkCost>& chunk
     const int p = s.pp;
     const int v = s.vpp;
     const int m = s.microbatches();
-    if (s.microbatch_group_size > 0)
+    // The schedule pipelineScheduleKind runs: any N but pp is get_schedule_table's (a set
+    // microbatch_group_size, or torch's micro-batches per round for torchtitan).
+    if (s.microbatchGroupSize() != p)
         return groupedWarmupActivation(chunks, s, stage, sendBytes);
     const int groups = (m + p - 1) / p;
     const int total = groups * p * v;

@@ -105,6 +105,27 @@ std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name)
     return parseEnumName(kMoeDispatcherNames, name);
 }
 
+int ParallelStrategy::microbatchGroupSize() const
+{
+    if (microbatch_group_size > 0)
+        return microbatch_group_size;
+    // torch.distributed.pipelining's ScheduleInterleaved1F1B, which torchtitan's Interleaved1F1B
+    // builds (pytorch/pytorch 00722e64, torch/distributed/pipelining/schedules.py): rounds =
+    // max(1, M // pp), microbatches_per_round = M // rounds, and the rank's ops take the chunk
+    // (op // microbatches_per_round) % n_local_stages after (n_local_stages - 1) x
+    // microbatches_per_round + 2 (pp - 1 - rank) warm-up forwards: Megatron's get_schedule_table
+    // with N = microbatches_per_round. That is pp when pp divides M; otherwise (and for M < pp) it
+    // is more, or M, and the schedule has no empty slots (framework_support.cpp refuses an M that
+    // the rounds do not divide).
+    if (framework == Framework::Torchtitan && pp > 1 && vpp > 1 && micro_batch_size > 0 && dp > 0) {
+        const int m = microbatches();
+        const int rounds = std::max(1, m / pp);
+        if (m > 0 && m % rounds == 0)
+            return m / rounds;
+    }
+    return pp;
+}
+
 std::string ParallelStrategy::notation() const
 {
     std::string text = "tp" + str(tp) + " pp" + str(pp);

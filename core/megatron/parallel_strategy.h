@@ -146,9 +146,10 @@ struct ParallelStrategy {
     int world() const { return tp * pp * cp * dp; }
     // Micro-batches per iteration on each pipeline: gbs / (mbs x dp).
     int microbatches() const { return global_batch_size / (micro_batch_size * dp); }
-    // N of the interleaved schedule: microbatch_group_size, or pp when it is 0 (Megatron's default,
-    // model_parallel_config.py __post_init__ @ d98e8a64).
-    int microbatchGroupSize() const { return microbatch_group_size > 0 ? microbatch_group_size : pp; }
+    // N of the interleaved schedule: microbatch_group_size, or, when it is 0, what the framework
+    // runs: pp for Megatron-Core (model_parallel_config.py __post_init__ @ d98e8a64), torch's
+    // micro-batches per round for torchtitan (parallel_strategy.cpp).
+    int microbatchGroupSize() const;
     // Data-parallel ranks of an expert's weights: the dense (tp x cp x dp) ranks regrouped as
     // etp x ep x edp (Megatron's MoE parallel folding).
     int expertDp() const { return tp * cp * dp / (ep * etp); }

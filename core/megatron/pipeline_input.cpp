@@ -90,6 +90,8 @@ sim::ScheduleKind pipelineScheduleKind(const ParallelStrategy& s)
         return sim::ScheduleKind::ZbH1;
     if (s.vpp <= 1)
         return sim::ScheduleKind::OneFOneB;
+    // N = pp is Megatron's slot grid (sim/schedule_orders.cpp interleavedOrders); any other N, a set
+    // microbatch_group_size or torch's rounds (microbatchGroupSize), is get_schedule_table's.
     return s.microbatchGroupSize() == s.pp ? sim::ScheduleKind::Interleaved1F1B
                                            : sim::ScheduleKind::FlexibleInterleaved;
 }

@@ -43,25 +43,60 @@ class TestMicrobatchGroup : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     // N = pp (given or not) is Megatron's depth-first order, Interleaved1F1B; any other N runs the
-    // flexible-interleaved order with that N.
+    // flexible-interleaved order with that N. torchtitan leaves N to torch's ScheduleInterleaved1F1B:
+    // micro-batches per round, M // max(1, M // pp) (ParallelStrategy::microbatchGroupSize), which is
+    // pp only when pp divides M; the search's unsimulated warm-up follows the same order, so its
+    // memory stays below the simulated ledger's and close to it.
     void scheduleFollowsN_data()
     {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<int>("microbatches");
         QTest::addColumn<int>("group");
         QTest::addColumn<int>("kind");
         QTest::addColumn<int>("simulatedN");
-        QTest::newRow("default") << 0 << int(sim::ScheduleKind::Interleaved1F1B) << 0;
-        QTest::newRow("pp given") << 4 << int(sim::ScheduleKind::Interleaved1F1B) << 0;
-        QTest::newRow("8") << 8 << int(sim::ScheduleKind::FlexibleInterleaved) << 8;
-        QTest::newRow("M, breadth-first") << 16 << int(sim::ScheduleKind::FlexibleInterleaved) << 16;
+        const int megatron = int(Framework::MegatronCore);
+        const int torchtitan = int(Framework::Torchtitan);
+        const int grid = int(sim::ScheduleKind::Interleaved1F1B);
+        const int flexible = int(sim::ScheduleKind::FlexibleInterleaved);
+        QTest::newRow("default") << megatron << 16 << 0 << grid << 0;
+        QTest::newRow("pp given") << megatron << 16 << 4 << grid << 0;
+        QTest::newRow("8") << megatron << 16 << 8 << flexible << 8;
+        QTest::newRow("M, breadth-first") << megatron << 16 << 16 << flexible << 16;
+        QTest::newRow("torchtitan M 16: 4 rounds of 4") << torchtitan << 16 << 0 << grid << 0;
+        QTest::newRow("torchtitan M 10: 2 rounds of 5") << torchtitan << 10 << 0 << flexible << 5;
+        QTest::newRow("torchtitan M 6: one round") << torchtitan << 6 << 0 << flexible << 6;
+        QTest::newRow("torchtitan M 3 < pp: one round") << torchtitan << 3 << 0 << flexible << 3;
     }
     void scheduleFollowsN()
     {
+        QFETCH(int, framework);
+        QFETCH(int, microbatches);
         QFETCH(int, group);
         QFETCH(int, kind);
         QFETCH(int, simulatedN);
-        const ParallelStrategy s = interleaved(group);
+        ParallelStrategy s = interleaved(group);
+        s.framework = Framework(framework);
+        if (s.framework == Framework::Torchtitan)
+            s.zero = 3; // FSDP2
+        s.global_batch_size = microbatches * s.dp;
+        QCOMPARE(s.microbatches(), microbatches);
         QCOMPARE(int(pipelineScheduleKind(s)), kind);
         QCOMPARE(pipelineSimulationOptions(s).microbatch_group_size, simulatedN);
+
+        const model::ModelDescription model = model::modelPreset("llama3-8b");
+        const hardware::HardwareModel hw = test::gpus("h100-80gb", 2);
+        const Estimate simulated = estimate(model, s, hw);
+        EstimateOptions unsimulated;
+        unsimulated.simulate_pipeline = false;
+        const Estimate bound = estimate(model, s, hw, unsimulated);
+        QVERIFY2(simulated.problems.empty(), simulated.problems.empty() ? "" : simulated.problems.front().c_str());
+        // The activations: the part the schedule's order decides (the model state's moments are
+        // the framework's, not the schedule's).
+        const double boundMb = bound.stages.front().memory.activations_mb;
+        const double ledgerMb = simulated.stages.front().memory.activations_mb;
+        QVERIFY2(boundMb <= ledgerMb * (1 + 1e-12), qPrintable(QString("bound %1 MB > ledger %2 MB").arg(boundMb).arg(ledgerMb)));
+        QVERIFY2(boundMb > 0.99 * ledgerMb, qPrintable(QString("bound %1 MB, ledger %2 MB").arg(boundMb).arg(ledgerMb)));
+        QVERIFY(std::abs(bound.stages.front().inflight_microbatches_x100 - simulated.stages.front().inflight_microbatches_x100) <= 1);
     }
 
     // Megatron's warm-up is (p - i - 1)·2 + (v - 1)·N chunk forwards (get_pp_rank_microbatches,
