@@ -374,10 +374,15 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         mem.gradients_mb = state.state.gradients_mb;
         // The ledger's stage starts without the gradients its chunks allocate at their first
         // backward; those alive at the peak count as gradients again.
+        // An unsimulated bound counts the moment its warm-up ends, before the stage's first
+        // backward: none of them yet (a lower bound of the ledger's peak, as the search's first
+        // pass needs; it counted them all and dropped torchtitan plans with PP that fit).
         double startMb = state.allocatedMb();
-        if (ledger && p > 1 && state.step_gradients_mb > 0) {
+        if (p > 1 && state.step_gradients_mb > 0) {
             const std::vector<double>& joined = simulated.first_backward_gradients_mb_per_stage;
-            const double alive = std::size_t(i) < joined.size() ? joined[std::size_t(i)] : state.step_gradients_mb;
+            const double alive = !ledger ? 0.0
+                : std::size_t(i) < joined.size() ? joined[std::size_t(i)]
+                                                 : state.step_gradients_mb;
             mem.gradients_mb += alive - state.step_gradients_mb;
             startMb += alive - state.step_gradients_mb;
         }
