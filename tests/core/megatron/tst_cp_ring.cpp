@@ -245,9 +245,9 @@ private Q_SLOTS:
     // The merges' memory traffic, counted pass by pass from PyTorch's _attention.py (the 2024-12
     // layout; docs/context-parallel.md, "The merges, pass by pass") on the last rank: bytes per
     // element of the rank's output, K/V after repeat_kv (twice the output's elements). Forward:
-    // step 0 casts only, each later step casts and merges (38), results() casts back; backward:
-    // fp32 zeros, dQ += every step, dK/dV += at step 0, then _partial_update's add and cat, the
-    // rotater's cat, the casts back. Transformer Engine's ring keeps its own count (10 and 6).
+    // step 0 casts only, each later step casts and merges (38), results() casts back, steps 0 to
+    // cp - 2 concatenate K/V for the rotater; backward: fp32 zeros, dQ += every step, dK/dV += at
+    // step 0, then _partial_update's add and cat, the rotaters' cats, the casts back. Transformer Engine's ring keeps its own count (10 and 6).
     void ringMergesFollowTheSource_data()
     {
         QTest::addColumn<bool>("torchtitan");
@@ -255,9 +255,9 @@ private Q_SLOTS:
         QTest::addColumn<double>("kvOverQ"); // K (= V) width over the output's
         QTest::addColumn<double>("forwardPerElement");
         QTest::addColumn<double>("backwardPerElement");
-        QTest::newRow("torchtitan cp 2") << true << 2 << 1.0 << 50.0 << 128.0;
-        QTest::newRow("torchtitan cp 4") << true << 4 << 1.0 << 126.0 << 232.0;
-        QTest::newRow("torchtitan cp 8") << true << 8 << 1.0 << 278.0 << 440.0;
+        QTest::newRow("torchtitan cp 2") << true << 2 << 1.0 << 58.0 << 136.0;
+        QTest::newRow("torchtitan cp 4") << true << 4 << 1.0 << 150.0 << 256.0;
+        QTest::newRow("torchtitan cp 8") << true << 8 << 1.0 << 334.0 << 496.0;
         QTest::newRow("transformer engine cp 8, gqa 4") << false << 8 << 0.25 << 80.0 << 72.0;
         QTest::newRow("no ring at cp 1") << true << 1 << 1.0 << 0.0 << 0.0;
     }
@@ -287,13 +287,14 @@ private Q_SLOTS:
     // the same tokens, GEMMs and attention FLOPs. The ring of 4 runs twice the steps: twice the
     // attention launches, merges and send/recv kernels (cp_ring.h, ringCpWork); the layer's
     // forward differs by exactly that. Transformer Engine merges into an fp32 output (10 bytes an
-    // output element a step), PyTorch's merger in fp32 through unfused element-wise ops (38).
+    // output element a step), PyTorch's merger in fp32 through unfused element-wise ops (38) and
+    // concatenates K/V (after repeat_kv, twice the output's elements) for its rotater (2 x 4).
     void ringTwinsDifferByTheirSteps_data()
     {
         QTest::addColumn<bool>("torchtitan");
         QTest::addColumn<double>("forwardBytesPerElementStep");
         QTest::newRow("transformer engine") << false << 10.0;
-        QTest::newRow("torchtitan") << true << 38.0;
+        QTest::newRow("torchtitan") << true << 46.0;
     }
     void ringTwinsDifferByTheirSteps()
     {
