@@ -85,12 +85,26 @@ CpRingWork ringCpWork(int cp, Framework framework, double tokens, double qWidth,
     const double q = tokens * qWidth; // elements of the rank's output (and dQ)
     const double kv = tokens * 2 * kvWidth; // of its K and V (and dK, dV)
     if (framework == Framework::Torchtitan) {
-        // PyTorch _SDPAMerger (convert_to_f32): the step's output cast to fp32 (2 + 4 bytes an
-        // element), out - sigmoid(lse' - lse) * (out - out'): a subtraction, a product and a
-        // subtraction on fp32 (3 x 12 bytes less the broadcast read, 32). The backward: dQ += dQ'
-        // in fp32 (4 + 2 + 4) and dK/dV += then concatenated for the send (10 + 8).
-        work.forward_bytes = steps * q * (6 + 32);
-        work.backward_bytes = steps * (q * 10 + kv * 18);
+        // PyTorch torch/distributed/tensor/experimental/_attention.py (the 2024-12 layout, read at
+        // pytorch/pytorch 0123248a and f2127dbd; docs/context-parallel.md, "The merges, pass by pass"),
+        // on the last rank, whose steps i > 0 all take the i <= rank branch (all its queries against
+        // the first half of the received K/V, partial = False), the slowest merges:
+        // Forward, _SDPAMerger(convert_to_f32): step 0 casts its output to fp32 and keeps it (2 + 4
+        // bytes an element); each later step casts (6) and merges with out - sigmoid(lse' - lse) *
+        // (out - out'): a subtraction, a product and a subtraction on fp32 (12 + 8 + 12 = 32, the
+        // per-row lse terms 1/head_dim of that, left out); results() casts the fp32 output back
+        // (4 + 2). Steps 0 to cp - 2 also concatenate K and V for the rotater (16-bit, 2 + 2 bytes an
+        // element: torch.cat([key.flatten(), value.flatten()]) runs before exchange_buffers at every
+        // such step, though the ALL_GATHER rotater gathers only the first).
+        work.forward_bytes = q * (6 + (steps - 1) * (6 + 32) + 6) + kv * (steps - 1) * 4;
+        // Backward, _templated_ring_attention_backward: dQ, dK and dV start as fp32 zeros (4 each);
+        // every step adds its 16-bit dQ into the fp32 one (4 + 2 + 4); step 0 adds dK/dV whole (10),
+        // later steps through _partial_update(add=True): the half they computed added in place (5)
+        // and torch.cat of the two halves (4 + 4); every step then concatenates dK and dV for the
+        // dK/dV rotater (8). After the loop dQ and the received dK/dV are cast back (4 + 2). Steps 0
+        // to cp - 2 concatenate K and V for the K/V rotater as in the forward (4).
+        work.backward_bytes
+            = q * (4 + steps * 10 + 6) + kv * (4 + 10 + 8 + (steps - 1) * (5 + 8 + 8) + 6 + (steps - 1) * 4);
         return work;
     }
     // Transformer Engine (AttnFuncWithCPAndKVP2P): flash_attn_fwd_out_correction adds each

@@ -242,17 +242,59 @@ private Q_SLOTS:
             QCOMPARE(cost.cp_forward_comm_s > 0, exposed == 1);
     }
 
+    // The merges' memory traffic, counted pass by pass from PyTorch's _attention.py (the 2024-12
+    // layout; docs/context-parallel.md, "The merges, pass by pass") on the last rank: bytes per
+    // element of the rank's output, K/V after repeat_kv (twice the output's elements). Forward:
+    // step 0 casts only, each later step casts and merges (38), results() casts back, steps 0 to
+    // cp - 2 concatenate K/V for the rotater; backward: fp32 zeros, dQ += every step, dK/dV += at
+    // step 0, then _partial_update's add and cat, the rotaters' cats, the casts back. Transformer Engine's ring keeps its own count (10 and 6).
+    void ringMergesFollowTheSource_data()
+    {
+        QTest::addColumn<bool>("torchtitan");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<double>("kvOverQ"); // K (= V) width over the output's
+        QTest::addColumn<double>("forwardPerElement");
+        QTest::addColumn<double>("backwardPerElement");
+        QTest::newRow("torchtitan cp 2") << true << 2 << 1.0 << 58.0 << 136.0;
+        QTest::newRow("torchtitan cp 4") << true << 4 << 1.0 << 150.0 << 256.0;
+        QTest::newRow("torchtitan cp 8") << true << 8 << 1.0 << 334.0 << 496.0;
+        QTest::newRow("transformer engine cp 8, gqa 4") << false << 8 << 0.25 << 80.0 << 72.0;
+        QTest::newRow("no ring at cp 1") << true << 1 << 1.0 << 0.0 << 0.0;
+    }
+    void ringMergesFollowTheSource()
+    {
+        QFETCH(bool, torchtitan);
+        QFETCH(int, cp);
+        QFETCH(double, kvOverQ);
+        QFETCH(double, forwardPerElement);
+        QFETCH(double, backwardPerElement);
+        const double tokens = 32768;
+        const double qWidth = 4096;
+        const double elements = tokens * qWidth;
+        const CpRingWork work = ringCpWork(
+            cp, torchtitan ? Framework::Torchtitan : Framework::MegatronCore, tokens, qWidth, kvOverQ * qWidth);
+        QVERIFY2(std::abs(work.forward_bytes / elements - forwardPerElement) < 1e-9,
+            qPrintable(QString("forward %1 bytes an element, expected %2")
+                           .arg(work.forward_bytes / elements)
+                           .arg(forwardPerElement)));
+        QVERIFY2(std::abs(work.backward_bytes / elements - backwardPerElement) < 1e-9,
+            qPrintable(QString("backward %1 bytes an element, expected %2")
+                           .arg(work.backward_bytes / elements)
+                           .arg(backwardPerElement)));
+    }
+
     // Issue 22's in-node twins: cp 2 with micro-batch 1 and cp 4 with micro-batch 2 give a rank
     // the same tokens, GEMMs and attention FLOPs. The ring of 4 runs twice the steps: twice the
     // attention launches, merges and send/recv kernels (cp_ring.h, ringCpWork); the layer's
     // forward differs by exactly that. Transformer Engine merges into an fp32 output (10 bytes an
-    // output element a step), PyTorch's merger in fp32 through unfused element-wise ops (38).
+    // output element a step), PyTorch's merger in fp32 through unfused element-wise ops (38) and
+    // concatenates K/V (after repeat_kv, twice the output's elements) for its rotater (2 x 4).
     void ringTwinsDifferByTheirSteps_data()
     {
         QTest::addColumn<bool>("torchtitan");
         QTest::addColumn<double>("forwardBytesPerElementStep");
         QTest::newRow("transformer engine") << false << 10.0;
-        QTest::newRow("torchtitan") << true << 38.0;
+        QTest::newRow("torchtitan") << true << 46.0;
     }
     void ringTwinsDifferByTheirSteps()
     {
