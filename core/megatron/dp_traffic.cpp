@@ -81,8 +81,6 @@ DpTraffic dpTraffic(const ParallelStrategy& s, const hardware::HardwareModel& hw
     return t;
 }
 
-namespace {
-
 // Bytes a gradient element is reduced in: Megatron-Core's grad buffer dtype (the main gradients,
 // model_state_memory.cpp): fp32 by default, bf16 under --grad-reduce-in-bf16 (Megatron-Bridge's
 // ddp.grad_reduce_in_fp32 = False), whose buffer both DDP's / the distributed optimizer's
@@ -93,8 +91,6 @@ double gradientReduceBytes(const ParallelStrategy& s)
     const bool megatron = s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
     return megatron && s.main_grads_dtype == StateDtype::Bf16 ? 2.0 : 4.0;
 }
-
-} // namespace
 
 DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareModel& hw, hardware::GroupShape denseDp,
     hardware::GroupShape expertDp, double denseParams, double expertParams, int layers, double scale)

@@ -37,6 +37,11 @@ struct GradientReduction {
 
 GradientReduction gradientReduction(Framework framework, int zero, int pp);
 
+// Bytes a gradient element is reduced in: the main gradients' dtype for Megatron-Core and
+// Megatron-Bridge (2 under --grad-reduce-in-bf16), fp32 for the other frameworks (dp_traffic.cpp).
+// Plain data parallelism and HSDP (hsdp.cpp) read it.
+double gradientReduceBytes(const ParallelStrategy& s);
+
 // A stage's data-parallel collectives as the frameworks issue them (docs/collectives.md).
 struct DpTraffic {
     double grad_s = 0; // ZeRO 0-2: all gradient buckets, once per iteration

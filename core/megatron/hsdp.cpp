@@ -79,21 +79,23 @@ DpTraffic hsdpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareMo
     double expertParams, int layers, double scale)
 {
     const HsdpGroups g = hsdpGroups(s);
-    // A reduction of `bytes` (fp32 gradients) over a shard group and its replicas: the
+    // A reduction of `bytes` (gradients in gradientReduceBytes(): Megatron's grad buffer dtype,
+    // fp32 for torchtitan's mixed_precision_reduce) over a shard group and its replicas: the
     // reduce-scatter inside the group, then the all-reduce of the shard across the replicas
     // (Megatron: start_grad_sync's second coalescing manager over the inter-instance group, on the
     // same communication stream; FSDP2: foreach_reduce's all_reduce over the replicate dimension).
     auto reduce = [&hw](double bytes, hardware::GroupShape shard, hardware::GroupShape replicate) {
         return hw.reduceScatterS(bytes, shard) + hw.allReduceS(bytes / std::max(1, shard.size), replicate);
     };
+    const double gradBytes = gradientReduceBytes(s);
     DpTraffic t;
     if (s.zero == 3) {
         const int L = std::max(1, layers);
         t.gather_s = scale
             * (hw.allGatherS(2 * denseParams / L, g.dense_shard) + hw.allGatherS(2 * expertParams / L, g.expert_shard));
         t.reduce_s = scale
-            * (reduce(4 * denseParams / L, g.dense_shard, g.dense_replicate)
-                + reduce(4 * expertParams / L, g.expert_shard, g.expert_replicate));
+            * (reduce(gradBytes * denseParams / L, g.dense_shard, g.dense_replicate)
+                + reduce(gradBytes * expertParams / L, g.expert_shard, g.expert_replicate));
         return t;
     }
     // Megatron's buckets as dp_traffic.cpp counts them: the bucket size follows the whole
@@ -105,9 +107,10 @@ DpTraffic hsdpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareMo
     };
     const double denseBuckets = buckets(denseParams, s.dp * s.cp);
     const double expertBuckets = buckets(expertParams, s.expertDp());
-    const double denseGrad = denseBuckets * reduce(4 * denseParams / denseBuckets, g.dense_shard, g.dense_replicate);
+    const double denseGrad
+        = denseBuckets * reduce(gradBytes * denseParams / denseBuckets, g.dense_shard, g.dense_replicate);
     const double expertGrad
-        = expertBuckets * reduce(4 * expertParams / expertBuckets, g.expert_shard, g.expert_replicate);
+        = expertBuckets * reduce(gradBytes * expertParams / expertBuckets, g.expert_shard, g.expert_replicate);
     t.grad_s = scale * (denseGrad + expertGrad);
     t.last_bucket_s = scale * (expertParams > 0 ? expertGrad / expertBuckets : denseGrad / denseBuckets);
     const double denseGather = denseBuckets * hw.allGatherS(2 * denseParams / denseBuckets, g.dense_shard);

@@ -157,17 +157,25 @@ private Q_SLOTS:
     void trafficRunsOnTheShardAndReplicaGroups_data()
     {
         QTest::addColumn<int>("zero");
-        QTest::newRow("zero1") << 1;
-        QTest::newRow("zero2") << 2;
-        QTest::newRow("zero3") << 3;
+        QTest::addColumn<bool>("bf16Grads"); // Megatron's --grad-reduce-in-bf16 (main_grads_dtype)
+        QTest::addColumn<double>("gradBytes"); // what a gradient element is reduced in
+        QTest::newRow("zero1") << 1 << false << 4.0;
+        QTest::newRow("zero2") << 2 << false << 4.0;
+        QTest::newRow("zero3") << 3 << false << 4.0;
+        QTest::newRow("zero1 bf16 grads") << 1 << true << 2.0;
+        QTest::newRow("zero3 bf16 grads") << 3 << true << 2.0;
     }
     void trafficRunsOnTheShardAndReplicaGroups()
     {
         QFETCH(int, zero);
+        QFETCH(bool, bf16Grads);
+        QFETCH(double, gradBytes);
         const hardware::ClusterDescription c = h100(16);
         const hardware::HardwareModel hw(c, hardware::efficiencyFor(c));
         ParallelStrategy s = strategy(1, 1, 128, zero, 8, 512);
         s.overlap_grad_reduce = false; // one bucket: the sums below are the collectives themselves
+        if (bf16Grads)
+            s.main_grads_dtype = StateDtype::Bf16;
         const HsdpGroups g = hsdpGroups(s);
         QVERIFY(!hw.spansNodes(g.dense_shard));
         QVERIFY(hw.spansNodes(g.dense_replicate));
@@ -177,9 +185,11 @@ private Q_SLOTS:
         if (zero == 3) {
             QCOMPARE(t.gather_s, hw.allGatherS(2 * params / layers, g.dense_shard));
             QCOMPARE(t.reduce_s,
-                hw.reduceScatterS(4 * params / layers, g.dense_shard) + hw.allReduceS(4 * params / layers / 8, g.dense_replicate));
+                hw.reduceScatterS(gradBytes * params / layers, g.dense_shard)
+                    + hw.allReduceS(gradBytes * params / layers / 8, g.dense_replicate));
         } else {
-            QCOMPARE(t.grad_s, hw.reduceScatterS(4 * params, g.dense_shard) + hw.allReduceS(4 * params / 8, g.dense_replicate));
+            QCOMPARE(t.grad_s,
+                hw.reduceScatterS(gradBytes * params, g.dense_shard) + hw.allReduceS(gradBytes * params / 8, g.dense_replicate));
             QCOMPARE(t.gather_total_s, hw.allGatherS(2 * params, g.dense_shard));
         }
         // dp_shard = dp is plain ZeRO: dp_traffic.cpp's own collectives.
