@@ -12,6 +12,8 @@
 #include "core/megatron/dp_traffic.h"
 #include "core/runs/reference_run.h"
 
+#include "support/reference_runs.h"
+
 using namespace stratex;
 using namespace stratex::megatron;
 using namespace stratex::runs;
@@ -19,15 +21,8 @@ using namespace stratex::hardware;
 
 namespace {
 
-const std::filesystem::path kRuns = std::filesystem::path(STRATEX_RESOURCES_DIR) / "reference-runs";
-
-std::vector<ReferenceComparison> compareAll(const std::vector<ReferenceRun>& runs)
-{
-    std::vector<ReferenceComparison> comparisons;
-    for (const ReferenceRun& run : runs)
-        comparisons.push_back(compareWithRun(run, efficiencyFor(run.cluster)));
-    return comparisons;
-}
+const std::filesystem::path& kRuns = test::kReferenceRuns;
+using test::compareAll;
 
 } // namespace
 
