@@ -14,10 +14,17 @@ std::string count(double value)
     // 16777216 -> "16,777,216"
     char digits[32];
     std::snprintf(digits, sizeof digits, "%.0f", value);
-    std::string text = digits;
-    for (int at = int(text.size()) - 3; at > 0; at -= 3)
-        text.insert(std::size_t(at), ",");
-    return text;
+    const std::string text = digits;
+    // Appended rather than inserted: GCC 12 warns (-Wrestrict, a false positive, GCC bug 105651)
+    // on std::string::insert of a literal.
+    std::string grouped;
+    grouped.reserve(text.size() + text.size() / 3);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i > 0 && (text.size() - i) % 3 == 0)
+            grouped += ',';
+        grouped += text[i];
+    }
+    return grouped;
 }
 
 std::string scientific(double value)
