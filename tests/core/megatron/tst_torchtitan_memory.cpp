@@ -416,7 +416,8 @@ private Q_SLOTS:
         };
         EstimateOptions unsimulated;
         unsimulated.simulate_pipeline = false;
-        const StageMemory& bound = estimate(model, s, hw, unsimulated).stages.back().memory;
+        const Estimate boundEstimate = estimate(model, s, hw, unsimulated);
+        const StageMemory& bound = boundEstimate.stages.back().memory;
         double expectedMb = bound.gradients_mb; // the static model state (megatron-core)
         if (!aliveChunks.isEmpty()) {
             // The unsimulated bound counts the end of the warm-up: none yet (estimate.cpp).
