@@ -44,7 +44,7 @@ void torchtitanProblems(const ParallelStrategy& s, std::vector<std::string>& out
     // the number of rounds" (ValueError at construction).
     if (s.pp > 1 && s.vpp > 1 && s.schedule == PipelineSchedule::Interleaved && s.micro_batch_size > 0 && s.dp > 0) {
         const int m = s.microbatches();
-        const int rounds = std::max(1, m / s.pp);
+        const int rounds = s.torchInterleavedRounds();
         if (m % rounds != 0)
             out.push_back(refusal(s, "micro-batches", std::to_string(m) + " with pp " + std::to_string(s.pp),
                 "torch's ScheduleInterleaved1F1B needs them a multiple of max(1, micro-batches / pp) = "

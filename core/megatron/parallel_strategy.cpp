@@ -119,7 +119,7 @@ int ParallelStrategy::microbatchGroupSize() const
     // the rounds do not divide).
     if (framework == Framework::Torchtitan && pp > 1 && vpp > 1 && micro_batch_size > 0 && dp > 0) {
         const int m = microbatches();
-        const int rounds = std::max(1, m / pp);
+        const int rounds = torchInterleavedRounds();
         if (m > 0 && m % rounds == 0)
             return m / rounds;
     }

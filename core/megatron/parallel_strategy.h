@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -150,6 +151,9 @@ struct ParallelStrategy {
     // runs: pp for Megatron-Core (model_parallel_config.py __post_init__ @ d98e8a64), torch's
     // micro-batches per round for torchtitan (parallel_strategy.cpp).
     int microbatchGroupSize() const;
+    // torch.distributed.pipelining's ScheduleInterleaved1F1B rounds: max(1, M // pp); torch refuses
+    // an M they do not divide (framework_support.cpp), and runs M / rounds micro-batches a round.
+    int torchInterleavedRounds() const { return std::max(1, microbatches() / std::max(1, pp)); }
     // Data-parallel ranks of an expert's weights: the dense (tp x cp x dp) ranks regrouped as
     // etp x ep x edp (Megatron's MoE parallel folding).
     int expertDp() const { return tp * cp * dp / (ep * etp); }
