@@ -65,6 +65,11 @@ double conventionFlops(FlopsConvention convention, const model::ModelDescription
     case FlopsConvention::Korthikanti2022:
         return 72 * B * x.s * x.L * x.h * x.h * (1 + x.s / (6 * x.h) + x.V / (12 * x.h * x.L));
     case FlopsConvention::Llama3:
+        // PaLM's count (Chowdhery et al. 2022, App. B: 6N + 12·L·H·Q·T), which the Llama 3 paper
+        // cites for its MFU (§3.3.2): attention over the full sequence T, no causal halving. Meta's
+        // torchtitan counts the same: "we follow the convention and do not account for sparsity in
+        // causal attention" (torchtitan/utils.py get_num_flop_per_token @ 239d56fc1, 2024-07-30).
+        // At 128K it is 57 % of the count (docs/context-parallel.md, "The Llama 3 128K row").
         return tokens * (6 * nonEmbedding + 12 * x.L * x.h * x.s);
     case FlopsConvention::MegatronCore2024:
         return 12 * B * x.s * x.L * x.h * x.h
