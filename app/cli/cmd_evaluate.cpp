@@ -149,6 +149,10 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
         strategy.flash_attention
             = space.flash_attention && space.attention_kernel != hardware::AttentionKernel::Unfused;
     }
+    // --fp8-recipe given: the plan's FP8 casts costed under that recipe (docs/kernels.md §8); a plan
+    // not in FP8 is refused with it (megatron::fp8RecipeProblem, in the estimate's problems).
+    if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("fp8-recipe"))
+        strategy.fp8_recipe = megatron::parseFp8Recipe(stratex.fp8_recipe).value_or(megatron::Fp8Recipe::Default);
     // --microbatch-group-size given: the plan costed with that interleaved micro-batch group N
     // (docs/memory-model.md, "Micro-batch group N"); Megatron-Core's range is checked with the
     // strategy's other rules (estimate.problems). pp is the default and reads as unset.

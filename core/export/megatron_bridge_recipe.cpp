@@ -330,18 +330,23 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
         r.comments.push_back("Megatron-FSDP: Bridge asserts CUDA_DEVICE_MAX_CONNECTIONS is not 1; launch without it");
     }
 
-    // MixedPrecisionConfig (mixed_precision.py): bf16_mixed / fp16_mixed; FP8 as Transformer
-    // Engine's hybrid format with per-tensor current scaling ("tensorwise", the config's default,
-    // which every recompute module accepts) in every layer.
+    // MixedPrecisionConfig (mixed_precision.py @ 067f987d): bf16_mixed / fp16_mixed; FP8 as Transformer
+    // Engine's hybrid format with the plan's recipe in every layer (docs/kernels.md §8). Not the
+    // named FP8 presets (bf16_with_fp8_delayed_scaling_mixed, bf16_with_fp8_current_scaling_mixed,
+    // bf16_with_mxfp8_mixed, bf16_with_fp8_subchannel_scaling_mixed): besides the recipe they set
+    // fp8_param_gather and, for current scaling, the first and last layers in bf16, which the plan
+    // does not cost; the recipe field says the same thing alone.
     if (run.precision == MegatronPrecision::Fp16)
         r.mixed_precision = "fp16_mixed";
     else
         r.mixed_precision = "bf16_mixed";
     if (run.precision == MegatronPrecision::Fp8) {
         set(r, "mixed_precision.fp8", pythonString("hybrid"));
-        set(r, "mixed_precision.fp8_recipe", pythonString("tensorwise"));
-        r.comments.push_back("FP8: Transformer Engine's hybrid format (e4m3 forward, e5m2 gradients) with per-tensor "
-                             "current scaling (fp8_recipe \"tensorwise\") in every layer; \"mxfp8\" on Blackwell");
+        set(r, "mixed_precision.fp8_recipe", pythonString(run.fp8_recipe));
+        r.comments.push_back("FP8: Transformer Engine's hybrid format (e4m3 forward, e5m2 gradients) with the "
+            + run.fp8_recipe + " recipe (fp8_recipe \"" + run.fp8_recipe
+            + "\") in every layer; Megatron-Bridge's bf16_with_fp8_* presets would also keep the first and last layers "
+              "in bf16 or gather FP8 parameters");
     }
 }
 

@@ -423,12 +423,11 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
     case MegatronPrecision::Fp8: {
         add("--bf16");
         add("--fp8-format", "hybrid");
-        // transformer_config.py: "Delayed scaling does not support moe_act and layernorm recompute
-        // for fp8" — those take per-tensor current scaling.
-        const std::string modules = " " + run.recompute_modules + " ";
-        if (run.recompute_granularity == "selective"
-            && (modules.find(" layernorm ") != std::string::npos || modules.find(" moe_act ") != std::string::npos))
-            add("--fp8-recipe", "tensorwise");
+        // The plan's recipe; delayed is Megatron's default. Layernorm and moe_act recompute resolve to
+        // tensorwise ("Delayed scaling does not support moe_act and layernorm recompute for fp8",
+        // transformer_config.py; megatron::resolvedFp8Recipe).
+        if (run.fp8_recipe != "delayed")
+            add("--fp8-recipe", run.fp8_recipe);
         break;
     }
     }

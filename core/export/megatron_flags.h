@@ -135,6 +135,10 @@ struct MegatronRun {
     // --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (distributed optimizer)
     bool bf16_optimizer_states = false;
     MegatronPrecision precision = MegatronPrecision::Bf16;
+    // With Fp8: Transformer Engine's recipe the plan is costed with, in Megatron's names
+    // (megatron::resolvedFp8Recipe; docs/kernels.md §8). --fp8-recipe is written when it is not
+    // "delayed", TransformerConfig's default (transformer_config.py @ d98e8a64).
+    std::string fp8_recipe = "delayed";
     bool unfused_attention = false; // --attention-backend unfused: the s x s scores materialised
     // --attention-backend flash (TE's flash-attn: FA3 where flash_attn_3 is installed on Hopper, else
     // FA2) or fused (cuDNN) for a plan that names its kernel; empty: auto (docs/kernels.md §6).

@@ -193,6 +193,8 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     // and only with --overlap-grad-reduce.
     r.overlap_param_gather = r.overlap_grad_reduce && r.data_parallel_kind != MegatronDataParallel::Ddp;
     r.precision = precisionOf(e.precision);
+    if (e.precision == megatron::Precision::Fp8) // docs/kernels.md §8: the recipe the plan is costed with
+        r.fp8_recipe = std::string(megatron::fp8RecipeName(megatron::resolvedFp8Recipe(e)));
     r.grad_reduce_in_bf16 = e.main_grads_dtype == megatron::StateDtype::Bf16;
     r.gradient_accumulation_fusion = e.gradient_accumulation_fusion;
     r.cross_entropy_loss_fusion = e.cross_entropy_loss_fusion;
@@ -241,20 +243,10 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     if (isMegatronFsdp(r.data_parallel_kind) && (r.tensor_parallel > 1 || r.context_parallel > 1))
         m.comments.push_back("Megatron-FSDP with TP or CP: Megatron warns that before Blackwell TP/CP want "
                              "CUDA_DEVICE_MAX_CONNECTIONS=1 and FSDP wants it unset; it is unset");
-    if (e.precision == megatron::Precision::Fp8) {
-        // The recipe the arguments name: addMegatronRunArguments writes --fp8-recipe tensorwise where
-        // delayed scaling refuses the recompute modules, else none (transformer_config.py's default,
-        // delayed).
-        bool tensorwise = false;
-        for (const auto& [flag, value] : m.arguments)
-            tensorwise = tensorwise || (flag == "--fp8-recipe" && value == "tensorwise");
-        m.comments.push_back(tensorwise
-                ? "FP8: Transformer Engine's hybrid format with per-tensor current scaling (--fp8-recipe "
-                  "tensorwise: delayed scaling refuses layernorm and moe_act recompute); --fp8-recipe mxfp8 on "
-                  "Blackwell"
-                : "FP8: Transformer Engine's hybrid format with Megatron's default recipe (delayed scaling); "
-                  "--fp8-recipe mxfp8 on Blackwell");
-    }
+    if (e.precision == megatron::Precision::Fp8)
+        m.comments.push_back("FP8: Transformer Engine's hybrid format with the " + r.fp8_recipe + " recipe"
+            + (r.fp8_recipe == "delayed" ? " (Megatron's default)" : " (--fp8-recipe)")
+            + "; the plan's casts are costed under it (docs/kernels.md §8)");
     m.exported = e;
 
     if (!hardware)

@@ -176,6 +176,14 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
         note("strategy.precision",
             "FP8: [quantize.linear.float8] converts nn.Linear layers only; the experts' grouped GEMMs stay in "
             "bf16 while the plan costs them in FP8");
+    // Transformer Engine's recipe (docs/kernels.md §8): torchtitan v0.2's float8 converter scales per
+    // tensor, dynamically (recipe_name "tensorwise", what is written); delayed, MXFP8 and blockwise
+    // are not its options.
+    if (float8 && megatron::resolvedFp8Recipe(s) != megatron::Fp8Recipe::Tensorwise)
+        note("strategy.fp8_recipe",
+            std::string(megatron::fp8RecipeName(megatron::resolvedFp8Recipe(s)))
+                + " recipe planned: torchtitan's float8 converter scales per tensor, dynamically (recipe_name "
+                  "\"tensorwise\"): an amax pass before each cast the plan did not cost");
     if (s.precision == megatron::Precision::Fp16)
         note("strategy.precision", "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");
     // A fused kernel torchtitan cannot be told to use (docs/kernels.md §6): said, nothing written.

@@ -279,8 +279,16 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
             job.ac.kind = TorchtitanAc::Kind::None;
     }
 
-    if (s.precision == megatron::Precision::Fp8)
+    if (s.precision == megatron::Precision::Fp8) {
         setFloat8(job, model, notes);
+        // Transformer Engine's recipe (docs/kernels.md §8): torchtitan main's Float8LinearConverter
+        // scales dynamically per row ("rowwise", float8.py @ b5bcd76c); a TE recipe has no counterpart.
+        if (const megatron::Fp8Recipe recipe = megatron::resolvedFp8Recipe(s); recipe != megatron::Fp8Recipe::Tensorwise)
+            notes.approximation("strategy.fp8_recipe",
+                std::string(megatron::fp8RecipeName(recipe))
+                    + " recipe planned: torchtitan's float8 converter scales dynamically (rowwise), with no "
+                      "Transformer Engine recipe");
+    }
     if (s.precision == megatron::Precision::Fp16)
         notes.approximation("strategy.precision",
             "fp16: torchtitan trains in bfloat16 or float32 (mixed_precision_param bfloat16 here)");

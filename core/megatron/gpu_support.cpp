@@ -59,6 +59,19 @@ std::vector<std::string> gpuSupportProblems(const ParallelStrategy& s, const std
             + capabilityText(*gpuComputeCapability(gpuName))
             + " has no FP8 tensor cores (BF16 and FP16 only; Transformer Engine runs FP8 from compute capability "
               "8.9: Ada, Hopper, Blackwell); use precision bf16 (search/evaluate --precision bf16)");
+    // The block-scaled recipes' GPUs (transformer_engine/pytorch/quantization.py @ d0067d0d):
+    // _compute_mxfp8_support "compute capability 10.0 or higher" and "not supported on 12.0+";
+    // _compute_fp8_block_scaling_support "compute capability 9.0 or higher".
+    const std::optional<ComputeCapability> cc = gpuComputeCapability(gpuName);
+    if (s.precision == Precision::Fp8 && cc && gpuRunsFp8(gpuName)) {
+        const Fp8Recipe recipe = resolvedFp8Recipe(s);
+        if (recipe == Fp8Recipe::Mxfp8 && !(*cc >= ComputeCapability { 10, 0 } && *cc < ComputeCapability { 12, 0 }))
+            problems.push_back("fp8_recipe mxfp8 on " + gpuName + ": compute capability " + capabilityText(*cc)
+                + "; Transformer Engine runs MXFP8 on Blackwell (10.x) only; use fp8_recipe tensorwise or delayed");
+        if (recipe == Fp8Recipe::Blockwise && *cc < ComputeCapability { 9, 0 })
+            problems.push_back("fp8_recipe blockwise on " + gpuName + ": compute capability " + capabilityText(*cc)
+                + "; Transformer Engine's block-scaled FP8 GEMMs need 9.0 or newer; use fp8_recipe tensorwise or delayed");
+    }
     if (s.flash_attention && !hardware::attentionKernelRunsOn(s.attention_kernel, gpuName))
         problems.push_back("attention kernel " + std::string(hardware::attentionKernelName(s.attention_kernel)) + " on "
             + gpuName + ": flash-attention and cuDNN fused attention need Ampere (sm80) or newer; use "

@@ -291,6 +291,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         castShape.tp = s.tp;
         castShape.sequence_parallel = s.sequence_parallel;
         castShape.dense_mlp = !moeLayer;
+        castShape.scaling = fp8Scaling(resolvedFp8Recipe(s)); // the plan's recipe (fp8_recipe.h)
         fp8Casts = denseLayerFp8Casts(hw, castShape);
     }
     cost.forward_compute_s = fp8Casts.forwardS() + gemm + attention + hw.memoryBoundS(memoryBytes + ringWork.forward_bytes)

@@ -295,6 +295,8 @@ std::vector<std::string> strategyProblems(
         const std::string overlap = tpCommOverlapProblem(s);
         require(overlap.empty(), [&] { return overlap; });
     }
+    const std::string fp8Recipe = fp8RecipeProblem(s); // docs/kernels.md §8, "The recipe"
+    require(fp8Recipe.empty(), [&] { return fp8Recipe; });
     // transformer_config.py __post_init__ (d98e8a64): "mla_up_proj in recompute_modules is only
     // supported with multi_latent_attention".
     require(s.recompute != Recompute::Selective || !s.recompute_modules.has(RecomputeModule::MlaUpProj)

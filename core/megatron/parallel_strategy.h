@@ -10,6 +10,7 @@
 #include "core/hardware/attention_kernels.h"
 #include "core/model/model_description.h"
 #include "core/megatron/elementwise_passes.h"
+#include "core/megatron/fp8_recipe.h"
 #include "core/megatron/framework.h"
 #include "core/megatron/recompute_modules.h"
 
@@ -94,6 +95,9 @@ struct ParallelStrategy {
     int first_stage_layers = 0; // 0: an even division
     int last_stage_layers = 0;
     Precision precision = Precision::Bf16;
+    // With precision fp8: Transformer Engine's scaling recipe (fp8_recipe.h; strategy JSON
+    // "fp8_recipe", Megatron's --fp8-recipe). Default: the framework's (resolvedFp8Recipe).
+    Fp8Recipe fp8_recipe = Fp8Recipe::Default;
     bool overlap_grad_reduce = true; // --overlap-grad-reduce / --overlap-param-gather
     // TP communication split into chunks and pipelined with the GEMMs beside it (needs sequence
     // parallelism): Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers), NeMo and

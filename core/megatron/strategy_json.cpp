@@ -44,6 +44,7 @@ int optionalLayers(const JsonView& object, std::string_view key)
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "attention_kernel", // docs/kernels.md §6
     "compile", // docs/kernels.md, "Eager and compiled blocks"
+    "fp8_recipe", // docs/kernels.md §8, "The recipe"
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
@@ -145,6 +146,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     if (s.compile != Compile::Default) // likewise: the framework's default unwritten (docs/kernels.md)
         json["compile"] = s.compile == Compile::On;
+    if (s.fp8_recipe != Fp8Recipe::Default) // likewise: the framework's default unwritten (docs/kernels.md §8)
+        json["fp8_recipe"] = fp8RecipeName(s.fp8_recipe);
     if (s.microbatch_group_size > 0) // the interleaved group N: written only when given (0: pp)
         json["microbatch_group_size"] = s.microbatch_group_size;
     if (s.dpReplicas() > 1) // HSDP (docs/hsdp.md): written only when the shard group is smaller than dp
@@ -298,6 +301,10 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
             fusion->fail("false or no cross_entropy_loss_fusion with framework \"" + std::string(frameworkName(s.framework))
                 + "\" (Megatron-Core's and Megatron-Bridge's switch only)");
     }
+    // Transformer Engine's FP8 recipe (docs/kernels.md §8, "The recipe"): absent, the framework's default.
+    s.fp8_recipe = readChoice(object, "fp8_recipe", Fp8Recipe::Default, parseFp8Recipe, fp8RecipeChoices());
+    if (const std::string why = fp8RecipeProblem(s); !why.empty())
+        object["fp8_recipe"].fail("a recipe this strategy runs (" + why + ")");
     s.main_grads_dtype = readChoice(object, "main_grads_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
     s.optimizer_state_dtype
         = readChoice(object, "optimizer_state_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");

@@ -15,10 +15,10 @@ namespace stratex::megatron {
 // resources/reference-runs/README.md ("tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
 // "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
 // "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision",
-// "overlap_grad_reduce", "flash_attention", "attention_kernel", "compile", "framework", "main_grads_dtype",
-// "optimizer_state_dtype", "cross_entropy_loss_fusion"). Every field is written, but "tp_comm_overlap",
-// "gradient_accumulation_fusion", "cross_entropy_loss_fusion", "attention_kernel" and "compile" only away
-// from their defaults.
+// "overlap_grad_reduce", "flash_attention", "attention_kernel", "compile", "fp8_recipe", "framework",
+// "main_grads_dtype", "optimizer_state_dtype", "cross_entropy_loss_fusion"). Every field is written, but
+// "tp_comm_overlap", "gradient_accumulation_fusion", "cross_entropy_loss_fusion", "attention_kernel",
+// "compile" and "fp8_recipe" only away from their defaults.
 nlohmann::ordered_json toJson(const ParallelStrategy& strategy);
 
 // Reads a strategy object for `model` on `worldSize` GPUs. Only "global_batch_size" is required;

@@ -207,6 +207,8 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
         probe.precision = request.space.precision;
         probe.flash_attention = request.space.flash_attention;
         probe.attention_kernel = request.space.attention_kernel;
+        probe.framework = request.space.framework;
+        probe.fp8_recipe = request.space.fp8_recipe; // MXFP8 on Blackwell only (gpu_support.h)
         if (const std::vector<std::string> why = gpuSupportProblems(probe, request.cluster.gpu.name); !why.empty())
             throw Error("search: " + why.front());
     }

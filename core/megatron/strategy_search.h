@@ -45,6 +45,9 @@ struct StrategySpace {
     // Every candidate's torch.compile choice (docs/kernels.md, "Eager and compiled blocks"): the
     // user's, not searched.
     Compile compile = Compile::Default;
+    // Every FP8 candidate's recipe (docs/kernels.md §8): the user's, not searched; Default is the
+    // framework's (resolvedFp8Recipe).
+    Fp8Recipe fp8_recipe = Fp8Recipe::Default;
 };
 
 struct StrategySearchRequest {

@@ -88,6 +88,16 @@ std::vector<Setting<S>> rows()
                        "bf16, fp16, or fp8 GEMMs with bf16 master weights."),
                 { "bf16", "fp16", "fp8" }),
             &S::precision),
+        row(choice(spec("fp8-recipe", space, "FP8 recipe", SettingKind::Choice, "", 0, 0,
+                       "With precision fp8, Transformer Engine's scaling recipe in every plan, not searched "
+                       "(docs/kernels.md §8): default (the framework's: delayed for Megatron-Core, tensorwise where "
+                       "it recomputes layernorm or moe_act and for Megatron-Bridge and torchtitan), delayed (scale from "
+                       "the amax history; the norm and activation write FP8 themselves), tensorwise (per-tensor "
+                       "current scaling: an amax pass before each cast), mxfp8 (1x32 blocks, Blackwell) or blockwise "
+                       "(1x128 blocks, Hopper). Exports write Megatron's --fp8-recipe and Megatron-Bridge's "
+                       "mixed_precision.fp8_recipe."),
+                { "default", "delayed", "tensorwise", "mxfp8", "blockwise" }),
+            &S::fp8_recipe),
         row(choice(spec("framework", space, "Framework", SettingKind::Choice, "", 0, 0,
                        "What each rank keeps in memory (docs/memory-model.md): megatron-core (fp32 main-gradient "
                        "buffer, distributed optimizer), megatron-bridge (NeMo 2; Megatron-Core's rules), torchtitan "
@@ -186,6 +196,9 @@ StrategySpace StrategySearchSettings::resolvedSpace() const
     if (recompute != "any")
         s.recomputes = { parseRecompute(recompute).value_or(Recompute::None) };
     s.precision = parsePrecision(precision).value_or(Precision::Bf16);
+    // The recipe only where the GEMMs are FP8 (a bf16 search keeps Default: fp8RecipeProblem).
+    if (s.precision == Precision::Fp8)
+        s.fp8_recipe = parseFp8Recipe(fp8_recipe).value_or(Fp8Recipe::Default);
     s.framework = parseFramework(framework).value_or(Framework::MegatronCore);
     s.main_grads_dtype = parseStateDtype(main_grads_dtype).value_or(StateDtype::Fp32);
     s.optimizer_state_dtype = parseStateDtype(optimizer_state_dtype).value_or(StateDtype::Fp32);

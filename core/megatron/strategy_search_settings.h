@@ -35,6 +35,9 @@ struct StrategySearchSettings {
     int max_zero = 3; // ZeRO stages 0 .. max_zero are tried
     std::string recompute = "any"; // "any" or one of none / selective / full
     std::string precision = "bf16";
+    // With precision fp8, Transformer Engine's scaling recipe (docs/kernels.md §8): "default" (the
+    // framework's), "delayed", "tensorwise", "mxfp8" or "blockwise"; not searched.
+    std::string fp8_recipe = "default";
     // What each rank keeps (docs/memory-model.md): megatron-core, megatron-bridge (nemo),
     // torchtitan, deepspeed or composer.
     std::string framework = "megatron-core";

@@ -151,6 +151,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
             cpShape.framework = space.framework;
             cpShape.flash_attention = space.flash_attention;
             cpShape.attention_kernel = space.attention_kernel; // docs/kernels.md §6
+            cpShape.fp8_recipe = space.fp8_recipe; // docs/kernels.md §8
             const std::vector<CpCommType> cpComms = cpCommTypesFor(model, cpShape, space.ulysses, hw);
             for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
                 const long long dp = world / tp / cp / pp;
@@ -176,6 +177,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                         shape.flash_attention = space.flash_attention;
                         shape.attention_kernel = space.attention_kernel;
                         shape.compile = space.compile; // before AsyncTP's check (docs/kernels.md)
+                        shape.fp8_recipe = space.fp8_recipe; // docs/kernels.md §8
                         // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
                         shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
                         entry.schedules = { { PipelineSchedule::OneFOneB, 1 } };

@@ -14,7 +14,7 @@ DenseLayerFp8Casts denseLayerFp8Casts(const hardware::HardwareModel& hw, const D
 {
     using hardware::Fp8CastCost;
     using hardware::Fp8CastSource;
-    const hardware::Fp8Scaling scaling = hardware::kAssumedFp8Scaling;
+    const hardware::Fp8Scaling scaling = shape.scaling;
     const bool sp = shape.sequence_parallel && shape.tp > 1;
     const int gather = sp ? shape.tp : 1;
     const double own = shape.tokens / gather; // the rank's own tokens before SP's gather
@@ -23,16 +23,16 @@ DenseLayerFp8Casts denseLayerFp8Casts(const hardware::HardwareModel& hw, const D
     };
     // Forward inputs: the row-wise cast before the GEMM; a gathered input's column-wise copy is made
     // in the backward, where the wgrad GEMM needs it.
-    const Fp8CastCost qkvInput = cast(own * shape.hidden, Fp8CastSource::FusedProducer, gather);
+    const Fp8CastCost qkvInput = cast(own * shape.hidden, Fp8CastSource::FusedNorm, gather);
     const Fp8CastCost projInput = cast(shape.tokens * shape.proj_input_width, Fp8CastSource::Standalone, 1);
     const double mlp = shape.dense_mlp ? 1.0 : 0.0;
-    const Fp8CastCost fc1Input = cast(mlp * own * shape.hidden, Fp8CastSource::FusedProducer, gather);
-    const Fp8CastCost fc2Input = cast(mlp * shape.tokens * shape.fc2_input_width, Fp8CastSource::FusedProducer, 1);
+    const Fp8CastCost fc1Input = cast(mlp * own * shape.hidden, Fp8CastSource::FusedNorm, gather);
+    const Fp8CastCost fc2Input = cast(mlp * shape.tokens * shape.fc2_input_width, Fp8CastSource::FusedActivation, 1);
     // Backward: the output gradients, one cast each for the dgrad and the wgrad GEMM.
     const Fp8CastCost projGrad = cast(own * shape.hidden, Fp8CastSource::Standalone, gather);
     const Fp8CastCost fc2Grad = cast(mlp * own * shape.hidden, Fp8CastSource::Standalone, gather);
     const Fp8CastCost qkvGrad = cast(shape.tokens * shape.qkv_width, Fp8CastSource::Standalone, 1);
-    const Fp8CastCost fc1Grad = cast(mlp * shape.tokens * shape.fc1_width, Fp8CastSource::FusedProducer, 1);
+    const Fp8CastCost fc1Grad = cast(mlp * shape.tokens * shape.fc1_width, Fp8CastSource::FusedActivation, 1);
 
     DenseLayerFp8Casts casts;
     // A separate column-wise copy (a transpose: of the gathered tensor, or of what a fused producer

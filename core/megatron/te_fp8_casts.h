@@ -6,6 +6,7 @@
 // the backward (docs/kernels.md §8, "Which casts TE runs"). The GEMM kernels themselves are
 // kernel_shapes.h's gemmKernelS at the FP8 rate; hardware/fp8_gemm.h costs one tensor's cast.
 
+#include "core/hardware/fp8_gemm.h"
 #include "core/megatron/framework.h"
 
 namespace stratex::hardware {
@@ -33,6 +34,8 @@ struct DenseLayerFp8Shape {
     int tp = 1;
     bool sequence_parallel = false;
     bool dense_mlp = true; // false: a MoE layer, whose experts' casts are groupedGemmS's (moe_kernels.h)
+    // The plan's recipe (megatron::fp8Scaling, fp8_recipe.h; docs/kernels.md §8).
+    hardware::Fp8Scaling scaling = hardware::Fp8Scaling::Current;
 };
 
 struct DenseLayerFp8Casts {
@@ -42,7 +45,8 @@ struct DenseLayerFp8Casts {
     double forwardS() const { return forward_attention_s + forward_mlp_s; }
 };
 
-// Over one micro-batch (TE 1.8 7d576ed2 for NeMo 24.07 and v2.9 70f53666 for Megatron-Bridge 25.11,
+// Over one micro-batch, under shape.scaling (TE 1.8 7d576ed2 for NeMo 24.07, delayed scaling, and
+// v2.9 70f53666 for Megatron-Bridge 25.11, current scaling; d0067d0d for MXFP8 and blockwise;
 // module/linear.py, layernorm_linear.py, layernorm_mlp.py, base.py grad_output_preprocess):
 // - forward: QKV's and fc1's inputs from the norm (fused), fc2's from the activation (fused),
 //   linear_proj's the attention output (standalone). Under SP the norm's output is cast before

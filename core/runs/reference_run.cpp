@@ -191,6 +191,10 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
         && run.strategy.framework != megatron::Framework::MegatronBridge)
         root["strategy"]["cross_entropy_loss_fusion"].fail("false or no cross_entropy_loss_fusion with framework \""
             + std::string(megatron::frameworkName(run.strategy.framework)) + "\" (Megatron-Core's and Megatron-Bridge's switch only)");
+    // Likewise the FP8 recipe (docs/kernels.md §8): Transformer Engine's recipes are Megatron-Core's and
+    // Megatron-Bridge's switch.
+    if (const std::string why = megatron::fp8RecipeProblem(run.strategy); !why.empty())
+        root["strategy"]["fp8_recipe"].fail("a recipe this run's framework runs (" + why + ")");
     if (const std::optional<JsonView> memory = measured.find("peak_memory_gb"))
         run.peak_memory_gib = measuredWithin(*memory, limits::kMaxGpuMemoryGb, "GB");
     if (const std::optional<JsonView> kind = measured.find("peak_memory_kind")) {

@@ -438,6 +438,15 @@ std::optional<megatron::ParallelStrategy> readStrategy(
         s.precision = megatron::Precision::Fp16;
     else
         s.precision = megatron::Precision::Bf16;
+    // --fp8-recipe (TransformerConfig.fp8_recipe, "delayed" by default @ d98e8a64; logs from before
+    // the field, core_r0.8.0, ran delayed scaling, the only recipe): docs/kernels.md §8.
+    if (s.precision == megatron::Precision::Fp8) {
+        const std::string recipe = args.text("fp8_recipe").value_or("delayed");
+        const std::optional<megatron::Fp8Recipe> parsed = megatron::parseFp8Recipe(recipe);
+        s.fp8_recipe = parsed.value_or(megatron::Fp8Recipe::Delayed);
+        if (!parsed)
+            out.notes.push_back("fp8_recipe " + recipe + " is not modelled: costed as delayed scaling");
+    }
     if (!args.text("fp8") && !args.flag("fp16", false) && !args.flag("bf16", false))
         out.notes.push_back("neither bf16 nor fp16 set (fp32 training): costed as bf16");
     s.overlap_grad_reduce = args.flag("overlap_grad_reduce", false);

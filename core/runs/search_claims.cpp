@@ -18,6 +18,7 @@ megatron::StrategySpace claimSpace(const ReferenceRun& run)
     space.attention_kernel = s.attention_kernel;
     space.flash_attention = s.flash_attention;
     space.compile = s.compile;
+    space.fp8_recipe = s.fp8_recipe; // docs/kernels.md §8
     space.tp_comm_overlap = s.tp_comm_overlap;
     return space;
 }

@@ -94,6 +94,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.attention_kernel = *hardware::parseAttentionKernel(value.toStdString());
         else if (key == "compile")
             s.compile = *megatron::parseCompile(value.toStdString());
+        else if (key == "recipe") // fp8_recipe
+            s.fp8_recipe = *megatron::parseFp8Recipe(value.toStdString());
         else if (key == "tpoverlap")
             s.tp_comm_overlap = n != 0;
         else if (key == "fusion")
@@ -216,6 +218,10 @@ inline bool sameRun(ParallelStrategy a, ParallelStrategy b, int layers)
         a.etp = b.etp; // no expert parallelism: the expert TP degree is moot
     a.microbatch_group_size = a.vpp > 1 ? a.microbatchGroupSize() : 0; // N = pp given or not: the same run
     b.microbatch_group_size = b.vpp > 1 ? b.microbatchGroupSize() : 0;
+    // The FP8 recipe as it runs: a log names it (delayed, Megatron's default, when absent), a plan
+    // may leave it to its framework (megatron::resolvedFp8Recipe).
+    a.fp8_recipe = a.precision == megatron::Precision::Fp8 ? megatron::resolvedFp8Recipe(a) : megatron::Fp8Recipe::Default;
+    b.fp8_recipe = b.precision == megatron::Precision::Fp8 ? megatron::resolvedFp8Recipe(b) : megatron::Fp8Recipe::Default;
     return a == b;
 }
 

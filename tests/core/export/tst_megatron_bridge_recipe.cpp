@@ -274,6 +274,13 @@ std::vector<Scenario> scenarios()
             "model.recompute_modules=[\"layernorm\", \"moe_act\"];model.moe_grouped_gemm=True;"
             "mixed_precision.fp8=\"hybrid\";mixed_precision.fp8_recipe=\"tensorwise\"",
             "" },
+        // The plan's recipe (docs/kernels.md §8): a Megatron-Core plan's default, delayed; an explicit one.
+        { "FP8 recipe: Megatron-Core default, delayed",
+            planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 precision=fp8 gbs=32"),
+            "mixed_precision.fp8=\"hybrid\";mixed_precision.fp8_recipe=\"delayed\"", "" },
+        { "FP8 recipe: blockwise",
+            planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 precision=fp8 gbs=32 recipe=blockwise"),
+            "mixed_precision.fp8_recipe=\"blockwise\"", "" },
         { "FP8, unfused attention, full recompute in groups",
             planOf("llama2-7b", 0, 0, "h100-80gb", 1,
                 "tp=2 pp=2 dp=2 sp=1 precision=fp8 flash=0 recompute=full groups=2 gbs=32 overlap=0"),

@@ -233,6 +233,19 @@ void TestMegatronPlanExports::megatron_data()
                                         << "--pipeline-model-parallel-size 4"
                                         << "--num-virtual-stages-per-pipeline-rank"
                                         << "ZB-H1" << true;
+    // The plan's FP8 recipe (docs/kernels.md §8): --fp8-recipe unless delayed, Megatron's default.
+    QTest::newRow("FP8 recipe: Megatron-Core default, delayed")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 precision=fp8 gbs=32")
+        << "--fp8-format hybrid" << "--fp8-recipe" << "delayed recipe (Megatron's default)" << false;
+    QTest::newRow("FP8 recipe: tensorwise")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 precision=fp8 gbs=32 recipe=tensorwise")
+        << "--fp8-format hybrid;--fp8-recipe tensorwise" << "" << "tensorwise recipe" << false;
+    QTest::newRow("FP8 recipe: blockwise")
+        << planOf("llama2-7b", 0, 0, "h100-80gb", 1, "tp=2 pp=2 dp=2 sp=1 precision=fp8 gbs=32 recipe=blockwise")
+        << "--fp8-recipe blockwise" << "" << "" << false;
+    QTest::newRow("FP8 recipe: mxfp8 on B200")
+        << planOf("llama2-7b", 0, 0, "b200-192gb", 1, "tp=2 pp=2 dp=2 sp=1 precision=fp8 gbs=32 recipe=mxfp8")
+        << "--fp8-recipe mxfp8" << "" << "" << false;
     QTest::newRow("FP8, unfused attention, full recompute in groups")
         << planOf("llama2-7b", 0, 0, "h100-80gb", 1,
                "tp=2 pp=2 dp=2 sp=1 precision=fp8 flash=0 recompute=full groups=2 gbs=32 overlap=0")
