@@ -17,7 +17,7 @@ std::string estimateText(const megatron::Estimate& e)
 {
     std::string text = "Plan: " + e.strategy.notation() + ", schedule "
         + std::string(megatron::pipelineScheduleName(e.strategy.schedule)) + ", "
-        + std::string(megatron::precisionName(e.strategy.precision)) + "\n";
+        + megatron::precisionLabel(e.strategy) + "\n";
     if (!e.problems.empty()) {
         text += std::string(megatron::frameworkProject(e.strategy.framework)) + " would refuse it:\n";
         for (const std::string& problem : e.problems)

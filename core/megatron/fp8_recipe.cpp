@@ -50,6 +50,14 @@ Fp8Recipe resolvedFp8Recipe(const ParallelStrategy& s)
     return Fp8Recipe::Tensorwise;
 }
 
+std::string precisionLabel(const ParallelStrategy& s)
+{
+    std::string label(precisionName(s.precision));
+    if (s.precision == Precision::Fp8)
+        label += " (" + std::string(fp8RecipeName(resolvedFp8Recipe(s))) + " recipe)";
+    return label;
+}
+
 hardware::Fp8Scaling fp8Scaling(Fp8Recipe resolved)
 {
     switch (resolved) {

@@ -44,6 +44,9 @@ std::string fp8RecipeChoices(); // for messages
 //   charge assumes (hardware::kAssumedFp8Scaling: torchao's Float8Linear tensorwise recipe).
 // An explicit recipe is kept.
 Fp8Recipe resolvedFp8Recipe(const ParallelStrategy& strategy);
+// The precision as plans print it: "bf16", "fp16", or "fp8 (delayed recipe)" with the resolved
+// recipe, so that a plan's text says which casts it was costed with.
+std::string precisionLabel(const ParallelStrategy& strategy);
 // The resolved recipe as the cost model's scaling.
 hardware::Fp8Scaling fp8Scaling(Fp8Recipe resolved);
 

@@ -303,19 +303,23 @@ private:
                 continue;
             } else if (line.starts_with("     rank ") && !current.empty()) {
                 const std::size_t colon = line.find(':');
-                const std::optional<long long> rank
-                    = colon == std::string_view::npos ? std::nullopt : parseWholeNumber(line.substr(10, colon - 10));
-                const std::optional<double> ms
-                    = colon == std::string_view::npos ? std::nullopt : parseNumber(line.substr(colon + 1));
+                // -1 for a missing or unreadable field (not a std::optional built from a ?: with
+                // nullopt, which GCC 12 reports as -Wmaybe-uninitialized, a false positive).
+                long long rankValue = -1;
+                double msValue = -1.0;
+                if (colon != std::string_view::npos) {
+                    rankValue = parseWholeNumber(line.substr(10, colon - 10)).value_or(-1);
+                    msValue = parseNumber(line.substr(colon + 1)).value_or(-1.0);
+                }
                 ++m_index;
                 requireWhole(line);
-                if (!rank || *rank < 0 || *rank >= limits::kMaxWorld || !ms || *ms < 0)
+                if (rankValue < 0 || rankValue >= limits::kMaxWorld || msValue < 0)
                     fail("\"rank r: <ms>\" (a timer's time on one rank)", line);
                 if (block) {
                     TimerSample& sample = block->get(current);
-                    sample.rank_ms[int(*rank)] = *ms;
-                    sample.min_ms = sample.rank_ms.size() == 1 ? *ms : std::min(sample.min_ms, *ms);
-                    sample.max_ms = std::max(sample.max_ms, *ms);
+                    sample.rank_ms[int(rankValue)] = msValue;
+                    sample.min_ms = sample.rank_ms.size() == 1 ? msValue : std::min(sample.min_ms, msValue);
+                    sample.max_ms = std::max(sample.max_ms, msValue);
                 }
                 continue;
             } else if (line.starts_with("  ") && line.size() > 3 && line[2] != ' ' && line.ends_with(':')) {

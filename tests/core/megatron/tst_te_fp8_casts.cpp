@@ -323,6 +323,10 @@ private Q_SLOTS:
         }
         QCOMPARE(resolvedFp8Recipe(s), runs);
         QCOMPARE(fp8Scaling(resolvedFp8Recipe(s)), scaling);
+        // The plan's text names the recipe it was costed with (the CLI's "Plan:" line).
+        QCOMPARE(precisionLabel(s), "fp8 (" + std::string(fp8RecipeName(runs)) + " recipe)");
+        s.precision = Precision::Bf16;
+        QCOMPARE(precisionLabel(s), std::string("bf16"));
     }
 
     // What refuses a recipe: no FP8, a framework without TE's recipes, Megatron's delayed-scaling
