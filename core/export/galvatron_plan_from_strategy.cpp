@@ -56,6 +56,10 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
     galvatron::setModelShape(settings, file.model);
     if (s.precision == megatron::Precision::Fp8)
         note("strategy.precision", "FP8 planned; Galvatron's runtimes train in bf16 (the plan's time assumed FP8 GEMMs)");
+    if (file.model.mtp_num_layers > 0)
+        note("model.mtp_num_layers", std::to_string(file.model.mtp_num_layers)
+                + " multi-token-prediction module(s) planned and costed on the last stage; Galvatron's models have "
+                  "none, so the run trains without them");
 
     galvatron::DpType dpType = galvatron::DpType::Ddp;
     if (s.dp > 1 && s.zero == 3)

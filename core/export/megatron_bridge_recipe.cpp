@@ -169,6 +169,10 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
     set(r, "model.make_vocab_size_divisible_by", str(model.vocab_padding_multiple));
     set(r, "model.vocab_size", str(model.paddedVocabSize(tensorParallel)));
     set(r, "model.should_pad_vocab", "False");
+    // TransformerConfig.mtp_num_layers (default None; Bridge's DeepSeek-V3 recipe sets 1): the
+    // multi-token-prediction modules the plan costs on the last stage.
+    if (model.mtp_num_layers > 0)
+        set(r, "model.mtp_num_layers", str(model.mtp_num_layers));
     if (model.moe) {
         const model::MoeDescription& moe = *model.moe;
         set(r, "model.num_moe_experts", str(moe.num_experts));

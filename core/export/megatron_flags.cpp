@@ -60,16 +60,22 @@ bool allEqual(std::vector<int>::const_iterator begin, std::vector<int>::const_it
     return begin == end || std::all_of(begin, end, [&](int n) { return n == *begin; });
 }
 
-// One chunk of a --pipeline-model-parallel-layout string: E (embedding), t (a decoder layer), L
-// (loss), "t*n" for n layers (pipeline_parallel_layer_layout.py, parse_str_to_list); a chunk
-// without layers is empty.
-std::string layoutChunk(int layers, bool first, bool last)
+// One chunk of a --pipeline-model-parallel-layout string: E (embedding), t (a decoder layer), m (a
+// multi-token-prediction module), L (loss), "t*n" for n layers (pipeline_parallel_layer_layout.py,
+// parse_str_to_list); a chunk without layers is empty. The MTP modules sit in the last chunk before
+// the loss: validate_layer_layout wants them after every decoder layer, all in one virtual stage,
+// the last of its rank (Megatron-LM d98e8a64).
+std::string layoutChunk(int layers, bool first, bool last, int mtpLayers)
 {
     std::string chunk = first ? "E" : "";
     if (layers == 1)
         chunk += "t";
     else if (layers > 1)
         chunk += "t*" + std::to_string(layers);
+    if (last && mtpLayers == 1)
+        chunk += "m";
+    else if (last && mtpLayers > 1)
+        chunk += "m*" + std::to_string(mtpLayers);
     return chunk + (last ? "L" : "");
 }
 
@@ -247,6 +253,11 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
         add("--rotary-percent", decimal(model.rotary_percent)); // arguments.py --rotary-percent, default 1.0
     if (model.vocab_padding_multiple != 128)
         add("--make-vocab-size-divisible-by", number(model.vocab_padding_multiple));
+    // arguments.py --mtp-num-layers (TransformerConfig.mtp_num_layers, default None): the modules
+    // land on the last pipeline stage's last virtual stage (multi_token_prediction.py
+    // mtp_on_this_rank), where the plan costs them.
+    if (model.mtp_num_layers > 0)
+        add("--mtp-num-layers", number(model.mtp_num_layers));
     if (!model.tied_embeddings)
         add("--untie-embeddings-and-output-weights");
     if (model.mlp == model::MlpKind::Gated) {
@@ -284,7 +295,7 @@ std::vector<std::string> addMegatronModelArguments(MegatronArgumentList& a, cons
     return differences;
 }
 
-MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp)
+MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp, int mtpLayers)
 {
     MegatronPipelineLayout m;
     const int chunks = int(chunkLayers.size());
@@ -319,7 +330,7 @@ MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayer
         }
     }
     for (int c = 0; c < chunks; ++c)
-        m.layout += (c ? "|" : "") + layoutChunk(chunkLayers[std::size_t(c)], c == 0, c + 1 == chunks);
+        m.layout += (c ? "|" : "") + layoutChunk(chunkLayers[std::size_t(c)], c == 0, c + 1 == chunks, mtpLayers);
     return m;
 }
 

@@ -73,8 +73,9 @@ struct MegatronPipelineLayout {
 // pipeline rank i is entry j * pp + i, as Megatron and the layout string order them). Nothing for
 // an even split; the first and/or last stage's count when the middle ranks are even and every
 // rank's count divides into its chunks evenly (TransformerConfig's uneven-PP rules); else a layout
-// naming every chunk ("Et*5|t*9|t*8|t*8L"; an empty chunk is "").
-MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp);
+// naming every chunk ("Et*5|t*9|t*8|t*8L"; an empty chunk is ""), with `mtpLayers` multi-token-
+// prediction modules ("m") before the loss in the last chunk.
+MegatronPipelineLayout megatronPipelineLayout(const std::vector<int>& chunkLayers, int pp, int mtpLayers = 0);
 
 enum class MegatronPrecision {
     Fp32, // no flag

@@ -141,7 +141,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.virtual_stages = e.vpp;
     if (e.vpp > 1 && e.microbatch_group_size > 0 && e.microbatch_group_size != e.pp)
         r.microbatch_group_size = e.microbatch_group_size;
-    r.division = megatronPipelineLayout(megatron::chunkLayerCounts(e, model.num_layers), e.pp);
+    r.division = megatronPipelineLayout(megatron::chunkLayerCounts(e, model.num_layers), e.pp, model.mtp_num_layers);
     r.context_parallel = e.cp;
     r.cp_comm_type = std::string(megatron::cpCommTypeName(e.cp_comm_type)); // Megatron's --cp-comm-type spelling
     if (e.cp > 1 && e.cp_comm_type == megatron::CpCommType::A2aP2p) {

@@ -117,6 +117,9 @@ PaddleScript paddleScript(const galvatron::Plan& plan, const galvatron::SearchSe
         notes.push_back("the port's MODEL_ARGS take no RoPE base, RoPE scaling, QK norm, Q/K/V bias or "
                         "multi-latent attention; "
             + model.name + " has some: the run takes them from the port's model config, not from the plan");
+    if (model.mtp_num_layers > 0)
+        notes.push_back("the port has no multi-token prediction; the plan costs " + std::to_string(model.mtp_num_layers)
+            + " MTP module(s) on the last stage, which the run does not train");
     for (const std::string& note : notes)
         addExportNote(script.notes, ExportNoteKind::Approximation, "model", "PaddleNLP: " + note);
     if (args.sharding_stage == 0 && args.data_parallel > 1)

@@ -166,6 +166,12 @@ void chooseMla(TorchtitanModelChoice& c, const model::ModelDescription& model)
 TorchtitanModelChoice torchtitanMainModel(const model::ModelDescription& model)
 {
     TorchtitanModelChoice c;
+    // torchtitan main's llama3 and deepseek_v3 models end at the LM head: no multi-token prediction.
+    if (model.mtp_num_layers > 0)
+        approximation(c, "model.mtp_num_layers",
+            str(model.mtp_num_layers)
+                + " multi-token-prediction module(s) planned and costed on the last stage: torchtitan's models have "
+                  "none, so the run trains without them (faster and lighter on the last stage than the plan)");
     if (model.mla) {
         chooseMla(c, model);
         return c;

@@ -130,7 +130,37 @@ EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& 
         // sequence-sharded norm output, and the matmul saves that whole tokens x h copy for its
         // weight gradient (Megatron's head saves the local shard and gathers it again).
         end.logits_bytes = tokens * vocabShard * torchtitanLossBytesPerLogit(s) + hidden;
+    // Each multi-token-prediction module computes its own logits and loss with the shared head in
+    // the forward and keeps them for the backward like the main head's (multi_token_prediction.py
+    // @ d98e8a64, process_mtp_loss): one more set per module (docs/moe.md, "Multi-token prediction").
+    end.logits_bytes *= 1 + model.mtp_num_layers;
     return end;
+}
+
+MtpProjectionCost mtpProjectionCost(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw)
+{
+    // MultiTokenPredictionLayer (multi_token_prediction.py @ d98e8a64): enorm and hnorm on the
+    // embedded shifted tokens and on the decoder's hidden states, their concatenation through
+    // eh_proj (a column-parallel 2h -> h linear), the decoder layer (costed by its kind), and the
+    // final layernorm. Under SP the norms run on the rank's sequence shard and eh_proj gathers its
+    // 2h-wide input over TP.
+    const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;
+    const double h = model.hidden_size;
+    const int sp = s.sequence_parallel && s.tp > 1 ? s.tp : 1;
+    const double own = tokens / sp;
+    const double gemm = hw.gemmS(tokens, h / s.tp, 2 * h);
+    const double normBytes = 3 * kBytes * own * h * 2; // 3 norms: read and write 16 bits
+    const double concatBytes = 2 * kBytes * own * 2 * h; // the concatenation: read and write 2h
+    const hardware::GroupShape tpGroup { s.tp, 1 };
+    const double gather = sp > 1 ? hw.allGatherS(kBytes * tokens * 2 * h, tpGroup) : 0;
+    MtpProjectionCost cost;
+    cost.forward_s = gemm + gather + hw.memoryBoundS(normBytes + concatBytes) + hw.kernelOverheadS(6);
+    cost.backward_s = 2 * gemm + gather + hw.memoryBoundS(2 * normBytes + concatBytes) + hw.kernelOverheadS(10);
+    // Saved for the backward: the three norms' inputs and eh_proj's input (the 2h concatenation, on
+    // the rank's shard under SP).
+    cost.activation_bytes = kBytes * own * h * 3 + kBytes * own * 2 * h;
+    cost.params = 2 * h * h / s.tp + 3 * h; // eh_proj and the three norms
+    return cost;
 }
 
 std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
@@ -231,6 +261,24 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     chunk.expert_params += kind.expert_params;
                 else
                     chunk.linear_params += kind.linear_params;
+            }
+            // The multi-token-prediction modules after the decoder, on the last chunk
+            // (model_description.h mtp_num_layers): each a decoder layer of the last layer's kind
+            // and the projection around it (mtpProjectionCost); the extra logits are endCosts'.
+            if (model.mtp_num_layers > 0 && j == v - 1 && i == p - 1) {
+                const bool lastMoe = model.isMoeLayer(model.num_layers - 1);
+                const LayerKind& kind = lastMoe ? moeKind : denseKind;
+                const LayerCost& c = *kind.cost;
+                const MtpProjectionCost projection = mtpProjectionCost(model, s, hw);
+                for (int d = 0; d < model.mtp_num_layers; ++d) {
+                    chunk.forward_s += kind.forward_s + scales.compute * projection.forward_s;
+                    chunk.backward_s += kind.backward_s + scales.compute * projection.backward_s;
+                    chunk.activation_bytes += (full ? c.input_bytes : c.activation_bytes) + projection.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, full ? c.activation_bytes : c.transient_bytes);
+                    chunk.dense_params += kind.dense_params + projection.params;
+                    chunk.expert_params += lastMoe ? kind.expert_params : 0.0;
+                    chunk.linear_params += lastMoe ? 0.0 : kind.linear_params;
+                }
             }
             // torchtitan's ring attention: its backward's gathered K, V and fp32 accumulators on top
             // of the block being rebuilt (torchtitanRingAttentionBytes).

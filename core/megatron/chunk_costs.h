@@ -39,6 +39,16 @@ struct EndCosts {
 
 EndCosts endCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
 
+// One multi-token-prediction module's own work per micro-batch besides its decoder layer and its
+// logits (model_description.h mtp_num_layers): two norms, the 2h -> h eh_proj and the final norm.
+struct MtpProjectionCost {
+    double forward_s = 0;
+    double backward_s = 0;
+    double activation_bytes = 0;
+    double params = 0; // per GPU
+};
+MtpProjectionCost mtpProjectionCost(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
+
 // The decoder layers' costs chunkCosts() reads, kept for the candidates of a search that differ
 // only in fields layerCost() does not read: the pipeline's shape (pp, vpp, the layout), the data
 // parallelism, the ZeRO stage, the schedule and the global batch (issue 22: speed). Valid for one

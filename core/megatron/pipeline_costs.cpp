@@ -20,14 +20,22 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
     const EndCosts& end = costs.end = endCosts(model, s, hw);
     chunks.front().forward_s += scales.compute * end.embedding_forward_s;
     chunks.front().backward_s += scales.compute * end.embedding_backward_s;
-    chunks.back().forward_s += scales.compute * end.head_forward_s;
-    chunks.back().backward_s += scales.compute * end.head_backward_s;
+    // The LM head, and each multi-token-prediction module's embedding of the shifted tokens and its
+    // pass through the shared head (model_description.h mtp_num_layers).
+    const int mtp = model.mtp_num_layers;
+    chunks.back().forward_s += scales.compute * (end.head_forward_s + mtp * (end.head_forward_s + end.embedding_forward_s));
+    chunks.back().backward_s
+        += scales.compute * (end.head_backward_s + mtp * (end.head_backward_s + end.embedding_backward_s));
     const double h = model.hidden_size;
     const double embeddingParams = double(model.vocab_size) * h / s.tp;
     chunks.front().dense_params += embeddingParams;
     chunks.back().dense_params += embeddingParams; // the LM head (a copy when tied and pp > 1)
     if (s.pp == 1 && model.tied_embeddings)
         chunks.back().dense_params -= embeddingParams;
+    // With MTP the last stage builds the embedding too (GPTModel: "if self.pre_process or
+    // self.mtp_process", gpt_model.py @ d98e8a64); untied, it is another copy beside the head.
+    if (mtp > 0 && s.pp > 1 && !model.tied_embeddings)
+        chunks.back().dense_params += embeddingParams;
 
     const hardware::ClusterDescription& cluster = hw.cluster();
     const double tokens = double(s.micro_batch_size) * model.seq_length / s.cp;

@@ -123,8 +123,8 @@ void readDeepseek(Reading& r, bool v3)
     if (moe.expert_bias && moe.score_function != RouterScore::Sigmoid)
         k.require("scoring_func").fail("\"sigmoid\" (topk_method \"noaux_tc\" adds the expert bias to sigmoid scores)");
     m.moe = moe;
-    if (const int mtp = k.count("num_nextn_predict_layers", 0); mtp > 0)
-        r.note(std::to_string(mtp) + " multi-token-prediction layer(s) (num_nextn_predict_layers) are not costed");
+    // The MTP modules (model_description.h mtp_num_layers), costed on the last stage.
+    m.mtp_num_layers = k.count("num_nextn_predict_layers", 0);
 }
 
 void readLlama4(Reading& r)

@@ -103,6 +103,10 @@ void ModelDescription::validate() const
         requirePositive("rope_scaling.original_max_positions", rope_scaling->original_max_positions);
     }
     requireNonNegative("head_dim", head_dim);
+    requireNonNegative("mtp_num_layers", mtp_num_layers);
+    if (mtp_num_layers > num_layers)
+        throw Error("model: mtp_num_layers must be at most num_layers (" + std::to_string(num_layers) + "), found "
+            + std::to_string(mtp_num_layers));
     if (!(rotary_percent > 0 && rotary_percent <= 1))
         throw Error("model: rotary_percent must be in (0, 1], found " + std::to_string(rotary_percent));
     if (mla) {

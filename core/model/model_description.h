@@ -165,6 +165,14 @@ struct ModelDescription {
     // The share of each head's dimensions RoPE rotates (HF "partial_rotary_factor", GPT-NeoX
     // "rotary_pct": Nemotron 0.5, Pythia 0.25; Megatron's --rotary-percent); 1 for all.
     double rotary_percent = 1.0;
+    // Multi-token prediction modules after the decoder (DeepSeek-V3's MTP, depth D = 1 in its
+    // pre-training, arXiv 2412.19437 §2.2; Megatron's --mtp-num-layers, HF
+    // "num_nextn_predict_layers"): each one an embedding of the shifted tokens, two RMSNorms, a
+    // 2h -> h projection (eh_proj), one decoder layer of the last layer's kind and the shared LM
+    // head's logits and loss, all on the last pipeline stage (Megatron-LM
+    // megatron/core/transformer/multi_token_prediction.py @ d98e8a64; docs/moe.md, "Multi-token
+    // prediction"). Costed and held in memory; not in the parameter count or the model FLOPs.
+    int mtp_num_layers = 0;
 
     // Megatron-LM d98e8a64 (transformer_config.py): TransformerConfig.kv_channels defaults to
     // hidden_size // num_attention_heads; attention.py builds linear_qkv of query_projection_size

@@ -54,6 +54,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         json["head_dim"] = model.head_dim;
     if (model.rotary_percent != 1.0)
         json["rotary_percent"] = model.rotary_percent;
+    if (model.mtp_num_layers != 0)
+        json["mtp_num_layers"] = model.mtp_num_layers;
     if (model.moe) {
         const MoeDescription& moe = *model.moe;
         nlohmann::ordered_json m = { { "num_experts", moe.num_experts }, { "top_k", moe.top_k },
@@ -307,6 +309,14 @@ ModelDescription readModel(const JsonView& object)
             percent->fail("a number in (0, 1]");
     } else if (named) {
         model.rotary_percent = named->rotary_percent;
+    }
+    if (const std::optional<JsonView> mtp = object.find("mtp_num_layers")) {
+        const std::int64_t value = mtp->integer();
+        if (value < 0 || value > limits::kMaxLayers)
+            mtp->fail("an integer from 0 to " + std::to_string(limits::kMaxLayers));
+        model.mtp_num_layers = int(value);
+    } else if (named) {
+        model.mtp_num_layers = named->mtp_num_layers;
     }
     if (const std::optional<JsonView> moe = object.find("moe")) {
         if (moe->raw().is_null()) {

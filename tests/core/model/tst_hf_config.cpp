@@ -368,7 +368,8 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(llama.model.name), QStringLiteral("llama2-7b")); // the file's stem
         QVERIFY(llama.notes.empty());
         const HfModel v3 = readHfConfigFile(kDir / "deepseek-v3.json");
-        QCOMPARE(v3.notes.size(), std::size_t(2)); // YaRN, multi-token prediction
+        QCOMPARE(v3.notes.size(), std::size_t(1)); // YaRN
+        QCOMPARE(v3.model.mtp_num_layers, 1); // num_nextn_predict_layers, costed (docs/moe.md)
     }
 
     // stratex-cli: --hf-config chooses the model of search (and so of the plan file evaluate and
