@@ -99,9 +99,24 @@ int teGroupedLinearKernels(double experts, bool fp8)
                                                                           : gemms * (1 + q.kernels);
 }
 
-int moeForwardHostOps(double localExperts, bool fp8)
+ExpertBiasPasses expertFc2BiasPasses(double routedPairs, double hidden, double localExperts)
 {
-    return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8);
+    ExpertBiasPasses p;
+    if (!(routedPairs > 0) || !(hidden > 0))
+        return p;
+    const double n = routedPairs * hidden; // elements of fc2's output on this rank
+    p.forward_bytes = 28 * n; // b*p 4n, add 2n + 4n + 4n, cat 4n + 4n, cast 4n + 2n (moe_kernels.h)
+    p.backward_bytes = 40 * n; // cast 6n, t's gradient 6n, probs' 12n, bias' 12n, split's cat 4n
+    const int experts = int(std::ceil(std::max(1.0, localExperts)));
+    p.forward_ops = 2 * experts + 4; // a mul and an add per expert; two splits, cat, cast
+    p.backward_ops = 2 * p.forward_ops;
+    return p;
+}
+
+int moeForwardHostOps(double localExperts, bool fp8, bool linearBias)
+{
+    return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8)
+        + (linearBias ? expertFc2BiasPasses(1, 1, localExperts).forward_ops : 0);
 }
 
 int teGroupedLinearBackwardKernels(double experts, bool fp8)
@@ -113,24 +128,27 @@ int teGroupedLinearBackwardKernels(double experts, bool fp8)
     return 2 * gemms + (teGroupedLinearKernels(experts, fp8) - gemms);
 }
 
-int moeBackwardHostOps(double localExperts, bool fp8)
+int moeBackwardHostOps(double localExperts, bool fp8, bool linearBias)
 {
-    return 2 * kMoeLayerHostOps + 2 * teGroupedLinearBackwardKernels(localExperts, fp8);
+    return 2 * kMoeLayerHostOps + 2 * teGroupedLinearBackwardKernels(localExperts, fp8)
+        + (linearBias ? expertFc2BiasPasses(1, 1, localExperts).backward_ops : 0);
 }
 
-MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8)
+MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool linearBias)
 {
     MoeForwardNodeOps ops = kMoeNodeHostOps;
     ops.mlp += 2 * teGroupedLinearKernels(localExperts, fp8); // fc1 and fc2
+    if (linearBias) // fc2's bias, added after the experts' GEMMs (experts.py _apply_bias)
+        ops.mlp += expertFc2BiasPasses(1, 1, localExperts).forward_ops;
     return ops;
 }
 
-double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8)
+double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8, bool linearBias)
 {
     // The eager step's host time per operation (host_overhead.h, measured on an H200; docs/kernels.md
     // §7): one definition for the dense layers' host floor and this one; each operation counted in
     // moeForwardHostOps launches about one kernel.
-    return hostBoundExtraS(gpuForwardS, moeForwardHostOps(localExperts, fp8));
+    return hostBoundExtraS(gpuForwardS, moeForwardHostOps(localExperts, fp8, linearBias));
 }
 
 } // namespace stratex::megatron

@@ -41,13 +41,39 @@ double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, d
 // (docs/moe.md, "The host-bound forward").
 int teGroupedLinearKernels(double experts, bool fp8);
 
+// Megatron-Core's TEGroupedMLP builds linear_fc2 with skip_bias_add=True and, when the experts
+// have biases (MoeDescription::linear_bias, gpt-oss), adds fc2's bias times the routing
+// probability in PyTorch, one expert at a time (megatron/core/transformer/moe/experts.py
+// TEGroupedMLP._apply_bias at NVIDIA/Megatron-LM d7288711, the 26.04 container's, Megatron-Bridge
+// r0.4.1 aeefb3ab's 3rdparty/Megatron-LM):
+//   torch.cat([t + b * p for t, b, p in zip(split(out), biases, split(probs))]).to(out.dtype)
+// The probabilities are fp32, so b * p, the sum and the concatenation are fp32 tensors of the
+// routed pairs x hidden; the cast writes the 16-bit output. fc1's bias is added in the GEMM
+// (skip_bias_add=False: TE's GroupedLinear epilogue; its gradient in the wgrad GEMM's). HBM bytes
+// and host operations of one layer's fc2 bias, with n = routedPairs x hidden elements:
+// forward: b * p writes 4n; the add reads 2n + 4n and writes 4n; cat reads and writes 4n; the cast
+// reads 4n and writes 2n: 28n. Backward (autograd): the cast's backward reads 2n, writes 4n; the
+// add's gradient for the 16-bit t cast back (reads 4n, writes 2n); mul's gradients for the
+// probabilities (grad x b, reads 4n writes 4n, summed over hidden, reads 4n) and for the bias
+// (grad x p, the same 12n); the split's backward concatenates the 16-bit gradients (reads and
+// writes 2n): 40n. Operations: forward two splits, a mul and an add per expert, the cat and the
+// cast; the backward twice that (host_overhead.h's convention). docs/moe.md, "The experts' fc2 bias".
+struct ExpertBiasPasses {
+    double forward_bytes = 0;
+    double backward_bytes = 0;
+    int forward_ops = 0;
+    int backward_ops = 0;
+};
+ExpertBiasPasses expertFc2BiasPasses(double routedPairs, double hidden, double localExperts);
+
 // Host operations (PyTorch ops and launches) that Megatron-Core issues for one MoE layer's
 // forward after the token dispatcher's device-to-host sync of the token counts
 // (token_dispatcher.py _maybe_dtoh_and_synchronize, "before_ep_alltoall" / "before_finish";
 // DeepEP's normal dispatch waits on the CPU for the receive counts): the permutation, the
 // dispatch, the experts (teGroupedLinearKernels for fc1 and fc2, the activation), the combine and
-// unpermutation, and the next layer's attention block and router up to its own sync.
-int moeForwardHostOps(double localExperts, bool fp8);
+// unpermutation, and the next layer's attention block and router up to its own sync; with
+// `linearBias` the fc2 bias's operations (expertFc2BiasPasses).
+int moeForwardHostOps(double localExperts, bool fp8, bool linearBias = false);
 
 // Kernels TE's grouped linear launches per backward of one projection: a data- and a
 // weight-gradient GEMM per expert (transformer_engine/pytorch/module/grouped_linear.py
@@ -60,7 +86,7 @@ int teGroupedLinearBackwardKernels(double experts, bool fp8);
 // fc2 (teGroupedLinearBackwardKernels). No sync in the backward: the host runs ahead while it can,
 // so only a layer whose host time exceeds its GPU time waits on it (hostBoundExtraS).
 // docs/moe.md, "The host-bound backward".
-int moeBackwardHostOps(double localExperts, bool fp8);
+int moeBackwardHostOps(double localExperts, bool fp8, bool linearBias = false);
 
 // The same operations by the combined 1F1B's schedule node that issues them
 // (megatron/core/models/gpt/fine_grained_callables.py, d98e8a64): pre_dispatch (the attention
@@ -74,13 +100,13 @@ struct MoeForwardNodeOps {
     int mlp = 0;
     int combine = 0;
 };
-MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8);
+MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool linearBias = false);
 
 // After that sync the GPU's queue is empty: the layer's forward lasts at least the host's time to
 // issue its operations (Megatron-Core MoE README, "CPU Overhead Bottleneck": "gaps between GPU
 // kernels where CPU cannot launch kernels fast enough"; "Reduce kernel launches: decrease TP size
 // or increase micro-batch size"). Returns the forward time the GPU leaves uncovered: max(0, host
 // time - `gpuForwardS`), `gpuForwardS` the layer's forward compute and exposed communication.
-double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8);
+double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8, bool linearBias = false);
 
 } // namespace stratex::megatron
