@@ -217,6 +217,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double moeLocalExperts = 0;
     bool expertBias = false; // the experts' fc2 bias added in PyTorch (moe_kernels.h expertFc2BiasPasses)
     ExpertBiasPasses biasPasses; // its bytes and operations on the busiest rank
+    double expertWgradExtraBytes = 0; // the experts' main_grad accumulation (moe_kernels.h)
     double sharedGemm = 0;
     double sharedActivation = 0;
     double sharedElementwise = 0;
@@ -249,7 +250,12 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         }
         epComm = moeLoad * moeDispatchPassS(model, s, hw, moeTokens);
         // Megatron-Core's experts (Megatron-LM, Megatron-Bridge / NeMo); other frameworks' are not modelled.
-        if (moe.linear_bias && (s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge)) {
+        const bool megatronExperts = s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
+        // Each local expert's fc1 and fc2 weights, their weight gradients accumulated into main_grad.
+        if (megatronExperts)
+            expertWgradExtraBytes = teGroupedWgradAccumulateExtraBytes(localExperts * (upWidth + 1) * fe * h,
+                s.main_grads_dtype == StateDtype::Bf16 ? 2.0 : 4.0, s.gradient_accumulation_fusion);
+        if (moe.linear_bias && megatronExperts) {
             expertBias = true;
             biasPasses = expertFc2BiasPasses(moeLoad * routed, h, localExperts);
         }
@@ -308,6 +314,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double biasForwardS = hw.memoryBoundS(biasPasses.forward_bytes);
     cost.forward_compute_s += biasForwardS;
     cost.backward_compute_s += hw.memoryBoundS(biasPasses.backward_bytes);
+    const double expertWgradExtraS = hw.memoryBoundS(expertWgradExtraBytes);
+    cost.backward_compute_s += expertWgradExtraS;
 
     // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
     // reduce-scatters of the same bytes (Megatron, no TP communication overlap).
@@ -400,7 +408,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double expertsForward
         = moeLayer ? mlpGemm + hw.memoryBoundS(routedActBytes + 2 * kBytes * routedPairs * h) + biasForwardS : 0.0;
     const MoeLayerCompute parts { cost.forward_compute_s - expertsForward, expertsForward,
-        cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
+        cost.backward_compute_s - 2 * expertsForward - expertWgradExtraS, 2 * expertsForward + expertWgradExtraS };
     // A model chunk's layers (the whole model without a pipeline) pair up in the combined 1F1B.
     const int chunkLayers = std::max(1, model.num_layers / std::max(1, s.pp * s.vpp));
     // The host issues the pair's nodes and waits in the forward's dispatch (moe_dispatch.h).

@@ -82,6 +82,15 @@ double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, d
     return experts / concurrent * hardware::groupedGemmS(hw, m, n, k, fp8, concurrent);
 }
 
+double teGroupedWgradAccumulateExtraBytes(double weightElements, double mainGradBytes, bool accumulationFusion)
+{
+    if (!accumulationFusion || !(weightElements > 0))
+        return 0;
+    // dgrad reads the 16-bit weight (2 B), wgrad reads and writes main_grad; the convention counted
+    // the weight twice at 2 B (moe_kernels.h).
+    return std::max(0.0, 2 + 2 * mainGradBytes - 2 * 2.0) * weightElements;
+}
+
 int teGroupedLinearKernels(double experts, bool fp8)
 {
     const int gemms = int(std::ceil(std::max(1.0, experts)));

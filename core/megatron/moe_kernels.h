@@ -35,6 +35,24 @@ double routedLoadMaxOverMean(
 // experts' GEMMs share the SMs at a time. Each of `experts` GEMMs is m x k by k x n. Seconds.
 double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, double k, bool fp8, double experts);
 
+// The HBM bytes the experts' weight-gradient GEMMs move beyond the layer model's convention (a
+// backward GEMM pass costs twice its forward's, operands and a 16-bit output): with
+// --gradient-accumulation-fusion (Megatron's default) TE's GroupedLinear writes each expert's
+// weight gradient into its main_grad with accumulate=True (GEMM beta 1: read and write the
+// main_grad; transformer_engine/pytorch/module/grouped_linear.py _GroupedLinear.backward,
+// `wgrad_list = main_grads`, `accumulate=accumulate_wgrad_into_param_main_grad`, TransformerEngine
+// 71bbefbf; Megatron-Core's TEGroupedLinear passes fuse_wgrad_accumulation =
+// config.gradient_accumulation_fusion, extensions/transformer_engine.py at d7288711 and 1e057005).
+// Per weight element the dgrad reads the weight (2 B), the wgrad reads and writes the main grad
+// (2 x `mainGradBytes`), against the convention's 2 x 2 B: (2 x mainGradBytes - 2) bytes an element,
+// 6 with fp32 main grads, 2 with bf16. Dense layers pay the same, but there the wgrad's K is the
+// rank's tokens (4,096 and more) and its share is inside the fitted GEMM rate; an expert's K is its
+// tokens (1,024 on the EP 8 rows), where the traffic is a third of the GEMM's time and is counted
+// here. `weightElements`: the rank's local experts' fc1 and fc2 weights of one layer. 0 without
+// the fusion (its separate add is not modelled). docs/moe.md, "The experts' weight-gradient
+// accumulation".
+double teGroupedWgradAccumulateExtraBytes(double weightElements, double mainGradBytes, bool accumulationFusion);
+
 // Kernels TE's grouped linear launches per forward of one projection: a GEMM per expert, and with
 // FP8 each expert's input quantized apart (transformer_engine/pytorch/module/grouped_linear.py
 // tex.split_quantize): under current scaling amax, scale and cast, 4 kernels an expert
