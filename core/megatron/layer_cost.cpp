@@ -257,7 +257,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
                 s.main_grads_dtype == StateDtype::Bf16 ? 2.0 : 4.0, s.gradient_accumulation_fusion);
         if (moe.linear_bias && megatronExperts) {
             expertBias = true;
-            biasPasses = expertFc2BiasPasses(moeLoad * routed, h, localExperts);
+            // The router's probabilities in the logits' bf16 (Megatron's default router dtype; the
+            // model has no --moe-router-dtype fp32 setting).
+            biasPasses = expertFc2BiasPasses(moeLoad * routed, h, localExperts, kRouterProbsBytes);
         }
     } else {
         const double f = model.ffn_hidden_size / tp;

@@ -108,17 +108,21 @@ int teGroupedLinearKernels(double experts, bool fp8)
                                                                           : gemms * (1 + q.kernels);
 }
 
-ExpertBiasPasses expertFc2BiasPasses(double routedPairs, double hidden, double localExperts)
+ExpertBiasPasses expertFc2BiasPasses(double routedPairs, double hidden, double localExperts, double probsBytes)
 {
     ExpertBiasPasses p;
+    const int experts = int(std::ceil(std::max(1.0, localExperts)));
+    const bool cast = probsBytes > 2; // the result back to the 16-bit output (moe_kernels.h)
+    p.forward_ops = 2 * experts + 3 + (cast ? 1 : 0); // a mul and an add per expert; two splits, cat (cast)
+    p.backward_ops = 2 * p.forward_ops;
     if (!(routedPairs > 0) || !(hidden > 0))
         return p;
     const double n = routedPairs * hidden; // elements of fc2's output on this rank
-    p.forward_bytes = 28 * n; // b*p 4n, add 2n + 4n + 4n, cat 4n + 4n, cast 4n + 2n (moe_kernels.h)
-    p.backward_bytes = 40 * n; // cast 6n, t's gradient 6n, probs' 12n, bias' 12n, split's cat 4n
-    const int experts = int(std::ceil(std::max(1.0, localExperts)));
-    p.forward_ops = 2 * experts + 4; // a mul and an add per expert; two splits, cat, cast
-    p.backward_ops = 2 * p.forward_ops;
+    const double q = probsBytes;
+    // b*p qn, add 2n + 2qn, cat 2qn, the cast (q + 2)n (moe_kernels.h)
+    p.forward_bytes = (q + (2 + 2 * q) + 2 * q + (cast ? q + 2 : 0)) * n;
+    // the cast's and t's gradient casts (q + 2)n each, probs' 3qn, bias' 3qn, the split's cat 4n
+    p.backward_bytes = ((cast ? 2 * (q + 2) : 0) + 6 * q + 4) * n;
     return p;
 }
 

@@ -65,24 +65,31 @@ int teGroupedLinearKernels(double experts, bool fp8);
 // TEGroupedMLP._apply_bias at NVIDIA/Megatron-LM d7288711, the 26.04 container's, Megatron-Bridge
 // r0.4.1 aeefb3ab's 3rdparty/Megatron-LM):
 //   torch.cat([t + b * p for t, b, p in zip(split(out), biases, split(probs))]).to(out.dtype)
-// The probabilities are fp32, so b * p, the sum and the concatenation are fp32 tensors of the
-// routed pairs x hidden; the cast writes the 16-bit output. fc1's bias is added in the GEMM
+// The probabilities have the router's dtype (`probsBytes`): the logits' (16-bit) unless
+// --moe-router-dtype fp32, since both the unfused top-k (moe_utils.py
+// topk_routing_with_score_function: softmax in fp32, then .type_as(logits)) and TE's fused one
+// ("probs ... in the same dtype as the logits", transformer_engine/pytorch/router.py, 71bbefbf)
+// return them so. b * p, the sum and the concatenation take that dtype (q bytes); with q = 4 the
+// cast writes the 16-bit output again, with q = 2 it is a no-op. fc1's bias is added in the GEMM
 // (skip_bias_add=False: TE's GroupedLinear epilogue; its gradient in the wgrad GEMM's). HBM bytes
-// and host operations of one layer's fc2 bias, with n = routedPairs x hidden elements:
-// forward: b * p writes 4n; the add reads 2n + 4n and writes 4n; cat reads and writes 4n; the cast
-// reads 4n and writes 2n: 28n. Backward (autograd): the cast's backward reads 2n, writes 4n; the
-// add's gradient for the 16-bit t cast back (reads 4n, writes 2n); mul's gradients for the
-// probabilities (grad x b, reads 4n writes 4n, summed over hidden, reads 4n) and for the bias
-// (grad x p, the same 12n); the split's backward concatenates the 16-bit gradients (reads and
-// writes 2n): 40n. Operations: forward two splits, a mul and an add per expert, the cat and the
-// cast; the backward twice that (host_overhead.h's convention). docs/moe.md, "The experts' fc2 bias".
+// and host operations of one layer's fc2 bias, n = routedPairs x hidden elements, 16-bit out:
+// forward: b * p writes qn; the add reads 2n + qn, writes qn; cat reads and writes qn; the cast
+// (q = 4) reads 4n, writes 2n: 12n at q = 2, 28n at q = 4. Backward (autograd): the cast's
+// backward (q = 4: reads 2n, writes 4n) and t's gradient cast back (q = 4: reads 4n, writes 2n);
+// mul's gradients for the probabilities (grad x b: reads qn, writes qn; summed over hidden: reads
+// qn) and for the bias (grad x p, the same 3qn); the split's backward concatenating the 16-bit
+// gradients (reads and writes 2n): 16n at q = 2, 40n at q = 4. Operations: forward two splits, a
+// mul and an add per expert, the cat (and the cast at q = 4); the backward twice that
+// (host_overhead.h's convention). docs/moe.md, "The experts' fc2 bias".
 struct ExpertBiasPasses {
     double forward_bytes = 0;
     double backward_bytes = 0;
     int forward_ops = 0;
     int backward_ops = 0;
 };
-ExpertBiasPasses expertFc2BiasPasses(double routedPairs, double hidden, double localExperts);
+inline constexpr double kRouterProbsBytes = 2; // Megatron's default router dtype: the logits' bf16
+ExpertBiasPasses expertFc2BiasPasses(
+    double routedPairs, double hidden, double localExperts, double probsBytes = kRouterProbsBytes);
 
 // Host operations (PyTorch ops and launches) that Megatron-Core issues for one MoE layer's
 // forward after the token dispatcher's device-to-host sync of the token counts

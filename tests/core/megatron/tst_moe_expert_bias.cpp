@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The experts' fc2 bias as Megatron-Core adds it (core/megatron/moe_kernels.* expertFc2BiasPasses,
 // docs/moe.md "The experts' fc2 bias"): TEGroupedMLP._apply_bias's per-expert PyTorch ops over
-// fp32 temporaries (experts.py at NVIDIA/Megatron-LM d7288711), their HBM bytes and host
+// temporaries in the router probabilities' dtype (experts.py at NVIDIA/Megatron-LM d7288711), their HBM bytes and host
 // operations, and their cost in a gpt-oss-like layer under Megatron-Core and Megatron-Bridge but
 // not torchtitan.
 #include <algorithm>
@@ -49,33 +49,36 @@ class TestMoeExpertBias : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    // Bytes: 28 and 40 bytes per element of fc2's output (fp32 temporaries, 16-bit in and out);
-    // operations: a mul and an add per local expert plus two splits, the cat and the cast.
+    // Bytes per element of fc2's output, by the probabilities' dtype: 16-bit temporaries (12 and
+    // 16 bytes) or fp32 ones with the cast back (28 and 40); operations: a mul and an add per local
+    // expert plus two splits and the cat (and the cast with fp32 probabilities).
     void passesFollowTheOps_data()
     {
         QTest::addColumn<double>("pairs");
         QTest::addColumn<double>("hidden");
         QTest::addColumn<double>("experts");
-        QTest::addColumn<double>("forwardBytes");
-        QTest::addColumn<double>("backwardBytes");
+        QTest::addColumn<double>("probsBytes");
+        QTest::addColumn<double>("forwardPerElement");
+        QTest::addColumn<double>("backwardPerElement");
         QTest::addColumn<int>("forwardOps");
-        QTest::newRow("gpt-oss EP 8: 16 experts") << 16384.0 << 2880.0 << 16.0 << 28.0 * 16384 * 2880
-                                                  << 40.0 * 16384 * 2880 << 36;
-        QTest::newRow("EP 64: 2 experts") << 4096.0 << 2880.0 << 2.0 << 28.0 * 4096 * 2880 << 40.0 * 4096 * 2880 << 8;
-        QTest::newRow("one expert") << 10.0 << 4.0 << 1.0 << 28.0 * 40 << 40.0 * 40 << 6;
-        QTest::newRow("no tokens") << 0.0 << 2880.0 << 16.0 << 0.0 << 0.0 << 0;
+        QTest::newRow("gpt-oss EP 8: 16 experts, bf16 probs") << 16384.0 << 2880.0 << 16.0 << 2.0 << 12.0 << 16.0 << 35;
+        QTest::newRow("16 experts, fp32 probs") << 16384.0 << 2880.0 << 16.0 << 4.0 << 28.0 << 40.0 << 36;
+        QTest::newRow("EP 64: 2 experts") << 4096.0 << 2880.0 << 2.0 << 2.0 << 12.0 << 16.0 << 7;
+        QTest::newRow("one expert, fp32") << 10.0 << 4.0 << 1.0 << 4.0 << 28.0 << 40.0 << 6;
+        QTest::newRow("no tokens") << 0.0 << 2880.0 << 16.0 << 2.0 << 0.0 << 0.0 << 35;
     }
     void passesFollowTheOps()
     {
         QFETCH(double, pairs);
         QFETCH(double, hidden);
         QFETCH(double, experts);
-        QFETCH(double, forwardBytes);
-        QFETCH(double, backwardBytes);
+        QFETCH(double, probsBytes);
+        QFETCH(double, forwardPerElement);
+        QFETCH(double, backwardPerElement);
         QFETCH(int, forwardOps);
-        const ExpertBiasPasses p = expertFc2BiasPasses(pairs, hidden, experts);
-        QCOMPARE(p.forward_bytes, forwardBytes);
-        QCOMPARE(p.backward_bytes, backwardBytes);
+        const ExpertBiasPasses p = expertFc2BiasPasses(pairs, hidden, experts, probsBytes);
+        QCOMPARE(p.forward_bytes, forwardPerElement * pairs * hidden);
+        QCOMPARE(p.backward_bytes, backwardPerElement * pairs * hidden);
         QCOMPARE(p.forward_ops, forwardOps);
         QCOMPARE(p.backward_ops, 2 * forwardOps);
     }
