@@ -215,6 +215,9 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     double routedPairs = 0; // token-expert pairs this rank computes
     double moeLoad = 1; // the busiest EP rank's routed pairs over the mean (moe_kernels.h)
     double moeLocalExperts = 0;
+    bool expertBias = false; // the experts' fc2 bias added in PyTorch (moe_kernels.h expertFc2BiasPasses)
+    ExpertBiasPasses biasPasses; // its bytes and operations on the busiest rank
+    double expertWgradExtraBytes = 0; // the experts' main_grad accumulation (moe_kernels.h)
     double sharedGemm = 0;
     double sharedActivation = 0;
     double sharedElementwise = 0;
@@ -246,6 +249,18 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
             sharedElementwise = kBytes * tokens * passes.activation * fs;
         }
         epComm = moeLoad * moeDispatchPassS(model, s, hw, moeTokens);
+        // Megatron-Core's experts (Megatron-LM, Megatron-Bridge / NeMo); other frameworks' are not modelled.
+        const bool megatronExperts = s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
+        // Each local expert's fc1 and fc2 weights, their weight gradients accumulated into main_grad.
+        if (megatronExperts)
+            expertWgradExtraBytes = teGroupedWgradAccumulateExtraBytes(localExperts * (upWidth + 1) * fe * h,
+                s.main_grads_dtype == StateDtype::Bf16 ? 2.0 : 4.0, s.gradient_accumulation_fusion);
+        if (moe.linear_bias && megatronExperts) {
+            expertBias = true;
+            // The router's probabilities in the logits' bf16 (Megatron's default router dtype; the
+            // model has no --moe-router-dtype fp32 setting).
+            biasPasses = expertFc2BiasPasses(moeLoad * routed, h, localExperts, kRouterProbsBytes);
+        }
     } else {
         const double f = model.ffn_hidden_size / tp;
         mlpGemm += denseGemmS(tokens, upWidth * f, h) + denseGemmS(tokens, h, f);
@@ -265,7 +280,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
-    const int kernels = layerForwardKernels(moeLayer) + passes.extra_forward_kernels;
+    const int kernels = layerForwardKernels(moeLayer) + passes.extra_forward_kernels + biasPasses.forward_ops;
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (fusedAttention ? kFlashBackwardOverForward : 2.5) * attention;
@@ -298,6 +313,12 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         + hw.kernelOverheadS(kernels + ringWork.forward_kernels);
     cost.backward_compute_s = fp8Casts.backward_s + 2 * gemm + attentionBackward + 2 * hw.memoryBoundS(memoryBytes)
         + hw.memoryBoundS(ringWork.backward_bytes) + hw.kernelOverheadS(2 * kernels + ringWork.backward_kernels);
+    // The experts' fc2 bias (gpt-oss): its own forward and backward passes, not 2x (moe_kernels.h).
+    const double biasForwardS = hw.memoryBoundS(biasPasses.forward_bytes);
+    cost.forward_compute_s += biasForwardS;
+    cost.backward_compute_s += hw.memoryBoundS(biasPasses.backward_bytes);
+    const double expertWgradExtraS = hw.memoryBoundS(expertWgradExtraBytes);
+    cost.backward_compute_s += expertWgradExtraS;
 
     // Tensor parallelism: two all-reduces per pass, or with SP two all-gathers + two
     // reduce-scatters of the same bytes (Megatron, no TP communication overlap).
@@ -388,18 +409,18 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // The experts' part of the compute (routed GEMMs, router, activation and permutation) against
     // the rest; the backward doubles the GEMMs and memory traffic.
     const double expertsForward
-        = moeLayer ? mlpGemm + hw.memoryBoundS(routedActBytes + 2 * kBytes * routedPairs * h) : 0.0;
+        = moeLayer ? mlpGemm + hw.memoryBoundS(routedActBytes + 2 * kBytes * routedPairs * h) + biasForwardS : 0.0;
     const MoeLayerCompute parts { cost.forward_compute_s - expertsForward, expertsForward,
-        cost.backward_compute_s - 2 * expertsForward, 2 * expertsForward };
+        cost.backward_compute_s - 2 * expertsForward - expertWgradExtraS, 2 * expertsForward + expertWgradExtraS };
     // A model chunk's layers (the whole model without a pipeline) pair up in the combined 1F1B.
     const int chunkLayers = std::max(1, model.num_layers / std::max(1, s.pp * s.vpp));
     // The host issues the pair's nodes and waits in the forward's dispatch (moe_dispatch.h).
     const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers,
-        moeLayer ? combinedHostIssue(moeLocalExperts, fp8) : CombinedHostIssue {});
+        moeLayer ? combinedHostIssue(moeLocalExperts, fp8, expertBias) : CombinedHostIssue {});
     // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
-            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8);
+            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8, expertBias);
     // The host issues every kernel of an eager step and runs ahead of the GPU: a pass lasts at least
     // its host time (host_overhead.h; the MoE forward's own host model above).
     if (!moeLayer || s.framework == Framework::Torchtitan)
@@ -409,7 +430,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // experts' included: TE's GroupedLinear backward launches a data- and a weight-gradient GEMM per
     // local expert (moe_kernels.h moeBackwardHostOps).
     const int backwardHostOps = moeLayer && s.framework != Framework::Torchtitan
-        ? moeBackwardHostOps(moeLocalExperts, fp8)
+        ? moeBackwardHostOps(moeLocalExperts, fp8, expertBias)
         : 2 * kernels;
     cost.backward_compute_s += hostBoundExtraS(
         cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s, backwardHostOps + ringWork.backward_kernels);
@@ -473,7 +494,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const bool wholeMlp = moeLayer ? recomputes(RecomputeModule::Moe) : recomputes(RecomputeModule::Mlp);
         if (wholeMlp) {
             dropped += mlpActivation;
-            again += mlpGemm + sharedGemm + fp8Casts.forward_mlp_s + hw.memoryBoundS(elementwise) + hw.kernelOverheadS(moeLayer ? 16 : 4);
+            again += mlpGemm + sharedGemm + fp8Casts.forward_mlp_s + hw.memoryBoundS(elementwise) + biasForwardS
+                + hw.kernelOverheadS(moeLayer ? 16 : 4);
             cost.recompute_ep_comm_s = epComm;
         } else if (moeLayer) {
             if (recomputes(RecomputeModule::MoeAct)) {

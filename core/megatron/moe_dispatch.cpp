@@ -103,13 +103,13 @@ double moeDispatchPassS(const model::ModelDescription& model, const ParallelStra
     return 0;
 }
 
-CombinedHostIssue combinedHostIssue(double localExperts, bool fp8)
+CombinedHostIssue combinedHostIssue(double localExperts, bool fp8, bool linearBias)
 {
     // Each node's operations at the eager step's host time per operation (host_overhead.h,
     // measured on an H200); a backward node issues twice its forward's (host_overhead.h's
     // layerForwardKernels convention), the experts' split evenly between the data gradients and
     // --delay-wgrad-compute's weight gradients.
-    const MoeForwardNodeOps ops = moeForwardNodeHostOps(localExperts, fp8);
+    const MoeForwardNodeOps ops = moeForwardNodeHostOps(localExperts, fp8, linearBias);
     const double perOp = kEagerHostUsPerKernel * 1e-6;
     CombinedHostIssue h;
     h.pre_dispatch_forward_s = ops.pre_dispatch * perOp;

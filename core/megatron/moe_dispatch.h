@@ -67,8 +67,9 @@ struct CombinedLayerPass {
 
 // The host's issue time of each node of one MoE layer pair in the combined 1F1B: Megatron-Core's
 // operations per node (moe_kernels.h moeForwardNodeHostOps; backward nodes twice their forward's,
-// host_overhead.h) at the eager step's host time per operation (kEagerHostUsPerKernel).
-CombinedHostIssue combinedHostIssue(double localExperts, bool fp8);
+// host_overhead.h) at the eager step's host time per operation (kEagerHostUsPerKernel);
+// `linearBias`: the experts' fc2 bias in the mlp node (moe_kernels.h expertFc2BiasPasses).
+CombinedHostIssue combinedHostIssue(double localExperts, bool fp8, bool linearBias = false);
 
 // The time of `layers` such pairs in a row (one model chunk's combined pass), the communication
 // stream beside the compute stream with the data dependencies of TransformerLayerSchedulePlan.run

@@ -82,6 +82,15 @@ double teGroupedLinearS(const hardware::HardwareModel& hw, double m, double n, d
     return experts / concurrent * hardware::groupedGemmS(hw, m, n, k, fp8, concurrent);
 }
 
+double teGroupedWgradAccumulateExtraBytes(double weightElements, double mainGradBytes, bool accumulationFusion)
+{
+    if (!accumulationFusion || !(weightElements > 0))
+        return 0;
+    // dgrad reads the 16-bit weight (2 B), wgrad reads and writes main_grad; the convention counted
+    // the weight twice at 2 B (moe_kernels.h).
+    return std::max(0.0, 2 + 2 * mainGradBytes - 2 * 2.0) * weightElements;
+}
+
 int teGroupedLinearKernels(double experts, bool fp8)
 {
     const int gemms = int(std::ceil(std::max(1.0, experts)));
@@ -99,9 +108,28 @@ int teGroupedLinearKernels(double experts, bool fp8)
                                                                           : gemms * (1 + q.kernels);
 }
 
-int moeForwardHostOps(double localExperts, bool fp8)
+ExpertBiasPasses expertFc2BiasPasses(double routedPairs, double hidden, double localExperts, double probsBytes)
 {
-    return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8);
+    ExpertBiasPasses p;
+    const int experts = int(std::ceil(std::max(1.0, localExperts)));
+    const bool cast = probsBytes > 2; // the result back to the 16-bit output (moe_kernels.h)
+    p.forward_ops = 2 * experts + 3 + (cast ? 1 : 0); // a mul and an add per expert; two splits, cat (cast)
+    p.backward_ops = 2 * p.forward_ops;
+    if (!(routedPairs > 0) || !(hidden > 0))
+        return p;
+    const double n = routedPairs * hidden; // elements of fc2's output on this rank
+    const double q = probsBytes;
+    // b*p qn, add 2n + 2qn, cat 2qn, the cast (q + 2)n (moe_kernels.h)
+    p.forward_bytes = (q + (2 + 2 * q) + 2 * q + (cast ? q + 2 : 0)) * n;
+    // the cast's and t's gradient casts (q + 2)n each, probs' 3qn, bias' 3qn, the split's cat 4n
+    p.backward_bytes = ((cast ? 2 * (q + 2) : 0) + 6 * q + 4) * n;
+    return p;
+}
+
+int moeForwardHostOps(double localExperts, bool fp8, bool linearBias)
+{
+    return kMoeLayerHostOps + 2 * teGroupedLinearKernels(localExperts, fp8)
+        + (linearBias ? expertFc2BiasPasses(1, 1, localExperts).forward_ops : 0);
 }
 
 int teGroupedLinearBackwardKernels(double experts, bool fp8)
@@ -113,24 +141,27 @@ int teGroupedLinearBackwardKernels(double experts, bool fp8)
     return 2 * gemms + (teGroupedLinearKernels(experts, fp8) - gemms);
 }
 
-int moeBackwardHostOps(double localExperts, bool fp8)
+int moeBackwardHostOps(double localExperts, bool fp8, bool linearBias)
 {
-    return 2 * kMoeLayerHostOps + 2 * teGroupedLinearBackwardKernels(localExperts, fp8);
+    return 2 * kMoeLayerHostOps + 2 * teGroupedLinearBackwardKernels(localExperts, fp8)
+        + (linearBias ? expertFc2BiasPasses(1, 1, localExperts).backward_ops : 0);
 }
 
-MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8)
+MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool linearBias)
 {
     MoeForwardNodeOps ops = kMoeNodeHostOps;
     ops.mlp += 2 * teGroupedLinearKernels(localExperts, fp8); // fc1 and fc2
+    if (linearBias) // fc2's bias, added after the experts' GEMMs (experts.py _apply_bias)
+        ops.mlp += expertFc2BiasPasses(1, 1, localExperts).forward_ops;
     return ops;
 }
 
-double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8)
+double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8, bool linearBias)
 {
     // The eager step's host time per operation (host_overhead.h, measured on an H200; docs/kernels.md
     // §7): one definition for the dense layers' host floor and this one; each operation counted in
     // moeForwardHostOps launches about one kernel.
-    return hostBoundExtraS(gpuForwardS, moeForwardHostOps(localExperts, fp8));
+    return hostBoundExtraS(gpuForwardS, moeForwardHostOps(localExperts, fp8, linearBias));
 }
 
 } // namespace stratex::megatron

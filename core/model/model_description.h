@@ -76,6 +76,12 @@ struct MoeDescription {
     // A sigmoid gate on the shared experts' output (Qwen 1.5/2 MoE "shared_expert_gate";
     // Megatron's --moe-shared-expert-gate).
     bool shared_expert_gate = false;
+    // Biases on the experts' fc1 and fc2 (gpt-oss: Megatron's --add-bias-linear on a MoE model,
+    // Megatron-Bridge's gpt_oss_bridge.py add_bias_linear = True). They change the cost, not the
+    // FLOPs: Megatron-Core adds fc2's bias outside the GEMM, per expert (moe_kernels.h
+    // expertFc2BiasPasses; docs/moe.md, "The experts' fc2 bias"). Their parameters (fc1 2 x ffn,
+    // fc2 hidden per expert) are below 0.1 % of the experts' weights and not counted.
+    bool linear_bias = false;
 
     auto operator<=>(const MoeDescription&) const = default;
 };

@@ -81,6 +81,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
             m["capacity_factor"] = *moe.capacity_factor;
         if (moe.shared_expert_gate)
             m["shared_expert_gate"] = true;
+        if (moe.linear_bias)
+            m["linear_bias"] = true;
         json["moe"] = std::move(m);
     }
     return json;
@@ -158,6 +160,8 @@ MoeDescription readMoe(const JsonView& object, const std::optional<MoeDescriptio
     }
     if (const std::optional<JsonView> v = object.find("shared_expert_gate"))
         moe.shared_expert_gate = v->boolean();
+    if (const std::optional<JsonView> v = object.find("linear_bias"))
+        moe.linear_bias = v->boolean();
     return moe;
 }
 
