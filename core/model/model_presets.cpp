@@ -75,6 +75,10 @@ ModelDescription deepseekV3Style()
     moe.num_groups = 8;
     moe.group_top_k = 4;
     moe.scaling_factor = 2.5;
+    // One multi-token-prediction module, as DeepSeek-V3 pre-trains ("we set the MTP depth D to 1",
+    // arXiv 2412.19437 §2.2; config.json "num_nextn_predict_layers": 1): costed on the last stage
+    // (docs/moe.md, "Multi-token prediction").
+    model.mtp_num_layers = 1;
     return model;
 }
 
