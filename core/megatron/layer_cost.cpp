@@ -18,6 +18,7 @@
 #include "core/megatron/qk_norm_memory.h"
 #include "core/megatron/te_fp8_casts.h"
 #include "core/megatron/unfused_attention_memory.h"
+#include "core/megatron/unfused_rope.h"
 
 namespace stratex::megatron {
 
@@ -280,7 +281,11 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
-    const int kernels = layerForwardKernels(moeLayer) + passes.extra_forward_kernels + biasPasses.forward_ops;
+    // Megatron-Bridge runs a YaRN model's RoPE unfused: its extra passes and operations (unfused_rope.h).
+    const UnfusedRopeExtra ropeExtra
+        = runsUnfusedRope(model, s.framework) ? unfusedRopeExtra(tokens * (q + kv) / tp) : UnfusedRopeExtra {};
+    const int kernels = layerForwardKernels(moeLayer) + passes.extra_forward_kernels + biasPasses.forward_ops
+        + ropeExtra.forward_ops;
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (fusedAttention ? kFlashBackwardOverForward : 2.5) * attention;
@@ -317,6 +322,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     const double biasForwardS = hw.memoryBoundS(biasPasses.forward_bytes);
     cost.forward_compute_s += biasForwardS;
     cost.backward_compute_s += hw.memoryBoundS(biasPasses.backward_bytes);
+    cost.forward_compute_s += hw.memoryBoundS(ropeExtra.forward_bytes);
+    cost.backward_compute_s += hw.memoryBoundS(ropeExtra.backward_bytes);
     const double expertWgradExtraS = hw.memoryBoundS(expertWgradExtraBytes);
     cost.backward_compute_s += expertWgradExtraS;
 
@@ -420,7 +427,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
-            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8, expertBias);
+            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8, expertBias,
+            ropeExtra.forward_ops);
     // The host issues every kernel of an eager step and runs ahead of the GPU: a pass lasts at least
     // its host time (host_overhead.h; the MoE forward's own host model above).
     if (!moeLayer || s.framework == Framework::Torchtitan)
@@ -430,7 +438,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // experts' included: TE's GroupedLinear backward launches a data- and a weight-gradient GEMM per
     // local expert (moe_kernels.h moeBackwardHostOps).
     const int backwardHostOps = moeLayer && s.framework != Framework::Torchtitan
-        ? moeBackwardHostOps(moeLocalExperts, fp8, expertBias)
+        ? moeBackwardHostOps(moeLocalExperts, fp8, expertBias) + ropeExtra.backward_ops
         : 2 * kernels;
     cost.backward_compute_s += hostBoundExtraS(
         cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s, backwardHostOps + ringWork.backward_kernels);

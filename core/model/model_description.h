@@ -141,6 +141,10 @@ struct ModelDescription {
     // default 10000) and the long-context scaling, if any.
     double rotary_base = 10000;
     std::optional<RopeScaling> rope_scaling;
+    // YaRN RoPE scaling (gpt-oss; Megatron's --position-embedding-type yarn). Its frequencies are
+    // not costed; what it changes is that Megatron-Bridge then runs RoPE unfused
+    // (core/megatron/unfused_rope.h; docs/moe.md, "The experts' fc2 bias", YaRN).
+    bool rope_yarn = false;
     // Per-head RMSNorm on queries and keys before RoPE (Qwen 3, OLMo 2: Megatron's --qk-layernorm).
     bool qk_norm = false;
     // Megatron's --hidden-dropout (default 0.1): the dropout after attention and after the MLP, whose

@@ -34,6 +34,8 @@ nlohmann::ordered_json toJson(const ModelDescription& model)
         json["rope_scaling"] = { { "factor", r.factor }, { "low_freq_factor", r.low_freq_factor },
             { "high_freq_factor", r.high_freq_factor }, { "original_max_positions", r.original_max_positions } };
     }
+    if (model.rope_yarn)
+        json["rope_yarn"] = true;
     if (model.activation != MlpActivation::Gelu)
         json["activation"] = mlpActivationName(model.activation);
     if (model.qk_norm)
@@ -256,6 +258,8 @@ ModelDescription readModel(const JsonView& object)
         model.qkv_bias = bias->boolean();
     else if (required)
         model.qkv_bias = named && named->qkv_bias;
+    if (const std::optional<JsonView> yarn = object.find("rope_yarn"))
+        model.rope_yarn = yarn->boolean();
     if (const std::optional<JsonView> base = object.find("rotary_base"))
         model.rotary_base = base->positiveNumber();
     else if (named)
