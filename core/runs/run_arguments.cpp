@@ -201,6 +201,11 @@ std::optional<model::ModelDescription> readModel(ArgumentReader& args, RunArgume
             m.head_dim = width;
     }
 
+    // --mtp-num-layers (TransformerConfig.mtp_num_layers, None by default): the multi-token-
+    // prediction modules on the last stage (docs/moe.md, "Multi-token prediction").
+    if (const std::optional<std::string> mtp = args.text("mtp_num_layers"); mtp && *mtp != "None")
+        m.mtp_num_layers = args.integer("mtp_num_layers", 0, limits::kMaxLayers, false).value_or(0);
+
     if (const std::optional<int> experts = args.integer("num_experts", 1, 1 << 20, false)) {
         model::MoeDescription moe;
         moe.num_experts = *experts;

@@ -109,6 +109,8 @@ inline const std::vector<Field>& fields()
         { "model.moe_expert_capacity_factor", PyType::Float, {} },
         { "model.moe_shared_expert_gate", PyType::Bool, {} },
         { "model.moe_grouped_gemm", PyType::Bool, {} },
+        // TransformerConfig.mtp_num_layers: Optional[int] = None (transformer_config.py @ d98e8a64)
+        { "model.mtp_num_layers", PyType::OptInt, {} },
         // Optional[Union[str, List[str]]]: "p2p", "all_gather", "a2a", "a2a+p2p"
         { "model.cp_comm_type", PyType::OptStr, { "p2p", "all_gather", "a2a", "a2a+p2p" } },
         // ModelParallelConfig: Optional[list[int]] = None (a2a level, then the ring's; checked as a

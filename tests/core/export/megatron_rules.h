@@ -100,6 +100,9 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--moe-shared-expert-gate", { Kind::Switch, {} } },
         { "--kv-channels", { Kind::Int, {} } },
         { "--rotary-percent", { Kind::Float, {} } },
+        // TransformerConfig.mtp_num_layers: Optional[int] = None (transformer_config.py), a flag
+        // through ArgumentGroupFactory.
+        { "--mtp-num-layers", { Kind::Int, {} } },
         // _add_regularization_args (before 639c08ab) / TransformerConfig: type=float.
         { "--attention-dropout", { Kind::Probability, {} } },
         { "--hidden-dropout", { Kind::Probability, {} } },

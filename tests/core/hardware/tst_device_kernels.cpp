@@ -409,9 +409,8 @@ private Q_SLOTS:
     // and carry the launch): torch 2.11 ran cuDNN's kernel (570-614 TFLOP/s at 8K-16K; its flash
     // backend reaches ~320, resources/attention-kernels/sdpa-h200-torch2.11.json). The model: the
     // h100 preset's fitted flash-attn 2 rate (0.3726 of peak from session 18, when the NeMo records
-    // were found to have run flash-attn 2, docs/kernels.md §6; 0.3694 since session 20's FP8
-    // recipes) times cuDNN's published rate over
-    // flash-attn 2. Fitted on end-to-end training runs only, it reproduces these kernels within
+    // were found to have run flash-attn 2, docs/kernels.md §6; 0.3716 since session 20) times
+    // cuDNN's published rate over flash-attn 2. Fitted on end-to-end training runs only, it reproduces these kernels within
     // -17 % (2K, the model faster) to +5 %, median -2 %; at the presets before (attention 0.2544)
     // every row was 10-60 % too slow.
     void attention_data()

@@ -65,7 +65,7 @@ private Q_SLOTS:
         QFETCH(int, pp);
         QFETCH(int, vpp);
         QFETCH(int, mtp);
-        const model::ModelDescription base = model::modelPreset(preset.toStdString());
+        const model::ModelDescription base = withMtp(model::modelPreset(preset.toStdString()), 0);
         ParallelStrategy s = strategy(pp, vpp);
         if (!base.moe)
             s.ep = 1;
