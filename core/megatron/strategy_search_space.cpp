@@ -30,39 +30,6 @@ long long limitOr(int limit, long long fallback)
     return limit > 0 ? limit : fallback;
 }
 
-// The pipeline divisions tried for `pp` stages: Megatron's default (layers split as evenly as they
-// go) and, when asked, the layouts practitioners use to offload the ends, which also carry the
-// embedding and the LM head: a last stage one layer lighter, and both ends one layer lighter.
-std::vector<std::pair<int, int>> layoutsFor(int pp, int layers, bool uneven)
-{
-    std::vector<std::pair<int, int>> layouts { { 0, 0 } };
-    if (!uneven || pp < 2)
-        return layouts;
-    const int average = (layers + pp - 1) / pp;
-    if (average < 2)
-        return layouts;
-    std::vector<std::vector<int>> seen;
-    ParallelStrategy probe;
-    probe.pp = pp;
-    seen.push_back(stageLayerCounts(probe, layers));
-    const std::pair<int, int> candidates[] = { { 0, average - 1 }, { average - 1, average - 1 } };
-    for (const auto& [first, last] : candidates) {
-        if (pp == 2 && first + last != layers)
-            continue;
-        const int explicitEnds = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
-        const int rest = layers - first - last;
-        if (rest < pp - explicitEnds)
-            continue;
-        probe.first_stage_layers = first;
-        probe.last_stage_layers = last;
-        std::vector<int> counts = stageLayerCounts(probe, layers);
-        if (std::ranges::find(seen, counts) != seen.end())
-            continue;
-        seen.push_back(std::move(counts));
-        layouts.emplace_back(first, last);
-    }
-    return layouts;
-}
 
 // Chunk counts for the interleaved schedule: those that split the busiest stage's layers evenly.
 std::vector<int> chunkCountsFor(const ParallelStrategy& shape, int layers, int maxVpp)
@@ -121,6 +88,49 @@ std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, con
 
 } // namespace
 
+std::vector<std::pair<int, int>> searchLayouts(int pp, int layers, bool uneven, int mtpLayers)
+{
+    std::vector<std::pair<int, int>> layouts { { 0, 0 } };
+    if (!uneven || pp < 2)
+        return layouts;
+    const int average = (layers + pp - 1) / pp;
+    if (average < 2)
+        return layouts;
+    std::vector<std::vector<int>> seen;
+    ParallelStrategy probe;
+    probe.pp = pp;
+    seen.push_back(stageLayerCounts(probe, layers));
+    std::vector<std::pair<int, int>> candidates { { 0, average - 1 }, { average - 1, average - 1 } };
+    if (mtpLayers > 0) {
+        // The last stage also carries the MTP modules and their heads: Megatron-Bridge's
+        // DeepSeek-V3 layouts give it 1 + 2 x mtp layers fewer per rank without virtual stages
+        // ((4,1) 13 of 16, (8,1) 5 of 8, (16,1) 1 of 4: recipes/deepseek/deepseek_v3.py
+        // map_pp_vp_to_layout @ 684a6861) and, with them, the first stage one fewer and the last
+        // 1 + mtp fewer (H100's "Et|(tt|)*30mL", scripts/performance/run_script.py).
+        candidates.emplace_back(0, average - 1 - 2 * mtpLayers);
+        candidates.emplace_back(average - 1, average - 1 - 2 * mtpLayers);
+        candidates.emplace_back(average - 1, average - 1 - mtpLayers);
+    }
+    for (const auto& [first, last] : candidates) {
+        if (last < 1)
+            continue;
+        if (pp == 2 && first + last != layers)
+            continue;
+        const int explicitEnds = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
+        const int rest = layers - first - last;
+        if (rest < pp - explicitEnds)
+            continue;
+        probe.first_stage_layers = first;
+        probe.last_stage_layers = last;
+        std::vector<int> counts = stageLayerCounts(probe, layers);
+        if (std::ranges::find(seen, counts) != seen.end())
+            continue;
+        seen.push_back(std::move(counts));
+        layouts.emplace_back(first, last);
+    }
+    return layouts;
+}
+
 SearchSpace::SearchSpace(const StrategySearchRequest& request)
 {
     const model::ModelDescription& model = request.model;
@@ -157,7 +167,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                 const long long dp = world / tp / cp / pp;
                 if (gbs % dp != 0)
                     continue;
-                for (const auto& [first, last] : layoutsFor(pp, model.num_layers, space.uneven_layouts))
+                for (const auto& [first, last] : searchLayouts(pp, model.num_layers, space.uneven_layouts, model.mtp_num_layers))
                     for (const CpCommType cpComm : cpComms) {
                         SpaceShape entry;
                         ParallelStrategy& shape = entry.shape;

@@ -16,6 +16,14 @@
 
 namespace stratex::megatron {
 
+// The pipeline divisions (first, last stage layers; 0 for an even share) tried for `pp` stages:
+// Megatron's default (layers split as evenly as they go) and, when `uneven`, the layouts
+// practitioners use to offload the ends, which also carry the embedding and the LM head: a last
+// stage one layer lighter, and both ends one layer lighter; with `mtpLayers` multi-token-prediction
+// modules (on the last stage) also the last stage lighter by them (docs/moe.md, "Multi-token
+// prediction"). Divisions that give the same per-stage counts appear once.
+std::vector<std::pair<int, int>> searchLayouts(int pp, int layers, bool uneven, int mtpLayers = 0);
+
 // One pipeline shape of the space (tp, cp and its exchange, pp, the layout of the ends, and what
 // follows from them) with the lists its candidates range over, outermost first.
 struct SpaceShape {

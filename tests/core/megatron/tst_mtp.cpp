@@ -9,6 +9,7 @@
 #include "core/common/json_reader.h"
 #include "core/export/megatron_flags.h"
 #include "core/megatron/pipeline_costs.h"
+#include "core/megatron/strategy_search_space.h"
 #include "core/model/model_json.h"
 #include "core/model/model_presets.h"
 
@@ -116,6 +117,29 @@ private Q_SLOTS:
         QFETCH(QString, layout);
         const std::vector<int> layers(chunks.begin(), chunks.end());
         QCOMPARE(QString::fromStdString(exporting::megatronPipelineLayout(layers, pp, mtp).layout), layout);
+    }
+
+    // The search's pipeline divisions: with MTP also a lighter last stage, as Megatron-Bridge's
+    // DeepSeek-V3 layouts have it (first, last; 0 is an even share).
+    void searchTriesLighterLastStages_data()
+    {
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("mtp");
+        QTest::addColumn<QString>("layouts");
+        QTest::newRow("pp 8, no MTP (0/7 is the even split)") << 8 << 0 << "0/0 7/7";
+        QTest::newRow("pp 8, 1 module (Bridge: 7/6 with VPP, 5 last without)") << 8 << 1 << "0/0 7/7 0/5 7/5 7/6";
+        QTest::newRow("pp 4, 1 module (Bridge: 13 last)") << 4 << 1 << "0/0 15/15 0/13 15/13 15/14";
+        QTest::newRow("pp 16, 2 modules (4 - 1 - 4 < 1: only 3/1)") << 16 << 2 << "0/0 3/3 3/1";
+    }
+    void searchTriesLighterLastStages()
+    {
+        QFETCH(int, pp);
+        QFETCH(int, mtp);
+        QFETCH(QString, layouts);
+        QStringList got;
+        for (const auto& [first, last] : searchLayouts(pp, 61, true, mtp))
+            got << QString::number(first) + "/" + QString::number(last);
+        QCOMPARE(got.join(' '), layouts);
     }
 
     // --mtp-num-layers with the model's count; nothing without.
