@@ -255,7 +255,6 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     std::vector<EstimateMemo::Entries::DpEntry>* dpStages = nullptr;
     EstimateMemo::Entries::Entry* entry = nullptr;
     if (options.memo) {
-        dpStages = &dpMemo(*options.memo->entries, s, options.scales.dp);
         entry = &memoEntry(*options.memo->entries, model, s, hw, options.scales);
         layersUsed = &entry->stage_layers;
         costsUsed = &entry->costs;
@@ -288,11 +287,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     } else if (options.simulate_pipeline) {
         simulated = simulatePipeline(memoryPipeline(costs, states, s, hw));
     } else {
-        simulated.makespan_s = entry ? memoLowerBoundS(*entry, s)
-                                     : pipelineLowerBoundS(chunks, p, v, m, s.schedule == PipelineSchedule::ZbH1);
-        ledger = false;
+        ledger = false; // the lower bound below, once the candidate's memory is known to fit
     }
-    const double pipelineS = simulated.makespan_s;
+    double pipelineS = simulated.makespan_s;
 
     const TimeScales& scales = options.scales;
     const hardware::GroupShape denseDp { s.dp * s.cp, s.tp };
@@ -323,130 +320,179 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     const double expertShard = expertShardDegree(s);
     if (keepStages)
         result.stages.reserve(std::size_t(p));
-    for (int i = 0; i < p; ++i) {
-        StageEstimate stage;
-        stage.stage = i;
-        stage.layers = stageLayers[std::size_t(i)];
-        const StageChunkSums& sums = stageSums[std::size_t(i)];
-        const double denseParams = sums.dense_params;
-        const double expertParams = sums.expert_params;
-        const double activationBytes = sums.activation_bytes;
-        const double transientBytes = sums.transient_bytes;
-        const double forwardS = sums.forward_s;
-        const double backwardS = sums.backward_s;
-        stage.forward_ms = forwardS * 1e3;
-        stage.backward_ms = backwardS * 1e3;
-        busiestStageS = std::max(busiestStageS, m * (forwardS + backwardS));
+    // One stage record reused: the first pass reads only what each iteration writes, and zeroing
+    // a fresh one per stage of millions of candidates was a tenth of the search (issue 22: speed).
+    StageEstimate stage;
+    // Each stage's time (`time`: its data-parallel exposure and optimizer step) and memory.
+    const auto costStages = [&](bool time, bool memory) {
+        for (int i = 0; i < p; ++i) {
+            if (keepStages)
+                stage = StageEstimate {};
+            stage.memory.optimizer_step_peak = false;
+            stage.stage = i;
+            stage.layers = stageLayers[std::size_t(i)];
+            const StageChunkSums& sums = stageSums[std::size_t(i)];
+            // The search's first pass (no stage kept, no ledger): a middle stage with the same chunk
+            // sums, state and layers as the stage before it has no more micro-batches in flight
+            // (inflightMicrobatches falls with the stage index) and hides no less of its
+            // data-parallel traffic (dpExposure's windows grow with it), so it moves none of the
+            // maxima a candidate is bounded by (busiest stage, tail, exposure, peaks): the middle
+            // stages of a pipeline are costed once (issue 22: speed; plans byte-identical,
+            // tests/benchmarks/search_output_check.sh). With virtual stages the warm-up depends on
+            // the stage's own chunks, so only the data-parallel part is skipped there.
+            const bool twinOfPrevious = !keepStages && !ledger && i > 0 && i + 1 < p
+                && stageLayers[std::size_t(i)] == stageLayers[std::size_t(i - 1)] && sums == stageSums[std::size_t(i - 1)]
+                && (options.memo ? options.memo->entries->states.same_as_previous[std::size_t(i)] != 0
+                                 : states[std::size_t(i)] == states[std::size_t(i - 1)]);
+            if (twinOfPrevious && v == 1)
+                continue;
+            const double denseParams = sums.dense_params;
+            const double expertParams = sums.expert_params;
+            const double activationBytes = sums.activation_bytes;
+            const double transientBytes = sums.transient_bytes;
+            const double forwardS = sums.forward_s;
+            const double backwardS = sums.backward_s;
+            stage.forward_ms = forwardS * 1e3;
+            stage.backward_ms = backwardS * 1e3;
+            if (time)
+                busiestStageS = std::max(busiestStageS, m * (forwardS + backwardS));
 
-        // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
-        if (dpStages) {
-            const auto found = std::ranges::find_if(*dpStages, [&](const EstimateMemo::Entries::DpEntry& e) {
-                return e.dense_params == denseParams && e.expert_params == expertParams && e.layers == stage.layers;
-            });
-            if (found != dpStages->end()) {
-                lastDp = found->traffic;
+            // Data parallelism: gradients reduced in fp32, weights gathered in 16 bit (ZeRO >= 1).
+            if (time && !twinOfPrevious) {
+                if (options.memo) {
+                    if (!dpStages) // at the first stage that needs it: not for a candidate over memory
+                        dpStages = &dpMemo(*options.memo->entries, s, options.scales.dp);
+                    const auto found = std::ranges::find_if(*dpStages, [&](const EstimateMemo::Entries::DpEntry& e) {
+                        return e.dense_params == denseParams && e.expert_params == expertParams && e.layers == stage.layers;
+                    });
+                    if (found != dpStages->end()) {
+                        lastDp = found->traffic;
+                    } else {
+                        lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
+                        dpStages->push_back({ denseParams, expertParams, stage.layers, lastDp });
+                    }
+                } else if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
+                    lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
+                    lastDpKey = { denseParams, expertParams, stage.layers };
+                }
+                const DpTraffic& dp = lastDp;
+                const DpExposure exposure = dpExposure(s, dp, reduction, eff.dp_overlap,
+                    { i, p, v, m, stage.layers, forwardS, backwardS, pipelineS });
+                const double exposedS = exposure.exposed_s;
+                stage.dp_comm_ms = exposure.comm_s * 1e3;
+                stage.dp_exposed_ms = exposedS * 1e3;
+                // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,
+                // the 16-bit weight written back, one more gradient read for the norm.
+                const double shardParams = denseParams / denseShard + expertParams / expertShard;
+                const double optimizerS = scales.compute * (hw.memoryBoundS(34 * shardParams) + hw.kernelOverheadS(20));
+                worstTailS = std::max(worstTailS, exposedS + optimizerS);
+                result.optimizer_ms = std::max(result.optimizer_ms, optimizerS * 1e3);
+                result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
+            }
+            if (!memory)
+                continue;
+
+            // Memory: the stage's model state, the ledger's activations at its peak, and what the
+            // device holds around the tensors (docs/memory-model.md).
+            StageMemory& mem = stage.memory;
+            const StageState& state = states[std::size_t(i)];
+            mem.weights_mb = state.state.weights_mb;
+            mem.gradients_mb = state.state.gradients_mb;
+            // The ledger's stage starts without the gradients its chunks allocate at their first
+            // backward; those alive at the peak count as gradients again.
+            // An unsimulated bound counts the moment its warm-up ends, before the stage's first
+            // backward: none of them yet (a lower bound of the ledger's peak, as the search's first
+            // pass needs; it counted them all and dropped torchtitan plans with PP that fit).
+            double startMb = state.allocatedMb();
+            if (p > 1 && state.step_gradients_mb > 0) {
+                const std::vector<double>& joined = simulated.first_backward_gradients_mb_per_stage;
+                const double alive = !ledger ? 0.0
+                    : std::size_t(i) < joined.size() ? joined[std::size_t(i)]
+                                                     : state.step_gradients_mb;
+                mem.gradients_mb += alive - state.step_gradients_mb;
+                startMb += alive - state.step_gradients_mb;
+            }
+            mem.optimizer_mb = state.state.optimizer_mb;
+            mem.workspace_mb = state.workspace_mb;
+            const double logitsMb = i == p - 1 ? end.logits_bytes / kMb : 0.0;
+            double activationPeakMb = 0; // saved activations + the running op's transient (+ logits)
+            double inflight = 0;
+            if (ledger) {
+                activationPeakMb = std::max(0.0, simulated.peak_mb_per_stage[std::size_t(i)] - startMb);
+                const double perMicrobatchMb = activationBytes / kMb;
+                inflight = perMicrobatchMb > 0
+                    ? std::max(0.0, activationPeakMb - logitsMb - transientBytes / kMb) / perMicrobatchMb
+                    : 0.0;
             } else {
-                lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
-                dpStages->push_back({ denseParams, expertParams, stage.layers, lastDp });
+                // An unsimulated bound: the warm-up count of Megatron's schedules (the ledger's peak
+                // for 1F1B: the last warm-up forward over the earlier ones).
+                inflight = inflightMicrobatches(s, i);
+                activationPeakMb = (inflight * activationBytes + transientBytes) / kMb + logitsMb;
+                if (v > 1) {
+                    const auto compute = [&](int k) { return interleavedWarmupActivation(chunks, s, k, costs.send_bytes); };
+                    const WarmupActivation warm
+                        = entry ? memoWarmupActivation(*options.memo->entries, *entry, s, i, compute) : compute(i);
+                    inflight = activationBytes > 0 ? warm.activation_bytes / activationBytes : 0.0;
+                    activationPeakMb = (warm.activation_bytes + warm.transient_bytes) / kMb + logitsMb;
+                }
             }
-        } else if (lastDpKey.dense != denseParams || lastDpKey.expert != expertParams || lastDpKey.layers != stage.layers) {
-            lastDp = dpTraffic(s, hw, denseDp, expertDp, denseParams, expertParams, stage.layers, scales.dp);
-            lastDpKey = { denseParams, expertParams, stage.layers };
-        }
-        const DpTraffic& dp = lastDp;
-        const DpExposure exposure = dpExposure(s, dp, reduction, eff.dp_overlap,
-            { i, p, v, m, stage.layers, forwardS, backwardS, pipelineS });
-        const double exposedS = exposure.exposed_s;
-        stage.dp_comm_ms = exposure.comm_s * 1e3;
-        stage.dp_exposed_ms = exposedS * 1e3;
-        // Adam over this GPU's shard: fp32 weight, gradient and two moments read and written,
-        // the 16-bit weight written back, one more gradient read for the norm.
-        const double shardParams = denseParams / denseShard + expertParams / expertShard;
-        const double optimizerS = scales.compute * (hw.memoryBoundS(34 * shardParams) + hw.kernelOverheadS(20));
-        worstTailS = std::max(worstTailS, exposedS + optimizerS);
-        result.optimizer_ms = std::max(result.optimizer_ms, optimizerS * 1e3);
-
-        // Memory: the stage's model state, the ledger's activations at its peak, and what the
-        // device holds around the tensors (docs/memory-model.md).
-        StageMemory& mem = stage.memory;
-        const StageState& state = states[std::size_t(i)];
-        mem.weights_mb = state.state.weights_mb;
-        mem.gradients_mb = state.state.gradients_mb;
-        // The ledger's stage starts without the gradients its chunks allocate at their first
-        // backward; those alive at the peak count as gradients again.
-        // An unsimulated bound counts the moment its warm-up ends, before the stage's first
-        // backward: none of them yet (a lower bound of the ledger's peak, as the search's first
-        // pass needs; it counted them all and dropped torchtitan plans with PP that fit).
-        double startMb = state.allocatedMb();
-        if (p > 1 && state.step_gradients_mb > 0) {
-            const std::vector<double>& joined = simulated.first_backward_gradients_mb_per_stage;
-            const double alive = !ledger ? 0.0
-                : std::size_t(i) < joined.size() ? joined[std::size_t(i)]
-                                                 : state.step_gradients_mb;
-            mem.gradients_mb += alive - state.step_gradients_mb;
-            startMb += alive - state.step_gradients_mb;
-        }
-        mem.optimizer_mb = state.state.optimizer_mb;
-        mem.workspace_mb = state.workspace_mb;
-        const double logitsMb = i == p - 1 ? end.logits_bytes / kMb : 0.0;
-        double activationPeakMb = 0; // saved activations + the running op's transient (+ logits)
-        double inflight = 0;
-        if (ledger) {
-            activationPeakMb = std::max(0.0, simulated.peak_mb_per_stage[std::size_t(i)] - startMb);
-            const double perMicrobatchMb = activationBytes / kMb;
-            inflight = perMicrobatchMb > 0
-                ? std::max(0.0, activationPeakMb - logitsMb - transientBytes / kMb) / perMicrobatchMb
-                : 0.0;
-        } else {
-            // An unsimulated bound: the warm-up count of Megatron's schedules (the ledger's peak
-            // for 1F1B: the last warm-up forward over the earlier ones).
-            inflight = inflightMicrobatches(s, i);
-            activationPeakMb = (inflight * activationBytes + transientBytes) / kMb + logitsMb;
-            if (v > 1) {
-                const auto compute = [&](int k) { return interleavedWarmupActivation(chunks, s, k, costs.send_bytes); };
-                const WarmupActivation warm
-                    = entry ? memoWarmupActivation(*options.memo->entries, *entry, s, i, compute) : compute(i);
-                inflight = activationBytes > 0 ? warm.activation_bytes / activationBytes : 0.0;
-                activationPeakMb = (warm.activation_bytes + warm.transient_bytes) / kMb + logitsMb;
+            stage.memory_from_ledger = ledger;
+            if (keepStages) // only the kept stages show it
+                stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
+            mem.logits_mb = logitsMb;
+            // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
+            mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
+            // The optimizer step's peak, when it is higher than the backward's (model_state_memory.h
+            // step_transient_mb: DeepSpeed ZeRO-3's sub-group gradient copies, deepspeed_memory.cpp):
+            // then the activations and logits are freed and the gathered weights released, and the
+            // breakdown shows that moment, the copies with the gradients.
+            const double stepExtraMb = state.state.step_transient_mb - state.state.gathered_mb;
+            if (stepExtraMb > mem.activations_mb - state.pipeline_buffers_mb + mem.logits_mb) {
+                mem.weights_mb -= state.state.gathered_mb;
+                mem.gradients_mb += state.state.step_transient_mb;
+                mem.activations_mb = state.pipeline_buffers_mb;
+                mem.logits_mb = 0;
+                mem.optimizer_step_peak = true;
             }
+            // What deviceMemory() gives with this churn (device_memory.h).
+            hardware::DeviceMemory overhead = fixedDevice;
+            overhead.allocator_cache_mb = hardware::allocatorCacheMb(activationPeakMb + state.state.gathered_mb
+                    + state.state.freed_each_step_mb, eff.activation_fragmentation, expandableSegments);
+            // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak; + the
+            // segment the pipeline step's merged output needs after the peak (lateAllocationSegmentMb).
+            const double lateSegmentMb = hardware::lateAllocationSegmentMb(state.merged_output_mb,
+                state.largest_loss_request_mb, state.state.optimizer_mb, expandableSegments);
+            mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb + lateSegmentMb;
+            mem.cuda_context_mb = overhead.cuda_context_mb;
+            mem.nccl_mb = overhead.nccl_mb;
+            // memory_reserve_gb: device memory beyond the modelled parts (0 unless calibrated).
+            mem.reserve_mb = overhead.outsideAllocatedMb() + state.state.staging_mb + lateSegmentMb
+                + eff.memory_reserve_gb * 1e9 / kMb;
+            result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
+            result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
+            if (keepStages)
+                result.stages.push_back(stage);
         }
-        stage.memory_from_ledger = ledger;
-        if (keepStages) // only the kept stages show it
-            stage.inflight_microbatches_x100 = int(std::lround(inflight * 100));
-        mem.logits_mb = logitsMb;
-        // + the pipelining stage's receive buffers and kept outputs (pipelineStageBuffers).
-        mem.activations_mb = std::max(0.0, activationPeakMb - logitsMb) + state.pipeline_buffers_mb;
-        // The optimizer step's peak, when it is higher than the backward's (model_state_memory.h
-        // step_transient_mb: DeepSpeed ZeRO-3's sub-group gradient copies, deepspeed_memory.cpp):
-        // then the activations and logits are freed and the gathered weights released, and the
-        // breakdown shows that moment, the copies with the gradients.
-        const double stepExtraMb = state.state.step_transient_mb - state.state.gathered_mb;
-        if (stepExtraMb > mem.activations_mb - state.pipeline_buffers_mb + mem.logits_mb) {
-            mem.weights_mb -= state.state.gathered_mb;
-            mem.gradients_mb += state.state.step_transient_mb;
-            mem.activations_mb = state.pipeline_buffers_mb;
-            mem.logits_mb = 0;
-            mem.optimizer_step_peak = true;
+    };
+    if (ledger || keepStages) {
+        if (!ledger)
+            pipelineS = entry ? memoLowerBoundS(*entry, s)
+                              : pipelineLowerBoundS(chunks, p, v, m, s.schedule == PipelineSchedule::ZbH1);
+        costStages(true, true);
+    } else {
+        // The search's first pass: a candidate over memory is dropped whatever its time, so its
+        // memory comes first and its pipeline bound and data-parallel traffic are costed only
+        // when it fits (a quarter of DeepSeek-V3-style's candidates on 16,384 GPUs do not;
+        // issue 22: speed).
+        costStages(false, true);
+        if (result.device_peak_mb > result.memory_limit_mb) {
+            result.peak_memory_mb = result.device_peak_mb;
+            result.fits = false;
+            return result;
         }
-        // What deviceMemory() gives with this churn (device_memory.h).
-        hardware::DeviceMemory overhead = fixedDevice;
-        overhead.allocator_cache_mb = hardware::allocatorCacheMb(activationPeakMb + state.state.gathered_mb
-                + state.state.freed_each_step_mb, eff.activation_fragmentation, expandableSegments);
-        // + FSDP2's all-gather pool on its own stream: reserved, never allocated at the peak; + the
-        // segment the pipeline step's merged output needs after the peak (lateAllocationSegmentMb).
-        const double lateSegmentMb = hardware::lateAllocationSegmentMb(state.merged_output_mb,
-            state.largest_loss_request_mb, state.state.optimizer_mb, expandableSegments);
-        mem.allocator_cache_mb = overhead.allocator_cache_mb + state.state.staging_mb + lateSegmentMb;
-        mem.cuda_context_mb = overhead.cuda_context_mb;
-        mem.nccl_mb = overhead.nccl_mb;
-        // memory_reserve_gb: device memory beyond the modelled parts (0 unless calibrated).
-        mem.reserve_mb = overhead.outsideAllocatedMb() + state.state.staging_mb + lateSegmentMb
-            + eff.memory_reserve_gb * 1e9 / kMb;
-        result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
-        result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
-        result.dp_exposed_ms = std::max(result.dp_exposed_ms, stage.dp_exposed_ms);
-        if (keepStages)
-            result.stages.push_back(stage);
+        pipelineS = entry ? memoLowerBoundS(*entry, s)
+                          : pipelineLowerBoundS(chunks, p, v, m, s.schedule == PipelineSchedule::ZbH1);
+        costStages(true, false);
     }
 
     result.pipeline_ms = pipelineS * 1e3;
@@ -469,9 +515,9 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
         // Which part is the margin: the device peak is the allocated peak plus what the GPU holds
         // around it; say both so a user sees whether tensors alone would fit.
         const StageMemory* worst = nullptr;
-        for (const StageEstimate& stage : result.stages) {
-            if (!worst || stage.memory.totalMb() > worst->totalMb())
-                worst = &stage.memory;
+        for (const StageEstimate& kept : result.stages) {
+            if (!worst || kept.memory.totalMb() > worst->totalMb())
+                worst = &kept.memory;
         }
         result.notes.push_back("does not fit: " + wholeMb(result.device_peak_mb) + " MB on the device (allocated "
             + wholeMb(worst->allocatedMb()) + " + allocator cache " + wholeMb(worst->allocator_cache_mb)

@@ -9,25 +9,28 @@ namespace stratex::megatron {
 
 namespace {
 
-// The fields the pipeline's chunk costs read: everything but the ZeRO stage, HSDP's shard group,
-// the schedule (its chunk count vpp stays) and the global batch. (A change that makes chunkCosts()
-// or endCosts() read one of these must take it out of here.)
-ParallelStrategy chunkCostKey(ParallelStrategy s)
+// Whether a chunk-cost entry's `key` has `s`'s pipeline chunk costs: the fields they read are
+// everything but the ZeRO stage, HSDP's shard group, the schedule (its chunk count vpp stays) and
+// the global batch. (A change that makes chunkCosts() or endCosts() read one of these must take it
+// out of here.) `key` takes `s`'s values of those and is compared whole, so no copy of `s` is made
+// for each of the search's millions of candidates (issue 22: speed).
+bool sameChunkCosts(ParallelStrategy& key, const ParallelStrategy& s)
 {
-    s.zero = 0;
-    s.dp_shard = 0;
-    s.schedule = PipelineSchedule::OneFOneB;
-    s.global_batch_size = 0;
-    return s;
+    key.zero = s.zero;
+    key.dp_shard = s.dp_shard;
+    key.schedule = s.schedule;
+    key.global_batch_size = s.global_batch_size;
+    return key == s;
 }
 
-// The strategy without the fields stageStates() and dpTraffic() do not read: recompute's.
-ParallelStrategy withoutRecompute(ParallelStrategy s)
+// Whether `key` (a memo's key; stageStates() and dpTraffic() read no recompute field) is `s` but
+// for its recompute, compared as sameChunkCosts() does.
+bool sameButRecompute(ParallelStrategy& key, const ParallelStrategy& s)
 {
-    s.recompute = Recompute::None;
-    s.recompute_modules = RecomputeModules();
-    s.recompute_num_layers = 0;
-    return s;
+    key.recompute = s.recompute;
+    key.recompute_modules = s.recompute_modules;
+    key.recompute_num_layers = s.recompute_num_layers;
+    return key == s;
 }
 
 // What stageStates() reads of the chunk costs, flat.
@@ -68,15 +71,14 @@ EstimateMemo::~EstimateMemo() = default;
 EstimateMemo::Entries::Entry& memoEntry(EstimateMemo::Entries& memo, const model::ModelDescription& model,
     const ParallelStrategy& s, const hardware::HardwareModel& hw, const TimeScales& scales)
 {
-    ParallelStrategy key = chunkCostKey(s);
     for (std::size_t k = 0; k < memo.used; ++k) {
-        if (memo.ring[k].key == key)
+        if (sameChunkCosts(memo.ring[k].key, s))
             return memo.ring[k];
     }
     EstimateMemo::Entries::Entry& entry = memo.ring[memo.next];
     memo.next = (memo.next + 1) % memo.ring.size();
     memo.used = std::min(memo.ring.size(), memo.used + 1);
-    entry.key = std::move(key);
+    entry.key = s;
     entry.stage_layers = stageLayerCounts(s, model.num_layers);
     entry.costs = pipelineCosts(model, s, hw, entry.stage_layers, scales, &memo.layers);
     entry.stage_sums = stageChunkSums(entry.costs, s);
@@ -151,9 +153,8 @@ void keepWarmupSet(EstimateMemo::Entries& memo, const EstimateMemo::Entries::Ent
 
 std::vector<EstimateMemo::Entries::DpEntry>& dpMemo(EstimateMemo::Entries& memo, const ParallelStrategy& s, double scale)
 {
-    ParallelStrategy key = withoutRecompute(s);
-    if (!memo.dp_valid || !(memo.dp_key == key) || memo.dp_scale != scale) {
-        memo.dp_key = key;
+    if (!memo.dp_valid || !sameButRecompute(memo.dp_key, s) || memo.dp_scale != scale) {
+        memo.dp_key = s;
         memo.dp_scale = scale;
         memo.dp_valid = true;
         memo.dp_stages.clear();
@@ -166,14 +167,17 @@ const std::vector<StageState>& memoStageStates(EstimateMemo::Entries& memo, cons
     const hardware::ClusterDescription& cluster)
 {
     EstimateMemo::Entries::States& cached = memo.states;
-    ParallelStrategy key = withoutRecompute(s);
-    if (cached.valid && cached.key == key && cached.stage_layers == stageLayers && sameStageStateInputs(costs, cached.inputs))
+    if (cached.valid && sameButRecompute(cached.key, s) && cached.stage_layers == stageLayers
+        && sameStageStateInputs(costs, cached.inputs))
         return cached.states;
     cached.valid = true;
-    cached.key = std::move(key);
+    cached.key = s;
     cached.stage_layers = stageLayers;
     stageStateInputs(costs, cached.inputs);
     stageStates(model, costs, s, stageLayers, cluster, cached.states);
+    cached.same_as_previous.assign(cached.states.size(), 0);
+    for (std::size_t i = 1; i < cached.states.size(); ++i)
+        cached.same_as_previous[i] = cached.states[i] == cached.states[i - 1] ? 1 : 0;
     return cached.states;
 }
 

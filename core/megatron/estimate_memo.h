@@ -34,7 +34,7 @@ struct WarmupActivation {
 struct EstimateMemo::Entries {
     // The pipeline's chunk costs and what follows from them alone, for the candidates that differ
     // only in the ZeRO stage, HSDP's shard group, the schedule (its chunk count vpp stays) and the
-    // global batch, which chunkCosts() and endCosts() do not read (chunkCostKey).
+    // global batch, which chunkCosts() and endCosts() do not read (sameChunkCosts).
     struct Entry {
         ParallelStrategy key;
         std::vector<int> stage_layers;
@@ -100,6 +100,9 @@ struct EstimateMemo::Entries {
         std::vector<int> stage_layers;
         std::vector<double> inputs; // send_bytes, output_bytes, then per chunk dense, expert, linear params
         std::vector<StageState> states;
+        // Whether stage i's state equals stage i - 1's (estimate(): the first pass costs a run of
+        // identical middle stages once), computed with the states.
+        std::vector<char> same_as_previous;
     } states;
 };
 

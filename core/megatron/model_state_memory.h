@@ -28,6 +28,7 @@ struct ModelStateMemory {
     double step_transient_mb = 0;
 
     double totalMb() const { return weights_mb + gradients_mb + optimizer_mb; }
+    bool operator==(const ModelStateMemory&) const = default;
 };
 
 // `params`: this stage's parameters on one GPU (after TP/EP), `shardParams`: its share after the

@@ -40,6 +40,7 @@ struct StageChunkSums {
     double transient_bytes = 0; // the largest of its chunks'
     double forward_s = 0;
     double backward_s = 0;
+    bool operator==(const StageChunkSums&) const = default;
 };
 std::vector<StageChunkSums> stageChunkSums(const PipelineCosts& costs, const ParallelStrategy& s);
 

@@ -40,6 +40,23 @@ void stageStates(const model::ModelDescription& model, const PipelineCosts& cost
     double teDummyMb[2][2] = { { unset, unset }, { unset, unset } };
     for (int i = 0; i < p; ++i) {
         StageState& stage = states[std::size_t(i)];
+        // A middle stage whose chunks hold what the stage before it holds (the same parameters and
+        // layers, neither the model's first nor last chunk) has its state: copied, not costed
+        // again (the search costs millions of these; issue 22: speed).
+        if (i > 0 && i + 1 < p && stageLayers[std::size_t(i)] == stageLayers[std::size_t(i - 1)]) {
+            bool same = true;
+            for (int j = 0; j < s.vpp && same; ++j) {
+                const std::size_t index = std::size_t(j * p + i);
+                const ChunkCost& c = costs.chunks[index];
+                const ChunkCost& before = costs.chunks[index - 1];
+                same = index - 1 != 0 && index + 1 != costs.chunks.size() && c.dense_params == before.dense_params
+                    && c.expert_params == before.expert_params && c.linear_params == before.linear_params;
+            }
+            if (same) {
+                stage = states[std::size_t(i - 1)];
+                continue;
+            }
+        }
         // A fresh stage that keeps its lists' storage.
         std::vector<double> firstBackward = std::move(stage.first_backward_gradients_mb);
         std::vector<double> lastBackward = std::move(stage.last_backward_gradients_mb);

@@ -34,6 +34,7 @@ struct StageState {
     double step_gradients_mb = 0;
 
     double allocatedMb() const { return state.totalMb() + workspace_mb + pipeline_buffers_mb; }
+    bool operator==(const StageState&) const = default;
 };
 
 // Each stage's state under `s`: weights, gradients (and when they live), optimizer states,

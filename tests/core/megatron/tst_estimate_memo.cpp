@@ -18,6 +18,7 @@ using namespace stratex::megatron;
 
 using Candidates = std::vector<ParallelStrategy>;
 Q_DECLARE_METATYPE(Candidates)
+Q_DECLARE_METATYPE(stratex::megatron::ParallelStrategy)
 
 namespace {
 
@@ -152,6 +153,83 @@ private Q_SLOTS:
                         .arg(got.peak_memory_mb, 0, 'g', 17)
                         .arg(expected.iteration_ms, 0, 'g', 17)
                         .arg(expected.peak_memory_mb, 0, 'g', 17)));
+        }
+    }
+
+    // The first pass costs a run of identical middle stages once and a candidate's time only when
+    // its memory fits (estimate.cpp): every figure it reads must equal the stage-by-stage answer
+    // (full_report: each stage costed and kept). Rows: deep pipelines whose middle stages are
+    // twins, 1F1B and interleaved, dense and MoE, torchtitan's FSDP under PP, uneven ends, and
+    // candidates over memory (their peak only).
+    void firstPassSameAsStageByStage_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<ParallelStrategy>("strategy");
+        QTest::addColumn<bool>("fits");
+
+        const ParallelStrategy deep = base(8, 8, 2, 64);
+        QTest::newRow("1f1b, 8 stages") << "llama3-70b" << 16 << deep << true;
+        QTest::newRow("1f1b, uneven ends") << "llama3-70b" << 16 << with(deep, [](auto& s) {
+            s.first_stage_layers = 9;
+            s.last_stage_layers = 9;
+        }) << true;
+        QTest::newRow("interleaved, 8 stages") << "llama3-70b" << 16 << with(deep, [](auto& s) {
+            s.schedule = PipelineSchedule::Interleaved;
+            s.vpp = 5;
+        }) << true;
+        QTest::newRow("zb-h1, zero 2") << "llama3-70b" << 16 << with(deep, [](auto& s) {
+            s.schedule = PipelineSchedule::ZbH1;
+            s.zero = 2;
+        }) << true;
+        QTest::newRow("moe, 4 stages") << "mixtral-8x7b" << 4 << with(base(2, 4, 4, 64), [](auto& s) { s.ep = 4; }) << true;
+        QTest::newRow("torchtitan fsdp under pp") << "llama3-70b" << 16 << with(deep, [](auto& s) {
+            s.framework = Framework::Torchtitan;
+            s.zero = 2;
+        }) << true;
+        // Over memory: no pipeline at all, and a deep one with every layer's activations kept.
+        QTest::newRow("over memory, no pp") << "llama3-70b" << 16 << base(1, 1, 128, 128) << false;
+        QTest::newRow("over memory, 8 stages") << "llama3-70b" << 16 << with(deep, [](auto& s) {
+            s.micro_batch_size = 8;
+            s.zero = 0;
+        }) << false;
+    }
+
+    void firstPassSameAsStageByStage()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, nodes);
+        QFETCH(ParallelStrategy, strategy);
+        QFETCH(bool, fits);
+        const model::ModelDescription m = model::modelPreset(model.toStdString());
+        hardware::ClusterDescription cluster;
+        cluster.gpu = hardware::gpuPreset("h100-80gb");
+        cluster.num_nodes = nodes;
+        cluster.gpus_per_node = 8;
+        const hardware::HardwareModel hw(cluster, hardware::efficiencyFor(cluster.gpu));
+        EstimateOptions firstPass;
+        firstPass.simulate_pipeline = false;
+        firstPass.full_report = false;
+        EstimateOptions stageByStage = firstPass;
+        stageByStage.full_report = true;
+        EstimateMemo memo;
+        EstimateOptions memoised = firstPass;
+        memoised.memo = &memo;
+        const Estimate expected = estimate(m, strategy, hw, stageByStage);
+        QVERIFY2(expected.problems.empty(), qPrintable(QString::fromStdString(strategy.notation())));
+        QCOMPARE(expected.stages.size(), std::size_t(strategy.pp));
+        QCOMPARE(expected.fits, fits); // the row tests what it says
+        for (const Estimate& got : { estimate(m, strategy, hw, firstPass), estimate(m, strategy, hw, memoised) }) {
+            QCOMPARE(got.fits, expected.fits);
+            QCOMPARE(got.device_peak_mb, expected.device_peak_mb);
+            QCOMPARE(got.peak_memory_mb, expected.peak_memory_mb);
+            QCOMPARE(got.allocated_peak_mb, expected.allocated_peak_mb);
+            if (!expected.fits)
+                continue; // a candidate over memory is not timed
+            QCOMPARE(got.iteration_ms, expected.iteration_ms);
+            QCOMPARE(got.dp_exposed_ms, expected.dp_exposed_ms);
+            QCOMPARE(got.optimizer_ms, expected.optimizer_ms);
+            QCOMPARE(got.pipeline_ms, expected.pipeline_ms);
         }
     }
 };
