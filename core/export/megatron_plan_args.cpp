@@ -199,6 +199,15 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
     r.gradient_accumulation_fusion = e.gradient_accumulation_fusion;
     r.cross_entropy_loss_fusion = e.cross_entropy_loss_fusion;
     r.bf16_optimizer_states = e.optimizer_state_dtype == megatron::StateDtype::Bf16;
+    // docs/memory-model.md, "Gradient buffer lifetime": Megatron-Core's DDP allocates its grad buffer
+    // once (param_and_grad_buffer.py @ d98e8a64) and has no flag that frees it between steps.
+    if (e.gradient_buffer != megatron::GradientBuffer::Persistent) {
+        e.gradient_buffer = megatron::GradientBuffer::Persistent;
+        approximate(m, "strategy.gradient_buffer",
+            "gradient_buffer step (the full gradients made at each chunk's first backward, freed after the "
+            "reduce-scatter): Megatron-Core's DDP keeps its grad buffer for the run; written as the distributed "
+            "optimizer, costed with the persistent buffer");
+    }
     r.unfused_attention = !e.flash_attention;
     // The plan's attention kernel (docs/kernels.md §6): Megatron's AttnBackend sets TE's
     // NVTE_FLASH_ATTN / NVTE_FUSED_ATTN (megatron/core/extensions/transformer_engine.py).

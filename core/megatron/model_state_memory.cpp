@@ -47,7 +47,12 @@ ModelStateMemory zeroStages(const ParallelStrategy& s, double params, double sha
     }
     // The gradient buffers the framework's reduction leaves (gradientReduction(), dp_traffic.h).
     const GradientReduction r = gradientReduction(s.framework, s.zero, s.pp);
-    m.gradients_mb = gradientBytes * ((r.full_gradients ? params : 0.0) + (r.sharded_gradients ? shard : 0.0)) / kMb;
+    // gradient_buffer "step" (docs/memory-model.md, "Gradient buffer lifetime"): the full buffer
+    // and, after each chunk's reduce-scatter, its shard; the ledger adds both when they are made
+    // (firstBackwardGradientBytes, lastBackwardGradientBytes), not from the start.
+    const bool stepShard = s.gradient_buffer == GradientBuffer::Step && r.full_gradients && !r.sharded_gradients;
+    m.gradients_mb
+        = gradientBytes * ((r.full_gradients ? params : 0.0) + (r.sharded_gradients || stepShard ? shard : 0.0)) / kMb;
     m.optimizer_mb = optimizerBytes * (s.zero >= 1 ? shard : params) / kMb;
     return m;
 }
@@ -210,8 +215,20 @@ ModelStateMemory torchtitan(const ParallelStrategy& s, double params, double sha
 // before the first of its earlier chunk (backward_stage_index walks the local stages in reverse,
 // schedules.py): on the last rank, the later chunk's forwards (with the logits) run while the
 // earlier chunk holds its warm-up activations but no gradients yet.
+//
+// gradient_buffer "step" under Megatron-Core's / Megatron-Bridge's zero 1 (docs/memory-model.md,
+// "Gradient buffer lifetime"): the same lifetime for the full main-gradient buffer, in its dtype.
+// Llama 3's FSDP (Dubey et al. 2024, section 3.3.2) "shards optimizer states and gradients" and uses
+// "FP32 gradient accumulation during backward computation over multiple micro-batches" with one
+// FP32 reduce-scatter per step: the unsharded FP32 gradients exist from a chunk's first backward
+// of the step to its reduce-scatter after the last, the FP32 shard from then to the step. Megatron-
+// Core's DDP instead allocates its buffer once (param_and_grad_buffer.py @ d98e8a64) and zeroes it
+// each step (zero_grad_buffer): persistent, the default.
 double firstBackwardGradientBytes(const ParallelStrategy& s, double chunkParams)
 {
+    if (s.gradient_buffer == GradientBuffer::Step && s.zero == 1
+        && (s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge))
+        return (s.main_grads_dtype == StateDtype::Bf16 ? 2.0 : 4.0) * chunkParams;
     if (s.framework != Framework::Torchtitan || s.zero < 1 || s.pp <= 1)
         return 0;
     return gradientReduction(s.framework, s.zero, s.pp).full_gradients ? 4 * chunkParams : 0.0;
@@ -228,6 +245,8 @@ double lastBackwardGradientBytes(const ParallelStrategy& s, double chunkParams, 
     const double unsharded = firstBackwardGradientBytes(s, chunkParams);
     if (unsharded <= 0)
         return 0;
+    if (s.gradient_buffer == GradientBuffer::Step) // the shard the reduce-scatter leaves, same dtype
+        return unsharded * (chunkShardParams / std::max(chunkParams, 1.0)) - unsharded;
     const GradientReduction r = gradientReduction(s.framework, s.zero, s.pp);
     return (r.sharded_gradients ? 4 * chunkShardParams : 0.0) - unsharded;
 }

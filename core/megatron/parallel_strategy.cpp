@@ -23,6 +23,8 @@ constexpr EnumNames<PipelineSchedule, 3> kScheduleNames { { { PipelineSchedule::
 constexpr EnumNames<Precision, 3> kPrecisionNames { { { Precision::Bf16, "bf16" }, { Precision::Fp16, "fp16" },
     { Precision::Fp8, "fp8" } } };
 constexpr EnumNames<StateDtype, 2> kStateDtypeNames { { { StateDtype::Fp32, "fp32" }, { StateDtype::Bf16, "bf16" } } };
+constexpr EnumNames<GradientBuffer, 2> kGradientBufferNames { { { GradientBuffer::Persistent, "persistent" },
+    { GradientBuffer::Step, "step" } } };
 // Megatron-Core transformer_config.py cp_comm_type (d98e8a64): "p2p", "all_gather", "a2a", "a2a+p2p".
 constexpr EnumNames<CpCommType, 4> kCpCommNames { { { CpCommType::P2p, "p2p" }, { CpCommType::A2a, "a2a" },
     { CpCommType::AllGather, "all_gather" }, { CpCommType::A2aP2p, "a2a+p2p" } } };
@@ -68,6 +70,15 @@ std::string_view stateDtypeName(StateDtype value)
 std::optional<StateDtype> parseStateDtype(std::string_view name)
 {
     return parseEnumName(kStateDtypeNames, name);
+}
+
+std::string_view gradientBufferName(GradientBuffer value)
+{
+    return enumName(kGradientBufferNames, value);
+}
+std::optional<GradientBuffer> parseGradientBuffer(std::string_view name)
+{
+    return parseEnumName(kGradientBufferNames, name);
 }
 
 std::string_view cpCommTypeName(CpCommType value)
@@ -163,6 +174,8 @@ std::string ParallelStrategy::notation() const
         text += " grads-" + std::string(stateDtypeName(main_grads_dtype));
     if (optimizer_state_dtype != StateDtype::Fp32)
         text += " optim-" + std::string(stateDtypeName(optimizer_state_dtype));
+    if (gradient_buffer != GradientBuffer::Persistent)
+        text += " grads-per-step";
     return text;
 }
 
@@ -338,6 +351,12 @@ std::vector<std::string> strategyProblems(
     require(s.optimizer_state_dtype == StateDtype::Fp32 || s.zero >= 1
             || (s.framework != Framework::MegatronCore && s.framework != Framework::MegatronBridge),
         [&] { return "optimizer_state_dtype bf16 (the precision-aware optimizer) needs the distributed optimizer (zero >= 1)"; });
+    // The full gradient buffer's lifetime is a choice only where one is kept and reduce-scattered
+    // once per step into a shard: Megatron-Core's / Megatron-Bridge's zero 1 (docs/memory-model.md,
+    // "Gradient buffer lifetime"). torchtitan's FSDP2 under PP already frees it every step.
+    require(s.gradient_buffer == GradientBuffer::Persistent
+            || (s.zero == 1 && (s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge)),
+        [&] { return "gradient_buffer \"step\" needs zero 1 under megatron-core or megatron-bridge"; });
 
     // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.
     const int explicitEnds = (s.first_stage_layers > 0 ? 1 : 0) + (s.last_stage_layers > 0 ? 1 : 0);

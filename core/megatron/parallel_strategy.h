@@ -34,6 +34,14 @@ enum class Precision { Bf16, Fp16, Fp8 };
 // "Megatron-Core"): fp32 (Megatron's default under --bf16) or bf16.
 enum class StateDtype { Fp32, Bf16 };
 
+// How long the full (unsharded) main-gradient buffer of ZeRO 1 lives (docs/memory-model.md,
+// "Gradient buffer lifetime"): Megatron-Core's DDP allocates it once and keeps it for the run
+// (param_and_grad_buffer.py); an FSDP that "shards optimizer states and gradients" while it
+// accumulates FP32 gradients over the micro-batches (Llama 3, Dubey et al. 2024 section 3.3.2)
+// allocates each chunk's at its first backward of a step and frees it after the reduce-scatter
+// at its last, keeping the shard.
+enum class GradientBuffer { Persistent, Step };
+
 // How context-parallel ranks exchange attention inputs (Megatron's --cp-comm-type, carried out by
 // Transformer Engine's attention).
 enum class CpCommType {
@@ -59,6 +67,8 @@ std::string_view precisionName(Precision value); // "bf16", "fp16", "fp8"
 std::optional<Precision> parsePrecision(std::string_view name);
 std::string_view stateDtypeName(StateDtype value); // "fp32", "bf16"
 std::optional<StateDtype> parseStateDtype(std::string_view name);
+std::string_view gradientBufferName(GradientBuffer value); // "persistent", "step"
+std::optional<GradientBuffer> parseGradientBuffer(std::string_view name);
 std::string_view cpCommTypeName(CpCommType value); // "p2p", "a2a", "all_gather", "a2a+p2p" (Megatron's)
 // Also reads Megatron's --help spelling "allgather" (arguments.py) as all_gather.
 std::optional<CpCommType> parseCpCommType(std::string_view name);
@@ -141,6 +151,9 @@ struct ParallelStrategy {
     // (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: bf16 moments and
     // the master weights' 16-bit remainders; NeMo's Apex distributed_fused_adam with dtype bf16).
     StateDtype optimizer_state_dtype = StateDtype::Fp32;
+    // The full fp32 gradient buffer's lifetime under ZeRO 1 (GradientBuffer above): persistent,
+    // Megatron-Core's; step, an FSDP's accumulation per step. Megatron-Core / Megatron-Bridge zero 1 only.
+    GradientBuffer gradient_buffer = GradientBuffer::Persistent;
     // The interleaved schedule's micro-batch group N: the contiguous micro-batches each model chunk
     // runs before the next chunk (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage,
     // megatron/core/model_parallel_config.py @ d98e8a64; Llama 3's "flexible N", Dubey et al. 2024

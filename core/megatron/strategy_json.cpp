@@ -50,7 +50,8 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "tp_comm_overlap", "moe_token_dispatcher_type", "moe_ep_comm_overlap", "flash_attention", "framework",
     "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version",
     "cross_entropy_loss_fusion", // docs/memory-model.md, "Fused cross-entropy loss"
-    "dp_shard", "microbatch_group_size" }; // docs/memory-model.md, "Micro-batch group N"
+    "dp_shard", "microbatch_group_size", // docs/memory-model.md, "Micro-batch group N"
+    "gradient_buffer" }; // docs/memory-model.md, "Gradient buffer lifetime"
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -134,6 +135,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["tp_comm_overlap"] = true;
     if (!s.gradient_accumulation_fusion) // likewise: written only when off
         json["gradient_accumulation_fusion"] = false;
+    if (s.gradient_buffer != GradientBuffer::Persistent) // likewise: written only when not the default
+        json["gradient_buffer"] = gradientBufferName(s.gradient_buffer);
     if (s.cross_entropy_loss_fusion) // likewise: written only when on (Megatron's default is off)
         json["cross_entropy_loss_fusion"] = true;
     if (s.te_version != 0) // likewise: written only when given
@@ -308,6 +311,14 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     s.main_grads_dtype = readChoice(object, "main_grads_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
     s.optimizer_state_dtype
         = readChoice(object, "optimizer_state_dtype", StateDtype::Fp32, parseStateDtype, "\"fp32\" or \"bf16\"");
+    // docs/memory-model.md, "Gradient buffer lifetime".
+    s.gradient_buffer = readChoice(
+        object, "gradient_buffer", GradientBuffer::Persistent, parseGradientBuffer, "\"persistent\" or \"step\"");
+    if (s.gradient_buffer == GradientBuffer::Step
+        && (s.zero != 1 || (s.framework != Framework::MegatronCore && s.framework != Framework::MegatronBridge)))
+        object["gradient_buffer"].fail("\"persistent\" or no gradient_buffer unless zero 1 under megatron-core or "
+                                       "megatron-bridge (found zero "
+            + std::to_string(s.zero) + ", framework \"" + std::string(frameworkName(s.framework)) + "\")");
     // Bounded work: costing simulates every micro-batch through every model chunk.
     if (s.global_batch_size > limits::kMaxBatch)
         object["global_batch_size"].fail("at most " + std::to_string(limits::kMaxBatch) + " sequences");
