@@ -470,6 +470,8 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
                 + eff.memory_reserve_gb * 1e9 / kMb;
             result.allocated_peak_mb = std::max(result.allocated_peak_mb, mem.allocatedMb());
             result.device_peak_mb = std::max(result.device_peak_mb, mem.totalMb());
+            if (!time && options.stop_over_memory && result.device_peak_mb > result.memory_limit_mb)
+                return; // over memory already (EstimateOptions::stop_over_memory)
             if (keepStages)
                 result.stages.push_back(stage);
         }

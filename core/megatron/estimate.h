@@ -127,6 +127,10 @@ struct EstimateOptions {
     // PYTORCH_CUDA_ALLOC_CONF's expandable_segments as the run set it; unset: what the framework's
     // launcher sets (launcherExpandableSegments, model_state_memory.h).
     std::optional<bool> expandable_segments;
+    // With simulate_pipeline and full_report false (the search's first pass): a candidate over
+    // memory_limit_mb is returned at the first stage over it, untimed, its peaks only a lower
+    // bound of its peak (fits false all the same).
+    bool stop_over_memory = false;
 };
 
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator

@@ -226,10 +226,14 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
 
     // Pass 1: rules, memory and a lower bound of each candidate's iteration time, shape by shape,
     // each shape's candidates in the order that lets the memo serve twins (forEachTwinsAdjacent).
+    // A candidate over memory is left at the first stage over it (stop_over_memory): its peak is
+    // then only a lower bound, so the least-memory plan (shown when nothing fits) comes from a
+    // second pass over every candidate's whole peak, made only then (issue 22: speed).
     EstimateOptions bounding;
     bounding.simulate_pipeline = false;
     bounding.memory_limit_mb = request.memory_limit_mb;
     bounding.full_report = false;
+    bounding.stop_over_memory = true;
     const int units = int(space.shapes().size());
     std::vector<std::vector<BoundKey>> fitting(std::size_t(std::max(1, units)));
     std::vector<std::vector<LeastMemory>> leastMemory(std::size_t(std::max(1, units)));
@@ -238,38 +242,52 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     std::atomic<int> unitsDone = 0;
     // One memo per worker for the whole pass: candidates a shape apart share layer costs too.
     std::vector<EstimateMemo> memos(static_cast<std::size_t>(threads));
-    parallelFor(units, threads, [&](int worker, int unit) {
-        progress.throwIfCancelled();
-        const std::size_t k = std::size_t(unit);
-        EstimateOptions options = bounding;
-        options.memo = &memos[std::size_t(worker)];
-        std::vector<BoundKey>& fits = fitting[k];
-        fits.reserve(space.count(k));
-        std::vector<LeastMemory>& least = leastMemory[k];
-        const std::size_t firstBlock = space.offset(k) / kLeastMemoryBlock;
-        space.forEachTwinsAdjacent(k, [&](std::size_t i, const ParallelStrategy& candidate) {
-            const Estimate e = estimate(request.model, candidate, hw, options);
-            if (!e.problems.empty()) {
-                ++refused;
-                return;
-            }
-            const bool extrapolated = evidence && evidence->extrapolated(candidate);
-            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
-            if (!e.fits) {
-                ++overMemory;
-                const std::size_t slot = i / kLeastMemoryBlock - firstBlock;
-                if (least.size() <= slot)
-                    least.resize(slot + 1);
-                LeastMemory& block = least[slot];
-                if (!block.found || e.peak_memory_mb < block.peak_mb || (e.peak_memory_mb == block.peak_mb && i < block.index))
-                    block = { true, i, e.peak_memory_mb };
-                return;
-            }
-            fits.push_back({ key, std::uint32_t(i), extrapolated });
+    const auto firstPass = [&](bool wholePeaks) {
+        parallelFor(units, threads, [&](int worker, int unit) {
+            progress.throwIfCancelled();
+            const std::size_t k = std::size_t(unit);
+            EstimateOptions options = bounding;
+            options.stop_over_memory = !wholePeaks;
+            options.memo = &memos[std::size_t(worker)];
+            std::vector<BoundKey>& fits = fitting[k];
+            if (!wholePeaks)
+                fits.reserve(space.count(k));
+            std::vector<LeastMemory>& least = leastMemory[k];
+            const std::size_t firstBlock = space.offset(k) / kLeastMemoryBlock;
+            space.forEachTwinsAdjacent(k, [&](std::size_t i, const ParallelStrategy& candidate) {
+                const Estimate e = estimate(request.model, candidate, hw, options);
+                if (!e.problems.empty()) {
+                    if (!wholePeaks)
+                        ++refused;
+                    return;
+                }
+                if (!e.fits) {
+                    if (!wholePeaks) {
+                        ++overMemory;
+                        return;
+                    }
+                    const std::size_t slot = i / kLeastMemoryBlock - firstBlock;
+                    if (least.size() <= slot)
+                        least.resize(slot + 1);
+                    LeastMemory& block = least[slot];
+                    if (!block.found || e.peak_memory_mb < block.peak_mb
+                        || (e.peak_memory_mb == block.peak_mb && i < block.index))
+                        block = { true, i, e.peak_memory_mb };
+                    return;
+                }
+                if (wholePeaks)
+                    return;
+                const bool extrapolated = evidence && evidence->extrapolated(candidate);
+                fits.push_back({ rankingTimeMs(e.iteration_ms, extrapolated), std::uint32_t(i), extrapolated });
+            });
+            const double share = double(++unitsDone) / std::max(1, units);
+            if (wholePeaks)
+                progress.report(0.5 + 0.5 * share, "finding the plan with the least memory");
+            else
+                progress.report(0.5 * share, "costing strategies");
         });
-        const int done = ++unitsDone;
-        progress.report(0.5 * done / std::max(1, units), "costing strategies");
-    });
+    };
+    firstPass(false);
     result.stats.refused = refused;
     result.stats.over_memory = overMemory;
     std::vector<BoundKey> keys;
@@ -287,6 +305,8 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     EstimateOptions exact;
     exact.memory_limit_mb = request.memory_limit_mb;
     if (order.size() == 0) {
+        unitsDone = 0;
+        firstPass(true); // every candidate over memory: their whole peaks, for the least of them
         if (const std::optional<std::size_t> least = leastMemoryCandidate(space, leastMemory, candidates))
             result.least_memory = estimate(request.model, candidates[*least], hw, exact);
         progress.report(1, "no strategy fits");

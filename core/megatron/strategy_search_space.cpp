@@ -106,9 +106,11 @@ std::vector<std::pair<int, int>> searchLayouts(int pp, int layers, bool uneven, 
         // DeepSeek-V3 layouts give it 1 + 2 x mtp layers fewer per rank without virtual stages
         // ((4,1) 13 of 16, (8,1) 5 of 8, (16,1) 1 of 4: recipes/deepseek/deepseek_v3.py
         // map_pp_vp_to_layout @ 684a6861) and, with them, the first stage one fewer and the last
-        // 1 + mtp fewer (H100's "Et|(tt|)*30mL", scripts/performance/run_script.py).
+        // 1 + mtp fewer (H100's "Et|(tt|)*30mL", scripts/performance/run_script.py). Those two
+        // only: the third combination (first one fewer, last 1 + 2 x mtp fewer), which no recipe
+        // uses, added a ninth of DeepSeek-V3-style's 4.67 M candidates on 16,384 GPUs and none of
+        // its top plans (issue 22 item 8: speed; docs/search-speed.md).
         candidates.emplace_back(0, average - 1 - 2 * mtpLayers);
-        candidates.emplace_back(average - 1, average - 1 - 2 * mtpLayers);
         candidates.emplace_back(average - 1, average - 1 - mtpLayers);
     }
     for (const auto& [first, last] : candidates) {

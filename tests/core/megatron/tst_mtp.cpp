@@ -127,8 +127,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("mtp");
         QTest::addColumn<QString>("layouts");
         QTest::newRow("pp 8, no MTP (0/7 is the even split)") << 8 << 0 << "0/0 7/7";
-        QTest::newRow("pp 8, 1 module (Bridge: 7/6 with VPP, 5 last without)") << 8 << 1 << "0/0 7/7 0/5 7/5 7/6";
-        QTest::newRow("pp 4, 1 module (Bridge: 13 last)") << 4 << 1 << "0/0 15/15 0/13 15/13 15/14";
+        QTest::newRow("pp 8, 1 module (Bridge: 7/6 with VPP, 5 last without)") << 8 << 1 << "0/0 7/7 0/5 7/6";
+        QTest::newRow("pp 4, 1 module (Bridge: 13 last)") << 4 << 1 << "0/0 15/15 0/13 15/14";
         QTest::newRow("pp 16, 2 modules (4 - 1 - 4 < 1: only 3/1)") << 16 << 2 << "0/0 3/3 3/1";
     }
     void searchTriesLighterLastStages()

@@ -5,6 +5,7 @@
 // the strategy's JSON and the plan file round-trip.
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -13,6 +14,8 @@
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
 #include "core/model/model_presets.h"
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/estimate.h"
 #include "core/megatron/plan_file.h"
 #include "core/megatron/plan_robustness.h"
 #include "core/megatron/strategy_json.h"
@@ -448,15 +451,53 @@ private Q_SLOTS:
         QCOMPARE(one.stats.bounded, two.stats.bounded);
     }
 
+    void nothingFitsSaysHowFarOff_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<double>("limitMb"); // 0: the GPU's memory
+        QTest::newRow("405B on one A100-40GB node") << "llama3-405b" << "a100-40gb" << 1 << 8 << 0.0;
+        // Deep pipelines over a small limit: a candidate's first stage over it is not its peak.
+        QTest::newRow("70B on 32 H100 under 12 GB") << "llama3-70b" << "h100-80gb" << 4 << 64 << 12000.0;
+        QTest::newRow("Mixtral 8x7B on 16 H100 under 8 GB") << "mixtral-8x7b" << "h100-80gb" << 2 << 64 << 8000.0;
+    }
+
     void nothingFitsSaysHowFarOff()
     {
-        StrategySearchRequest r = request("llama3-405b", "a100-40gb", 1, 8, 8);
+        QFETCH(QString, model);
+        QFETCH(QString, gpu);
+        QFETCH(int, nodes);
+        QFETCH(int, globalBatch);
+        QFETCH(double, limitMb);
+        StrategySearchRequest r
+            = request(model.toStdString().c_str(), gpu.toStdString().c_str(), nodes, 8, globalBatch);
+        r.memory_limit_mb = limitMb;
         NullProgress progress;
         const StrategySearchResult result = searchStrategies(r, progress);
         QVERIFY(result.best.empty());
         QVERIFY(result.least_memory.has_value());
-        QVERIFY(result.least_memory->peak_memory_mb > 40000);
+        QVERIFY(result.least_memory->peak_memory_mb > (limitMb > 0 ? limitMb : 40000));
         QCOMPARE(result.stats.over_memory + result.stats.refused, result.stats.enumerated);
+        // The first pass leaves a candidate at its first stage over memory; the least-memory plan
+        // still has the least whole peak of all (the first of equals), as costed one by one.
+        const hardware::HardwareModel hw(r.cluster, r.efficiency);
+        EstimateOptions whole;
+        whole.simulate_pipeline = false;
+        whole.full_report = false;
+        whole.memory_limit_mb = r.memory_limit_mb;
+        std::optional<ParallelStrategy> least;
+        double leastMb = 0;
+        for (const ParallelStrategy& s : enumerateStrategies(r)) {
+            const Estimate e = estimate(r.model, s, hw, whole);
+            if (e.problems.empty() && (!least || e.peak_memory_mb < leastMb)) {
+                least = s;
+                leastMb = e.peak_memory_mb;
+            }
+        }
+        QVERIFY(least.has_value());
+        QCOMPARE(result.least_memory->strategy.notation(), least->notation());
     }
 
     void cancels()
