@@ -105,6 +105,23 @@ sim::SimulationOptions pipelineSimulationOptions(const ParallelStrategy& s)
     return options;
 }
 
+bool computeWaitsForPreviousSend(const ParallelStrategy& s)
+{
+    // forward_backward_pipelining_with_interleaving (megatron/core/pipeline_parallel/schedules.py,
+    // NVIDIA/Megatron-LM core_v0.8.0 6f62ffe6, the 2024 README runs' release): with
+    // overlap_p2p_comm (Megatron-LM's default under interleaving) each warm-up forward posts
+    // send_forward_recv_forward and the next forward first waits on all its handles, the send to
+    // the next stage included; the cool-down calls send_backward_recv_backward without
+    // overlap_p2p_comm, so _communicate waits on the send and the receive before the next backward
+    // (wait_on_reqs); without overlap_p2p_comm every exchange is blocking. Later releases keep both
+    // waits unless --overlap-p2p-communication-warmup-flush (ModelParallelConfig
+    // overlap_p2p_comm_warmup_flush, default False, added 4295be1a 2024-11-01; schedules.py @
+    // d98e8a64 also waits on each forward's send at once when deallocate_pipeline_outputs).
+    if (s.pp <= 1 || s.vpp <= 1 || s.schedule == PipelineSchedule::ZbH1)
+        return false;
+    return s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge;
+}
+
 PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& s,
     const hardware::HardwareModel& hw, double p2pBytes, bool crossNode)
 {
@@ -138,6 +155,7 @@ PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chu
     input.comm.inter_node_bw_gbps = input.comm.intra_node_bw_gbps;
     input.comm.intra_node_lat_us = hw.efficiency().collective_latency_us;
     input.comm.inter_node_lat_us = input.comm.intra_node_lat_us;
+    input.compute_waits_for_previous_send = computeWaitsForPreviousSend(s);
     return result;
 }
 

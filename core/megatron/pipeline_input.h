@@ -113,6 +113,13 @@ private:
     double m_aliasBytes[2]; // [first chunk]
 };
 
+// Whether `strategy`'s pipeline schedule makes a rank's compute wait on its own earlier sends
+// (sim::SimulationInput::compute_waits_for_previous_send): Megatron-Core's interleaved schedule
+// (Megatron-LM, Megatron-Bridge), whose warm-up waits on the previous forward's send handle and
+// whose cool-down sends and receives blocking (docs/collectives.md "Pipeline sends a schedule
+// waits for").
+bool computeWaitsForPreviousSend(const ParallelStrategy& strategy);
+
 // `p2pBytes`: the activation a micro-batch sends from one stage to the next; `crossNode`: the
 // stages are on different nodes.
 PipelineSimulation pipelineSimulationInput(const std::vector<PipelineChunk>& chunks, const ParallelStrategy& strategy,

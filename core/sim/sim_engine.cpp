@@ -44,6 +44,8 @@ public:
     {
         for (std::size_t e = 0; e < m_executors.size(); ++e)
             m_executors[e].fixed = e < orders.size() && !orders[e].empty();
+        if (graph.computeWaitsForPreviousSend())
+            setPreviousSendWaits();
         m_run.start_us.assign(m_ops.size(), 0.0);
         m_run.start_order.assign(m_ops.size(), 0);
         m_memory.start(graph, m_run);
@@ -97,11 +99,51 @@ private:
         markDirty(executor);
     }
 
+    // SimulationInput::compute_waits_for_previous_send: along each fixed compute order, an op waits
+    // for the send of the device's previous op of its direction (none when that op sent nothing:
+    // the model's last forward, its first backward, a W op's direction is left alone).
+    void setPreviousSendWaits()
+    {
+        m_waitFor.assign(m_ops.size(), -1);
+        m_finished.assign(m_ops.size(), 0);
+        for (int device = 0; device < m_graph.deviceCount(); ++device) {
+            const auto executor = static_cast<std::size_t>(computeExecutor(device));
+            if (executor >= m_orders.size())
+                continue;
+            std::int32_t lastSend[2] = { -1, -1 }; // [backward direction]
+            for (const std::int32_t op : m_orders[executor]) {
+                const SimOp& o = m_ops[static_cast<std::size_t>(op)];
+                if (o.kind == OpKind::Weight)
+                    continue;
+                const bool backward = o.kind == OpKind::Backward;
+                m_waitFor[static_cast<std::size_t>(op)] = lastSend[backward];
+                // The op's send follows it in the flattened graph (sim_graph.h).
+                const auto send = static_cast<std::size_t>(op) + 1;
+                const bool sends = send < m_ops.size() && m_ops[send].isComm() && m_ops[send].grad == backward
+                    && m_ops[send].position == o.position && m_ops[send].stage == o.stage;
+                lastSend[backward] = sends ? std::int32_t(send) : -1;
+            }
+        }
+    }
+
+    bool sendWaitDone(std::int32_t op) const
+    {
+        if (m_waitFor.empty())
+            return true;
+        const std::int32_t send = m_waitFor[static_cast<std::size_t>(op)];
+        return send < 0 || m_finished[static_cast<std::size_t>(send)];
+    }
+
     void finish(std::int32_t op)
     {
         const SimOp& o = m_ops[static_cast<std::size_t>(op)];
         m_executors[static_cast<std::size_t>(o.executor)].busy = false;
         markDirty(o.executor);
+        if (!m_waitFor.empty()) {
+            m_finished[static_cast<std::size_t>(op)] = 1;
+            if (o.isComm()) // a compute op of the sender may wait for it
+                markDirty(computeExecutor(deviceOfExecutor(o.executor)));
+        }
         if (o.next >= 0)
             makeReady(o.next);
         if (o.side >= 0)
@@ -130,7 +172,8 @@ private:
             std::int32_t op = -1;
             if (state.fixed) {
                 const auto& order = m_orders[static_cast<std::size_t>(executor)];
-                if (state.cursor < order.size() && m_ready[static_cast<std::size_t>(order[state.cursor])])
+                if (state.cursor < order.size() && m_ready[static_cast<std::size_t>(order[state.cursor])]
+                    && sendWaitDone(order[state.cursor]))
                     op = order[state.cursor++];
             } else if (state.cursor < state.queue.size()) {
                 op = state.queue[state.cursor++];
@@ -160,6 +203,8 @@ private:
     const ExecutorOrders& m_orders;
     std::vector<ExecutorState> m_executors;
     std::vector<char> m_ready;
+    std::vector<std::int32_t> m_waitFor; // per op: the send it waits for, -1 none; empty: no waits
+    std::vector<char> m_finished; // per op, kept only with m_waitFor
     std::vector<int> m_dirty;
     std::vector<Event> m_events;
     DeviceMemory m_memory; // of the ops started

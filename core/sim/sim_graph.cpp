@@ -46,6 +46,7 @@ SimGraph::SimGraph(const SimulationInput& input, const PipelineLayout& layout, b
     , m_stages(layout.stageCount())
     , m_devices(layout.n_devices)
     , m_split(splitBackward)
+    , m_waitsForPreviousSend(input.compute_waits_for_previous_send)
 {
     const int n = m_stages;
     m_opsPerMicrobatch = 4 * n - 2 + (m_split ? n : 0);

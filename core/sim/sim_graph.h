@@ -69,6 +69,8 @@ public:
     int deviceCount() const { return m_devices; }
     int executorCount() const { return 2 * m_devices; }
     bool splitBackward() const { return m_split; }
+    // SimulationInput::compute_waits_for_previous_send.
+    bool computeWaitsForPreviousSend() const { return m_waitsForPreviousSend; }
     const std::vector<double>& modelStateMbPerDevice() const { return m_modelState; }
 
     int forwardOp(int position, int stage) const { return base(position) + 2 * stage; }
@@ -89,6 +91,7 @@ private:
     int m_devices = 0;
     int m_opsPerMicrobatch = 0;
     bool m_split = false;
+    bool m_waitsForPreviousSend = false;
 };
 
 } // namespace stratex::sim::detail

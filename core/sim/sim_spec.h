@@ -77,6 +77,15 @@ struct SimulationInput {
     // the decoder input; only instruction lists (buffer counts) depend on it.
     int first_decoder_layer = -1;
     CommModel comm;
+    // Each compute op waits, before it starts, for the send that followed the device's previous
+    // compute op of the same direction (forward after forward, backward after backward) to
+    // complete: the framework waits on its own send handles, not only on the data it receives.
+    // Megatron-Core's interleaved schedule does (docs/collectives.md "Pipeline sends a schedule
+    // waits for"): in the steady state that send hides under the op of the other direction in
+    // between, in the warm-up (forwards only) and the cool-down (backwards only) it does not. Read
+    // by the schedules with fixed orders (GPipe, 1F1B, interleaved, ZB, V); false: sends never delay
+    // their sender's compute.
+    bool compute_waits_for_previous_send = false;
 
     int layerCount() const;
 };
