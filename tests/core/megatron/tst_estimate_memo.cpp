@@ -8,10 +8,10 @@
 
 #include <vector>
 
-#include "core/hardware/cluster_description.h"
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/estimate.h"
 #include "core/model/model_presets.h"
+#include "support/h100_cluster.h"
 
 using namespace stratex;
 using namespace stratex::megatron;
@@ -129,11 +129,7 @@ private Q_SLOTS:
         QFETCH(int, nodes);
         QFETCH(Candidates, candidates);
         const model::ModelDescription m = model::modelPreset(model.toStdString());
-        hardware::ClusterDescription cluster;
-        cluster.gpu = hardware::gpuPreset("h100-80gb");
-        cluster.num_nodes = nodes;
-        cluster.gpus_per_node = 8;
-        const hardware::HardwareModel hw(cluster, hardware::efficiencyFor(cluster.gpu));
+        const hardware::HardwareModel hw = test::h100s(nodes);
         EstimateOptions alone; // the search's first pass
         alone.simulate_pipeline = false;
         alone.full_report = false;
@@ -202,11 +198,7 @@ private Q_SLOTS:
         QFETCH(ParallelStrategy, strategy);
         QFETCH(bool, fits);
         const model::ModelDescription m = model::modelPreset(model.toStdString());
-        hardware::ClusterDescription cluster;
-        cluster.gpu = hardware::gpuPreset("h100-80gb");
-        cluster.num_nodes = nodes;
-        cluster.gpus_per_node = 8;
-        const hardware::HardwareModel hw(cluster, hardware::efficiencyFor(cluster.gpu));
+        const hardware::HardwareModel hw = test::h100s(nodes);
         EstimateOptions firstPass;
         firstPass.simulate_pipeline = false;
         firstPass.full_report = false;
