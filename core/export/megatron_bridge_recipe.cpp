@@ -24,11 +24,6 @@ std::string str(long long n)
     return std::to_string(n);
 }
 
-std::string pyBool(bool value)
-{
-    return value ? "True" : "False";
-}
-
 void set(MegatronBridgeRecipe& r, std::string path, std::string value)
 {
     r.fields.push_back({ std::move(path), std::move(value) });
@@ -99,11 +94,11 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
     set(r, "model.seq_length", str(model.seq_length));
     set(r, "model.normalization", pythonString(model.norm == model::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm"));
     const bool gated = model.mlp == model::MlpKind::Gated;
-    set(r, "model.gated_linear_unit", pyBool(gated));
+    set(r, "model.gated_linear_unit", pythonBool(gated));
     set(r, "model.activation_func", gated ? "F.silu" : "F.gelu");
     // Llama-style models have no linear biases (Qwen 2 / 2.5 keep Q, K and V's); GPT-3 has them all.
-    set(r, "model.add_bias_linear", pyBool(!gated));
-    set(r, "model.add_qkv_bias", pyBool(gated ? model.qkv_bias : true));
+    set(r, "model.add_bias_linear", pythonBool(!gated));
+    set(r, "model.add_qkv_bias", pythonBool(gated ? model.qkv_bias : true));
     if (model.position == model::PositionEmbedding::Rope) {
         set(r, "model.position_embedding_type", pythonString("rope"));
         if (model.mla) {
@@ -123,7 +118,7 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
                 approximate(r, "model.rotary_base",
                     "RoPE base " + pythonFloat(model.rotary_base) + ": GPTModelProvider.rotary_base is an integer, "
                         + str(base) + " is written");
-            set(r, "model.rope_scaling", pyBool(model.rope_scaling.has_value()));
+            set(r, "model.rope_scaling", pythonBool(model.rope_scaling.has_value()));
             if (model.rope_scaling) {
                 // llama_bridge.py: rope_scaling=True with rope_scaling_factor; Megatron-Core's
                 // _apply_scaling (rotary_pos_embedding.py) fixes the other three at 1, 4 and 8192.
@@ -151,7 +146,7 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
         set(r, "model.v_head_dim", str(mla.v_head_dim));
         set(r, "model.qk_layernorm", "True");
     } else {
-        set(r, "model.qk_layernorm", pyBool(model.qk_norm));
+        set(r, "model.qk_layernorm", pythonBool(model.qk_norm));
         if (model.attentionWidth() != model.hidden_size) // TransformerConfig.kv_channels (--kv-channels)
             set(r, "model.kv_channels", str(model.headDim()));
     }
@@ -162,7 +157,7 @@ void addModelFields(MegatronBridgeRecipe& r, const model::ModelDescription& mode
         set(r, "model.attention_dropout", "0.0");
     if (dropout != 0.1)
         set(r, "model.hidden_dropout", pythonFloat(dropout));
-    set(r, "model.share_embeddings_and_output_weights", pyBool(model.tied_embeddings));
+    set(r, "model.share_embeddings_and_output_weights", pythonBool(model.tied_embeddings));
     // The padding rule: vocab_size rounded up to make_vocab_size_divisible_by x TP
     // (utils/vocab_utils.py calculate_padded_vocab_size), written padded with should_pad_vocab
     // off so that no tokenizer changes it (setup.py _validate_and_set_vocab_size).
@@ -246,12 +241,12 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
         if (run.moe_ep_comm_overlap) // ModelParallelConfig.overlap_moe_expert_parallel_comm
             set(r, "model.overlap_moe_expert_parallel_comm", "True");
     }
-    set(r, "model.sequence_parallel", pyBool(run.sequence_parallel));
+    set(r, "model.sequence_parallel", pythonBool(run.sequence_parallel));
     // Written either way: Megatron-Bridge's GPTModelProvider turns the fused loss on by default
     // (src/megatron/bridge/models/gpt_provider.py @ 067f987d, cross_entropy_loss_fusion = True),
     // Megatron-Core off; the plan's memory counts the fused loss's second fp32 logits copy only when
     // it says so (docs/memory-model.md, "Fused cross-entropy loss").
-    set(r, "model.cross_entropy_loss_fusion", pyBool(run.cross_entropy_loss_fusion));
+    set(r, "model.cross_entropy_loss_fusion", pythonBool(run.cross_entropy_loss_fusion));
     if (run.tp_comm_overlap && run.sequence_parallel) {
         // training/comm_overlap.py CommOverlapConfig (ConfigContainer.comm_overlap, None in
         // _pretrain_common): Bridge's recipes turn TP overlap on this way (recipes/llama/h100/llama3.py).
@@ -297,13 +292,13 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     // Megatron-FSDP reads it, and it is written for every plan.
     const bool fsdp = isMegatronFsdp(run.data_parallel_kind);
     const bool distributed = run.data_parallel_kind != MegatronDataParallel::Ddp;
-    set(r, "ddp.use_distributed_optimizer", pyBool(distributed));
-    set(r, "optimizer.use_distributed_optimizer", pyBool(distributed));
+    set(r, "ddp.use_distributed_optimizer", pythonBool(distributed));
+    set(r, "optimizer.use_distributed_optimizer", pythonBool(distributed));
     if (run.distributed_optimizer_instances > 1) // HSDP (docs/hsdp.md): DistributedDataParallelConfig's field
         set(r, "ddp.num_distributed_optimizer_instances", str(run.distributed_optimizer_instances));
-    set(r, "ddp.overlap_grad_reduce", pyBool(run.overlap_grad_reduce));
-    set(r, "ddp.overlap_param_gather", pyBool(run.overlap_param_gather));
-    set(r, "optimizer.overlap_param_gather", pyBool(run.overlap_param_gather));
+    set(r, "ddp.overlap_grad_reduce", pythonBool(run.overlap_grad_reduce));
+    set(r, "ddp.overlap_param_gather", pythonBool(run.overlap_param_gather));
+    set(r, "optimizer.overlap_param_gather", pythonBool(run.overlap_param_gather));
     // The state dtypes (docs/memory-model.md): MixedPrecisionConfig.grad_reduce_in_fp32 overrides
     // the DDP config's (mixed_precision.py setup); Megatron-Core's OptimizerConfig takes torch dtypes.
     if (run.grad_reduce_in_bf16)
@@ -312,15 +307,15 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     // GPTModelProvider defaults it to fusions.can_enable_gradient_accumulation_fusion(), True where
     // Transformer Engine or APEX's fused_weight_gradient_mlp_cuda imports (utils/fusions.py @
     // 067f987d): written always, so that the run keeps what the plan was costed with (te_dummy_wgrad.h).
-    set(r, "model.gradient_accumulation_fusion", pyBool(run.gradient_accumulation_fusion));
+    set(r, "model.gradient_accumulation_fusion", pythonBool(run.gradient_accumulation_fusion));
     if (run.bf16_optimizer_states) {
         set(r, "optimizer.use_precision_aware_optimizer", "True");
         set(r, "optimizer.exp_avg_dtype", "torch.bfloat16");
         set(r, "optimizer.exp_avg_sq_dtype", "torch.bfloat16");
         r.uses_torch = true;
     }
-    set(r, "ddp.use_megatron_fsdp", pyBool(fsdp));
-    set(r, "dist.use_megatron_fsdp", pyBool(fsdp));
+    set(r, "ddp.use_megatron_fsdp", pythonBool(fsdp));
+    set(r, "dist.use_megatron_fsdp", pythonBool(fsdp));
     std::string sharding = "no_shard";
     if (run.data_parallel_kind == MegatronDataParallel::MegatronFsdpGrads)
         sharding = "optim_grads"; // ZeRO-2: gradients and optimizer states

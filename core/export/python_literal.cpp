@@ -104,4 +104,17 @@ std::string pythonIdentifier(std::string_view text)
     return out;
 }
 
+std::string pythonBool(bool value)
+{
+    return value ? "True" : "False";
+}
+
+std::string pythonStringList(const std::vector<std::string>& items)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + pythonString(items[i]);
+    return out + "]";
+}
+
 } // namespace stratex::exporting

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stratex::exporting {
 
@@ -21,5 +22,11 @@ std::string pythonFloat(double value);
 // A Python identifier made of `text`: every byte but ASCII letters, digits and _ becomes _, and a
 // leading digit (or an empty text) gets a _ in front.
 std::string pythonIdentifier(std::string_view text);
+
+// Python's True / False.
+std::string pythonBool(bool value);
+
+// A Python list of string literals (pythonString each): ["a", "b"].
+std::string pythonStringList(const std::vector<std::string>& items);
 
 } // namespace stratex::exporting
