@@ -208,6 +208,15 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
             "reduce-scatter): Megatron-Core's DDP keeps its grad buffer for the run; written as the distributed "
             "optimizer, costed with the persistent buffer");
     }
+    // docs/collectives.md, "TP backward overlap": Megatron-Core always overlaps the column-parallel
+    // linears' backward collectives (ColumnParallelLinear allreduce_dgrad, core_v0.8.0 on; the
+    // --no-async-tensor-model-parallel-allreduce flag is gone), so a plan costed without it runs with it.
+    if (!e.tp_async_backward && e.tp > 1) {
+        e.tp_async_backward = true;
+        approximate(m, "strategy.tp_async_backward",
+            "tp_async_backward false (TP backward collectives exposed): Megatron-Core overlaps them with the "
+            "weight- and data-gradient GEMMs and has no flag to turn that off; costed with the overlap");
+    }
     r.unfused_attention = !e.flash_attention;
     // The plan's attention kernel (docs/kernels.md §6): Megatron's AttnBackend sets TE's
     // NVTE_FLASH_ATTN / NVTE_FUSED_ATTN (megatron/core/extensions/transformer_engine.py).

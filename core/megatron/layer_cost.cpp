@@ -10,6 +10,7 @@
 #include "core/megatron/attention_kernel_choice.h"
 #include "core/megatron/cp_comm.h"
 #include "core/megatron/cp_ring.h"
+#include "core/megatron/dp_traffic.h"
 #include "core/megatron/elementwise_passes.h"
 #include "core/megatron/host_overhead.h"
 #include "core/megatron/moe_dispatch.h"
@@ -17,6 +18,7 @@
 #include "core/megatron/moe_kernels.h"
 #include "core/megatron/qk_norm_memory.h"
 #include "core/megatron/te_fp8_casts.h"
+#include "core/megatron/tp_async_backward.h"
 #include "core/megatron/unfused_attention_memory.h"
 #include "core/megatron/unfused_rope.h"
 
@@ -411,6 +413,36 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double window = moeLayer ? attentionGemm + sharedGemm : gemm;
         tpForward = tpComm - overlapped + exposedPipelinedTpS(overlapped, window, s.tp);
         tpBackward = tpComm - overlapped + exposedPipelinedTpS(overlapped, 2 * window, s.tp);
+    } else if (runsAsyncTpBackward(s) && !mla) {
+        // Megatron's asynchronous backward (tp_async_backward.h): the column-parallel linears' input
+        // gradient reduction under their weight-gradient GEMM and, with SP, the input's re-gather
+        // under the data-gradient GEMM. The row-parallel linears' output-gradient gathers (SP)
+        // stay exposed; a MoE layer's MLP side keeps its collectives as they were.
+        const double slowdown = ncclComputeSlowdown(hw, tpGroup);
+        const double f = model.ffn_hidden_size / tp;
+        const double qkvWidth = (q + 2 * kv) / tp;
+        const auto column = [&](double width, double gatherShare) {
+            ColumnLinearBackward l;
+            l.dgrad_s = denseGemmS(tokens, h, width);
+            l.wgrad_s = denseGemmS(width, h, tokens);
+            if (s.sequence_parallel) {
+                l.regather_s = hw.allGatherS(hidden * gatherShare, tpGroup);
+                l.grad_reduce_s = hw.reduceScatterS(hidden, tpGroup);
+            } else {
+                l.grad_reduce_s = hw.allReduceS(hidden, tpGroup);
+            }
+            return exposedAsyncTpBackwardS(l, slowdown);
+        };
+        // With SP each block's row-parallel linear gathers its output gradient (exposed).
+        const double attentionRowS = s.sequence_parallel ? hw.allGatherS(hidden * attentionGather, tpGroup) : 0.0;
+        const double attentionS = attentionRowS + column(qkvWidth, attentionGather);
+        if (moeLayer) {
+            const double attentionHalf = 0.5 * tpComm;
+            tpBackward = tpComm - attentionHalf + attentionS;
+        } else {
+            const double mlpRowS = s.sequence_parallel ? hw.allGatherS(hidden * mlpGather, tpGroup) : 0.0;
+            tpBackward = attentionS + mlpRowS + column(upWidth * f, mlpGather);
+        }
     }
     // EP dispatch/combine: exposed, or under the partner micro-batch's compute (moe_dispatch.h).
     // The experts' part of the compute (routed GEMMs, router, activation and permutation) against

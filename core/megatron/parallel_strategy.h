@@ -116,6 +116,12 @@ struct ParallelStrategy {
     // Megatron-Core's weight-gradient GEMMs accumulate into the fp32 main_grad (default on;
     // --no-gradient-accumulation-fusion: off). What it keeps: te_dummy_wgrad.h.
     bool gradient_accumulation_fusion = true;
+    // Megatron's asynchronous TP backward: the column-parallel linears' input-gradient reduction
+    // under their weight-gradient GEMM, with SP the input's re-gather under the data-gradient GEMM
+    // (tp_async_backward.h; docs/collectives.md, "TP backward overlap"). On in every Megatron-LM
+    // since 2021-09 and unconditional in Megatron-Core; false only for a record whose Megatron
+    // predates it or whose framework runs TP its own way. Strategy JSON "tp_async_backward".
+    bool tp_async_backward = true;
     // Megatron-Core's fused vocab-parallel cross entropy (--cross-entropy-loss-fusion, default off;
     // Megatron-Bridge's cross_entropy_loss_fusion with cross_entropy_fusion_impl "native"): the same
     // steps as the unfused loss in torch.compile'd functions, which keep one more fp32 copy of the

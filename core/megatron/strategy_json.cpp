@@ -51,7 +51,8 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "main_grads_dtype", "optimizer_state_dtype", "gradient_accumulation_fusion", "transformer_engine_version",
     "cross_entropy_loss_fusion", // docs/memory-model.md, "Fused cross-entropy loss"
     "dp_shard", "microbatch_group_size", // docs/memory-model.md, "Micro-batch group N"
-    "gradient_buffer" }; // docs/memory-model.md, "Gradient buffer lifetime"
+    "gradient_buffer", // docs/memory-model.md, "Gradient buffer lifetime"
+    "tp_async_backward" }; // docs/collectives.md, "TP backward overlap"
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -135,6 +136,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["tp_comm_overlap"] = true;
     if (!s.gradient_accumulation_fusion) // likewise: written only when off
         json["gradient_accumulation_fusion"] = false;
+    if (!s.tp_async_backward) // likewise: written only when off
+        json["tp_async_backward"] = false;
     if (s.gradient_buffer != GradientBuffer::Persistent) // likewise: written only when not the default
         json["gradient_buffer"] = gradientBufferName(s.gradient_buffer);
     if (s.cross_entropy_loss_fusion) // likewise: written only when on (Megatron's default is off)
@@ -269,6 +272,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
         s.tp_comm_overlap = overlap->boolean();
     if (const std::optional<JsonView> fusion = object.find("gradient_accumulation_fusion"))
         s.gradient_accumulation_fusion = fusion->boolean();
+    if (const std::optional<JsonView> async = object.find("tp_async_backward"))
+        s.tp_async_backward = async->boolean();
     if (const std::optional<JsonView> te = object.find("transformer_engine_version")) {
         const std::optional<int> version = te->isString() ? parseTeVersion(te->string()) : std::nullopt;
         if (!version)

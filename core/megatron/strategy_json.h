@@ -16,9 +16,9 @@ namespace stratex::megatron {
 // "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
 // "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision",
 // "overlap_grad_reduce", "flash_attention", "attention_kernel", "compile", "fp8_recipe", "framework",
-// "main_grads_dtype", "optimizer_state_dtype", "cross_entropy_loss_fusion"). Every field is written, but
-// "tp_comm_overlap", "gradient_accumulation_fusion", "cross_entropy_loss_fusion", "attention_kernel",
-// "compile" and "fp8_recipe" only away from their defaults.
+// "main_grads_dtype", "optimizer_state_dtype", "cross_entropy_loss_fusion", "tp_async_backward"). Every
+// field is written, but "tp_comm_overlap", "gradient_accumulation_fusion", "cross_entropy_loss_fusion",
+// "tp_async_backward", "attention_kernel", "compile" and "fp8_recipe" only away from their defaults.
 nlohmann::ordered_json toJson(const ParallelStrategy& strategy);
 
 // Reads a strategy object for `model` on `worldSize` GPUs. Only "global_batch_size" is required;

@@ -100,6 +100,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.tp_comm_overlap = n != 0;
         else if (key == "fusion")
             s.gradient_accumulation_fusion = n != 0;
+        else if (key == "tpasync") // tp_async_backward (docs/collectives.md, "TP backward overlap")
+            s.tp_async_backward = n != 0;
         else if (key == "cefusion") // --cross-entropy-loss-fusion
             s.cross_entropy_loss_fusion = n != 0;
         else if (key == "grads")

@@ -288,6 +288,14 @@ void TestMegatronPlanExports::megatron_data()
         << "--no-gradient-accumulation-fusion;--use-distributed-optimizer"
         << ""
         << "" << false;
+    // A plan costed without Megatron's asynchronous TP backward (docs/collectives.md, "TP backward
+    // overlap"): Megatron-Core has no flag that turns it off, so the export says so.
+    QTest::newRow("TP backward overlap off planned")
+        << planOf("llama3-70b", 0, 0, "h100-80gb", 8, "tp=8 pp=4 dp=2 sp=1 zero=1 gbs=64 tpasync=0")
+        << "--sequence-parallel"
+        << "--no-async-tensor-model-parallel-allreduce"
+        << "Megatron-Core overlaps them with the weight- and data-gradient GEMMs and has no flag to turn that off"
+        << true;
     // The fused cross-entropy loss (docs/memory-model.md, "Fused cross-entropy loss"), written and
     // read back; off (Megatron's default) it is not written (the rows above).
     QTest::newRow("fused cross-entropy loss")

@@ -75,6 +75,9 @@ private Q_SLOTS:
         ParallelStrategy s;
         s.tp = tp;
         s.sequence_parallel = sp;
+        // The plain backward with its collectives exposed (not Megatron's asynchronous backward,
+        // tst_tp_async_backward): the traffic the overlap is measured against.
+        s.tp_async_backward = false;
         const HardwareModel hw = gpus("h100-80gb", 1);
         const LayerCost plain = layerCost(model, s, hw, false, false);
         s.tp_comm_overlap = true;

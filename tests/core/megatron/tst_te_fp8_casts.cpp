@@ -267,6 +267,7 @@ private Q_SLOTS:
         s.tp = 4;
         s.sequence_parallel = true;
         s.precision = Precision::Fp8;
+        s.tp_async_backward = false; // every backward collective exposed (tst_tp_async_backward hides some)
         const LayerCost c = layerCost(llamaLayer(), s, hw, false, false);
         const double hidden = 2.0 * 8192 * 4096;
         const hardware::GroupShape tp { 4, 1 };
