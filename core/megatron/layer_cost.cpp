@@ -339,8 +339,15 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // the quantizer, base.py grad_output_preprocess "FP8 with all-gather"; TE 1.8 7d576ed2 gathers
     // the uint8 ln_out and the cast grad_output_c). The reduce-scatters stay 16-bit. A MoE layer's
     // MLP side is the token dispatcher's, in 16 bits; MLA's down projections are not gathered.
-    const double attentionGather = teFp8 && !mla ? 0.5 : 1.0;
-    const double mlpGather = teFp8 && !moeLayer ? 0.5 : 1.0;
+    // torchtitan's float8 TP does the same: with float8 linears its plan takes torchao's
+    // Float8ColwiseParallel, Float8RowwiseParallel and PrepareFloat8ModuleInput (torchtitan 9dec370
+    // parallelize_llama.py apply_tp), which cast the attention's and the MLP's input to float8
+    // before the Shard -> Replicate redistribute and the output gradient before the backward's
+    // (NoopFwToFloat8BwDynamic; torchao/float8/float8_tensor_parallel.py @ eab345c, the benchmark's
+    // torchao); its reduce-scatters stay 16-bit.
+    const bool fp8Gathers = teFp8 || (fp8 && s.framework == Framework::Torchtitan);
+    const double attentionGather = fp8Gathers && !mla ? 0.5 : 1.0;
+    const double mlpGather = fp8Gathers && !moeLayer ? 0.5 : 1.0;
     const auto gatherS = [&] {
         const double attentionS = hw.allGatherS(hidden * attentionGather, tpGroup);
         return mlpGather == attentionGather ? attentionS : 0.5 * (attentionS + hw.allGatherS(hidden * mlpGather, tpGroup));
