@@ -14,7 +14,8 @@ torch version, date, the script's own hash) and one row per measurement:
 * kernels.json
   - gemm: time of an m x k by k x n matmul in bf16 (and fp8 through torch._scaled_mm where the
     GPU has it) over a grid of shapes, with achieved TFLOP/s -- the tile and wave quantisation the
-    GEMM model must reproduce;
+    GEMM model must reproduce; fp8 rows also time use_fast_accum=True (fast_accum_time_s), the
+    accumulation Transformer Engine's and torchao's forward GEMMs use (docs/kernels.md §8);
   - attention: torch scaled_dot_product_attention (flash or cuDNN backend, causal) forward and
     forward+backward over sequence lengths, heads and head sizes;
   - memory_bound: copy, add, RMSNorm-like and softmax over sizes, achieved GB/s;
@@ -261,8 +262,18 @@ def measure_gemm(torch, device, timer, cpu):
             try:
                 seconds = timer(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
                                                          out_dtype=torch.bfloat16), reps=reps)
-                rows.append({"dtype": "float8_e4m3fn", "m": m, "n": n, "k": k,
-                             "time_s": seconds, "tflops": tflops(flops, seconds)})
+                row = {"dtype": "float8_e4m3fn", "m": m, "n": n, "k": k,
+                       "time_s": seconds, "tflops": tflops(flops, seconds)}
+                # The forward GEMMs of TE (_2X_ACC_FPROP False) and torchao (gemm_config_output
+                # use_fast_accum=True) skip the split accumulator; the backward ones keep it.
+                try:
+                    fast = timer(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
+                                                          out_dtype=torch.bfloat16, use_fast_accum=True),
+                                 reps=reps)
+                    row["fast_accum_time_s"] = fast
+                except (RuntimeError, TypeError) as error:
+                    row["fast_accum_error"] = str(error)[:200]
+                rows.append(row)
             except (RuntimeError, TypeError) as error:
                 rows.append({"dtype": "float8_e4m3fn", "m": m, "n": n, "k": k, "error": str(error)[:200]})
         del a, b
