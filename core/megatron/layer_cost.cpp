@@ -19,6 +19,7 @@
 #include "core/megatron/qk_norm_memory.h"
 #include "core/megatron/te_fp8_casts.h"
 #include "core/megatron/tp_async_backward.h"
+#include "core/megatron/tp_overlap_splits.h"
 #include "core/megatron/unfused_attention_memory.h"
 #include "core/megatron/unfused_rope.h"
 
@@ -420,6 +421,25 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         const double window = moeLayer ? attentionGemm + sharedGemm : gemm;
         tpForward = tpComm - overlapped + exposedPipelinedTpS(overlapped, window, s.tp);
         tpBackward = tpComm - overlapped + exposedPipelinedTpS(overlapped, 2 * window, s.tp);
+        // The GEMMs run in pieces to pair with the chunks (tp_overlap_splits.h): each piece fills
+        // fewer waves. A MoE layer's attention block only; MLA's projections are not modelled.
+        if (!mla) {
+            const TpOverlapSplits splits = tpOverlapSplits(s.framework, s.tp);
+            const double qkvWidth = (q + 2 * kv) / tp;
+            double forwardExtra = splitGemmExtraS(denseGemmS, tokens, qkvWidth, h, splits.column_forward, splits.concurrent)
+                + splitGemmExtraS(denseGemmS, tokens, h, q / tp, splits.row_forward, splits.concurrent);
+            double backwardExtra = splitGemmExtraS(denseGemmS, tokens, q / tp, h, splits.row_backward, splits.concurrent)
+                + splitGemmExtraS(denseGemmS, tokens, h, qkvWidth, splits.column_backward, splits.concurrent);
+            if (!moeLayer) {
+                const double f = model.ffn_hidden_size / tp;
+                forwardExtra += splitGemmExtraS(denseGemmS, tokens, upWidth * f, h, splits.column_forward, splits.concurrent)
+                    + splitGemmExtraS(denseGemmS, tokens, h, f, splits.row_forward, splits.concurrent);
+                backwardExtra += splitGemmExtraS(denseGemmS, tokens, f, h, splits.row_backward, splits.concurrent)
+                    + splitGemmExtraS(denseGemmS, tokens, h, upWidth * f, splits.column_backward, splits.concurrent);
+            }
+            cost.forward_compute_s += forwardExtra;
+            cost.backward_compute_s += backwardExtra;
+        }
     } else if (runsAsyncTpBackward(s) && !mla) {
         // Megatron's asynchronous backward (tp_async_backward.h): the column-parallel linears' input
         // gradient reduction under their weight-gradient GEMM and, with SP, the input's re-gather

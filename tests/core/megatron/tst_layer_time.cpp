@@ -89,7 +89,8 @@ private Q_SLOTS:
         QVERIFY2(std::abs(overlapped.tp_forward_comm_s - expected) <= 1e-12 + 1e-9 * expected,
             qPrintable(QString("%1 s exposed, expected %2 s").arg(overlapped.tp_forward_comm_s).arg(expected)));
         QVERIFY(std::abs(overlapped.tp_backward_comm_s - expected) <= 1e-12 + 1e-9 * expected);
-        QCOMPARE(overlapped.forward_compute_s, plain.forward_compute_s); // the GEMMs are not slowed
+        // The GEMMs run in pieces beside the chunks: slower, never faster (tst_tp_overlap_splits).
+        QVERIFY(overlapped.forward_compute_s >= plain.forward_compute_s);
         QCOMPARE(plain.forward_comm_s - overlapped.forward_comm_s, traffic - overlapped.tp_forward_comm_s);
     }
 
