@@ -96,6 +96,7 @@ private Q_SLOTS:
         QTest::addColumn<bool>("pays");
         QTest::newRow("Megatron-Core") << Framework::MegatronCore << true;
         QTest::newRow("torchtitan") << Framework::Torchtitan << true;
+        QTest::newRow("DeepSpeed: no pieces") << Framework::DeepSpeed << false;
     }
     void layerPaysItsPieces()
     {
