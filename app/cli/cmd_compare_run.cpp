@@ -109,7 +109,7 @@ int runCompareRun(const QStringList& args)
         QStringLiteral("A Megatron-LM log, a Chrome trace (or a directory of them) or a reference-run record. "
                        "Repeatable."));
     parser.option(QStringLiteral("gpu"), QStringLiteral("PRESET"),
-        QStringLiteral("The GPU model (a100-40gb, a100-80gb, h100-80gb, h800-80gb, h100-96gb, b200-192gb, "
+        QStringLiteral("The GPU model (a100-40gb, a100-80gb, h100-80gb, h800-80gb, h100-96gb, h200-141gb, b200-192gb, gb200-186gb, "
                        "l40s-48gb, v100-32gb, v100-16gb): logs do not say it; a trace's device name is used when this is not given."));
     parser.option(QStringLiteral("gpus-per-node"), QStringLiteral("N"),
         QStringLiteral("GPUs per node: logs and traces do not say it."));

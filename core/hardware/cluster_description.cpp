@@ -79,8 +79,19 @@ const std::vector<GpuDescription>& gpuPresets()
         // torchtitan's Grand Teton H100s: 96 GB HBM2e at 2.4 TB/s, power-capped at 500 W (lower
         // clocks; pytorch/torchtitan:benchmarks/llama3_h100_202412_torchtitan.md @ 31a17bfd, "Hardware").
         { "h100-96gb", 989, 96, 2400, 0.55, 360, 370, 50, 1.15 },
+        // H200 SXM: the H100 SXM5 die and clocks (700 W) with 141 GB HBM3e at 4.8 TB/s (NVIDIA H200
+        // datasheet); memory as the device reports it, 150,109,880,320 bytes = 139.8 GiB (this
+        // project's H200, resources/device-measurements/h200-2026-11-28). NVLink 4 and one 400 Gb/s
+        // NIC per GPU (DGX H200) as the H100's.
+        { "h200-141gb", 989, 139.8, 4800, 0.62, 360, 370, 50, 1.15 },
         // DGX B200: 180 GB usable HBM3e at 8 TB/s, NVLink 5, one 400 Gb/s NIC per GPU.
         { "b200-192gb", 2250, 180, 8000, 0.60, 700, 720, 50, 1.15 },
+        // GB200 NVL72 (NVIDIA GB200 NVL72 datasheet, per GPU = rack / 72): 2.5 PFLOPS dense BF16
+        // (360 sparse for the rack), 186 GB HBM3e at 8 TB/s, NVLink 5 (1.8 TB/s both directions)
+        // across all 72 GPUs of the rack (defaultTopology: one NVLink domain of 72, 4 GPUs per
+        // compute tray), one 400 Gb/s ConnectX-7 per GPU. The NCCL bus bandwidths are ASSUMED the
+        // B200's (the same NVLink 5 per GPU), not measured.
+        { "gb200-186gb", 2500, 186, 8000, 0.60, 700, 720, 50, 1.15 },
         { "l40s-48gb", 362, 48, 864, 0.60, 22, 24, 25, 1.10 },
         // Tesla V100 SXM2 (Volta, sm70; NVIDIA Tesla V100 GPU datasheet, 2018, "SXM2" column): 125
         // TFLOPS of FP16 tensor-core peak (no BF16: ParallelStrategy precision bf16 is refused on it,
@@ -104,7 +115,11 @@ NodeTopology defaultTopology(const GpuDescription& gpu)
     // rail-optimised fabric (NVIDIA DGX SuperPOD reference architectures).
     const std::string& name = gpu.name;
     topology.nvlink_sharp = name.rfind("h100", 0) == 0 || name.rfind("h800", 0) == 0 || name.rfind("h200", 0) == 0
-        || name.rfind("b200", 0) == 0;
+        || name.rfind("b200", 0) == 0 || name.rfind("gb200", 0) == 0;
+    // GB200 NVL72: the rack's NVLink switch trays join its 72 GPUs (18 compute trays of 4) in one
+    // NVLink domain with NVLink SHARP; a "node" (gpus_per_node) is a compute tray, the host.
+    if (name.rfind("gb200", 0) == 0)
+        topology.nvlink_domain_gpus = 72;
     return topology;
 }
 

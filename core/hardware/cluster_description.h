@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct ClusterDescription {
     std::optional<NodeTopology> topology;
 
     NodeTopology nodeTopology() const { return topology ? *topology : defaultTopology(gpu); }
+    // GPUs that reach each other without the network: the node, or the NVLink domain where it
+    // joins several nodes (GB200 NVL72: 72 GPUs across 18 hosts of 4). What TP's limit, CP's
+    // groups and the pipeline's sends see as "one node" (docs/collectives.md, "Topology").
+    int scaleUpGpus() const { return std::max(gpus_per_node, nodeTopology().nvlink_domain_gpus); }
     int worldSize() const { return num_nodes * gpus_per_node; }
     // For a synthesized profile set: validateSizes and Galvatron's powers of two (its hardware files
     // list groups by halving the world).

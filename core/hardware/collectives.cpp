@@ -123,7 +123,10 @@ CollectiveModel::CollectiveModel(const ClusterDescription& cluster, const Effici
     const NodeTopology topology = cluster.nodeTopology();
     const GpuDescription& gpu = cluster.gpu;
     m_gpusPerNode = std::max(1, cluster.gpus_per_node);
-    m_domainGpus = topology.nvlink_domain_gpus > 0 ? topology.nvlink_domain_gpus : m_gpusPerNode;
+    // A domain is at most the cluster (a cluster file may name any positive size).
+    m_domainGpus = topology.nvlink_domain_gpus > 0
+        ? std::min(topology.nvlink_domain_gpus, std::max(m_gpusPerNode, cluster.worldSize()))
+        : m_gpusPerNode;
     m_nics = topology.nics_per_node > 0 ? topology.nics_per_node : m_gpusPerNode;
     const double scale = efficiency.network;
     m_intraBusGbPerS = gpu.intra_node_bus_gb_per_s * scale;
@@ -183,10 +186,15 @@ double CollectiveModel::interNodeGbPerS(GroupShape group) const
     // GPUs of the node that send across nodes in this phase: this group's and the concurrent
     // groups'. NCCL's rings and trees leave a node through the NICs nearest its ranks (one per GPU
     // on a rail-optimised DGX: no sharing); with fewer NICs than GPUs, active GPUs share them.
-    const int groups = group.concurrent > 0 ? group.concurrent : std::max(1, m_gpusPerNode / p.ranks_per_node);
-    const int active = std::clamp(groups * p.ranks_per_node, p.ranks_per_node, m_gpusPerNode);
-    const double nodeNic = m_nicGbPerS * m_nics;
-    const double perRank = nodeNic / std::max(active, m_nics);
+    // "Node" here is what placement() counts in: the NVLink domain where it joins several hosts
+    // (GB200 NVL72: 72 GPUs, 18 hosts' NICs), else the host.
+    const int domainGpus = std::max(m_domainGpus, m_gpusPerNode);
+    const int domainNics = int(std::min<long long>(
+        static_cast<long long>(m_nics) * (domainGpus / m_gpusPerNode), std::numeric_limits<int>::max()));
+    const int groups = group.concurrent > 0 ? group.concurrent : std::max(1, domainGpus / p.ranks_per_node);
+    const int active = std::clamp(groups * p.ranks_per_node, p.ranks_per_node, std::max(p.ranks_per_node, domainGpus));
+    const double nodeNic = m_nicGbPerS * domainNics;
+    const double perRank = nodeNic / std::max(active, domainNics);
     return p.ranks_per_node * perRank;
 }
 

@@ -16,8 +16,10 @@ Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
     // and wave losses come on top, docs/kernels.md), i.e. what the best-shaped BF16 matmul reaches:
     // the "Maximum Achievable Matmul FLOPS" table of
     // stas00/ml-engineering:compute/accelerator/README.md @ b9e29720: A100 SXM 271.2 of 312
-    // TFLOP/s (86.9 %), H100 SXM 794.5 of 989 (80.3 %), both torch 2.6-2.7 / CUDA 12.6; other GPUs
-    // take the H100 figure (none published there). Flash attention 2 about 60 % of peak on the A100.
+    // TFLOP/s (86.9 %), H100 SXM 794.5 of 989 (80.3 %), both torch 2.6-2.7 / CUDA 12.6; B200 SXM
+    // from the same table @ 744d01e1 (row added 2025-07-07): 1745.0 of 2250 (77.6 %) in BF16 and
+    // 3432.5 of 4500 in FP8, torch 2.7.1+cu128; other GPUs take the H100 figure (none published
+    // there). Flash attention 2 about 60 % of peak on the A100.
     if (gpu.name.rfind("a100", 0) == 0) {
         e.gemm = 0.869;
         e.attention = 0.60;
@@ -30,6 +32,18 @@ Efficiency datasheetEfficiency(const hardware::GpuDescription& gpu)
         // path is costed as batched GEMMs and memory traffic, and the flash rate stays unused.
         e.gemm = 0.90;
         e.attention = 0.45;
+    } else if (gpu.name.rfind("b200", 0) == 0) {
+        e.gemm = 1745.0 / 2250.0;
+        // Blackwell's FP8 kernels reach 1.97x its BF16 ones (3432.5 / 1745.0 TFLOP/s, the same
+        // table and torch), where Hopper's stop near 1.85x (efficiency.h).
+        e.fp8_speedup = 3432.5 / 1745.0;
+        e.attention = 0.45; // a guess: no Blackwell attention rate is published (docs/kernels.md §6)
+    } else if (gpu.name.rfind("gb200", 0) == 0) {
+        // GB200 SXM in the same table @ 744d01e1: 1822.0 of 2500 (72.9 %) in BF16, 3615.6 in FP8,
+        // torch 2.10.0.dev20250916+cu130.
+        e.gemm = 1822.0 / 2500.0;
+        e.fp8_speedup = 3615.6 / 1822.0;
+        e.attention = 0.45; // as B200's
     } else {
         e.gemm = 0.803;
         // Attention (flash-attn 2's causal forward, the reference kernel, docs/kernels.md §6): on
@@ -50,7 +64,8 @@ std::string presetFamily(const std::string& gpuName)
         return "a100";
     if (gpuName.rfind("v100", 0) == 0) // SXM2 32 GB and 16 GB: one GV100 chip
         return "v100";
-    if (gpuName == "h100-80gb" || gpuName == "h800-80gb")
+    // The H200 is the H100 SXM5 die at the same 700 W with more and faster HBM (the preset's figures).
+    if (gpuName == "h100-80gb" || gpuName == "h800-80gb" || gpuName == "h200-141gb")
         return "h100";
     return gpuName;
 }
@@ -144,6 +159,10 @@ Efficiency efficiencyFor(const hardware::GpuDescription& gpu)
     // The GEMMs TP communication overlap runs in pieces (tp_overlap_splits.h; docs/collectives.md
     // "Split GEMMs"): h100 gemm 0.6314 -> 0.6381, attention 0.3694 -> 0.3682; h100-96gb gemm
     // 0.5284 -> 0.5373. Fit 6.6 % -> 6.4 %, hold-out 4.3 % -> 4.4 %, no parameter at a bound.
+    // Session 23 (B200's own best-shape kernel figures, BF16 0.776 and FP8 1.967x, and the h100
+    // fit carried onto them as its prior, docs/calibration.md §2; candidates compute and attention
+    // as h100-96gb's): b200 gemm 0.803 (datasheet, not fitted) -> 0.5839, attention 0.4354 ->
+    // 0.4582. Fit 6.4 % -> 6.0 %, hold-out 4.4 %, no parameter at a bound.
     // What is not fitted keeps its prior (presetFitParameters() and the fit's verdicts say why).
     Efficiency e = datasheetEfficiency(gpu);
     const std::string family = presetFamily(gpu.name);
@@ -156,7 +175,15 @@ Efficiency efficiencyFor(const hardware::GpuDescription& gpu)
         e.gemm = 0.5373;
         e.attention = 0.2544;
     } else if (family == "b200-192gb") {
-        e.attention = 0.4354;
+        e.gemm = 0.5839;
+        e.attention = 0.4582;
+    } else if (family == "gb200-186gb") {
+        // No GB200 run is recorded: B200's fit carried onto GB200's own kernel figures, the rule a
+        // fit applies to a child family (runs::familyPrior, docs/calibration.md §2).
+        const Efficiency b200 = efficiencyFor(gpuPreset("b200-192gb"));
+        const Efficiency b200Datasheet = datasheetEfficiency(gpuPreset("b200-192gb"));
+        e.gemm *= b200.gemm / b200Datasheet.gemm;
+        e.attention *= b200.attention / b200Datasheet.attention;
     }
     return e;
 }
@@ -210,7 +237,7 @@ double HardwareModel::kernelOverheadS(int kernels) const
 
 bool HardwareModel::spansNodes(GroupShape group) const
 {
-    return static_cast<long long>(group.size) * group.stride > m_cluster.gpus_per_node;
+    return static_cast<long long>(group.size) * group.stride > m_cluster.scaleUpGpus();
 }
 
 double HardwareModel::allReduceS(double bytes, GroupShape group) const

@@ -20,12 +20,12 @@ std::string capabilityText(ComputeCapability cc)
 std::optional<ComputeCapability> gpuComputeCapability(const std::string& gpuName)
 {
     // CUDA C Programming Guide, "Compute Capabilities" table: Tesla V100 7.0, A100 8.0, L40S 8.9,
-    // H100 / H800 / H200 9.0, B200 10.0.
+    // H100 / H800 / H200 9.0, B200 and GB200 10.0.
     struct Chip {
         std::string_view prefix;
         ComputeCapability cc;
     };
-    static constexpr std::array<Chip, 7> chips = { {
+    static constexpr std::array<Chip, 8> chips = { {
         { "v100", { 7, 0 } },
         { "a100", { 8, 0 } },
         { "l40s", { 8, 9 } },
@@ -33,6 +33,7 @@ std::optional<ComputeCapability> gpuComputeCapability(const std::string& gpuName
         { "h800", { 9, 0 } },
         { "h200", { 9, 0 } },
         { "b200", { 10, 0 } },
+        { "gb200", { 10, 0 } },
     } };
     for (const Chip& chip : chips)
         if (std::string_view(gpuName).substr(0, chip.prefix.size()) == chip.prefix)

@@ -19,7 +19,7 @@ struct ComputeCapability {
 
 // The compute capability of a GPU preset (core/hardware/cluster_description.cpp gpuPresets), by
 // its name's chip prefix (CUDA C Programming Guide, "Compute Capabilities"): v100 7.0 (Volta),
-// a100 8.0 (Ampere), l40s 8.9 (Ada), h100 / h800 / h200 9.0 (Hopper), b200 10.0 (Blackwell).
+// a100 8.0 (Ampere), l40s 8.9 (Ada), h100 / h800 / h200 9.0 (Hopper), b200 / gb200 10.0 (Blackwell).
 // nullopt for a name of none of these (a cluster file's own GPU): nothing is refused on it.
 std::optional<ComputeCapability> gpuComputeCapability(const std::string& gpuName);
 

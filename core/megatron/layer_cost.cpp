@@ -169,7 +169,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     }
     // Ring CP's steps (cp_ring.h); hierarchical CP's ring over its a2a groups (cp_comm.h).
     const int cpA2a = s.cp > 1 && s.cp_comm_type == CpCommType::A2aP2p
-        ? cpA2aGroupSize(s.cp, s.tp, hw.cluster().gpus_per_node, model.num_heads / s.tp, model.num_kv_heads / s.tp)
+        ? cpA2aGroupSize(s.cp, s.tp, hw.cluster().scaleUpGpus(), model.num_heads / s.tp, model.num_kv_heads / s.tp)
         : 1;
     const int ringSteps = s.cp_comm_type == CpCommType::P2p ? s.cp : s.cp_comm_type == CpCommType::A2aP2p ? s.cp / cpA2a : 1;
     double attention = 0;

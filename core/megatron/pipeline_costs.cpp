@@ -42,7 +42,8 @@ PipelineCosts pipelineCosts(const model::ModelDescription& model, const Parallel
     costs.send_bytes = kBytes * tokens * h / (s.sequence_parallel ? s.tp : 1);
     costs.p2p_bytes = scales.pp * costs.send_bytes;
     costs.output_bytes = kBytes * tokens * model.vocab_size / s.tp;
-    costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.gpus_per_node && cluster.num_nodes > 1;
+    costs.cross_node = static_cast<long long>(s.tp) * s.cp * s.dp >= cluster.scaleUpGpus()
+        && cluster.worldSize() > cluster.scaleUpGpus();
     return costs;
 }
 

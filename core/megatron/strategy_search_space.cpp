@@ -64,7 +64,7 @@ std::vector<CpCommType> cpCommTypesFor(const model::ModelDescription& model, con
     const int kvHeads = model.num_kv_heads / tp;
     if (shape.framework == Framework::MegatronCore || shape.framework == Framework::MegatronBridge) {
         std::vector<CpCommType> kvExchanges { CpCommType::AllGather };
-        const int a2a = cpA2aGroupSize(cp, tp, hw.cluster().gpus_per_node, heads, kvHeads);
+        const int a2a = cpA2aGroupSize(cp, tp, hw.cluster().scaleUpGpus(), heads, kvHeads);
         if (ulysses && a2a > 1 && a2a < cp)
             kvExchanges.push_back(CpCommType::A2aP2p);
         ParallelStrategy probe = shape;
@@ -149,7 +149,8 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
             m_recomputes.emplace_back(
                 recompute, RecomputeModules::of({ RecomputeModule::Layernorm, RecomputeModule::Moe }));
     }
-    for (int tp : divisorsOf(world, limitOr(space.max_tp, request.cluster.gpus_per_node))) {
+    // TP stays inside what NVLink joins: the node, or a multi-node NVLink domain (GB200 NVL72).
+    for (int tp : divisorsOf(world, limitOr(space.max_tp, request.cluster.scaleUpGpus()))) {
         if (model.num_heads % tp != 0 || model.num_kv_heads % tp != 0)
             continue;
         for (int cp : divisorsOf(world / tp, limitOr(space.max_cp, world))) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/common/error.h"
+#include "core/hardware/cluster_description.h"
 #include "core/runs/calibration_work.h"
 
 namespace stratex::runs {
@@ -426,20 +427,16 @@ std::vector<std::string> presetFitParameters(const std::string& family)
     // and EP overlap as mechanisms, docs/moe.md, h100's MoE runs alone fit 0.81 at datasheet GEMM
     // efficiency, but with it still 1.0), so they keep the datasheet 1.0 and are not fitted. With the network fixed,
     // h100's dp_overlap ends at 1.0 (the same trade), so it keeps its datasheet guess too; two
-    // B200 runs then end GEMM efficiency at 1.0, so B200 fits attention only. With the NeMo
-    // long-sequence page's eight dense B200 runs (2026-11-28) its GEMM fits 0.62, inside the range,
-    // but leaving that page out in cross-validation leaves the two MoE runs to fit it (B200 13.4 %
-    // against 9.0 % with attention only), so it stays a candidate no more.
-    // docs/collectives.md, "The fitted network fraction".
-    // Candidates only: fitPresets() fits those the family's runs identify (docs/calibration.md);
-    // B200's attention from its ten runs (nine spend 5 % on it). h100-96gb is the h100 die: its
-    // prior is h100's fit, and its runs fit a common scale on both tensor-core rates (the 500 W
-    // power cap's clocks) and attention's own deviation beyond it where they identify them.
-    if (family == "b200-192gb")
-        return { "attention" };
+    // B200 runs then end GEMM efficiency at 1.0 from the datasheet start. docs/collectives.md,
+    // "The fitted network fraction".
+    // Candidates only: fitPresets() fits those the family's runs identify (docs/calibration.md).
+    // h100-96gb is the h100 die: its prior is h100's fit, and its runs fit a common scale on both
+    // tensor-core rates (the 500 W power cap's clocks) and attention's own deviation beyond it
+    // where they identify them. B200 is other silicon run by the same frameworks: its prior is the
+    // h100 fit carried onto B200's own kernel figures (familyPrior), and its runs fit the same two.
     if (family == "h100")
         return { "gemm", "attention" };
-    if (family == "h100-96gb")
+    if (family == "h100-96gb" || family == "b200-192gb")
         return { "compute", "attention" };
     return { "gemm", "attention", "network", "dp_overlap" };
 }
@@ -454,14 +451,25 @@ hardware::Efficiency familyPrior(const std::string& family, const hardware::GpuD
         *priorName = "datasheet";
     const std::string parent = parentFamily(family);
     for (const PresetFit& fit : fits) {
-        if (parent.empty() || fit.family != parent)
+        if (parent.empty() || fit.family != parent || fit.gpus.empty())
             continue;
-        // The parent's fitted parameters, as efficiencyFor() would give them to the parent's GPU.
+        // The parent's fitted parameters, as efficiencyFor() would give them to the parent's GPU,
+        // carried over as the parent's fit over its own datasheet figure times the child's figure:
+        // what the parent's end-to-end runs hold beyond the best-shaped kernels (the same software,
+        // docs/calibration.md §2) on the child's own kernels. The same die (h100-96gb): the
+        // parent's values unchanged.
+        const hardware::Efficiency parentDatasheet
+            = hardware::datasheetEfficiency(hardware::gpuPreset(fit.gpus.front()));
+        const auto carry = [&](double hardware::Efficiency::*member) {
+            prior.*member = fit.result.fitted.*member * (prior.*member / (parentDatasheet.*member));
+        };
         for (const std::string& name : fit.result.parameters) {
-            if (const hardware::EfficiencyField* field = hardware::findEfficiencyField(name))
-                prior.*field->member = fit.result.fitted.*field->member;
-            else // the compute scale moved both rates
-                prior.gemm = fit.result.fitted.gemm, prior.attention = fit.result.fitted.attention;
+            if (const hardware::EfficiencyField* field = hardware::findEfficiencyField(name)) {
+                carry(field->member);
+            } else { // the compute scale moved both rates
+                carry(&hardware::Efficiency::gemm);
+                carry(&hardware::Efficiency::attention);
+            }
         }
         if (priorName)
             *priorName = parent + " fit";
@@ -478,14 +486,18 @@ std::vector<PresetFit> fitPresets(const std::vector<ReferenceRun>& runs, const C
         if (run.fit) // hold-out runs never enter the fit
             byFamily[hardware::presetFamily(run.cluster.gpu.name)].push_back(run);
     }
-    // Families without a parent first: a variant's prior is its parent's fit (docs/calibration.md).
+    // Parents before their children: a child's prior is its parent's fit (docs/calibration.md);
+    // gb200 -> b200 -> h100 is two generations deep.
+    const auto depth = [](std::string family) {
+        int d = 0;
+        while (!(family = parentFamily(family)).empty())
+            ++d;
+        return d;
+    };
     std::vector<std::string> order;
-    for (const bool child : { false, true }) {
-        for (const auto& [family, familyRuns] : byFamily) {
-            if (parentFamily(family).empty() != child)
-                order.push_back(family);
-        }
-    }
+    for (const auto& [family, familyRuns] : byFamily)
+        order.push_back(family);
+    std::ranges::stable_sort(order, {}, depth);
     std::vector<PresetFit> fits;
     for (const std::string& family : order) {
         const std::vector<ReferenceRun>& familyRuns = byFamily.at(family);

@@ -75,6 +75,14 @@ std::string parentFamily(const std::string& family)
     // are the H100 die of the h100 family: same SMs, same tensor cores.
     if (family == "h100-96gb")
         return "h100";
+    // B200 is other silicon, run by the same frameworks as the h100 family's records (NeMo,
+    // Megatron-Core, Transformer Engine): its prior is the h100 fit carried onto B200's own
+    // best-shape kernel figures (calibration.cpp familyPrior, docs/calibration.md §2).
+    if (family == "b200-192gb")
+        return "h100";
+    // GB200 is the B200's Blackwell die at its own clocks (hardware_model.cpp's figures).
+    if (family == "gb200-186gb")
+        return "b200-192gb";
     return {};
 }
 

@@ -95,6 +95,10 @@ std::string gpuPresetForDeviceName(std::string_view name)
         return "h800-80gb";
     if (has("H100"))
         return has("96GB") || has("H100 NVL") ? "h100-96gb" : "h100-80gb";
+    if (has("H200"))
+        return "h200-141gb";
+    if (has("GB200")) // before "B200", which it contains
+        return "gb200-186gb";
     if (has("B200"))
         return "b200-192gb";
     if (has("L40S"))

@@ -193,6 +193,54 @@ private Q_SLOTS:
         QCOMPARE(again.timeS(CollectiveKind::AllReduce, bytes, group), other);
     }
 
+    // GB200 NVL72: hosts of 4 GPUs in NVLink domains of 72. A TP group of 8 stays on NVLink; a
+    // group leaving the rack has the rack's 72 NICs, one per GPU, so no concurrency shares them. The
+    // same GPUs without the rack's NVLink domain (4-GPU hosts joined by the network) are slower.
+    void nvl72Domain_data()
+    {
+        QTest::addColumn<int>("size");
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("nodesInRack");
+        QTest::addColumn<double>("interNodePerRank");
+        QTest::newRow("TP 8 inside the rack") << 8 << 1 << 1 << 0.0;
+        QTest::newRow("EP 64 inside the rack") << 64 << 1 << 1 << 0.0;
+        QTest::newRow("DP 8 across racks") << 8 << 72 << 8 << 50 * 0.92;
+        QTest::newRow("DP 32 of stride 8: 9 per rack") << 32 << 8 << 4 << 50 * 0.92;
+    }
+    void nvl72Domain()
+    {
+        QFETCH(int, size);
+        QFETCH(int, stride);
+        QFETCH(int, nodesInRack);
+        QFETCH(double, interNodePerRank);
+        ClusterDescription rack;
+        rack.gpu = gpuPreset("gb200-186gb");
+        rack.gpus_per_node = 4;
+        rack.num_nodes = 18 * 8;
+        QCOMPARE(rack.nodeTopology().nvlink_domain_gpus, 72);
+        QCOMPARE(rack.scaleUpGpus(), 72);
+        const Efficiency eff = efficiencyFor(rack.gpu);
+        const CollectiveModel model(rack, eff);
+        const GroupShape group { size, stride };
+        const GroupPlacement p = model.placement(group);
+        QCOMPARE(p.nodes, nodesInRack);
+        if (p.nodes > 1) {
+            const double perRank = model.interNodeGbPerS(group) / p.ranks_per_node;
+            QVERIFY2(std::abs(perRank - interNodePerRank) < 1e-9, std::to_string(perRank).c_str());
+        }
+        QCOMPARE(HardwareModel(rack, eff).spansNodes(group), p.nodes > 1);
+        // Without the NVLink domain (the hosts alone) the group is as slow or slower.
+        ClusterDescription hosts = rack;
+        NodeTopology t = rack.nodeTopology();
+        t.nvlink_domain_gpus = 0;
+        hosts.topology = t;
+        const CollectiveModel apart(hosts, eff);
+        const double bytes = 256e6;
+        QVERIFY(apart.timeS(CollectiveKind::AllReduce, bytes, group) >= model.timeS(CollectiveKind::AllReduce, bytes, group));
+        if (size * stride <= 72 && size * stride > 4)
+            QVERIFY(apart.timeS(CollectiveKind::AllReduce, bytes, group) > 1.5 * model.timeS(CollectiveKind::AllReduce, bytes, group));
+    }
+
     void topologyJsonRoundTrip()
     {
         ClusterDescription cluster = h100(2);

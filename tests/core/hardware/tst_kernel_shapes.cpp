@@ -140,7 +140,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("sms");
         QTest::newRow("A100 80 GB") << "a100-80gb" << 108;
         QTest::newRow("H100 SXM") << "h100-80gb" << 132;
+        QTest::newRow("H200") << "h200-141gb" << 132;
         QTest::newRow("B200") << "b200-192gb" << 148;
+        QTest::newRow("GB200") << "gb200-186gb" << 148;
         QTest::newRow("L40S") << "l40s-48gb" << 142;
         QTest::newRow("a GPU of a cluster file") << "my-gpu" << 0;
     }

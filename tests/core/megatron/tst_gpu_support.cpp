@@ -44,7 +44,9 @@ private Q_SLOTS:
         QTest::newRow("fp8 h100-80gb") << "h100-80gb" << int(Precision::Fp8) << "";
         QTest::newRow("fp8 h800-80gb") << "h800-80gb" << int(Precision::Fp8) << "";
         QTest::newRow("fp8 h100-96gb") << "h100-96gb" << int(Precision::Fp8) << "";
+        QTest::newRow("fp8 h200") << "h200-141gb" << int(Precision::Fp8) << "";
         QTest::newRow("fp8 b200") << "b200-192gb" << int(Precision::Fp8) << "";
+        QTest::newRow("fp8 gb200") << "gb200-186gb" << int(Precision::Fp8) << "";
         QTest::newRow("fp8 v100 (Volta's message)") << "v100-32gb" << int(Precision::Fp8) << "use precision fp16";
         QTest::newRow("fp8 custom gpu") << "my-gpu" << int(Precision::Fp8) << "";
     }

@@ -69,6 +69,29 @@ private Q_SLOTS:
         QVERIFY(walked == enumerateStrategies(r));
     }
 
+    // TP stays inside what NVLink joins: a host of 4 H100s stops at TP 4; a GB200 NVL72 rack of
+    // 4-GPU hosts reaches TP 8 (Llama 3 8B's 8 KV heads), over NVLink.
+    void tpStaysInsideTheNvlinkDomain_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("largestTp");
+        QTest::newRow("H100, hosts of 4") << "h100-80gb" << 4;
+        QTest::newRow("GB200 NVL72, hosts of 4") << "gb200-186gb" << 8;
+    }
+    void tpStaysInsideTheNvlinkDomain()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(int, largestTp);
+        StrategySearchRequest r = request("llama3-8b", 4, 64);
+        r.cluster.gpu = hardware::gpuPreset(gpu.toStdString());
+        r.cluster.gpus_per_node = 4;
+        r.efficiency = hardware::efficiencyFor(r.cluster.gpu);
+        int largest = 0;
+        for (const ParallelStrategy& s : enumerateStrategies(r))
+            largest = std::max(largest, s.tp);
+        QCOMPARE(largest, largestTp);
+    }
+
     // The storage built in place by two threads holds the walk's candidates at their indices.
     void candidatesAreBuiltInPlace_data() { addSpaces(); }
     void candidatesAreBuiltInPlace()

@@ -216,7 +216,59 @@ private Q_SLOTS:
     {
         QCOMPARE(parentFamily("h100-96gb"), std::string("h100"));
         QCOMPARE(parentFamily("h100"), std::string());
-        QCOMPARE(parentFamily("b200-192gb"), std::string());
+        QCOMPARE(parentFamily("b200-192gb"), std::string("h100"));
+        QCOMPARE(parentFamily("gb200-186gb"), std::string("b200-192gb"));
+        QCOMPARE(parentFamily("a100"), std::string());
+        // The H200 is the H100 die at the same clocks: the h100 family itself.
+        QCOMPARE(presetFamily("h200-141gb"), std::string("h100"));
+    }
+
+    // A preset family without runs of its own (GB200) is costed with the same carry its fit would
+    // make: B200's fitted rates over B200's kernel figures, on GB200's own (72.9 % in BF16).
+    void gb200CarriesTheB200Fit()
+    {
+        const Efficiency b200 = efficiencyFor(gpuPreset("b200-192gb"));
+        const Efficiency b200Datasheet = datasheetEfficiency(gpuPreset("b200-192gb"));
+        const Efficiency gb200 = efficiencyFor(gpuPreset("gb200-186gb"));
+        QVERIFY(std::abs(gb200.gemm - (1822.0 / 2500.0) * b200.gemm / b200Datasheet.gemm) < 1e-12);
+        QVERIFY(std::abs(gb200.attention - b200.attention) < 1e-12); // both Blackwell guesses alike
+        QVERIFY(std::abs(gb200.fp8_speedup - 3615.6 / 1822.0) < 1e-12);
+        QVERIFY(gb200.gemm < b200.gemm); // a lower fraction of a higher peak
+    }
+
+    // A child's prior is the parent's fit over the parent's datasheet figure times the child's own
+    // (docs/calibration.md §2): the same die keeps the parent's values; B200 carries what the h100
+    // runs hold beyond their kernels onto its own best-shape kernel figure (ml-engineering's MAMF
+    // table: 77.6 % in BF16 against the H100's 80.3 %), not the parent's value, not its datasheet.
+    void aChildCarriesItsParentsFitOntoItsOwnKernels_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<QString>("family");
+        QTest::addColumn<double>("gemmOverParentFit");
+        QTest::newRow("same die") << "h100-96gb" << "h100-96gb" << 1.0;
+        QTest::newRow("B200") << "b200-192gb" << "b200-192gb" << (1745.0 / 2250.0) / 0.803;
+    }
+    void aChildCarriesItsParentsFitOntoItsOwnKernels()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(QString, family);
+        QFETCH(double, gemmOverParentFit);
+        PresetFit parent;
+        parent.family = "h100";
+        parent.gpus = { "h100-80gb" };
+        parent.result.fitted = datasheetEfficiency(gpuPreset("h100-80gb"));
+        parent.result.fitted.gemm = 0.64;
+        parent.result.fitted.attention = 0.37;
+        parent.result.parameters = { "gemm", "attention" };
+        const GpuDescription child = gpuPreset(gpu.toStdString());
+        std::string priorName;
+        const Efficiency prior = familyPrior(family.toStdString(), child, { parent }, &priorName);
+        QCOMPARE(priorName, std::string("h100 fit"));
+        QVERIFY2(std::abs(prior.gemm / 0.64 - gemmOverParentFit) < 1e-9, std::to_string(prior.gemm).c_str());
+        const double attentionRatio = datasheetEfficiency(child).attention / datasheetEfficiency(gpuPreset("h100-80gb")).attention;
+        QVERIFY(std::abs(prior.attention / 0.37 - attentionRatio) < 1e-9);
+        // What the parent did not fit stays the child's own datasheet figure (B200's FP8 rate).
+        QCOMPARE(prior.fp8_speedup, datasheetEfficiency(child).fp8_speedup);
     }
 
     void computeAndGemmTogetherIsAnError()
