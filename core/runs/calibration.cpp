@@ -460,8 +460,11 @@ hardware::Efficiency familyPrior(const std::string& family, const hardware::GpuD
         // parent's values unchanged.
         const hardware::Efficiency parentDatasheet
             = hardware::datasheetEfficiency(hardware::gpuPreset(fit.gpus.front()));
+        // A figure the parent's datasheet leaves at 0 (gemm_half_dim: off) has no ratio to carry:
+        // the child takes the parent's value.
         const auto carry = [&](double hardware::Efficiency::*member) {
-            prior.*member = fit.result.fitted.*member * (prior.*member / (parentDatasheet.*member));
+            const double base = parentDatasheet.*member;
+            prior.*member = base > 0 ? fit.result.fitted.*member * (prior.*member / base) : fit.result.fitted.*member;
         };
         for (const std::string& name : fit.result.parameters) {
             if (const hardware::EfficiencyField* field = hardware::findEfficiencyField(name)) {

@@ -259,7 +259,8 @@ private Q_SLOTS:
         parent.result.fitted = datasheetEfficiency(gpuPreset("h100-80gb"));
         parent.result.fitted.gemm = 0.64;
         parent.result.fitted.attention = 0.37;
-        parent.result.parameters = { "gemm", "attention" };
+        parent.result.fitted.gemm_half_dim = 64; // a figure the datasheet leaves off (0)
+        parent.result.parameters = { "gemm", "attention", "gemm_half_dim" };
         const GpuDescription child = gpuPreset(gpu.toStdString());
         std::string priorName;
         const Efficiency prior = familyPrior(family.toStdString(), child, { parent }, &priorName);
@@ -267,6 +268,8 @@ private Q_SLOTS:
         QVERIFY2(std::abs(prior.gemm / 0.64 - gemmOverParentFit) < 1e-9, std::to_string(prior.gemm).c_str());
         const double attentionRatio = datasheetEfficiency(child).attention / datasheetEfficiency(gpuPreset("h100-80gb")).attention;
         QVERIFY(std::abs(prior.attention / 0.37 - attentionRatio) < 1e-9);
+        // No ratio to a 0 datasheet figure: the parent's value, not 0 / 0.
+        QCOMPARE(prior.gemm_half_dim, 64.0);
         // What the parent did not fit stays the child's own datasheet figure (B200's FP8 rate).
         QCOMPARE(prior.fp8_speedup, datasheetEfficiency(child).fp8_speedup);
     }
