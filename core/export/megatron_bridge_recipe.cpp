@@ -451,7 +451,11 @@ std::string megatronBridgeRecipeText(const MegatronBridgeRecipe& r)
             + " --node-rank N --master-addr HOST megatron_bridge_recipe.py [KEY=VALUE ...]\n";
     else
         s += "#   torchrun --standalone --nproc-per-node " + str(r.gpus_per_node) + " megatron_bridge_recipe.py [KEY=VALUE ...]\n";
+    s += "import os\n";
     s += "import sys\n\n";
+    s += "# The caching allocator's expandable segments, as NVIDIA's Bridge performance launcher sets them\n";
+    s += "# (scripts/performance/utils/executors.py) and as Stratex costed the plan's device memory; before torch.\n";
+    s += "os.environ.setdefault(\"PYTORCH_CUDA_ALLOC_CONF\", \"expandable_segments:True\")\n\n";
     if (r.uses_torch)
         s += "import torch\n";
     s += "import torch.nn.functional as F\n";

@@ -162,24 +162,28 @@ Efficiency efficiencyFor(const hardware::GpuDescription& gpu)
     // Session 23 (B200's own best-shape kernel figures, BF16 0.776 and FP8 1.967x, and the h100
     // fit carried onto them as its prior, docs/calibration.md §2; candidates compute and attention
     // as h100-96gb's): b200 gemm 0.803 (datasheet, not fitted) -> 0.5839, attention 0.4354 ->
-    // 0.4582. Fit 6.4 % -> 6.0 %, hold-out 4.4 %, no parameter at a bound.
+    // 0.4582. Fit 6.4 % -> 6.0 %, hold-out 4.4 %, no parameter at a bound. The Megatron-Bridge
+    // performance records' bf16 gradient reduction (main_grads_dtype, their perf scripts;
+    // docs/memory-model.md "Gradient dtype per recipe"): h100 gemm 0.6381 -> 0.6376, attention 0.3682 ->
+    // 0.3681; h100-96gb gemm 0.5373 -> 0.5372; b200 gemm 0.5839 -> 0.5836. Fit 6.0 %, hold-out 4.4 %.
     // What is not fitted keeps its prior (presetFitParameters() and the fit's verdicts say why).
     Efficiency e = datasheetEfficiency(gpu);
     const std::string family = presetFamily(gpu.name);
     if (family == "a100") {
         e.dp_overlap = 0.9; // not identified: FSDP traffic hides under the layers (first/last exposed)
     } else if (family == "h100") {
-        e.gemm = 0.6381;
-        e.attention = 0.3682;
+        e.gemm = 0.6376;
+        e.attention = 0.3681;
     } else if (family == "h100-96gb") {
-        e.gemm = 0.5373;
+        e.gemm = 0.5372;
         e.attention = 0.2544;
     } else if (family == "b200-192gb") {
-        e.gemm = 0.5839;
+        e.gemm = 0.5836;
         e.attention = 0.4582;
     } else if (family == "gb200-186gb") {
-        // No GB200 run is recorded: B200's fit carried onto GB200's own kernel figures, the rule a
-        // fit applies to a child family (runs::familyPrior, docs/calibration.md §2).
+        // No GB200 run is fitted (one is held out, mbridge2606-llama3.1-405b-256-gb200): B200's fit
+        // carried onto GB200's own kernel figures, the rule a fit applies to a child family
+        // (runs::familyPrior, docs/calibration.md §2).
         const Efficiency b200 = efficiencyFor(gpuPreset("b200-192gb"));
         const Efficiency b200Datasheet = datasheetEfficiency(gpuPreset("b200-192gb"));
         e.gemm *= b200.gemm / b200Datasheet.gemm;

@@ -276,8 +276,14 @@ bool launcherExpandableSegments(Framework framework, int numNodes)
     // launcher run_llama_train.sh runs torchrun under PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True"
     // (run_train.sh since, @ b5bcd76c); the multi-node launcher multinode_trainer.slurm (lines
     // 32-62: its exports and `srun torchrun --nnodes 4`) sets no allocator configuration, so a run
-    // over several nodes gets PyTorch's default, expandable segments off. Megatron-Core, NeMo and
-    // DeepSpeed leave the allocator's default.
+    // over several nodes gets PyTorch's default, expandable segments off. Megatron-Bridge's
+    // performance launcher sets it for every workload (NVIDIA-NeMo/Megatron-Bridge
+    // scripts/performance: setup_experiment.py in v0.1.0, perf_plugins.py from v0.2.0 and
+    // utils/executors.py's default env from v0.3.0, "expandable_segments:True"), and so does the
+    // Megatron-Bridge export's script (megatron_bridge_recipe.cpp). Megatron-Core's and
+    // DeepSpeed's launchers leave the allocator's default.
+    if (framework == Framework::MegatronBridge)
+        return true;
     return framework == Framework::Torchtitan && numNodes <= 1;
 }
 

@@ -11,7 +11,7 @@ const EvidenceCoverage& bundledCoverage()
 {
     static const EvidenceCoverage coverage = [] {
         EvidenceCoverage c;
-        c.runs = 137;
+        c.runs = 138;
         c.max_tp = 8;
         c.max_pp = 64;
         c.max_cp = 32;
@@ -25,7 +25,7 @@ const EvidenceCoverage& bundledCoverage()
         c.max_seq_length = 1048576;
         c.dense = true;
         c.moe = true;
-        c.gpu_families = { "a100", "b200-192gb", "h100", "h100-96gb" };
+        c.gpu_families = { "a100", "b200-192gb", "gb200-186gb", "h100", "h100-96gb" };
         c.max_cp_by_comm = { 32, 0, 16, 0 }; // p2p, a2a, all_gather, a2a+p2p
         c.schedules = { true, true, false }; // 1F1B, interleaved, ZB-H1
         return c;

@@ -21,6 +21,7 @@
 #include "core/common/error.h"
 #include "core/export/megatron_bridge_recipe.h"
 #include "core/export/python_literal.h"
+#include "core/megatron/model_state_memory.h"
 #include "core/export/plan_export.h"
 #include "core/export/plan_file_export.h"
 
@@ -367,6 +368,7 @@ private Q_SLOTS:
     void pythonStrings();
     void craftedNamesStayInTheirLiterals();
     void pyCompiles();
+    void allocatorConfiguredBeforeTorch();
 };
 
 void TestMegatronBridgeRecipe::fieldTableIsFromTheSources()
@@ -575,6 +577,22 @@ void TestMegatronBridgeRecipe::pyCompiles()
                 QCOMPARE(fromPython[i], fromSuite[i]);
         }
     }
+}
+
+void TestMegatronBridgeRecipe::allocatorConfiguredBeforeTorch()
+{
+    // Stratex costs a Megatron-Bridge plan's device memory with expandable segments, as NVIDIA's
+    // Bridge performance launcher runs it (launcherExpandableSegments): the script sets them before
+    // torch is imported (the allocator reads PYTORCH_CUDA_ALLOC_CONF once), keeping a user's own.
+    for (const Scenario& s : scenarios()) {
+        const std::string text = exportPlanFile(ExportFormat::MegatronBridge, s.plan).text;
+        const std::size_t env = text.find("os.environ.setdefault(\"PYTORCH_CUDA_ALLOC_CONF\", \"expandable_segments:True\")");
+        const std::size_t torch = text.find("\nimport torch");
+        QVERIFY2(env != std::string::npos, s.name);
+        QVERIFY2(torch != std::string::npos && env < torch, s.name);
+        QVERIFY(text.find("import os\n") < env);
+    }
+    QVERIFY(megatron::launcherExpandableSegments(megatron::Framework::MegatronBridge, 4));
 }
 
 QTEST_GUILESS_MAIN(TestMegatronBridgeRecipe)

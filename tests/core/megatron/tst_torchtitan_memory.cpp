@@ -459,6 +459,7 @@ private Q_SLOTS:
         QFETCH(bool, expandable);
         QCOMPARE(launcherExpandableSegments(Framework::Torchtitan, nodes), expandable);
         QVERIFY(!launcherExpandableSegments(Framework::MegatronCore, nodes));
+        QVERIFY(launcherExpandableSegments(Framework::MegatronBridge, nodes)); // its launcher and export set it
         ParallelStrategy s;
         s.framework = Framework::Torchtitan;
         s.dp = 8 * nodes;
