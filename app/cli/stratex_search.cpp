@@ -22,7 +22,8 @@ namespace {
 
 nlohmann::ordered_json statsJson(const megatron::StrategySearchStats& stats, double seconds, int threads)
 {
-    return { { "enumerated", stats.enumerated }, { "refused", stats.refused }, { "over_memory", stats.over_memory },
+    return { { "enumerated", stats.enumerated }, { "refused", stats.refused }, { "pruned", stats.pruned },
+        { "over_memory", stats.over_memory },
         { "bounded", stats.bounded }, { "simulated", stats.simulated }, { "search_time_s", seconds },
         { "threads", threads } };
 }
@@ -80,6 +81,9 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
         text += "Searched " + std::to_string(result.stats.enumerated) + " strategies: "
             + std::to_string(result.stats.refused) + " refused by "
             + std::string(megatron::frameworkProject(request.space.framework)) + "'s rules, "
+            + (result.stats.pruned > 0 ? std::to_string(result.stats.pruned)
+                        + " slower in their pipeline alone than plans of a sample, "
+                                       : std::string())
             + std::to_string(result.stats.over_memory) + " over memory, " + std::to_string(result.stats.bounded)
             + " bounded, " + std::to_string(result.stats.simulated) + " simulated, in " + fixed(seconds, 3) + " s on "
             + std::to_string(threads) + " thread(s)\n";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "core/common/plan_figures.h"
 #include "core/hardware/device_memory.h"
@@ -269,6 +270,20 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     // Each stage's sums over its chunks, kept with the memo's chunk costs.
     std::vector<StageChunkSums> ownSums;
     const std::vector<StageChunkSums>& stageSums = entry ? entry->stage_sums : (ownSums = stageChunkSums(costs, s));
+    // The search's first pass under a threshold: the pipeline's lower bound alone may settle it,
+    // before the stages' memory state (EstimateOptions::prune_above_ms). 99.7 % of
+    // DeepSeek-V3-style's fitting candidates on 16,384 GPUs are settled so (docs/search-speed.md).
+    if (!options.simulate_pipeline && !options.full_report
+        && options.prune_above_ms < std::numeric_limits<double>::infinity()) {
+        const double boundS = entry ? memoLowerBoundS(*entry, s)
+                                    : pipelineLowerBoundS(chunks, p, v, m, s.schedule == PipelineSchedule::ZbH1);
+        if (boundS * 1e3 + eff.iteration_overhead_ms > options.prune_above_ms) {
+            result.pipeline_ms = boundS * 1e3;
+            result.pruned = true;
+            result.fits = false;
+            return result;
+        }
+    }
     // One simulation gives the makespan and each stage's memory ledger (docs/memory-model.md).
     // The simulator's input (micro-batches x chunks) is built only when simulated: the search's
     // first pass bounds ~10^5 candidates and must not allocate it for each (issue 22: speed).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,9 @@ struct Estimate {
     double peak_memory_mb = 0;
     double memory_limit_mb = 0;
     bool fits = true; // device_peak_mb <= memory_limit_mb
+    // EstimateOptions::prune_above_ms: left at its pipeline bound (pipeline_ms), memory not costed,
+    // fits false.
+    bool pruned = false;
     // The worst rank's peak moment and what is alive then (EstimateOptions::explain_peak;
     // memory_ledger_explain.h): evaluate and the Search page's memory breakdown show it.
     std::optional<PeakExplanation> peak;
@@ -131,6 +135,12 @@ struct EstimateOptions {
     // memory_limit_mb is returned at the first stage over it, untimed, its peaks only a lower
     // bound of its peak (fits false all the same).
     bool stop_over_memory = false;
+    // With simulate_pipeline and full_report false (the search's first pass): a candidate whose
+    // pipeline lower bound plus the fixed overhead is above this is returned at once, `pruned`,
+    // before its memory and data-parallel traffic are costed. Its iteration time is no less, so
+    // the search, given a threshold no plan it keeps can come above, never simulates it
+    // (strategy_search.cpp, the sampled threshold; issue 22 item 8: speed).
+    double prune_above_ms = std::numeric_limits<double>::infinity();
 };
 
 // Costs `strategy` for `model` on the hardware. The pipeline's makespan comes from the simulator

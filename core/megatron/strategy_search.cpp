@@ -149,6 +149,63 @@ std::vector<std::vector<std::size_t>> twinGroups(const std::vector<Ranked>& plan
     return groups;
 }
 
+// Pass 2's loop: simulate in bound order, a batch per round, until the next bound exceeds the
+// last kept group's ranking time by more than a twin can differ (1 ms, raised as an extrapolated
+// plan's is): every candidate that could rank among the kept groups, or be a twin of one, is
+// simulated, so the result does not depend on the batch size or the thread count. The ranking
+// time bounds below, since an extrapolated plan's bound is raised as its time is.
+struct SimulatedOrder {
+    std::vector<Ranked> kept; // sorted by rankedBefore
+    long long simulated = 0;
+    // The top-th group's ranking time plus the twin slack: no candidate above it can rank among the
+    // kept groups or be a twin of one; infinite with fewer groups.
+    double threshold = std::numeric_limits<double>::infinity();
+};
+
+template <class Report>
+SimulatedOrder simulateInOrder(BoundOrder& order, const StrategySearchRequest& request, const hardware::HardwareModel& hw,
+    int threads, ProgressSink& progress, Report&& report)
+{
+    EstimateOptions exact;
+    exact.memory_limit_mb = request.memory_limit_mb;
+    const std::size_t batch = std::size_t(threads) * 8;
+    const std::size_t top = std::size_t(request.top);
+    const double twinSlackMs = rankingTimeMs(1.0, request.coverage.has_value());
+    SimulatedOrder out;
+    std::vector<Ranked>& kept = out.kept;
+    std::size_t next = 0;
+    while (next < order.size()) {
+        const std::size_t end = std::min(order.size(), next + batch);
+        order.sortThrough(end);
+        if (order[next].key_ms > out.threshold)
+            break;
+        std::vector<Estimate> round(end - next);
+        parallelFor(int(round.size()), threads, [&](int, int i) {
+            progress.throwIfCancelled();
+            round[std::size_t(i)] = estimate(request.model, order.strategy(next + std::size_t(i)), hw, exact);
+        });
+        out.simulated += static_cast<long long>(round.size());
+        for (std::size_t i = 0; i < round.size(); ++i) {
+            Estimate& e = round[i];
+            if (!e.problems.empty() || !e.fits)
+                continue;
+            const bool extrapolated = order[next + i].extrapolated;
+            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
+            kept.push_back({ std::move(e), extrapolated, key });
+        }
+        std::ranges::sort(kept, rankedBefore);
+        const std::vector<std::vector<std::size_t>> groups = twinGroups(kept, top);
+        if (groups.size() >= top) {
+            out.threshold = kept[groups.back().front()].key_ms + twinSlackMs;
+            while (!kept.empty() && kept.back().key_ms > out.threshold)
+                kept.pop_back();
+        }
+        next = end;
+        report(double(next) / double(order.size()));
+    }
+    return out;
+}
+
 // Every field in notation()'s words, each named even at its default, for twinDifference().
 std::vector<std::string> fieldWords(const ParallelStrategy& s)
 {
@@ -228,26 +285,69 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     // each shape's candidates in the order that lets the memo serve twins (forEachTwinsAdjacent).
     // A candidate over memory is left at the first stage over it (stop_over_memory): its peak is
     // then only a lower bound, so the least-memory plan (shown when nothing fits) comes from a
-    // second pass over every candidate's whole peak, made only then (issue 22: speed).
+    // second pass over every candidate's whole peak, made only then (issue 22: speed). With a
+    // sampled threshold, a candidate whose pipeline bound alone is above it stops there (pruned).
     EstimateOptions bounding;
     bounding.simulate_pipeline = false;
     bounding.memory_limit_mb = request.memory_limit_mb;
     bounding.full_report = false;
     bounding.stop_over_memory = true;
+    // One memo per worker for the whole search: candidates a shape apart share layer costs too.
+    std::vector<EstimateMemo> memos(static_cast<std::size_t>(threads));
+    // The sampled threshold (issue 22 item 8: speed; docs/search-speed.md). Every sampling.stride-th
+    // candidate, bounded and simulated as the search does its own, gives plans that the whole
+    // search's ranking can only beat: its top-th twin group's ranking time plus the twin slack
+    // (SimulatedOrder::threshold) is a time that no plan the search keeps, nor a twin of one, comes
+    // above. A candidate whose pipeline bound alone is above it is never simulated by the whole
+    // search, so its first pass leaves it there (EstimateOptions::prune_above_ms): the plans are
+    // the unpruned search's, byte for byte; only the counts move (over memory counts the candidates
+    // whose memory was costed).
+    double pruneAboveMs = std::numeric_limits<double>::infinity();
+    if (candidates.size() >= request.sampling.min_candidates && request.sampling.stride > 0) {
+        const std::size_t stride = request.sampling.stride;
+        const std::size_t samples = (candidates.size() + stride - 1) / stride;
+        constexpr std::size_t kSampleBlock = 1024;
+        const int blocks = int((samples + kSampleBlock - 1) / kSampleBlock);
+        std::vector<std::vector<BoundKey>> sampled(static_cast<std::size_t>(blocks));
+        parallelFor(blocks, threads, [&](int worker, int block) {
+            progress.throwIfCancelled();
+            EstimateOptions options = bounding;
+            options.memo = &memos[std::size_t(worker)];
+            const std::size_t last = std::min(samples, (std::size_t(block) + 1) * kSampleBlock);
+            for (std::size_t j = std::size_t(block) * kSampleBlock; j < last; ++j) {
+                const std::size_t i = j * stride;
+                const Estimate e = estimate(request.model, candidates[i], hw, options);
+                if (!e.problems.empty() || !e.fits)
+                    continue;
+                const bool extrapolated = evidence && evidence->extrapolated(candidates[i]);
+                sampled[std::size_t(block)].push_back(
+                    { rankingTimeMs(e.iteration_ms, extrapolated), std::uint32_t(i), extrapolated });
+            }
+        });
+        std::vector<BoundKey> keys;
+        for (const std::vector<BoundKey>& block : sampled)
+            keys.insert(keys.end(), block.begin(), block.end());
+        BoundOrder order(std::move(keys), candidates);
+        pruneAboveMs = simulateInOrder(order, request, hw, threads, progress, [&](double share) {
+            progress.report(0.05 * share, "sampling strategies");
+        }).threshold;
+    }
+    const double firstPassStart = pruneAboveMs < std::numeric_limits<double>::infinity() ? 0.05 : 0.0;
     const int units = int(space.shapes().size());
     std::vector<std::vector<BoundKey>> fitting(std::size_t(std::max(1, units)));
     std::vector<std::vector<LeastMemory>> leastMemory(std::size_t(std::max(1, units)));
     std::atomic<long long> refused = 0;
     std::atomic<long long> overMemory = 0;
+    std::atomic<long long> pruned = 0;
     std::atomic<int> unitsDone = 0;
-    // One memo per worker for the whole pass: candidates a shape apart share layer costs too.
-    std::vector<EstimateMemo> memos(static_cast<std::size_t>(threads));
     const auto firstPass = [&](bool wholePeaks) {
         parallelFor(units, threads, [&](int worker, int unit) {
             progress.throwIfCancelled();
             const std::size_t k = std::size_t(unit);
             EstimateOptions options = bounding;
             options.stop_over_memory = !wholePeaks;
+            if (!wholePeaks)
+                options.prune_above_ms = pruneAboveMs;
             options.memo = &memos[std::size_t(worker)];
             std::vector<BoundKey>& fits = fitting[k];
             if (!wholePeaks)
@@ -259,6 +359,10 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
                 if (!e.problems.empty()) {
                     if (!wholePeaks)
                         ++refused;
+                    return;
+                }
+                if (e.pruned) {
+                    ++pruned;
                     return;
                 }
                 if (!e.fits) {
@@ -284,12 +388,13 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
             if (wholePeaks)
                 progress.report(0.5 + 0.5 * share, "finding the plan with the least memory");
             else
-                progress.report(0.5 * share, "costing strategies");
+                progress.report(firstPassStart + (0.5 - firstPassStart) * share, "costing strategies");
         });
     };
     firstPass(false);
     result.stats.refused = refused;
     result.stats.over_memory = overMemory;
+    result.stats.pruned = pruned;
     std::vector<BoundKey> keys;
     std::size_t fittingCount = 0;
     for (const std::vector<BoundKey>& unit : fitting)
@@ -302,58 +407,24 @@ StrategySearchResult searchStrategies(const StrategySearchRequest& request, Prog
     BoundOrder order(std::move(keys), candidates);
     result.stats.bounded = static_cast<long long>(order.size());
 
-    EstimateOptions exact;
-    exact.memory_limit_mb = request.memory_limit_mb;
     if (order.size() == 0) {
         unitsDone = 0;
         firstPass(true); // every candidate over memory: their whole peaks, for the least of them
-        if (const std::optional<std::size_t> least = leastMemoryCandidate(space, leastMemory, candidates))
+        if (const std::optional<std::size_t> least = leastMemoryCandidate(space, leastMemory, candidates)) {
+            EstimateOptions exact;
+            exact.memory_limit_mb = request.memory_limit_mb;
             result.least_memory = estimate(request.model, candidates[*least], hw, exact);
+        }
         progress.report(1, "no strategy fits");
         return result;
     }
 
-    // Pass 2: simulate in bound order, a batch per round, until the next bound exceeds the last
-    // kept group's ranking time by more than a twin can differ (1 ms, raised as an extrapolated
-    // plan's is): every candidate that could rank among the kept groups, or be a twin of one, is
-    // simulated, so the result does not depend on the batch size or the thread count. The
-    // ranking time bounds below, since an extrapolated plan's bound is raised as its time is.
-    const std::size_t batch = std::size_t(threads) * 8;
+    // Pass 2: simulate in bound order (simulateInOrder).
+    const SimulatedOrder simulated = simulateInOrder(order, request, hw, threads, progress,
+        [&](double share) { progress.report(0.5 + 0.5 * share, "simulating pipelines"); });
+    result.stats.simulated = simulated.simulated;
+    const std::vector<Ranked>& kept = simulated.kept;
     const std::size_t top = std::size_t(request.top);
-    const double twinSlackMs = rankingTimeMs(1.0, request.coverage.has_value());
-    std::vector<Ranked> kept;
-    double threshold = std::numeric_limits<double>::infinity();
-    std::size_t next = 0;
-    while (next < order.size()) {
-        const std::size_t end = std::min(order.size(), next + batch);
-        order.sortThrough(end);
-        if (order[next].key_ms > threshold)
-            break;
-        std::vector<Estimate> round(end - next);
-        parallelFor(int(round.size()), threads, [&](int, int i) {
-            progress.throwIfCancelled();
-            round[std::size_t(i)] = estimate(request.model, order.strategy(next + std::size_t(i)), hw, exact);
-        });
-        result.stats.simulated += static_cast<long long>(round.size());
-        for (std::size_t i = 0; i < round.size(); ++i) {
-            Estimate& e = round[i];
-            if (!e.problems.empty() || !e.fits)
-                continue;
-            const bool extrapolated = order[next + i].extrapolated;
-            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
-            kept.push_back({ std::move(e), extrapolated, key });
-        }
-        std::ranges::sort(kept, rankedBefore);
-        const std::vector<std::vector<std::size_t>> groups = twinGroups(kept, top);
-        if (groups.size() >= top) {
-            threshold = kept[groups.back().front()].key_ms + twinSlackMs;
-            while (!kept.empty() && kept.back().key_ms > threshold)
-                kept.pop_back();
-        }
-        next = end;
-        const double share = double(next) / double(order.size());
-        progress.report(0.5 + 0.5 * share, "simulating pipelines");
-    }
     std::vector<Estimate> best;
     for (const std::vector<std::size_t>& group : twinGroups(kept, top)) {
         const Ranked& first = kept[group.front()];

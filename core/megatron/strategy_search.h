@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -63,11 +64,23 @@ struct StrategySearchRequest {
     // is ranked by its time raised by kExtrapolationUncertainty (docs/evidence.md §2);
     // resolveStratexSearch sets the bundled reference runs' coverage.
     std::optional<EvidenceCoverage> coverage;
+    // The sampled threshold (strategy_search.cpp; docs/search-speed.md): every `stride`-th
+    // candidate is costed and simulated first, and a candidate whose pipeline alone is slower
+    // than the plans found there is not costed further. Only in spaces of `min_candidates` or
+    // more, where it pays for the sample; the plans are the same either way (tests lower both to
+    // check that on spaces small enough to rank exhaustively).
+    struct Sampling {
+        std::size_t stride = 127; // prime: the sample does not fall on one ZeRO stage or recompute choice
+        std::size_t min_candidates = std::size_t(1) << 17;
+    } sampling;
 };
 
 struct StrategySearchStats {
     long long enumerated = 0; // candidate strategies built from the space
     long long refused = 0; // Megatron would not start them (strategyProblems)
+    // Left at their pipeline bound: it alone is slower than a threshold that plans of a sample of
+    // the space set (strategy_search.cpp, the sampled threshold), so their memory is not costed.
+    long long pruned = 0;
     long long over_memory = 0;
     long long bounded = 0; // costed without simulating the pipeline
     long long simulated = 0; // costed with the simulator (the rest were bounded out)
@@ -88,7 +101,9 @@ struct StrategySearchResult {
 
 // Every strategy of the space for the request's model, cluster and global batch, ranked by
 // iteration time. Exact for the top plans: candidates are first costed with a lower bound of their
-// pipeline makespan, and simulated in bound order until no bound can beat the last kept plan.
+// pipeline makespan, and simulated in bound order until no bound can beat the last kept plan; in a
+// large space, a candidate whose pipeline bound alone is slower than plans of a sample of the space
+// is not costed further (StrategySearchRequest::sampling).
 // Deterministic (ties broken by the strategy's fields) whatever the thread count. Reports
 // progress and throws Cancelled when asked to stop; throws Error for an unusable request.
 StrategySearchResult searchStrategies(const StrategySearchRequest& request, ProgressSink& progress);

@@ -172,11 +172,17 @@ private Q_SLOTS:
         QTest::addColumn<int>("gpusPerNode");
         QTest::addColumn<int>("globalBatch");
         QTest::addColumn<bool>("withCoverage");
-        QTest::newRow("llama2-7b, 16 GPUs") << "llama2-7b" << 2 << 8 << 32 << false;
-        QTest::newRow("llama2-13b, 24 GPUs (3 nodes)") << "llama2-13b" << 3 << 8 << 48 << false;
-        QTest::newRow("mixtral-8x7b, 32 GPUs") << "mixtral-8x7b" << 4 << 8 << 64 << false;
-        QTest::newRow("llama2-13b, 24 GPUs, evidence") << "llama2-13b" << 3 << 8 << 48 << true;
-        QTest::newRow("mixtral-8x7b, 32 GPUs, evidence") << "mixtral-8x7b" << 4 << 8 << 64 << true;
+        // Sampled: the threshold of a sample (StrategySearchRequest::sampling) on these small
+        // spaces, which leave it off by default: candidates pruned, the plans the same.
+        QTest::addColumn<bool>("sampled");
+        QTest::newRow("llama2-7b, 16 GPUs") << "llama2-7b" << 2 << 8 << 32 << false << false;
+        QTest::newRow("llama2-13b, 24 GPUs (3 nodes)") << "llama2-13b" << 3 << 8 << 48 << false << false;
+        QTest::newRow("mixtral-8x7b, 32 GPUs") << "mixtral-8x7b" << 4 << 8 << 64 << false << false;
+        QTest::newRow("llama2-13b, 24 GPUs, evidence") << "llama2-13b" << 3 << 8 << 48 << true << false;
+        QTest::newRow("mixtral-8x7b, 32 GPUs, evidence") << "mixtral-8x7b" << 4 << 8 << 64 << true << false;
+        QTest::newRow("llama2-13b, 24 GPUs, sampled") << "llama2-13b" << 3 << 8 << 48 << false << true;
+        QTest::newRow("mixtral-8x7b, 32 GPUs, sampled") << "mixtral-8x7b" << 4 << 8 << 64 << false << true;
+        QTest::newRow("mixtral-8x7b, 32 GPUs, evidence, sampled") << "mixtral-8x7b" << 4 << 8 << 64 << true << true;
     }
 
     // The search's plans are the exhaustive ranking's, twins grouped (equal to the ms and the MB,
@@ -188,8 +194,11 @@ private Q_SLOTS:
         QFETCH(int, gpusPerNode);
         QFETCH(int, globalBatch);
         QFETCH(bool, withCoverage);
+        QFETCH(bool, sampled);
         StrategySearchRequest r = request(model.toUtf8().constData(), "a100-80gb", nodes, gpusPerNode, globalBatch);
         r.top = 5;
+        if (sampled)
+            r.sampling = { .stride = 7, .min_candidates = 0 };
         r.space.max_micro_batch_size = 2;
         if (withCoverage) {
             EvidenceCoverage coverage = bundledCoverage();
@@ -201,6 +210,9 @@ private Q_SLOTS:
         const StrategySearchResult found = searchStrategies(r, progress);
         QVERIFY(!found.best.empty());
         QVERIFY(found.stats.simulated < found.stats.bounded); // the bound pruned something
+        QCOMPARE(found.stats.pruned > 0, sampled);
+        QCOMPARE(found.stats.refused + found.stats.pruned + found.stats.over_memory + found.stats.bounded,
+            found.stats.enumerated);
 
         const HardwareModel hw(r.cluster, r.efficiency);
         struct Plan {
@@ -427,9 +439,19 @@ private Q_SLOTS:
         }
     }
 
+    void sameAnswerOnAnyThreadCount_data()
+    {
+        QTest::addColumn<bool>("sampled"); // the sampled threshold on (StrategySearchRequest::sampling)
+        QTest::newRow("whole space") << false;
+        QTest::newRow("sampled") << true;
+    }
+
     void sameAnswerOnAnyThreadCount()
     {
+        QFETCH(bool, sampled);
         StrategySearchRequest r = request("llama2-70b", "h100-80gb", 8, 8, 128);
+        if (sampled)
+            r.sampling = { .stride = 7, .min_candidates = 0 };
         NullProgress progress;
         r.threads = 1;
         const StrategySearchResult one = searchStrategies(r, progress);
@@ -441,6 +463,9 @@ private Q_SLOTS:
             QCOMPARE(one.best[i].iteration_ms, two.best[i].iteration_ms);
         }
         QCOMPARE(one.stats.bounded, two.stats.bounded);
+        QCOMPARE(one.stats.pruned, two.stats.pruned);
+        QCOMPARE(one.stats.over_memory, two.stats.over_memory);
+        QCOMPARE(one.stats.pruned > 0, sampled);
     }
 
     void nothingFitsSaysHowFarOff_data()
