@@ -39,6 +39,10 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
         refuse("expert parallelism (ep " + std::to_string(s.ep) + ", etp " + std::to_string(s.etp) + ")",
             "the port's fine-grained config has no expert-parallel key and its model no experts; plan with ep 1 "
             "and etp 1");
+    if (s.cpu_offload_layers > 0) // docs/memory-model.md, "CPU activation offload"
+        refuse("CPU activation offload (cpu_offload_layers " + std::to_string(s.cpu_offload_layers) + ")",
+            "the runtime has no activation offload, and the plan's memory counts those layers' activations on the "
+            "host; export it to Megatron-LM or Megatron-Bridge, or plan without it");
 
     GalvatronPlan out;
     const auto note = [&](std::string field, const std::string& text) {

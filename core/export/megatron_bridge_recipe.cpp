@@ -273,6 +273,14 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
         set(r, "model.recompute_num_layers", str(std::min(std::max(1, run.recompute_layers), numLayers)));
         set(r, "model.recompute_modules", "None");
     }
+    // CPU activation offload as Bridge's performance recipes set it (scripts/performance/utils/
+    // overrides.py _set_recompute_overrides @ v0.5.0: cpu_offloading True, cpu_offloading_weights
+    // False, cpu_offloading_num_layers N; docs/memory-model.md, "CPU activation offload").
+    if (run.cpu_offloading_layers > 0) {
+        set(r, "model.cpu_offloading", "True");
+        set(r, "model.cpu_offloading_weights", "False");
+        set(r, "model.cpu_offloading_num_layers", str(run.cpu_offloading_layers));
+    }
     if (run.unfused_attention) {
         set(r, "model.attention_backend", "AttnBackend.unfused"); // enums.py: the s x s scores materialised
         r.uses_attn_backend = true;

@@ -384,6 +384,12 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
             add("--recompute-num-layers", number(run.recompute_layers));
         }
     }
+    // CPU activation offload (transformer_config.py cpu_offloading*, arguments.py @ d98e8a64;
+    // docs/memory-model.md, "CPU activation offload"): activations only, Megatron's defaults.
+    if (run.cpu_offloading_layers > 0) {
+        add("--cpu-offloading");
+        add("--cpu-offloading-num-layers", number(run.cpu_offloading_layers));
+    }
     add("--micro-batch-size", number(run.micro_batch_size));
     add("--global-batch-size", number(run.global_batch_size));
     switch (run.data_parallel_kind) {

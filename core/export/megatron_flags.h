@@ -141,6 +141,9 @@ struct MegatronRun {
     // "delayed", TransformerConfig's default (transformer_config.py @ d98e8a64).
     std::string fp8_recipe = "delayed";
     bool unfused_attention = false; // --attention-backend unfused: the s x s scores materialised
+    // --cpu-offloading --cpu-offloading-num-layers N (activations; --cpu-offloading-weights stays
+    // off, Megatron-Core's default): 0 writes neither (docs/memory-model.md, "CPU activation offload").
+    int cpu_offloading_layers = 0;
     // --attention-backend flash (TE's flash-attn: FA3 where flash_attn_3 is installed on Hopper, else
     // FA2) or fused (cuDNN) for a plan that names its kernel; empty: auto (docs/kernels.md §6).
     std::string attention_backend;

@@ -217,6 +217,7 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
             "tp_async_backward false (TP backward collectives exposed): Megatron-Core overlaps them with the "
             "weight- and data-gradient GEMMs and has no flag to turn that off; costed with the overlap");
     }
+    r.cpu_offloading_layers = e.cpu_offload_layers; // docs/memory-model.md, "CPU activation offload"
     r.unfused_attention = !e.flash_attention;
     // The plan's attention kernel (docs/kernels.md §6): Megatron's AttnBackend sets TE's
     // NVTE_FLASH_ATTN / NVTE_FUSED_ATTN (megatron/core/extensions/transformer_engine.py).

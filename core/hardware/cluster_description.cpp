@@ -120,6 +120,20 @@ NodeTopology defaultTopology(const GpuDescription& gpu)
     // NVLink domain with NVLink SHARP; a "node" (gpus_per_node) is a compute tray, the host.
     if (name.rfind("gb200", 0) == 0)
         topology.nvlink_domain_gpus = 72;
+    // The host link, one direction, datasheet rates (docs/memory-model.md, "CPU activation
+    // offload"): PCIe Gen3 x16 on V100 servers (16 GB/s), Gen4 x16 on A100 and L40S (32 GB/s:
+    // the A100 datasheet's 64 GB/s counts both directions), Gen5 x16 on H100, H800, H200 and B200
+    // boards (64 GB/s: 128 GB/s both ways, H100 SXM datasheet). GB200: one Grace joins its two
+    // B200s over NVLink-C2C, 900 GB/s both directions; no NVIDIA document read says whether that
+    // is per GPU, so the two GPUs are ASSUMED to share it: 225 GB/s each, one direction.
+    if (name.rfind("gb200", 0) == 0)
+        topology.host_link_gb_per_s = 225;
+    else if (name.rfind("v100", 0) == 0)
+        topology.host_link_gb_per_s = 16;
+    else if (name.rfind("a100", 0) == 0 || name.rfind("l40s", 0) == 0)
+        topology.host_link_gb_per_s = 32;
+    else
+        topology.host_link_gb_per_s = 64;
     return topology;
 }
 

@@ -33,6 +33,9 @@ struct NodeTopology {
     int nics_per_node = 0; // 0: one NIC per GPU (DGX H100/B200, Grand Teton); DGX A100 has 8, some nodes 4
     bool rail_optimized = true; // NIC k of every node on the same leaf switch (DGX SuperPOD, Meta's RoCE)
     bool nvlink_sharp = false; // NVSwitch with NVLink SHARP (NVLS): H100/H200/B200 HGX
+    // GB/s each GPU has to its host's memory in one direction (PCIe or NVLink-C2C): what CPU
+    // activation offload copies over (docs/memory-model.md, "CPU activation offload").
+    double host_link_gb_per_s = 0;
 
     bool operator==(const NodeTopology&) const = default;
 };

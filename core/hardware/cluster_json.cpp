@@ -127,9 +127,15 @@ NodeTopology readTopology(const JsonView& object, const GpuDescription& gpu)
             topology.rail_optimized = value.boolean();
         else if (key == "nvlink_sharp")
             topology.nvlink_sharp = value.boolean();
+        else if (key == "host_link_gb_per_s") {
+            const double rate = value.number();
+            if (!(rate >= 0.1 && rate <= 1e4))
+                value.fail("a number from 0.1 to 10000 (GB/s between a GPU and its host, one direction)");
+            topology.host_link_gb_per_s = rate;
+        }
         else
-            value.fail(
-                "one of the topology keys (nvlink_domain_gpus, nics_per_node, rail_optimized, nvlink_sharp), not \""
+            value.fail("one of the topology keys (nvlink_domain_gpus, nics_per_node, rail_optimized, nvlink_sharp, "
+                       "host_link_gb_per_s), not \""
                 + key + "\"");
     }
     return topology;
@@ -154,6 +160,7 @@ nlohmann::ordered_json toJson(const ClusterDescription& cluster)
             topology["nvlink_domain_gpus"] = t.nvlink_domain_gpus;
         if (t.nics_per_node > 0)
             topology["nics_per_node"] = t.nics_per_node;
+        topology["host_link_gb_per_s"] = t.host_link_gb_per_s;
         json["topology"] = topology;
     }
     return json;

@@ -163,6 +163,22 @@ MtpProjectionCost mtpProjectionCost(const model::ModelDescription& model, const 
     return cost;
 }
 
+OffloadExposure offloadExposure(int layers, int offloaded, double bytesPerLayer, double forwardPerLayerS,
+    double backwardPerLayerS, double hostLinkGbPerS)
+{
+    OffloadExposure exposed;
+    if (offloaded <= 0 || hostLinkGbPerS <= 0)
+        return exposed;
+    // One side stream carries the copies one after another; layer i's copy must be done before
+    // layer L - N + i starts (forward) and back before layer i's backward: the last copy of N
+    // has the other L - 2 layers' compute to hide under (docs/memory-model.md).
+    const double copyS = bytesPerLayer / (hostLinkGbPerS * 1e9);
+    const double window = std::max(0, layers - 2);
+    exposed.forward_s = std::max(0.0, offloaded * copyS - window * forwardPerLayerS);
+    exposed.backward_s = std::max(0.0, offloaded * copyS - window * backwardPerLayerS);
+    return exposed;
+}
+
 std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const ParallelStrategy& s,
     const hardware::HardwareModel& hw, const std::vector<int>& stageLayers, const TimeScales& scales,
     LayerCostMemo* memo)
@@ -226,6 +242,8 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
             // during its backward.
             const int group = std::max(1, s.recompute_num_layers);
             double groupBytes = 0;
+            int offloadedLayers = 0; // CPU activation offload (below)
+            double offloadedBytes = 0;
             for (int k = 0; k < chunk.layers; ++k, ++layer) {
                 const bool isMoe = model.isMoeLayer(layer);
                 const LayerKind& kind = isMoe ? moeKind : denseKind;
@@ -252,6 +270,12 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     } else {
                         chunk.activation_bytes += whole;
                     }
+                } else if (layer < s.cpu_offload_layers) {
+                    // CPU activation offload: the layer's saved tensors go to the host during its
+                    // forward and are freed before it would be held (offloadExposure below).
+                    ++offloadedLayers;
+                    offloadedBytes += c.activation_bytes;
+                    chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
                 } else {
                     chunk.activation_bytes += c.activation_bytes;
                     chunk.transient_bytes = std::max(chunk.transient_bytes, c.transient_bytes);
@@ -261,6 +285,16 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
                     chunk.expert_params += kind.expert_params;
                 else
                     chunk.linear_params += kind.linear_params;
+            }
+            if (offloadedLayers > 0) {
+                const OffloadExposure exposed = offloadExposure(model.num_layers, offloadedLayers,
+                    offloadedBytes / offloadedLayers, chunk.forward_s / chunk.layers, chunk.backward_s / chunk.layers,
+                    hw.cluster().nodeTopology().host_link_gb_per_s);
+                chunk.forward_s += exposed.forward_s;
+                chunk.backward_s += exposed.backward_s;
+                chunk.offloaded_layers = offloadedLayers;
+                chunk.offloaded_bytes = offloadedBytes;
+                chunk.offload_exposed_s = exposed.forward_s + exposed.backward_s;
             }
             // The multi-token-prediction modules after the decoder, on the last chunk
             // (model_description.h mtp_num_layers): each a decoder layer of the last layer's kind

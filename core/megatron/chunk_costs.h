@@ -26,6 +26,11 @@ struct ChunkCost {
     double dense_params = 0; // per GPU, before ZeRO sharding
     double expert_params = 0;
     double linear_params = 0; // the dense layers' linear weights (float8 under torchtitan)
+    // CPU activation offload (offloadExposure): the saved activations kept on the host per
+    // micro-batch instead of activation_bytes, and the copies' stall in forward_s + backward_s.
+    int offloaded_layers = 0;
+    double offloaded_bytes = 0;
+    double offload_exposed_s = 0;
 };
 
 // Embedding lookup and, on the last chunk, final norm + LM head + vocab-parallel cross-entropy.
@@ -75,6 +80,21 @@ private:
 
 // The four layer costs of `s` (dense and MoE, with and without full recompute's rebuild).
 LayerCostMemo::Costs layerCosts(const model::ModelDescription& model, const ParallelStrategy& s, const hardware::HardwareModel& hw);
+
+// CPU activation offload (ParallelStrategy::cpu_offload_layers; docs/memory-model.md, "CPU
+// activation offload"): the compute time the copies of `offloaded` of `layers` decoder layers'
+// saved activations (bytesPerLayer each) add per micro-batch, over a host link of hostLinkGbPerS
+// one way. Transformer Engine's cpu_offload.py (2.16, the one Megatron-Bridge 0.5 pins) copies on
+// one side stream from the moment a tensor is saved; layer i's GPU copy is dropped, after the
+// compute stream waits for its copy, when layer L - N + i starts, and it comes back from layer
+// L - 1 - N + i's backward on: the copies stall compute only when all N take longer than the
+// other L - 2 layers' forward (or backward).
+struct OffloadExposure {
+    double forward_s = 0;
+    double backward_s = 0;
+};
+OffloadExposure offloadExposure(int layers, int offloaded, double bytesPerLayer, double forwardPerLayerS,
+    double backwardPerLayerS, double hostLinkGbPerS);
 
 // One entry per model chunk (chunk j of stage i at j * pp + i), `stageLayers` per stage. With a
 // memo, the layer costs come from it.

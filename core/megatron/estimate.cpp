@@ -528,6 +528,23 @@ Estimate estimate(const model::ModelDescription& model, const ParallelStrategy& 
     result.fits = result.device_peak_mb <= result.memory_limit_mb;
     if (options.explain_peak && ledger)
         result.peak = explainPeak(model, s, hw, result);
+    if (options.full_report && s.cpu_offload_layers > 0) {
+        // Said out loud (docs/memory-model.md, "CPU activation offload"): what the host holds and
+        // what the copies cost; the host's own memory is not checked.
+        double hostMb = 0;
+        double exposedMs = 0;
+        int offloaded = 0;
+        for (const ChunkCost& c : chunks) {
+            hostMb += c.offloaded_bytes / kMb;
+            exposedMs += c.offload_exposed_s * 1e3;
+            offloaded += c.offloaded_layers;
+        }
+        result.notes.push_back("CPU activation offload: " + std::to_string(offloaded) + " of "
+            + std::to_string(model.num_layers) + " layers' saved activations, " + wholeMb(hostMb)
+            + " MB per micro-batch, in pinned host memory (not checked against the host's) over "
+            + wholeMb(cluster.nodeTopology().host_link_gb_per_s) + " GB/s each way; the copies stall compute "
+            + wholeMb(exposedMs) + " ms per micro-batch");
+    }
     if (!result.fits && options.full_report) {
         // Which part is the margin: the device peak is the allocated peak plus what the GPU holds
         // around it; say both so a user sees whether tensors alone would fit.

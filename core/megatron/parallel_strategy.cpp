@@ -176,6 +176,8 @@ std::string ParallelStrategy::notation() const
         text += " optim-" + std::string(stateDtypeName(optimizer_state_dtype));
     if (gradient_buffer != GradientBuffer::Persistent)
         text += " grads-per-step";
+    if (cpu_offload_layers > 0)
+        text += " offload" + str(cpu_offload_layers);
     return text;
 }
 
@@ -357,6 +359,31 @@ std::vector<std::string> strategyProblems(
     require(s.gradient_buffer == GradientBuffer::Persistent
             || (s.zero == 1 && (s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge)),
         [&] { return "gradient_buffer \"step\" needs zero 1 under megatron-core or megatron-bridge"; });
+
+    // CPU activation offloading (docs/memory-model.md, "CPU activation offload"): Megatron-Core's
+    // TransformerConfig.__post_init__ (transformer_config.py @ d98e8a64) refuses N outside
+    // [0, num_layers), pipeline parallelism and any activation recompute with it; torchtitan and
+    // DeepSpeed have no layer-level activation offload of this kind.
+    if (s.cpu_offload_layers != 0) {
+        const int n = s.cpu_offload_layers;
+        require(s.framework == Framework::MegatronCore || s.framework == Framework::MegatronBridge, [&] {
+            return "cpu_offload_layers is Megatron-Core's --cpu-offloading-num-layers; "
+                + std::string(frameworkName(s.framework)) + " has no such offload";
+        });
+        require(n > 0 && n < model.num_layers, [&] {
+            return "cpu_offload_layers " + str(n) + " must lie in [1, num_layers - 1 = " + str(model.num_layers - 1)
+                + "] (Megatron-Core offloads only layers less than num_layers)";
+        });
+        require(s.pp == 1, [&] {
+            return "cpu_offload_layers needs pp 1 (Megatron-Core: no pipeline parallelism with CPU offloading), found pp "
+                + str(s.pp);
+        });
+        require(s.recompute == Recompute::None, [&] {
+            return "cpu_offload_layers needs recompute none (Megatron-Core: CPU offloading does not work with "
+                   "activation recomputation), found "
+                + std::string(recomputeName(s.recompute));
+        });
+    }
 
     // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.
     const int explicitEnds = (s.first_stage_layers > 0 ? 1 : 0) + (s.last_stage_layers > 0 ? 1 : 0);

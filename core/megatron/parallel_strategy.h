@@ -166,6 +166,12 @@ struct ParallelStrategy {
     // §3.3.2 and Figure 6). 0: pp, Megatron's default (depth-first). Meaningful with vpp > 1 only;
     // docs/memory-model.md, "Micro-batch group N".
     int microbatch_group_size = 0;
+    // Megatron-Core's CPU activation offloading (--cpu-offloading --cpu-offloading-num-layers N,
+    // activations only, as Megatron-Bridge's performance recipes set it): the saved activations
+    // of the first N decoder layers go to pinned host memory during the forward and come back
+    // during the backward (Transformer Engine's cpu_offload.py). Megatron-Core: PP 1, no
+    // recompute, 0 <= N < num_layers. docs/memory-model.md, "CPU activation offload".
+    int cpu_offload_layers = 0;
 
     int world() const { return tp * pp * cp * dp; }
     // Micro-batches per iteration on each pipeline: gbs / (mbs x dp).

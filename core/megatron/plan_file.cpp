@@ -32,6 +32,17 @@ PartialPlanFile PartialPlanFile::readDocument(std::shared_ptr<const JsonDocument
     if (version.integer() != 1)
         version.fail("1");
     root["strategy"].requireObject();
+    // Every root key is read: one the reader does not know would be dropped without a word (a
+    // "framework" beside "strategy" costed a Megatron-Bridge plan as Megatron-Core's).
+    for (const auto& [key, value] : root.members()) {
+        if (key == "format" || key == "version" || key == "model" || key == "cluster" || key == "strategy"
+            || key == "prediction")
+            continue;
+        if (isStrategyKey(key))
+            value.fail("no \"" + key + "\" here: it is a strategy key, read only inside \"strategy\"");
+        value.fail("one of the plan file's keys (format, version, model, cluster, strategy, prediction), not \"" + key
+            + "\"");
+    }
     PartialPlanFile plan;
     plan.m_file = std::move(file);
     if (const std::optional<JsonView> model = root.find("model"))

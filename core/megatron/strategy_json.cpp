@@ -52,7 +52,17 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "cross_entropy_loss_fusion", // docs/memory-model.md, "Fused cross-entropy loss"
     "dp_shard", "microbatch_group_size", // docs/memory-model.md, "Micro-batch group N"
     "gradient_buffer", // docs/memory-model.md, "Gradient buffer lifetime"
+    "cpu_offload_layers", // docs/memory-model.md, "CPU activation offload"
     "tp_async_backward" }; // docs/collectives.md, "TP backward overlap"
+
+} // namespace
+
+bool isStrategyKey(std::string_view key)
+{
+    return std::ranges::find(kStrategyKeys, key) != std::end(kStrategyKeys);
+}
+
+namespace {
 
 void checkKeys(const JsonView& object, std::vector<std::string>* assumptions)
 {
@@ -156,6 +166,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["fp8_recipe"] = fp8RecipeName(s.fp8_recipe);
     if (s.microbatch_group_size > 0) // the interleaved group N: written only when given (0: pp)
         json["microbatch_group_size"] = s.microbatch_group_size;
+    if (s.cpu_offload_layers > 0) // written only when on: plans without it keep their bytes
+        json["cpu_offload_layers"] = s.cpu_offload_layers;
     if (s.dpReplicas() > 1) // HSDP (docs/hsdp.md): written only when the shard group is smaller than dp
         json["dp_shard"] = s.dpShard();
     return json;
@@ -265,6 +277,10 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
                 + " mod N) is 0 or at least pp " + std::to_string(s.pp));
         s.microbatch_group_size = n == s.pp ? 0 : n;
     }
+    // CPU activation offload (docs/memory-model.md, "CPU activation offload"): 0 is off; the range
+    // and what it needs are strategyProblems' (it needs the model's layer count).
+    if (const std::optional<JsonView> offload = object.find("cpu_offload_layers"))
+        s.cpu_offload_layers = int(offload->integer() == 0 ? 0 : offload->positiveInt());
     s.precision = readChoice(object, "precision", Precision::Bf16, parsePrecision, "\"bf16\", \"fp16\" or \"fp8\"");
     if (const std::optional<JsonView> overlap = object.find("overlap_grad_reduce"))
         s.overlap_grad_reduce = overlap->boolean();

@@ -20,6 +20,8 @@ namespace stratex::megatron {
 // field is written, but "tp_comm_overlap", "gradient_accumulation_fusion", "cross_entropy_loss_fusion",
 // "tp_async_backward", "attention_kernel", "compile" and "fp8_recipe" only away from their defaults.
 nlohmann::ordered_json toJson(const ParallelStrategy& strategy);
+// Whether `key` is one of the strategy object's keys (for a plan file's root, where one would be ignored).
+bool isStrategyKey(std::string_view key);
 
 // Reads a strategy object for `model` on `worldSize` GPUs. Only "global_batch_size" is required;
 // each value left out takes the default a Megatron user would get on that shape (dp from the world
