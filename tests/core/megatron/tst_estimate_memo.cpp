@@ -4,6 +4,7 @@
 // row changes, one candidate after the other, the fields the memo's entries are keyed by or leave
 // out of a key: ZeRO, HSDP's dp_shard, the schedule, the global batch (also for the interleaved
 // warm-up, which is also kept across entries), recompute, the micro-batch size and the framework.
+// Then whole search spaces, in the search's order, and the first pass against stage by stage.
 #include <QtTest>
 
 #include <vector>
@@ -11,7 +12,9 @@
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/estimate.h"
 #include "core/model/model_presets.h"
+#include "core/megatron/strategy_search.h"
 #include "support/h100_cluster.h"
+#include "support/search_request.h"
 
 using namespace stratex;
 using namespace stratex::megatron;
@@ -149,6 +152,83 @@ private Q_SLOTS:
                         .arg(got.peak_memory_mb, 0, 'g', 17)
                         .arg(expected.iteration_ms, 0, 'g', 17)
                         .arg(expected.peak_memory_mb, 0, 'g', 17)));
+        }
+    }
+
+    // A whole search space costed through one memo, in the search's order and backwards, gives the
+    // bits each candidate gives alone; in that order neighbours differ in ZeRO or recompute only.
+    void wholeSpaceInSearchOrder_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<int>("framework");
+        QTest::newRow("mixtral-8x7b MoE") << "mixtral-8x7b" << 4 << 256 << int(Framework::MegatronCore);
+        QTest::newRow("llama3-8b dense") << "llama3-8b" << 2 << 64 << int(Framework::MegatronCore);
+        QTest::newRow("deepseek-v3-style MLA, dense first layers") << "deepseek-v3-style" << 32 << 512
+                                                                   << int(Framework::MegatronCore);
+        QTest::newRow("llama3-8b torchtitan") << "llama3-8b" << 2 << 64 << int(Framework::Torchtitan);
+    }
+
+    void wholeSpaceInSearchOrder()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, nodes);
+        QFETCH(int, globalBatch);
+        QFETCH(int, framework);
+        StrategySearchRequest r = test::searchRequest(model.toStdString().c_str(), "h100-80gb", nodes, 8, globalBatch);
+        r.space.zb_h1 = true;
+        r.space.framework = Framework(framework);
+        if (r.model.moe) {
+            // Every kind of change between neighbours in some 10^5 candidates (the whole space of
+            // the DeepSeek-V3-style row is a million, most of this suite's time under the sanitizers).
+            r.space.max_ep = 8;
+            r.space.max_vpp = 2;
+            r.space.max_micro_batch_size = 2;
+        }
+        const hardware::HardwareModel hw(r.cluster, r.efficiency);
+        const std::vector<ParallelStrategy> candidates = enumerateStrategies(r);
+        QVERIFY(candidates.size() > 1000);
+        EstimateOptions plain;
+        plain.simulate_pipeline = false;
+        plain.full_report = false;
+        std::vector<Estimate> expected;
+        expected.reserve(candidates.size());
+        for (const ParallelStrategy& s : candidates)
+            expected.push_back(estimate(r.model, s, hw, plain));
+        for (const bool backwards : { false, true }) {
+            EstimateMemo memo;
+            EstimateOptions memoised = plain;
+            memoised.memo = &memo;
+            int zeroNeighbours = 0;
+            int recomputeNeighbours = 0;
+            for (std::size_t k = 0; k < candidates.size(); ++k) {
+                const std::size_t i = backwards ? candidates.size() - 1 - k : k;
+                const Estimate& a = expected[i];
+                const Estimate b = estimate(r.model, candidates[i], hw, memoised);
+                // To the bit (QCOMPARE on doubles is fuzzy): the search's output must not move.
+                const auto same = [&](double x, double y, const char* field) {
+                    if (x == y)
+                        return true;
+                    qWarning("%s: %s %.17g with the memo, %.17g without", candidates[i].notation().c_str(), field, x, y);
+                    return false;
+                };
+                QCOMPARE(b.problems, a.problems);
+                QVERIFY(same(b.iteration_ms, a.iteration_ms, "iteration_ms"));
+                QVERIFY(same(b.pipeline_ms, a.pipeline_ms, "pipeline_ms"));
+                QVERIFY(same(b.dp_exposed_ms, a.dp_exposed_ms, "dp_exposed_ms"));
+                QVERIFY(same(b.optimizer_ms, a.optimizer_ms, "optimizer_ms"));
+                QVERIFY(same(b.peak_memory_mb, a.peak_memory_mb, "peak_memory_mb"));
+                QVERIFY(same(b.allocated_peak_mb, a.allocated_peak_mb, "allocated_peak_mb"));
+                QCOMPARE(b.fits, a.fits);
+                if (i > 0) {
+                    zeroNeighbours += candidates[i].zero != candidates[i - 1].zero ? 1 : 0;
+                    recomputeNeighbours += candidates[i].recompute != candidates[i - 1].recompute ? 1 : 0;
+                }
+            }
+            // Candidates that differ only in ZeRO stage, or only in recompute, follow each other.
+            QVERIFY(zeroNeighbours > 0);
+            QVERIFY(recomputeNeighbours > 0);
         }
     }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The stratex search over Megatron's space: the bound it orders candidates by never exceeds the
-// simulated makespan, its top plans are those of an exhaustive search, the space holds every
-// dividing degree on any node count, and the answer does not depend on the thread count. Also
-// the strategy's JSON and the plan file round-trip.
+// simulated makespan, the space holds every dividing degree on any node count, and the answer
+// does not depend on the thread count. Also the strategy's JSON and the plan file round-trip.
+// That its plans are an exhaustive ranking's is tst_search_exhaustive; that the memo gives the
+// same bits over a whole space is tst_estimate_memo.
 #include <cmath>
 #include <map>
 #include <optional>
@@ -40,11 +41,6 @@ std::pair<Estimate, Estimate> boundAndSimulated(const StrategySearchRequest& r, 
     EstimateOptions bounding;
     bounding.simulate_pipeline = false;
     return { estimate(r.model, s, hw, bounding), estimate(r.model, s, hw) };
-}
-
-bool sameOrder(const Estimate& a, const Estimate& b)
-{
-    return a.iteration_ms < b.iteration_ms || (a.iteration_ms == b.iteration_ms && a.strategy < b.strategy);
 }
 
 } // namespace
@@ -165,99 +161,6 @@ private Q_SLOTS:
         QVERIFY(bound.iteration_ms <= exact.iteration_ms * (1 + 1e-12));
     }
 
-    void topPlansAreTheExhaustiveOnes_data()
-    {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("nodes");
-        QTest::addColumn<int>("gpusPerNode");
-        QTest::addColumn<int>("globalBatch");
-        QTest::addColumn<bool>("withCoverage");
-        // Sampled: the threshold of a sample (StrategySearchRequest::sampling) on these small
-        // spaces, which leave it off by default: candidates pruned, the plans the same.
-        QTest::addColumn<bool>("sampled");
-        QTest::newRow("llama2-7b, 16 GPUs") << "llama2-7b" << 2 << 8 << 32 << false << false;
-        QTest::newRow("llama2-13b, 24 GPUs (3 nodes)") << "llama2-13b" << 3 << 8 << 48 << false << false;
-        QTest::newRow("mixtral-8x7b, 32 GPUs") << "mixtral-8x7b" << 4 << 8 << 64 << false << false;
-        QTest::newRow("llama2-13b, 24 GPUs, evidence") << "llama2-13b" << 3 << 8 << 48 << true << false;
-        QTest::newRow("mixtral-8x7b, 32 GPUs, evidence") << "mixtral-8x7b" << 4 << 8 << 64 << true << false;
-        QTest::newRow("llama2-13b, 24 GPUs, sampled") << "llama2-13b" << 3 << 8 << 48 << false << true;
-        QTest::newRow("mixtral-8x7b, 32 GPUs, sampled") << "mixtral-8x7b" << 4 << 8 << 64 << false << true;
-        QTest::newRow("mixtral-8x7b, 32 GPUs, evidence, sampled") << "mixtral-8x7b" << 4 << 8 << 64 << true << true;
-    }
-
-    // The search's plans are the exhaustive ranking's, twins grouped (equal to the ms and the MB,
-    // same evidence) and, with a coverage, extrapolated plans ranked by their raised time.
-    void topPlansAreTheExhaustiveOnes()
-    {
-        QFETCH(QString, model);
-        QFETCH(int, nodes);
-        QFETCH(int, gpusPerNode);
-        QFETCH(int, globalBatch);
-        QFETCH(bool, withCoverage);
-        QFETCH(bool, sampled);
-        StrategySearchRequest r = request(model.toUtf8().constData(), "a100-80gb", nodes, gpusPerNode, globalBatch);
-        r.top = 5;
-        if (sampled)
-            r.sampling = { .stride = 7, .min_candidates = 0 };
-        r.space.max_micro_batch_size = 2;
-        if (withCoverage) {
-            EvidenceCoverage coverage = bundledCoverage();
-            coverage.max_tp = 2; // some of the fastest plans extrapolated
-            coverage.max_dp_by_zero = { 4, 4, 4, 4 };
-            r.coverage = coverage;
-        }
-        NullProgress progress;
-        const StrategySearchResult found = searchStrategies(r, progress);
-        QVERIFY(!found.best.empty());
-        QVERIFY(found.stats.simulated < found.stats.bounded); // the bound pruned something
-        QCOMPARE(found.stats.pruned > 0, sampled);
-        QCOMPARE(found.stats.refused + found.stats.pruned + found.stats.over_memory + found.stats.bounded,
-            found.stats.enumerated);
-
-        const HardwareModel hw(r.cluster, r.efficiency);
-        struct Plan {
-            Estimate estimate;
-            bool extrapolated = false;
-            double key = 0;
-        };
-        std::vector<Plan> all;
-        for (const ParallelStrategy& s : enumerateStrategies(r)) {
-            Estimate e = estimate(r.model, s, hw);
-            if (!e.problems.empty() || !e.fits)
-                continue;
-            const bool extrapolated = r.coverage && planEvidence(*r.coverage, r.model, r.cluster, s).extrapolated;
-            const double key = rankingTimeMs(e.iteration_ms, extrapolated);
-            all.push_back({ std::move(e), extrapolated, key });
-        }
-        std::ranges::sort(all, [](const Plan& a, const Plan& b) {
-            if (a.key != b.key)
-                return a.key < b.key;
-            return sameOrder(a.estimate, b.estimate);
-        });
-        // Groups in order of their first member.
-        std::vector<std::vector<const Plan*>> groups;
-        std::map<std::tuple<long long, long long, bool>, std::size_t> groupOf;
-        for (const Plan& p : all) {
-            const auto [at, added] = groupOf.try_emplace(
-                { std::llround(p.estimate.iteration_ms), std::llround(p.estimate.peak_memory_mb), p.extrapolated },
-                groups.size());
-            if (added)
-                groups.emplace_back();
-            groups[at->second].push_back(&p);
-        }
-        QCOMPARE(found.best.size(), std::min<std::size_t>(5, groups.size()));
-        QCOMPARE(found.twins.size(), found.best.size());
-        QCOMPARE(found.evidence.size(), found.best.size());
-        for (std::size_t i = 0; i < found.best.size(); ++i) {
-            QCOMPARE(found.best[i].strategy.notation(), groups[i].front()->estimate.strategy.notation());
-            QCOMPARE(found.best[i].iteration_ms, groups[i].front()->estimate.iteration_ms);
-            QCOMPARE(found.evidence[i].extrapolated, groups[i].front()->extrapolated);
-            QCOMPARE(found.twins[i].size() + 1, groups[i].size());
-            for (std::size_t k = 0; k < found.twins[i].size(); ++k)
-                QCOMPARE(found.twins[i][k].notation(), groups[i][k + 1]->estimate.strategy.notation());
-        }
-    }
-
     // Issue 22: ring CP 2-16 with micro-batch 1-8 predicted equal to the ms filled the top plans of
     // Llama 3 70B on 64 H100. Twins are one entry: no two kept plans are equal to the ms and the MB.
     void twinsAreShownAsOne()
@@ -369,76 +272,6 @@ private Q_SLOTS:
     // those differing only in recompute. With or without it, every candidate's bound, memory and
     // problems are the same, in the search's own order and backwards (other hits and misses), with
     // one memo for all candidates as each search worker keeps it.
-    void memoisedEstimatesEqualPlainOnes_data()
-    {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("nodes");
-        QTest::addColumn<int>("globalBatch");
-        QTest::addColumn<int>("framework");
-        QTest::newRow("mixtral-8x7b MoE") << "mixtral-8x7b" << 4 << 256 << int(Framework::MegatronCore);
-        QTest::newRow("llama3-8b dense") << "llama3-8b" << 2 << 64 << int(Framework::MegatronCore);
-        QTest::newRow("deepseek-v3-style MLA, dense first layers") << "deepseek-v3-style" << 32 << 512
-                                                                   << int(Framework::MegatronCore);
-        QTest::newRow("llama3-8b torchtitan") << "llama3-8b" << 2 << 64 << int(Framework::Torchtitan);
-    }
-
-    void memoisedEstimatesEqualPlainOnes()
-    {
-        QFETCH(QString, model);
-        QFETCH(int, nodes);
-        QFETCH(int, globalBatch);
-        QFETCH(int, framework);
-        StrategySearchRequest r = request(model.toStdString().c_str(), "h100-80gb", nodes, 8, globalBatch);
-        r.space.zb_h1 = true;
-        r.space.framework = Framework(framework);
-        if (r.model.moe)
-            r.space.max_ep = 8; // a few thousand candidates, every kind of change between neighbours
-        const hardware::HardwareModel hw(r.cluster, r.efficiency);
-        const std::vector<ParallelStrategy> candidates = enumerateStrategies(r);
-        QVERIFY(candidates.size() > 1000);
-        EstimateOptions plain;
-        plain.simulate_pipeline = false;
-        plain.full_report = false;
-        std::vector<Estimate> expected;
-        expected.reserve(candidates.size());
-        for (const ParallelStrategy& s : candidates)
-            expected.push_back(estimate(r.model, s, hw, plain));
-        for (const bool backwards : { false, true }) {
-            EstimateMemo memo;
-            EstimateOptions memoised = plain;
-            memoised.memo = &memo;
-            int zeroNeighbours = 0;
-            int recomputeNeighbours = 0;
-            for (std::size_t k = 0; k < candidates.size(); ++k) {
-                const std::size_t i = backwards ? candidates.size() - 1 - k : k;
-                const Estimate& a = expected[i];
-                const Estimate b = estimate(r.model, candidates[i], hw, memoised);
-                // To the bit (QCOMPARE on doubles is fuzzy): the search's output must not move.
-                const auto same = [&](double x, double y, const char* field) {
-                    if (x == y)
-                        return true;
-                    qWarning("%s: %s %.17g with the memo, %.17g without", candidates[i].notation().c_str(), field, x, y);
-                    return false;
-                };
-                QCOMPARE(b.problems, a.problems);
-                QVERIFY(same(b.iteration_ms, a.iteration_ms, "iteration_ms"));
-                QVERIFY(same(b.pipeline_ms, a.pipeline_ms, "pipeline_ms"));
-                QVERIFY(same(b.dp_exposed_ms, a.dp_exposed_ms, "dp_exposed_ms"));
-                QVERIFY(same(b.optimizer_ms, a.optimizer_ms, "optimizer_ms"));
-                QVERIFY(same(b.peak_memory_mb, a.peak_memory_mb, "peak_memory_mb"));
-                QVERIFY(same(b.allocated_peak_mb, a.allocated_peak_mb, "allocated_peak_mb"));
-                QCOMPARE(b.fits, a.fits);
-                if (i > 0) {
-                    zeroNeighbours += candidates[i].zero != candidates[i - 1].zero ? 1 : 0;
-                    recomputeNeighbours += candidates[i].recompute != candidates[i - 1].recompute ? 1 : 0;
-                }
-            }
-            // Candidates that differ only in ZeRO stage, or only in recompute, follow each other.
-            QVERIFY(zeroNeighbours > 0);
-            QVERIFY(recomputeNeighbours > 0);
-        }
-    }
-
     void sameAnswerOnAnyThreadCount_data()
     {
         QTest::addColumn<bool>("sampled"); // the sampled threshold on (StrategySearchRequest::sampling)
