@@ -53,6 +53,8 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
                 { "gpu", c.run->cluster.gpu.name }, { "layout", c.run->strategy.notation() },
                 { "measured_iteration_s", c.measured_s }, { "layout_predicted_iteration_s", c.expert_predicted_s },
                 { "layout_throughput_error", c.expert_error } };
+            if (c.features_year > 0)
+                row["megatron_features_year"] = c.features_year;
             if (c.pick) {
                 row["pick"] = c.pick->strategy.notation();
                 row["pick_iteration_s"] = c.pick->iteration_ms / 1e3;
@@ -69,7 +71,8 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
     }
     std::string text = "What the search claims over measured runs on at least " + std::to_string(options.min_gpus)
         + " GPUs (each searched on its model, cluster, global batch and its team's stated precision, framework, "
-          "attention kernel, compile and TP overlap; claim = measured / pick - 1):\n";
+          "attention kernel, compile and TP overlap, and for Megatron runs only the Megatron-LM features of the "
+          "publication's year; claim = measured / pick - 1):\n";
     for (const runs::SearchClaim& c : claims) {
         text += c.run->id + ": " + std::to_string(c.run->cluster.worldSize()) + " x " + c.run->cluster.gpu.name
             + ", measured " + seconds(c.measured_s) + " with " + c.run->strategy.notation() + ", that layout predicted "
@@ -78,7 +81,8 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
             text += "  no plan fits\n";
             continue;
         }
-        text += "  pick " + c.pick->strategy.notation() + ": " + seconds(c.pick->iteration_ms / 1e3) + ", claims "
+        text += "  pick" + (c.features_year > 0 ? " (Megatron-LM of " + std::to_string(c.features_year) + ")" : std::string())
+            + " " + c.pick->strategy.notation() + ": " + seconds(c.pick->iteration_ms / 1e3) + ", claims "
             + signedPercent(c.claim) + (c.claim > kClaimBar ? " (over +15 %)" : "")
             + (c.pick_evidence.extrapolated ? ", extrapolated" : "") + "\n";
     }

@@ -49,6 +49,9 @@ struct StrategySpace {
     // Every FP8 candidate's recipe (docs/kernels.md §8): the user's, not searched; Default is the
     // framework's (resolvedFp8Recipe).
     Fp8Recipe fp8_recipe = Fp8Recipe::Default;
+    // Only what Megatron-LM's main branch had by the end of this year (megatron_releases.h), for
+    // Megatron-Core and Megatron-Bridge plans; 0: today's.
+    int features_year = 0;
 };
 
 struct StrategySearchRequest {

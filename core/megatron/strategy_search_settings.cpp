@@ -158,6 +158,14 @@ std::vector<Setting<S>> rows()
                 "userbuffers; need TP > 1 with sequence parallelism), torchtitan AsyncTP (TP > 1; the export "
                 "turns torch.compile on). DeepSpeed has none (docs/collectives.md, TP communication overlap)."),
             &S::space, &StrategySpace::tp_comm_overlap),
+        row(special(spec("features-year", space, "Megatron-LM of year", Integer, "YEAR", 0, 2100,
+                        "Megatron-Core and Megatron-Bridge plans use only what Megatron-LM's main branch had by "
+                        "the end of this year (docs/frameworks.md, \"Megatron-LM's features by year\"): "
+                        "interleaving from 2021; the distributed optimizer, sequence parallelism and selective "
+                        "recompute from 2022; EP, CP and TP comm overlap from 2023; uneven ends, Ulysses CP and "
+                        "HSDP from 2024; Megatron-FSDP (ZeRO 2 and 3) from 2025."),
+                "today's"),
+            &S::space, &StrategySpace::features_year),
     };
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/megatron/strategy_search_space.h"
 #include "core/megatron/hsdp.h"
+#include "core/megatron/megatron_releases.h"
 
 #include <algorithm>
 #include <memory>
@@ -136,7 +137,8 @@ std::vector<std::pair<int, int>> searchLayouts(int pp, int layers, bool uneven, 
 SearchSpace::SearchSpace(const StrategySearchRequest& request)
 {
     const model::ModelDescription& model = request.model;
-    const StrategySpace& space = request.space;
+    // What the user's Megatron-LM year had (megatron_releases.h); the space itself otherwise.
+    const StrategySpace space = spaceOfFeatures(request.space);
     const long long world = static_cast<long long>(request.cluster.worldSize());
     const int gbs = request.global_batch_size;
     const hardware::HardwareModel hw(request.cluster, request.efficiency); // for the CP exchange's choice
@@ -165,6 +167,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
             cpShape.flash_attention = space.flash_attention;
             cpShape.attention_kernel = space.attention_kernel; // docs/kernels.md §6
             cpShape.fp8_recipe = space.fp8_recipe; // docs/kernels.md §8
+            applyFeatures(cpShape, space);
             const std::vector<CpCommType> cpComms = cpCommTypesFor(model, cpShape, space.ulysses, hw);
             for (int pp : divisorsOf(world / tp / cp, limitOr(space.max_pp, model.num_layers))) {
                 const long long dp = world / tp / cp / pp;
@@ -191,6 +194,7 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                         shape.attention_kernel = space.attention_kernel;
                         shape.compile = space.compile; // before AsyncTP's check (docs/kernels.md)
                         shape.fp8_recipe = space.fp8_recipe; // docs/kernels.md §8
+                        applyFeatures(shape, space); // sequence parallelism, async TP backward
                         // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).
                         shape.tp_comm_overlap = space.tp_comm_overlap && tpCommOverlapProblem(shape).empty();
                         entry.schedules = { { PipelineSchedule::OneFOneB, 1 } };

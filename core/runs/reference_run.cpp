@@ -128,14 +128,19 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     if (run.cluster.gpus_per_node > limits::kMaxGpusPerNode)
         cluster["gpus_per_node"].fail("a positive integer of at most " + std::to_string(limits::kMaxGpusPerNode));
     run.strategy = megatron::readStrategy(root["strategy"], run.model, run.cluster.worldSize(), &run.assumptions);
+    if (const std::optional<JsonView> source = root.find("source"))
+        if (const std::optional<JsonView> year = source->find("year")) {
+            const std::int64_t y = year->integer();
+            if (y < 1900 || y > 2100)
+                year->fail("a year from 1900 to 2100");
+            run.year = static_cast<int>(y);
+        }
     // FlashAttention appeared in mid-2022 and reached Megatron with Transformer Engine in 2023.
     if (const std::optional<JsonView> flash = root["strategy"].find("flash_attention")) {
         run.strategy.flash_attention = flash->boolean();
-    } else if (const std::optional<JsonView> source = root.find("source")) {
-        if (const std::optional<JsonView> year = source->find("year"); year && year->integer() <= 2022) {
-            run.strategy.flash_attention = false;
-            run.assumptions.push_back("no flash attention (published " + std::to_string(year->integer()) + ")");
-        }
+    } else if (run.year > 0 && run.year <= 2022) {
+        run.strategy.flash_attention = false;
+        run.assumptions.push_back("no flash attention (published " + std::to_string(run.year) + ")");
     }
 
     const JsonView measured = root["measured"];

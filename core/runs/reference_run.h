@@ -36,6 +36,7 @@ struct ReferenceRun {
     // source.url and source.title together (the Megatron-Bridge archive is one page whose rows of
     // one NeMo container share a title), else source. What measured_rankings.h compares runs within.
     std::string release;
+    int year = 0; // source.year: the publication's; 0 where the record does not give it
     bool fit = false; // "use": "fit"; otherwise a hold-out run, never fitted on
     bool verified = true;
     model::ModelDescription model;

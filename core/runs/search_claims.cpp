@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/hardware/hardware_model.h"
+#include "core/megatron/megatron_releases.h"
 
 namespace stratex::runs {
 
@@ -20,6 +21,9 @@ megatron::StrategySpace claimSpace(const ReferenceRun& run)
     space.compile = s.compile;
     space.fp8_recipe = s.fp8_recipe; // docs/kernels.md §8
     space.tp_comm_overlap = s.tp_comm_overlap;
+    // What Megatron-LM had when the run was published (megatron_releases.h): the claim is over
+    // what the team could have run then, not over features that came later.
+    space.features_year = run.year;
     return space;
 }
 
@@ -55,6 +59,7 @@ std::vector<SearchClaim> searchClaims(
         claim.measured_s = run.measured_iteration_s;
         claim.expert_predicted_s = expert.predicted_iteration_s;
         claim.expert_error = expert.throughput_error;
+        claim.features_year = megatron::followsMegatronReleases(request.space.framework) ? request.space.features_year : 0;
         if (!result.best.empty()) {
             claim.pick = result.best.front();
             claim.pick_evidence = result.evidence.empty() ? megatron::PlanEvidence {} : result.evidence.front();

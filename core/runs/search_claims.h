@@ -34,10 +34,13 @@ struct SearchClaim {
     // measured_s / pick time - 1: how much faster than the experts the search says it is (> 0);
     // 0 without a pick.
     double claim = 0;
+    // The Megatron-LM features' year the search was held to (megatron_releases.h); 0: today's.
+    int features_year = 0;
 };
 
 // The space a run's search covers: the search's own dimensions, with the choices the run's team
-// stated held to the run's (they are not what a search decides).
+// stated held to the run's (they are not what a search decides), and for Megatron-Core and
+// Megatron-Bridge runs only the Megatron-LM features of the run's publication year.
 megatron::StrategySpace claimSpace(const ReferenceRun& run);
 
 // One claim per run with a measured time, on at least options.min_gpus GPUs, that the model can

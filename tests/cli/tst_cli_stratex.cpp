@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
@@ -98,6 +99,36 @@ private Q_SLOTS:
         QCOMPARE(again.value("strategy").toObject(), strategy);
         QCOMPARE(again.value("evidence").toObject(), best.value("evidence").toObject()); // one evidence rule
         QVERIFY(best.value("also").isArray());
+    }
+
+    // --features-year (docs/frameworks.md, "Megatron-LM's features by year"): plans of 2021's
+    // Megatron-LM use no sequence parallelism, selective recompute, distributed optimizer or CP;
+    // today's top plans do use some of them.
+    void searchHeldToAYear()
+    {
+        const QStringList common { "search", "--model", "llama2-13b", "--gpu", "h100-80gb", "--num-nodes", "3",
+            "--global-batch-size", "96", "--top", "5", "--json" };
+        const auto laterFeatures = [](const QJsonObject& strategy) {
+            return strategy.value("sequence_parallel").toBool() || strategy.value("recompute").toString() == "selective"
+                || strategy.value("zero").toInt() > 0 || strategy.value("cp").toInt() > 1;
+        };
+        const CliResult today = runCli(common);
+        QVERIFY2(today.exitCode == 0, today.err.constData());
+        bool todayUsesThem = false;
+        for (const QJsonValue& plan : today.json().object().value("top").toArray())
+            todayUsesThem = todayUsesThem || laterFeatures(plan.toObject().value("strategy").toObject());
+        QVERIFY(todayUsesThem);
+        const CliResult of2021 = runCli(common + QStringList { "--features-year", "2021" });
+        QVERIFY2(of2021.exitCode == 0, of2021.err.constData());
+        const QJsonArray top = of2021.json().object().value("top").toArray();
+        QVERIFY(!top.isEmpty());
+        for (const QJsonValue& plan : top) {
+            const QJsonObject strategy = plan.toObject().value("strategy").toObject();
+            QVERIFY2(!laterFeatures(strategy), QJsonDocument(strategy).toJson().constData());
+        }
+        const CliResult bad = runCli(common + QStringList { "--features-year", "twenty" });
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("features-year"), bad.err.constData());
     }
 
     void evaluatesPublishedLayouts_data()

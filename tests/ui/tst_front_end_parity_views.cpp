@@ -7,8 +7,9 @@
 // - a plan's figures (core/common/plan_figures.h): bubble, pipeline makespan, iteration, planned
 //   peak and peak incl. reserve, under the same labels with the same values in `evaluate`'s text
 //   and on the Search page's stratex results (headline, its tooltip, the memory chart's title);
-// - TP communication overlap: `search --tp-comm-overlap 1` against the Search form's "TP comm
-//   overlap" box, clicked (the same plans, each with the overlap where its layout allows it).
+// - search settings: `search --tp-comm-overlap 1` against the Search form's "TP comm overlap" box,
+//   clicked (the same plans, each with the overlap where its layout allows it), and
+//   `search --features-year 2021` against its "Megatron-LM of year" box, typed into.
 #include <QApplication>
 #include <QChart>
 #include <QCheckBox>
@@ -95,7 +96,8 @@ private Q_SLOTS:
     void sameModelFromConfig();
     void samePlanFigures_data();
     void samePlanFigures();
-    void sameTpCommOverlap();
+    void sameSearchSetting_data();
+    void sameSearchSetting();
 
 private:
     QTemporaryDir m_dir;
@@ -282,18 +284,29 @@ void TestFrontEndParityViews::samePlanFigures()
         qPrintable(QStringLiteral("%1: CLI %2, GUI %3\n%4\n%5").arg(label).arg(cliValue).arg(guiValue).arg(cliText, where)));
 }
 
-// Issue 22: TP communication overlap a user sets. The bundled example (llama2-13b on 2 x 8
-// A100-40GB) searched by `stratex-cli search --tp-comm-overlap 1` and by the Search page with its
-// "TP comm overlap" box clicked: the same plans with the same times, the overlap on every plan
-// with TP and sequence parallelism (megatron::tpCommOverlapProblem) and on no other.
-void TestFrontEndParityViews::sameTpCommOverlap()
+// A search setting a user sets, through both front ends. The bundled example (llama2-13b on 2 x 8
+// A100-40GB) searched by `stratex-cli search --FLAG VALUE` and by the Search page with the same
+// setting clicked or typed: the same plans with the same times. Rows: TP communication overlap
+// (issue 22), on every plan with TP and sequence parallelism (megatron::tpCommOverlapProblem) and
+// on no other; Megatron-LM of 2021 (docs/frameworks.md, "Megatron-LM's features by year"), no plan
+// with sequence parallelism, selective recompute or the distributed optimizer.
+void TestFrontEndParityViews::sameSearchSetting_data()
 {
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QString>("value");
+    QTest::newRow("TP comm overlap") << "tp-comm-overlap" << "1";
+    QTest::newRow("Megatron-LM of 2021") << "features-year" << "2021";
+}
+
+void TestFrontEndParityViews::sameSearchSetting()
+{
+    QFETCH(QString, flag);
+    QFETCH(QString, value);
     const QString example = QStringLiteral(STRATEX_RESOURCES_DIR "/examples/llama2-13b-a100-40gb-2x8");
     const test::CliResult cli = test::runCli({ QStringLiteral("search"), QStringLiteral("--cost-model"),
         QStringLiteral("stratex"), QStringLiteral("--profiles"), example, QStringLiteral("--global-batch-size"),
         QStringLiteral("32"), QStringLiteral("--max-vpp"), QStringLiteral("2"), QStringLiteral("--max-micro-batch-size"),
-        QStringLiteral("2"), QStringLiteral("--top"), QStringLiteral("4"), QStringLiteral("--tp-comm-overlap"),
-        QStringLiteral("1"), QStringLiteral("--json") });
+        QStringLiteral("2"), QStringLiteral("--top"), QStringLiteral("4"), "--" + flag, value, QStringLiteral("--json") });
     QVERIFY2(cli.exitCode == 0, cli.err.constData());
     const QJsonArray top = cli.json().object().value(QStringLiteral("top")).toArray();
 
@@ -308,27 +321,43 @@ void TestFrontEndParityViews::sameTpCommOverlap()
     form->spinBox("max-vpp")->setValue(2);
     form->spinBox("max-micro-batch-size")->setValue(2);
     form->findChild<QSpinBox*>(QStringLiteral("topK"))->setValue(4);
-    auto* overlap = form->findChild<QCheckBox*>(QStringLiteral("tp-comm-overlap"));
-    QVERIFY(overlap && overlap->isVisible());
-    QVERIFY(!overlap->isChecked()); // off by default: results as before the setting
-    QTest::mouseClick(overlap, Qt::LeftButton, {}, QPoint(8, overlap->height() / 2));
-    QVERIFY(overlap->isChecked());
+    if (auto* box = form->findChild<QCheckBox*>(flag)) {
+        QVERIFY(box->isVisible());
+        QVERIFY(!box->isChecked()); // off by default: results as before the setting
+        QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(8, box->height() / 2));
+        QVERIFY(box->isChecked());
+    } else {
+        QSpinBox* spin = form->spinBox(flag.toUtf8().constData());
+        QVERIFY2(spin && spin->isVisible(), qPrintable(flag));
+        QCOMPARE(spin->value(), 0); // today's by default
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, value);
+        QCOMPARE(spin->value(), value.toInt());
+    }
     QTest::mouseClick(page->findChild<QPushButton*>(QStringLiteral("runSearchButton")), Qt::LeftButton);
     QVERIFY(test::waitUntilIdle(*window, 240000));
     QVERIFY(page->showsStratexResults());
     const auto outcome = page->stratexController()->outcome();
     QVERIFY(outcome);
     QCOMPARE(qsizetype(outcome->result.best.size()), top.size());
-    int overlapped = 0;
+    int shown = 0; // plans showing what the row sets
     for (qsizetype i = 0; i < top.size(); ++i) {
         const megatron::Estimate& e = outcome->result.best[std::size_t(i)];
         const QJsonObject plan = top.at(i).toObject();
         QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
-        QCOMPARE(e.strategy.tp_comm_overlap, e.strategy.tp > 1 && e.strategy.sequence_parallel);
-        overlapped += e.strategy.tp_comm_overlap ? 1 : 0;
+        if (flag == "tp-comm-overlap") {
+            QCOMPARE(e.strategy.tp_comm_overlap, e.strategy.tp > 1 && e.strategy.sequence_parallel);
+            shown += e.strategy.tp_comm_overlap ? 1 : 0;
+        } else {
+            QVERIFY(!e.strategy.sequence_parallel);
+            QVERIFY(e.strategy.recompute != megatron::Recompute::Selective);
+            QCOMPARE(e.strategy.zero, 0);
+            shown += e.strategy.tp > 1 ? 1 : 0; // TP without sequence parallelism
+        }
     }
-    QVERIFY2(overlapped > 0, "no plan with TP: the row tests nothing");
+    QVERIFY2(shown > 0, "no plan with TP: the row tests nothing");
 }
 
 QTEST_MAIN(TestFrontEndParityViews)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the search claims over measured runs (issue 22, "Done when"; core/runs/search_claims.h):
-// the claim is measured / pick - 1, the runs' stated choices hold in the space, and the search is
-// exact: its pick is never ranked behind the run's own layout when that layout fits.
+// the claim is measured / pick - 1, the runs' stated choices hold in the space (and a Megatron
+// run's publication year, docs/frameworks.md), and the search is exact: its pick is never ranked
+// behind the run's own layout when that layout fits.
 #include <QtTest>
 
 #include <algorithm>
 
 #include "core/hardware/hardware_model.h"
+#include "core/megatron/megatron_releases.h"
 #include "core/megatron/plan_evidence.h"
 #include "core/runs/reference_run.h"
 #include "core/runs/search_claims.h"
@@ -40,6 +42,7 @@ private Q_SLOTS:
         QTest::newRow("Megatron-Bridge Llama 3 70B, interleaved, TP overlap on 64") << "mbridge2511-llama3-70b-64";
         QTest::newRow("llm-foundry MPT-7B, composer on 8") << "llmfoundry-mpt-7b-8";
         QTest::newRow("Korthikanti 22B, tp8 selective recompute on 8 A100") << "korthikanti2022-22b-8-selective-sp";
+        QTest::newRow("Narayanan 7.5B on 128 A100, Megatron-LM of 2021") << "narayanan2021-7.5b-128";
     }
 
     void claimOnOneRun()
@@ -64,6 +67,15 @@ private Q_SLOTS:
         QCOMPARE(c.pick->strategy.framework, run.strategy.framework);
         QCOMPARE(c.pick->strategy.attention_kernel, run.strategy.attention_kernel);
         QCOMPARE(c.pick->strategy.compile, run.strategy.compile);
+        // A Megatron run is searched with its publication year's Megatron-LM (megatron_releases.h):
+        // in 2021 no sequence parallelism, selective recompute or distributed optimizer.
+        const bool megatron = megatron::followsMegatronReleases(run.strategy.framework);
+        QCOMPARE(c.features_year, megatron ? run.year : 0);
+        if (megatron && run.year == 2021) {
+            QVERIFY(!c.pick->strategy.sequence_parallel);
+            QVERIFY(c.pick->strategy.recompute != megatron::Recompute::Selective);
+            QCOMPARE(c.pick->strategy.zero, 0);
+        }
         // Exact search: the run's own layout (covered by construction: tst_plan_evidence) never
         // ranks ahead of the pick when it fits.
         const runs::ReferenceComparison expert = runs::compareWithRun(run, hardware::efficiencyFor(run.cluster));
