@@ -204,10 +204,14 @@ void TestSearchPageOpen::opensAStrategyFile()
     QTemporaryDir dir;
     const QString path = writeStratexStrategy(dir.filePath(QStringLiteral("strategy.json")));
     QVERIFY(m_window->setCurrentPage(QStringLiteral("timeline")));
+    m_page->form()->setCostModel(megatron::CostModelChoice::Stratex); // the form on the other model
     QString error;
     QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
     QCOMPARE(m_window->currentPage(), m_page);
     QVERIFY(waitUntilIdle(*m_window, 60000));
+    // The form follows what was opened: the results are not called stale the moment they show.
+    QCOMPARE(m_page->form()->resolvedCostModel(), megatron::CostModelChoice::Galvatron);
+    QVERIFY2(m_page->resultsNotice().isEmpty(), qPrintable(m_page->resultsNotice()));
     const galvatron::Plan* plan = m_page->galvatronPanel()->selectedPlan();
     QVERIFY(plan);
     QCOMPARE(plan->pp, 2);

@@ -447,11 +447,15 @@ void TestStratexSearch::opensAndSavesPlanFiles()
     const QString path = dir.filePath(QStringLiteral("plan.json"));
     writeFileAtomically(path.toStdString(), megatron::planFileJson(llama7b(), oneNode(), plan).dump(2));
     QVERIFY(m_page->canOpen(path));
+    m_page->form()->setCostModel(megatron::CostModelChoice::Galvatron); // the form on the other model
     QString error;
     QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
     QVERIFY(waitUntilIdle(*m_window, 60000));
     QCOMPARE(m_window->currentPage(), m_page);
     QVERIFY(m_page->showsStratexResults());
+    // The form follows what was opened: the results are not called stale the moment they show.
+    QCOMPARE(m_page->form()->resolvedCostModel(), megatron::CostModelChoice::Stratex);
+    QVERIFY2(m_page->resultsNotice().isEmpty(), qPrintable(m_page->resultsNotice()));
     StratexResultsPanel* panel = m_page->stratexPanel();
     QCOMPARE(panel->planModel()->rowCount(), 1);
     const megatron::Estimate* shown = panel->selectedPlan();

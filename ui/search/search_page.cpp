@@ -438,15 +438,22 @@ bool SearchPage::openFile(const QString& path, QString* error)
 
 bool SearchPage::openStrategy(const QString& path, QString* error)
 {
+    // The form follows the cost model of what was opened (a stratex plan file, or a Galvatron
+    // strategy): otherwise the results would be flagged stale the moment they are shown, and Run
+    // search would answer with the other model. Only the cost-model choice changes; nothing typed.
     if (megatron::isPlanFile(path.toStdString())) {
         if (!m_stratex->openPlan(path, stratexInputs(), error))
             return false;
+        if (m_form->resolvedCostModel() != megatron::CostModelChoice::Stratex)
+            m_form->setCostModel(megatron::CostModelChoice::Stratex);
         m_resultsStack->setCurrentWidget(m_stratexPanel);
         resultsStarted();
         return true;
     }
     if (!m_controller->openStrategy(path, m_form->settings(), m_form->discovery(), error))
         return false;
+    if (m_form->resolvedCostModel() != megatron::CostModelChoice::Galvatron)
+        m_form->setCostModel(megatron::CostModelChoice::Galvatron);
     m_resultsStack->setCurrentWidget(m_galvatronPanel);
     resultsStarted();
     m_galvatronPanel->showCostingStrategy(path);
