@@ -173,11 +173,13 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
         out["cost_model"] = "stratex";
         out["assumptions"] = assumptions;
         out["evidence"] = evidenceJson(evidence);
+        out["memory_margin"] = memoryMarginJson(estimate);
         printJson(out);
     } else {
         printOut("Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes) + " x "
             + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + "\n"
-            + estimateText(estimate) + peakText(estimate) + evidenceLine(evidence) + "\n");
+            + estimateText(estimate) + peakText(estimate) + evidenceLine(evidence) + "\n" + memoryMarginLine(estimate)
+            + "\n");
     }
     if (!estimate.problems.empty())
         throw Error(file + ": " + std::string(megatron::frameworkProject(estimate.strategy.framework))

@@ -3,6 +3,7 @@
 
 #include "core/common/number_format.h"
 #include "core/megatron/framework_support.h"
+#include "core/megatron/memory_margin.h"
 
 namespace stratex::cli {
 
@@ -61,6 +62,18 @@ std::string evidenceLine(const megatron::PlanEvidence& evidence)
 nlohmann::ordered_json evidenceJson(const megatron::PlanEvidence& evidence)
 {
     return { { "extrapolated", evidence.extrapolated }, { "notes", evidence.notes } };
+}
+
+std::string memoryMarginLine(const megatron::Estimate& estimate)
+{
+    return megatron::memoryMargin(estimate).note;
+}
+
+nlohmann::ordered_json memoryMarginJson(const megatron::Estimate& estimate)
+{
+    const megatron::MemoryMargin m = megatron::memoryMargin(estimate);
+    return { { "headroom", m.headroom }, { "records", m.records },
+        { "largest_underprediction", m.largest_underprediction }, { "tight", m.tight }, { "note", m.note } };
 }
 
 } // namespace stratex::cli

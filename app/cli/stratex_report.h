@@ -20,5 +20,9 @@ std::string estimateLine(const megatron::Estimate& estimate);
 std::string evidenceLine(const megatron::PlanEvidence& evidence);
 // {"extrapolated": bool, "notes": [...]}: a plan's "evidence" in the JSON of search and evaluate.
 nlohmann::ordered_json evidenceJson(const megatron::PlanEvidence& evidence);
+// The plan's memory margin (megatron::memoryMargin, docs/memory-model.md "Memory margin"): its
+// note as a line, and as JSON.
+std::string memoryMarginLine(const megatron::Estimate& estimate);
+nlohmann::ordered_json memoryMarginJson(const megatron::Estimate& estimate);
 
 } // namespace stratex::cli

@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/common/json_output.h"
 #include "core/common/number_format.h"
+#include "core/megatron/memory_margin.h"
 #include "core/model/model_json.h"
 #include "core/megatron/estimate_json.h"
 #include "core/megatron/framework_support.h"
@@ -62,6 +63,7 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
                 { "rank_range_10_percent", { r.band_10.best, r.band_10.worst } }, { "robust_5_percent", r.robust_5 },
                 { "robust_10_percent", r.robust_10 } };
             plan["evidence"] = evidenceJson(result.evidence[i]);
+            plan["memory_margin"] = memoryMarginJson(result.best[i]);
             nlohmann::ordered_json also = nlohmann::ordered_json::array();
             for (const megatron::ParallelStrategy& twin : result.twins[i])
                 also.push_back({ { "strategy", twin.notation() },
@@ -88,7 +90,8 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
             + " bounded, " + std::to_string(result.stats.simulated) + " simulated, in " + fixed(seconds, 3) + " s on "
             + std::to_string(threads) + " thread(s)\n";
         if (!result.best.empty()) {
-            text += "Best:\n" + estimateText(result.best.front()) + evidenceLine(result.evidence.front()) + "\n";
+            text += "Best:\n" + estimateText(result.best.front()) + evidenceLine(result.evidence.front()) + "\n"
+                + memoryMarginLine(result.best.front()) + "\n";
             text += "Top plans (rank range when compute or one dimension's communication is off by 10 %; an "
                     "extrapolated plan is ranked as if " + fixed(megatron::kExtrapolationUncertainty * 100, 0)
                 + " % slower):\n";
@@ -99,12 +102,15 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
                     ? "rank " + std::to_string(range.best)
                     : "ranks " + std::to_string(range.best) + "-" + std::to_string(range.worst);
                 text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + " [" + ranks + "]"
-                    + (result.evidence[i].extrapolated ? " [extrapolated]" : "") + "\n";
+                    + (result.evidence[i].extrapolated ? " [extrapolated]" : "")
+                    + (megatron::memoryMargin(result.best[i]).tight ? " [memory tight]" : "") + "\n";
                 if (const std::string also = megatron::twinsLine(result.best[i].strategy, result.twins[i]);
                     !also.empty())
                     text += "     " + also + "\n";
                 if (result.evidence[i].extrapolated)
                     text += "     " + evidenceLine(result.evidence[i]) + "\n";
+                if (megatron::memoryMargin(result.best[i]).tight)
+                    text += "     " + memoryMarginLine(result.best[i]) + "\n";
             }
         }
         printOut(text);

@@ -98,6 +98,13 @@ private Q_SLOTS:
         QCOMPARE(again.value("peak_memory_mb").toDouble(), best.value("peak_memory_mb").toDouble());
         QCOMPARE(again.value("strategy").toObject(), strategy);
         QCOMPARE(again.value("evidence").toObject(), best.value("evidence").toObject()); // one evidence rule
+        // One memory margin (megatron::memoryMargin, docs/memory-model.md "Memory margin").
+        const QJsonObject margin = again.value("memory_margin").toObject();
+        QCOMPARE(margin, best.value("memory_margin").toObject());
+        QVERIFY(margin.value("records").toInt() > 0);
+        QVERIFY(margin.value("largest_underprediction").toDouble() < 0);
+        QCOMPARE(margin.value("headroom").toDouble(), 1 - again.value("peak_memory_mb").toDouble() / again.value("memory_limit_mb").toDouble());
+        QVERIFY(margin.value("note").toString().startsWith("memory: "));
         QVERIFY(best.value("also").isArray());
     }
 

@@ -17,6 +17,7 @@
 #include <QJsonObject>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTableView>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -39,6 +40,7 @@
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
 #include "ui/search/stratex_memory_chart.h"
+#include "ui/search/stratex_plan_table_model.h"
 #include "ui/search/stratex_results_panel.h"
 #include "ui/search/synthesize_dialog.h"
 
@@ -347,6 +349,12 @@ void TestFrontEndParityViews::sameSearchSetting()
         const QJsonObject plan = top.at(i).toObject();
         QCOMPARE(plan.value(QStringLiteral("notation")).toString(), QString::fromStdString(e.strategy.notation()));
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
+        // The memory margin (megatron::memoryMargin): the CLI's note in the Evidence column's tooltip.
+        const QString margin = plan.value(QStringLiteral("memory_margin")).toObject().value(QStringLiteral("note")).toString();
+        QVERIFY(!margin.isEmpty());
+        const QAbstractItemModel* table = page->stratexPanel()->planTable()->model();
+        const QString tip = table->index(int(i), StratexPlanTableModel::EvidenceColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(margin), qPrintable(tip + "\n" + margin));
         if (flag == "tp-comm-overlap") {
             QCOMPARE(e.strategy.tp_comm_overlap, e.strategy.tp > 1 && e.strategy.sequence_parallel);
             shown += e.strategy.tp_comm_overlap ? 1 : 0;

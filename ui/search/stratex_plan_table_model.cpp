@@ -5,6 +5,7 @@
 
 #include "core/common/plan_figures.h"
 #include "core/hardware/cluster_description.h"
+#include "core/megatron/memory_margin.h"
 #include "core/megatron/strategy_search.h"
 
 namespace stratex::ui {
@@ -73,16 +74,25 @@ QVariant StratexPlanTableModel::evidenceData(int row, int role) const
         return role == Qt::UserRole ? QVariant(0) : QVariant();
     if (role == Qt::UserRole)
         return int(e->notes.size());
+    // The memory margin beside the evidence (megatron::memoryMargin, the CLI's line too).
+    const Estimate* shown = plan(row);
+    const megatron::MemoryMargin margin = shown ? megatron::memoryMargin(*shown) : megatron::MemoryMargin {};
     if (role == Qt::ToolTipRole) {
-        if (!e->extrapolated)
-            return tr("Inside what the reference runs cover (resources/reference-runs)");
-        QString text = tr("Extrapolated: ranked as if %1 % slower, outside what the reference runs cover:")
-                           .arg(megatron::kExtrapolationUncertainty * 100, 0, 'f', 0);
-        for (const std::string& note : e->notes)
-            text += QStringLiteral("\n• ") + QString::fromStdString(note);
+        QString text;
+        if (!e->extrapolated) {
+            text = tr("Inside what the reference runs cover (resources/reference-runs)");
+        } else {
+            text = tr("Extrapolated: ranked as if %1 % slower, outside what the reference runs cover:")
+                       .arg(megatron::kExtrapolationUncertainty * 100, 0, 'f', 0);
+            for (const std::string& note : e->notes)
+                text += QStringLiteral("\n• ") + QString::fromStdString(note);
+        }
+        if (!margin.note.empty())
+            text += QStringLiteral("\n") + QString::fromStdString(margin.note);
         return text;
     }
-    return e->extrapolated ? tr("⚠ extrapolated") : tr("covered");
+    const QString evidenceText = e->extrapolated ? tr("⚠ extrapolated") : tr("covered");
+    return margin.tight ? evidenceText + tr(" · ⚠ memory tight") : evidenceText;
 }
 
 QVariant StratexPlanTableModel::twinsData(int row, int role) const

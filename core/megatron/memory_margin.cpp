@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/megatron/memory_margin.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace stratex::megatron {
+
+const std::vector<FrameworkMemoryError>& bundledMemoryErrors()
+{
+    // `stratex-cli reference` over resources/reference-runs (session 25's model); the records
+    // behind each figure are named in docs/memory-model.md, "Memory margin".
+    static const std::vector<FrameworkMemoryError> table {
+        { Framework::MegatronCore, 17, -0.06228 },
+        { Framework::MegatronBridge, 1, -0.00638 },
+        { Framework::Torchtitan, 18, -0.16749 },
+        { Framework::DeepSpeed, 2, -0.02017 },
+    };
+    return table;
+}
+
+namespace {
+
+std::string percent(double fraction)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f %%", 100 * fraction);
+    return text;
+}
+
+} // namespace
+
+MemoryMargin memoryMargin(const Estimate& e)
+{
+    MemoryMargin m;
+    m.peak_mb = e.peak_memory_mb;
+    m.limit_mb = e.memory_limit_mb;
+    if (m.limit_mb <= 0)
+        return m;
+    m.headroom = 1 - m.peak_mb / m.limit_mb;
+    const Framework framework = e.strategy.framework;
+    const bool megatron = framework == Framework::MegatronCore || framework == Framework::MegatronBridge;
+    for (const FrameworkMemoryError& row : bundledMemoryErrors()) {
+        const bool rowMegatron = row.framework == Framework::MegatronCore || row.framework == Framework::MegatronBridge;
+        if (row.framework != framework && !(megatron && rowMegatron))
+            continue;
+        m.records += row.records;
+        m.largest_underprediction = std::min(m.largest_underprediction, row.largest_underprediction);
+    }
+    const std::string whose = megatron ? std::string("Megatron-Core and Megatron-Bridge")
+                                       : std::string(frameworkName(framework));
+    const std::string left = "memory: " + percent(std::max(0.0, m.headroom)) + " of the limit left";
+    if (!e.fits) {
+        m.note = "memory: over the limit by " + percent(-m.headroom);
+        return m;
+    }
+    if (m.records == 0) {
+        m.note = left + "; no " + whose + " record publishes memory: how far the model is off there is unknown";
+        return m;
+    }
+    const std::string error = "the model under-predicted " + whose + " records' peaks by up to "
+        + percent(-m.largest_underprediction) + " (" + std::to_string(m.records) + " records)";
+    m.tight = m.peak_mb / (1 + m.largest_underprediction) > m.limit_mb;
+    m.note = left + (m.tight ? "; tight: " + error + ", so it may not fit" : "; " + error);
+    return m;
+}
+
+} // namespace stratex::megatron
