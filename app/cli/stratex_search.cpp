@@ -10,6 +10,7 @@
 #include "core/common/json_output.h"
 #include "core/common/number_format.h"
 #include "core/megatron/memory_margin.h"
+#include "core/megatron/search_stats_text.h"
 #include "core/model/model_json.h"
 #include "core/megatron/estimate_json.h"
 #include "core/megatron/framework_support.h"
@@ -80,15 +81,7 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
             + " x " + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + ", global batch "
             + std::to_string(globalBatchSize) + " x " + std::to_string(target.model.seq_length) + " tokens, "
             + fixed(target.memory_limit_mb, 0) + " MB per GPU\n";
-        text += "Searched " + std::to_string(result.stats.enumerated) + " strategies: "
-            + std::to_string(result.stats.refused) + " refused by "
-            + std::string(megatron::frameworkProject(request.space.framework)) + "'s rules, "
-            + (result.stats.pruned > 0 ? std::to_string(result.stats.pruned)
-                        + " slower in their pipeline alone than plans of a sample, "
-                                       : std::string())
-            + std::to_string(result.stats.over_memory) + " over memory, " + std::to_string(result.stats.bounded)
-            + " bounded, " + std::to_string(result.stats.simulated) + " simulated, in " + fixed(seconds, 3) + " s on "
-            + std::to_string(threads) + " thread(s)\n";
+        text += megatron::searchStatsText(result.stats, request.space.framework, seconds, threads) + "\n";
         if (!result.best.empty()) {
             text += "Best:\n" + estimateText(result.best.front()) + evidenceLine(result.evidence.front()) + "\n"
                 + memoryMarginLine(result.best.front()) + "\n";

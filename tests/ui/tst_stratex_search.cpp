@@ -31,6 +31,7 @@
 #include "core/megatron/memory_ledger_explain.h"
 #include "core/megatron/plan_file.h"
 #include "core/megatron/plan_robustness.h"
+#include "core/megatron/search_stats_text.h"
 #include "ui/main_window.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
@@ -225,6 +226,12 @@ void TestStratexSearch::searchesTheSynthesizedExample()
     QVERIFY2(panel->bestText().contains(QStringLiteral("Best plan")), qPrintable(panel->bestText()));
     QVERIFY2(panel->statsText().contains(QStringLiteral("llama2-13b on 2 × 8")), qPrintable(panel->statsText()));
     QVERIFY2(panel->statsText().contains(QStringLiteral("global batch 32")), qPrintable(panel->statsText()));
+    // The counts in the command line's sentence (megatron::searchStatsText), from this search's own.
+    const auto outcome = m_page->stratexController()->outcome();
+    QVERIFY(outcome);
+    const std::string counts = megatron::searchStatsText(outcome->result.stats,
+        outcome->result.best.front().strategy.framework, outcome->search_time_s, outcome->threads);
+    QVERIFY2(panel->statsText().contains(QString::fromStdString(counts)), qPrintable(panel->statsText()));
 
     // Columns with their units.
     QCOMPARE(model->columnCount(), 23);
@@ -237,8 +244,6 @@ void TestStratexSearch::searchesTheSynthesizedExample()
         QVERIFY2(headers.contains(QString::fromUtf8(header)), header);
 
     // Robustness, as stratex-cli search --json computes it: the same core function on the same plans.
-    const auto outcome = m_page->stratexController()->outcome();
-    QVERIFY(outcome);
     QCOMPARE(outcome->robustness.size(), outcome->result.best.size());
     NullProgress quiet;
     std::vector<double> rankFactors; // the search ranks an extrapolated plan by its raised time

@@ -20,6 +20,7 @@
 #include "core/hardware/cluster_description.h"
 #include "core/megatron/framework_support.h"
 #include "core/megatron/memory_ledger_explain.h"
+#include "core/megatron/search_stats_text.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
 #include "ui/search/results_panel_layout.h"
@@ -219,23 +220,11 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
         const megatron::Framework framework = !result.best.empty() ? result.best.front().strategy.framework
             : result.least_memory                                  ? result.least_memory->strategy.framework
                                                                    : megatron::Framework::MegatronCore;
-        // Candidates whose pipeline alone is slower than plans of a sample of the space
-        // (StrategySearchStats::pruned): said only when there are some, as the command line does.
-        const QString pruned = s.pruned > 0
-            ? tr("%1 slower in their pipeline alone than plans of a sample, ").arg(s.pruned)
-            : QString();
-        stats = tr("Stratex cost model: %1. %2 strategies searched: %3 refused by %9's rules, %10%4 over memory, "
-                   "%5 bounded, %6 simulated, in %7 s on %8 threads.")
-                    .arg(target)
-                    .arg(s.enumerated)
-                    .arg(s.refused)
-                    .arg(s.over_memory)
-                    .arg(s.bounded)
-                    .arg(s.simulated)
-                    .arg(c.toString(outcome.search_time_s, 'f', 3))
-                    .arg(outcome.threads)
-                    .arg(QString::fromUtf8(megatron::frameworkProject(framework)))
-                    .arg(pruned);
+        // The command line's sentence (search_stats_text.h).
+        stats = tr("Stratex cost model: %1. %2.")
+                    .arg(target,
+                        QString::fromStdString(
+                            megatron::searchStatsText(s, framework, outcome.search_time_s, outcome.threads)));
     }
     stats += tr("\nEstimates from the model's shape and the GPU's datasheet (README: Two cost models, and how far to "
                 "trust them).");

@@ -18,6 +18,7 @@
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/plan_file.h"
+#include "core/megatron/search_stats_text.h"
 #include "core/megatron/strategy_json.h"
 #include "core/megatron/strategy_search.h"
 #include "support/search_request.h"
@@ -356,6 +357,40 @@ private Q_SLOTS:
         CancelFlagProgress progress;
         progress.cancel();
         QVERIFY_THROWS_EXCEPTION(Cancelled, searchStrategies(r, progress));
+    }
+
+    // The counts' sentence both front ends print (search_stats_text.h): the pruned count only when
+    // there are some, the refusing project by the framework, "thread" or "threads".
+    void statsSentence_data()
+    {
+        QTest::addColumn<long long>("pruned");
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("sampled, two threads")
+            << 90LL << int(Framework::MegatronCore) << 2
+            << "100 strategies searched: 2 refused by Megatron-LM's rules, 90 slower in their pipeline alone than "
+               "plans of a sample, 3 over memory, 5 bounded, 4 simulated, in 1.250 s on 2 threads";
+        QTest::newRow("whole space, torchtitan, one thread")
+            << 0LL << int(Framework::Torchtitan) << 1
+            << "100 strategies searched: 2 refused by torchtitan's rules, 3 over memory, 5 bounded, 4 simulated, in "
+               "1.250 s on 1 thread";
+    }
+
+    void statsSentence()
+    {
+        QFETCH(long long, pruned);
+        QFETCH(int, framework);
+        QFETCH(int, threads);
+        QFETCH(QString, expected);
+        StrategySearchStats stats;
+        stats.enumerated = 100;
+        stats.refused = 2;
+        stats.pruned = pruned;
+        stats.over_memory = 3;
+        stats.bounded = 5;
+        stats.simulated = 4;
+        QCOMPARE(QString::fromStdString(searchStatsText(stats, Framework(framework), 1.25, threads)), expected);
     }
 
     void planFileRoundTrip()
