@@ -129,8 +129,17 @@ std::vector<std::string> frameworkProblems(const ParallelStrategy& s)
     std::vector<std::string> out;
     switch (s.framework) {
     case Framework::MegatronCore:
-    case Framework::MegatronBridge:
         break; // strategyProblems' rules are Megatron's own
+    case Framework::MegatronBridge:
+        // Bridge trains with Megatron-Core's schedules (megatron/core/pipeline_parallel/schedules.py:
+        // 1F1B and interleaved 1F1B); none defers weight gradients into the bubbles, and its export
+        // refuses ZB-H1 (core/export/megatron_bridge_recipe.cpp). The Megatron-LM export runs a
+        // Megatron-Core ZB-H1 plan as 1F1B with a note instead; kept there.
+        if (s.pp > 1 && s.schedule == PipelineSchedule::ZbH1)
+            out.push_back(refusal(s, "schedule", "zb-h1",
+                "Megatron-Core's schedules are 1F1B and interleaved 1F1B (megatron/core/pipeline_parallel/schedules.py)",
+                "1f1b or interleaved"));
+        break;
     case Framework::Torchtitan:
         torchtitanProblems(s, out);
         break;

@@ -69,6 +69,15 @@ private Q_SLOTS:
                                                 << "pp=4,dp=4,vpp=2,interleaved" << noMessage;
         QTest::newRow("megatron-core a2a") << "megatron-core"
                                            << "a2a" << noMessage;
+        // No zero-bubble schedule in Megatron-Core: Bridge refuses it (so does its export); a
+        // Megatron-Core plan keeps it, the Megatron-LM export running it as 1F1B with a note.
+        QTest::newRow("megatron-bridge zb-h1")
+            << "megatron-bridge"
+            << "pp=4,dp=4,zbh1"
+            << "megatron-bridge: schedule zb-h1: Megatron-Core's schedules are 1F1B and interleaved 1F1B "
+               "(megatron/core/pipeline_parallel/schedules.py); it runs 1f1b or interleaved";
+        QTest::newRow("megatron-core zb-h1") << "megatron-core"
+                                             << "pp=4,dp=4,zbh1" << noMessage;
         // torchtitan @ b5bcd76c.
         QTest::newRow("torchtitan zero1") << "torchtitan"
                                           << "zero=1"
@@ -231,6 +240,7 @@ private Q_SLOTS:
     void searchOffersOnlyWhatTheFrameworkRuns_data()
     {
         QTest::addColumn<QString>("framework");
+        QTest::newRow("megatron-bridge") << "megatron-bridge";
         QTest::newRow("torchtitan") << "torchtitan";
         QTest::newRow("composer") << "composer";
         QTest::newRow("deepspeed") << "deepspeed";
