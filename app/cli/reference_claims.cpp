@@ -8,7 +8,6 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_interrupt.h"
 #include "app/cli/cli_output.h"
-#include "core/megatron/memory_margin.h"
 #include "core/common/json_output.h"
 #include "core/common/number_format.h"
 
@@ -61,7 +60,7 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
                 row["pick_iteration_s"] = c.pick->iteration_ms / 1e3;
                 row["claim"] = c.claim;
                 row["pick_extrapolated"] = c.pick_evidence.extrapolated;
-                row["pick_memory_tight"] = megatron::memoryMargin(*c.pick).tight;
+                row["pick_memory_tight"] = c.pick_memory_tight;
                 row["pick_evidence_notes"] = c.pick_evidence.notes;
             }
             out["runs"].push_back(row);
@@ -87,7 +86,7 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
             + " " + c.pick->strategy.notation() + ": " + seconds(c.pick->iteration_ms / 1e3) + ", claims "
             + signedPercent(c.claim) + (c.claim > kClaimBar ? " (over +15 %)" : "")
             + (c.pick_evidence.extrapolated ? ", extrapolated" : "")
-            + (megatron::memoryMargin(*c.pick).tight ? ", memory tight" : "") + "\n";
+            + (c.pick_memory_tight ? ", memory tight" : "") + "\n";
     }
     text += std::to_string(claims.size()) + " runs: " + std::to_string(overBar) + " picks claim over +15 %"
         + (largestId.empty() ? std::string() : " (largest " + signedPercent(largest) + ", " + largestId + ")") + "; "

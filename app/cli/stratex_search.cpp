@@ -94,16 +94,17 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
                     : range.best == range.worst
                     ? "rank " + std::to_string(range.best)
                     : "ranks " + std::to_string(range.best) + "-" + std::to_string(range.worst);
+                const megatron::MemoryMargin margin = megatron::memoryMargin(result.best[i]);
                 text += "  " + std::to_string(i + 1) + ". " + estimateLine(result.best[i]) + " [" + ranks + "]"
                     + (result.evidence[i].extrapolated ? " [extrapolated]" : "")
-                    + (megatron::memoryMargin(result.best[i]).tight ? " [memory tight]" : "") + "\n";
+                    + (margin.tight ? " [memory tight]" : "") + "\n";
                 if (const std::string also = megatron::twinsLine(result.best[i].strategy, result.twins[i]);
                     !also.empty())
                     text += "     " + also + "\n";
                 if (result.evidence[i].extrapolated)
                     text += "     " + evidenceLine(result.evidence[i]) + "\n";
-                if (megatron::memoryMargin(result.best[i]).tight)
-                    text += "     " + memoryMarginLine(result.best[i]) + "\n";
+                if (margin.tight)
+                    text += "     " + margin.note + "\n";
             }
         }
         printOut(text);

@@ -5,6 +5,7 @@
 
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/megatron_releases.h"
+#include "core/megatron/memory_margin.h"
 
 namespace stratex::runs {
 
@@ -62,6 +63,7 @@ std::vector<SearchClaim> searchClaims(
         claim.features_year = megatron::followsMegatronReleases(request.space.framework) ? request.space.features_year : 0;
         if (!result.best.empty()) {
             claim.pick = result.best.front();
+            claim.pick_memory_tight = megatron::memoryMargin(*claim.pick).tight;
             claim.pick_evidence = result.evidence.empty() ? megatron::PlanEvidence {} : result.evidence.front();
             claim.claim = run.measured_iteration_s / (claim.pick->iteration_ms / 1e3) - 1;
         }

@@ -36,6 +36,9 @@ struct SearchClaim {
     double claim = 0;
     // The Megatron-LM features' year the search was held to (megatron_releases.h); 0: today's.
     int features_year = 0;
+    // The pick fits by less than the model's largest under-prediction of memory on its framework's
+    // records (megatron::memoryMargin).
+    bool pick_memory_tight = false;
 };
 
 // The space a run's search covers: the search's own dimensions, with the choices the run's team

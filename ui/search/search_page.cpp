@@ -438,9 +438,8 @@ bool SearchPage::openFile(const QString& path, QString* error)
 
 bool SearchPage::openStrategy(const QString& path, QString* error)
 {
-    // The form follows the cost model of what was opened (a stratex plan file, or a Galvatron
-    // strategy): otherwise the results would be flagged stale the moment they are shown, and Run
-    // search would answer with the other model. Only the cost-model choice changes; nothing typed.
+    // The form follows the cost model of what was opened, or the results would show as stale at
+    // once and Run search would answer with the other model. Only the cost-model choice changes.
     if (megatron::isPlanFile(path.toStdString())) {
         if (!m_stratex->openPlan(path, stratexInputs(), error))
             return false;
