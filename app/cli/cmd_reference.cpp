@@ -65,14 +65,15 @@ struct Summary {
 Summary summarise(const std::vector<runs::ReferenceComparison>& all, bool fit)
 {
     std::vector<runs::ReferenceComparison> part;
+    std::vector<runs::MemoryOutcomeRow> outcomes;
     Summary summary;
     for (const auto& c : all) {
         if (c.run->fit != fit || !c.estimate.problems.empty() || !c.run->measured_time)
             continue;
         part.push_back(c);
-        if (c.predicted_oom && c.run->trained)
-            ++summary.trainedButOom;
+        outcomes.push_back(runs::memoryOutcomeRow(c));
     }
+    summary.trainedButOom = int(runs::memoryOutcomes(outcomes).trained_called_oom.size());
     summary.mae = runs::meanAbsoluteError(part);
     summary.runs = int(part.size());
     return summary;
@@ -82,6 +83,20 @@ nlohmann::ordered_json summaryJson(const Summary& s)
 {
     return { { "runs", s.runs }, { "mean_absolute_throughput_error", s.mae },
         { "trained_but_predicted_oom", s.trainedButOom } };
+}
+
+// The fit check against what the runs did (runs::memoryOutcomes): counts and the misses by id.
+nlohmann::ordered_json memoryOutcomesJson(const runs::MemoryOutcomes& o)
+{
+    const auto ids = [](const std::vector<runs::MemoryOutcomeRow>& rows) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const runs::MemoryOutcomeRow& row : rows)
+            out.push_back({ { "id", row.id }, { "predicted_device_peak_gib", row.predicted_device_peak_gib },
+                { "memory_limit_gib", row.memory_limit_gib } });
+        return out;
+    };
+    return { { "trained", o.trained }, { "trained_called_oom", ids(o.trained_called_oom) },
+        { "out_of_memory", o.out_of_memory }, { "oom_called_fitting", ids(o.oom_called_fitting) } };
 }
 
 // Memory columns (issue 23): for a record that publishes peak memory, which number it is and the
@@ -314,6 +329,7 @@ int printCrossValidation(
         }
         out["memory_by_framework"] = memorySummariesJson(cv.memory_by_framework);
         out["memory_by_framework_and_kind"] = memorySummariesJson(cv.memory_by_framework_and_kind);
+        out["memory_outcomes"] = memoryOutcomesJson(cv.memory_outcomes);
         printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
@@ -321,8 +337,9 @@ int printCrossValidation(
     for (const runs::CrossValidatedRun& r : cv.runs) {
         text += "  " + r.id + (r.fit ? " [fit] " : " [holdout] ")
             + (!r.costed           ? "cannot be costed: " + r.problem
-                    : r.measured_time ? percent(r.throughput_error)
-                                      : std::string("no time published (memory only)"))
+                    : r.measured_time                 ? percent(r.throughput_error)
+                    : r.outcome && !r.outcome->trained ? runs::memoryOutcomeLine(*r.outcome)
+                                                       : std::string("no time published (memory only)"))
             + (r.memory ? ", memory " + percent(r.memory->error) : "")
             + (r.family_fitted ? "" : " (no other source fits " + r.family + ": its prior, " + r.prior + ")") + "\n";
     }
@@ -357,6 +374,7 @@ int printCrossValidation(
         text += errorGroupLine(g);
     text += kMemoryHeading;
     text += memorySummaryText(cv.memory_by_framework, cv.memory_by_framework_and_kind);
+    text += runs::memoryOutcomesText(cv.memory_outcomes);
     printOut(text);
     return kExitOk;
 }
@@ -430,6 +448,11 @@ int runReference(const QStringList& args)
         comparisons.push_back(runs::compareWithRun(run, hardware::efficiencyFor(run.cluster)));
     const Summary fit = summarise(comparisons, true);
     const Summary holdout = summarise(comparisons, false);
+    std::vector<runs::MemoryOutcomeRow> outcomes;
+    for (const runs::ReferenceComparison& c : comparisons) {
+        if (c.estimate.problems.empty())
+            outcomes.push_back(runs::memoryOutcomeRow(c));
+    }
 
     if (parser.isSet(QStringLiteral("json"))) {
         nlohmann::ordered_json out;
@@ -464,6 +487,7 @@ int runReference(const QStringList& args)
         const std::vector<runs::MemoryError> memory = runs::memoryErrors(comparisons);
         out["memory_by_framework"] = memorySummariesJson(runs::memoryErrorsByFramework(memory));
         out["memory_by_framework_and_kind"] = memorySummariesJson(runs::memoryErrorsByFrameworkAndKind(memory));
+        out["memory_outcomes"] = memoryOutcomesJson(runs::memoryOutcomes(outcomes));
         printOut(jsonText(out, 2, "the JSON report") + "\n");
         return kExitOk;
     }
@@ -479,11 +503,14 @@ int runReference(const QStringList& args)
         text += (run.measured_time ? "  measured " + fixed(run.measured_iteration_s, 3) + " s/iter (" + run.measured_from
                                          + "), predicted " + fixed(c.predicted_iteration_s, 3)
                                          + " s/iter, throughput error " + percent(c.throughput_error)
-                                   : "  no time published (memory-only record), predicted "
+                : !run.trained ? "  no time (went out of memory), predicted " + fixed(c.predicted_iteration_s, 3) + " s/iter"
+                               : "  no time published (memory-only record), predicted "
                                          + fixed(c.predicted_iteration_s, 3) + " s/iter")
             + ", peak memory " + fixed(c.estimate.peak_memory_mb / 1e3, 1) + " GB of "
             + fixed(c.estimate.memory_limit_mb / 1e3, 1) + (c.predicted_oom ? " (predicted OOM)" : "") + "\n";
         text += memoryLine(c);
+        if (const std::string outcome = runs::memoryOutcomeLine(runs::memoryOutcomeRow(c)); !outcome.empty())
+            text += "  " + outcome + "\n";
     }
     text += "fit: " + std::to_string(fit.runs) + " runs, mean absolute throughput error " + fixed(fit.mae * 100, 1)
         + " %, " + std::to_string(fit.trainedButOom) + " trained runs predicted OOM\n";
@@ -493,6 +520,7 @@ int runReference(const QStringList& args)
     text += kMemoryHeading;
     const std::vector<runs::MemoryError> memory = runs::memoryErrors(comparisons);
     text += memorySummaryText(runs::memoryErrorsByFramework(memory), runs::memoryErrorsByFrameworkAndKind(memory));
+    text += runs::memoryOutcomesText(runs::memoryOutcomes(outcomes));
     printOut(text);
     return kExitOk;
 }

@@ -152,6 +152,7 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
             out.throughput_error = c.throughput_error;
             if (c.memory_error)
                 out.memory = MemoryError { run.strategy.framework, run.peak_memory_kind, *c.memory_error };
+            out.outcome = memoryOutcomeRow(c);
         }
     });
 
@@ -176,6 +177,12 @@ CrossValidation crossValidate(const std::vector<ReferenceRun>& runs, const Calib
     }
     cv.memory_by_framework = memoryErrorsByFramework(memory);
     cv.memory_by_framework_and_kind = memoryErrorsByFrameworkAndKind(memory);
+    std::vector<MemoryOutcomeRow> outcomes;
+    for (const CrossValidatedRun& run : cv.runs) {
+        if (run.outcome)
+            outcomes.push_back(*run.outcome);
+    }
+    cv.memory_outcomes = memoryOutcomes(outcomes);
     return cv;
 }
 

@@ -46,6 +46,9 @@ struct CrossValidatedRun {
     // same fold's efficiencies (memory depends on none of the fitted ones unless
     // memory_reserve_gb or activation_fragmentation are fitted: CalibrationOptions).
     std::optional<MemoryError> memory;
+    // A costed run's fit check against what it did (trained or went out of memory), with this
+    // fold's efficiencies.
+    std::optional<MemoryOutcomeRow> outcome;
 };
 
 // One fit: what it left out and what it saw.
@@ -74,6 +77,7 @@ struct CrossValidation {
     // kind (allocated, reserved, device): runs::memoryErrorsByFramework of the runs' `memory`.
     std::vector<MemoryErrorSummary> memory_by_framework;
     std::vector<MemoryErrorSummary> memory_by_framework_and_kind;
+    MemoryOutcomes memory_outcomes; // of the costed runs' `outcome`
     int threads = 0;
 };
 

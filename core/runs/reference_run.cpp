@@ -146,7 +146,18 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
     const JsonView measured = root["measured"];
     const double gpus = run.cluster.worldSize();
     const double tokens = double(run.strategy.global_batch_size) * run.model.seq_length;
-    if (const std::optional<JsonView> time = measured.find("iteration_time_s")) {
+    run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
+    if (!run.trained) {
+        // A run that went out of memory (README step 3: "that is a measurement too"): it measured
+        // no time, and its outcome is compared with the model's fit check (memory_outcomes.h).
+        for (const char* key : { "iteration_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu" })
+            if (const std::optional<JsonView> time = measured.find(key))
+                time->fail("no measured time: a run that went out of memory (\"trained\": false) has none");
+        if (run.fit)
+            use.fail("\"holdout\" (a run that went out of memory has no time to fit)");
+        run.measured_time = false;
+        run.measured_from = "none (went out of memory)";
+    } else if (const std::optional<JsonView> time = measured.find("iteration_time_s")) {
         run.measured_iteration_s = measuredWithin(*time, limits::kMaxMeasuredIterationS, "s");
         run.measured_from = "iteration_time_s";
     } else if (const std::optional<JsonView> rate = measured.find("tokens_per_s_per_gpu")) {
@@ -223,7 +234,6 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
             stage->fail("a pipeline stage from 0 to " + std::to_string(run.strategy.pp - 1));
         run.peak_memory_stage = int(value);
     }
-    run.trained = measured.has("trained") ? measured["trained"].boolean() : true;
     if (const std::optional<JsonView> kernel = root.find("attention_kernel")) {
         const std::optional<hardware::AttentionKernel> parsed = hardware::parseAttentionKernel(kernel->string());
         if (!parsed)
@@ -283,6 +293,12 @@ ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Effi
         comparison.memory_error = *comparison.predicted_memory_gib / *run.peak_memory_gib - 1;
     }
     return comparison;
+}
+
+MemoryOutcomeRow memoryOutcomeRow(const ReferenceComparison& comparison)
+{
+    return { comparison.run->id, comparison.run->trained, comparison.predicted_oom,
+        hardware::mbToGib(comparison.estimate.device_peak_mb), hardware::mbToGib(comparison.estimate.memory_limit_mb) };
 }
 
 double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons)

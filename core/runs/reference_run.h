@@ -11,6 +11,7 @@
 #include "core/megatron/parallel_strategy.h"
 #include "core/hardware/attention_kernels.h"
 #include "core/hardware/cluster_description.h"
+#include "core/runs/memory_outcomes.h"
 
 namespace stratex::runs {
 
@@ -83,6 +84,10 @@ struct ReferenceComparison {
 };
 
 ReferenceComparison compareWithRun(const ReferenceRun& run, const hardware::Efficiency& efficiency);
+
+// What the comparison's fit check said against what the run did (memory_outcomes.h); for a
+// costed comparison only.
+MemoryOutcomeRow memoryOutcomeRow(const ReferenceComparison& comparison);
 
 // Mean absolute throughput error over the runs that could be costed and publish a time.
 double meanAbsoluteError(const std::vector<ReferenceComparison>& comparisons);

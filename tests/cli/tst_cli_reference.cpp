@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -25,6 +26,23 @@ bool copyRecords(const QTemporaryDir& dir, const QStringList& ids)
             return false;
     }
     return true;
+}
+
+// A bundled record copied with its GPU and global batch replaced (the id kept).
+bool copyEdited(const QTemporaryDir& dir, const QString& id, const QString& gpu, int globalBatch)
+{
+    QFile in(QStringLiteral(STRATEX_RESOURCES_DIR "/reference-runs/") + id + ".json");
+    if (!in.open(QIODevice::ReadOnly))
+        return false;
+    QJsonObject record = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonObject cluster = record.value("cluster").toObject();
+    cluster["gpu"] = gpu;
+    record["cluster"] = cluster;
+    QJsonObject strategy = record.value("strategy").toObject();
+    strategy["global_batch_size"] = globalBatch;
+    record["strategy"] = strategy;
+    QFile out(dir.filePath(id + ".json"));
+    return out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(record).toJson()) > 0;
 }
 
 } // namespace
@@ -121,6 +139,70 @@ private Q_SLOTS:
         for (const QJsonValue& id : groups.first().toObject().value("predicted_order").toArray())
             predicted << id.toString();
         QCOMPARE(predicted, members);
+    }
+
+    // Issue 23: the fit check against what each run did. A record with "trained": false went out
+    // of memory; the report counts the runs the check gets wrong both ways and names them. The
+    // SC21 paper's 145B model (Figure 17), made to fit or not by its GPU and batch: 16 sequences in
+    // flight on stage 0 (about 68 GiB predicted) are beyond an A100 40GB, 2 are well within 80 GB.
+    void fitCheckAgainstWhatRunsDid_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<QStringList>("lines");
+        QTest::addColumn<QString>("missKey"); // memory_outcomes' list naming the run, or none
+        const QString oom = "narayanan2021-fig17-145b-128-b16-oom";
+        const QString trained = "narayanan2021-fig17-145b-128-b8";
+        QTest::newRow("went out of memory, called so")
+            << oom << "a100-40gb" << 16
+            << QStringList { "no time (went out of memory)", ": called out of memory (agrees)",
+                   "0 runs trained, 0 of them called out of memory; 1 went out of memory, 0 of them called fitting" }
+            << QString();
+        QTest::newRow("went out of memory, called fitting")
+            << oom << "a100-80gb" << 2
+            << QStringList { ": called fitting (a miss)", "1 went out of memory, 1 of them called fitting",
+                   "  went out of memory, called fitting: " + oom + " (predicted device peak " }
+            << "oom_called_fitting";
+        QTest::newRow("trained, called out of memory")
+            << trained << "a100-40gb" << 8
+            << QStringList { "trained (measured); predicted device peak ", ": called out of memory (a miss)",
+                   "1 runs trained, 1 of them called out of memory",
+                   "  trained, called out of memory: " + trained + " (predicted device peak " }
+            << "trained_called_oom";
+        QTest::newRow("trained, called fitting") << trained << "a100-80gb" << 8
+                                                 << QStringList { "1 runs trained, 0 of them called out of memory" }
+                                                 << QString();
+    }
+    void fitCheckAgainstWhatRunsDid()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, gpu);
+        QFETCH(int, globalBatch);
+        QFETCH(QStringList, lines);
+        QFETCH(QString, missKey);
+        QTemporaryDir dir;
+        QVERIFY(copyEdited(dir, id, gpu, globalBatch));
+        const CliResult text = runCli({ "reference", "--runs", dir.path() });
+        QCOMPARE(text.exitCode, 0);
+        const QString out = QString::fromUtf8(text.out);
+        for (const QString& line : lines)
+            QVERIFY2(out.contains(line), qPrintable(line + " not in:\n" + out));
+        const CliResult json = runCli({ "reference", "--runs", dir.path(), "--json" });
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject outcomes = json.json().object().value("memory_outcomes").toObject();
+        for (const QString& key : { QStringLiteral("trained_called_oom"), QStringLiteral("oom_called_fitting") }) {
+            const QJsonArray misses = outcomes.value(key).toArray();
+            QCOMPARE(misses.size(), key == missKey ? 1 : 0);
+            if (key == missKey) {
+                QCOMPARE(misses.first().toObject().value("id").toString(), id);
+                QVERIFY(misses.first().toObject().value("predicted_device_peak_gib").toDouble() > 0);
+            }
+        }
+        // Cross-validation reports the same check.
+        const CliResult cv = runCli({ "reference", "--runs", dir.path(), "--cross-validate" });
+        QCOMPARE(cv.exitCode, 0);
+        QVERIFY2(QString::fromUtf8(cv.out).contains(lines.last()), qPrintable(cv.out));
     }
 
     // --cross-validate reports memory per framework too, in text and JSON.
