@@ -30,6 +30,9 @@ public:
 
     const hardware::ClusterDescription& cluster() const { return m_cluster; }
     const Efficiency& efficiency() const { return m_efficiency; }
+    // The factor on every compute kernel's time: the job's slowest GPU over the median one
+    // (gpu_speed_spread.h), for the cluster's whole world size.
+    double slowestGpuFactor() const { return m_slowest_gpu_factor; }
 
     // A GEMM of m x k by k x n in 16-bit (or FP8) precision: compute at its shape's efficiency
     // (kernel_shapes.h: tiles and waves on the SMs) plus the operands' memory traffic.
@@ -57,6 +60,7 @@ private:
     hardware::ClusterDescription m_cluster;
     Efficiency m_efficiency;
     CollectiveModel m_collectives;
+    double m_slowest_gpu_factor = 1;
 };
 
 } // namespace stratex::hardware

@@ -199,7 +199,10 @@ double gemmKernelS(const HardwareModel& hw, double m, double n, double k, bool f
     // Operands in their own width (FP8: one byte), the output in 16 bits either way.
     const double elementBytes = fp8 ? 1.0 : 2.0;
     const double bytes = groups * (elementBytes * (m * k + k * n) + 2.0 * m * n);
-    return groups * 2.0 * m * n * k / (fullWaveFlops * tiling.efficiency) + bytes / hbmBytesPerS;
+    // The tensor cores at the job's slowest GPU's clock (gpu_speed_spread.h); HBM traffic is not clocked
+    // with them.
+    return hw.slowestGpuFactor() * groups * 2.0 * m * n * k / (fullWaveFlops * tiling.efficiency)
+        + bytes / hbmBytesPerS;
 }
 
 double groupedGemmS(const HardwareModel& hw, double m, double n, double k, bool fp8, double groups)
