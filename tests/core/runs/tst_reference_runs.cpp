@@ -88,8 +88,9 @@ private Q_SLOTS:
     // went out of memory"). The check may not accept more of them.
     void outOfMemoryRunsCalledFitting()
     {
+        const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns); // the comparisons point into it
         std::vector<MemoryOutcomeRow> rows;
-        for (const ReferenceComparison& c : compareAll(readReferenceRuns(kRuns)))
+        for (const ReferenceComparison& c : compareAll(runs))
             rows.push_back(memoryOutcomeRow(c));
         const MemoryOutcomes outcomes = memoryOutcomes(rows);
         QCOMPARE(outcomes.out_of_memory, 1);
