@@ -15,6 +15,7 @@
 #include "app/cli/reference_rankings.h"
 #include "core/common/json_output.h"
 #include "core/runs/calibration.h"
+#include "core/common/number_format.h"
 #include "core/runs/cross_validation.h"
 #include "core/runs/reference_run.h"
 #include "core/hardware/cluster_description.h"
@@ -38,13 +39,6 @@ std::string percent(double fraction)
 {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%+.1f%%", fraction * 100);
-    return buffer;
-}
-
-std::string fixed(double value, int decimals)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
     return buffer;
 }
 

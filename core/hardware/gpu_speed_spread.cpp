@@ -2,6 +2,7 @@
 #include "core/hardware/gpu_speed_spread.h"
 
 #include <cmath>
+#include <numbers>
 
 namespace stratex::hardware {
 
@@ -13,7 +14,7 @@ double inverseNormalCdf(double p)
     double x = 0;
     for (int i = 0; i < 60; ++i) {
         const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
-        const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI);
+        const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
         const double step = (cdf - p) / pdf;
         x -= step;
         if (std::abs(step) < 1e-12)

@@ -2,7 +2,8 @@
 #include "core/megatron/memory_margin.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "core/common/number_format.h"
 
 namespace stratex::megatron {
 
@@ -23,9 +24,7 @@ namespace {
 
 std::string percent(double fraction)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f %%", 100 * fraction);
-    return text;
+    return fixed(100 * fraction, 1) + " %";
 }
 
 } // namespace

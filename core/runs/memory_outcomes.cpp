@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/runs/memory_outcomes.h"
 
-#include <cstdio>
+#include "core/common/number_format.h"
 
 namespace stratex::runs {
 
 namespace {
 
-std::string gib(double value)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", value);
-    return buffer;
-}
-
 std::string peakOfLimit(const MemoryOutcomeRow& row)
 {
-    return "predicted device peak " + gib(row.predicted_device_peak_gib) + " of " + gib(row.memory_limit_gib)
-        + " GiB";
+    return "predicted device peak " + fixed(row.predicted_device_peak_gib, 1) + " of "
+        + fixed(row.memory_limit_gib, 1) + " GiB";
 }
 
 } // namespace

@@ -45,6 +45,19 @@ bool copyEdited(const QTemporaryDir& dir, const QString& id, const QString& gpu,
     return out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(record).toJson()) > 0;
 }
 
+// `reference --runs dir [flags]` succeeds and its text holds each of `lines` (a QVERIFY per line).
+QString referenceTextHolding(const QTemporaryDir& dir, const QStringList& lines, const QStringList& flags = {})
+{
+    const CliResult text = runCli(QStringList { "reference", "--runs", dir.path() } + flags);
+    if (text.exitCode != 0)
+        return QStringLiteral("exit code %1").arg(text.exitCode);
+    const QString out = QString::fromUtf8(text.out);
+    for (const QString& line : lines)
+        if (!out.contains(line))
+            return line + " not in:\n" + out;
+    return {};
+}
+
 } // namespace
 
 class TestCliReference : public QObject {
@@ -79,11 +92,8 @@ private Q_SLOTS:
         QFETCH(QStringList, kinds);
         QTemporaryDir dir;
         QVERIFY(copyRecords(dir, ids));
-        const CliResult text = runCli({ "reference", "--runs", dir.path() });
-        QCOMPARE(text.exitCode, 0);
-        const QString out = QString::fromUtf8(text.out);
-        for (const QString& line : lines)
-            QVERIFY2(out.contains(line), qPrintable(line + " not in:\n" + out));
+        const QString failure = referenceTextHolding(dir, lines);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
         const CliResult json = runCli({ "reference", "--runs", dir.path(), "--json" });
         QCOMPARE(json.exitCode, 0);
         const QJsonObject report = json.json().object();
@@ -183,11 +193,8 @@ private Q_SLOTS:
         QFETCH(QString, missKey);
         QTemporaryDir dir;
         QVERIFY(copyEdited(dir, id, gpu, globalBatch));
-        const CliResult text = runCli({ "reference", "--runs", dir.path() });
-        QCOMPARE(text.exitCode, 0);
-        const QString out = QString::fromUtf8(text.out);
-        for (const QString& line : lines)
-            QVERIFY2(out.contains(line), qPrintable(line + " not in:\n" + out));
+        const QString failure = referenceTextHolding(dir, lines);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
         const CliResult json = runCli({ "reference", "--runs", dir.path(), "--json" });
         QCOMPARE(json.exitCode, 0);
         const QJsonObject outcomes = json.json().object().value("memory_outcomes").toObject();
@@ -200,9 +207,8 @@ private Q_SLOTS:
             }
         }
         // Cross-validation reports the same check.
-        const CliResult cv = runCli({ "reference", "--runs", dir.path(), "--cross-validate" });
-        QCOMPARE(cv.exitCode, 0);
-        QVERIFY2(QString::fromUtf8(cv.out).contains(lines.last()), qPrintable(cv.out));
+        const QString cvFailure = referenceTextHolding(dir, { lines.last() }, { "--cross-validate" });
+        QVERIFY2(cvFailure.isEmpty(), qPrintable(cvFailure));
     }
 
     // --cross-validate reports memory per framework too, in text and JSON.
