@@ -116,6 +116,13 @@ void TestSearchPage::browsesPlansAndDetails()
     const double first = table->model()->index(0, PlanTableModel::ThroughputColumn).data(Qt::UserRole).toDouble();
     const double second = table->model()->index(1, PlanTableModel::ThroughputColumn).data(Qt::UserRole).toDouble();
     QVERIFY(first >= second);
+    // Plans tied on throughput are listed in the search's rank order (tst_numeric_sort_proxy).
+    for (int row = 1; row < table->model()->rowCount(); ++row) {
+        const auto cell = [&](int r, int column) { return table->model()->index(r, column).data(Qt::UserRole); };
+        if (cell(row, PlanTableModel::ThroughputColumn).toDouble()
+            == cell(row - 1, PlanTableModel::ThroughputColumn).toDouble())
+            QVERIFY(cell(row, PlanTableModel::RankColumn).toInt() > cell(row - 1, PlanTableModel::RankColumn).toInt());
+    }
     QVERIFY(m_page->galvatronPanel()->layerStrip()->evaluation());
     QCOMPARE(int(m_page->galvatronPanel()->layerStrip()->evaluation()->layers.size()), 32);
     QVERIFY(!m_page->galvatronPanel()->memoryChart()->chart()->series().isEmpty());
