@@ -47,6 +47,9 @@ double measuredWithin(const JsonView& value, double max, std::string_view unit)
 constexpr EnumNames<PeakMemoryKind, 3> kPeakMemoryKindNames { { { PeakMemoryKind::Allocated, "allocated" },
     { PeakMemoryKind::Reserved, "reserved" }, { PeakMemoryKind::Device, "device" } } };
 
+constexpr EnumNames<LayoutPurpose, 3> kLayoutPurposeNames { { { LayoutPurpose::Throughput, "throughput" },
+    { LayoutPurpose::Demonstration, "demonstration" }, { LayoutPurpose::Ablation, "ablation" } } };
+
 bool contains(const std::string& text, std::string_view part)
 {
     return text.find(part) != std::string::npos;
@@ -80,6 +83,16 @@ std::string_view peakMemoryKindName(PeakMemoryKind kind)
 std::optional<PeakMemoryKind> parsePeakMemoryKind(std::string_view name)
 {
     return parseEnumName(kPeakMemoryKindNames, name);
+}
+
+std::string_view layoutPurposeName(LayoutPurpose purpose)
+{
+    return enumName(kLayoutPurposeNames, purpose);
+}
+
+std::optional<LayoutPurpose> parseLayoutPurpose(std::string_view name)
+{
+    return parseEnumName(kLayoutPurposeNames, name);
 }
 
 ReferenceRun readReferenceRun(const std::filesystem::path& file)
@@ -250,6 +263,12 @@ ReferenceRun readReferenceRun(const std::filesystem::path& file)
             run.strategy.flash_attention = false;
     }
     run.attention_kernel = run.strategy.attention_kernel; // "attention_kernel" may sit in the strategy too
+    if (const std::optional<JsonView> purpose = root.find("layout_purpose")) {
+        const std::optional<LayoutPurpose> parsed = parseLayoutPurpose(purpose->string());
+        if (!parsed)
+            purpose->fail("\"throughput\", \"demonstration\" or \"ablation\"");
+        run.layout_purpose = *parsed;
+    }
     return run;
 }
 

@@ -25,6 +25,18 @@ enum class PeakMemoryKind {
 std::string_view peakMemoryKindName(PeakMemoryKind kind); // "allocated", "reserved", "device"
 std::optional<PeakMemoryKind> parsePeakMemoryKind(std::string_view name);
 
+// Why the run's team chose its layout (record key "layout_purpose", resources/reference-runs/README.md).
+// It says what a faster search pick means (search_claims.h): a demonstration's or an ablation's layout
+// was not chosen for speed, so beating it is no claim over an expert-tuned layout.
+enum class LayoutPurpose {
+    Throughput, // run for speed: a production run, or a benchmark of the best layout its team found (absent key)
+    Demonstration, // held fixed across a table to show a feature, a schedule or a scaling series
+    Ablation, // a baseline without a technique that the same source measures beside it
+};
+
+std::string_view layoutPurposeName(LayoutPurpose purpose); // "throughput", "demonstration", "ablation"
+std::optional<LayoutPurpose> parseLayoutPurpose(std::string_view name);
+
 // A published (or the user's own) measurement of a real training run, as recorded in
 // resources/reference-runs/ (format: that directory's README).
 struct ReferenceRun {
@@ -61,6 +73,7 @@ struct ReferenceRun {
     // in strategy.attention_kernel: Default (the record is silent) is the framework's default on
     // its GPU; mpt-triton is costed at its own measured rate, the others relative to flash2's.
     hardware::AttentionKernel attention_kernel = hardware::AttentionKernel::Default;
+    LayoutPurpose layout_purpose = LayoutPurpose::Throughput;
     std::vector<std::string> assumptions; // defaults filled in where the record is silent
 };
 

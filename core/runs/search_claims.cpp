@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/runs/search_claims.h"
 
+#include <cmath>
 #include <string>
 
 #include "core/hardware/hardware_model.h"
@@ -71,6 +72,29 @@ std::vector<SearchClaim> searchClaims(
     }
     progress.report(1.0, "done");
     return claims;
+}
+
+namespace {
+
+void count(ClaimTally& tally, const SearchClaim& c)
+{
+    ++tally.runs;
+    tally.over_claim_bar += c.claim > kClaimBar ? 1 : 0;
+    tally.layouts_within_bar += std::abs(c.expert_error) <= kExpertLayoutBar ? 1 : 0;
+    if (c.pick && (!tally.largest || c.claim > tally.largest->claim))
+        tally.largest = &c;
+}
+
+} // namespace
+
+ClaimSummary summarizeClaims(const std::vector<SearchClaim>& claims)
+{
+    ClaimSummary summary;
+    for (const SearchClaim& c : claims) {
+        count(summary.all, c);
+        count(c.run->layout_purpose == LayoutPurpose::Throughput ? summary.tuned : summary.fixed_layouts, c);
+    }
+    return summary;
 }
 
 } // namespace stratex::runs

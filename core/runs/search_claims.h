@@ -41,6 +41,30 @@ struct SearchClaim {
     bool pick_memory_tight = false;
 };
 
+// The bars: a pick claims at most this much over the measured run, and the experts' own
+// layout is predicted within the second.
+inline constexpr double kClaimBar = 0.15;
+inline constexpr double kExpertLayoutBar = 0.10;
+
+// The claims of one group of runs against the bars.
+struct ClaimTally {
+    int runs = 0;
+    int over_claim_bar = 0; // picks claiming more than kClaimBar
+    int layouts_within_bar = 0; // own layouts predicted within kExpertLayoutBar
+    const SearchClaim* largest = nullptr; // the largest claim among the runs with a pick
+};
+
+// Every claim, and apart the runs whose layout was chosen for speed (LayoutPurpose::Throughput,
+// the "expert-tuned" runs) and the demonstrations and ablations, whose layouts were held
+// fixed to show something else: a pick beating one of those is no claim over an expert.
+struct ClaimSummary {
+    ClaimTally all;
+    ClaimTally tuned;
+    ClaimTally fixed_layouts;
+};
+
+ClaimSummary summarizeClaims(const std::vector<SearchClaim>& claims);
+
 // The space a run's search covers: the search's own dimensions, with the choices the run's team
 // stated held to the run's (they are not what a search decides), and for Megatron-Core and
 // Megatron-Bridge runs only the Megatron-LM features of the run's publication year.

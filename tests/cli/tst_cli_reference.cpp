@@ -211,6 +211,49 @@ private Q_SLOTS:
         QVERIFY2(cvFailure.isEmpty(), qPrintable(cvFailure));
     }
 
+    // Issue 22: --search-claims counts the claims over layouts chosen for speed apart from those over
+    // demonstrations and ablations (resources/reference-runs/README.md, layout_purpose), in text
+    // and JSON. Korthikanti's 22B on 8 A100: the full-recompute baseline and the paper's own layout.
+    void searchClaimsCountLayoutsApart_data()
+    {
+        QTest::addColumn<QStringList>("ids");
+        QTest::addColumn<int>("tuned");
+        QTest::addColumn<int>("fixed");
+        QTest::addColumn<QString>("label"); // in the text, or empty: no run so labelled
+        QTest::newRow("the ablation and its twin") << QStringList { "korthikanti2022-22b-8-full-recompute",
+            "korthikanti2022-22b-8-selective-sp" } << 1 << 1 << "an ablation baseline (";
+        QTest::newRow("the twin alone") << QStringList { "korthikanti2022-22b-8-selective-sp" } << 1 << 0 << QString();
+        QTest::newRow("a demonstration") << QStringList { "torchtitan2412-llama31-8b-8-fsdp" } << 0 << 1
+                                         << "a demonstration (";
+    }
+    void searchClaimsCountLayoutsApart()
+    {
+        QFETCH(QStringList, ids);
+        QFETCH(int, tuned);
+        QFETCH(int, fixed);
+        QFETCH(QString, label);
+        QTemporaryDir dir;
+        QVERIFY(copyRecords(dir, ids));
+        const QStringList flags { "--search-claims", "--min-gpus", "8" };
+        const QString failure = referenceTextHolding(dir,
+            { QStringLiteral("  layouts chosen for throughput: %1 runs, ").arg(tuned),
+                QStringLiteral("claim over a tuned layout): %1 runs, ").arg(fixed) },
+            flags);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        const CliResult text = runCli(QStringList { "reference", "--runs", dir.path() } + flags);
+        const QString out = QString::fromUtf8(text.out);
+        QCOMPARE(!label.isEmpty() && out.contains(label), !label.isEmpty());
+        const CliResult json = runCli(QStringList { "reference", "--runs", dir.path(), "--json" } + flags);
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject report = json.json().object();
+        QCOMPARE(report.value("layouts_chosen_for_throughput").toObject().value("runs").toInt(), tuned);
+        QCOMPARE(report.value("demonstrations_and_ablations").toObject().value("runs").toInt(), fixed);
+        QStringList purposes;
+        for (const QJsonValue& row : report.value("runs").toArray())
+            purposes << row.toObject().value("layout_purpose").toString();
+        QCOMPARE(int(purposes.count("throughput")), tuned);
+    }
+
     // --cross-validate reports memory per framework too, in text and JSON.
     void crossValidationReportsMemory()
     {

@@ -230,6 +230,28 @@ private Q_SLOTS:
         QVERIFY(compareWithRun(asFlash, fast).predicted_iteration_s < a.predicted_iteration_s);
     }
 
+    // Why a run's team chose its layout (issue 22's "expert-tuned" runs; search_claims.h): the
+    // records that say so are read, the others run for speed, and each says why in its notes.
+    void layoutPurposeOfTheBundledRecords_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("purpose");
+        QTest::newRow("torchtitan Table 5") << "torchtitan2412-llama31-405b-512-1f1b" << "demonstration";
+        QTest::newRow("torchtitan Table 1") << "torchtitan2412-llama31-8b-8-fsdp" << "demonstration";
+        QTest::newRow("Korthikanti's baseline") << "korthikanti2022-530b-2240-full-recompute" << "ablation";
+        QTest::newRow("Korthikanti's own") << "korthikanti2022-530b-2240-selective-sp" << "throughput";
+        QTest::newRow("torchtitan vanilla TP") << "torchtitan2506-llama3-70b-256-tp8-bf16" << "ablation";
+        QTest::newRow("Llama 3") << "llama3-2024-405b-16384" << "throughput";
+    }
+    void layoutPurposeOfTheBundledRecords()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, purpose);
+        const ReferenceRun run = readReferenceRun(kRuns / (id.toStdString() + ".json"));
+        QCOMPARE(QString::fromUtf8(layoutPurposeName(run.layout_purpose).data()), purpose);
+        QCOMPARE(parseLayoutPurpose(purpose.toStdString()), std::optional<LayoutPurpose>(run.layout_purpose));
+    }
+
     void badRecordsNameTheKey_data()
     {
         QTest::addColumn<QString>("json");
@@ -286,6 +308,9 @@ private Q_SLOTS:
         QTest::newRow("attention kernel") << "{'id': 'x', 'use': 'fit', 'attention_kernel': 'xformers', " + model
                 + cluster + "'strategy': {'dp': 8, 'global_batch_size': 8}, 'measured': {'iteration_time_s': 1}}"
                                           << "/attention_kernel";
+        QTest::newRow("layout purpose") << "{'id': 'x', 'use': 'fit', 'layout_purpose': 'tuned', " + model + cluster
+                + "'strategy': {'dp': 8, 'global_batch_size': 8}, 'measured': {'iteration_time_s': 1}}"
+                                        << "/layout_purpose";
         // MPT's Triton kernel is measured on A100 and H100 only (docs/kernels.md §6).
         QTest::newRow("attention kernel not measured on the GPU") << "{'id': 'x', 'use': 'fit', "
                 "'attention_kernel': 'mpt-triton', "

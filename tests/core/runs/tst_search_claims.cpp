@@ -87,6 +87,64 @@ private Q_SLOTS:
         }
     }
 
+    // The summary against the bars: every claim, and apart the runs whose layout was
+    // chosen for speed and the demonstrations and ablations (reference_run.h LayoutPurpose).
+    void summaryCountsTunedLayoutsApart_data()
+    {
+        QTest::addColumn<QList<int>>("purposes"); // LayoutPurpose of each run
+        QTest::addColumn<QList<double>>("claims"); // measured / pick - 1
+        QTest::addColumn<QList<double>>("layoutErrors"); // the own layout's throughput error
+        QTest::addColumn<QList<int>>("all"); // runs, over +15 %, layouts within 10 %, index of the largest claim
+        QTest::addColumn<QList<int>>("tuned");
+        QTest::addColumn<QList<int>>("fixed");
+        const int t = int(runs::LayoutPurpose::Throughput);
+        const int d = int(runs::LayoutPurpose::Demonstration);
+        const int a = int(runs::LayoutPurpose::Ablation);
+        QTest::newRow("all tuned") << QList<int> { t, t } << QList<double> { 0.2, 0.05 } << QList<double> { 0.02, -0.12 }
+                                   << QList<int> { 2, 1, 1, 0 } << QList<int> { 2, 1, 1, 0 } << QList<int> { 0, 0, 0, -1 };
+        QTest::newRow("the largest is a demonstration")
+            << QList<int> { t, d, a } << QList<double> { 0.16, 0.9, 0.3 } << QList<double> { 0.0, 0.01, 0.2 }
+            << QList<int> { 3, 3, 2, 1 } << QList<int> { 1, 1, 1, 0 } << QList<int> { 2, 2, 1, 1 };
+        // At the bar is not over it.
+        QTest::newRow("at the bars") << QList<int> { t } << QList<double> { 0.15 } << QList<double> { -0.10 }
+                                     << QList<int> { 1, 0, 1, 0 } << QList<int> { 1, 0, 1, 0 }
+                                     << QList<int> { 0, 0, 0, -1 };
+    }
+
+    void summaryCountsTunedLayoutsApart()
+    {
+        QFETCH(QList<int>, purposes);
+        QFETCH(QList<double>, claims);
+        QFETCH(QList<double>, layoutErrors);
+        QFETCH(QList<int>, all);
+        QFETCH(QList<int>, tuned);
+        QFETCH(QList<int>, fixed);
+        std::vector<runs::ReferenceRun> records(std::size_t(purposes.size()));
+        std::vector<runs::SearchClaim> made;
+        for (qsizetype i = 0; i < purposes.size(); ++i) {
+            records[std::size_t(i)].id = "run" + std::to_string(i);
+            records[std::size_t(i)].layout_purpose = runs::LayoutPurpose(purposes[i]);
+        }
+        for (qsizetype i = 0; i < purposes.size(); ++i) {
+            runs::SearchClaim c;
+            c.run = &records[std::size_t(i)];
+            c.claim = claims[i];
+            c.expert_error = layoutErrors[i];
+            c.pick = megatron::Estimate {};
+            made.push_back(c);
+        }
+        const runs::ClaimSummary summary = runs::summarizeClaims(made);
+        const auto check = [&](const runs::ClaimTally& tally, const QList<int>& expected) {
+            QCOMPARE(tally.runs, expected[0]);
+            QCOMPARE(tally.over_claim_bar, expected[1]);
+            QCOMPARE(tally.layouts_within_bar, expected[2]);
+            QCOMPARE(tally.largest ? int(tally.largest - made.data()) : -1, expected[3]);
+        };
+        check(summary.all, all);
+        check(summary.tuned, tuned);
+        check(summary.fixed_layouts, fixed);
+    }
+
     void onlyRunsOnEnoughGpus_data()
     {
         QTest::addColumn<int>("minGpus");
