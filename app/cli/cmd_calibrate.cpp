@@ -29,13 +29,6 @@ QString q(const char* text)
     return QString::fromLatin1(text);
 }
 
-std::string percent(double fraction)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f%%", fraction * 100);
-    return buffer;
-}
-
 // --runs FILE or DIR (repeatable) and any further files on the command line: run records, Megatron-LM
 // logs and Chrome traces, as the GUI's Calibrate page reads them.
 std::vector<runs::ReferenceRun> readRuns(const CliParser& parser)
@@ -158,10 +151,10 @@ int runCalibrate(const QStringList& args)
     text += "Throughput error (predicted over measured, before -> after"
         + std::string(leftOut.empty() ? "" : "; left out") + "):\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        text += "  " + runs[i].id + ": " + percent(result.before[i].throughput_error) + " -> "
-            + percent(result.after[i].throughput_error);
+        text += "  " + runs[i].id + ": " + signedPercent(result.before[i].throughput_error) + " -> "
+            + signedPercent(result.after[i].throughput_error);
         if (!leftOut.empty())
-            text += "; " + percent(leftOut[i].throughput_error);
+            text += "; " + signedPercent(leftOut[i].throughput_error);
         if (result.after[i].predicted_oom)
             text += " (predicted OOM)";
         text += "\n";

@@ -8,6 +8,7 @@
 #include "app/cli/cli_parser.h"
 #include "core/common/input_limits.h"
 #include "core/common/json_output.h"
+#include "core/common/number_format.h"
 #include "core/runs/run_comparison.h"
 #include "core/runs/run_import.h"
 
@@ -29,9 +30,7 @@ std::string errorText(const runs::ComparedValue& value)
     const std::optional<double> error = value.error();
     if (!error)
         return "";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, " (%+.1f%%)", *error * 100);
-    return buffer;
+    return " (" + signedPercent(*error) + ")";
 }
 
 std::string row(const std::string& what, const runs::ComparedValue& value, int decimals)

@@ -35,13 +35,6 @@ QString defaultRunsDir()
     return QStringLiteral(STRATEX_SOURCE_REFERENCE_RUNS);
 }
 
-std::string percent(double fraction)
-{
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f%%", fraction * 100);
-    return buffer;
-}
-
 // What the memory summary compares (issue 23): each record's published number against the
 // prediction of the same kind. The presets fit no memory parameter (memory_reserve_gb and
 // activation_fragmentation are fitted only when named, core/runs/calibration.cpp), so
@@ -121,7 +114,7 @@ std::string memoryLine(const runs::ReferenceComparison& c)
         + (run.framework_inferred ? ", inferred from the source" : "") + "): measured "
         + fixed(*run.peak_memory_gib, 1) + " GiB " + std::string(runs::peakMemoryKindName(run.peak_memory_kind))
         + (run.peak_memory_kind_inferred ? " (inferred)" : "") + ", predicted " + fixed(*c.predicted_memory_gib, 1)
-        + " GiB, error " + percent(*c.memory_error) + "; allocated peak "
+        + " GiB, error " + signedPercent(*c.memory_error) + "; allocated peak "
         + fixed(hardware::mbToGib(c.estimate.allocated_peak_mb), 1) + " GiB, device peak "
         + fixed(hardware::mbToGib(c.estimate.device_peak_mb), 1) + " GiB\n";
 }
@@ -153,7 +146,7 @@ std::string memorySummaryText(
 {
     auto details = [](const runs::MemoryErrorSummary& s) {
         return std::to_string(s.records) + " records, mean absolute memory error " + fixed(s.mean_absolute_error * 100, 1)
-            + " % (mean " + percent(s.mean_error) + ", largest " + fixed(s.max_absolute_error * 100, 1) + " %)\n";
+            + " % (mean " + signedPercent(s.mean_error) + ", largest " + fixed(s.max_absolute_error * 100, 1) + " %)\n";
     };
     std::string text;
     for (const runs::MemoryErrorSummary& s : byFramework) {
@@ -234,8 +227,8 @@ int printPresetFit(const std::vector<runs::ReferenceRun>& runs, const runs::Cali
     }
     for (std::size_t i = 0; i < runs.size(); ++i)
         if (runs[i].measured_time)
-            text += "  " + runs[i].id + (runs[i].fit ? " [fit] " : " [holdout] ") + percent(before[i].throughput_error)
-            + " -> " + percent(after[i].throughput_error) + (after[i].predicted_oom ? " (predicted OOM)" : "") + "\n";
+            text += "  " + runs[i].id + (runs[i].fit ? " [fit] " : " [holdout] ") + signedPercent(before[i].throughput_error)
+            + " -> " + signedPercent(after[i].throughput_error) + (after[i].predicted_oom ? " (predicted OOM)" : "") + "\n";
     text += "fit: mean absolute throughput error " + fixed(fitBefore.mae * 100, 1) + " % -> "
         + fixed(fitAfter.mae * 100, 1) + " %, trained runs predicted OOM " + std::to_string(fitBefore.trainedButOom)
         + " -> " + std::to_string(fitAfter.trainedButOom) + "\n";
@@ -270,7 +263,7 @@ std::string errorGroupLine(const runs::ErrorGroup& g)
 {
     if (g.runs == 0)
         return "  " + g.name + ": no runs\n";
-    return "  " + g.name + ": " + fixed(g.mean_absolute_error * 100, 1) + " % mean absolute (" + percent(g.mean_error)
+    return "  " + g.name + ": " + fixed(g.mean_absolute_error * 100, 1) + " % mean absolute (" + signedPercent(g.mean_error)
         + " mean), " + std::to_string(g.runs) + " runs\n";
 }
 
@@ -331,10 +324,10 @@ int printCrossValidation(
     for (const runs::CrossValidatedRun& r : cv.runs) {
         text += "  " + r.id + (r.fit ? " [fit] " : " [holdout] ")
             + (!r.costed           ? "cannot be costed: " + r.problem
-                    : r.measured_time                 ? percent(r.throughput_error)
+                    : r.measured_time                 ? signedPercent(r.throughput_error)
                     : r.outcome && !r.outcome->trained ? runs::memoryOutcomeLine(*r.outcome)
                                                        : std::string("no time published (memory only)"))
-            + (r.memory ? ", memory " + percent(r.memory->error) : "")
+            + (r.memory ? ", memory " + signedPercent(r.memory->error) : "")
             + (r.family_fitted ? "" : " (no other source fits " + r.family + ": its prior, " + r.prior + ")") + "\n";
     }
     // Per fold, per family: what its runs identified (fitted) and what kept the prior (inherited).
@@ -356,7 +349,7 @@ int printCrossValidation(
         + std::to_string(cv.overall.runs) + " runs, each predicted by a fit that never saw its source (" + fixed(seconds, 1)
         + " s on " + std::to_string(cv.threads) + " thread(s))\n";
     text += "overall: " + fixed(cv.overall.mean_absolute_error * 100, 1) + " % mean absolute throughput error ("
-        + percent(cv.overall.mean_error) + " mean; > 0: predicted too fast)\n";
+        + signedPercent(cv.overall.mean_error) + " mean; > 0: predicted too fast)\n";
     text += "by source:\n";
     for (const runs::ErrorGroup& g : cv.by_source)
         text += errorGroupLine(g);
@@ -496,7 +489,7 @@ int runReference(const QStringList& args)
         }
         text += (run.measured_time ? "  measured " + fixed(run.measured_iteration_s, 3) + " s/iter (" + run.measured_from
                                          + "), predicted " + fixed(c.predicted_iteration_s, 3)
-                                         + " s/iter, throughput error " + percent(c.throughput_error)
+                                         + " s/iter, throughput error " + signedPercent(c.throughput_error)
                 : !run.trained ? "  no time (went out of memory), predicted " + fixed(c.predicted_iteration_s, 3) + " s/iter"
                                : "  no time published (memory-only record), predicted "
                                          + fixed(c.predicted_iteration_s, 3) + " s/iter")
