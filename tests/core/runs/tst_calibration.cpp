@@ -206,7 +206,8 @@ private Q_SLOTS:
             const PresetFit& fit = fits[fits[0].family == presetFamily(run.cluster.gpu.name) ? 0 : 1];
             holdout.push_back(compareWithRun(run, fit.result.fitted));
         }
-        QCOMPARE(int(holdout.size()), 32); // + the three timed points of SC21's Figure 17 (session 26)
+        // + the three timed points of SC21's Figure 17 (session 26) + torchtitan's eight on 64 A100 (session 27)
+        QCOMPARE(int(holdout.size()), 40);
         const double mae = meanAbsoluteError(holdout);
         QVERIFY2(mae <= 0.10, qPrintable(QString("hold-out MAE after the fit %1").arg(mae)));
         // Issue 22: no fitted parameter ends at a bound of its range (one that does stands in for

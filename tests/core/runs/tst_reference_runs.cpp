@@ -72,8 +72,9 @@ private Q_SLOTS:
                 holdout.push_back(c);
         }
         // 29 + the GB200 405B run (session 23) + the GB200 70B one (session 24) + the three timed
-        // points of the SC21 paper's Figure 17 (session 26)
-        QCOMPARE(int(holdout.size()), 34);
+        // points of the SC21 paper's Figure 17 (session 26) + torchtitan's eight timed runs on 64
+        // A100 of April 2024 (session 27)
+        QCOMPARE(int(holdout.size()), 42);
         const double mae = meanAbsoluteError(holdout);
         QVERIFY2(mae <= 0.10, qPrintable(QString("hold-out MAE %1").arg(mae)));
         QVERIFY2(trainedButOom == 0, qPrintable(QString("%1 trained runs predicted OOM").arg(trainedButOom)));
@@ -82,10 +83,12 @@ private Q_SLOTS:
     }
 
     // The other way round (issue 23): a run that went out of memory ("trained": false) called
-    // fitting. The one such record, SC21's 145B model without recompute at 16 sequences in flight
-    // (Figure 17), is predicted at 68 GiB of 80 on the device and is still called fitting: 2021
-    // Megatron-LM's memory without recompute is not understood (docs/memory-model.md, "Runs that
-    // went out of memory"). The check may not accept more of them.
+    // fitting. Of the three such records, SC21's 145B model without recompute at 16 sequences in
+    // flight (Figure 17) is predicted at 68 GiB of 80 on the device and is still called fitting:
+    // 2021 Megatron-LM's memory without recompute is not understood (docs/memory-model.md, "Runs
+    // that went out of memory"); torchtitan's Llama 2 70B at local batch 2 with selective
+    // checkpointing on 64 A100 (April 2024) is called out of memory both ways. The check may not
+    // accept more of them.
     void outOfMemoryRunsCalledFitting()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns); // the comparisons point into it
@@ -93,7 +96,7 @@ private Q_SLOTS:
         for (const ReferenceComparison& c : compareAll(runs))
             rows.push_back(memoryOutcomeRow(c));
         const MemoryOutcomes outcomes = memoryOutcomes(rows);
-        QCOMPARE(outcomes.out_of_memory, 1);
+        QCOMPARE(outcomes.out_of_memory, 3);
         QVERIFY2(outcomes.oom_called_fitting.size() <= 1, qPrintable(QString::fromStdString(memoryOutcomesText(outcomes))));
     }
 
