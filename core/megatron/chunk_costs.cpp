@@ -229,6 +229,13 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
         return kind;
     };
     const LayerKind denseKind = kindOf(false);
+    // torchtitan's every-N-th-block checkpointing: those blocks cost a full recompute's backward
+    // (layer_cost.cpp), the others none.
+    LayerKind denseCheckpointed = denseKind;
+    if (titanSelective && s.recompute_num_layers > 0) {
+        denseCheckpointed.cost = &denseRecomputed;
+        denseCheckpointed.backward_s = denseRecomputed.backwardS(scales);
+    }
     const LayerKind moeKind = model.moe ? kindOf(true) : LayerKind {};
     std::vector<ChunkCost> chunks(std::size_t(p * v));
     int layer = 0;
@@ -246,7 +253,9 @@ std::vector<ChunkCost> chunkCosts(const model::ModelDescription& model, const Pa
             double offloadedBytes = 0;
             for (int k = 0; k < chunk.layers; ++k, ++layer) {
                 const bool isMoe = model.isMoeLayer(layer);
-                const LayerKind& kind = isMoe ? moeKind : denseKind;
+                const bool checkpointedBlock
+                    = titanSelective && !isMoe && s.recompute_num_layers > 0 && torchtitanLayerCheckpointed(s, layer);
+                const LayerKind& kind = isMoe ? moeKind : checkpointedBlock ? denseCheckpointed : denseKind;
                 const LayerCost& c = *kind.cost;
                 chunk.forward_s += kind.forward_s;
                 chunk.backward_s += kind.backward_s;
