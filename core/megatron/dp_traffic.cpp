@@ -106,6 +106,15 @@ DpTraffic dpTrafficTimes(const ParallelStrategy& s, const hardware::HardwareMode
         t.reduce_s = scale
             * (hw.reduceScatterS(gradBytes * denseParams / L, denseDp)
                 + hw.reduceScatterS(gradBytes * expertParams / L, expertDp));
+        if (s.framework == Framework::Torchtitan)
+            // FSDP2 gathers each group's shards into one flat buffer and copies them out into the
+            // unsharded parameters on the compute stream (torch/distributed/fsdp/_fully_shard/
+            // _fsdp_param_group.py wait_for_unshard -> foreach_all_gather_copy_out,
+            // torch.split_with_sizes_copy; pytorch/pytorch 1fd7abc2): a memory-bound read and write
+            // of the gathered bytes per all-gather. Megatron-FSDP and FSDP1's flat parameters are
+            // views of the gathered buffer and copy nothing. The reduce-scatter's copy-in
+            // (_chunk_cat into the fp32 input) runs on the reduce-scatter stream: not charged.
+            t.copy_out_s = hw.memoryBoundS(2 * 2 * (denseParams + expertParams) / L);
         return t;
     }
     // Megatron-Core's default bucket: max(40,000,000, 1,000,000 x DP size) parameters
@@ -142,6 +151,7 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
     const int m = t.m;
     double exposedS = 0;
     double commS = 0;
+    double copyOutS = 0; // compute-stream work the gathers add (ZeRO 3 under FSDP2), not traffic
     if (s.zero == 3) {
         // FSDP2 / Megatron-FSDP: one unit per layer, all-gathered before its forward with a
         // prefetch depth of 1 (the next layer's gather runs under this layer's compute), and
@@ -163,6 +173,8 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
         const int reductions = reduction.reductions(m);
         exposedS = m * forwardExposed + reductions * backwardExposed(dp.reduce_s)
             + (m - reductions) * backwardExposed(0.0);
+        // FSDP2's copy-out of every all-gather, on the compute stream (dpTrafficTimes).
+        copyOutS = L * m * (1 + (backwardGather > 0 ? 1 : 0)) * dp.copy_out_s;
         commS = L * (m * (dp.gather_s + backwardGather) + reductions * dp.reduce_s);
     } else {
         // Megatron's DDP and distributed optimizer (--overlap-grad-reduce, --overlap-param-gather):
@@ -242,7 +254,7 @@ DpExposure dpExposure(const ParallelStrategy& s, const DpTraffic& dp, const Grad
     const double hiddenS = std::max(0.0, commS - exposedS);
     const double computeS = m * (t.forward_s + t.backward_s);
     exposedS += dp.compute_slowdown * std::min(hiddenS, computeS);
-    return { exposedS, commS };
+    return { exposedS + copyOutS, commS };
 }
 
 } // namespace stratex::megatron

@@ -50,6 +50,9 @@ struct DpTraffic {
     double first_bucket_s = 0; // the first parameter bucket's gather
     double gather_s = 0; // ZeRO 3: one layer's all-gather
     double reduce_s = 0; // ZeRO 3: one layer's reduce-scatter
+    // ZeRO 3 under FSDP2 (torchtitan): one layer's all-gather copy-out on the compute stream, the
+    // gathered bytes read and written into the unsharded parameters (dp_traffic.cpp)
+    double copy_out_s = 0;
     // Extra compute time per second of DP traffic running under the compute: NCCL's CTAs hold
     // SMs the compute stream's kernels lose (ctas / (SMs - ctas); docs/collectives.md, "SMs taken
     // by NCCL"). 0 where the GPU's SM count is not known.

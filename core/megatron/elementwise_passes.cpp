@@ -31,6 +31,17 @@ constexpr double kEagerGatedPasses = 2 + 3;
 
 constexpr int kNormsPerLayer = 2; // attention_norm, ffn_norm (pre-norm blocks)
 
+// Rotary embedding as torchtitan writes it (torchtitan/models/llama/model.py apply_rotary_emb, at
+// 395a5262 and 9dec370): view_as_complex(xq.float().reshape(..., -1, 2)) * freqs_cis, then
+// view_as_real(...).flatten(3).type_as(xq), for Q and for K. Eager, in passes of a 16-bit element:
+// the cast to fp32 reads 2 and writes 4 bytes (3), the complex multiply reads and writes fp32 (4;
+// freqs_cis is one row per token, broadcast over the batch and the heads), type_as reads fp32 and
+// writes 16-bit (3): 10 passes in 3 kernels per tensor, against a fused rotary kernel's read and
+// write (2) in one. Hugging Face's rotate_half form (q * cos + rotate_half(q) * sin in 16-bit: neg
+// and cat, two multiplies, an add) moves about as much; both are one kernel under torch.compile.
+constexpr double kEagerRopePasses = 3 + 4 + 3;
+constexpr int kEagerRopeExtraKernels = 2 * (3 - 1); // Q and K: three kernels each instead of one
+
 } // namespace
 
 std::string_view compileName(Compile value)
@@ -88,6 +99,10 @@ ElementwisePasses elementwisePasses(const model::ModelDescription& model, Elemen
     if (gated) {
         p.activation = kEagerGatedPasses;
         p.extra_forward_kernels += 1;
+    }
+    if (model.position == model::PositionEmbedding::Rope) {
+        p.rope = kEagerRopePasses;
+        p.extra_forward_kernels += kEagerRopeExtraKernels;
     }
     return p;
 }

@@ -48,6 +48,9 @@ struct ElementwisePasses {
     // per element of the MLP's intermediate width f: a gated unit reads its two inputs and writes
     // its output (3), a plain activation reads and writes (2)
     double activation = 2;
+    // per element of Q and K (heads x head_dim each): rotary embedding, a fused kernel's read and
+    // write (2), or eager PyTorch's fp32 round trip (10; elementwise_passes.cpp)
+    double rope = 2;
     int extra_forward_kernels = 0;
 };
 

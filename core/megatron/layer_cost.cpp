@@ -283,7 +283,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (mla)
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
-        memoryBytes += 2 * kBytes * tokens * (q + kv) / tp;
+        memoryBytes += passes.rope * kBytes * tokens * (q + kv) / tp;
     // Megatron-Bridge runs a YaRN model's RoPE unfused: its extra passes and operations (unfused_rope.h).
     const UnfusedRopeExtra ropeExtra
         = runsUnfusedRope(model, s.framework) ? unfusedRopeExtra(tokens * (q + kv) / tp) : UnfusedRopeExtra {};

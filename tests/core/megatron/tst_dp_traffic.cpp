@@ -166,6 +166,51 @@ private Q_SLOTS:
         QVERIFY2(titan < 0.5 * megatron, qPrintable(QString("%1 vs %2 ms").arg(titan).arg(megatron)));
     }
 
+    // FSDP2 (torchtitan) copies every all-gather out into the unsharded parameters on the compute
+    // stream: a read and a write of the gathered bytes per layer and gather; Megatron-FSDP's
+    // parameters are views of its buffer, and FSDP1's (Composer) of its flat parameter: nothing.
+    void fsdp2CopiesOutEachGather_data()
+    {
+        QTest::addColumn<Framework>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<bool>("copies");
+        QTest::newRow("torchtitan, ZeRO 3") << Framework::Torchtitan << 3 << true;
+        QTest::newRow("megatron-core, ZeRO 3 (Megatron-FSDP)") << Framework::MegatronCore << 3 << false;
+        QTest::newRow("composer, ZeRO 3 (FSDP1)") << Framework::Composer << 3 << false;
+        QTest::newRow("torchtitan, ZeRO 2") << Framework::Torchtitan << 2 << false;
+    }
+    void fsdp2CopiesOutEachGather()
+    {
+        QFETCH(Framework, framework);
+        QFETCH(int, zero);
+        QFETCH(bool, copies);
+        ParallelStrategy s;
+        s.framework = framework;
+        s.dp = 16;
+        s.zero = zero;
+        const HardwareModel hw = gpus("h100-80gb", 2);
+        const double params = 8e9;
+        const int layers = 32;
+        const DpTraffic t = dpTraffic(s, hw, { 16, 1 }, { 16, 1 }, params, 0, layers, 1.0);
+        QCOMPARE(t.copy_out_s, copies ? hw.memoryBoundS(2 * 2 * params / layers) : 0.0);
+        if (!copies)
+            return;
+        // Charged once per layer and gather on the stage's exposed time: two gathers per
+        // micro-batch without pipelining (forward, and again for the backward).
+        DpStageTiming timing;
+        timing.layers = layers;
+        timing.m = 3;
+        timing.v = 1;
+        timing.forward_s = 1.0;
+        timing.backward_s = 2.0;
+        const GradientReduction reduction = gradientReduction(s.framework, s.zero, s.pp);
+        DpTraffic without = t;
+        without.copy_out_s = 0;
+        const double with = dpExposure(s, t, reduction, 0.9, timing).exposed_s;
+        const double base = dpExposure(s, without, reduction, 0.9, timing).exposed_s;
+        QVERIFY(std::abs(with - base - layers * 3 * 2 * t.copy_out_s) < 1e-12);
+    }
+
     // NCCL's channels (one CTA each) for a ring, from its topology search (collectives.cpp,
     // ringCtas): 24 inside an NVSwitch node (6 rings, duplicated, doubled), 16 across nodes (one
     // ring per NIC, doubled); the compute keeps SMs - ctas: ctas / (SMs - ctas) more time.

@@ -97,8 +97,10 @@ private Q_SLOTS:
         QCOMPARE(elementwiseForm(framework, compile, asyncTp), form);
     }
 
-    // Passes per element and extra kernels: the composite RMSNorm's 18 passes in 8 kernels and
-    // SwiGLU's 5 in 2, against 2 and 3 fused; LayerNorm and GeLU are one ATen kernel eager too.
+    // Passes per element and extra kernels: the composite RMSNorm's 18 passes in 8 kernels,
+    // SwiGLU's 5 in 2 and torchtitan's rotary embedding's fp32 round trip (10 passes in 3 kernels
+    // for each of Q and K), against 2, 3 and 2 fused; LayerNorm and GeLU are one ATen kernel eager
+    // too, and a GPT with learned positions has no rotary embedding.
     void passes_data()
     {
         QTest::addColumn<QString>("preset");
@@ -106,13 +108,15 @@ private Q_SLOTS:
         QTest::addColumn<bool>("compositeRmsNorm");
         QTest::addColumn<double>("norm");
         QTest::addColumn<double>("activation");
+        QTest::addColumn<double>("rope");
         QTest::addColumn<int>("extraKernels");
-        QTest::newRow("llama fused") << "llama3.1-8b" << ElementwiseForm::Fused << true << 2.0 << 3.0 << 0;
-        QTest::newRow("llama eager") << "llama3.1-8b" << ElementwiseForm::Eager << true << 18.0 << 5.0 << 15;
+        QTest::newRow("llama fused") << "llama3.1-8b" << ElementwiseForm::Fused << true << 2.0 << 3.0 << 2.0 << 0;
+        QTest::newRow("llama eager") << "llama3.1-8b" << ElementwiseForm::Eager << true << 18.0 << 5.0 << 10.0 << 19;
         QTest::newRow("llama eager, fused nn.RMSNorm")
-            << "llama3.1-8b" << ElementwiseForm::Eager << false << 2.0 << 5.0 << 1;
-        QTest::newRow("gpt eager: LayerNorm, GeLU") << "gpt3-13b" << ElementwiseForm::Eager << true << 2.0 << 2.0 << 0;
-        QTest::newRow("gpt fused") << "gpt3-13b" << ElementwiseForm::Fused << true << 2.0 << 2.0 << 0;
+            << "llama3.1-8b" << ElementwiseForm::Eager << false << 2.0 << 5.0 << 10.0 << 5;
+        QTest::newRow("gpt eager: LayerNorm, GeLU, learned positions")
+            << "gpt3-13b" << ElementwiseForm::Eager << true << 2.0 << 2.0 << 2.0 << 0;
+        QTest::newRow("gpt fused") << "gpt3-13b" << ElementwiseForm::Fused << true << 2.0 << 2.0 << 2.0 << 0;
     }
     void passes()
     {
@@ -121,10 +125,12 @@ private Q_SLOTS:
         QFETCH(bool, compositeRmsNorm);
         QFETCH(double, norm);
         QFETCH(double, activation);
+        QFETCH(double, rope);
         QFETCH(int, extraKernels);
         const ElementwisePasses p = elementwisePasses(model::modelPreset(preset.toStdString()), form, compositeRmsNorm);
         QCOMPARE(p.norm, norm);
         QCOMPARE(p.activation, activation);
+        QCOMPARE(p.rope, rope);
         QCOMPARE(p.extra_forward_kernels, extraKernels);
     }
 
