@@ -137,6 +137,17 @@ int ParallelStrategy::microbatchGroupSize() const
     return pp;
 }
 
+std::string ParallelStrategy::recomputeWord() const
+{
+    std::string word = "rc-" + std::string(recomputeName(recompute));
+    if (recompute != Recompute::Selective)
+        return word;
+    // torchtitan's selective_ac_option N: every N-th block a full checkpoint (torchtitan_activations.h).
+    if (framework == Framework::Torchtitan && recompute_num_layers > 0)
+        return word + "(every-" + std::to_string(recompute_num_layers) + ")";
+    return recompute_modules.isDefault() ? word : word + "(" + recompute_modules.joined(",") + ")";
+}
+
 std::string ParallelStrategy::notation() const
 {
     std::string text = "tp" + str(tp) + " pp" + str(pp);
@@ -164,9 +175,7 @@ std::string ParallelStrategy::notation() const
     if (dpReplicas() > 1) // HSDP: shards over dp_shard ranks, replicated dp / dp_shard times
         text += " hsdp" + str(dpShard());
     if (recompute != Recompute::None)
-        text += " rc-" + std::string(recomputeName(recompute));
-    if (recompute == Recompute::Selective && !recompute_modules.isDefault())
-        text += "(" + recompute_modules.joined(",") + ")";
+        text += " " + recomputeWord();
     text += " mbs" + str(micro_batch_size) + " gbs" + str(global_batch_size);
     if (first_stage_layers > 0 || last_stage_layers > 0)
         text += " layout " + str(first_stage_layers) + "/" + str(last_stage_layers);

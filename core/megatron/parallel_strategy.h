@@ -192,6 +192,9 @@ struct ParallelStrategy {
 
     // "tp8 pp16 vpp2 cp1 dp64 ...", for messages and tables.
     std::string notation() const;
+    // The recompute word of notation(): "rc-full", "rc-selective", Megatron's modules
+    // "rc-selective(core_attn,mlp)", torchtitan's every N-th block "rc-selective(every-N)".
+    std::string recomputeWord() const;
 
     auto operator<=>(const ParallelStrategy&) const = default;
 };

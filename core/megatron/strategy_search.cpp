@@ -213,10 +213,7 @@ std::vector<std::string> fieldWords(const ParallelStrategy& s)
     std::vector<std::string> words { "tp" + str(s.tp), "pp" + str(s.pp), "vpp" + str(s.vpp),
         "cp" + str(s.cp) + std::string(s.cp > 1 ? cpCommSuffix(s.cp_comm_type) : ""), "ep" + str(s.ep),
         "etp" + str(s.etp), "dp" + str(s.dp), s.sequence_parallel ? "sp" : "no-sp", "zero" + str(s.zero),
-        "rc-" + std::string(recomputeName(s.recompute))
-            + (s.recompute == Recompute::Selective && !s.recompute_modules.isDefault()
-                    ? "(" + s.recompute_modules.joined(",") + ")"
-                    : ""),
+        s.recomputeWord(),
         "mbs" + str(s.micro_batch_size), "gbs" + str(s.global_batch_size),
         "layout " + str(s.first_stage_layers) + "/" + str(s.last_stage_layers),
         std::string(pipelineScheduleName(s.schedule)), std::string(precisionName(s.precision)),

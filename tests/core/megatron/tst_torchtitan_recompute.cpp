@@ -9,6 +9,7 @@
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/chunk_costs.h"
 #include "core/megatron/layer_cost.h"
+#include "core/megatron/strategy_search.h"
 #include "core/model/model_presets.h"
 #include "support/h100_cluster.h"
 
@@ -102,6 +103,32 @@ private Q_SLOTS:
         const LayerCost block = layerCost(model, none, hw, false, false);
         QCOMPARE(sac.forward_s, base.forward_s);
         QVERIFY(qAbs(sac.backward_s - base.backward_s - checkpointed * block.forwardS()) < 1e-9 * base.backward_s);
+    }
+
+    // The policy is in a plan's notation and in what sets two twins apart: the every-N-th-block
+    // form and the op policy cost differently and must not read alike.
+    void notationNamesThePolicy_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<int>("everyN");
+        QTest::addColumn<QString>("word");
+        QTest::newRow("torchtitan, every second block") << int(Framework::Torchtitan) << 2 << "rc-selective(every-2)";
+        QTest::newRow("torchtitan, op policy") << int(Framework::Torchtitan) << 0 << "rc-selective";
+        // Megatron's selective recompute has no block count: its modules name it.
+        QTest::newRow("megatron-core") << int(Framework::MegatronCore) << 2 << "rc-selective";
+    }
+    void notationNamesThePolicy()
+    {
+        QFETCH(int, framework);
+        QFETCH(int, everyN);
+        QFETCH(QString, word);
+        ParallelStrategy s = titan(1, Recompute::Selective, everyN);
+        s.framework = Framework(framework);
+        QCOMPARE(QString::fromStdString(s.recomputeWord()), word);
+        QVERIFY(QString::fromStdString(s.notation()).contains(" " + word + " "));
+        ParallelStrategy op = s;
+        op.recompute_num_layers = 0;
+        QCOMPARE(QString::fromStdString(twinDifference(op, s)).contains("every-"), s.recomputeWord() != op.recomputeWord());
     }
 };
 
