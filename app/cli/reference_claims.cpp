@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/reference_claims.h"
 
-#include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_command.h"
@@ -93,8 +91,8 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
           "publication's year; claim = measured / pick - 1):\n";
     for (const runs::SearchClaim& c : claims) {
         text += c.run->id + ": " + std::to_string(c.run->cluster.worldSize()) + " x " + c.run->cluster.gpu.name + ", "
-            + fixedLayoutText(c.run->layout_purpose) + "measured " + seconds(c.measured_s) + " with " + c.run->strategy.notation() + ", that layout predicted "
-            + seconds(c.expert_predicted_s) + " (throughput error " + signedPercent(c.expert_error) + ")\n";
+            + fixedLayoutText(c.run->layout_purpose) + "measured " + seconds(c.measured_s) + " with "
+            + c.run->strategy.notation() + ", that layout predicted " + seconds(c.expert_predicted_s) + " (throughput error " + signedPercent(c.expert_error) + ")\n";
         if (!c.pick) {
             text += "  no plan fits\n";
             continue;

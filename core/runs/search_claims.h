@@ -51,7 +51,7 @@ struct ClaimTally {
     int runs = 0;
     int over_claim_bar = 0; // picks claiming more than kClaimBar
     int layouts_within_bar = 0; // own layouts predicted within kExpertLayoutBar
-    const SearchClaim* largest = nullptr; // the largest claim among the runs with a pick
+    const SearchClaim* largest = nullptr; // the largest claim among the runs with a pick (into the claims summarized)
 };
 
 // Every claim, and apart the runs whose layout was chosen for speed (LayoutPurpose::Throughput,
