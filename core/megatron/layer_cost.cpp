@@ -533,15 +533,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (recomputed && s.recompute == Recompute::Full) {
         cost.recompute_s = cost.forwardS();
     } else if (s.recompute == Recompute::Selective && s.framework == Framework::Torchtitan && !moeLayer) {
-        // torchtitan's selective checkpointing reruns other work than Megatron's --recompute-modules
-        // (what it keeps: torchtitan_activations.h; docs/kernels.md, "torchtitan's selective
-        // recompute"). Every N-th block (recompute_num_layers N > 0) is a full checkpoint, its
-        // whole forward run again in its backward (`recomputed`: chunk_costs.cpp asks for those
-        // blocks' cost), the others rerun nothing. The op policy saves wq, wv, SDPA, w1 and w2
-        // and reruns the rest of the block in its backward: the mms wk, wo and w3 (fc2 of a
-        // plain MLP), every memory-bound op (norms, RoPE, the activation, residual adds), their
-        // launches, and under TP the inputs' all-gathers (the reduce-scatter outputs are saved):
-        // half the forward's TP traffic. Attention is not rerun.
+        // What torchtitan's policies rerun (torchtitan_activations.h, "What the backward reruns"):
+        // a checkpointed block its forward, the op policy wk, wo, w3 and the memory-bound work.
         if (s.recompute_num_layers > 0) {
             cost.recompute_s = recomputed ? cost.forwardS() : 0.0;
         } else {

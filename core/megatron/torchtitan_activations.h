@@ -18,6 +18,14 @@ struct TorchtitanBlockActivations {
 
 TorchtitanBlockActivations torchtitanBlockActivations(const model::ModelDescription& model, const ParallelStrategy& s);
 
+// What the backward reruns (layer_cost.cpp; docs/kernels.md §12), other work than Megatron's
+// --recompute-modules (the core attention): under every-N-th-block checkpointing a checkpointed
+// block its whole forward (chunk_costs.cpp asks for those blocks' `recomputed` cost), the others
+// nothing; under the op policy, which saves wq, wv, SDPA, w1 and w2, the mms wk, wo and w3 (fc2 of
+// a plain MLP), every memory-bound op (norms, RoPE, the activation, residual adds), their launches,
+// and under TP the inputs' all-gathers, half the forward's TP traffic (the reduce-scatter outputs
+// are saved). Attention is not rerun.
+
 // torchtitan's layer-level selective checkpointing (selective_ac_option = N, Stratex's
 // recompute "selective" with recompute_num_layers N > 0 under framework torchtitan): the block
 // with 0-based index `layer` is wrapped in a full checkpoint when its 1-based count is a multiple
