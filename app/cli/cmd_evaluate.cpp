@@ -174,12 +174,13 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
         out["assumptions"] = assumptions;
         out["evidence"] = evidenceJson(evidence);
         out["memory_margin"] = memoryMarginJson(estimate);
+        out["model_time_evidence"] = modelTimeJson(target.model);
         printJson(out);
     } else {
         printOut("Stratex cost model: " + target.model.name + " on " + std::to_string(target.cluster.num_nodes) + " x "
             + std::to_string(target.cluster.gpus_per_node) + " " + target.cluster.gpu.name + "\n"
-            + estimateText(estimate) + peakText(estimate) + evidenceLine(evidence) + "\n" + memoryMarginLine(estimate)
-            + "\n");
+            + estimateText(estimate) + peakText(estimate) + evidenceLine(evidence) + "\n" + modelTimeLine(target.model)
+            + "\n" + memoryMarginLine(estimate) + "\n");
     }
     if (!estimate.problems.empty())
         throw Error(file + ": " + std::string(megatron::frameworkProject(estimate.strategy.framework))

@@ -76,4 +76,23 @@ nlohmann::ordered_json memoryMarginJson(const megatron::Estimate& estimate)
         { "largest_underprediction", m.largest_underprediction }, { "tight", m.tight }, { "note", m.note } };
 }
 
+std::string modelTimeLine(const model::ModelDescription& model)
+{
+    return megatron::modelTimeEvidence(model).note;
+}
+
+nlohmann::ordered_json modelTimeJson(const model::ModelDescription& model)
+{
+    const megatron::ModelTimeEvidence e = megatron::modelTimeEvidence(model);
+    nlohmann::ordered_json out { { "runs", e.runs } };
+    if (e.runs > 0) {
+        out["lowest_throughput_error"] = e.lowest;
+        out["highest_throughput_error"] = e.highest;
+        out["mean_throughput_error"] = e.mean;
+    }
+    out["off"] = e.off;
+    out["note"] = e.note;
+    return out;
+}
+
 } // namespace stratex::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/megatron/estimate.h"
+#include "core/megatron/model_time_evidence.h"
 #include "core/megatron/plan_evidence.h"
 
 namespace stratex::cli {
@@ -24,5 +25,9 @@ nlohmann::ordered_json evidenceJson(const megatron::PlanEvidence& evidence);
 // note as a line, and as JSON.
 std::string memoryMarginLine(const megatron::Estimate& estimate);
 nlohmann::ordered_json memoryMarginJson(const megatron::Estimate& estimate);
+// How far the measured runs of the plan's model were predicted (megatron::modelTimeEvidence,
+// docs/evidence.md "Measured runs of the model"): its note as a line, and as JSON.
+std::string modelTimeLine(const model::ModelDescription& model);
+nlohmann::ordered_json modelTimeJson(const model::ModelDescription& model);
 
 } // namespace stratex::cli

@@ -56,6 +56,7 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
         out["global_batch_size"] = globalBatchSize;
         out["memory_limit_mb"] = target.memory_limit_mb;
         out["stats"] = statsJson(result.stats, seconds, threads);
+        out["model_time_evidence"] = modelTimeJson(target.model); // the same for every plan of the search
         nlohmann::ordered_json best = nlohmann::ordered_json::array();
         for (std::size_t i = 0; i < result.best.size(); ++i) {
             nlohmann::ordered_json plan = megatron::toJson(result.best[i]);
@@ -84,7 +85,7 @@ int runStratexSearch(const CliParser& parser, const megatron::StrategySearchRequ
         text += megatron::searchStatsText(result.stats, request.space.framework, seconds, threads) + "\n";
         if (!result.best.empty()) {
             text += "Best:\n" + estimateText(result.best.front()) + evidenceLine(result.evidence.front()) + "\n"
-                + memoryMarginLine(result.best.front()) + "\n";
+                + modelTimeLine(target.model) + "\n" + memoryMarginLine(result.best.front()) + "\n";
             text += "Top plans (rank range when compute or one dimension's communication is off by 10 %; an "
                     "extrapolated plan is ranked as if " + fixed(megatron::kExtrapolationUncertainty * 100, 0)
                 + " % slower):\n";

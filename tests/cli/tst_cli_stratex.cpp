@@ -106,6 +106,13 @@ private Q_SLOTS:
         QCOMPARE(margin.value("headroom").toDouble(), 1 - again.value("peak_memory_mb").toDouble() / again.value("memory_limit_mb").toDouble());
         QVERIFY(margin.value("note").toString().startsWith("memory: "));
         QVERIFY(best.value("also").isArray());
+        // One account of the model's measured runs (megatron::modelTimeEvidence): Llama 2 13B's
+        // reference runs, the same in both commands.
+        const QJsonObject time = again.value("model_time_evidence").toObject();
+        QCOMPARE(time, searched.json().object().value("model_time_evidence").toObject());
+        QVERIFY(time.value("runs").toInt() > 0);
+        QVERIFY(time.value("lowest_throughput_error").toDouble() <= time.value("highest_throughput_error").toDouble());
+        QVERIFY(time.value("note").toString().startsWith("time: "));
     }
 
     // --features-year (docs/frameworks.md, "Megatron-LM's features by year"): plans of 2021's

@@ -355,6 +355,9 @@ void TestFrontEndParityViews::sameSearchSetting()
         const QAbstractItemModel* table = page->stratexPanel()->planTable()->model();
         const QString tip = table->index(int(i), StratexPlanTableModel::EvidenceColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(margin), qPrintable(tip + "\n" + margin));
+        // And how far the model's measured runs were (megatron::modelTimeEvidence), the CLI's note.
+        const QString time = cli.json().object().value(QStringLiteral("model_time_evidence")).toObject().value(QStringLiteral("note")).toString();
+        QVERIFY2(!time.isEmpty() && tip.contains(time), qPrintable(tip + "\n" + time));
         if (flag == "tp-comm-overlap") {
             QCOMPARE(e.strategy.tp_comm_overlap, e.strategy.tp > 1 && e.strategy.sequence_parallel);
             shown += e.strategy.tp_comm_overlap ? 1 : 0;

@@ -13,6 +13,10 @@
 #include "core/common/atomic_file.h"
 #include "core/export/galvatron_config.h"
 #include "core/galvatron/plan_rank_layout.h"
+#include "core/hardware/hardware_model.h"
+#include "core/megatron/estimate.h"
+#include "core/megatron/plan_file.h"
+#include "core/runs/reference_run.h"
 #include "core/model/model_presets.h"
 #include "core/profile/synth/profile_synthesizer.h"
 #include "ui/common/settings_form.h"
@@ -22,6 +26,8 @@
 #include "ui/search/galvatron_results_panel.h"
 #include "ui/search/search_page.h"
 #include "ui/search/search_settings_form.h"
+#include "ui/search/stratex_plan_table_model.h"
+#include "ui/search/stratex_results_panel.h"
 #include "ui/search/synthesize_dialog.h"
 #include "ui/timeline/timeline_page.h"
 
@@ -83,6 +89,8 @@ private Q_SLOTS:
     void opensAGalvatronStrategyOnTheFormsProfiles();
     void refusesBadStrategyFiles_data();
     void refusesBadStrategyFiles();
+    void saysHowFarTheModelsRunsWere_data();
+    void saysHowFarTheModelsRunsWere();
 
 private:
     void setUpBaseline() { test::setUpSearchBaseline(m_page); }
@@ -308,6 +316,44 @@ void TestSearchPageOpen::refusesBadStrategyFiles()
     QVERIFY2(error.contains(expected), qPrintable(error));
     QVERIFY(waitUntilIdle(*m_window));
     QCOMPARE(m_page->galvatronPanel()->selectedPlan(), before); // nothing started
+}
+
+// A plan file of a model whose measured runs were predicted more than 15 % off says so above the
+// table (core/megatron/model_time_evidence.h); every plan's evidence tooltip says how far the
+// model's runs were, within the bar or not.
+void TestSearchPageOpen::saysHowFarTheModelsRunsWere_data()
+{
+    QTest::addColumn<QString>("record"); // the plan: this reference run's model, cluster and layout
+    QTest::addColumn<bool>("warns");
+    QTest::addColumn<QString>("tooltipHas");
+    QTest::newRow("gpt-oss-120b on 64 B200") << "mbridge260401-gpt-oss-120b-64-b200" << true
+                                             << "measured runs of this model (gpt-oss-120b)";
+    QTest::newRow("llama3-70b on 64 H100") << "mbridge260401-llama3-70b-64" << false
+                                           << "measured runs of this model (llama3-70b, llama2-70b, llama3.1-70b)";
+}
+
+void TestSearchPageOpen::saysHowFarTheModelsRunsWere()
+{
+    QFETCH(QString, record);
+    QFETCH(bool, warns);
+    QFETCH(QString, tooltipHas);
+    const runs::ReferenceRun run = runs::readReferenceRun(
+        std::filesystem::path(STRATEX_RESOURCES_DIR) / "reference-runs" / (record.toStdString() + ".json"));
+    const megatron::Estimate plan = megatron::estimate(
+        run.model, run.strategy, hardware::HardwareModel(run.cluster, hardware::efficiencyFor(run.cluster)));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("plan.json"));
+    writeFileAtomically(path.toStdString(), megatron::planFileJson(run.model, run.cluster, plan).dump(2));
+    QString error;
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QVERIFY(waitUntilIdle(*m_window, 60000));
+    StratexResultsPanel* panel = m_page->stratexPanel();
+    QCOMPARE(panel->planModel()->rowCount(), 1);
+    const QString best = panel->bestText();
+    QCOMPARE(best.contains(QStringLiteral("this plan's time is likely optimistic too")), warns);
+    const QModelIndex evidence = panel->planModel()->index(0, StratexPlanTableModel::EvidenceColumn);
+    const QString tooltip = evidence.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tooltip.contains(tooltipHas), qPrintable(tooltip));
 }
 
 QTEST_MAIN(TestSearchPageOpen)

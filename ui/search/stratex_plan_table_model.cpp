@@ -87,6 +87,8 @@ QVariant StratexPlanTableModel::evidenceData(int row, int role) const
             for (const std::string& note : e->notes)
                 text += QStringLiteral("\n• ") + QString::fromStdString(note);
         }
+        if (!m_modelTimeNote.isEmpty())
+            text += QStringLiteral("\n") + m_modelTimeNote;
         if (!margin.note.empty())
             text += QStringLiteral("\n") + QString::fromStdString(margin.note);
         return text;

@@ -66,6 +66,9 @@ public:
     const megatron::Estimate* plan(int row) const;
     const megatron::PlanRobustness* robustness(int row) const;
     const megatron::PlanEvidence* evidence(int row) const;
+    // How far the measured runs of the plans' model were predicted (megatron::modelTimeEvidence):
+    // one note for every row, in the evidence column's tooltip; empty: none shown.
+    void setModelTimeNote(QString note) { m_modelTimeNote = std::move(note); }
 
 private:
     QVariant robustnessData(int row, int column, int role) const;
@@ -76,6 +79,7 @@ private:
     std::vector<megatron::PlanRobustness> m_robustness;
     std::vector<megatron::PlanEvidence> m_evidence;
     std::vector<std::vector<megatron::ParallelStrategy>> m_twins;
+    QString m_modelTimeNote;
 };
 
 // "even" or "first 3 / last 5" (Megatron's --decoder-first/last-pipeline-num-layers).

@@ -20,6 +20,7 @@
 #include "core/hardware/cluster_description.h"
 #include "core/megatron/framework_support.h"
 #include "core/megatron/memory_ledger_explain.h"
+#include "core/megatron/model_time_evidence.h"
 #include "core/megatron/search_stats_text.h"
 #include "ui/common/numeric_sort_proxy.h"
 #include "ui/common/plan_table_view.h"
@@ -196,6 +197,10 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                 notes << QString::fromStdString(note).toHtmlEscaped();
             evidence = QStringLiteral("<br>") + tr("⚠ Extrapolated: %1").arg(notes.join(QStringLiteral("; ")));
         }
+        // The measured runs of this model, when the model was more than 15 % off on them (the
+        // evidence column's tooltip says it for every plan).
+        if (const megatron::ModelTimeEvidence time = megatron::modelTimeEvidence(outcome.model); time.off)
+            evidence += QStringLiteral("<br>⚠ ") + QString::fromStdString(time.note).toHtmlEscaped();
         m_best->setText(tr("<b>%1</b>: %2<br>%3")
                             .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
                                 QString::fromStdString(best.strategy.notation()).toHtmlEscaped())
@@ -237,6 +242,7 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
     m_stats->setText(stats);
 
     m_model->setPlans(result.best, outcome.robustness, result.evidence, result.twins);
+    m_model->setModelTimeNote(QString::fromStdString(megatron::modelTimeEvidence(outcome.model).note));
     m_table->sortByColumn(StratexPlanTableModel::RankColumn, Qt::AscendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);
