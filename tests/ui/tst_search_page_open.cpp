@@ -31,6 +31,7 @@
 #include "ui/search/synthesize_dialog.h"
 #include "ui/timeline/timeline_page.h"
 
+#include "controllers/stratex_search_controller.h"
 #include "gui_test_helpers.h"
 #include "search_page_helpers.h"
 #include "support/test_paths.h"
@@ -291,6 +292,11 @@ void TestSearchPageOpen::refusesBadStrategyFiles_data()
         << twoLayers << true << "{file}: a strategy for 2 layers, but the profiles in {profiles} are llama2-13b's 40";
     QTest::newRow("JSON that is neither a strategy nor simulation cases")
         << QByteArray(R"({"layertype_0": {}})") << false << "{file}: no page opens this kind of file";
+    QTest::newRow("a stratex plan with a value of the wrong type")
+        << QByteArray(R"({"format": "stratex-plan", "version": 1, "model": {"preset": "llama2-7b"}, )"
+                      R"("cluster": {"gpu": "a100-80gb", "num_nodes": 1, "gpus_per_node": 8}, "strategy": {"tp": "two"}})")
+        << false
+        << "{file}: /strategy/tp";
 }
 
 void TestSearchPageOpen::refusesBadStrategyFiles()
@@ -316,6 +322,7 @@ void TestSearchPageOpen::refusesBadStrategyFiles()
     QVERIFY2(error.contains(expected), qPrintable(error));
     QVERIFY(waitUntilIdle(*m_window));
     QCOMPARE(m_page->galvatronPanel()->selectedPlan(), before); // nothing started
+    QVERIFY(!m_page->stratexController()->outcome());
 }
 
 // A plan file of a model whose measured runs were predicted more than 15 % off says so above the

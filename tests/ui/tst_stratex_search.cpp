@@ -21,7 +21,6 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QLocale>
 #include <QTest>
 #include <QValueAxis>
 
@@ -120,7 +119,6 @@ private Q_SLOTS:
     void opensAndSavesPlanFiles();
     void unevenStagesShowOneBubble_data();
     void unevenStagesShowOneBubble();
-    void refusesABadPlanFile();
 
 private:
     MainWindow* m_window = nullptr;
@@ -587,20 +585,6 @@ void TestStratexSearch::unevenStagesShowOneBubble()
         QStringLiteral("Bubble (%)"));
     QVERIFY2(timeline->summaryText().contains(QStringLiteral("mean idle over devices ") + percent(mean)),
         qPrintable(timeline->summaryText()));
-}
-
-void TestStratexSearch::refusesABadPlanFile()
-{
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("bad.json"));
-    writeFileAtomically(
-        path.toStdString(), "{\"format\": \"stratex-plan\", \"version\": 1, \"strategy\": {\"tp\": \"two\"}}");
-    QVERIFY(megatron::isPlanFile(path.toStdString()));
-    QString error;
-    QVERIFY(!m_window->openFile(path, &error));
-    QVERIFY2(error.contains(path), qPrintable(error));
-    QVERIFY(waitUntilIdle(*m_window));
-    QVERIFY(!m_page->stratexController()->outcome());
 }
 
 QTEST_MAIN(TestStratexSearch)
