@@ -94,6 +94,7 @@ ElementwisePasses elementwisePasses(const model::ModelDescription& model, Elemen
     // Eager LayerNorm is ATen's fused kernel (native_layer_norm), as is GeLU.
     if (model.norm == model::NormKind::RmsNorm && compositeRmsNorm) {
         p.norm = kCompositeRmsNormPasses;
+        p.norm_kernels = kCompositeRmsNormKernels;
         p.extra_forward_kernels += kNormsPerLayer * (kCompositeRmsNormKernels - 1);
     }
     if (gated) {

@@ -45,6 +45,7 @@ ElementwiseForm elementwiseForm(Framework framework, Compile compile, bool async
 // forms' autograd nodes match (docs/kernels.md, "Eager and compiled blocks").
 struct ElementwisePasses {
     double norm = 2; // per norm, per element of the hidden state: one read, one write
+    int norm_kernels = 1; // kernels per norm: one fused, the eager composite RMSNorm's eight
     // per element of the MLP's intermediate width f: a gated unit reads its two inputs and writes
     // its output (3), a plain activation reads and writes (2)
     double activation = 2;

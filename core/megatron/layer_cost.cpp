@@ -284,11 +284,14 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         memoryBytes += mla->memory_bytes;
     else if (model.position == model::PositionEmbedding::Rope)
         memoryBytes += passes.rope * kBytes * tokens * (q + kv) / tp;
+    // --qk-layernorm: Q and K normed per head as the layer's norms run (qk_norm_memory.h).
+    const QkNormWork qkNorm = qkNormWork(model, tokens, tp, passes.norm, passes.norm_kernels);
+    memoryBytes += qkNorm.forward_bytes;
     // Megatron-Bridge runs a YaRN model's RoPE unfused: its extra passes and operations (unfused_rope.h).
     const UnfusedRopeExtra ropeExtra
         = runsUnfusedRope(model, s.framework) ? unfusedRopeExtra(tokens * (q + kv) / tp) : UnfusedRopeExtra {};
     const int kernels = layerForwardKernels(moeLayer) + passes.extra_forward_kernels + biasPasses.forward_ops
-        + ropeExtra.forward_ops;
+        + ropeExtra.forward_ops + qkNorm.forward_kernels;
     // Without flash attention the backward of the two batched GEMMs is twice theirs and the
     // softmax/dropout backward about as much again as its forward: 2.5x as before.
     const double attentionBackward = (fusedAttention ? kFlashBackwardOverForward : 2.5) * attention;
@@ -487,7 +490,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     if (moeLayer && s.framework != Framework::Torchtitan)
         cost.forward_compute_s += moeHostBoundForwardS(
             cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8, expertBias,
-            ropeExtra.forward_ops);
+            ropeExtra.forward_ops + qkNorm.forward_kernels);
     // The host issues every kernel of an eager step and runs ahead of the GPU: a pass lasts at least
     // its host time (host_overhead.h; the MoE forward's own host model above).
     if (!moeLayer || s.framework == Framework::Torchtitan)
@@ -497,7 +500,7 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
     // experts' included: TE's GroupedLinear backward launches a data- and a weight-gradient GEMM per
     // local expert (moe_kernels.h moeBackwardHostOps).
     const int backwardHostOps = moeLayer && s.framework != Framework::Torchtitan
-        ? moeBackwardHostOps(moeLocalExperts, fp8, expertBias) + ropeExtra.backward_ops
+        ? moeBackwardHostOps(moeLocalExperts, fp8, expertBias) + ropeExtra.backward_ops + 2 * qkNorm.forward_kernels
         : 2 * kernels;
     cost.backward_compute_s += hostBoundExtraS(
         cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s, backwardHostOps + ringWork.backward_kernels);

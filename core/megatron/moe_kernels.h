@@ -132,7 +132,7 @@ MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool line
 // kernels where CPU cannot launch kernels fast enough"; "Reduce kernel launches: decrease TP size
 // or increase micro-batch size"). Returns the forward time the GPU leaves uncovered: max(0, host
 // time - `gpuForwardS`), `gpuForwardS` the layer's forward compute and exposed communication.
-// `extraOps`: operations of the layer outside the MoE block's count (unfused_rope.h).
+// `extraOps`: operations of the layer outside the MoE block's count (unfused_rope.h, qk_norm_memory.h).
 double moeHostBoundForwardS(
     double gpuForwardS, double localExperts, bool fp8, bool linearBias = false, int extraOps = 0);
 

@@ -30,4 +30,14 @@ double qkNormActivationBytes(const model::ModelDescription& model, double tokens
     return tokens * (kBytes * (q + kv) + kRstdBytes * rows) / tp;
 }
 
+QkNormWork qkNormWork(
+    const model::ModelDescription& model, double tokens, double tp, double normPasses, int kernelsPerNorm)
+{
+    if (!model.qk_norm || model.mla)
+        return {};
+    constexpr double kBytes = 2;
+    return { normPasses * kBytes * tokens * double(model.attentionWidth() + model.kvHiddenSize()) / tp,
+        2 * kernelsPerNorm };
+}
+
 } // namespace stratex::megatron

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A layer's time (core/megatron/layer_cost.*): the attention width in its GEMMs and not in its TP
 // traffic, TP communication overlap's exposed last chunk, flash attention's backward against
-// published kernel speeds.
+// published kernel speeds, the per-head QK norms' passes.
 #include <cmath>
 
 #include <QtTest>
 
 #include "core/hardware/kernel_shapes.h"
 #include "core/megatron/attention_kernel_choice.h"
+#include "core/megatron/elementwise_passes.h"
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/parallel_strategy.h"
 #include "core/model/model_presets.h"
@@ -51,6 +52,43 @@ private Q_SLOTS:
             qPrintable(QString("%1 s against %2 s").arg(b.forward_compute_s).arg(a.forward_compute_s)));
         QCOMPARE(b.tp_forward_comm_s, a.tp_forward_comm_s);
         QCOMPARE(b.tp_backward_comm_s, a.tp_backward_comm_s);
+    }
+
+    // --qk-layernorm (model.qk_norm, qk_norm_memory.h): the per-head norms on Q and K cost their
+    // memory-bound passes and kernels as the layer's other norms run: fused (Megatron-Core's TENorm,
+    // one kernel each) or eager (torchtitan's composite RMSNorm, eight kernels and 18 passes); the
+    // backward twice the forward's. Llama 3 8B at 8K tokens, far from host-bound.
+    void qkNormCostsItsPasses_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<int>("tp");
+        QTest::newRow("megatron-core, tp1") << int(Framework::MegatronCore) << 1;
+        QTest::newRow("megatron-core, tp4 sp") << int(Framework::MegatronCore) << 4;
+        QTest::newRow("torchtitan eager, tp1") << int(Framework::Torchtitan) << 1;
+    }
+    void qkNormCostsItsPasses()
+    {
+        QFETCH(int, framework);
+        QFETCH(int, tp);
+        model::ModelDescription plain = model::modelPreset("llama3-8b");
+        model::ModelDescription normed = plain;
+        normed.qk_norm = true;
+        ParallelStrategy s;
+        s.framework = Framework(framework);
+        s.tp = tp;
+        s.sequence_parallel = tp > 1;
+        s.micro_batch_size = 1;
+        const HardwareModel hw = a100s(1);
+        const LayerCost a = layerCost(plain, s, hw, false, false);
+        const LayerCost b = layerCost(normed, s, hw, false, false);
+        const ElementwisePasses passes
+            = elementwisePasses(plain, elementwiseForm(s.framework, s.compile, false), true);
+        const double bytes = passes.norm * 2.0 * plain.seq_length * (plain.attentionWidth() + plain.kvHiddenSize()) / tp;
+        const double forward = hw.memoryBoundS(bytes) + hw.kernelOverheadS(2 * passes.norm_kernels);
+        QVERIFY(std::abs(b.forward_compute_s - a.forward_compute_s - forward) < 1e-9);
+        const double backward = hw.memoryBoundS(2 * bytes) + hw.kernelOverheadS(4 * passes.norm_kernels);
+        QVERIFY(std::abs(b.backward_compute_s - a.backward_compute_s - backward) < 1e-9);
+        QCOMPARE(passes.norm_kernels, framework == int(Framework::Torchtitan) ? 8 : 1);
     }
 
     // TP communication overlap (docs/collectives.md, "TP communication overlap"): split into tp
