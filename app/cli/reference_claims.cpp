@@ -92,7 +92,8 @@ int printSearchClaims(const std::vector<runs::ReferenceRun>& runs, const runs::S
     for (const runs::SearchClaim& c : claims) {
         text += c.run->id + ": " + std::to_string(c.run->cluster.worldSize()) + " x " + c.run->cluster.gpu.name + ", "
             + fixedLayoutText(c.run->layout_purpose) + "measured " + seconds(c.measured_s) + " with "
-            + c.run->strategy.notation() + ", that layout predicted " + seconds(c.expert_predicted_s) + " (throughput error " + signedPercent(c.expert_error) + ")\n";
+            + c.run->strategy.notation() + ", that layout predicted " + seconds(c.expert_predicted_s)
+            + " (throughput error " + signedPercent(c.expert_error) + ")\n";
         if (!c.pick) {
             text += "  no plan fits\n";
             continue;

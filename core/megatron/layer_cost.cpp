@@ -488,9 +488,8 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         moeLayer ? combinedHostIssue(moeLocalExperts, fp8, expertBias) : CombinedHostIssue {});
     // The dispatcher's host sync leaves the forward no shorter than its host time (moe_kernels.h).
     if (moeLayer && s.framework != Framework::Torchtitan)
-        cost.forward_compute_s += moeHostBoundForwardS(
-            cost.forward_compute_s + tpForward + cpForward + ep.forward_s, moeLocalExperts, fp8, expertBias,
-            ropeExtra.forward_ops + qkNorm.forward_kernels);
+        cost.forward_compute_s += moeHostBoundForwardS(cost.forward_compute_s + tpForward + cpForward + ep.forward_s,
+            moeLocalExperts, fp8, expertBias, ropeExtra.forward_ops + qkNorm.forward_kernels);
     // The host issues every kernel of an eager step and runs ahead of the GPU: a pass lasts at least
     // its host time (host_overhead.h; the MoE forward's own host model above).
     if (!moeLayer || s.framework == Framework::Torchtitan)

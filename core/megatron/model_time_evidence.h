@@ -33,8 +33,6 @@ struct ModelTimeError {
     double lowest = 0;
     double highest = 0;
     double mean = 0;
-
-    bool operator==(const ModelTimeError&) const = default;
 };
 const std::vector<ModelTimeError>& bundledModelTimeErrors();
 
@@ -53,8 +51,6 @@ struct ModelTimeEvidence {
     // were predicted +17.6 % to +48.4 %, mean +34.5 % (> 0: too fast); this plan's time is likely
     // optimistic too".
     std::string note;
-
-    bool operator==(const ModelTimeEvidence&) const = default;
 };
 
 ModelTimeEvidence modelTimeEvidence(const model::ModelDescription& model);

@@ -3,6 +3,10 @@
 
 namespace stratex::megatron {
 
+namespace {
+constexpr double kBytes = 2; // the 16-bit activations
+} // namespace
+
 // Megatron-Core (NVIDIA/Megatron-LM d98e8a64):
 // - megatron/core/models/gpt/gpt_layer_specs.py: with qk_layernorm, SelfAttention's q_layernorm and
 //   k_layernorm are the backend's norm for_qk (Transformer Engine: TENorm, te.pytorch.RMSNorm or
@@ -22,7 +26,6 @@ double qkNormActivationBytes(const model::ModelDescription& model, double tokens
 {
     if (!model.qk_norm || model.mla)
         return 0;
-    constexpr double kBytes = 2; // the 16-bit activations
     constexpr double kRstdBytes = 4; // fp32 rstdevs
     const double q = model.attentionWidth();
     const double kv = model.kvHiddenSize();
@@ -35,7 +38,6 @@ QkNormWork qkNormWork(
 {
     if (!model.qk_norm || model.mla)
         return {};
-    constexpr double kBytes = 2;
     return { normPasses * kBytes * tokens * double(model.attentionWidth() + model.kvHiddenSize()) / tp,
         2 * kernelsPerNorm };
 }

@@ -356,7 +356,12 @@ void TestFrontEndParityViews::sameSearchSetting()
         const QString tip = table->index(int(i), StratexPlanTableModel::EvidenceColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(margin), qPrintable(tip + "\n" + margin));
         // And how far the model's measured runs were (megatron::modelTimeEvidence), the CLI's note.
-        const QString time = cli.json().object().value(QStringLiteral("model_time_evidence")).toObject().value(QStringLiteral("note")).toString();
+        const QString time = cli.json()
+                                 .object()
+                                 .value(QStringLiteral("model_time_evidence"))
+                                 .toObject()
+                                 .value(QStringLiteral("note"))
+                                 .toString();
         QVERIFY2(!time.isEmpty() && tip.contains(time), qPrintable(tip + "\n" + time));
         if (flag == "tp-comm-overlap") {
             QCOMPARE(e.strategy.tp_comm_overlap, e.strategy.tp > 1 && e.strategy.sequence_parallel);

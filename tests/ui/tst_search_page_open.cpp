@@ -16,9 +16,9 @@
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/estimate.h"
 #include "core/megatron/plan_file.h"
-#include "core/runs/reference_run.h"
 #include "core/model/model_presets.h"
 #include "core/profile/synth/profile_synthesizer.h"
+#include "core/runs/reference_run.h"
 #include "ui/common/settings_form.h"
 #include "ui/main_window.h"
 #include "ui/ranks/parallel_config_form.h"
@@ -292,11 +292,10 @@ void TestSearchPageOpen::refusesBadStrategyFiles_data()
         << twoLayers << true << "{file}: a strategy for 2 layers, but the profiles in {profiles} are llama2-13b's 40";
     QTest::newRow("JSON that is neither a strategy nor simulation cases")
         << QByteArray(R"({"layertype_0": {}})") << false << "{file}: no page opens this kind of file";
-    QTest::newRow("a stratex plan with a value of the wrong type")
-        << QByteArray(R"({"format": "stratex-plan", "version": 1, "model": {"preset": "llama2-7b"}, )"
-                      R"("cluster": {"gpu": "a100-80gb", "num_nodes": 1, "gpus_per_node": 8}, "strategy": {"tp": "two"}})")
-        << false
-        << "{file}: /strategy/tp";
+    QTest::newRow("a stratex plan with a value of the wrong type") << QByteArray(
+        R"({"format": "stratex-plan", "version": 1, "model": {"preset": "llama2-7b"}, )"
+        R"("cluster": {"gpu": "a100-80gb", "num_nodes": 1, "gpus_per_node": 8}, "strategy": {"tp": "two"}})")
+                                                                   << false << "{file}: /strategy/tp";
 }
 
 void TestSearchPageOpen::refusesBadStrategyFiles()
@@ -333,8 +332,8 @@ void TestSearchPageOpen::saysHowFarTheModelsRunsWere_data()
     QTest::addColumn<QString>("record"); // the plan: this reference run's model, cluster and layout
     QTest::addColumn<bool>("warns");
     QTest::addColumn<QString>("tooltipHas");
-    QTest::newRow("gpt-oss-120b on 64 B200") << "mbridge260401-gpt-oss-120b-64-b200" << true
-                                             << "measured runs of this model (gpt-oss-120b)";
+    QTest::newRow("gpt-oss-120b on 64 B200")
+        << "mbridge260401-gpt-oss-120b-64-b200" << true << "measured runs of this model (gpt-oss-120b)";
     QTest::newRow("llama3-70b on 64 H100") << "mbridge260401-llama3-70b-64" << false
                                            << "measured runs of this model (llama3-70b, llama2-70b, llama3.1-70b)";
 }

@@ -188,6 +188,9 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                                .arg(outcome.global_batch_size)
                                .arg(outcome.model.seq_length)
                                .arg(c.toString(hardware::mbToGib(outcome.memory_limit_mb), 'f', 1));
+    // How far the measured runs of this model were predicted: above the table when a run was more than
+    // 15 % off, in every plan's evidence tooltip always.
+    const megatron::ModelTimeEvidence modelTime = megatron::modelTimeEvidence(outcome.model);
     if (!result.best.empty()) {
         const megatron::Estimate& best = result.best.front();
         QString evidence;
@@ -197,10 +200,8 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
                 notes << QString::fromStdString(note).toHtmlEscaped();
             evidence = QStringLiteral("<br>") + tr("⚠ Extrapolated: %1").arg(notes.join(QStringLiteral("; ")));
         }
-        // The measured runs of this model, when the model was more than 15 % off on them (the
-        // evidence column's tooltip says it for every plan).
-        if (const megatron::ModelTimeEvidence time = megatron::modelTimeEvidence(outcome.model); time.off)
-            evidence += QStringLiteral("<br>⚠ ") + QString::fromStdString(time.note).toHtmlEscaped();
+        if (modelTime.off)
+            evidence += QStringLiteral("<br>⚠ ") + QString::fromStdString(modelTime.note).toHtmlEscaped();
         m_best->setText(tr("<b>%1</b>: %2<br>%3")
                             .arg(outcome.plan_file ? tr("The plan") : tr("Best plan"), headline(best),
                                 QString::fromStdString(best.strategy.notation()).toHtmlEscaped())
@@ -242,7 +243,7 @@ void StratexResultsPanel::showOutcome(const controllers::StratexSearchOutcome& o
     m_stats->setText(stats);
 
     m_model->setPlans(result.best, outcome.robustness, result.evidence, result.twins);
-    m_model->setModelTimeNote(QString::fromStdString(megatron::modelTimeEvidence(outcome.model).note));
+    m_model->setModelTimeNote(QString::fromStdString(modelTime.note));
     m_table->sortByColumn(StratexPlanTableModel::RankColumn, Qt::AscendingOrder);
     if (m_proxy->rowCount() > 0)
         m_table->selectRow(0);

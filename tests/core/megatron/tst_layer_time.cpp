@@ -12,6 +12,7 @@
 #include "core/megatron/layer_cost.h"
 #include "core/megatron/parallel_strategy.h"
 #include "core/model/model_presets.h"
+
 #include "support/cost_model_fixtures.h"
 
 using namespace stratex;
@@ -81,9 +82,9 @@ private Q_SLOTS:
         const HardwareModel hw = a100s(1);
         const LayerCost a = layerCost(plain, s, hw, false, false);
         const LayerCost b = layerCost(normed, s, hw, false, false);
-        const ElementwisePasses passes
-            = elementwisePasses(plain, elementwiseForm(s.framework, s.compile, false), true);
-        const double bytes = passes.norm * 2.0 * plain.seq_length * (plain.attentionWidth() + plain.kvHiddenSize()) / tp;
+        const ElementwisePasses passes = elementwisePasses(plain, elementwiseForm(s.framework, s.compile, false), true);
+        const double bytes
+            = passes.norm * 2.0 * plain.seq_length * (plain.attentionWidth() + plain.kvHiddenSize()) / tp;
         const double forward = hw.memoryBoundS(bytes) + hw.kernelOverheadS(2 * passes.norm_kernels);
         QVERIFY(std::abs(b.forward_compute_s - a.forward_compute_s - forward) < 1e-9);
         const double backward = hw.memoryBoundS(2 * bytes) + hw.kernelOverheadS(4 * passes.norm_kernels);

@@ -3,11 +3,11 @@
 // "Measured runs of the model"): the bundled table is what the records give today with the
 // bundled presets, one architecture has one key whatever its name and sequence length, and a
 // model whose measured runs were predicted more than 15 % off says so.
-#include <QtTest>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
+
+#include <QtTest>
 
 #include "core/hardware/hardware_model.h"
 #include "core/megatron/model_time_evidence.h"
@@ -81,7 +81,8 @@ private Q_SLOTS:
             ++i;
         }
         if (!same) // QtTest cuts long messages: the whole table on stderr
-            std::fprintf(stderr, "the records give, for model_time_evidence_bundled.cpp's table:\n%s", qPrintable(paste));
+            std::fprintf(
+                stderr, "the records give, for model_time_evidence_bundled.cpp's table:\n%s", qPrintable(paste));
         QVERIFY2(same, "model_time_evidence_bundled.cpp is out of date: the rows to paste are printed above");
     }
 
@@ -110,8 +111,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("off");
         QTest::addColumn<QString>("noteHas");
         // gpt-oss-120b: H100 +17.6 %, B200 +37.5 %, GB200 +48.9 % (docs/moe.md, "gpt-oss on Blackwell").
-        QTest::newRow("gpt-oss-120b: optimistic") << "mbridge260401-gpt-oss-120b-64" << true << true
-                                                  << "this plan's time is likely optimistic too";
+        QTest::newRow("gpt-oss-120b: optimistic")
+            << "mbridge260401-gpt-oss-120b-64" << true << true << "this plan's time is likely optimistic too";
         QTest::newRow("qwen3-30b-a3b: within the bar") << "mbridge260401-qwen3-30b-a3b-16" << true << false
                                                        << "measured runs of this model (qwen3-30b-a3b) were predicted";
         QTest::newRow("an unmeasured shape") << "" << false << false << "no reference run measured this model";
@@ -123,7 +124,8 @@ private Q_SLOTS:
         QFETCH(bool, measured);
         QFETCH(bool, off);
         QFETCH(QString, noteHas);
-        model::ModelDescription m = record.isEmpty() ? model::modelPreset("llama3-8b") : recordModel(record.toStdString());
+        model::ModelDescription m
+            = record.isEmpty() ? model::modelPreset("llama3-8b") : recordModel(record.toStdString());
         if (record.isEmpty())
             m.num_layers = 33; // no record has this shape
         const ModelTimeEvidence e = modelTimeEvidence(m);
