@@ -133,6 +133,10 @@ int evaluatePlanFile(const CliParser& parser, const std::string& file)
     // compiled blocks"); before --tp-comm-overlap, which torchtitan's AsyncTP ties to compile.
     if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("compile"))
         strategy.compile = stratex.resolvedSpace().compile;
+    // --cuda-graphs given: the plan costed with those CUDA graphs (docs/kernels.md §7); one its
+    // framework or model cannot capture so is refused with the plan's other problems.
+    if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("cuda-graphs"))
+        strategy.cuda_graphs = stratex.resolvedSpace().cuda_graphs;
     // --tp-comm-overlap given: the plan costed with TP communication overlap on or off, where its
     // framework and layout allow it, as the search sets it (megatron::tpCommOverlapProblem).
     if (givenSettingOptions(parser, megatron::strategySearchSettingTable()).contains("tp-comm-overlap")) {

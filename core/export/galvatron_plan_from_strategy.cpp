@@ -48,6 +48,11 @@ GalvatronPlan galvatronPlanFromStrategy(const megatron::PlanFile& file, std::str
     const auto note = [&](std::string field, const std::string& text) {
         addExportNote(out.notes, ExportNoteKind::Approximation, std::move(field), std::string(target) + ": " + text);
     };
+    if (s.cuda_graphs != megatron::CudaGraphs::None) // docs/kernels.md §7
+        note("strategy.cuda_graphs",
+            "CUDA graphs (" + std::string(megatron::cudaGraphsName(s.cuda_graphs))
+                + ") planned: the runtime has no CUDA-graph option and runs eagerly; the plan's time, costed "
+                  "without the host's launches, is optimistic for small or MoE layers");
     galvatron::SearchSettings& settings = out.settings;
     settings.num_nodes = file.cluster.num_nodes;
     settings.num_gpus_per_node = file.cluster.gpus_per_node;

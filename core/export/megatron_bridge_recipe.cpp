@@ -281,6 +281,26 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
         set(r, "model.cpu_offloading_weights", "False");
         set(r, "model.cpu_offloading_num_layers", str(run.cpu_offloading_layers));
     }
+    // CUDA graphs (docs/kernels.md §7): TransformerConfig's cuda_graph_impl and cuda_graph_modules
+    // (names, normalised by its __post_init__ @ d98e8a64); full-iteration as Bridge's performance
+    // scripts run it: no NaN check in the loss (scripts/performance/utils/overrides.py @ 067f987d)
+    // and, for a MoE model, set_full_iter_cg_configs's fixed expert capacity on HybridEP
+    // (scripts/performance/configs/qwen/qwen3_llm_pretrain.py @ v0.5.0).
+    if (!run.cuda_graph_impl.empty()) {
+        set(r, "model.cuda_graph_impl", pythonString(run.cuda_graph_impl));
+        set(r, "model.cuda_graph_modules", stringList(splitWords(run.cuda_graph_modules)));
+        if (run.cuda_graph_impl == "full_iteration") {
+            set(r, "rerun_state_machine.check_for_nan_in_loss", "False");
+            if (moeModel) {
+                set(r, "model.moe_flex_dispatcher_backend", pythonString("hybridep"));
+                set(r, "model.moe_pad_experts_for_cuda_graph_inference", "True");
+                set(r, "model.moe_expert_rank_capacity_factor", "1.5");
+                set(r, "model.moe_paged_stash", "True");
+                set(r, "model.moe_paged_stash_buffer_size_factor_cuda", "1.2");
+                set(r, "model.moe_paged_stash_buffer_size_factor_cpu", "1.0");
+            }
+        }
+    }
     if (run.unfused_attention) {
         set(r, "model.attention_backend", "AttnBackend.unfused"); // enums.py: the s x s scores materialised
         r.uses_attn_backend = true;

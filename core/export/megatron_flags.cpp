@@ -390,6 +390,27 @@ void addMegatronRunArguments(MegatronArgumentList& a, const MegatronRun& run, bo
         add("--cpu-offloading");
         add("--cpu-offloading-num-layers", number(run.cpu_offloading_layers));
     }
+    // CUDA graphs (arguments.py _add_inference_args --cuda-graph-modules, transformer_config.py
+    // cuda_graph_impl @ d98e8a64; docs/kernels.md §7). Full-iteration graphs of a dropless MoE model
+    // take Megatron-Bridge's set_full_iter_cg_configs (scripts/performance/configs/qwen/
+    // qwen3_llm_pretrain.py @ v0.5.0): experts padded to a fixed rank capacity on HybridEP, the
+    // saved activations paged (TransformerConfig fields, flags through ArgumentGroupFactory).
+    if (!run.cuda_graph_impl.empty()) {
+        add("--cuda-graph-impl", run.cuda_graph_impl);
+        if (!run.cuda_graph_modules.empty())
+            add("--cuda-graph-modules", run.cuda_graph_modules);
+        if (run.cuda_graph_impl == "full_iteration") {
+            add("--no-check-for-nan-in-loss-and-grad");
+            if (moeModel) {
+                add("--moe-flex-dispatcher-backend", "hybridep");
+                add("--moe-pad-experts-for-cuda-graph-inference");
+                add("--moe-expert-rank-capacity-factor", "1.5");
+                add("--moe-paged-stash");
+                add("--moe-paged-stash-buffer-size-factor-cuda", "1.2");
+                add("--moe-paged-stash-buffer-size-factor-cpu", "1.0");
+            }
+        }
+    }
     add("--micro-batch-size", number(run.micro_batch_size));
     add("--global-batch-size", number(run.global_batch_size));
     switch (run.data_parallel_kind) {

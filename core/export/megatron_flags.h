@@ -144,6 +144,12 @@ struct MegatronRun {
     // --cpu-offloading --cpu-offloading-num-layers N (activations; --cpu-offloading-weights stays
     // off, Megatron-Core's default): 0 writes neither (docs/memory-model.md, "CPU activation offload").
     int cpu_offloading_layers = 0;
+    // CUDA graphs (docs/kernels.md §7): --cuda-graph-impl ("transformer_engine", "full_iteration";
+    // empty: none, Megatron's default) and, per layer, --cuda-graph-modules (empty: the whole layer).
+    // full_iteration also writes --no-check-for-nan-in-loss-and-grad (validate_args @ d98e8a64) and,
+    // for a MoE model, Megatron-Bridge's fixed expert capacity (moe_full_iteration_capacity).
+    std::string cuda_graph_impl;
+    std::string cuda_graph_modules;
     // --attention-backend flash (TE's flash-attn: FA3 where flash_attn_3 is installed on Hopper, else
     // FA2) or fused (cuDNN) for a plan that names its kernel; empty: auto (docs/kernels.md §6).
     std::string attention_backend;

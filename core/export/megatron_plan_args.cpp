@@ -218,6 +218,22 @@ MegatronPlanArgs megatronPlanArgs(const megatron::PlanFile& plan, const hardware
             "weight- and data-gradient GEMMs and has no flag to turn that off; costed with the overlap");
     }
     r.cpu_offloading_layers = e.cpu_offload_layers; // docs/memory-model.md, "CPU activation offload"
+    // CUDA graphs (docs/kernels.md §7): TE's per-layer graphs, or the whole step.
+    if (e.cuda_graphs == megatron::CudaGraphs::FullIteration) {
+        r.cuda_graph_impl = "full_iteration";
+        if (model.moe)
+            approximate(m, "strategy.cuda_graphs",
+                "full-iteration graphs of a MoE model: the experts padded to a rank capacity of 1.5 with paged "
+                "stashing (Megatron-Bridge's set_full_iter_cg_configs); costed at the routed tokens, the "
+                "padding's compute and the stash's memory not counted");
+    } else if (e.cuda_graphs != megatron::CudaGraphs::None) {
+        r.cuda_graph_impl = "transformer_engine";
+        r.cuda_graph_modules = megatron::megatronCudaGraphModules(e.cuda_graphs);
+    }
+    if (e.cuda_graphs != megatron::CudaGraphs::None)
+        approximate(m, "strategy.cuda_graphs",
+            "CUDA graphs: costed without the host's launches of the captured kernels; the graphs' memory pools and "
+            "static buffers are not in the memory estimate");
     r.unfused_attention = !e.flash_attention;
     // The plan's attention kernel (docs/kernels.md §6): Megatron's AttnBackend sets TE's
     // NVTE_FLASH_ATTN / NVTE_FUSED_ATTN (megatron/core/extensions/transformer_engine.py).

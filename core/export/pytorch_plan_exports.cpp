@@ -202,6 +202,13 @@ TorchtitanConfig torchtitanPlanConfig(const megatron::PlanFile& plan)
         note("strategy.gradient_accumulation_fusion", "gradient-accumulation fusion off planned: torchtitan has no such "
                         "setting (autograd's weight gradients, no fp32 main_grad); nothing written");
 
+    // CUDA graphs (docs/kernels.md §7) came to torchtitan's Trainer after v0.2 (#3559, 2026-08).
+    if (s.cuda_graphs != megatron::CudaGraphs::None)
+        note("strategy.cuda_graphs",
+            "CUDA graphs (" + std::string(megatron::cudaGraphsName(s.cuda_graphs))
+                + ") planned: torchtitan v0.2 runs eagerly; the plan's time, costed without the host's launches, "
+                  "is optimistic for small or MoE layers");
+
     std::string t;
     t += "# torchtitan job config for a Stratex plan, written by Stratex (torchtitan v0.2 TOML,\n";
     t += "# torchtitan/config/job_config.py; train with ./run_train.sh --job.config_file this.toml).\n";

@@ -227,6 +227,10 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     }
     checkWeightTying(job, model, notes);
     setBatch(job, s.micro_batch_size, s.microbatches(), s.global_batch_size, model.seq_length, notes);
+    // CUDA graphs (docs/kernels.md §7): torchtitan main captures the forward-backward step unless
+    // training.disable_cuda_graphs (trainer.py @ b5bcd76c); the plan runs them only when it was costed
+    // so, "full-iteration" (strategyProblems refuses it with PP or EP, as _validate_cuda_graphs does).
+    job.disable_cuda_graphs = s.cuda_graphs != megatron::CudaGraphs::FullIteration;
 
     // Recomputation.
     if (s.recompute == megatron::Recompute::Full) {

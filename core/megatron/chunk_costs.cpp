@@ -50,11 +50,12 @@ ParallelStrategy layerCostKey(ParallelStrategy s)
 std::size_t layerCostSlot(const ParallelStrategy& key, std::size_t entries)
 {
     std::uint64_t h = 0;
-    for (const std::uint64_t field : { std::uint64_t(key.tp), std::uint64_t(key.cp), std::uint64_t(key.cp_comm_type),
-             std::uint64_t(key.ep), std::uint64_t(key.etp), std::uint64_t(key.sequence_parallel),
-             std::uint64_t(key.recompute), std::uint64_t(key.recompute_num_layers), std::uint64_t(key.micro_batch_size),
-             std::uint64_t(key.precision), std::uint64_t(key.flash_attention), std::uint64_t(key.framework),
-             std::uint64_t(key.attention_kernel), std::uint64_t(key.compile), std::uint64_t(key.fp8_recipe) })
+    for (const std::uint64_t field :
+        { std::uint64_t(key.tp), std::uint64_t(key.cp), std::uint64_t(key.cp_comm_type), std::uint64_t(key.ep),
+            std::uint64_t(key.etp), std::uint64_t(key.sequence_parallel), std::uint64_t(key.recompute),
+            std::uint64_t(key.recompute_num_layers), std::uint64_t(key.micro_batch_size), std::uint64_t(key.precision),
+            std::uint64_t(key.flash_attention), std::uint64_t(key.framework), std::uint64_t(key.attention_kernel),
+            std::uint64_t(key.compile), std::uint64_t(key.fp8_recipe), std::uint64_t(key.cuda_graphs) })
         h = (h ^ field) * 0x100000001B3ull + 0x9E3779B97F4A7C15ull;
     for (const RecomputeModule module : { RecomputeModule::CoreAttn, RecomputeModule::Layernorm, RecomputeModule::Mlp,
              RecomputeModule::Moe, RecomputeModule::MoeAct, RecomputeModule::SharedExperts, RecomputeModule::MlaUpProj })

@@ -10,6 +10,11 @@ int layerForwardKernels(bool moeLayer)
     return 22 + (moeLayer ? 12 : 0);
 }
 
+int layerForwardAttentionKernels()
+{
+    return layerForwardKernels(false) / 2;
+}
+
 double eagerHostS(int kernels)
 {
     return std::max(0, kernels) * kEagerHostUsPerKernel * 1e-6;

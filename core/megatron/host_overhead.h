@@ -24,6 +24,10 @@ inline constexpr double kEagerHostUsPerKernel = 23;
 // adds; a MoE layer's router, permutation and experts add 12. The profiler counted 56-68 kernels
 // per GPT layer's forward + backward (PyTorch 2.11 eager, the measurement above), against 66 here.
 int layerForwardKernels(bool moeLayer);
+// Of a dense layer's, those of its attention block (TransformerLayer._forward_attention: the input
+// norm, QKV, rotary, attention, projection, bias-dropout-add and their TP collectives), half of
+// the count: what a CUDA graph over "attn" captures (cuda_graphs.h).
+int layerForwardAttentionKernels();
 
 // Host seconds to issue `kernels` kernels of an eager training step.
 double eagerHostS(int kernels);

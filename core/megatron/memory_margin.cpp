@@ -34,6 +34,10 @@ MemoryMargin memoryMargin(const Estimate& e)
     MemoryMargin m;
     m.peak_mb = e.peak_memory_mb;
     m.limit_mb = e.memory_limit_mb;
+    if (!e.problems.empty()) { // refused before it was costed: nothing to claim about its memory
+        m.note = "memory: not estimated (the plan is refused)";
+        return m;
+    }
     if (m.limit_mb <= 0)
         return m;
     m.headroom = 1 - m.peak_mb / m.limit_mb;

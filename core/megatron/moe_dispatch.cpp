@@ -103,16 +103,23 @@ double moeDispatchPassS(const model::ModelDescription& model, const ParallelStra
     return 0;
 }
 
-CombinedHostIssue combinedHostIssue(double localExperts, bool fp8, bool linearBias)
+CombinedHostIssue combinedHostIssue(double localExperts, bool fp8, bool linearBias, CudaGraphs graphs)
 {
+    if (graphs == CudaGraphs::FullIteration)
+        return {};
     // Each node's operations at the eager step's host time per operation (host_overhead.h,
     // measured on an H200); a backward node issues twice its forward's (host_overhead.h's
     // layerForwardKernels convention), the experts' split evenly between the data gradients and
     // --delay-wgrad-compute's weight gradients.
     const MoeForwardNodeOps ops = moeForwardNodeHostOps(localExperts, fp8, linearBias);
+    // The captured regions all lie in pre_dispatch (moe_kernels.h moeForwardHostRegions).
+    const LayerHostOps forward = moeForwardHostRegions(localExperts, fp8, linearBias);
+    const LayerHostOps backward = moeBackwardHostRegions(localExperts, fp8, linearBias);
+    const int preDispatchForward = ops.pre_dispatch - (forward.total() - issuedHostOps(graphs, forward, true));
+    const int preDispatchBackward = 2 * ops.pre_dispatch - (backward.total() - issuedHostOps(graphs, backward, true));
     const double perOp = kEagerHostUsPerKernel * 1e-6;
     CombinedHostIssue h;
-    h.pre_dispatch_forward_s = ops.pre_dispatch * perOp;
+    h.pre_dispatch_forward_s = preDispatchForward * perOp;
     h.dispatch_forward_s = ops.dispatch * perOp;
     h.mlp_forward_s = ops.mlp * perOp;
     h.combine_forward_s = ops.combine * perOp;
@@ -120,7 +127,7 @@ CombinedHostIssue combinedHostIssue(double localExperts, bool fp8, bool linearBi
     h.mlp_dgrad_s = ops.mlp * perOp;
     h.mlp_wgrad_s = ops.mlp * perOp;
     h.dispatch_backward_s = 2 * ops.dispatch * perOp;
-    h.pre_dispatch_backward_s = 2 * ops.pre_dispatch * perOp;
+    h.pre_dispatch_backward_s = preDispatchBackward * perOp;
     return h;
 }
 

@@ -69,7 +69,10 @@ struct CombinedLayerPass {
 // operations per node (moe_kernels.h moeForwardNodeHostOps; backward nodes twice their forward's,
 // host_overhead.h) at the eager step's host time per operation (kEagerHostUsPerKernel);
 // `linearBias`: the experts' fc2 bias in the mlp node (moe_kernels.h expertFc2BiasPasses).
-CombinedHostIssue combinedHostIssue(double localExperts, bool fp8, bool linearBias = false);
+// `graphs`: a captured region's operations in the pre_dispatch node become one replay, and under
+// FullIteration no node waits on the host (cuda_graphs.h).
+CombinedHostIssue combinedHostIssue(
+    double localExperts, bool fp8, bool linearBias = false, CudaGraphs graphs = CudaGraphs::None);
 
 // The time of `layers` such pairs in a row (one model chunk's combined pass), the communication
 // stream beside the compute stream with the data dependencies of TransformerLayerSchedulePlan.run

@@ -34,6 +34,11 @@ constexpr int kMoeLayerHostOps = 90;
 // mlp = dispatch_postprocess's sort 4 + activation 4 + combine_preprocess's sort 3 (+ the experts'
 // GEMMs); combine = its all-to-all 3 + unpermutation 4.
 constexpr MoeForwardNodeOps kMoeNodeHostOps { 68, 4, 11, 7 };
+// pre_dispatch's regions as CUDA graphs capture them (the counts above).
+constexpr int kMoeAttentionHostOps = 20;
+constexpr int kMoeRouterHostOps = 25;
+constexpr int kMoePreprocessHostOps = 15;
+static_assert(kMoeAttentionHostOps + kMoeRouterHostOps + kMoePreprocessHostOps <= kMoeNodeHostOps.pre_dispatch);
 static_assert(kMoeNodeHostOps.pre_dispatch + kMoeNodeHostOps.dispatch + kMoeNodeHostOps.mlp + kMoeNodeHostOps.combine
     == kMoeLayerHostOps);
 
@@ -153,6 +158,20 @@ MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool line
     ops.mlp += 2 * teGroupedLinearKernels(localExperts, fp8); // fc1 and fc2
     if (linearBias) // fc2's bias, added after the experts' GEMMs (experts.py _apply_bias)
         ops.mlp += expertFc2BiasPasses(1, 1, localExperts).forward_ops;
+    return ops;
+}
+
+LayerHostOps moeForwardHostRegions(double localExperts, bool fp8, bool linearBias)
+{
+    LayerHostOps ops { kMoeAttentionHostOps, kMoeRouterHostOps, kMoePreprocessHostOps, 0 };
+    ops.rest = moeForwardHostOps(localExperts, fp8, linearBias) - ops.total();
+    return ops;
+}
+
+LayerHostOps moeBackwardHostRegions(double localExperts, bool fp8, bool linearBias)
+{
+    LayerHostOps ops { 2 * kMoeAttentionHostOps, 2 * kMoeRouterHostOps, 2 * kMoePreprocessHostOps, 0 };
+    ops.rest = moeBackwardHostOps(localExperts, fp8, linearBias) - ops.total();
     return ops;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/hardware/hardware_model.h"
+#include "core/megatron/cuda_graphs.h"
 
 namespace stratex::megatron {
 
@@ -126,6 +127,14 @@ struct MoeForwardNodeOps {
     int combine = 0;
 };
 MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool linearBias = false);
+
+// The same operations by the region a CUDA graph can capture (cuda_graphs.h; Megatron's
+// --cuda-graph-modules attn, moe_router, moe_preprocess): of pre_dispatch, the attention block
+// (20), the router (25) and the dispatcher's preprocess (15); the rest (permutation 1, dispatch,
+// experts, combine) stays eager. The forward adds up to moeForwardHostOps, the backward (each
+// region's twice, host_overhead.h's convention) to moeBackwardHostOps.
+LayerHostOps moeForwardHostRegions(double localExperts, bool fp8, bool linearBias = false);
+LayerHostOps moeBackwardHostRegions(double localExperts, bool fp8, bool linearBias = false);
 
 // After that sync the GPU's queue is empty: the layer's forward lasts at least the host's time to
 // issue its operations (Megatron-Core MoE README, "CPU Overhead Bottleneck": "gaps between GPU

@@ -187,6 +187,8 @@ std::string ParallelStrategy::notation() const
         text += " grads-per-step";
     if (cpu_offload_layers > 0)
         text += " offload" + str(cpu_offload_layers);
+    if (cuda_graphs != CudaGraphs::None)
+        text += " graphs-" + std::string(cudaGraphsName(cuda_graphs));
     return text;
 }
 
@@ -265,6 +267,61 @@ std::string tpCommOverlapProblem(const ParallelStrategy& s)
     // in --compile.components and --compile.enable".
     if (s.framework == Framework::Torchtitan && s.compile == Compile::Off)
         return "torchtitan's AsyncTP needs torch.compile (compile off)";
+    return {};
+}
+
+std::string cudaGraphsProblem(const ParallelStrategy& s, const model::ModelDescription& model)
+{
+    const CudaGraphs g = s.cuda_graphs;
+    if (g == CudaGraphs::None)
+        return {};
+    const std::string name = "cuda_graphs \"" + std::string(cudaGraphsName(g)) + "\"";
+    const bool moeModel = model.moe.has_value();
+    const bool perLayer = g != CudaGraphs::FullIteration;
+    switch (s.framework) {
+    case Framework::MegatronCore:
+    case Framework::MegatronBridge:
+        break;
+    case Framework::Torchtitan:
+        // torchtitan trainer.py @ b5bcd76c: one graph over the forward and backward step
+        // (wrap_with_cuda_graph); Config._validate_cuda_graphs refuses PP, and EP unless its
+        // dispatcher never waits on the host (HybridEP with non_blocking_capacity_factor,
+        // MinimalAsyncEP), which Stratex's torchtitan MoE does not model.
+        if (perLayer)
+            return name + ": torchtitan captures only the whole step (\"full-iteration\")";
+        if (s.pp > 1)
+            return name + ": torchtitan's CUDA graphs do not support pipeline parallelism (pp " + str(s.pp) + ")";
+        if (s.ep > 1)
+            return name + ": torchtitan's CUDA graphs need an expert dispatcher without host syncs, not modelled (ep "
+                + str(s.ep) + ")";
+        return {};
+    default:
+        return name + ": " + std::string(frameworkName(s.framework)) + " has no CUDA-graph option";
+    }
+    // Megatron-Core TransformerConfig.__post_init__ (transformer_config.py @ d98e8a64) and its MoE
+    // README ("CUDA Graph"): the moe_router / moe_preprocess modules need MoE layers; a dropless
+    // MoE layer (no capacity factor with padding) has dynamic shapes and cannot be captured whole;
+    // per-layer graphs refuse full recompute, CPU offloading and, with TE's graphs, the moe
+    // recompute module beside a moe_router graph.
+    const bool routerGraph = g == CudaGraphs::MoeRouter || g == CudaGraphs::AttentionMoeRouter;
+    if (routerGraph && !moeModel)
+        return name + " captures MoE routers; the model has no MoE layers";
+    if (g == CudaGraphs::Layer && moeModel)
+        return name
+            + ": a dropless MoE layer has dynamic shapes and cannot be captured whole (Megatron-Core MoE "
+              "README); use \"attn-moe-router\" or \"full-iteration\"";
+    if (perLayer && s.recompute == Recompute::Full)
+        return name + ": Megatron-Core runs full recompute only with \"full-iteration\" graphs";
+    if (perLayer && s.cpu_offload_layers > 0)
+        return name + ": Megatron-Core's per-layer CUDA graphs do not support CPU offloading";
+    if (routerGraph && s.recompute == Recompute::Selective && s.recompute_modules.has(RecomputeModule::Moe))
+        return name + ": Megatron-Core does not recompute the moe module beside a moe_router graph";
+    // Full-iteration graphs of a dropless MoE: Megatron-Bridge pads the experts to a fixed rank
+    // capacity, which only the HybridEP (flex) dispatcher takes (set_full_iter_cg_configs,
+    // scripts/performance/configs/qwen/qwen3_llm_pretrain.py @ v0.5.0; transformer_config.py
+    // moe_expert_rank_capacity_factor).
+    if (!perLayer && moeModel && s.moe_token_dispatcher != MoeDispatcher::Flex)
+        return name + " of a MoE model needs the flex (HybridEP) dispatcher with a fixed expert rank capacity";
     return {};
 }
 
@@ -393,6 +450,9 @@ std::vector<std::string> strategyProblems(
                 + std::string(recomputeName(s.recompute));
         });
     }
+
+    if (s.cuda_graphs != CudaGraphs::None)
+        require(cudaGraphsProblem(s, model).empty(), [&] { return cudaGraphsProblem(s, model); });
 
     // Pipeline division: every stage needs a layer; without explicit ends the layers divide evenly.
     const int explicitEnds = (s.first_stage_layers > 0 ? 1 : 0) + (s.last_stage_layers > 0 ? 1 : 0);

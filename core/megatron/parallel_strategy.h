@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "core/hardware/attention_kernels.h"
-#include "core/model/model_description.h"
+#include "core/megatron/cuda_graphs.h"
 #include "core/megatron/elementwise_passes.h"
 #include "core/megatron/fp8_recipe.h"
 #include "core/megatron/framework.h"
 #include "core/megatron/recompute_modules.h"
+#include "core/model/model_description.h"
 
 namespace stratex::megatron {
 
@@ -148,6 +149,9 @@ struct ParallelStrategy {
     // compiled blocks"): whether the layer's norms and activation run fused or as eager PyTorch's
     // separate kernels (elementwiseForm). Default is the framework's default.
     Compile compile = Compile::Default;
+    // CUDA graphs (strategy JSON "cuda_graphs"; docs/kernels.md §7, "CUDA graphs"): which parts of
+    // each layer the host replays as captured graphs instead of issuing kernel by kernel.
+    CudaGraphs cuda_graphs = CudaGraphs::None;
     // What the framework keeps per rank (docs/memory-model.md): gradient dtype, what is sharded.
     Framework framework = Framework::MegatronCore;
     // Megatron-Core's main gradients (the DDP grad buffer): fp32 (accumulate_allreduce_grads_in_fp32,
@@ -221,6 +225,10 @@ int chunkLayerCount(int stageLayers, int stage, int chunk, int vpp);
 // DeepSpeed has no such switch. strategyProblems refuses a strategy with tp_comm_overlap where
 // this is not empty; the search sets tp_comm_overlap only where it is empty.
 std::string tpCommOverlapProblem(const ParallelStrategy& strategy);
+
+// Why the strategy's framework and model cannot run its CUDA graphs (empty: they can): the
+// frameworks' own rules (parallel_strategy.cpp; docs/kernels.md §7, "CUDA graphs").
+std::string cudaGraphsProblem(const ParallelStrategy& strategy, const model::ModelDescription& model);
 
 // Megatron-LM's own acceptance rules (megatron/training/arguments.py validate_args and the model
 // parallel initialisation) applied to `strategy` on `model` and `worldSize` GPUs. Returns every

@@ -44,6 +44,7 @@ int optionalLayers(const JsonView& object, std::string_view key)
 constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
     "attention_kernel", // docs/kernels.md §6
     "compile", // docs/kernels.md, "Eager and compiled blocks"
+    "cuda_graphs", // docs/kernels.md §7, "CUDA graphs"
     "fp8_recipe", // docs/kernels.md §8, "The recipe"
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
@@ -162,6 +163,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     if (s.compile != Compile::Default) // likewise: the framework's default unwritten (docs/kernels.md)
         json["compile"] = s.compile == Compile::On;
+    if (s.cuda_graphs != CudaGraphs::None) // likewise: written only when on (docs/kernels.md §7)
+        json["cuda_graphs"] = cudaGraphsName(s.cuda_graphs);
     if (s.fp8_recipe != Fp8Recipe::Default) // likewise: the framework's default unwritten (docs/kernels.md §8)
         json["fp8_recipe"] = fp8RecipeName(s.fp8_recipe);
     if (s.microbatch_group_size > 0) // the interleaved group N: written only when given (0: pp)
@@ -306,6 +309,8 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     // framework's default.
     if (const std::optional<JsonView> compile = object.find("compile"))
         s.compile = compile->boolean() ? Compile::On : Compile::Off;
+    // CUDA graphs (docs/kernels.md §7, "CUDA graphs"): absent, none.
+    s.cuda_graphs = readChoice(object, "cuda_graphs", CudaGraphs::None, parseCudaGraphs, cudaGraphsChoices());
     // The attention kernel (docs/kernels.md §6): "unfused" is flash_attention false; a fused kernel
     // with flash_attention false contradicts it.
     s.attention_kernel = readChoice(object, "attention_kernel", hardware::AttentionKernel::Default,

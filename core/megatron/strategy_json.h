@@ -15,10 +15,11 @@ namespace stratex::megatron {
 // resources/reference-runs/README.md ("tp", "pp", "vpp", "cp", "cp_comm_type", "ep", "etp", "dp",
 // "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
 // "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision",
-// "overlap_grad_reduce", "flash_attention", "attention_kernel", "compile", "fp8_recipe", "framework",
+// "overlap_grad_reduce", "flash_attention", "attention_kernel", "compile", "cuda_graphs", "fp8_recipe", "framework",
 // "main_grads_dtype", "optimizer_state_dtype", "cross_entropy_loss_fusion", "tp_async_backward"). Every
 // field is written, but "tp_comm_overlap", "gradient_accumulation_fusion", "cross_entropy_loss_fusion",
-// "tp_async_backward", "attention_kernel", "compile" and "fp8_recipe" only away from their defaults.
+// "tp_async_backward", "attention_kernel", "compile", "cuda_graphs" and "fp8_recipe" only away from their
+// defaults.
 nlohmann::ordered_json toJson(const ParallelStrategy& strategy);
 // Whether `key` is one of the strategy object's keys (for a plan file's root, where one would be ignored).
 bool isStrategyKey(std::string_view key);

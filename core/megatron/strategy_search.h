@@ -46,6 +46,9 @@ struct StrategySpace {
     // Every candidate's torch.compile choice (docs/kernels.md, "Eager and compiled blocks"): the
     // user's, not searched.
     Compile compile = Compile::Default;
+    // Every candidate's CUDA graphs (docs/kernels.md §7, "CUDA graphs"): the user's, not searched;
+    // a candidate its framework or model cannot capture so is skipped (cudaGraphsProblem).
+    CudaGraphs cuda_graphs = CudaGraphs::None;
     // Every FP8 candidate's recipe (docs/kernels.md §8): the user's, not searched; Default is the
     // framework's (resolvedFp8Recipe).
     Fp8Recipe fp8_recipe = Fp8Recipe::Default;

@@ -152,6 +152,17 @@ std::vector<Setting<S>> rows()
                        "compile.enable."),
                 { "default", "on", "off" }),
             &S::compile),
+        row(choice(spec("cuda-graphs", space, "CUDA graphs", SettingKind::Choice, "", 0, 0,
+                       "CUDA graphs in every plan, not searched (docs/kernels.md §7, \"CUDA graphs\"): a captured "
+                       "region's kernels replay with one launch, so the host no longer issues them one by one "
+                       "(small or MoE layers whose host is slower than their GPU). none; attn, moe-router, "
+                       "attn-moe-router or layer: Megatron-Core's per-layer graphs (--cuda-graph-impl "
+                       "transformer_engine --cuda-graph-modules; Megatron-Bridge cuda_graph_scope); "
+                       "full-iteration: the whole forward and backward step (Megatron's --cuda-graph-impl "
+                       "full_iteration, torchtitan's Trainer graph, no PP or EP there). Plans their framework "
+                       "cannot capture so are skipped. Memory of the graphs' pools is not modelled."),
+                { "none", "attn", "moe-router", "attn-moe-router", "layer", "full-iteration" }),
+            &S::cuda_graphs),
         row(spec("tp-comm-overlap", space, "TP comm overlap", Switch, "0|1", 0, 1,
                 "Pipeline the TP all-gathers and reduce-scatters with the GEMMs beside them on every plan whose "
                 "framework allows it: Megatron-Core --tp-comm-overlap and Megatron-Bridge tp_comm_overlap (TE "
@@ -214,6 +225,7 @@ StrategySpace StrategySearchSettings::resolvedSpace() const
     if (s.attention_kernel == hardware::AttentionKernel::Unfused)
         s.flash_attention = false;
     s.compile = parseCompile(compile).value_or(Compile::Default);
+    s.cuda_graphs = parseCudaGraphs(cuda_graphs).value_or(CudaGraphs::None);
     return s;
 }
 

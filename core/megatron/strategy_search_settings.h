@@ -50,6 +50,9 @@ struct StrategySearchSettings {
     // torch.compile of the blocks in every plan (docs/kernels.md, "Eager and compiled blocks"):
     // "default" (the framework's), "on" or "off"; not searched.
     std::string compile = "default";
+    // CUDA graphs in every plan (docs/kernels.md §7, "CUDA graphs"): "none", "attn", "moe-router",
+    // "attn-moe-router", "layer" or "full-iteration"; not searched.
+    std::string cuda_graphs = "none";
     StrategySpace space;
 
     CostModelChoice costModel() const;

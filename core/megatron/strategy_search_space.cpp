@@ -193,6 +193,10 @@ SearchSpace::SearchSpace(const StrategySearchRequest& request)
                         shape.flash_attention = space.flash_attention;
                         shape.attention_kernel = space.attention_kernel;
                         shape.compile = space.compile; // before AsyncTP's check (docs/kernels.md)
+                        shape.cuda_graphs = space.cuda_graphs; // docs/kernels.md §7
+                        // A dropless MoE captured whole runs on HybridEP (cudaGraphsProblem).
+                        if (model.moe && space.cuda_graphs == CudaGraphs::FullIteration)
+                            shape.moe_token_dispatcher = MoeDispatcher::Flex;
                         shape.fp8_recipe = space.fp8_recipe; // docs/kernels.md §8
                         applyFeatures(shape, space); // sequence parallelism, async TP backward
                         // Where the framework runs it (tp > 1 with sequence parallelism; not DeepSpeed).

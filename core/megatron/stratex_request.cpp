@@ -152,6 +152,17 @@ StrategySearchRequest resolveStratexSearch(const StratexInputs& inputs, std::vec
         throw Error("the stratex cost model searches one global batch: give it (--global-batch-size N, the Global "
                     "batch field), or --cost-model galvatron to search Galvatron's batch range");
     request.space = inputs.stratex.resolvedSpace();
+    // CUDA graphs the framework or the model cannot capture at all (docs/kernels.md §7): said here,
+    // before a search refuses every candidate for it.
+    if (request.space.cuda_graphs != CudaGraphs::None) {
+        ParallelStrategy plain;
+        plain.framework = request.space.framework;
+        plain.cuda_graphs = request.space.cuda_graphs;
+        plain.moe_token_dispatcher = MoeDispatcher::Flex;
+        if (const std::string problem = cudaGraphsProblem(plain, request.model); !problem.empty())
+            throw Error("--cuda-graphs " + std::string(cudaGraphsName(plain.cuda_graphs))
+                + " (the CUDA graphs field): " + problem);
+    }
     request.top = inputs.top;
     request.threads = inputs.threads;
     request.coverage = bundledCoverage(); // evidence on every plan (docs/evidence.md)

@@ -21,6 +21,7 @@ megatron::StrategySpace claimSpace(const ReferenceRun& run)
     space.attention_kernel = s.attention_kernel;
     space.flash_attention = s.flash_attention;
     space.compile = s.compile;
+    space.cuda_graphs = s.cuda_graphs; // docs/kernels.md §7
     space.fp8_recipe = s.fp8_recipe; // docs/kernels.md §8
     space.tp_comm_overlap = s.tp_comm_overlap;
     // What Megatron-LM had when the run was published (megatron_releases.h): the claim is over

@@ -47,6 +47,7 @@ struct Statement {
     QString mainGradsDtype; // --main-grads-dtype, the form's "Main-gradient dtype"
     QString optimizerStateDtype; // --optimizer-state-dtype, the form's "Optimizer-state dtype"
     bool tpCommOverlap = false; // --tp-comm-overlap 1, the form's "TP comm overlap"
+    QString cudaGraphs; // --cuda-graphs, the form's "CUDA graphs"
 };
 
 // The example set with gemm efficiency 0.4321 recorded for its a100-40gb (what Calibrate saves).
@@ -96,6 +97,8 @@ QStringList cliArguments(const Statement& s, const QString& profiles)
         args << QStringLiteral("--optimizer-state-dtype") << s.optimizerStateDtype;
     if (s.tpCommOverlap)
         args << QStringLiteral("--tp-comm-overlap") << QStringLiteral("1");
+    if (!s.cudaGraphs.isEmpty())
+        args << QStringLiteral("--cuda-graphs") << s.cudaGraphs;
     return args;
 }
 
@@ -123,6 +126,8 @@ StratexSearchInputs formInputs(const Statement& s, const QString& profiles)
     if (!s.optimizerStateDtype.isEmpty())
         inputs.stratex.optimizer_state_dtype = s.optimizerStateDtype.toStdString();
     inputs.stratex.space.tp_comm_overlap = s.tpCommOverlap;
+    if (!s.cudaGraphs.isEmpty())
+        inputs.stratex.cuda_graphs = s.cudaGraphs.toStdString();
     // A Galvatron field the form hides with the stratex model: never read.
     inputs.settings.settle_bsz = 999;
     inputs.given.insert("settle-bsz");
@@ -183,6 +188,10 @@ void TestFrontEndParity::sameRequestAndPlans_data()
     // parallelism, the same plans and times on both sides.
     QTest::newRow("TP communication overlap")
         << Statement { "example", {}, {}, 0, 32, 0, {}, {}, true } << 40 * 1073.741824 << "a100-40gb" << 16 << 0.0;
+    // CUDA graphs (docs/kernels.md §7): on every plan, costed alike on both sides.
+    QTest::newRow("CUDA graphs") << Statement { {}, "mixtral-8x7b", "b200-192gb", 0, 64, 2, {}, {}, false,
+        "attn-moe-router" } << 180 * 1073.741824
+                                 << "b200-192gb" << 16 << 0.0;
 }
 
 void TestFrontEndParity::sameRequestAndPlans()
@@ -253,6 +262,8 @@ void TestFrontEndParity::sameRequestAndPlans()
         QCOMPARE(e.strategy.tp_comm_overlap, statement.tpCommOverlap && e.strategy.tp > 1 && e.strategy.sequence_parallel);
         if (statement.tpCommOverlap && i == 0) // the row tests something: the best plan has TP
             QVERIFY2(e.strategy.tp_comm_overlap, e.strategy.notation().c_str());
+        QCOMPARE(QString::fromUtf8(megatron::cudaGraphsName(e.strategy.cuda_graphs)),
+            statement.cudaGraphs.isEmpty() ? QStringLiteral("none") : statement.cudaGraphs);
         QCOMPARE(plan.value(QStringLiteral("iteration_ms")).toDouble(), e.iteration_ms);
         QCOMPARE(plan.value(QStringLiteral("peak_memory_mb")).toDouble(), e.peak_memory_mb);
         // The evidence on the plan and its twins (issue 22).

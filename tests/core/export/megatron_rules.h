@@ -158,6 +158,20 @@ inline const std::map<std::string, FlagRule>& megatronFlags()
         { "--expert-tensor-parallel-size", { Kind::Int, {} } },
         { "--moe-token-dispatcher-type", { Kind::Text, { "allgather", "alltoall", "flex" } } },
         { "--overlap-moe-expert-parallel-comm", { Kind::Switch, {} } },
+        // CUDA graphs: TransformerConfig.cuda_graph_impl's Literal and --cuda-graph-modules's
+        // CudaGraphModule names (arguments.py _add_inference_args); --no-check-for-nan-in-loss-and-grad
+        // (_add_training_args); full-iteration MoE capacity and paged stashing (TransformerConfig
+        // fields: moe_flex_dispatcher_backend's Literal, moe_expert_rank_capacity_factor,
+        // moe_paged_stash*, moe_pad_experts_for_cuda_graph_inference).
+        { "--cuda-graph-impl", { Kind::Text, { "none", "local", "transformer_engine", "full_iteration" } } },
+        { "--cuda-graph-modules", { Kind::Words, { "attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba" } } },
+        { "--no-check-for-nan-in-loss-and-grad", { Kind::Switch, {} } },
+        { "--moe-flex-dispatcher-backend", { Kind::Text, { "deepep", "hybridep", "ncclep" } } },
+        { "--moe-pad-experts-for-cuda-graph-inference", { Kind::Switch, {} } },
+        { "--moe-expert-rank-capacity-factor", { Kind::Float, {} } },
+        { "--moe-paged-stash", { Kind::Switch, {} } },
+        { "--moe-paged-stash-buffer-size-factor-cuda", { Kind::Float, {} } },
+        { "--moe-paged-stash-buffer-size-factor-cpu", { Kind::Float, {} } },
         { "--fp8-format", { Kind::Text, { "e4m3", "hybrid" } } },
         { "--fp8-recipe", { Kind::Text, { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } } },
         { "--attention-backend", { Kind::Text, { "flash", "fused", "unfused", "local", "auto" } } },
@@ -368,6 +382,25 @@ inline std::vector<std::string> megatronViolations(
                     == rule->second.choices.end())
                 v.push_back(flag + ": '" + word + "' is not a choice");
         }
+    }
+    // validate_args and TransformerConfig.__post_init__ (d98e8a64) on CUDA graphs: full_iteration
+    // without per-layer modules and with the NaN check off; moe_preprocess only beside moe_router;
+    // per-layer graphs without CPU offloading or full recompute.
+    if (args.contains("--cuda-graph-impl")) {
+        const std::string impl = args.at("--cuda-graph-impl");
+        const std::string modules
+            = args.contains("--cuda-graph-modules") ? " " + args.at("--cuda-graph-modules") + " " : "";
+        if (impl == "full_iteration" && !modules.empty())
+            v.push_back("--cuda-graph-modules must be empty when --cuda-graph-impl=full_iteration");
+        if (impl == "full_iteration" && !args.contains("--no-check-for-nan-in-loss-and-grad"))
+            v.push_back("--no-check-for-nan-in-loss-and-grad should be set with --cuda-graph-impl=full_iteration");
+        if (modules.find(" moe_preprocess ") != std::string::npos && modules.find(" moe_router ") == std::string::npos)
+            v.push_back("moe_preprocess cuda graph is only supported with moe_router cuda graph");
+        if (impl != "full_iteration" && impl != "none" && args.contains("--cpu-offloading"))
+            v.push_back("CUDA graphs not supported with CPU offloading");
+        if (impl != "full_iteration" && impl != "none" && args.contains("--recompute-granularity")
+            && args.at("--recompute-granularity") == "full")
+            v.push_back("full recompute is only supported with full iteration CUDA graph");
     }
     // validate_args: required_args.
     for (const char* flag : { "--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings" }) {

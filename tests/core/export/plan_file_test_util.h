@@ -94,6 +94,10 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.attention_kernel = *hardware::parseAttentionKernel(value.toStdString());
         else if (key == "compile")
             s.compile = *megatron::parseCompile(value.toStdString());
+        else if (key == "dispatcher") // moe_token_dispatcher
+            s.moe_token_dispatcher = *megatron::parseMoeDispatcher(value.toStdString());
+        else if (key == "graphs") // cuda_graphs (docs/kernels.md §7)
+            s.cuda_graphs = *megatron::parseCudaGraphs(value.toStdString());
         else if (key == "recipe") // fp8_recipe
             s.fp8_recipe = *megatron::parseFp8Recipe(value.toStdString());
         else if (key == "tpoverlap")

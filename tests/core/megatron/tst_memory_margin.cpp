@@ -76,6 +76,8 @@ private Q_SLOTS:
                                                     << "no composer record publishes memory";
         QTest::newRow("over the limit") << int(Framework::MegatronCore) << 88000.0 << 80000.0 << false
                                        << "over the limit by 10.0 %";
+        // A refused plan is never costed (peak 0): no margin is claimed for it.
+        QTest::newRow("refused") << int(Framework::MegatronCore) << 0.0 << 80000.0 << false << "not estimated";
     }
 
     void tightWhenHeadroomIsBelowTheError()
@@ -89,10 +91,12 @@ private Q_SLOTS:
         e.strategy.framework = Framework(framework);
         e.peak_memory_mb = peakMb;
         e.memory_limit_mb = limitMb;
-        e.fits = peakMb <= limitMb;
+        e.fits = peakMb > 0 && peakMb <= limitMb;
+        if (peakMb == 0)
+            e.problems.push_back("tp must be at least 1, found 0");
         const MemoryMargin m = memoryMargin(e);
         QCOMPARE(m.tight, tight);
-        QCOMPARE(m.headroom, 1 - peakMb / limitMb);
+        QCOMPARE(m.headroom, peakMb > 0 ? 1 - peakMb / limitMb : 0.0);
         QVERIFY2(QString::fromStdString(m.note).contains(noteHas), m.note.c_str());
     }
 };
