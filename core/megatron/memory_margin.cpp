@@ -65,6 +65,13 @@ MemoryMargin memoryMargin(const Estimate& e)
         + percent(-m.largest_underprediction) + " (" + std::to_string(m.records) + " records)";
     m.tight = m.peak_mb / (1 + m.largest_underprediction) > m.limit_mb;
     m.note = left + (m.tight ? "; tight: " + error + ", so it may not fit" : "; " + error);
+    // CUDA graphs' pools are not in the peak (docs/kernels.md §7): said on the plan, with the
+    // framework's own word on their size (Megatron-Bridge's CUDA-graph guide, "Memory overhead":
+    // "TE scoped graphs add a few GB; full-iteration graphs can increase peak memory by 1.5-2x").
+    if (e.strategy.cuda_graphs == CudaGraphs::FullIteration)
+        m.note += "; not counted: the full-iteration CUDA graph's pool (Megatron-Bridge: up to 1.5-2x the peak)";
+    else if (e.strategy.cuda_graphs != CudaGraphs::None)
+        m.note += "; not counted: the CUDA graphs' pools and static buffers (Megatron-Bridge: a few GB)";
     return m;
 }
 

@@ -60,24 +60,34 @@ private Q_SLOTS:
         QTest::addColumn<double>("limitMb");
         QTest::addColumn<bool>("tight");
         QTest::addColumn<QString>("noteHas");
+        QTest::addColumn<int>("graphs"); // CudaGraphs
         // Megatron-Core and Bridge together: the worst of both (-6.2 %).
-        QTest::newRow("megatron-core, 2.5 % left") << int(Framework::MegatronCore) << 78000.0 << 80000.0 << true
-                                                  << "tight: the model under-predicted Megatron-Core and Megatron-Bridge";
+        QTest::newRow("megatron-core, 2.5 % left")
+            << int(Framework::MegatronCore) << 78000.0 << 80000.0 << true
+            << "tight: the model under-predicted Megatron-Core and Megatron-Bridge" << int(CudaGraphs::None);
         QTest::newRow("megatron-core, 25 % left") << int(Framework::MegatronCore) << 60000.0 << 80000.0 << false
-                                                 << "25.0 % of the limit left";
-        QTest::newRow("megatron-bridge, 5 % left") << int(Framework::MegatronBridge) << 76000.0 << 80000.0 << true
-                                                  << "(18 records)";
-        QTest::newRow("megatron-core, 6.5 % left") << int(Framework::MegatronCore) << 74800.0 << 80000.0 << false
-                                                  << "up to 6.2 %";
+                                                  << "25.0 % of the limit left" << int(CudaGraphs::None);
+        QTest::newRow("megatron-bridge, 5 % left")
+            << int(Framework::MegatronBridge) << 76000.0 << 80000.0 << true << "(18 records)" << int(CudaGraphs::None);
+        QTest::newRow("megatron-core, 6.5 % left")
+            << int(Framework::MegatronCore) << 74800.0 << 80000.0 << false << "up to 6.2 %" << int(CudaGraphs::None);
         // torchtitan's worst record is its 405B 1F1B run (-16.7 %).
-        QTest::newRow("torchtitan, 12.5 % left") << int(Framework::Torchtitan) << 70000.0 << 80000.0 << true
-                                                << "torchtitan records' peaks by up to 16.7 %";
+        QTest::newRow("torchtitan, 12.5 % left")
+            << int(Framework::Torchtitan) << 70000.0 << 80000.0 << true << "torchtitan records' peaks by up to 16.7 %"
+            << int(CudaGraphs::None);
         QTest::newRow("composer, 1 % left: unknown") << int(Framework::Composer) << 79200.0 << 80000.0 << false
-                                                    << "no composer record publishes memory";
+                                                     << "no composer record publishes memory" << int(CudaGraphs::None);
         QTest::newRow("over the limit") << int(Framework::MegatronCore) << 88000.0 << 80000.0 << false
-                                       << "over the limit by 10.0 %";
+                                        << "over the limit by 10.0 %" << int(CudaGraphs::None);
         // A refused plan is never costed (peak 0): no margin is claimed for it.
-        QTest::newRow("refused") << int(Framework::MegatronCore) << 0.0 << 80000.0 << false << "not estimated";
+        QTest::newRow("refused") << int(Framework::MegatronCore) << 0.0 << 80000.0 << false << "not estimated"
+                                 << int(CudaGraphs::None);
+        // CUDA graphs' pools are not in the peak: the note says so.
+        QTest::newRow("attention graphs")
+            << int(Framework::MegatronCore) << 60000.0 << 80000.0 << false
+            << "pools and static buffers (Megatron-Bridge: a few GB)" << int(CudaGraphs::Attention);
+        QTest::newRow("full-iteration graph") << int(Framework::MegatronCore) << 60000.0 << 80000.0 << false
+                                              << "up to 1.5-2x the peak" << int(CudaGraphs::FullIteration);
     }
 
     void tightWhenHeadroomIsBelowTheError()
@@ -87,8 +97,10 @@ private Q_SLOTS:
         QFETCH(double, limitMb);
         QFETCH(bool, tight);
         QFETCH(QString, noteHas);
+        QFETCH(int, graphs);
         Estimate e;
         e.strategy.framework = Framework(framework);
+        e.strategy.cuda_graphs = CudaGraphs(graphs);
         e.peak_memory_mb = peakMb;
         e.memory_limit_mb = limitMb;
         e.fits = peakMb > 0 && peakMb <= limitMb;
