@@ -229,8 +229,19 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     setBatch(job, s.micro_batch_size, s.microbatches(), s.global_batch_size, model.seq_length, notes);
     // CUDA graphs (docs/kernels.md §7): torchtitan main captures the forward-backward step unless
     // training.disable_cuda_graphs (trainer.py @ b5bcd76c); the plan runs them only when it was costed
-    // so, "full-iteration" (strategyProblems refuses it with PP or EP, as _validate_cuda_graphs does).
-    job.disable_cuda_graphs = s.cuda_graphs != megatron::CudaGraphs::FullIteration;
+    // so, "full-iteration", and torchtitan takes them (setBatch: not with PP or EP).
+    const bool graphs = s.cuda_graphs == megatron::CudaGraphs::FullIteration;
+    if (graphs && job.disable_cuda_graphs)
+        notes.approximation("strategy.cuda_graphs",
+            "full-iteration CUDA graphs planned: torchtitan's refuse pipeline and expert parallelism "
+            "(Trainer.Config._validate_cuda_graphs), so the step runs eagerly, slower than costed where the host "
+            "bounds a layer");
+    else if (s.cuda_graphs != megatron::CudaGraphs::None && !graphs)
+        notes.approximation("strategy.cuda_graphs",
+            "per-layer CUDA graphs (" + std::string(megatron::cudaGraphsName(s.cuda_graphs))
+                + ") planned: torchtitan captures only the whole step; the step runs eagerly, slower than costed "
+                  "where the host bounds a layer");
+    job.disable_cuda_graphs = job.disable_cuda_graphs || !graphs;
 
     // Recomputation.
     if (s.recompute == megatron::Recompute::Full) {

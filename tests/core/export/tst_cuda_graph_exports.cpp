@@ -124,21 +124,36 @@ private Q_SLOTS:
 
     // torchtitan main captures the step unless told not to (trainer.py @ b5bcd76c): an eager plan
     // turns it off, a full-iteration plan leaves it on; v0.2 has no graphs and says so.
+    // A Megatron plan exported to torchtitan: graphs it cannot take run eagerly, with a note.
     void torchtitan_data()
     {
+        QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("items");
         QTest::addColumn<bool>("disabled");
-        QTest::newRow("eager") << "dp=8 zero=3 gbs=16 framework=torchtitan" << true;
-        QTest::newRow("full iteration") << "dp=8 zero=3 gbs=16 framework=torchtitan graphs=full-iteration" << false;
+        QTest::addColumn<bool>("noted"); // the config module says the step runs eagerly against the plan
+        QTest::newRow("eager") << "llama3.1-8b"
+                               << "dp=8 zero=3 gbs=16 framework=torchtitan" << true << false;
+        QTest::newRow("full iteration") << "llama3.1-8b"
+                                        << "dp=8 zero=3 gbs=16 framework=torchtitan graphs=full-iteration" << false
+                                        << false;
+        QTest::newRow("per layer, a Megatron plan") << "llama3.1-8b"
+                                                    << "tp=2 dp=4 sp=1 gbs=16 graphs=attn" << true << true;
+        QTest::newRow("full iteration with EP, a Megatron plan")
+            << "mixtral-8x7b"
+            << "ep=8 dp=8 zero=1 gbs=64 dispatcher=flex graphs=full-iteration" << true << true;
     }
     void torchtitan()
     {
+        QFETCH(QString, preset);
         QFETCH(QString, items);
         QFETCH(bool, disabled);
-        const megatron::PlanFile plan = planOf("llama3.1-8b", 0, 0, "h100-80gb", 1, items);
-        const std::string module = torchtitanModule(plan).text;
-        QCOMPARE(module.find("config.training.disable_cuda_graphs = True\n") != std::string::npos, disabled);
-        QCOMPARE(hasNote(torchtitanPlanConfig(plan).notes, "strategy.cuda_graphs"), !disabled);
+        QFETCH(bool, noted);
+        const megatron::PlanFile plan = planOf(qPrintable(preset), 0, 0, "h100-80gb", 1, items);
+        const TorchtitanConfig module = torchtitanModule(plan);
+        QCOMPARE(module.text.find("config.training.disable_cuda_graphs = True\n") != std::string::npos, disabled);
+        QCOMPARE(hasNote(module.notes, "strategy.cuda_graphs"), noted);
+        // torchtitan v0.2 has no graphs at all: any plan with them says so.
+        QCOMPARE(hasNote(torchtitanPlanConfig(plan).notes, "strategy.cuda_graphs"), items.contains("graphs="));
     }
 
     // Galvatron and the PaddleNLP port run eagerly: a plan with graphs exports with a note.
