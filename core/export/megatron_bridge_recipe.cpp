@@ -289,6 +289,12 @@ void addRunFields(MegatronBridgeRecipe& r, const MegatronRun& run, bool moeModel
     if (!run.cuda_graph_impl.empty()) {
         set(r, "model.cuda_graph_impl", pythonString(run.cuda_graph_impl));
         set(r, "model.cuda_graph_modules", stringList(splitWords(run.cuda_graph_modules)));
+        // GPTModelProvider.finalize asserts TE's RNG tracker with any graph (gpt_provider.py @
+        // 067f987d: "Transformer engine's RNG tracker is required for cudagraphs"); ConfigContainer
+        // keeps the two switches in step (config.py).
+        set(r, "model.use_te_rng_tracker", "True");
+        set(r, "rng.te_rng_tracker", "True");
+        r.uses_te_cuda_graphs = run.cuda_graph_impl == "transformer_engine";
         if (run.cuda_graph_impl == "full_iteration") {
             set(r, "rerun_state_machine.check_for_nan_in_loss", "False");
             if (moeModel) {
@@ -483,7 +489,15 @@ std::string megatronBridgeRecipeText(const MegatronBridgeRecipe& r)
     s += "import sys\n\n";
     s += "# The caching allocator's expandable segments, as NVIDIA's Bridge performance launcher sets them\n";
     s += "# (scripts/performance/utils/executors.py) and as Stratex costed the plan's device memory; before torch.\n";
-    s += "os.environ.setdefault(\"PYTORCH_CUDA_ALLOC_CONF\", \"expandable_segments:True\")\n\n";
+    s += "os.environ.setdefault(\"PYTORCH_CUDA_ALLOC_CONF\", \"expandable_segments:True\")\n";
+    if (r.uses_te_cuda_graphs) {
+        // Megatron-Core's TECudaGraphHelper asserts it beside expandable segments (cuda_graphs.py @
+        // d98e8a64: "to avoid illegal memory access"); Bridge's perf recipes set it so.
+        s += "# TE's CUDA graphs with expandable segments need NCCL's graph registration off (Megatron-Core\n";
+        s += "# TECudaGraphHelper asserts it).\n";
+        s += "os.environ.setdefault(\"NCCL_GRAPH_REGISTER\", \"0\")\n";
+    }
+    s += "\n";
     if (r.uses_torch)
         s += "import torch\n";
     s += "import torch.nn.functional as F\n";

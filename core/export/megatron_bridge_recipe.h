@@ -51,6 +51,7 @@ struct MegatronBridgeRecipe {
     bool uses_attn_backend = false; // imports AttnBackend
     bool uses_comm_overlap = false; // imports CommOverlapConfig
     bool uses_torch = false; // imports torch (the optimizer states' dtype)
+    bool uses_te_cuda_graphs = false; // sets NCCL_GRAPH_REGISTER=0 beside expandable segments
 };
 
 // The model's fields and the run's (parallelism, layout, recompute, batch, data parallelism,

@@ -117,6 +117,13 @@ private Q_SLOTS:
                 list += (list.size() > 1 ? ", \"" : "\"") + word.toStdString() + "\"";
             QCOMPARE(fieldValue(r, "model.cuda_graph_modules"), list + "]");
         }
+        // TECudaGraphHelper asserts NCCL_GRAPH_REGISTER=0 beside the recipe's expandable segments.
+        const std::string text = megatronBridgeRecipeText(r);
+        QCOMPARE(text.find("os.environ.setdefault(\"NCCL_GRAPH_REGISTER\", \"0\")") != std::string::npos,
+            impl == "transformer_engine");
+        // GPTModelProvider asserts TE's RNG tracker with any graph.
+        QCOMPARE(fieldValue(r, "model.use_te_rng_tracker"), impl.isEmpty() ? std::string() : std::string("True"));
+        QCOMPARE(fieldValue(r, "rng.te_rng_tracker"), impl.isEmpty() ? std::string() : std::string("True"));
         QCOMPARE(fieldValue(r, "rerun_state_machine.check_for_nan_in_loss"),
             impl == "full_iteration" ? std::string("False") : std::string());
         QCOMPARE(fieldValue(r, "model.moe_paged_stash"), moeCapacity ? std::string("True") : std::string());
