@@ -147,7 +147,7 @@ struct MegatronRun {
     // CUDA graphs (docs/kernels.md §7): --cuda-graph-impl ("transformer_engine", "full_iteration";
     // empty: none, Megatron's default) and, per layer, --cuda-graph-modules (empty: the whole layer).
     // full_iteration also writes --no-check-for-nan-in-loss-and-grad (validate_args @ d98e8a64) and,
-    // for a MoE model, Megatron-Bridge's fixed expert capacity (moe_full_iteration_capacity).
+    // for a MoE model, Megatron-Bridge's fixed expert capacity on HybridEP with paged stashing.
     std::string cuda_graph_impl;
     std::string cuda_graph_modules;
     // --attention-backend flash (TE's flash-attn: FA3 where flash_attn_3 is installed on Hopper, else

@@ -233,7 +233,7 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     const bool graphs = s.cuda_graphs == megatron::CudaGraphs::FullIteration;
     if (graphs && job.disable_cuda_graphs)
         notes.approximation("strategy.cuda_graphs",
-            "full-iteration CUDA graphs planned: torchtitan's refuse pipeline and expert parallelism "
+            "full-iteration CUDA graphs planned: torchtitan's graphs refuse pipeline and expert parallelism "
             "(Trainer.Config._validate_cuda_graphs), so the step runs eagerly, slower than costed where the host "
             "bounds a layer");
     else if (s.cuda_graphs != megatron::CudaGraphs::None && !graphs)
