@@ -176,6 +176,7 @@ TorchtitanJob torchtitanMainJob(const megatron::PlanFile& plan)
     job.sequence_parallel = s.tp == 1 || s.sequence_parallel;
     job.async_tp = s.tp_comm_overlap && s.tp > 1; // the plan's TP overlap: torchtitan's AsyncTP
     job.compile = s.compile == megatron::Compile::On || job.async_tp; // docs/kernels.md
+    job.compile_loss = s.compile_loss;
     job.cp = s.cp;
     // Language models attend with FlexAttention (config_utils.get_attention_config), whose CP load
     // balancer is "ptrr" (context_parallel/api.py; torchtitan_recipes/tests/models.py sets it so).

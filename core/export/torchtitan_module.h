@@ -76,6 +76,9 @@ struct TorchtitanJob {
     // their default ["model", "loss"]): the plan's compile on (docs/kernels.md, "Eager and compiled
     // blocks"), or AsyncTP's.
     bool compile = false;
+    // With compile: the loss compiled too (compile.components' default ["model", "loss"]), or only
+    // the model (a plan with compile_loss false; docs/memory-model.md, "torchtitan's compiled loss").
+    bool compile_loss = true;
     int cp = 1;
     std::string cp_load_balancer = "headtail";
     int ep = 1;

@@ -179,8 +179,11 @@ std::string torchtitanModuleText(const TorchtitanJob& job)
             t += "        " + pythonStringList(part) + ",\n";
         t += "    ]\n";
     }
-    if (job.compile || job.async_tp) // --compile.enable (docs/kernels.md, "Eager and compiled blocks")
+    if (job.compile || job.async_tp) { // --compile.enable (docs/kernels.md, "Eager and compiled blocks")
         set("compile.enable", "True");
+        if (!job.compile_loss) // config/configs.py CompileConfig.components, default ["model", "loss"]
+            set("compile.components", "[\"model\"]");
+    }
     if (job.async_tp) {
         // torchtitan_recipes/tests/h100.py llama3_debugmodel_tp2_asynctp_compile: AsyncTP with compile.
         set("compile.enable_async_tensor_parallel", "True");

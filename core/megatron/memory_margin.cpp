@@ -14,7 +14,7 @@ const std::vector<FrameworkMemoryError>& bundledMemoryErrors()
     static const std::vector<FrameworkMemoryError> table {
         { Framework::MegatronCore, 17, -0.06228 },
         { Framework::MegatronBridge, 1, -0.00638 },
-        { Framework::Torchtitan, 18, -0.16749 },
+        { Framework::Torchtitan, 20, -0.16749 },
         { Framework::DeepSpeed, 2, -0.02017 },
     };
     return table;

@@ -149,6 +149,11 @@ struct ParallelStrategy {
     // compiled blocks"): whether the layer's norms and activation run fused or as eager PyTorch's
     // separate kernels (elementwiseForm). Default is the framework's default.
     Compile compile = Compile::Default;
+    // torchtitan with compile on: whether its loss is compiled too (strategy JSON "compile_loss";
+    // docs/memory-model.md, "torchtitan's compiled loss"). torchtitan compiles it with the blocks
+    // since 2025-04-02 (bbb1b616e: build_cross_entropy_loss; main: compile.components ["model",
+    // "loss"]); before, the call was commented out (train.py @ 9dec370), which the 2024-12 records say.
+    bool compile_loss = true;
     // CUDA graphs (strategy JSON "cuda_graphs"; docs/kernels.md §7, "CUDA graphs"): which parts of
     // each layer the host replays as captured graphs instead of issuing kernel by kernel.
     CudaGraphs cuda_graphs = CudaGraphs::None;

@@ -11,7 +11,7 @@ const EvidenceCoverage& bundledCoverage()
 {
     static const EvidenceCoverage coverage = [] {
         EvidenceCoverage c;
-        c.runs = 154;
+        c.runs = 156;
         c.max_tp = 8;
         c.max_pp = 64;
         c.max_cp = 32;

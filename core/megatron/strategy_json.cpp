@@ -45,6 +45,7 @@ constexpr std::string_view kStrategyKeys[] = { "tp", "pp", "vpp", "cp", "cp_comm
     "attention_kernel", // docs/kernels.md §6
     "compile", // docs/kernels.md, "Eager and compiled blocks"
     "cuda_graphs", // docs/kernels.md §7, "CUDA graphs"
+    "compile_loss", // docs/memory-model.md, "torchtitan's compiled loss"
     "fp8_recipe", // docs/kernels.md §8, "The recipe"
     "sequence_parallel", "zero", "recompute", "recompute_num_layers", "recompute_modules", "micro_batch_size",
     "global_batch_size", "schedule", "first_stage_layers", "last_stage_layers", "precision", "overlap_grad_reduce",
@@ -163,6 +164,8 @@ nlohmann::ordered_json toJson(const ParallelStrategy& s)
         json["attention_kernel"] = hardware::attentionKernelName(s.attention_kernel);
     if (s.compile != Compile::Default) // likewise: the framework's default unwritten (docs/kernels.md)
         json["compile"] = s.compile == Compile::On;
+    if (!s.compile_loss) // likewise: written only when off (docs/memory-model.md)
+        json["compile_loss"] = false;
     if (s.cuda_graphs != CudaGraphs::None) // likewise: written only when on (docs/kernels.md §7)
         json["cuda_graphs"] = cudaGraphsName(s.cuda_graphs);
     if (s.fp8_recipe != Fp8Recipe::Default) // likewise: the framework's default unwritten (docs/kernels.md §8)
@@ -309,6 +312,10 @@ ParallelStrategy readStrategy(const JsonView& object, const model::ModelDescript
     // framework's default.
     if (const std::optional<JsonView> compile = object.find("compile"))
         s.compile = compile->boolean() ? Compile::On : Compile::Off;
+    // torchtitan's loss compiled with the blocks (docs/memory-model.md, "torchtitan's compiled loss"):
+    // absent, true, as torchtitan has run it since 2025-04.
+    if (const std::optional<JsonView> compileLoss = object.find("compile_loss"))
+        s.compile_loss = compileLoss->boolean();
     // CUDA graphs (docs/kernels.md §7, "CUDA graphs"): absent, none.
     s.cuda_graphs = readChoice(object, "cuda_graphs", CudaGraphs::None, parseCudaGraphs, cudaGraphsChoices());
     // The attention kernel (docs/kernels.md §6): "unfused" is flash_attention false; a fused kernel

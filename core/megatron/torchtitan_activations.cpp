@@ -65,7 +65,10 @@ bool torchtitanLayerCheckpointed(const ParallelStrategy& s, int layer)
 
 double torchtitanLossBytesPerLogit(const ParallelStrategy& s)
 {
-    return s.tp > 1 ? kTorchtitanLossParallelBytesPerLogit : kTorchtitanLossBytesPerLogit;
+    if (s.tp > 1)
+        return kTorchtitanLossParallelBytesPerLogit;
+    return s.compile == Compile::On && s.compile_loss ? kTorchtitanCompiledLossBytesPerLogit
+                                                      : kTorchtitanLossBytesPerLogit;
 }
 
 TorchtitanRingAttentionBytes torchtitanRingAttentionBytes(const model::ModelDescription& model, const ParallelStrategy& s)

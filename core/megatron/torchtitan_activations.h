@@ -50,6 +50,15 @@ constexpr double kTorchtitanLossBytesPerLogit = 12;
 // `shifted` and exp(shifted): 2 + 4 + 4 + 4, less.)
 constexpr double kTorchtitanLossParallelBytesPerLogit = 16;
 
+// torchtitan's loss compiled with its blocks (compile on, compile_loss; components/loss.py
+// build_cross_entropy_loss @ e7c0cae9: torch.compile(loss_fn), the same fn: cross_entropy(
+// pred.flatten(0, 1).float(), labels)): Inductor fuses the upcast, log-softmax and NLL into
+// reductions over the bf16 logits, keeps them and the rows' log-sum-exp for the backward, and
+// writes the bf16 gradient in one fused kernel, so the saved logits and their gradient are alive
+// together: 2 + 2 bytes (the bbb1b616e commit: "reduction of memory"). Without TP only: under
+// loss_parallel the DTensor decomposition above is what runs.
+constexpr double kTorchtitanCompiledLossBytesPerLogit = 4;
+
 // The bytes per logit element of the local vocabulary shard at torchtitan's loss peak.
 double torchtitanLossBytesPerLogit(const ParallelStrategy& s);
 

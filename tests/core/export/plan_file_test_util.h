@@ -94,6 +94,8 @@ inline megatron::PlanFile planOf(const char* preset, int layers, int seq, const 
             s.attention_kernel = *hardware::parseAttentionKernel(value.toStdString());
         else if (key == "compile")
             s.compile = *megatron::parseCompile(value.toStdString());
+        else if (key == "compileloss") // compile_loss (docs/memory-model.md)
+            s.compile_loss = n != 0;
         else if (key == "dispatcher") // moe_token_dispatcher
             s.moe_token_dispatcher = *megatron::parseMoeDispatcher(value.toStdString());
         else if (key == "graphs") // cuda_graphs (docs/kernels.md §7)

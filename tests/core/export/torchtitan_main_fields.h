@@ -23,6 +23,7 @@ enum class Type {
     OptionalStr, // str | None
     Literal, // Literal[...] (the allowed values below)
     StrListList, // list[list[str]] | None
+    Components, // list[str] of the literals below (compile.components)
     AcConfig, // ActivationCheckpointingConfig
     ImportList, // list[OverrideImport]
 };
@@ -75,6 +76,8 @@ inline const std::map<std::string, Field>& fields()
         { "parallelism.expert_parallel_degree", { Type::Int, {} } },
         // CompileConfig (configs.py): AsyncTP needs enable and "model" in components (the default)
         { "compile.enable", { Type::Bool, {} } },
+        // CompileConfig.components: list[str], default ["model", "loss"] (configs.py @ b5bcd76c).
+        { "compile.components", { Type::Components, { "model", "loss" } } },
         { "compile.enable_async_tensor_parallel", { Type::Bool, {} } },
         // Trainer.Config
         { "activation_checkpoint", { Type::AcConfig, {} } },

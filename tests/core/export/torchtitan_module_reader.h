@@ -103,6 +103,13 @@ inline std::vector<std::string> fieldViolations(const Module& m)
             ok = std::regex_match(value, string) && field->second.literals.contains(stringsOf(value).at(0));
             break;
         case tt::Type::StrListList: ok = value == "[...]" && !m.fqns.empty(); break;
+        case tt::Type::Components: {
+            const std::vector<std::string> names = stringsOf(value);
+            ok = value.starts_with("[") && value.ends_with("]") && !names.empty()
+                && std::all_of(names.begin(), names.end(),
+                    [&](const std::string& n) { return field->second.literals.contains(n); });
+            break;
+        }
         case tt::Type::AcConfig:
             ok = value == "None" || value == "FullAC.Config()" || value == "SelectiveAC.Config()";
             break;

@@ -29,6 +29,8 @@ private Q_SLOTS:
         QTest::newRow("default: eager") << "dp=8 zero=3 gbs=16 framework=torchtitan" << false << false;
         QTest::newRow("on") << "dp=8 zero=3 gbs=16 framework=torchtitan compile=on" << true << false;
         QTest::newRow("off") << "dp=8 zero=3 gbs=16 framework=torchtitan compile=off" << false << false;
+        QTest::newRow("on, the loss eager")
+            << "dp=8 zero=3 gbs=16 framework=torchtitan compile=on compileloss=0" << true << false;
         QTest::newRow("AsyncTP: compiled")
             << "tp=4 dp=2 sp=1 zero=3 gbs=16 framework=torchtitan tpoverlap=1" << true << true;
         QTest::newRow("AsyncTP and on") << "tp=4 dp=2 sp=1 zero=3 gbs=16 framework=torchtitan tpoverlap=1 compile=on"
@@ -46,6 +48,9 @@ private Q_SLOTS:
         const std::string module = torchtitanModule(plan).text;
         QCOMPARE(module.find("config.compile.enable = True\n") != std::string::npos, enabled);
         QCOMPARE(module.find("config.compile.enable_async_tensor_parallel = True\n") != std::string::npos, asyncTp);
+        // The loss compiled with the blocks unless the plan says otherwise (components' default).
+        QCOMPARE(module.find("config.compile.components = [\"model\"]\n") != std::string::npos,
+            enabled && items.contains("compileloss=0"));
     }
 
     // Megatron-LM has no torch.compile switch: compile on is said as a comment (its fused kernels do

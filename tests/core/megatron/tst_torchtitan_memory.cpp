@@ -82,20 +82,32 @@ private Q_SLOTS:
     // fused kernels (saved fp32 log_softmax output, nll_loss's gradient, log_softmax_backward's
     // output: 3 x 4 bytes); with TP PyTorch's loss_parallel decomposition, whose backward holds the
     // saved output, zeros_like, exp and their sum (4 x 4 bytes).
+    // With the blocks compiled, torchtitan compiles the loss too (since 2025-04): Inductor keeps the
+    // bf16 logits and writes their bf16 gradient (2 + 2 bytes); the 2024-12 records ran it eager
+    // (compile_loss false).
     void torchtitanLossPeak_data()
     {
         QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("compiled");
+        QTest::addColumn<bool>("compileLoss");
         QTest::addColumn<double>("bytesPerLogit");
-        QTest::newRow("tp 1: fused cross_entropy") << 1 << 12.0;
-        QTest::newRow("tp 8: loss_parallel") << 8 << 16.0;
+        QTest::newRow("tp 1: fused cross_entropy") << 1 << false << true << 12.0;
+        QTest::newRow("tp 8: loss_parallel") << 8 << false << true << 16.0;
+        QTest::newRow("tp 1, compiled: the loss too") << 1 << true << true << 4.0;
+        QTest::newRow("tp 1, compiled blocks, eager loss") << 1 << true << false << 12.0;
+        QTest::newRow("tp 8, compiled: loss_parallel") << 8 << true << true << 16.0;
     }
     void torchtitanLossPeak()
     {
         QFETCH(int, tp);
+        QFETCH(bool, compiled);
+        QFETCH(bool, compileLoss);
         QFETCH(double, bytesPerLogit);
         ParallelStrategy s;
         s.framework = Framework::Torchtitan;
         s.tp = tp;
+        s.compile = compiled ? Compile::On : Compile::Default;
+        s.compile_loss = compileLoss;
         QCOMPARE(torchtitanLossBytesPerLogit(s), bytesPerLogit);
     }
 

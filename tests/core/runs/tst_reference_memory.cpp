@@ -113,7 +113,8 @@ private Q_SLOTS:
     // stage's output_chunks) and the ring attention's gathered K, V and fp32 accumulators under CP;
     // 7.0 % before the churn of the unsharded weights and fp32 gradients FSDP2 frees every step
     // under PP; now 6.2 %. It may not grow. 18 records since issue 23 added the Llama 3 8B log of
-    // torchtitan#1287 (-2.6 %).
+    // torchtitan#1287 (-2.6 %); 20 since session 29 added the two Trainy H200 runs of June 2025,
+    // which compile their loss (+6.5 % and +4.8 %; +43 % with the loss's eager fp32 buffers).
     void torchtitanMemoryErrorBounded()
     {
         const std::vector<ReferenceRun> runs = readReferenceRuns(kRuns);
@@ -126,7 +127,7 @@ private Q_SLOTS:
             QVERIFY2(s.mean_absolute_error <= 0.063,
                 qPrintable(QString("torchtitan memory MAE %1").arg(s.mean_absolute_error)));
         }
-        QCOMPARE(records, 18);
+        QCOMPARE(records, 20);
     }
 
     // Issue 23: each torchtitan memory record within 10 % of the reserved peak torchtitan logs
