@@ -10,9 +10,11 @@ int layerForwardKernels(bool moeLayer)
     return 22 + (moeLayer ? 12 : 0);
 }
 
-int layerForwardAttentionKernels()
+LayerHostOps denseLayerHostOps(int kernels, int attentionExtra, bool backward)
 {
-    return layerForwardKernels(false) / 2;
+    const int attention = layerForwardKernels(false) / 2 + attentionExtra;
+    const int passes = backward ? 2 : 1;
+    return { passes * attention, 0, 0, passes * (kernels - attention) };
 }
 
 double eagerHostS(int kernels)

@@ -6,6 +6,8 @@
 // stream and runs ahead of the GPU, so a layer lasts max(GPU time, host time): host-bound only
 // when its kernels are tiny (small hidden, short micro-batches; docs/kernels.md §7).
 
+#include "core/megatron/cuda_graphs.h"
+
 namespace stratex::megatron {
 
 // Host microseconds per GPU kernel of an eager forward + backward (forward ops through Python and
@@ -24,10 +26,12 @@ inline constexpr double kEagerHostUsPerKernel = 23;
 // adds; a MoE layer's router, permutation and experts add 12. The profiler counted 56-68 kernels
 // per GPT layer's forward + backward (PyTorch 2.11 eager, the measurement above), against 66 here.
 int layerForwardKernels(bool moeLayer);
-// Of a dense layer's, those of its attention block (TransformerLayer._forward_attention: the input
-// norm, QKV, rotary, attention, projection, bias-dropout-add and their TP collectives), half of
-// the count: what a CUDA graph over "attn" captures (cuda_graphs.h).
-int layerForwardAttentionKernels();
+// A dense layer's `kernels` by region (cuda_graphs.h): its attention block
+// (TransformerLayer._forward_attention: the input norm, QKV, rotary, attention, projection,
+// bias-dropout-add and their TP collectives) holds half of layerForwardKernels plus
+// `attentionExtra` (unfused RoPE, QK norms), what a CUDA graph over "attn" captures; the MLP side
+// the rest. `backward`: each region twice (the convention above).
+LayerHostOps denseLayerHostOps(int kernels, int attentionExtra, bool backward);
 
 // Host seconds to issue `kernels` kernels of an eager training step.
 double eagerHostS(int kernels);

@@ -483,30 +483,25 @@ LayerCost layerCost(const model::ModelDescription& model, const ParallelStrategy
         cost.backward_compute_s - 2 * expertsForward - expertWgradExtraS, 2 * expertsForward + expertWgradExtraS };
     // A model chunk's layers (the whole model without a pipeline) pair up in the combined 1F1B.
     const int chunkLayers = std::max(1, model.num_layers / std::max(1, s.pp * s.vpp));
-    // The host's operations of this layer's passes by region (host_overhead.h, moe_kernels.h): a
-    // Megatron MoE layer's by its own count, the experts' kernels included (TE's GroupedLinear
-    // backward launches a data- and a weight-gradient GEMM per local expert: moeBackwardHostOps);
-    // a dense layer's (and torchtitan's MoE layer's) by layerForwardKernels, its backward twice.
-    // CUDA graphs replay the regions they capture (cuda_graphs.h; docs/kernels.md §7).
-    const bool megatronMoe = moeLayer && s.framework != Framework::Torchtitan;
+    // The host's operations by region: a Megatron MoE layer's own count (moe_kernels.h), else
+    // layerForwardKernels' (host_overhead.h); CUDA graphs replay what they capture (cuda_graphs.h).
     LayerHostOps forwardOps;
     LayerHostOps backwardOps;
-    if (megatronMoe) {
+    if (moeLayer && s.framework != Framework::Torchtitan) {
         forwardOps = moeForwardHostRegions(moeLocalExperts, fp8, expertBias);
         forwardOps.attention += ropeExtra.forward_ops + qkNorm.forward_kernels;
         backwardOps = moeBackwardHostRegions(moeLocalExperts, fp8, expertBias);
-        backwardOps.attention += ropeExtra.backward_ops + 2 * qkNorm.forward_kernels + ringWork.backward_kernels;
+        backwardOps.attention += ropeExtra.backward_ops + 2 * qkNorm.forward_kernels;
     } else {
-        const int attentionOps = layerForwardAttentionKernels() + ropeExtra.forward_ops + qkNorm.forward_kernels;
-        forwardOps = { attentionOps + ringWork.forward_kernels, 0, 0, kernels - attentionOps };
-        backwardOps = { 2 * attentionOps + ringWork.backward_kernels, 0, 0, 2 * (kernels - attentionOps) };
+        forwardOps = denseLayerHostOps(kernels, ropeExtra.forward_ops + qkNorm.forward_kernels, false);
+        forwardOps.attention += ringWork.forward_kernels;
+        backwardOps = denseLayerHostOps(kernels, ropeExtra.forward_ops + qkNorm.forward_kernels, true);
     }
+    backwardOps.attention += ringWork.backward_kernels;
     // The host issues the pair's nodes and waits in the forward's dispatch (moe_dispatch.h).
     const EpExposure ep = exposedEpComm(s, hw, epComm, parts, chunkLayers,
         moeLayer ? combinedHostIssue(moeLocalExperts, fp8, expertBias, s.cuda_graphs) : CombinedHostIssue {});
-    // The host issues every kernel of an eager step and runs ahead of the GPU: a pass lasts at least
-    // its host time (host_overhead.h). A Megatron MoE layer's forward waits for it after the
-    // dispatcher's host sync (moe_kernels.h moeHostBoundForwardS); its backward has no sync.
+    // A pass lasts at least its host's time (host_overhead.h; a MoE forward after its dispatcher's sync).
     cost.forward_compute_s += hostBoundExtraS(cost.forward_compute_s + tpForward + cpForward + ep.forward_s,
         issuedHostOps(s.cuda_graphs, forwardOps, moeLayer));
     cost.backward_compute_s += hostBoundExtraS(cost.backward_compute_s + tpBackward + cpBackward + ep.backward_s,

@@ -175,12 +175,4 @@ LayerHostOps moeBackwardHostRegions(double localExperts, bool fp8, bool linearBi
     return ops;
 }
 
-double moeHostBoundForwardS(double gpuForwardS, double localExperts, bool fp8, bool linearBias, int extraOps)
-{
-    // The eager step's host time per operation (host_overhead.h, measured on an H200; docs/kernels.md
-    // §7): one definition for the dense layers' host floor and this one; each operation counted in
-    // moeForwardHostOps launches about one kernel.
-    return hostBoundExtraS(gpuForwardS, moeForwardHostOps(localExperts, fp8, linearBias) + extraOps);
-}
-
 } // namespace stratex::megatron

@@ -132,17 +132,11 @@ MoeForwardNodeOps moeForwardNodeHostOps(double localExperts, bool fp8, bool line
 // --cuda-graph-modules attn, moe_router, moe_preprocess): of pre_dispatch, the attention block
 // (20), the router (25) and the dispatcher's preprocess (15); the rest (permutation 1, dispatch,
 // experts, combine) stays eager. The forward adds up to moeForwardHostOps, the backward (each
-// region's twice, host_overhead.h's convention) to moeBackwardHostOps.
+// region's twice, host_overhead.h's convention) to moeBackwardHostOps. After the dispatcher's
+// sync the GPU's queue is empty: the layer's forward lasts at least the host's time to issue its
+// operations (Megatron-Core MoE README, "CPU Overhead Bottleneck": "gaps between GPU kernels where
+// CPU cannot launch kernels fast enough"); layer_cost.cpp charges it with hostBoundExtraS.
 LayerHostOps moeForwardHostRegions(double localExperts, bool fp8, bool linearBias = false);
 LayerHostOps moeBackwardHostRegions(double localExperts, bool fp8, bool linearBias = false);
-
-// After that sync the GPU's queue is empty: the layer's forward lasts at least the host's time to
-// issue its operations (Megatron-Core MoE README, "CPU Overhead Bottleneck": "gaps between GPU
-// kernels where CPU cannot launch kernels fast enough"; "Reduce kernel launches: decrease TP size
-// or increase micro-batch size"). Returns the forward time the GPU leaves uncovered: max(0, host
-// time - `gpuForwardS`), `gpuForwardS` the layer's forward compute and exposed communication.
-// `extraOps`: operations of the layer outside the MoE block's count (unfused_rope.h, qk_norm_memory.h).
-double moeHostBoundForwardS(
-    double gpuForwardS, double localExperts, bool fp8, bool linearBias = false, int extraOps = 0);
 
 } // namespace stratex::megatron

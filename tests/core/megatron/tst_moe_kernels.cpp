@@ -233,7 +233,7 @@ private Q_SLOTS:
         QFETCH(double, experts);
         QFETCH(bool, fp8);
         QFETCH(bool, hostBound);
-        const double exposed = moeHostBoundForwardS(gpuS, experts, fp8);
+        const double exposed = hostBoundExtraS(gpuS, moeForwardHostOps(experts, fp8));
         QCOMPARE(exposed > 0, hostBound);
         if (hostBound) {
             // The uncovered time plus the GPU's is the host's: proportional to the operations.
@@ -241,7 +241,7 @@ private Q_SLOTS:
             const double perOp = hostS / moeForwardHostOps(experts, fp8);
             // One definition of the host's time per launched operation (host_overhead.h).
             QVERIFY(std::abs(perOp - kEagerHostUsPerKernel * 1e-6) < 1e-12);
-            QCOMPARE(moeHostBoundForwardS(0, experts, fp8), perOp * moeForwardHostOps(experts, fp8));
+            QCOMPARE(eagerHostS(moeForwardHostOps(experts, fp8)), perOp * moeForwardHostOps(experts, fp8));
             QVERIFY(moeForwardHostOps(experts, true) > moeForwardHostOps(experts, false));
         }
     }
@@ -258,7 +258,7 @@ private Q_SLOTS:
         s.global_batch_size = 64;
         const hardware::HardwareModel hw = test::h100s(1);
         const LayerCost megatron = layerCost(model, s, hw, true, false);
-        const double hostS = moeHostBoundForwardS(0, double(model.moe->num_experts) / s.ep, false);
+        const double hostS = eagerHostS(moeForwardHostOps(double(model.moe->num_experts) / s.ep, false));
         QVERIFY2(megatron.forwardS() >= hostS * (1 - 1e-12),
             qPrintable(QString("forward %1 s, host %2 s").arg(megatron.forwardS()).arg(hostS)));
         s.framework = Framework::Torchtitan;
